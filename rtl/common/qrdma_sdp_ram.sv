@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_sdp_ram: simple dual-port RAM (one write port, one read port, one clock) written
+// so that synthesis infers block RAM: no reset on the array, synchronous read.
+//
+// Timing: rd_data is valid the cycle after rd_en and holds its value while rd_en is low.
+// Read during write to the same address in the same cycle (RDW_NEW):
+//   0  the read returns the OLD content. This is the block-RAM behaviour (read-first);
+//      nothing extra is built.
+//   1  the read returns the NEW content: the write is forwarded around the RAM by a
+//      registered compare and a mux on rd_data (one WIDTH-wide mux, no extra latency).
+// Used by the FIFO, the shared-space multi-queue and every table of the engine
+// (seed 000 §3.1-§3.5 tables are all dual-port memories).
+`default_nettype none
+
+module qrdma_sdp_ram
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned WIDTH  = 32,   // bits per word
+  parameter int unsigned DEPTH  = 1024, // words
+  parameter bit          RDW_NEW = 1'b0, // read-during-write returns new data (see header)
+  localparam int unsigned AW    = idx_w(DEPTH)
+) (
+  input  logic             clk,
+  // write port
+  input  logic             wr_en,
+  input  logic [AW-1:0]    wr_addr,
+  input  logic [WIDTH-1:0] wr_data,
+  // read port
+  input  logic             rd_en,
+  input  logic [AW-1:0]    rd_addr,
+  output logic [WIDTH-1:0] rd_data
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (WIDTH < 1) $fatal(1, "qrdma_sdp_ram: WIDTH must be >= 1");
+    if (DEPTH < 2) $fatal(1, "qrdma_sdp_ram: DEPTH must be >= 2");
+  end
+`endif
+
+  logic [WIDTH-1:0] mem [DEPTH];
+  logic [WIDTH-1:0] rd_q;
+
+  always_ff @(posedge clk) begin
+    if (wr_en) mem[wr_addr] <= wr_data;
+  end
+
+  always_ff @(posedge clk) begin
+    if (rd_en) rd_q <= mem[rd_addr];
+  end
+
+  if (RDW_NEW) begin : gen_fwd
+    logic             fwd_q;
+    logic [WIDTH-1:0] fwd_data_q;
+    always_ff @(posedge clk) begin
+      if (rd_en) begin
+        fwd_q      <= wr_en && (wr_addr == rd_addr);
+        fwd_data_q <= wr_data;
+      end
+    end
+    assign rd_data = fwd_q ? fwd_data_q : rd_q;
+  end else begin : gen_nofwd
+    assign rd_data = rd_q;
+  end
+
+endmodule
+
+`default_nettype wire

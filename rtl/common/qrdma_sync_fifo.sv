@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_sync_fifo: synchronous FIFO with a show-ahead (first-word-fall-through) output,
+// valid/ready on both sides, an occupancy count and an almost-full flag.
+//
+// Two implementations, chosen by depth:
+//   DEPTH <  RAM_MIN_DEPTH  registers (or LUT RAM); m_data is read combinationally from the
+//                           array, a write is visible at the output the next cycle.
+//   DEPTH >= RAM_MIN_DEPTH  qrdma_sdp_ram (block RAM, synchronous read) followed by the RAM's
+//                           own output register used as the show-ahead stage; a write is
+//                           visible at the output two cycles later, throughput stays one
+//                           word per cycle.
+// In both, s_ready = (count < DEPTH) is a registered signal (no combinational path from
+// m_ready to s_ready), and the FIFO holds exactly DEPTH words.
+// The common FIFO of qrdma (STYLE.md): every queue in the engine is one of these.
+`default_nettype none
+
+module qrdma_sync_fifo
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned WIDTH         = 32,  // bits per word
+  parameter int unsigned DEPTH         = 16,  // words held
+  parameter int unsigned RAM_MIN_DEPTH = 64,  // at or above this depth use block RAM
+  parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
+  localparam int unsigned CW           = cnt_w(DEPTH)
+) (
+  input  logic             clk,
+  input  logic             rst,
+  // write side
+  input  logic             s_valid,
+  output logic             s_ready,
+  input  logic [WIDTH-1:0] s_data,
+  // read side (show-ahead)
+  output logic             m_valid,
+  input  logic             m_ready,
+  output logic [WIDTH-1:0] m_data,
+  // status
+  output logic [CW-1:0]    count,
+  output logic             almost_full
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (WIDTH < 1) $fatal(1, "qrdma_sync_fifo: WIDTH must be >= 1");
+    if (DEPTH < 1) $fatal(1, "qrdma_sync_fifo: DEPTH must be >= 1");
+    if (ALMOST_FULL < 1 || ALMOST_FULL > DEPTH)
+      $fatal(1, "qrdma_sync_fifo: ALMOST_FULL must be in 1..DEPTH");
+    if (DEPTH >= RAM_MIN_DEPTH && DEPTH < 2)
+      $fatal(1, "qrdma_sync_fifo: block-RAM implementation needs DEPTH >= 2");
+  end
+`endif
+
+  localparam int unsigned AW = idx_w(DEPTH);
+
+  function automatic logic [AW-1:0] ptr_inc(input logic [AW-1:0] p);
+    return (p == AW'(DEPTH - 1)) ? '0 : p + AW'(1);
+  endfunction
+
+  logic [CW-1:0] count_q;
+  logic          push;
+  logic          pop;
+
+  assign s_ready     = (count_q < CW'(DEPTH));
+  assign push        = s_valid && s_ready;
+  assign pop         = m_valid && m_ready;
+  assign count       = count_q;
+  assign almost_full = (count_q >= CW'(ALMOST_FULL));
+
+  always_ff @(posedge clk) begin
+    if (rst) count_q <= '0;
+    else     count_q <= count_q + CW'(push) - CW'(pop);
+  end
+
+  if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
+    logic [WIDTH-1:0] mem [DEPTH];
+    logic [AW-1:0]    wr_ptr_q, rd_ptr_q;
+
+    always_ff @(posedge clk) begin
+      if (push) mem[wr_ptr_q] <= s_data;
+    end
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        wr_ptr_q <= '0;
+        rd_ptr_q <= '0;
+      end else begin
+        if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
+        if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
+      end
+    end
+
+    assign m_valid = (count_q != '0);
+    assign m_data  = mem[rd_ptr_q];
+
+  end else begin : gen_ram
+    // Words in the RAM that have not yet been moved to the output register.
+    logic [CW-1:0] ram_cnt_q;
+    logic [AW-1:0] wr_ptr_q, rd_ptr_q;
+    logic          out_valid_q;
+    logic          ram_rd;
+
+    // Refill the output register when it is empty or being emptied this cycle. Only
+    // words written in earlier cycles are read, so a read never meets a write to the
+    // same address (the RAM's read-during-write behaviour does not matter here).
+    assign ram_rd = (ram_cnt_q != '0) && (!out_valid_q || m_ready);
+
+    qrdma_sdp_ram #(
+      .WIDTH (WIDTH),
+      .DEPTH (DEPTH)
+    ) u_ram (
+      .clk     (clk),
+      .wr_en   (push),
+      .wr_addr (wr_ptr_q),
+      .wr_data (s_data),
+      .rd_en   (ram_rd),
+      .rd_addr (rd_ptr_q),
+      .rd_data (m_data)
+    );
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        wr_ptr_q    <= '0;
+        rd_ptr_q    <= '0;
+        ram_cnt_q   <= '0;
+        out_valid_q <= 1'b0;
+      end else begin
+        if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
+        if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
+        ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
+        if (ram_rd)    out_valid_q <= 1'b1;
+        else if (pop)  out_valid_q <= 1'b0;
+      end
+    end
+
+    assign m_valid = out_valid_q;
+  end
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""The one list of RTL files per top-level module.
+
+Tests (tests/simrun.py), lint (tools/lint.py) and synthesis (syn/synth.py) all take their
+file lists from here, so a file is registered once. A top names its own files and the
+tops it instantiates (``deps``); ``sources()`` resolves the closure, packages first.
+
+``synth`` holds the parameter overrides used for the synthesis report (None: the top is
+not synthesized on its own, e.g. a test wrapper). ``lint`` holds extra parameter sets
+that ``make lint`` checks besides the defaults.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Top:
+    files: tuple[str, ...]
+    deps: tuple[str, ...] = ()
+    synth: dict | None = field(default_factory=dict)
+    lint: tuple[dict, ...] = ()
+    area: str = "common"
+
+
+TOPS: dict[str, Top] = {}
+
+
+def _top(name: str, files, deps=(), synth=None, lint=(), area="common", no_synth=False):
+    if name != "qrdma_pkg":
+        deps = ("qrdma_pkg",) + tuple(deps)  # every block may use the shared package
+    TOPS[name] = Top(tuple(files), tuple(deps), None if no_synth else dict(synth or {}),
+                     tuple(lint), area)
+
+
+# ---------------------------------------------------------------- common blocks
+_top("qrdma_pkg", ["rtl/common/qrdma_pkg.sv"], no_synth=True)
+_top("qrdma_sdp_ram", ["rtl/common/qrdma_sdp_ram.sv"],
+     synth={"WIDTH": 64, "DEPTH": 2048},
+     lint=({"WIDTH": 8, "DEPTH": 16},))
+_top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"],
+     synth={"WIDTH": 64, "DEPTH": 512},
+     lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
+_top("qrdma_arb_fixed", ["rtl/common/qrdma_arb_fixed.sv"], synth={"N": 16},
+     lint=({"N": 1},))
+_top("qrdma_arb_rr", ["rtl/common/qrdma_arb_rr.sv"], synth={"N": 16},
+     lint=({"N": 1}, {"N": 5}))
+_top("qrdma_id_pool", ["rtl/common/qrdma_id_pool.sv"], deps=["qrdma_sync_fifo"],
+     synth={"NUM_IDS": 512},
+     lint=({"NUM_IDS": 16, "FIRST_ID": 4},))
+_top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_ram"],
+     synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
+     lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8},))
+_top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={})
+
+
+# --------------------------------------------------------------------- helpers
+def sources(name: str) -> list[Path]:
+    """All files of top `name` (absolute paths), packages first, each once."""
+    seen: list[str] = []
+
+    def visit(n: str) -> None:
+        t = TOPS[n]
+        for d in t.deps:
+            visit(d)
+        for f in t.files:
+            if f not in seen:
+                seen.append(f)
+
+    visit(name)
+    pkgs = [f for f in seen if f.endswith("_pkg.sv")]
+    rest = [f for f in seen if not f.endswith("_pkg.sv")]
+    return [ROOT / f for f in pkgs + rest]
+
+
+def relative_sources(name: str) -> list[str]:
+    """Same as sources(), relative to the repository root (yowasp tools see only those)."""
+    return [str(p.relative_to(ROOT)) for p in sources(name)]
+
+
+def synth_tops() -> list[str]:
+    return [n for n, t in TOPS.items() if t.synth is not None]
+
+
+def rtl_tops() -> list[str]:
+    """Every top that is a module (not a package-only entry)."""
+    return [n for n, t in TOPS.items() if not n.endswith("_pkg")]
+
+
+if __name__ == "__main__":
+    for n in TOPS:
+        print(n, " ".join(relative_sources(n)))

