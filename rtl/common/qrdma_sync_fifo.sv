@@ -111,6 +111,7 @@ module qrdma_sync_fifo
     ) u_ram (
       .clk     (clk),
       .wr_en   (push),
+      .wr_be   (1'b1),
       .wr_addr (wr_ptr_q),
       .wr_data (s_data),
       .rd_en   (ram_rd),

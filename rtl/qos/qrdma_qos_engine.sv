@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_qos_engine: the QoS engine of qrdma (seed 000 ch. 2-3, Fig. 2.2; docs/qos.md):
+// the host port (AXI4 slave: descriptors, status, registers), the transfer table
+// (2048 channels x 32 bytes, kept as 1024 rows of 512 bits so that a 64-byte descriptor
+// is read in one cycle) and the core (queues, segmenter, tables, message handler).
+// Outputs: block descriptors and inline/control packets for the send unit; input:
+// ACK/NACK records from the receive unit. Layouts: docs/formats.md.
+`default_nettype none
+
+module qrdma_qos_engine
+  import qrdma_fmt_pkg::*;
+  import qrdma_qos_pkg::*;
+#(
+  parameter int unsigned HOST_DATA_W     = 256,    // AXI4 slave data width: 128 or 256
+  parameter int unsigned HOST_ID_W       = 4,      // AXI4 ID width
+  parameter int unsigned BLOCK_SIZE      = 65536,  // bytes per block (8K..64K, power of 2)
+  parameter int unsigned MAX_OUTSTANDING = 2,      // blocks of one transfer in flight
+  parameter int unsigned CM_MIN_BYTES    = 16384,  // congestion-managed from this size
+  parameter int unsigned MP_MIN_BYTES    = 262144, // 4xFID (multipath) from this size
+  parameter int unsigned NUM_TIDS        = 512     // TID-only pool
+) (
+  input  logic                       clk,
+  input  logic                       rst,
+  // AXI4 slave (host)
+  input  logic [HOST_ID_W-1:0]       s_axi_awid,
+  input  logic [ADDR_W-1:0]          s_axi_awaddr,
+  input  logic [7:0]                 s_axi_awlen,
+  input  logic [2:0]                 s_axi_awsize,
+  input  logic [1:0]                 s_axi_awburst,
+  input  logic                       s_axi_awvalid,
+  output logic                       s_axi_awready,
+  input  logic [HOST_DATA_W-1:0]     s_axi_wdata,
+  input  logic [HOST_DATA_W/8-1:0]   s_axi_wstrb,
+  input  logic                       s_axi_wlast,
+  input  logic                       s_axi_wvalid,
+  output logic                       s_axi_wready,
+  output logic [HOST_ID_W-1:0]       s_axi_bid,
+  output logic [1:0]                 s_axi_bresp,
+  output logic                       s_axi_bvalid,
+  input  logic                       s_axi_bready,
+  input  logic [HOST_ID_W-1:0]       s_axi_arid,
+  input  logic [ADDR_W-1:0]          s_axi_araddr,
+  input  logic [7:0]                 s_axi_arlen,
+  input  logic [2:0]                 s_axi_arsize,
+  input  logic [1:0]                 s_axi_arburst,
+  input  logic                       s_axi_arvalid,
+  output logic                       s_axi_arready,
+  output logic [HOST_ID_W-1:0]       s_axi_rid,
+  output logic [HOST_DATA_W-1:0]     s_axi_rdata,
+  output logic [1:0]                 s_axi_rresp,
+  output logic                       s_axi_rlast,
+  output logic                       s_axi_rvalid,
+  input  logic                       s_axi_rready,
+  // block descriptors to the send unit
+  output logic                       m_blk_valid,
+  input  logic                       m_blk_ready,
+  output logic [BLOCK_DESC_W-1:0]    m_blk_data,
+  // inline / control packets to the send unit
+  output logic                       m_pkt_valid,
+  input  logic                       m_pkt_ready,
+  output logic [PKT_DESC_W-1:0]      m_pkt_data,
+  // ACK / NACK from the receive unit
+  input  logic                       s_ack_valid,
+  output logic                       s_ack_ready,
+  input  logic [ACK_DESC_W-1:0]      s_ack_data
+);
+
+  logic            tt_wr_en;
+  logic [9:0]      tt_wr_row;
+  logic [63:0]     tt_wr_be;
+  logic [511:0]    tt_wr_data;
+  logic            tt_rd_en;
+  logic [9:0]      tt_rd_row;
+  logic [511:0]    tt_rd_data;
+
+  logic            new_valid, new_ready, new_inline, new_multipath;
+  logic [XW-1:0]   new_xfer;
+  logic [SZW-1:0]  new_size;
+  logic [3:0]      new_prio;
+  logic            st_valid, st_err;
+  logic [9:0]      st_ch;
+  logic [6:0]      ev;
+  logic            core_ready;
+
+  qrdma_host_if #(
+    .DATA_W          (HOST_DATA_W),
+    .ID_W            (HOST_ID_W),
+    .BLOCK_SIZE      (BLOCK_SIZE),
+    .MAX_OUTSTANDING (MAX_OUTSTANDING)
+  ) u_host (
+    .clk, .rst,
+    .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
+    .s_axi_awvalid, .s_axi_awready,
+    .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,
+    .s_axi_bid, .s_axi_bresp, .s_axi_bvalid, .s_axi_bready,
+    .s_axi_arid, .s_axi_araddr, .s_axi_arlen, .s_axi_arsize, .s_axi_arburst,
+    .s_axi_arvalid, .s_axi_arready,
+    .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
+    .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .st_valid, .st_ch, .st_err,
+    .ev
+  );
+
+  // Transfer table (seed §3.1): written by the host port with byte enables, read by the
+  // segmenter. A row is read at most once per transfer dequeue; the host never writes a
+  // BUSY channel, so a read never meets a write of the same descriptor.
+  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(1024), .BE_W(64)) u_transfer_table (
+    .clk,
+    .wr_en(tt_wr_en), .wr_be(tt_wr_be), .wr_addr(tt_wr_row), .wr_data(tt_wr_data),
+    .rd_en(tt_rd_en), .rd_addr(tt_rd_row), .rd_data(tt_rd_data)
+  );
+
+  qrdma_qos_core #(
+    .BLOCK_SIZE      (BLOCK_SIZE),
+    .MAX_OUTSTANDING (MAX_OUTSTANDING),
+    .CM_MIN_BYTES    (CM_MIN_BYTES),
+    .MP_MIN_BYTES    (MP_MIN_BYTES),
+    .NUM_TIDS        (NUM_TIDS)
+  ) u_core (
+    .clk, .rst, .ready(core_ready),
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .tt_rd_en, .tt_rd_row, .tt_rd_data,
+    .m_blk_valid, .m_blk_ready, .m_blk_data,
+    .m_pkt_valid, .m_pkt_ready, .m_pkt_data,
+    .s_ack_valid, .s_ack_ready, .s_ack_data,
+    .st_valid, .st_ch, .st_err,
+    .ev
+  );
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_qos_pkg: queue numbering, transfer classes and the records of the QoS engine's
+// tables (docs/qos.md; seed 000 §3.2 metadata table, §3.5 pending table, §3.9.1 queues).
+`default_nettype none
+
+// Not every constant is used by every user of the package.
+/* verilator lint_off UNUSEDPARAM */
+package qrdma_qos_pkg;
+
+  // ---------------------------------------------------------------- scheduling queues
+  localparam int unsigned NUM_PRIO   = 16;                 // intra-priorities per FID class
+  localparam int unsigned NUM_QUEUES = 2 + 4 * NUM_PRIO;   // 66 (seed: 2 + 4 x intra)
+  localparam int unsigned QW         = 7;                  // bits of a queue index
+  localparam logic [QW-1:0] Q_CTRL      = 7'd0;            // control packets
+  localparam logic [QW-1:0] Q_TID       = 7'd1;            // TID-only (inline, small)
+  localparam logic [QW-1:0] Q_FID1_HAVE = 7'd2;            // + prio
+  localparam logic [QW-1:0] Q_FID1_NEED = 7'd18;           // + prio
+  localparam logic [QW-1:0] Q_FID4_HAVE = 7'd34;           // + prio
+  localparam logic [QW-1:0] Q_FID4_NEED = 7'd50;           // + prio
+
+  // transfer classes
+  typedef enum logic [1:0] {
+    CLS_CTRL = 2'd0,  // (queue 0 only: a transfer waiting to send its control packet)
+    CLS_TID  = 2'd1,
+    CLS_FID1 = 2'd2,
+    CLS_FID4 = 2'd3
+  } cls_e;
+
+  // ---------------------------------------------------------------- IDs
+  localparam int unsigned TIDW       = 10;   // TIDs 0..1023 (pending-table index)
+  localparam int unsigned FIDW       = 8;    // FIDs 128..255
+  localparam int unsigned FID1_FIRST = 128;  // 64 1xFIDs: 128..191
+  localparam int unsigned FID1_NUM   = 64;
+  localparam int unsigned FID4_FIRST = 192;  // 16 groups of 4: 192..255
+  localparam int unsigned FID4_NUM   = 16;
+  localparam int unsigned FLOW_BLOCKS = 4;   // blocks per flow: TIDs of FID f are 4f..4f+3
+
+  localparam int unsigned XW   = 11;  // transfer (channel) index: page*128 + ch
+  localparam int unsigned BW   = 20;  // block index / count (4 GiB in 4 KiB blocks)
+  localparam int unsigned SEQW = 16;  // global sequence number
+  localparam int unsigned SZW  = 33;  // transfer size 1..2^32
+  localparam int unsigned TIMEW = 32; // issue time (cycles)
+
+  // Queue of a new transfer (need-FID variants for the FID classes).
+  function automatic logic [QW-1:0] new_queue(input logic inl, input logic [SZW-1:0] size,
+                                              input logic mp, input logic [3:0] prio,
+                                              input logic [SZW-1:0] cm_min,
+                                              input logic [SZW-1:0] mp_min);
+    if (inl || size < cm_min) return Q_TID;
+    else if (mp && size >= mp_min) return Q_FID4_NEED + QW'(prio);
+    else return Q_FID1_NEED + QW'(prio);
+  endfunction
+
+  // Class of a queue.
+  function automatic cls_e queue_cls(input logic [QW-1:0] q);
+    if (q == Q_CTRL) return CLS_CTRL;
+    else if (q == Q_TID) return CLS_TID;
+    else if (q < Q_FID4_HAVE) return CLS_FID1;
+    else return CLS_FID4;
+  endfunction
+
+  // ---------------------------------------------------------------- metadata table
+  // One entry per transfer (seed §3.2). Written only through the one read-modify-write
+  // slot per cycle that the segmenter and the message handler share.
+  typedef struct packed {
+    logic [BW-1:0]   issued;     // blocks issued
+    logic [BW-1:0]   acked;      // blocks acknowledged (ACK or NACK)
+    logic [BW-1:0]   blocks;     // blocks of the transfer
+    logic [FIDW-1:0] fid;        // FID (1xFID) or first FID of the group (4xFID)
+    logic [15:0]     tid_busy;   // TIDs of the flow(s) in flight, by slot
+    logic            in_q;       // in a scheduling queue (or about to be)
+    logic            notify;     // transfer has a completion notification
+    logic            ctrl_sent;  // control packet sent
+    logic            aborted;      // a block was NACKed: issue no more
+    logic [TIDW-1:0] last_tid;   // TID of the last block (control packet header)
+    logic [SEQW-1:0] last_seq;   // its sequence number
+    logic [QW-1:0]   hq;         // home queue (have-ID variant) for re-queueing
+    cls_e            cls;
+  } meta_t;
+
+  // ---------------------------------------------------------------- pending table
+  // One entry per TID (seed §3.5), written at issue, read by the message handler; what
+  // retransmission will need: issue time, sequence number, transfer, block.
+  typedef struct packed {
+    logic [SEQW-1:0]  seq;
+    logic [XW-1:0]    xfer;
+    logic [BW-1:0]    block;
+    logic             single;   // the transfer has one block: retire without metadata
+    cls_e             cls;
+    logic [FIDW-1:0]  fid;      // FID to return when a single-block transfer completes
+    logic [TIMEW-1:0] time_;    // issue time
+  } pend_t;
+
+endpackage
+/* verilator lint_on UNUSEDPARAM */
+
+`default_nettype wire

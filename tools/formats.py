@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""The one source of truth for qrdma's formats: transfer descriptors, the host address map,
+status codes, the QoS engine's output/input records, and the engine's registers.
+
+tools/gen_formats.py turns this file into
+  rtl/host/qrdma_fmt_pkg.sv     SystemVerilog localparams, packed structs, field offsets
+  sw/include/qrdma_fmt.h        C macros (offsets, shifts, masks, addresses)
+  docs/formats.md               the human-readable layout and address map
+Python (tests, models, tools) imports this module directly and uses pack()/unpack().
+A test (tests/test_formats.py) fails when a generated file is out of date.
+
+Bit numbering: bit 0 is the least significant bit of byte 0 (little-endian, as on AXI).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    lsb: int
+    width: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    name: str
+    width: int
+    fields: tuple[Field, ...]
+    doc: str
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def pack(self, **values) -> int:
+        v = 0
+        for k, x in values.items():
+            f = self.field(k)
+            if x < 0 or x >> f.width:
+                raise ValueError(f"{self.name}.{k}={x} does not fit {f.width} bits")
+            v |= x << f.lsb
+        return v
+
+    def unpack(self, v: int) -> dict:
+        return {f.name: (v >> f.lsb) & ((1 << f.width) - 1) for f in self.fields}
+
+
+def _layout(name, width, doc, *fields):
+    fs = tuple(Field(*f) for f in fields)
+    used = 0
+    for f in fs:
+        m = ((1 << f.width) - 1) << f.lsb
+        assert not used & m, f"{name}.{f.name} overlaps"
+        assert f.lsb + f.width <= width, f"{name}.{f.name} out of range"
+        used |= m
+    return Layout(name, width, fs, doc)
+
+
+# ----------------------------------------------------------------- constants
+CONST = {
+    # host side (seed 000 §2, §3.1)
+    "NUM_PAGES": (16, "protection domains (pages)"),
+    "CH_PER_PAGE": (128, "channels per page: 64 write + 64 read"),
+    "WR_CH_PER_PAGE": (64, "write channels per page (0..63); 64..127 are read channels"),
+    "NUM_CHANNELS": (2048, "virtual channels in all (NUM_PAGES * CH_PER_PAGE)"),
+    "DESC_LINE_BYTES": (32, "one transfer-table line (a short descriptor)"),
+    "INLINE_SHORT_MAX": (8, "inline payload bytes that fit a 32-byte descriptor"),
+    "INLINE_MAX": (32, "inline payload bytes of a 64-byte descriptor"),
+    "MAX_TRANSFER_BYTES": (1 << 32, "largest transfer (4 GiB)"),
+    # status codes (seed 000 §3.4, Fig. 3.2)
+    "ST_IDLE": (0, "channel status: no transfer"),
+    "ST_BUSY": (1, "channel status: transfer posted, not yet complete"),
+    "ST_DONE": (2, "channel status: every block acknowledged"),
+    "ST_ERROR": (3, "channel status: descriptor refused, or a block NACKed"),
+    # address map (byte addresses on the AXI4 slave)
+    "PAGE_STRIDE": (0x2000, "bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)"),
+    "DESC_OFFSET": (0x0000, "in a page: channel c's descriptor line at DESC_OFFSET + 32 c"),
+    "STATUS_OFFSET": (0x1000, "in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c"),
+    "COLL_OFFSET": (0x1200, "in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g"),
+    "REG_BASE": (0x20000, "engine configuration and counter registers (privileged)"),
+    "ADDR_W": (18, "AXI4 slave address bits used"),
+    # packet output kinds of the QoS engine
+    "PKT_INLINE": (0, "packet output: an inline-payload transfer"),
+    "PKT_CONTROL": (1, "packet output: a completion control packet"),
+}
+
+# ----------------------------------------------------------------- descriptors
+DESC_LINE0 = _layout(
+    "desc_line0", 256,
+    "First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor "
+    "(flag LONG) also writes its second line to channel c+1 (c even).",
+    ("src_addr", 0, 64, "source address (memory transfer) or inline payload bytes 0..7 (INLINE)"),
+    ("dst_addr", 64, 64, "destination address at the remote node"),
+    ("size", 128, 40, "transfer size in bytes, 1..2^32 (inline: 1..32)"),
+    ("dst_node", 168, 16, "destination node"),
+    ("prio", 184, 4, "intra-priority 0 (highest) .. 15 of congestion-managed transfers"),
+    ("is_inline", 192, 1, "payload is in the descriptor (size <= 32)"),
+    ("notify", 193, 1, "send a completion control packet (receiver writes a notification)"),
+    ("multipath", 194, 1, "transfer may be spread over 4 flows/paths (4xFID class)"),
+    ("long_desc", 195, 1, "a second line follows in channel c+1 (64-byte descriptor)"),
+    ("tag", 224, 32, "user value carried to the completion notification"),
+)
+
+DESC_LINE1 = _layout(
+    "desc_line1", 256,
+    "Second line of a 64-byte descriptor (channel c+1).",
+    ("inline_hi", 0, 192, "inline payload bytes 8..31 (INLINE)"),
+    ("rkey", 192, 32, "remote key of the destination window (memory transfers)"),
+)
+
+# ----------------------------------------------------------------- QoS engine records
+BLOCK_DESC = _layout(
+    "block_desc", 256,
+    "Block descriptor, QoS engine -> send unit (one per block of a memory transfer).",
+    ("src_addr", 0, 64, "source address of the block"),
+    ("dst_addr", 64, 64, "destination address of the block"),
+    ("dst_node", 128, 16, "destination node"),
+    ("pd", 144, 4, "protection domain (page) of the transfer"),
+    ("tid", 148, 10, "transaction ID (pending-table index)"),
+    ("seq", 158, 16, "global sequence number of this issue"),
+    ("size", 174, 17, "block size in bytes, 1..BLOCK_SIZE"),
+    ("cm", 191, 1, "congestion managed (1xFID or 4xFID transfer)"),
+    ("chained", 192, 1, "not the first block of a congestion-managed transfer"),
+    ("has_next", 193, 1, "not the last block of a congestion-managed transfer"),
+    ("notify", 194, 1, "last block of a transfer with a completion notification"),
+    ("last", 195, 1, "last block of the transfer"),
+    ("fid", 196, 8, "flow ID (0: none); blocks of a flow follow one path"),
+    ("path", 204, 2, "path index of the flow (fid mod 4 for multipath, 0 otherwise)"),
+    ("xfer", 206, 11, "channel (transfer-table index) the block belongs to"),
+    ("block", 217, 20, "block index within the transfer"),
+)
+
+PKT_DESC = _layout(
+    "pkt_desc", 512,
+    "Packet output, QoS engine -> send unit: inline-payload packets and completion "
+    "control packets, complete (no memory read needed).",
+    ("kind", 0, 1, "PKT_INLINE or PKT_CONTROL"),
+    ("dst_node", 1, 16, "destination node"),
+    ("pd", 17, 4, "protection domain"),
+    ("tid", 21, 10, "inline: its TID; control: TID of the transfer's last block"),
+    ("seq", 31, 16, "inline: its sequence number; control: seq of the last block"),
+    ("len", 47, 6, "inline payload length 1..32 (control: 0)"),
+    ("dst_addr", 53, 64, "inline: destination address; control: transfer's destination address"),
+    ("xfer", 117, 11, "channel of the transfer"),
+    ("size", 128, 33, "control: transfer size in bytes; inline: payload length"),
+    ("tag", 161, 32, "user tag from the descriptor"),
+    ("blocks", 193, 21, "control: number of blocks of the transfer"),
+    ("notify", 214, 1, "inline: the receiver writes a completion notification on arrival"),
+    ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
+)
+
+ACK_DESC = _layout(
+    "ack_desc", 32,
+    "Acknowledgement, receive unit -> QoS engine.",
+    ("tid", 0, 10, "transaction ID of the acknowledged block / inline packet"),
+    ("seq", 10, 16, "sequence number it was sent with"),
+    ("nack", 26, 1, "1: negative acknowledgement"),
+)
+
+STATUS_SINGLE = _layout(
+    "status_single", 64,
+    "64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE).",
+    ("status", 0, 2, "ST_* of the channel, before the reset-on-read"),
+)
+
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE)
+
+# ----------------------------------------------------------------- registers
+# (offset from REG_BASE, name, access, doc). 64-bit registers.
+REGISTERS = (
+    (0x000, "ID", "ro", "0x51524D41 ('QRMA') in bits 31:0, format version in 47:32"),
+    (0x008, "PARAMS", "ro", "bits 7:0 log2 BLOCK_SIZE, 15:8 MAX_OUTSTANDING, 31:16 host data width"),
+    (0x010, "CNT_DESC_OK", "ro", "descriptors accepted"),
+    (0x018, "CNT_DESC_ERR", "ro", "descriptor writes refused (SLVERR or ERROR status)"),
+    (0x020, "CNT_BLOCKS", "ro", "block descriptors issued"),
+    (0x028, "CNT_INLINE", "ro", "inline packets issued"),
+    (0x030, "CNT_CONTROL", "ro", "control packets issued"),
+    (0x038, "CNT_ACK", "ro", "ACKs accepted"),
+    (0x040, "CNT_NACK", "ro", "NACKs received"),
+    (0x048, "CNT_STALE", "ro", "ACKs dropped (no pending entry or sequence mismatch)"),
+    (0x050, "CNT_DONE", "ro", "transfers completed"),
+)
+FORMAT_VERSION = 1
+
+
+def page_base(page: int) -> int:
+    return page * CONST["PAGE_STRIDE"][0]
+
+
+def desc_addr(page: int, ch: int) -> int:
+    return page_base(page) + CONST["DESC_OFFSET"][0] + CONST["DESC_LINE_BYTES"][0] * ch
+
+
+def status_addr(page: int, ch: int) -> int:
+    return page_base(page) + CONST["STATUS_OFFSET"][0] + 8 * ch
+
+
+def coll_addr(page: int, group: int) -> int:
+    return page_base(page) + CONST["COLL_OFFSET"][0] + 8 * group
+
+
+def reg_addr(name: str) -> int:
+    for off, n, _, _ in REGISTERS:
+        if n == name:
+            return CONST["REG_BASE"][0] + off
+    raise KeyError(name)
+
+
+C = {k: v for k, (v, _) in CONST.items()}
