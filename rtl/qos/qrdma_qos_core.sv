@@ -171,13 +171,14 @@ module qrdma_qos_core
 
   // ================================================================ scheduling queues (§3.7)
   logic          s1_fire;
-  logic [QW-1:0] s1_q;
-  logic [XW-1:0] s1_xfer;
+  logic [QW-1:0] s1_q, s1_pick;
+  logic [XW-1:0] s1_xfer, s1_head;
+  logic          s1_ct;     // cut-through: stage 1 takes the new transfer directly
 
   qrdma_multi_queue #(.NUM_QUEUES(NUM_QUEUES), .NUM_ENTRIES(NUM_CHANNELS)) u_queues (
     .clk, .rst,
     .enq_valid(enq_valid), .enq_queue(enq_queue), .enq_entry(enq_xfer),
-    .deq_valid(s1_fire), .deq_queue(s1_q), .deq_entry(s1_xfer),
+    .deq_valid(s1_fire && !s1_ct), .deq_queue(s1_pick), .deq_entry(s1_head),
     .empty(q_empty)
   );
 
@@ -208,12 +209,30 @@ module qrdma_qos_core
   // only the index of the grant is needed
   /* verilator lint_off PINCONNECTEMPTY */
   qrdma_arb_fixed #(.N(NUM_QUEUES)) u_pick (
-    .req(q_elig), .gnt(), .gnt_valid(s1_any), .gnt_idx(s1_q)
+    .req(q_elig), .gnt(), .gnt_valid(s1_any), .gnt_idx(s1_pick)
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
+  // Cut-through (saves the enqueue cycle on an idle engine): a new transfer whose queue
+  // is empty and that no eligible queue of higher or equal priority precedes is taken by
+  // stage 1 directly, in the cycle it is offered, without being queued.
+  logic [QW-1:0]         new_q;
+  logic                  new_q_ok;
+  logic [NUM_QUEUES-1:0] ahead_mask;
+  assign new_q = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
+  always_comb begin
+    if (new_q == Q_TID)                                       new_q_ok = tid_valid;
+    else if (new_q >= Q_FID1_NEED && new_q < Q_FID4_HAVE)     new_q_ok = fid1_valid;
+    else if (new_q >= Q_FID4_NEED)                            new_q_ok = fid4_valid;
+    else                                                      new_q_ok = 1'b1;
+    for (int q = 0; q < int'(NUM_QUEUES); q++) ahead_mask[q] = (q <= int'(new_q));
+  end
+  assign s1_ct = new_valid && q_empty[new_q] && !(|(q_elig & ahead_mask)) && new_q_ok;
+
   assign out_room = (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 2)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 2));
-  assign s1_fire  = ready && s1_any && out_room && !hdl_force_q;
+  assign s1_fire  = ready && (s1_any || s1_ct) && out_room && !hdl_force_q;
+  assign s1_q     = s1_ct ? new_q : s1_pick;
+  assign s1_xfer  = s1_ct ? new_xfer : s1_head;
 
   assign tid_take  = s1_fire && (s1_q == Q_TID);
   assign fid1_take = s1_fire && (s1_q >= Q_FID1_NEED) && (s1_q < Q_FID4_HAVE);
@@ -236,7 +255,7 @@ module qrdma_qos_core
     if (s1_fire) begin
       s2_q_q     <= s1_q;
       s2_xfer_q  <= s1_xfer;
-      s2_fresh_q <= fresh_mem[s1_xfer];
+      s2_fresh_q <= s1_ct || fresh_mem[s1_head];
       s2_tid_q   <= tid_id;
       s2_fid_q   <= fid4_take ? FIDW'(FID4_FIRST) + {2'b00, fid4_id, 2'b00} : fid1_id;
     end
@@ -643,7 +662,7 @@ module qrdma_qos_core
     enq_queue = '0;
     enq_xfer  = '0;
     enq_fresh = 1'b0;
-    new_ready = 1'b0;
+    new_ready = s1_fire && s1_ct;
     if (s2_enq) begin
       enq_valid = 1'b1;
       enq_queue = hq;
@@ -654,8 +673,8 @@ module qrdma_qos_core
       enq_xfer  = act_out.xfer;
     end else begin
       new_ready = ready;
-      enq_valid = new_valid && ready;
-      enq_queue = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
+      enq_valid = new_valid && ready && !(s1_fire && s1_ct);
+      enq_queue = new_q;
       enq_xfer  = new_xfer;
       enq_fresh = 1'b1;
     end

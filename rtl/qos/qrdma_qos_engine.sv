@@ -23,6 +23,7 @@ module qrdma_qos_engine
 ) (
   input  logic                       clk,
   input  logic                       rst,
+  output logic                       ready,   // ID pools filled: transfers start from here
   // AXI4 slave (host)
   input  logic [HOST_ID_W-1:0]       s_axi_awid,
   input  logic [ADDR_W-1:0]          s_axi_awaddr,
@@ -82,7 +83,6 @@ module qrdma_qos_engine
   logic            st_valid, st_err;
   logic [9:0]      st_ch;
   logic [6:0]      ev;
-  logic            core_ready;
 
   qrdma_host_if #(
     .DATA_W          (HOST_DATA_W),
@@ -120,7 +120,7 @@ module qrdma_qos_engine
     .MP_MIN_BYTES    (MP_MIN_BYTES),
     .NUM_TIDS        (NUM_TIDS)
   ) u_core (
-    .clk, .rst, .ready(core_ready),
+    .clk, .rst, .ready(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
     .tt_rd_en, .tt_rd_row, .tt_rd_data,
     .m_blk_valid, .m_blk_ready, .m_blk_data,
