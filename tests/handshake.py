@@ -31,7 +31,7 @@ def seed_rng(name: str) -> random.Random:
     import os
 
     s = os.environ.get("QRDMA_SEED")
-    seed = int(s) if s else random.randrange(1 << 31)
+    seed = int(s) if s else random.SystemRandom().randrange(1 << 31)
     cocotb.log.info("%s: random seed %d (replay with QRDMA_SEED=%d)", name, seed, seed)
     return random.Random(seed)
 
