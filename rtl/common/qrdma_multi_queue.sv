@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_multi_queue: NUM_QUEUES FIFO queues of entry numbers in one dynamic shared space of
+// NUM_ENTRIES entries (seed 000 §3.7, Algorithms 1 and 2, Figures 3.7/3.8): the scheduling
+// queues. Every entry is in at most one queue at a time, so the queues are linked lists
+// threaded through ONE next-pointer RAM (qrdma_sdp_ram, NUM_ENTRIES x idx_w(NUM_ENTRIES)
+// bits): its write port serves enqueues (next[tail] = entry), its read port dequeues
+// (read next[head]). Each queue has head and tail registers and an empty flag (Figure
+// 3.7), plus what makes one dequeue per cycle possible: a one-entry flag and the tail's
+// predecessor (pt).
+//
+// One enqueue and one dequeue every cycle, to any queues including the same one; no stall.
+// Timing (cycle t = the cycle a request is presented; it takes effect at the clock edge
+// that ends cycle t):
+//   deq_entry  combinational in cycle t: the head of deq_queue (the entry dequeued).
+//   empty      registered: in cycle t+1 it reflects every enqueue and dequeue of cycle t,
+//              so a queue enqueued in cycle t can be dequeued in cycle t+1.
+// A dequeue needs the next pointer of the head, which the block RAM returns one cycle
+// late, so the dequeued queue is "pending" in cycle t+1: its head is the RAM read data
+// (the seed's "fwd control"); a dequeue of the same queue in t+1 is served from it
+// (back-to-back dequeues of one queue), otherwise it is written to the head register at
+// the end of t+1. Whether the queue is empty after a dequeue must be known from flags,
+// not from the late read data: a pending queue has exactly one entry iff it had exactly
+// two, i.e. iff the head it lost was pt (one compare, registered into pend_one_q).
+// Special cases of one cycle:
+//   - enqueue into a queue whose only entry is being dequeued: the new entry becomes head
+//     and tail (the leaving entry's next pointer is not used, so the read of the address
+//     being written in the same cycle -- the only possible collision -- does not matter);
+//   - the entry being dequeued may be enqueued again (into any queue) in the same cycle.
+// Rules for the user, checked in simulation (sim_err_q, "ERROR: ..." messages):
+// deq_valid only for a non-empty queue; enq_entry in no queue (except the entry being
+// dequeued in the same cycle); queue and entry numbers in range.
+//
+// Longest paths (logic levels on UltraScale+ LUT6 / ECP5 LUT4):
+//   RAM read data (late: block-RAM clock-to-out) -> EW-bit compare with pend_pt_q ->
+//     pend_one_q: 2-3 / 3-4 levels. The longest register path in nextpnr-ecp5 (the EBR's
+//     5.8 ns clock-to-out at speed 6 is most of it).
+//   RAM read data -> forward mux -> deq_entry -> RAM read address: 1 level (the loop of
+//     back-to-back dequeues; a synchronous RAM cannot make it shorter).
+//   deq_queue -> NUM_QUEUES:1 head mux -> forward mux -> deq_entry / RAM read address, and
+//     deq_queue -> flag muxes -> empty / pending flags: 3-4 / 5-6 levels from the input,
+//     to be added to the scheduler's logic that chooses deq_queue.
+// The RAM read data reaches no empty flag and no control of the other queues.
+`default_nettype none
+
+module qrdma_multi_queue
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned NUM_QUEUES  = 66,   // queues (2 + 4 x 16 classes, ARCHITECTURE.md)
+  parameter int unsigned NUM_ENTRIES = 2048, // entries shared by all queues (seed: transfers)
+  localparam int unsigned QW         = idx_w(NUM_QUEUES),
+  localparam int unsigned EW         = idx_w(NUM_ENTRIES)
+) (
+  input  logic                  clk,
+  input  logic                  rst,
+  // enqueue: always accepted, one per cycle
+  input  logic                  enq_valid,
+  input  logic [QW-1:0]         enq_queue,
+  input  logic [EW-1:0]         enq_entry,
+  // dequeue: only for a non-empty queue, one per cycle
+  input  logic                  deq_valid,
+  input  logic [QW-1:0]         deq_queue,
+  output logic [EW-1:0]         deq_entry,  // head of deq_queue, combinational, same cycle
+  // status: registered, exact every cycle
+  output logic [NUM_QUEUES-1:0] empty
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (NUM_QUEUES < 1)  $fatal(1, "qrdma_multi_queue: NUM_QUEUES must be >= 1");
+    if (NUM_ENTRIES < 2) $fatal(1, "qrdma_multi_queue: NUM_ENTRIES must be >= 2");
+  end
+`endif
+
+  // Per-queue state. No reset on the pointers: they are read only while the queue is not
+  // empty. A queue is "pending" in the cycle after a dequeue that left it non-empty: its
+  // head register and one-entry flag are stale then (the head is the RAM read data, the
+  // flag is pend_one_q) and are rewritten at the end of that cycle unless it is dequeued
+  // again.
+  logic [EW-1:0]         head_q [NUM_QUEUES];
+  logic [EW-1:0]         tail_q [NUM_QUEUES];
+  logic [EW-1:0]         pt_q   [NUM_QUEUES];  // predecessor of the tail (>= 2 entries)
+  logic [EW-1:0]         head_d [NUM_QUEUES];
+  logic [EW-1:0]         tail_d [NUM_QUEUES];
+  logic [EW-1:0]         pt_d   [NUM_QUEUES];
+  logic [NUM_QUEUES-1:0] empty_q, empty_d;
+  logic [NUM_QUEUES-1:0] one_q, one_d;         // exactly one entry (head == tail)
+
+  // The pending queue (see above) of this cycle.
+  logic                  pend_q, pend_d;
+  logic [QW-1:0]         pend_queue_q;
+  logic                  pend_one_q, pend_one_d; // it has exactly one entry
+  logic [EW-1:0]         pend_pt_q, pend_pt_d;   // its pt (a copy: rd_data is late)
+
+  logic [EW-1:0]         rd_data;    // next[entry dequeued in the previous cycle]
+  // Head == tail's predecessor (the queue has exactly two entries if it has more than
+  // one) of the pending queue (head in rd_data: the only compare after the RAM output)
+  // and of the dequeued queue otherwise (registers through deq_queue muxes). Nets of
+  // their own so that synthesis, which does not know that rd_data arrives late, does not
+  // fold the first into the deeper second and put the RAM data at the start of a chain.
+  (* keep *) logic       rd_is_pt;
+  (* keep *) logic       head_is_pt;
+  logic                  fwd;        // deq_queue is the pending queue: its head is rd_data
+  logic                  same;       // enqueue and dequeue of one queue
+  logic                  deq_last;   // the dequeue takes the queue's only entry
+  logic                  enq_link;   // the enqueue appends to a non-empty queue
+
+  assign rd_is_pt   = (rd_data == pend_pt_q);
+  assign head_is_pt = (head_q[deq_queue] == pt_q[deq_queue]);
+  assign fwd        = pend_q && (pend_queue_q == deq_queue);
+  assign deq_entry  = fwd ? rd_data : head_q[deq_queue];
+  assign same       = enq_valid && deq_valid && (enq_queue == deq_queue);
+  // registered flags only: the RAM read data does not reach the empty flags
+  assign deq_last   = fwd ? pend_one_q : one_q[deq_queue];
+  assign enq_link   = enq_valid && !empty_q[enq_queue];
+  assign empty      = empty_q;
+
+  // Next pointers. Write port: next[tail of enq_queue] = enq_entry (Algorithm 1 line 6).
+  // Read port: next[head of deq_queue] (Algorithm 2 line 6), arriving in the next cycle.
+  // The two addresses are equal only when the dequeued entry is the tail of the enqueued
+  // queue and it is that queue's only entry; the queue then takes the enqueued entry as
+  // its head and the read data is not used: RDW_NEW is not needed.
+  qrdma_sdp_ram #(
+    .WIDTH   (EW),
+    .DEPTH   (NUM_ENTRIES),
+    .RDW_NEW (1'b0)
+  ) u_next (
+    .clk     (clk),
+    .wr_en   (enq_link),
+    .wr_be   (1'b1),
+    .wr_addr (tail_q[enq_queue]),
+    .wr_data (enq_entry),
+    .rd_en   (deq_valid),
+    .rd_addr (deq_entry),
+    .rd_data (rd_data)
+  );
+
+  // A dequeue that leaves the queue non-empty makes it pending in the next cycle. It then
+  // has exactly one entry iff it had exactly two and nothing was enqueued into it, i.e.
+  // iff the head being dequeued is the tail's predecessor (pt). With a forwarded head
+  // that compare is the only logic after the RAM output (into one flop).
+  always_comb begin
+    pend_d     = deq_valid && !deq_last;
+    pend_one_d = !same && (fwd ? rd_is_pt : head_is_pt);
+    pend_pt_d  = same ? tail_q[enq_queue] : pt_q[deq_queue];
+  end
+
+  always_comb begin
+    for (int unsigned k = 0; k < NUM_QUEUES; k++) begin
+      logic enq_k, deq_k, wb_k;
+      enq_k = enq_valid && (enq_queue == QW'(k));
+      deq_k = deq_valid && (deq_queue == QW'(k));
+      // the pending queue settles when it is not dequeued again
+      wb_k  = pend_q && (pend_queue_q == QW'(k)) && !deq_k;
+
+      head_d[k]  = head_q[k];
+      tail_d[k]  = tail_q[k];
+      pt_d[k]    = pt_q[k];
+      empty_d[k] = empty_q[k];
+      one_d[k]   = one_q[k];
+      if (wb_k) begin
+        head_d[k] = rd_data;
+        one_d[k]  = pend_one_q;
+      end
+      if (deq_k && deq_last) empty_d[k] = 1'b1;
+      if (enq_k) begin
+        tail_d[k]  = enq_entry;
+        pt_d[k]    = tail_q[k];  // stale (unused) when the queue was empty
+        empty_d[k] = 1'b0;
+        one_d[k]   = 1'b0;       // appended to a queue that keeps an entry: >= 2 entries
+        // Into an empty queue the entry becomes head (one entry). Into the queue being
+        // dequeued: if its only entry leaves, likewise; otherwise the queue is pending in
+        // the next cycle, where head and one flag are taken from elsewhere, so writing
+        // them here does no harm -- and keeps deq_last out of these muxes.
+        if (empty_q[k] || deq_k) begin
+          head_d[k] = enq_entry;
+          one_d[k]  = 1'b1;
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    head_q     <= head_d;
+    tail_q     <= tail_d;
+    pt_q       <= pt_d;
+    one_q      <= one_d;
+    pend_one_q <= pend_one_d;
+    pend_pt_q  <= pend_pt_d;
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      empty_q      <= '1;
+      pend_q       <= 1'b0;
+      pend_queue_q <= '0;
+    end else begin
+      empty_q      <= empty_d;
+      pend_q       <= pend_d;
+      pend_queue_q <= deq_queue;
+    end
+  end
+
+`ifndef SYNTHESIS
+  // Simulation-only checker: an in-queue bitmap of the entries. A violation prints
+  // "ERROR: ..." and sets sim_err_q (sticky until rst), which tests read. Checked in the
+  // cycle of the request, so a violation is reported at the edge that would execute it.
+  // sim_err_q is read only by tests (through VPI), never by the RTL.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic                   sim_err_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [NUM_ENTRIES-1:0] sim_inq_q;       // entry is in some queue
+  logic                   sim_deq_range, sim_deq_empty, sim_deq_stray, sim_deq_ok;
+  logic                   sim_enq_qrange, sim_enq_erange, sim_enq_dup;
+  logic                   sim_inv_bad;     // an invariant of the queue state fails
+  logic [QW-1:0]          sim_inv_queue;
+  logic [EW-1:0]          sim_next [NUM_ENTRIES];  // a copy of the next-pointer RAM
+
+  always_comb begin
+    sim_deq_range  = deq_valid && 32'(deq_queue) >= NUM_QUEUES;
+    sim_deq_empty  = deq_valid && !sim_deq_range && empty_q[deq_queue];
+    sim_deq_stray  = deq_valid && !sim_deq_range && !sim_deq_empty
+                     && (32'(deq_entry) >= NUM_ENTRIES || !sim_inq_q[deq_entry]);
+    sim_deq_ok     = deq_valid && !sim_deq_range && !sim_deq_empty && !sim_deq_stray;
+    sim_enq_qrange = enq_valid && 32'(enq_queue) >= NUM_QUEUES;
+    sim_enq_erange = enq_valid && 32'(enq_entry) >= NUM_ENTRIES;
+    // the entry being dequeued in this cycle may be enqueued again
+    sim_enq_dup    = enq_valid && !sim_enq_erange && sim_inq_q[enq_entry]
+                     && !(sim_deq_ok && deq_entry == enq_entry);
+    // invariants: a settled (not pending) non-empty queue has one_q == (head == tail),
+    // and with two or more entries next[pt] == tail; the pending queue likewise with its
+    // head in rd_data and its flag in pend_one_q
+    sim_inv_bad    = 1'b0;
+    sim_inv_queue  = '0;
+    for (int unsigned k = 0; k < NUM_QUEUES; k++) begin
+      logic pend_k, one_k;
+      logic [EW-1:0] head_k;
+      pend_k = pend_q && pend_queue_q == QW'(k);
+      head_k = pend_k ? rd_data : head_q[k];
+      one_k  = pend_k ? pend_one_q : one_q[k];
+      if (!empty_q[k] && (one_k != (head_k == tail_q[k])
+                          || (!one_k && sim_next[pt_q[k]] != tail_q[k])
+                          || (pend_k && !one_k && pend_pt_q != pt_q[k]))) begin
+        sim_inv_bad   = 1'b1;
+        sim_inv_queue = QW'(k);
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      sim_err_q <= 1'b0;
+      sim_inq_q <= '0;
+    end else begin
+      if (sim_deq_range)
+        $display("ERROR: %m: t=%0t dequeue from queue %0d: out of range", $time, deq_queue);
+      if (sim_deq_empty)
+        $display("ERROR: %m: t=%0t dequeue from empty queue %0d", $time, deq_queue);
+      if (sim_deq_stray)
+        $display("ERROR: %m: t=%0t queue %0d returned entry %0d that is in no queue",
+                 $time, deq_queue, deq_entry);
+      if (sim_enq_qrange)
+        $display("ERROR: %m: t=%0t enqueue into queue %0d: out of range", $time, enq_queue);
+      if (sim_enq_erange)
+        $display("ERROR: %m: t=%0t enqueue of entry %0d: out of range", $time, enq_entry);
+      if (sim_enq_dup)
+        $display("ERROR: %m: t=%0t enqueue of entry %0d into queue %0d: already in a queue",
+                 $time, enq_entry, enq_queue);
+      if (sim_inv_bad)
+        $display("ERROR: %m: t=%0t queue %0d: inconsistent state (tail %0d, pt %0d)",
+                 $time, sim_inv_queue, tail_q[sim_inv_queue], pt_q[sim_inv_queue]);
+      if (sim_deq_range || sim_deq_empty || sim_deq_stray || sim_enq_qrange || sim_enq_erange
+          || sim_enq_dup || sim_inv_bad)
+        sim_err_q <= 1'b1;
+      if (enq_link) sim_next[tail_q[enq_queue]] <= enq_entry;
+      if (sim_deq_ok) sim_inq_q[deq_entry] <= 1'b0;
+      if (enq_valid && !sim_enq_erange) sim_inq_q[enq_entry] <= 1'b1;
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire
