@@ -46,17 +46,47 @@ _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"
      synth={"WIDTH": 64, "DEPTH": 512},
      lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
 _top("qrdma_arb_fixed", ["rtl/common/qrdma_arb_fixed.sv"], synth={"N": 16},
-     lint=({"N": 1},))
-_top("qrdma_arb_rr", ["rtl/common/qrdma_arb_rr.sv"], synth={"N": 16},
+     lint=({"N": 1}, {"N": 5}))
+_top("qrdma_arb_rr", ["rtl/common/qrdma_arb_rr.sv"], deps=["qrdma_arb_fixed"], synth={"N": 16},
      lint=({"N": 1}, {"N": 5}))
 _top("qrdma_id_pool", ["rtl/common/qrdma_id_pool.sv"], deps=["qrdma_sync_fifo"],
      synth={"NUM_IDS": 512},
-     lint=({"NUM_IDS": 16, "FIRST_ID": 4},))
+     lint=({"NUM_IDS": 16, "FIRST_ID": 4}, {"NUM_IDS": 1},
+           {"NUM_IDS": 100, "FIRST_ID": 128, "RAM_MIN_DEPTH": 64}))
 _top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_ram"],
      synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
-     lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8},))
-_top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={})
+     lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8}, {"NUM_QUEUES": 1, "NUM_ENTRIES": 2},
+           {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}))
+_top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
+     lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}))
+_top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
+     lint=({"WIDTH": 3, "DEPTH": 5},))
+_top("qrdma_counters", ["rtl/common/qrdma_counters.sv"], synth={"N": 11, "INC_W": 13},
+     lint=({"N": 1, "CNT_W": 8},))
 
+# ---------------------------------------------------------------- formats (generated)
+if "qrdma_fmt_pkg" not in TOPS:
+    _top("qrdma_fmt_pkg", ["rtl/host/qrdma_fmt_pkg.sv"], no_synth=True, area="host")
+
+# ---------------------------------------------------------------- host port (docs/qos.md)
+_top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg"],
+     area="host")
+_top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
+     deps=["qrdma_fmt_pkg", "qrdma_status_regs", "qrdma_sync_fifo"],
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2, "CNT_W": 64},))
+
+# ---------------------------------------------------------------- QoS engine (docs/qos.md)
+_top("qrdma_qos_pkg", ["rtl/qos/qrdma_qos_pkg.sv"], no_synth=True, area="qos")
+_top("qrdma_qos_core", ["rtl/qos/qrdma_qos_core.sv"], area="qos",
+     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_id_pool", "qrdma_multi_queue",
+           "qrdma_arb_fixed", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_mem_2w"],
+     lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "NUM_TIDS": 16},))
+_top("qrdma_qos_engine", ["rtl/qos/qrdma_qos_engine.sv"], area="qos",
+     deps=["qrdma_host_if", "qrdma_qos_core"],
+     lint=({"HOST_DATA_W": 128},))
+
+_top("qrdma_nic_regs", ["rtl/top/qrdma_nic_regs.sv"], area="top",
+     deps=["qrdma_fmt_pkg", "qrdma_counters"])
 
 # --------------------------------------------------------------------- helpers
 def sources(name: str) -> list[Path]:

@@ -76,9 +76,10 @@ def synth_top(top: str) -> dict:
           "--json", str(ej), "--report", str(rep), "-l", str(out / "pnr.log")],
          ROOT / out / "pnr.log")
     fmax = json.loads((ROOT / rep).read_text()).get("fmax", {})
-    f = min((v["achieved"] for v in fmax.values()), default=0.0)
+    f = min((v["achieved"] for v in fmax.values()), default=None)
+    # a purely combinational block has no clock: no Fmax (null)
     return {"lut": int(lut), "ff": int(ff), "bram36": float(bram),
-            "ecp5_fmax_mhz": round(float(f), 1)}
+            "ecp5_fmax_mhz": None if not f else round(float(f), 1)}
 
 
 def write_doc(results: dict) -> None:
@@ -100,8 +101,9 @@ def write_doc(results: dict) -> None:
         r = results[top]
         t = manifest.TOPS.get(top)
         params = ", ".join(f"{k}={v}" for k, v in (t.synth or {}).items()) if t else ""
+        fm = r["ecp5_fmax_mhz"]
         lines.append(f"| {top} | {params or 'defaults'} | {r['lut']} | {r['ff']} | "
-                     f"{r['bram36']:g} | {r['ecp5_fmax_mhz']} |")
+                     f"{r['bram36']:g} | {'combinational' if fm is None else fm} |")
     DOC.write_text("\n".join(lines) + "\n")
 
 

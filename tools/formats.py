@@ -51,14 +51,16 @@ class Layout:
         return {f.name: (v >> f.lsb) & ((1 << f.width) - 1) for f in self.fields}
 
 
-def _layout(name, width, doc, *fields):
+def _layout(name, width, doc, *fields, overlap_ok=()):
+    """A layout; fields may overlap only where overlap_ok names the pair (a union: fields
+    of different packet types sharing bits)."""
     fs = tuple(Field(*f) for f in fields)
-    used = 0
-    for f in fs:
-        m = ((1 << f.width) - 1) << f.lsb
-        assert not used & m, f"{name}.{f.name} overlaps"
+    ok = {frozenset(p) for p in overlap_ok}
+    for i, f in enumerate(fs):
         assert f.lsb + f.width <= width, f"{name}.{f.name} out of range"
-        used |= m
+        for g in fs[:i]:
+            if f.lsb < g.lsb + g.width and g.lsb < f.lsb + f.width:
+                assert frozenset((f.name, g.name)) in ok, f"{name}.{f.name} overlaps {g.name}"
     return Layout(name, width, fs, doc)
 
 
@@ -84,7 +86,21 @@ CONST = {
     "STATUS_OFFSET": (0x1000, "in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c"),
     "COLL_OFFSET": (0x1200, "in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g"),
     "REG_BASE": (0x20000, "engine configuration and counter registers (privileged)"),
+    "ID_MAGIC": (0x51524D41, "value of the ID register's `magic` field ('QRMA')"),
     "ADDR_W": (18, "AXI4 slave address bits used"),
+    # network packets (docs/packet.md)
+    "NET_BEAT_BYTES": (64, "bytes of one AXI-Stream beat on the network (512 bits)"),
+    "NET_DATA": (0, "packet type: payload of a block (header beat + payload beats)"),
+    "NET_INLINE": (1, "packet type: inline payload (one beat: payload in header bytes 32..63)"),
+    "NET_CONTROL": (2, "packet type: completion control packet (one beat)"),
+    "NET_ACK": (3, "packet type: block / inline acknowledgement (one beat)"),
+    "NET_NACK": (4, "packet type: negative acknowledgement (one beat)"),
+    "NET_READ_REQ": (5, "packet type: reserved for remote read requests"),
+    "NET_READ_RESP": (6, "packet type: reserved for remote read responses"),
+    "NET_CREDIT": (7, "packet type: reserved for link credits"),
+    "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
+    "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
+    "NIC_REG_FIRST": (0x100, "first NIC register offset (registers below belong to the QoS engine)"),
     # packet output kinds of the QoS engine
     "PKT_INLINE": (0, "packet output: an inline-payload transfer"),
     "PKT_CONTROL": (1, "packet output: a completion control packet"),
@@ -163,13 +179,73 @@ ACK_DESC = _layout(
     ("nack", 26, 1, "1: negative acknowledgement"),
 )
 
+NET_HDR = _layout(
+    "net_hdr", 512,
+    "Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The "
+    "CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser "
+    "of the last beat. A DATA packet's payload follows in beats 1.. with its first byte "
+    "at lane (dst_addr mod 64), so the receiver writes beats without shifting.",
+    ("ptype", 0, 4, "NET_* packet type"),
+    ("dst_node", 4, 16, "destination node"),
+    ("src_node", 20, 16, "source node"),
+    ("tid", 36, 10, "transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)"),
+    ("seq", 46, 16, "sequence number of the block; last block's (CONTROL)"),
+    ("pkt_idx", 62, 9, "DATA: index of this packet within its block"),
+    ("blk_pkts", 71, 9, "DATA: packets in the block (1..256)"),
+    ("len", 80, 13, "payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)"),
+    ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL: transfer's"),
+    ("pd", 157, 4, "protection domain of the transfer"),
+    ("fid", 161, 8, "flow ID (0: none)"),
+    ("path", 169, 2, "path index"),
+    ("notify", 171, 1, "INLINE: notify on arrival; DATA: block is the last of a notify transfer"),
+    ("last", 172, 1, "DATA: last block of its transfer"),
+    ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
+    ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
+    ("size", 256, 33, "CONTROL: transfer size in bytes"),
+    ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
+    ("tag", 310, 32, "CONTROL: user tag of the descriptor"),
+    overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag")),
+)
+
+NOTIF_ENTRY = _layout(
+    "notif_entry", 512,
+    "Completion notification: one 64-byte entry of the notification ring in host memory "
+    "(NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) "
+    "means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL.",
+    ("marker", 0, 8, "NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY"),
+    ("kind", 8, 4, "NET_INLINE or NET_CONTROL: what completed"),
+    ("src_node", 16, 16, "sender node"),
+    ("xfer", 32, 11, "sender's channel (page*128 + ch)"),
+    ("pd", 44, 4, "protection domain"),
+    ("size", 64, 33, "transfer size in bytes"),
+    ("tag", 128, 32, "user tag of the descriptor (CONTROL; 0 for INLINE)"),
+    ("dst_addr", 192, 64, "destination address of the transfer"),
+    ("seq", 256, 16, "sequence number of the last block"),
+)
+
 STATUS_SINGLE = _layout(
     "status_single", 64,
     "64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE).",
     ("status", 0, 2, "ST_* of the channel, before the reset-on-read"),
 )
 
-LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE)
+ID_REG = _layout(
+    "id_reg", 64,
+    "Register ID (REG_BASE + 0x000).",
+    ("magic", 0, 32, "ID_MAGIC"),
+    ("version", 32, 16, "FORMAT_VERSION of these formats"),
+)
+
+PARAMS_REG = _layout(
+    "params_reg", 64,
+    "Register PARAMS (REG_BASE + 0x008): the engine's build parameters.",
+    ("block_log2", 0, 8, "log2 BLOCK_SIZE"),
+    ("max_outstanding", 8, 8, "MAX_OUTSTANDING"),
+    ("data_w", 16, 16, "host port (AXI4 slave) data width in bits"),
+)
+
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE, ID_REG,
+           PARAMS_REG, NET_HDR, NOTIF_ENTRY)
 
 # ----------------------------------------------------------------- registers
 # (offset from REG_BASE, name, access, doc). 64-bit registers.
@@ -184,7 +260,24 @@ REGISTERS = (
     (0x038, "CNT_ACK", "ro", "ACKs accepted"),
     (0x040, "CNT_NACK", "ro", "NACKs received"),
     (0x048, "CNT_STALE", "ro", "ACKs dropped (no pending entry or sequence mismatch)"),
-    (0x050, "CNT_DONE", "ro", "transfers completed"),
+    (0x050, "CNT_DONE", "ro", "transfers finished (DONE or ERROR after a NACK)"),
+    # NIC registers (qrdma_nic, docs/nic.md), reached through the same host port
+    (0x100, "NODE_ID", "ro", "this node's ID"),
+    (0x108, "NQ_BASE", "rw", "notification ring base address (64-byte aligned)"),
+    (0x110, "NQ_SIZE", "rw", "notification ring entries (power of 2; 0: notifications off)"),
+    (0x118, "NQ_HEAD", "ro", "entries written by the NIC since NQ_SIZE was last written"),
+    (0x120, "NQ_TAIL", "rw", "entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)"),
+    (0x128, "TX_DATA_PKTS", "ro", "DATA packets sent"),
+    (0x130, "TX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets sent"),
+    (0x138, "TX_BYTES", "ro", "payload bytes sent"),
+    (0x140, "RX_DATA_PKTS", "ro", "DATA packets accepted and written"),
+    (0x148, "RX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets accepted"),
+    (0x150, "RX_BYTES", "ro", "payload bytes written"),
+    (0x158, "RX_CRC_DROP", "ro", "packets dropped: bad CRC"),
+    (0x160, "RX_DUP_DROP", "ro", "packets dropped: duplicate of a packet already written"),
+    (0x168, "RX_STALE_DROP", "ro", "packets dropped: older sequence number than the block's"),
+    (0x170, "RX_BAD_DROP", "ro", "packets dropped: bad type, length or node"),
+    (0x178, "RX_NOTIFS", "ro", "notifications written"),
 )
 FORMAT_VERSION = 1
 

@@ -43,10 +43,19 @@ def gen_sv() -> str:
         for f in L.fields:
             o.append(f"  localparam int unsigned {n}_{f.name.upper()}_LSB = {f.lsb};")
             o.append(f"  localparam int unsigned {n}_{f.name.upper()}_W = {f.width};")
-        # packed struct, MSB first, reserved gaps named rsvd<lsb>
+        # packed struct, MSB first, reserved gaps named rsvd<lsb>. Fields that share bits
+        # with an earlier field (a union of packet types) are left out of the struct:
+        # use their _LSB/_W constants.
+        members = []
+        for f in L.fields:
+            if all(f.lsb >= g.lsb + g.width or g.lsb >= f.lsb + f.width for g in members):
+                members.append(f)
+        skipped = [f.name for f in L.fields if f not in members]
+        if skipped:
+            o.append(f"  // not in the struct (they share bits with other fields): {', '.join(skipped)}")
         o.append("  typedef struct packed {")
         pos = L.width
-        for f in sorted(L.fields, key=lambda f: -f.lsb):
+        for f in sorted(members, key=lambda f: -f.lsb):
             top = f.lsb + f.width
             if top < pos:
                 o.append(f"    logic [{pos - top - 1}:0] rsvd{top};")

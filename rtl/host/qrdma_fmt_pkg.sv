@@ -24,7 +24,20 @@ package qrdma_fmt_pkg;
   localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c
   localparam int unsigned COLL_OFFSET = 4608;  // in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g
   localparam int unsigned REG_BASE = 131072;  // engine configuration and counter registers (privileged)
+  localparam int unsigned ID_MAGIC = 1364348225;  // value of the ID register's `magic` field ('QRMA')
   localparam int unsigned ADDR_W = 18;  // AXI4 slave address bits used
+  localparam int unsigned NET_BEAT_BYTES = 64;  // bytes of one AXI-Stream beat on the network (512 bits)
+  localparam int unsigned NET_DATA = 0;  // packet type: payload of a block (header beat + payload beats)
+  localparam int unsigned NET_INLINE = 1;  // packet type: inline payload (one beat: payload in header bytes 32..63)
+  localparam int unsigned NET_CONTROL = 2;  // packet type: completion control packet (one beat)
+  localparam int unsigned NET_ACK = 3;  // packet type: block / inline acknowledgement (one beat)
+  localparam int unsigned NET_NACK = 4;  // packet type: negative acknowledgement (one beat)
+  localparam int unsigned NET_READ_REQ = 5;  // packet type: reserved for remote read requests
+  localparam int unsigned NET_READ_RESP = 6;  // packet type: reserved for remote read responses
+  localparam int unsigned NET_CREDIT = 7;  // packet type: reserved for link credits
+  localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
+  localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
+  localparam int unsigned NIC_REG_FIRST = 256;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
   localparam int unsigned FORMAT_VERSION = 1;
@@ -39,7 +52,23 @@ package qrdma_fmt_pkg;
   localparam int unsigned REG_CNT_ACK = 'h038;  // ro: ACKs accepted
   localparam int unsigned REG_CNT_NACK = 'h040;  // ro: NACKs received
   localparam int unsigned REG_CNT_STALE = 'h048;  // ro: ACKs dropped (no pending entry or sequence mismatch)
-  localparam int unsigned REG_CNT_DONE = 'h050;  // ro: transfers completed
+  localparam int unsigned REG_CNT_DONE = 'h050;  // ro: transfers finished (DONE or ERROR after a NACK)
+  localparam int unsigned REG_NODE_ID = 'h100;  // ro: this node's ID
+  localparam int unsigned REG_NQ_BASE = 'h108;  // rw: notification ring base address (64-byte aligned)
+  localparam int unsigned REG_NQ_SIZE = 'h110;  // rw: notification ring entries (power of 2; 0: notifications off)
+  localparam int unsigned REG_NQ_HEAD = 'h118;  // ro: entries written by the NIC since NQ_SIZE was last written
+  localparam int unsigned REG_NQ_TAIL = 'h120;  // rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)
+  localparam int unsigned REG_TX_DATA_PKTS = 'h128;  // ro: DATA packets sent
+  localparam int unsigned REG_TX_CTRL_PKTS = 'h130;  // ro: INLINE, CONTROL, ACK and NACK packets sent
+  localparam int unsigned REG_TX_BYTES = 'h138;  // ro: payload bytes sent
+  localparam int unsigned REG_RX_DATA_PKTS = 'h140;  // ro: DATA packets accepted and written
+  localparam int unsigned REG_RX_CTRL_PKTS = 'h148;  // ro: INLINE, CONTROL, ACK and NACK packets accepted
+  localparam int unsigned REG_RX_BYTES = 'h150;  // ro: payload bytes written
+  localparam int unsigned REG_RX_CRC_DROP = 'h158;  // ro: packets dropped: bad CRC
+  localparam int unsigned REG_RX_DUP_DROP = 'h160;  // ro: packets dropped: duplicate of a packet already written
+  localparam int unsigned REG_RX_STALE_DROP = 'h168;  // ro: packets dropped: older sequence number than the block's
+  localparam int unsigned REG_RX_BAD_DROP = 'h170;  // ro: packets dropped: bad type, length or node
+  localparam int unsigned REG_RX_NOTIFS = 'h178;  // ro: notifications written
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -212,6 +241,132 @@ package qrdma_fmt_pkg;
     logic [61:0] rsvd2;
     logic [1:0] status;  // ST_* of the channel, before the reset-on-read
   } status_single_t;
+
+  // Register ID (REG_BASE + 0x000).
+  localparam int unsigned ID_REG_W = 64;
+  localparam int unsigned ID_REG_MAGIC_LSB = 0;
+  localparam int unsigned ID_REG_MAGIC_W = 32;
+  localparam int unsigned ID_REG_VERSION_LSB = 32;
+  localparam int unsigned ID_REG_VERSION_W = 16;
+  typedef struct packed {
+    logic [15:0] rsvd48;
+    logic [15:0] version;  // FORMAT_VERSION of these formats
+    logic [31:0] magic;  // ID_MAGIC
+  } id_reg_t;
+
+  // Register PARAMS (REG_BASE + 0x008): the engine's build parameters.
+  localparam int unsigned PARAMS_REG_W = 64;
+  localparam int unsigned PARAMS_REG_BLOCK_LOG2_LSB = 0;
+  localparam int unsigned PARAMS_REG_BLOCK_LOG2_W = 8;
+  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_LSB = 8;
+  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_W = 8;
+  localparam int unsigned PARAMS_REG_DATA_W_LSB = 16;
+  localparam int unsigned PARAMS_REG_DATA_W_W = 16;
+  typedef struct packed {
+    logic [31:0] rsvd32;
+    logic [15:0] data_w;  // host port (AXI4 slave) data width in bits
+    logic [7:0] max_outstanding;  // MAX_OUTSTANDING
+    logic [7:0] block_log2;  // log2 BLOCK_SIZE
+  } params_reg_t;
+
+  // Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting.
+  localparam int unsigned NET_HDR_W = 512;
+  localparam int unsigned NET_HDR_PTYPE_LSB = 0;
+  localparam int unsigned NET_HDR_PTYPE_W = 4;
+  localparam int unsigned NET_HDR_DST_NODE_LSB = 4;
+  localparam int unsigned NET_HDR_DST_NODE_W = 16;
+  localparam int unsigned NET_HDR_SRC_NODE_LSB = 20;
+  localparam int unsigned NET_HDR_SRC_NODE_W = 16;
+  localparam int unsigned NET_HDR_TID_LSB = 36;
+  localparam int unsigned NET_HDR_TID_W = 10;
+  localparam int unsigned NET_HDR_SEQ_LSB = 46;
+  localparam int unsigned NET_HDR_SEQ_W = 16;
+  localparam int unsigned NET_HDR_PKT_IDX_LSB = 62;
+  localparam int unsigned NET_HDR_PKT_IDX_W = 9;
+  localparam int unsigned NET_HDR_BLK_PKTS_LSB = 71;
+  localparam int unsigned NET_HDR_BLK_PKTS_W = 9;
+  localparam int unsigned NET_HDR_LEN_LSB = 80;
+  localparam int unsigned NET_HDR_LEN_W = 13;
+  localparam int unsigned NET_HDR_DST_ADDR_LSB = 93;
+  localparam int unsigned NET_HDR_DST_ADDR_W = 64;
+  localparam int unsigned NET_HDR_PD_LSB = 157;
+  localparam int unsigned NET_HDR_PD_W = 4;
+  localparam int unsigned NET_HDR_FID_LSB = 161;
+  localparam int unsigned NET_HDR_FID_W = 8;
+  localparam int unsigned NET_HDR_PATH_LSB = 169;
+  localparam int unsigned NET_HDR_PATH_W = 2;
+  localparam int unsigned NET_HDR_NOTIFY_LSB = 171;
+  localparam int unsigned NET_HDR_NOTIFY_W = 1;
+  localparam int unsigned NET_HDR_LAST_LSB = 172;
+  localparam int unsigned NET_HDR_LAST_W = 1;
+  localparam int unsigned NET_HDR_XFER_LSB = 173;
+  localparam int unsigned NET_HDR_XFER_W = 11;
+  localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
+  localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
+  localparam int unsigned NET_HDR_SIZE_LSB = 256;
+  localparam int unsigned NET_HDR_SIZE_W = 33;
+  localparam int unsigned NET_HDR_BLOCKS_LSB = 289;
+  localparam int unsigned NET_HDR_BLOCKS_W = 21;
+  localparam int unsigned NET_HDR_TAG_LSB = 310;
+  localparam int unsigned NET_HDR_TAG_W = 32;
+  // not in the struct (they share bits with other fields): size, blocks, tag
+  typedef struct packed {
+    logic [255:0] inline_data;  // INLINE: payload bytes 0..31
+    logic [71:0] rsvd184;
+    logic [10:0] xfer;  // sender's channel (page*128 + ch), reported in notifications
+    logic [0:0] last;  // DATA: last block of its transfer
+    logic [0:0] notify;  // INLINE: notify on arrival; DATA: block is the last of a notify transfer
+    logic [1:0] path;  // path index
+    logic [7:0] fid;  // flow ID (0: none)
+    logic [3:0] pd;  // protection domain of the transfer
+    logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL: transfer's
+    logic [12:0] len;  // payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)
+    logic [8:0] blk_pkts;  // DATA: packets in the block (1..256)
+    logic [8:0] pkt_idx;  // DATA: index of this packet within its block
+    logic [15:0] seq;  // sequence number of the block; last block's (CONTROL)
+    logic [9:0] tid;  // transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)
+    logic [15:0] src_node;  // source node
+    logic [15:0] dst_node;  // destination node
+    logic [3:0] ptype;  // NET_* packet type
+  } net_hdr_t;
+
+  // Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL.
+  localparam int unsigned NOTIF_ENTRY_W = 512;
+  localparam int unsigned NOTIF_ENTRY_MARKER_LSB = 0;
+  localparam int unsigned NOTIF_ENTRY_MARKER_W = 8;
+  localparam int unsigned NOTIF_ENTRY_KIND_LSB = 8;
+  localparam int unsigned NOTIF_ENTRY_KIND_W = 4;
+  localparam int unsigned NOTIF_ENTRY_SRC_NODE_LSB = 16;
+  localparam int unsigned NOTIF_ENTRY_SRC_NODE_W = 16;
+  localparam int unsigned NOTIF_ENTRY_XFER_LSB = 32;
+  localparam int unsigned NOTIF_ENTRY_XFER_W = 11;
+  localparam int unsigned NOTIF_ENTRY_PD_LSB = 44;
+  localparam int unsigned NOTIF_ENTRY_PD_W = 4;
+  localparam int unsigned NOTIF_ENTRY_SIZE_LSB = 64;
+  localparam int unsigned NOTIF_ENTRY_SIZE_W = 33;
+  localparam int unsigned NOTIF_ENTRY_TAG_LSB = 128;
+  localparam int unsigned NOTIF_ENTRY_TAG_W = 32;
+  localparam int unsigned NOTIF_ENTRY_DST_ADDR_LSB = 192;
+  localparam int unsigned NOTIF_ENTRY_DST_ADDR_W = 64;
+  localparam int unsigned NOTIF_ENTRY_SEQ_LSB = 256;
+  localparam int unsigned NOTIF_ENTRY_SEQ_W = 16;
+  typedef struct packed {
+    logic [239:0] rsvd272;
+    logic [15:0] seq;  // sequence number of the last block
+    logic [63:0] dst_addr;  // destination address of the transfer
+    logic [31:0] rsvd160;
+    logic [31:0] tag;  // user tag of the descriptor (CONTROL; 0 for INLINE)
+    logic [30:0] rsvd97;
+    logic [32:0] size;  // transfer size in bytes
+    logic [15:0] rsvd48;
+    logic [3:0] pd;  // protection domain
+    logic [0:0] rsvd43;
+    logic [10:0] xfer;  // sender's channel (page*128 + ch)
+    logic [15:0] src_node;  // sender node
+    logic [3:0] rsvd12;
+    logic [3:0] kind;  // NET_INLINE or NET_CONTROL: what completed
+    logic [7:0] marker;  // NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY
+  } notif_entry_t;
 
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -21,7 +21,20 @@
 #define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c */
 #define QRDMA_COLL_OFFSET 4608ULL /* in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g */
 #define QRDMA_REG_BASE 131072ULL /* engine configuration and counter registers (privileged) */
+#define QRDMA_ID_MAGIC 1364348225ULL /* value of the ID register's `magic` field ('QRMA') */
 #define QRDMA_ADDR_W 18ULL /* AXI4 slave address bits used */
+#define QRDMA_NET_BEAT_BYTES 64ULL /* bytes of one AXI-Stream beat on the network (512 bits) */
+#define QRDMA_NET_DATA 0ULL /* packet type: payload of a block (header beat + payload beats) */
+#define QRDMA_NET_INLINE 1ULL /* packet type: inline payload (one beat: payload in header bytes 32..63) */
+#define QRDMA_NET_CONTROL 2ULL /* packet type: completion control packet (one beat) */
+#define QRDMA_NET_ACK 3ULL /* packet type: block / inline acknowledgement (one beat) */
+#define QRDMA_NET_NACK 4ULL /* packet type: negative acknowledgement (one beat) */
+#define QRDMA_NET_READ_REQ 5ULL /* packet type: reserved for remote read requests */
+#define QRDMA_NET_READ_RESP 6ULL /* packet type: reserved for remote read responses */
+#define QRDMA_NET_CREDIT 7ULL /* packet type: reserved for link credits */
+#define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
+#define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
+#define QRDMA_NIC_REG_FIRST 256ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
 #define QRDMA_FORMAT_VERSION 1
@@ -36,7 +49,23 @@
 #define QRDMA_REG_CNT_ACK (QRDMA_REG_BASE + 0x038ULL) /* ro: ACKs accepted */
 #define QRDMA_REG_CNT_NACK (QRDMA_REG_BASE + 0x040ULL) /* ro: NACKs received */
 #define QRDMA_REG_CNT_STALE (QRDMA_REG_BASE + 0x048ULL) /* ro: ACKs dropped (no pending entry or sequence mismatch) */
-#define QRDMA_REG_CNT_DONE (QRDMA_REG_BASE + 0x050ULL) /* ro: transfers completed */
+#define QRDMA_REG_CNT_DONE (QRDMA_REG_BASE + 0x050ULL) /* ro: transfers finished (DONE or ERROR after a NACK) */
+#define QRDMA_REG_NODE_ID (QRDMA_REG_BASE + 0x100ULL) /* ro: this node's ID */
+#define QRDMA_REG_NQ_BASE (QRDMA_REG_BASE + 0x108ULL) /* rw: notification ring base address (64-byte aligned) */
+#define QRDMA_REG_NQ_SIZE (QRDMA_REG_BASE + 0x110ULL) /* rw: notification ring entries (power of 2; 0: notifications off) */
+#define QRDMA_REG_NQ_HEAD (QRDMA_REG_BASE + 0x118ULL) /* ro: entries written by the NIC since NQ_SIZE was last written */
+#define QRDMA_REG_NQ_TAIL (QRDMA_REG_BASE + 0x120ULL) /* rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE) */
+#define QRDMA_REG_TX_DATA_PKTS (QRDMA_REG_BASE + 0x128ULL) /* ro: DATA packets sent */
+#define QRDMA_REG_TX_CTRL_PKTS (QRDMA_REG_BASE + 0x130ULL) /* ro: INLINE, CONTROL, ACK and NACK packets sent */
+#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent */
+#define QRDMA_REG_RX_DATA_PKTS (QRDMA_REG_BASE + 0x140ULL) /* ro: DATA packets accepted and written */
+#define QRDMA_REG_RX_CTRL_PKTS (QRDMA_REG_BASE + 0x148ULL) /* ro: INLINE, CONTROL, ACK and NACK packets accepted */
+#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written */
+#define QRDMA_REG_RX_CRC_DROP (QRDMA_REG_BASE + 0x158ULL) /* ro: packets dropped: bad CRC */
+#define QRDMA_REG_RX_DUP_DROP (QRDMA_REG_BASE + 0x160ULL) /* ro: packets dropped: duplicate of a packet already written */
+#define QRDMA_REG_RX_STALE_DROP (QRDMA_REG_BASE + 0x168ULL) /* ro: packets dropped: older sequence number than the block's */
+#define QRDMA_REG_RX_BAD_DROP (QRDMA_REG_BASE + 0x170ULL) /* ro: packets dropped: bad type, length or node */
+#define QRDMA_REG_RX_NOTIFS (QRDMA_REG_BASE + 0x178ULL) /* ro: notifications written */
 
 /* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). */
 #define QRDMA_DESC_LINE0_BITS 256
@@ -145,5 +174,83 @@
 #define QRDMA_STATUS_SINGLE_BITS 64
 #define QRDMA_STATUS_SINGLE_STATUS_LSB 0
 #define QRDMA_STATUS_SINGLE_STATUS_W 2
+
+/* Register ID (REG_BASE + 0x000). */
+#define QRDMA_ID_REG_BITS 64
+#define QRDMA_ID_REG_MAGIC_LSB 0
+#define QRDMA_ID_REG_MAGIC_W 32
+#define QRDMA_ID_REG_VERSION_LSB 32
+#define QRDMA_ID_REG_VERSION_W 16
+
+/* Register PARAMS (REG_BASE + 0x008): the engine's build parameters. */
+#define QRDMA_PARAMS_REG_BITS 64
+#define QRDMA_PARAMS_REG_BLOCK_LOG2_LSB 0
+#define QRDMA_PARAMS_REG_BLOCK_LOG2_W 8
+#define QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB 8
+#define QRDMA_PARAMS_REG_MAX_OUTSTANDING_W 8
+#define QRDMA_PARAMS_REG_DATA_W_LSB 16
+#define QRDMA_PARAMS_REG_DATA_W_W 16
+
+/* Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting. */
+#define QRDMA_NET_HDR_BITS 512
+#define QRDMA_NET_HDR_PTYPE_LSB 0
+#define QRDMA_NET_HDR_PTYPE_W 4
+#define QRDMA_NET_HDR_DST_NODE_LSB 4
+#define QRDMA_NET_HDR_DST_NODE_W 16
+#define QRDMA_NET_HDR_SRC_NODE_LSB 20
+#define QRDMA_NET_HDR_SRC_NODE_W 16
+#define QRDMA_NET_HDR_TID_LSB 36
+#define QRDMA_NET_HDR_TID_W 10
+#define QRDMA_NET_HDR_SEQ_LSB 46
+#define QRDMA_NET_HDR_SEQ_W 16
+#define QRDMA_NET_HDR_PKT_IDX_LSB 62
+#define QRDMA_NET_HDR_PKT_IDX_W 9
+#define QRDMA_NET_HDR_BLK_PKTS_LSB 71
+#define QRDMA_NET_HDR_BLK_PKTS_W 9
+#define QRDMA_NET_HDR_LEN_LSB 80
+#define QRDMA_NET_HDR_LEN_W 13
+#define QRDMA_NET_HDR_DST_ADDR_LSB 93
+#define QRDMA_NET_HDR_DST_ADDR_W 64
+#define QRDMA_NET_HDR_PD_LSB 157
+#define QRDMA_NET_HDR_PD_W 4
+#define QRDMA_NET_HDR_FID_LSB 161
+#define QRDMA_NET_HDR_FID_W 8
+#define QRDMA_NET_HDR_PATH_LSB 169
+#define QRDMA_NET_HDR_PATH_W 2
+#define QRDMA_NET_HDR_NOTIFY_LSB 171
+#define QRDMA_NET_HDR_NOTIFY_W 1
+#define QRDMA_NET_HDR_LAST_LSB 172
+#define QRDMA_NET_HDR_LAST_W 1
+#define QRDMA_NET_HDR_XFER_LSB 173
+#define QRDMA_NET_HDR_XFER_W 11
+#define QRDMA_NET_HDR_INLINE_DATA_LSB 256
+#define QRDMA_NET_HDR_INLINE_DATA_W 256
+#define QRDMA_NET_HDR_SIZE_LSB 256
+#define QRDMA_NET_HDR_SIZE_W 33
+#define QRDMA_NET_HDR_BLOCKS_LSB 289
+#define QRDMA_NET_HDR_BLOCKS_W 21
+#define QRDMA_NET_HDR_TAG_LSB 310
+#define QRDMA_NET_HDR_TAG_W 32
+
+/* Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL. */
+#define QRDMA_NOTIF_ENTRY_BITS 512
+#define QRDMA_NOTIF_ENTRY_MARKER_LSB 0
+#define QRDMA_NOTIF_ENTRY_MARKER_W 8
+#define QRDMA_NOTIF_ENTRY_KIND_LSB 8
+#define QRDMA_NOTIF_ENTRY_KIND_W 4
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_LSB 16
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_W 16
+#define QRDMA_NOTIF_ENTRY_XFER_LSB 32
+#define QRDMA_NOTIF_ENTRY_XFER_W 11
+#define QRDMA_NOTIF_ENTRY_PD_LSB 44
+#define QRDMA_NOTIF_ENTRY_PD_W 4
+#define QRDMA_NOTIF_ENTRY_SIZE_LSB 64
+#define QRDMA_NOTIF_ENTRY_SIZE_W 33
+#define QRDMA_NOTIF_ENTRY_TAG_LSB 128
+#define QRDMA_NOTIF_ENTRY_TAG_W 32
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_LSB 192
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_W 64
+#define QRDMA_NOTIF_ENTRY_SEQ_LSB 256
+#define QRDMA_NOTIF_ENTRY_SEQ_W 16
 
 #endif /* QRDMA_FMT_H */

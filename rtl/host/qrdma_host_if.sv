@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_host_if: the AXI4 slave of the QoS engine (seed 000 §3.6; behaviour: docs/qos.md
+// "Descriptors and their acceptance" and "Host port"; address map: docs/formats.md).
+// Writes carry transfer descriptors: every accepted beat is written straight into the
+// transfer table with byte enables; per page, only the line being assembled is tracked
+// (its 8-byte word mask, its channel, and the few fields the checks and the scheduler
+// need: size, prio, inline, multipath, long). Reads return the single / collective
+// status (reset-on-read, qrdma_status_regs) and the engine registers.
+//
+// Write pipeline (no stall inside; one beat per cycle sustained):
+//   AW  -> AW FIFO (qrdma_sync_fifo); the W beat is taken once its burst is the FIFO head
+//          (the first W beat comes at least one cycle after its AW).
+//   W0  cycle of the W handshake: beat address, static checks, field extraction -> regs.
+//   W1  next cycle: status and page-state checks, decision. In this cycle: tt_wr_* is
+//       driven (the table writes at the end of W1), the page state and the counters are
+//       updated, the new-transfer FIFO and the B FIFO are pushed.
+//   W2  the status update (BUSY / ERROR) is applied at the end of this cycle (it is
+//       registered, and forwarded to the W1 decision of the next beat).
+//   W beat (handshake in cycle t) -> tt_wr_en in t+1 -> new_valid in t+2 (NEW_FIFO_DEPTH
+//   < 64: a register FIFO; from 64 on it is block RAM, +1 cycle) (for the beat that
+//   completes a descriptor) and bvalid in t+2 at the earliest (last beat of the burst);
+//   a status read performed in t+3 or later sees BUSY / ERROR. The engine's st_valid for
+//   a transfer must come after the cycle of its new_valid/new_ready handshake.
+//   wready = AW FIFO not empty && B FIFO and new FIFO not almost full: all registered, so
+//   nothing combinational runs from bready or new_ready to awready / wready.
+//
+// A write beat is REFUSED (its burst gets SLVERR, nothing is written, nothing changes):
+//   R1 AWSIZE below 8 bytes or above the bus width      R2 AWBURST not INCR
+//   R3 beat address not aligned to AWSIZE (only the first beat of a burst can be)
+//   R4 WSTRB not exactly the bytes the beat addresses
+//   R5 address not a write channel's descriptor line (read channel 64..127, single or
+//      collective status, registers, unmapped)
+//   R6 channel c BUSY, or c odd and c-1 BUSY with a long descriptor
+//   R7 the page is assembling a line of another channel (line 0 of c, or line 1 of a
+//      long descriptor at c-1, expected in c)
+// An accepted beat that completes line 0 has its descriptor checked; a BAD descriptor
+// (D1 size 0, D2 size > 2^32, D3 inline with size > 32, D4 inline with size 9..32 without
+// long, D5 long in an odd channel, D6 long while c+1 is BUSY) gets SLVERR for its burst
+// and ERROR in the status of c, and is not started. A good short descriptor starts in
+// W1 (status BUSY, new-transfer push); a good long one starts when its line 1 (channel
+// c+1) is complete. A beat that rewrites a word of the line being assembled is accepted
+// (the word's new value counts). A line left incomplete keeps its page: every other line
+// of the page is refused (R7) until it is completed (no timeout). WLAST is not used:
+// bursts are counted from AWLEN (a mismatch is reported in simulation).
+// CNT_DESC_OK counts started descriptors, CNT_DESC_ERR every refused beat plus every
+// bad descriptor (at most one per beat). Every counter (these and ev[6:0]) counts an event
+// of cycle t at the end of t+1 (the events are registered first).
+//
+// Read path: AR -> AR FIFO -> one beat per cycle into the R output register when it is
+// empty or being emptied. A beat reads (and resets) the status in the cycle it is loaded
+// into the R register, one cycle before it is visible on R: AR handshake in t -> rvalid
+// in t+2. 64-bit reads only (ARSIZE = 3, INCR, address 8-aligned) of the single status,
+// the collective status and the registers; anything else gets SLVERR with data 0. The
+// 64-bit value is replicated on every 64-bit lane of RDATA (so it is on its own lanes).
+// The register window is REG_BASE + 0 .. 127 (the QoS engine's registers); the NIC's
+// registers (from NIC_REG_FIRST) are not served here: SLVERR.
+//
+// After rst, AWREADY and ARREADY stay low until qrdma_status_regs has cleared its rows
+// (32 cycles).
+`default_nettype none
+
+module qrdma_host_if
+  import qrdma_fmt_pkg::*;
+#(
+  parameter int unsigned DATA_W          = 256,   // AXI4 data width: 128 or 256
+  parameter int unsigned ID_W            = 4,     // AXI4 ID width
+  parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 2)
+  parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
+  parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
+  parameter int unsigned CNT_W           = 48,    // bits of the event counters (read as 64)
+  localparam int unsigned XW             = $clog2(NUM_CHANNELS),           // transfer index
+  localparam int unsigned SZW            = $clog2(MAX_TRANSFER_BYTES) + 1  // transfer size
+) (
+  input  logic                clk,
+  input  logic                rst,
+  // AXI4 slave: write address
+  input  logic [ID_W-1:0]     s_axi_awid,
+  input  logic [ADDR_W-1:0]   s_axi_awaddr,
+  input  logic [7:0]          s_axi_awlen,
+  input  logic [2:0]          s_axi_awsize,
+  input  logic [1:0]          s_axi_awburst,
+  input  logic                s_axi_awvalid,
+  output logic                s_axi_awready,
+  // write data
+  input  logic [DATA_W-1:0]   s_axi_wdata,
+  input  logic [DATA_W/8-1:0] s_axi_wstrb,
+  input  logic                s_axi_wlast,   // not used: beats are counted from AWLEN
+  input  logic                s_axi_wvalid,
+  output logic                s_axi_wready,
+  // write response
+  output logic [ID_W-1:0]     s_axi_bid,
+  output logic [1:0]          s_axi_bresp,
+  output logic                s_axi_bvalid,
+  input  logic                s_axi_bready,
+  // read address
+  input  logic [ID_W-1:0]     s_axi_arid,
+  input  logic [ADDR_W-1:0]   s_axi_araddr,
+  input  logic [7:0]          s_axi_arlen,
+  input  logic [2:0]          s_axi_arsize,
+  input  logic [1:0]          s_axi_arburst,
+  input  logic                s_axi_arvalid,
+  output logic                s_axi_arready,
+  // read data
+  output logic [ID_W-1:0]     s_axi_rid,
+  output logic [DATA_W-1:0]   s_axi_rdata,
+  output logic [1:0]          s_axi_rresp,
+  output logic                s_axi_rlast,
+  output logic                s_axi_rvalid,
+  input  logic                s_axi_rready,
+  // transfer-table write port: row = xfer >> 1 (channels 2k and 2k+1 in one 512-bit row)
+  output logic                tt_wr_en,
+  output logic [9:0]          tt_wr_row,
+  output logic [63:0]         tt_wr_be,
+  output logic [511:0]        tt_wr_data,
+  // new transfers (descriptor complete, accepted and in the table)
+  output logic                new_valid,
+  input  logic                new_ready,
+  output logic [XW-1:0]       new_xfer,      // page * 128 + c
+  output logic [SZW-1:0]      new_size,      // 1 .. 2^32
+  output logic                new_inline,
+  output logic                new_multipath,
+  output logic [3:0]          new_prio,
+  // engine: transfer complete (BUSY -> DONE / ERROR)
+  input  logic                st_valid,
+  input  logic [9:0]          st_ch,         // page * 64 + c
+  input  logic                st_err,
+  // engine events, one pulse each: 0 block issued, 1 inline packet, 2 control packet,
+  // 3 ACK accepted, 4 NACK, 5 stale ACK dropped, 6 transfer done
+  input  logic [6:0]          ev
+);
+
+  // ------------------------------------------------------------------ geometry
+  localparam int unsigned DB       = DATA_W / 8;                   // bytes per beat
+  localparam int unsigned LB       = $clog2(DB);                   // log2 DB
+  localparam int unsigned PW       = $clog2(NUM_PAGES);            // page bits
+  localparam int unsigned CW       = $clog2(WR_CH_PER_PAGE);       // write-channel bits
+  localparam int unsigned PAGE_SH  = $clog2(PAGE_STRIDE);
+  localparam int unsigned LINE_SH  = $clog2(DESC_LINE_BYTES);
+  localparam int unsigned NWORD    = DESC_LINE_BYTES / 8;          // 8-byte words per line
+  localparam int unsigned TT_ROW_B = 2 * DESC_LINE_BYTES;          // bytes per table row
+  localparam int unsigned ROW_CH   = STATUS_SINGLE_W / 2;          // channels per status row
+  localparam int unsigned SW       = $clog2(ROW_CH);
+  localparam int unsigned GW       = $clog2(WR_CH_PER_PAGE / ROW_CH);
+  localparam int unsigned B_DEPTH  = 4;                            // B FIFO
+  localparam int unsigned AW_DEPTH = 4;                            // AW FIFO
+  localparam int unsigned AR_DEPTH = 2;                            // AR FIFO
+  // the words of line 0 that hold the accumulated fields
+  localparam int unsigned WD_A     = DESC_LINE0_SIZE_LSB / 64;     // size, prio
+  localparam int unsigned WD_B     = DESC_LINE0_IS_INLINE_LSB / 64;   // inline, multipath, long
+  localparam logic [1:0]  S_BUSY   = 2'(ST_BUSY);
+  localparam logic [1:0]  BURST_INCR = 2'b01;
+  localparam logic [1:0]  RESP_OKAY  = 2'b00;
+  localparam logic [1:0]  RESP_SLVERR = 2'b10;
+  localparam int unsigned NCNT     = 9;  // CNT_DESC_OK, CNT_DESC_ERR, ev[6:0]
+
+`ifndef SYNTHESIS
+  function automatic bit one_word(input int unsigned lsb, input int unsigned w,
+                                  input int unsigned word);
+    return (lsb / 64 == word) && ((lsb + w - 1) / 64 == word);
+  endfunction
+  initial begin
+    if (DATA_W != 128 && DATA_W != 256)
+      $fatal(1, "qrdma_host_if: DATA_W must be 128 or 256");
+    if (ID_W < 1) $fatal(1, "qrdma_host_if: ID_W must be >= 1");
+    if (NEW_FIFO_DEPTH < 2) $fatal(1, "qrdma_host_if: NEW_FIFO_DEPTH must be >= 2");
+    if (CNT_W < 1 || CNT_W > 64) $fatal(1, "qrdma_host_if: CNT_W must be in 1..64");
+    if (BLOCK_SIZE < 1 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0)
+      $fatal(1, "qrdma_host_if: BLOCK_SIZE must be a power of 2");
+    if (MAX_OUTSTANDING > 255) $fatal(1, "qrdma_host_if: MAX_OUTSTANDING must fit 8 bits");
+    if (DESC_LINE_BYTES != 32 || STATUS_SINGLE_W != 64 || NUM_CHANNELS != 2048)
+      $fatal(1, "qrdma_host_if: built for 32-byte lines, 64-bit status rows, 2048 channels");
+    if ((1 << PAGE_SH) != PAGE_STRIDE || NUM_PAGES * PAGE_STRIDE > REG_BASE
+        || (1 << PW) != NUM_PAGES || (1 << CW) != WR_CH_PER_PAGE
+        || NUM_PAGES * PAGE_STRIDE > (1 << ADDR_W) || REG_BASE >= (1 << ADDR_W))
+      $fatal(1, "qrdma_host_if: address map is not a power-of-2 page layout");
+    if ((DESC_OFFSET % (WR_CH_PER_PAGE * DESC_LINE_BYTES)) != 0
+        || (STATUS_OFFSET % (WR_CH_PER_PAGE * 8)) != 0
+        || (COLL_OFFSET % ((WR_CH_PER_PAGE / ROW_CH) * 8)) != 0
+        || (REG_BASE % (1 << REG_SH)) != 0 || (DESC_OFFSET % TT_ROW_B) != 0
+        || REG_CNT_DONE >= (1 << REG_SH) || REG_CNT_STALE >= (1 << REG_SH)
+        || REG_CNT_NACK >= (1 << REG_SH) || REG_CNT_ACK >= (1 << REG_SH)
+        || REG_CNT_CONTROL >= (1 << REG_SH) || REG_CNT_INLINE >= (1 << REG_SH)
+        || REG_CNT_BLOCKS >= (1 << REG_SH) || REG_CNT_DESC_ERR >= (1 << REG_SH)
+        || REG_CNT_DESC_OK >= (1 << REG_SH) || REG_PARAMS >= (1 << REG_SH)
+        || REG_ID >= (1 << REG_SH) || NIC_REG_FIRST < (1 << REG_SH))
+      $fatal(1, "qrdma_host_if: address regions must be aligned powers of 2");
+    if (!one_word(DESC_LINE0_SIZE_LSB, DESC_LINE0_SIZE_W, WD_A)
+        || !one_word(DESC_LINE0_PRIO_LSB, DESC_LINE0_PRIO_W, WD_A)
+        || !one_word(DESC_LINE0_IS_INLINE_LSB, 1, WD_B)
+        || !one_word(DESC_LINE0_MULTIPATH_LSB, 1, WD_B)
+        || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B))
+      $fatal(1, "qrdma_host_if: accumulated fields must sit in two 8-byte words");
+  end
+`endif
+
+  // ------------------------------------------------------------------ status registers
+  logic                 st_ready;
+  logic [PW+GW-1:0]     sr_chk_row;
+  logic [2*ROW_CH-1:0]  sr_chk_st;
+  logic                 hs_valid_q, hs_err_q;    // W2: status update of the W1 decision
+  logic [PW+CW-1:0]     hs_ch_q;
+  logic                 sr_rd_valid, sr_rd_single;
+  logic [PW+GW-1:0]     sr_rd_row;
+  logic [SW-1:0]        sr_rd_sel;
+  logic [2*ROW_CH-1:0]  sr_rd_data;
+
+  qrdma_status_regs u_status (
+    .clk, .rst,
+    .ready     (st_ready),
+    .chk_row   (sr_chk_row),
+    .chk_st    (sr_chk_st),
+    .host_set  (hs_valid_q),
+    .host_ch   (hs_ch_q),
+    .host_err  (hs_err_q),
+    .eng_valid (st_valid),
+    .eng_ch    (st_ch),
+    .eng_err   (st_err),
+    .rd_valid  (sr_rd_valid),
+    .rd_row    (sr_rd_row),
+    .rd_single (sr_rd_single),
+    .rd_sel    (sr_rd_sel),
+    .rd_data   (sr_rd_data)
+  );
+
+  // ------------------------------------------------------------------ address decode
+  typedef struct packed {
+    logic          desc;    // descriptor line of a write channel
+    logic          single;  // single status
+    logic          coll;    // collective status
+    logic          regs;    // register window
+    logic [PW-1:0] page;
+    logic [CW-1:0] ch;      // channel (desc, single) or group (coll, low bits)
+  } dec_t;
+
+  // Every region is a power-of-2 span aligned to its size (checked at elaboration), so
+  // the decode compares address bits with constants: no adders.
+  localparam int unsigned PAGES_SH = $clog2(NUM_PAGES * PAGE_STRIDE);
+  localparam int unsigned DESC_SH  = $clog2(WR_CH_PER_PAGE * DESC_LINE_BYTES);
+  localparam int unsigned STAT_SH  = $clog2(WR_CH_PER_PAGE * 8);
+  localparam int unsigned COLL_SH  = $clog2((WR_CH_PER_PAGE / ROW_CH) * 8);
+  localparam int unsigned REG_SH   = 7;   // the register window: offsets 0 .. 127
+
+  // (bits 2:0 never matter: every decoded item is 8-byte aligned)
+  function automatic dec_t decode(input logic [ADDR_W-1:3] a);
+    dec_t d;
+    logic in_pages;
+    d        = '0;
+    in_pages = (a[ADDR_W-1:PAGES_SH] == '0);
+    d.page   = a[PAGE_SH +: PW];
+    d.regs   = (a[ADDR_W-1:REG_SH] == (ADDR_W-REG_SH)'(REG_BASE >> REG_SH));
+    if (in_pages && a[PAGE_SH-1:DESC_SH] == (PAGE_SH-DESC_SH)'(DESC_OFFSET >> DESC_SH)) begin
+      d.desc = 1'b1;
+      d.ch   = a[DESC_SH-1:LINE_SH];
+    end
+    if (in_pages && a[PAGE_SH-1:STAT_SH] == (PAGE_SH-STAT_SH)'(STATUS_OFFSET >> STAT_SH)) begin
+      d.single = 1'b1;
+      d.ch     = a[STAT_SH-1:3];
+    end
+    if (in_pages && a[PAGE_SH-1:COLL_SH] == (PAGE_SH-COLL_SH)'(COLL_OFFSET >> COLL_SH)) begin
+      d.coll = 1'b1;
+      d.ch   = CW'(a[COLL_SH-1:3]);
+    end
+    return d;
+  endfunction
+
+  // ================================================================== write path
+  typedef struct packed {
+    logic [ID_W-1:0]   id;
+    logic [ADDR_W-1:0] addr;
+    logic [7:0]        len;
+    logic [2:0]        size;
+    logic [1:0]        burst;
+  } ax_t;
+
+  ax_t  aw_in, aw;
+  logic aw_valid, aw_pop, aw_s_ready;
+
+  assign aw_in = '{id: s_axi_awid, addr: s_axi_awaddr, len: s_axi_awlen,
+                   size: s_axi_awsize, burst: s_axi_awburst};
+
+  // FIFO occupancy outputs that this block does not need are left open.
+  /* verilator lint_off PINCONNECTEMPTY */
+  qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AW_DEPTH)) u_aw_fifo (
+    .clk, .rst,
+    .s_valid (s_axi_awvalid && st_ready),
+    .s_ready (aw_s_ready),
+    .s_data  (aw_in),
+    .m_valid (aw_valid),
+    .m_ready (aw_pop),
+    .m_data  (aw),
+    .count   (),
+    .almost_full ()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign s_axi_awready = aw_s_ready && st_ready;
+
+  // ------------------------------------------------------------------ W0: handshake
+  logic              b_af, new_af;
+  logic              w_hs;
+  logic [7:0]        wbeat_q;
+  logic [ADDR_W-1:0] waddr_q, w_cur;
+  logic [7:0]        w_nbytes;
+  logic              w_last;
+
+  assign s_axi_wready = aw_valid && !b_af && !new_af;
+  assign w_hs         = s_axi_wvalid && s_axi_wready;
+  assign w_cur        = (wbeat_q == '0) ? aw.addr : waddr_q;
+  assign w_nbytes     = 8'(1) << aw.size;
+  assign w_last       = (wbeat_q == aw.len);
+  assign aw_pop       = w_hs && w_last;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      wbeat_q <= '0;
+    end else if (w_hs) begin
+      wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
+    end
+  end
+  // next beat: aligned to the size, then + size (INCR; other bursts are refused anyway)
+  always_ff @(posedge clk) begin
+    if (w_hs) waddr_q <= (w_cur & ~ADDR_W'(w_nbytes - 8'd1)) + ADDR_W'(w_nbytes);
+  end
+
+  // static checks and the beat's place in the line
+  // the write side needs only the descriptor decode (single/coll/regs: refused by R5)
+  /* verilator lint_off UNUSEDSIGNAL */
+  dec_t            w_dec;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic            w_ok;
+  logic [DB-1:0]   w_strb_exp;
+  logic [NWORD-1:0] w_mask;
+
+  assign w_dec      = decode(w_cur[ADDR_W-1:3]);
+  assign w_strb_exp = DB'(((65'(1) << w_nbytes) - 65'(1)) << w_cur[LB-1:0]);
+  assign w_mask     = NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
+  assign w_ok       = (aw.size >= 3'd3) && (aw.size <= 3'(LB))           // R1
+                   && (aw.burst == BURST_INCR)                           // R2
+                   && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)         // R3
+                   && (s_axi_wstrb == w_strb_exp)                        // R4
+                   && w_dec.desc;                                        // R5
+
+  // fields of line 0 carried by this beat, if it holds their word (each field is at the
+  // same place within the beat for any bus width: its bit offset modulo DATA_W)
+  logic [DESC_LINE0_SIZE_W-1:0] w_size;
+  assign w_size = s_axi_wdata[DESC_LINE0_SIZE_LSB % DATA_W +: DESC_LINE0_SIZE_W];
+
+  // ------------------------------------------------------------------ W1 registers
+  typedef struct packed {
+    logic [SZW-1:0] size;
+    logic           zero;    // size 0
+    logic           over;    // size > 2^32
+    logic           gt8;     // size > INLINE_SHORT_MAX
+    logic           gt32;    // size > INLINE_MAX
+    logic [3:0]     prio;
+  } fa_t;                    // fields of word WD_A
+  typedef struct packed {
+    logic inl;
+    logic mp;
+    logic lng;
+  } fb_t;                    // fields of word WD_B
+
+  logic                    s1_valid_q, s1_ok_q, s1_last_q;
+  logic [ID_W-1:0]         s1_id_q;
+  logic [PW-1:0]           s1_page_q;
+  logic [CW-1:0]           s1_ch_q;
+  logic [NWORD-1:0]        s1_mask_q;
+  logic [$clog2(TT_ROW_B/DB)-1:0] s1_lane_q;   // which DB-byte slice of the table row
+  logic [DATA_W-1:0]       s1_data_q;
+  logic [DB-1:0]           s1_strb_q;
+  fa_t                     s1_fa_q;
+  fb_t                     s1_fb_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) s1_valid_q <= 1'b0;
+    else     s1_valid_q <= w_hs;
+  end
+
+  always_ff @(posedge clk) begin
+    if (w_hs) begin
+      s1_ok_q    <= w_ok;
+      s1_last_q  <= w_last;
+      s1_id_q    <= aw.id;
+      s1_page_q  <= w_dec.page;
+      s1_ch_q    <= w_dec.ch;
+      s1_mask_q  <= w_mask;
+      s1_lane_q  <= w_cur[LINE_SH:LB];
+      s1_data_q  <= s_axi_wdata;
+      s1_strb_q  <= s_axi_wstrb;
+      s1_fa_q.size <= SZW'(w_size);
+      s1_fa_q.zero <= (w_size == '0);
+      s1_fa_q.over <= (w_size > DESC_LINE0_SIZE_W'(MAX_TRANSFER_BYTES));
+      s1_fa_q.gt8  <= (w_size > DESC_LINE0_SIZE_W'(INLINE_SHORT_MAX));
+      s1_fa_q.gt32 <= (w_size > DESC_LINE0_SIZE_W'(INLINE_MAX));
+      s1_fa_q.prio <= s_axi_wdata[DESC_LINE0_PRIO_LSB % DATA_W +: 4];
+      s1_fb_q.inl  <= s_axi_wdata[DESC_LINE0_IS_INLINE_LSB % DATA_W];
+      s1_fb_q.mp   <= s_axi_wdata[DESC_LINE0_MULTIPATH_LSB % DATA_W];
+      s1_fb_q.lng  <= s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
+    end
+  end
+
+  // ------------------------------------------------------------------ per-page state
+  // pg_act_q[p]: page p is assembling a line (flops, reset). The rest is meaningful only
+  // while active and lives in LUT RAM (no reset), read and written at the W1 page.
+  typedef struct packed {
+    logic [NWORD-1:0] mask;    // words of the current line received
+    logic             line1;   // assembling line 1 of a long descriptor at chan (chan+1)
+    logic [CW-1:0]    chan;    // channel of line 0
+    fa_t              fa;
+    fb_t              fb;
+  } pg_t;
+
+  logic [NUM_PAGES-1:0] pg_act_q;
+  logic [$bits(pg_t)-1:0] pg_mem [NUM_PAGES];
+  pg_t  pg, pg_new;
+  logic pg_we;
+
+  assign pg = pg_t'(pg_mem[s1_page_q]);
+  always_ff @(posedge clk) if (pg_we) pg_mem[s1_page_q] <= pg_new;
+
+  // long flag of each even channel, valid while that channel is BUSY: LUT RAM of 16-bit
+  // words, read-modify-write at one address (a 512 x 1 memory trips Yosys' UltraScale
+  // LUT-RAM mapping)
+  localparam int unsigned LNG_N = NUM_PAGES * WR_CH_PER_PAGE / 2;   // even channels
+  logic [15:0] lng_mem [LNG_N / 16];
+  logic [15:0] lng_word;
+  logic        lng_rd, lng_we, lng_wd;
+  logic [$clog2(LNG_N)-1:0] lng_addr;
+
+  assign lng_addr = {s1_page_q, s1_ch_q[CW-1:1]};
+  assign lng_word = lng_mem[lng_addr[$clog2(LNG_N)-1:4]];
+  assign lng_rd   = lng_word[lng_addr[3:0]];
+  always_ff @(posedge clk) begin
+    if (lng_we) begin
+      lng_mem[lng_addr[$clog2(LNG_N)-1:4]] <= lng_word
+        & ~(16'(1) << lng_addr[3:0]) | (16'(lng_wd) << lng_addr[3:0]);
+    end
+  end
+
+  // ------------------------------------------------------------------ W1: decision
+  logic             act, line1, busy, conflict, accept, complete, bad;
+  logic             start, desc_err, to_line1, beat_err;
+  logic [1:0]       st_c, st_p, hs_code;
+  logic             fwd_row;
+  logic [CW-1:0]    expect_ch, start_ch;
+  logic [XW-1:0]    start_xfer;              // page * CH_PER_PAGE + channel
+  logic [NWORD-1:0] mask_new;
+  fa_t              fa;
+  fb_t              fb;
+
+  // status of c and of its partner c^1 at the start of the cycle, plus the update of the
+  // previous decision that the status registers apply at the end of this cycle
+  assign sr_chk_row = {s1_page_q, s1_ch_q[CW-1 -: GW]};
+  assign fwd_row    = hs_valid_q && (hs_ch_q[PW+CW-1:SW] == sr_chk_row);
+  assign hs_code    = hs_err_q ? 2'(ST_ERROR) : S_BUSY;
+  assign st_c = (fwd_row && hs_ch_q[SW-1:0] == s1_ch_q[SW-1:0]) ? hs_code
+              : sr_chk_st[2*s1_ch_q[SW-1:0] +: 2];
+  assign st_p = (fwd_row && hs_ch_q[SW-1:0] == (s1_ch_q[SW-1:0] ^ SW'(1))) ? hs_code
+              : sr_chk_st[2*(s1_ch_q[SW-1:0] ^ SW'(1)) +: 2];            // partner c^1
+
+  assign act       = pg_act_q[s1_page_q];
+  assign line1     = act && pg.line1;
+  assign expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
+  assign busy      = (st_c == S_BUSY) || (s1_ch_q[0] && st_p == S_BUSY && lng_rd);   // R6
+  assign conflict  = act && (s1_ch_q != expect_ch);                                   // R7
+  assign accept    = s1_valid_q && s1_ok_q && !busy && !conflict;
+  assign mask_new  = (act ? pg.mask : '0) | s1_mask_q;
+  assign complete  = accept && (mask_new == '1);
+
+  // line-0 fields: this beat's where it carries their word, else the page's
+  assign fa = (!line1 && s1_mask_q[WD_A]) ? s1_fa_q : pg.fa;
+  assign fb = (!line1 && s1_mask_q[WD_B]) ? s1_fb_q : pg.fb;
+
+  assign bad = fa.zero                                   // D1
+            || fa.over                                   // D2
+            || (fb.inl && fa.gt32)                       // D3
+            || (fb.inl && fa.gt8 && !fb.lng)             // D4
+            || (fb.lng && s1_ch_q[0])                    // D5
+            || (fb.lng && st_p == S_BUSY);               // D6 (c even: partner = c+1)
+
+  assign desc_err = complete && !line1 && bad;
+  assign to_line1 = complete && !line1 && !bad && fb.lng;
+  assign start    = complete && (line1 || (!bad && !fb.lng));
+  assign beat_err = (s1_valid_q && !accept) || desc_err;
+  assign start_ch = line1 ? pg.chan : s1_ch_q;
+  assign start_xfer = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
+
+  always_comb begin
+    pg_new       = pg;
+    pg_new.mask  = to_line1 ? '0 : mask_new;
+    pg_new.line1 = line1 || to_line1;
+    pg_new.chan  = line1 ? pg.chan : s1_ch_q;
+    pg_new.fa    = fa;
+    pg_new.fb    = fb;
+  end
+  assign pg_we = accept;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pg_act_q <= '0;
+    end else if (accept) begin
+      pg_act_q[s1_page_q] <= !(complete && !to_line1);
+    end
+  end
+
+  assign lng_we = start && !start_ch[0];
+  assign lng_wd = line1;
+
+  // the status update is registered (W2): it leaves the status read -> decision -> status
+  // write path of W1 and is forwarded to the next decision above
+  always_ff @(posedge clk) begin
+    if (rst) hs_valid_q <= 1'b0;
+    else     hs_valid_q <= start || desc_err;
+  end
+  always_ff @(posedge clk) begin
+    hs_ch_q  <= {s1_page_q, start_ch};
+    hs_err_q <= desc_err;
+  end
+
+  // transfer table: the beat's bytes at their place in the row of channels 2k, 2k+1
+  assign tt_wr_en   = accept;
+  assign tt_wr_row  = 10'((32'(s1_page_q) * CH_PER_PAGE + 32'(s1_ch_q)) >> 1);   // xfer >> 1
+  assign tt_wr_be   = 64'(s1_strb_q) << (DB * s1_lane_q);
+  assign tt_wr_data = {(TT_ROW_B / DB){s1_data_q}};
+
+  // ------------------------------------------------------------------ B responses
+  logic burst_err_q;
+  logic b_s_ready, b_m_err;
+
+  always_ff @(posedge clk) begin
+    if (rst)                          burst_err_q <= 1'b0;
+    else if (s1_valid_q && s1_last_q) burst_err_q <= 1'b0;
+    else if (s1_valid_q)              burst_err_q <= burst_err_q || beat_err;
+  end
+
+  // FIFO occupancy outputs that this block does not need are left open.
+  /* verilator lint_off PINCONNECTEMPTY */
+  qrdma_sync_fifo #(.WIDTH(ID_W + 1), .DEPTH(B_DEPTH), .ALMOST_FULL(B_DEPTH - 1)) u_b_fifo (
+    .clk, .rst,
+    .s_valid (s1_valid_q && s1_last_q),
+    .s_ready (b_s_ready),
+    .s_data  ({s1_id_q, burst_err_q || beat_err}),
+    .m_valid (s_axi_bvalid),
+    .m_ready (s_axi_bready),
+    .m_data  ({s_axi_bid, b_m_err}),
+    .count   (),
+    .almost_full (b_af)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign s_axi_bresp = b_m_err ? RESP_SLVERR : RESP_OKAY;
+
+  // ------------------------------------------------------------------ new transfers
+  typedef struct packed {
+    logic [XW-1:0]  xfer;
+    logic [SZW-1:0] size;
+    logic           inl;
+    logic           mp;
+    logic [3:0]     prio;
+  } new_t;
+
+  new_t new_in, new_out;
+  logic new_s_ready;
+
+  assign new_in = '{xfer: start_xfer, size: fa.size, inl: fb.inl,
+                    mp: fb.mp, prio: fa.prio};
+
+  // FIFO occupancy outputs that this block does not need are left open.
+  /* verilator lint_off PINCONNECTEMPTY */
+  qrdma_sync_fifo #(.WIDTH($bits(new_t)), .DEPTH(NEW_FIFO_DEPTH),
+                    .ALMOST_FULL(NEW_FIFO_DEPTH - 1)) u_new_fifo (
+    .clk, .rst,
+    .s_valid (start),
+    .s_ready (new_s_ready),
+    .s_data  (new_in),
+    .m_valid (new_valid),
+    .m_ready (new_ready),
+    .m_data  (new_out),
+    .count   (),
+    .almost_full (new_af)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign new_xfer      = new_out.xfer;
+  assign new_size      = new_out.size;
+  assign new_inline    = new_out.inl;
+  assign new_multipath = new_out.mp;
+  assign new_prio      = new_out.prio;
+
+  // ------------------------------------------------------------------ counters
+  logic [CNT_W-1:0] cnt_q [NCNT];
+  logic [NCNT-1:0]  cnt_inc_q;
+
+  // the events are registered first (a counter shows an event one cycle later): the W1
+  // decision then drives 9 flops instead of the clock enables of the wide counters
+  always_ff @(posedge clk) begin
+    if (rst) cnt_inc_q <= '0;
+    else     cnt_inc_q <= {ev, beat_err, start};
+  end
+  always_ff @(posedge clk) begin
+    for (int i = 0; i < NCNT; i++) begin
+      if (rst)               cnt_q[i] <= '0;
+      else if (cnt_inc_q[i]) cnt_q[i] <= cnt_q[i] + CNT_W'(1);
+    end
+  end
+
+  // ================================================================== read path
+  ax_t  ar_in, ar;
+  logic ar_valid, ar_pop, ar_s_ready;
+
+  assign ar_in = '{id: s_axi_arid, addr: s_axi_araddr, len: s_axi_arlen,
+                   size: s_axi_arsize, burst: s_axi_arburst};
+
+  // FIFO occupancy outputs that this block does not need are left open.
+  /* verilator lint_off PINCONNECTEMPTY */
+  qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AR_DEPTH)) u_ar_fifo (
+    .clk, .rst,
+    .s_valid (s_axi_arvalid && st_ready),
+    .s_ready (ar_s_ready),
+    .s_data  (ar_in),
+    .m_valid (ar_valid),
+    .m_ready (ar_pop),
+    .m_data  (ar),
+    .count   (),
+    .almost_full ()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign s_axi_arready = ar_s_ready && st_ready;
+
+  logic              r_go, r_last, r_ok;
+  logic [7:0]        rbeat_q;
+  logic [ADDR_W-1:0] raddr_q, r_cur;
+  // the read side does not need `desc` (a descriptor address is not readable: SLVERR)
+  /* verilator lint_off UNUSEDSIGNAL */
+  dec_t              r_dec;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [63:0]       r_val, reg_val;
+  logic              reg_hit;
+  logic              rvalid_q, rlast_q;
+  logic [1:0]        rresp_q;
+  logic [ID_W-1:0]   rid_q;
+  logic [63:0]       rval_q;
+
+  assign r_go   = ar_valid && (!rvalid_q || s_axi_rready);
+  assign r_cur  = (rbeat_q == '0) ? ar.addr : raddr_q;
+  assign r_last = (rbeat_q == ar.len);
+  assign ar_pop = r_go && r_last;
+  assign r_dec  = decode(r_cur[ADDR_W-1:3]);
+
+  always_ff @(posedge clk) begin
+    if (rst)       rbeat_q <= '0;
+    else if (r_go) rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
+  end
+  always_ff @(posedge clk) begin
+    if (r_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);
+  end
+
+  // registers
+  id_reg_t     id_val;
+  params_reg_t params_val;
+  logic [REG_SH-1:0] roff;
+
+  always_comb begin
+    id_val                     = '0;
+    id_val.magic               = 32'(ID_MAGIC);
+    id_val.version             = 16'(FORMAT_VERSION);
+    params_val                 = '0;
+    params_val.block_log2      = 8'($clog2(BLOCK_SIZE));
+    params_val.max_outstanding = 8'(MAX_OUTSTANDING);
+    params_val.data_w          = 16'(DATA_W);
+  end
+
+  assign roff = r_cur[REG_SH-1:0];   // offset in the register window (r_dec.regs)
+  always_comb begin
+    reg_hit = 1'b1;
+    reg_val = '0;
+    unique case (roff)
+      REG_SH'(REG_ID):           reg_val = id_val;
+      REG_SH'(REG_PARAMS):       reg_val = params_val;
+      REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(cnt_q[0]);
+      REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(cnt_q[1]);
+      REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(cnt_q[2]);
+      REG_SH'(REG_CNT_INLINE):   reg_val = 64'(cnt_q[3]);
+      REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(cnt_q[4]);
+      REG_SH'(REG_CNT_ACK):      reg_val = 64'(cnt_q[5]);
+      REG_SH'(REG_CNT_NACK):     reg_val = 64'(cnt_q[6]);
+      REG_SH'(REG_CNT_STALE):    reg_val = 64'(cnt_q[7]);
+      REG_SH'(REG_CNT_DONE):     reg_val = 64'(cnt_q[8]);
+      default:                   reg_hit = 1'b0;
+    endcase
+  end
+
+  assign r_ok = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0)
+             && (r_dec.single || r_dec.coll || (r_dec.regs && reg_hit));
+
+  assign sr_rd_valid  = r_go && r_ok && (r_dec.single || r_dec.coll);
+  assign sr_rd_row    = {r_dec.page, r_dec.single ? r_dec.ch[CW-1 -: GW] : GW'(r_dec.ch)};
+  assign sr_rd_single = r_dec.single;
+  assign sr_rd_sel    = r_dec.ch[SW-1:0];
+
+  always_comb begin
+    r_val = '0;
+    if (r_ok) begin
+      if (r_dec.single)    r_val = 64'(sr_rd_data[2*r_dec.ch[SW-1:0] +: 2]);
+      else if (r_dec.coll) r_val = sr_rd_data;
+      else                 r_val = reg_val;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      rvalid_q <= 1'b0;
+    end else if (r_go) begin
+      rvalid_q <= 1'b1;
+    end else if (s_axi_rready) begin
+      rvalid_q <= 1'b0;
+    end
+  end
+  always_ff @(posedge clk) begin
+    if (r_go) begin
+      rid_q   <= ar.id;
+      rresp_q <= r_ok ? RESP_OKAY : RESP_SLVERR;
+      rlast_q <= r_last;
+      rval_q  <= r_val;
+    end
+  end
+
+  assign s_axi_rvalid = rvalid_q;
+  assign s_axi_rid    = rid_q;
+  assign s_axi_rresp  = rresp_q;
+  assign s_axi_rlast  = rlast_q;
+  assign s_axi_rdata  = {(DATA_W / 64){rval_q}};
+
+`ifndef SYNTHESIS
+  // The B and new-transfer FIFOs always have room (wready looks one beat ahead).
+  always_ff @(posedge clk) begin
+    if (!rst && s1_valid_q && s1_last_q && !b_s_ready)
+      $error("qrdma_host_if: B FIFO overflow");
+    if (!rst && start && !new_s_ready)
+      $error("qrdma_host_if: new-transfer FIFO overflow");
+    if (!rst && w_hs && (s_axi_wlast != w_last))
+      $warning("qrdma_host_if: WLAST does not match AWLEN (beats counted from AWLEN)");
+    if (!rst && st_valid && hs_valid_q && st_ch == hs_ch_q)
+      $error("qrdma_host_if: st_valid for channel %0d in the cycle it becomes BUSY", st_ch);
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_status_regs: the status (ST_IDLE / ST_BUSY / ST_DONE / ST_ERROR) of the 1024 write
+// channels (channel index = page * 64 + c), kept as 32 rows of 32 channels x 2 bits
+// (row = page * 2 + c / 32, channel c mod 32 in bits 2i+1:2i), so that one 64-bit load
+// returns a whole row (the collective status read). Implements seed 000 §3.4 with the
+// host port, the engine and the reads as three independent writers in every cycle.
+//
+// Storage: LUT RAM with three write ports built the XOR way (one bank per writer, the
+// row is the XOR of the three banks, writer k writes bank_k[row] ^ change; async reads),
+// instead of the seed's 3,072 one-hot flops (UltraScale+: 1,096 LUTs and 6 FFs against
+// 7,253 LUTs and 2,048 FFs for 2-bit flops; docs/qos.md "Host port"). LUT RAM has no reset: after rst the rows are cleared by a
+// sweep of ROWS cycles (bank R := bank H ^ bank E, row by row), during which `ready` is
+// low, the outputs are meaningless and every update is ignored.
+//
+// Ports and timing (one cycle, no latency):
+//   check  chk_row selects a row; chk_st is that row's state at the start of the cycle
+//          (the host port's BUSY checks; no side effect).
+//   host   host_set / host_ch / host_err: the channel becomes BUSY (a descriptor started)
+//          or ERROR (host_err: a descriptor refused at completion). Unconditional.
+//   engine eng_valid / eng_ch / eng_err: BUSY -> DONE (ERROR when eng_err). Ignored when
+//          the channel is not BUSY.
+//   read   rd_valid / rd_row: rd_data is the row's state at the start of the cycle; every
+//          channel found DONE or ERROR is reset to IDLE (rd_single: only channel rd_sel).
+// Same cycle, same channel: host set > engine set > read reset, applied to the state at
+// the start of the cycle, whose value every read of the cycle returns. (An engine set
+// needs BUSY and a read reset DONE/ERROR, so those two never meet on one channel; a host
+// set overrides both, e.g. a DONE channel read and re-posted in one cycle reads DONE and
+// ends BUSY.) The result is visible on chk_st / rd_data in the next cycle.
+`default_nettype none
+
+module qrdma_status_regs
+  import qrdma_fmt_pkg::*;
+#(
+  localparam int unsigned ROW_CH = 32,                                // channels per row
+  localparam int unsigned ROWS   = NUM_PAGES * WR_CH_PER_PAGE / ROW_CH, // rows (32)
+  localparam int unsigned RW     = $clog2(ROWS),                      // row index bits
+  localparam int unsigned SW     = $clog2(ROW_CH),                    // channel-in-row bits
+  localparam int unsigned CHW    = $clog2(ROWS * ROW_CH),             // channel index bits
+  localparam int unsigned RB     = 2 * ROW_CH                         // bits per row (64)
+) (
+  input  logic           clk,
+  input  logic           rst,
+  output logic           ready,      // low during the clearing sweep after rst
+  // host port: check (read without side effect) and update
+  input  logic [RW-1:0]  chk_row,    // row checked
+  output logic [RB-1:0]  chk_st,     // state of chk_row at the start of the cycle
+  input  logic           host_set,   // channel host_ch becomes BUSY / ERROR
+  input  logic [CHW-1:0] host_ch,    // page * 64 + c
+  input  logic           host_err,   // 1: ERROR (descriptor refused), 0: BUSY (started)
+  // engine: transfer complete
+  input  logic           eng_valid,  // channel eng_ch completes (if it is BUSY)
+  input  logic [CHW-1:0] eng_ch,     // page * 64 + c
+  input  logic           eng_err,    // 1: ERROR (NACK), 0: DONE
+  // read with reset
+  input  logic           rd_valid,   // read row rd_row and reset what was DONE/ERROR
+  input  logic [RW-1:0]  rd_row,     // page * 2 + group
+  input  logic           rd_single,  // 1: reset only channel rd_sel; 0: the whole row
+  input  logic [SW-1:0]  rd_sel,     // channel within rd_row (rd_single)
+  output logic [RB-1:0]  rd_data     // state of rd_row at the start of the cycle
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (ROWS * ROW_CH != NUM_PAGES * WR_CH_PER_PAGE || (ROWS & (ROWS - 1)) != 0)
+      $fatal(1, "qrdma_status_regs: write channels must fill a power-of-2 number of rows");
+    if (RB != STATUS_SINGLE_W)
+      $fatal(1, "qrdma_status_regs: a row must be one 64-bit status load");
+  end
+`endif
+
+  localparam logic [1:0] S_IDLE = 2'(ST_IDLE);
+  localparam logic [1:0] S_BUSY = 2'(ST_BUSY);
+  localparam logic [1:0] S_DONE = 2'(ST_DONE);
+  localparam logic [1:0] S_ERR  = 2'(ST_ERROR);
+
+  // ------------------------------------------------------------------ clearing sweep
+  logic          init_q;
+  logic [RW-1:0] init_row_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      init_q     <= 1'b1;
+      init_row_q <= '0;
+    end else if (init_q) begin
+      init_row_q <= init_row_q + RW'(1);
+      if (init_row_q == RW'(ROWS - 1)) init_q <= 1'b0;
+    end
+  end
+
+  assign ready = !init_q;
+
+  // ------------------------------------------------------------------ banks
+  // Bank H is written by the host port, E by the engine, R by the reads. Each bank is read
+  // at the three writers' addresses (its own write address and the two others) and at the
+  // check address: multi-port LUT-RAM primitives (UltraScale RAM32M / RAM32M16: read
+  // ports plus one read/write port at the write address), 32 rows deep like the table.
+  logic [RB-1:0] bank_h [ROWS];
+  logic [RB-1:0] bank_e [ROWS];
+  logic [RB-1:0] bank_r [ROWS];
+
+  logic [RW-1:0] a_h, a_e, a_r;   // write (and read) addresses
+  logic          we_h, we_e, we_r;
+  logic [RB-1:0] wd_h, wd_e, wd_r;
+
+  // The sweep clears a row by writing bank R with bank_h ^ bank_e: only R's address
+  // needs the sweep mux (H and E are disabled meanwhile).
+  assign a_h = host_ch[CHW-1:SW];
+  assign a_e = eng_ch[CHW-1:SW];
+  assign a_r = init_q ? init_row_q : rd_row;
+
+  always_ff @(posedge clk) if (we_h) bank_h[a_h] <= wd_h;
+  always_ff @(posedge clk) if (we_e) bank_e[a_e] <= wd_e;
+  always_ff @(posedge clk) if (we_r) bank_r[a_r] <= wd_r;
+
+  logic [RB-1:0] h_at_h, e_at_h, r_at_h;   // bank_x[a_h]
+  logic [RB-1:0] h_at_e, e_at_e, r_at_e;   // bank_x[a_e]
+  logic [RB-1:0] h_at_r, e_at_r, r_at_r;   // bank_x[a_r]
+  logic [RB-1:0] h_at_c, e_at_c, r_at_c;   // bank_x[chk_row]
+
+  assign h_at_h = bank_h[a_h];
+  assign e_at_h = bank_e[a_h];
+  assign r_at_h = bank_r[a_h];
+  assign h_at_e = bank_h[a_e];
+  assign e_at_e = bank_e[a_e];
+  assign r_at_e = bank_r[a_e];
+  assign h_at_r = bank_h[a_r];
+  assign e_at_r = bank_e[a_r];
+  assign r_at_r = bank_r[a_r];
+  assign h_at_c = bank_h[chk_row];
+  assign e_at_c = bank_e[chk_row];
+  assign r_at_c = bank_r[chk_row];
+
+  logic [RB-1:0] old_h, old_r, old_e;   // row state at the three addresses
+
+  assign old_h   = h_at_h ^ e_at_h ^ r_at_h;
+  assign old_r   = h_at_r ^ e_at_r ^ r_at_r;
+  assign old_e   = h_at_e ^ e_at_e ^ r_at_e;
+  assign chk_st  = h_at_c ^ e_at_c ^ r_at_c;
+  assign rd_data = old_r;
+
+  // ------------------------------------------------------------------ updates
+  // Writers that hit the same row in one cycle would each XOR their change into the same
+  // row; instead only one of them writes, with the changes of all of them:
+  //   H writes if host_set; its change includes E's and R's when they hit its row.
+  //   R writes if rd_valid and H does not hit rd_row; includes E's when E hits rd_row.
+  //   E writes if neither H nor R hits its row (no change unless its channel is BUSY:
+  //   tested per channel, in parallel, rather than after a 32:1 mux of the row).
+  logic          e_row_h, e_row_r, r_row_h;
+  logic [1:0]    e_chg;          // old ^ new of an engine set on a BUSY channel
+  logic [1:0]    h_code;
+
+  assign e_row_h = eng_valid && (eng_ch[CHW-1:SW] == a_h);
+  assign e_row_r = eng_valid && (eng_ch[CHW-1:SW] == rd_row) && !init_q;
+  assign r_row_h = rd_valid && (rd_row == a_h);
+  assign e_chg   = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
+  assign h_code  = host_err ? S_ERR : S_BUSY;
+
+  always_comb begin
+    logic [1:0] o, c;
+    for (int j = 0; j < ROW_CH; j++) begin
+      // host row
+      o = old_h[2*j +: 2];
+      c = '0;
+      if (host_ch[SW-1:0] == SW'(j))
+        c = o ^ h_code;
+      else if (e_row_h && eng_ch[SW-1:0] == SW'(j) && o == S_BUSY)
+        c = e_chg;
+      else if (r_row_h && (!rd_single || rd_sel == SW'(j)) && o[1])
+        c = o ^ S_IDLE;
+      wd_h[2*j +: 2] = h_at_h[2*j +: 2] ^ c;
+      // read row
+      o = old_r[2*j +: 2];
+      c = '0;
+      if (e_row_r && eng_ch[SW-1:0] == SW'(j) && o == S_BUSY)
+        c = e_chg;
+      else if (init_q || ((!rd_single || rd_sel == SW'(j)) && o[1]))
+        c = o ^ S_IDLE;                      // (the sweep: every channel to IDLE)
+      wd_r[2*j +: 2] = r_at_r[2*j +: 2] ^ c;
+      // engine row: only its own channel changes, and only from BUSY
+      wd_e[2*j +: 2] = e_at_e[2*j +: 2]
+                     ^ ((eng_ch[SW-1:0] == SW'(j) && old_e[2*j +: 2] == S_BUSY) ? e_chg : 2'b00);
+    end
+  end
+
+  assign we_h = !init_q && host_set;
+  assign we_r = init_q || (rd_valid && !(host_set && r_row_h));
+  assign we_e = !init_q && eng_valid && !(host_set && e_row_h) && !(rd_valid && e_row_r);
+
+endmodule
+
+`default_nettype wire

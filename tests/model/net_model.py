@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""Reference model of qrdma's network packets (docs/nic.md, tools/formats.py NET_HDR).
+
+Plain Python: builds the exact AXI-Stream beats of a packet (tdata as int, tkeep as int,
+tuser = CRC on the last beat) and parses them back.
+
+  packetize(dst, size, max_payload)      -> [(offset_in_block, len), ...]
+  data_packet(hdr_fields, payload, dst)  -> Packet (header beat + payload beats at lane dst%64)
+  one_beat_packet(hdr_fields)            -> Packet (INLINE/CONTROL/ACK/NACK)
+  Packet.crc / Packet.beats / Packet.to_axis_frame() / parse(beats)
+  block_packets(block_desc, mem_read, node_id, max_payload) -> [Packet] of a block
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from tools.formats import C, NET_HDR
+
+BEAT = C["NET_BEAT_BYTES"]
+FULL_KEEP = (1 << BEAT) - 1
+
+
+def packetize(dst: int, size: int, max_payload: int) -> list[tuple[int, int]]:
+    """Packets of a block at dst of size bytes: (offset from dst, length), split at
+    destination addresses that are multiples of max_payload."""
+    out = []
+    off = 0
+    while off < size:
+        a = dst + off
+        n = min(size - off, max_payload - (a % max_payload))
+        out.append((off, n))
+        off += n
+    return out
+
+
+def header_bytes(fields: dict) -> bytes:
+    """The 64-byte header beat. `size`, `blocks`, `tag` (CONTROL) share bits with
+    `inline_data` (INLINE); pass only the ones of the packet's type."""
+    return NET_HDR.pack(**fields).to_bytes(BEAT, "little")
+
+
+@dataclass
+class Packet:
+    data: bytes           # all bytes on the wire that tkeep marks, in order
+    beats: list           # [(tdata int, tkeep int)], header first
+
+    @property
+    def crc(self) -> int:
+        return zlib.crc32(self.data) & 0xFFFFFFFF
+
+    def header(self) -> dict:
+        return NET_HDR.unpack(self.beats[0][0])
+
+    def frame(self) -> list[tuple[int, int, int, int]]:
+        """[(tdata, tkeep, tlast, tuser)]: tuser is the CRC on the last beat, else 0."""
+        n = len(self.beats)
+        return [(d, k, int(i == n - 1), self.crc if i == n - 1 else 0)
+                for i, (d, k) in enumerate(self.beats)]
+
+    def to_bytes_with_keep(self) -> tuple[bytes, list[int]]:
+        """tdata bytes of every beat and the tkeep of each (for AxiStreamFrame)."""
+        buf = b"".join(d.to_bytes(BEAT, "little") for d, _ in self.beats)
+        return buf, [k for _, k in self.beats]
+
+
+def one_beat_packet(fields: dict) -> Packet:
+    hb = header_bytes(fields)
+    return Packet(hb, [(int.from_bytes(hb, "little"), FULL_KEEP)])
+
+
+def data_packet(fields: dict, payload: bytes) -> Packet:
+    """A DATA packet: header beat, then the payload with its first byte at lane
+    fields['dst_addr'] % 64."""
+    hb = header_bytes(fields)
+    lane = fields["dst_addr"] % BEAT
+    beats = [(int.from_bytes(hb, "little"), FULL_KEEP)]
+    pos = 0
+    first = True
+    while pos < len(payload):
+        start = lane if first else 0
+        n = min(BEAT - start, len(payload) - pos)
+        chunk = bytes(start) + payload[pos:pos + n] + bytes(BEAT - start - n)
+        keep = ((1 << n) - 1) << start
+        beats.append((int.from_bytes(chunk, "little"), keep))
+        pos += n
+        first = False
+    return Packet(hb + payload, beats)
+
+
+def parse(frame: list[tuple[int, int]]) -> tuple[dict, bytes]:
+    """Header fields and payload bytes (the tkeep bytes of beats 1..) of a received frame
+    given as [(tdata, tkeep)]."""
+    hdr = NET_HDR.unpack(frame[0][0])
+    payload = bytearray()
+    for d, k in frame[1:]:
+        b = d.to_bytes(BEAT, "little")
+        payload += bytes(b[i] for i in range(BEAT) if (k >> i) & 1)
+    return hdr, bytes(payload)
+
+
+def crc_of(frame: list[tuple[int, int]]) -> int:
+    """zlib.crc32 of the tkeep bytes of all beats."""
+    data = bytearray()
+    for d, k in frame:
+        b = d.to_bytes(BEAT, "little")
+        data += bytes(b[i] for i in range(BEAT) if (k >> i) & 1)
+    return zlib.crc32(bytes(data)) & 0xFFFFFFFF
+
+
+def block_packets(blk: dict, mem_read, node_id: int, max_payload: int) -> list[Packet]:
+    """The DATA packets of a block descriptor (BLOCK_DESC fields); mem_read(addr, n) gives
+    the source bytes."""
+    parts = packetize(blk["dst_addr"], blk["size"], max_payload)
+    out = []
+    for i, (off, n) in enumerate(parts):
+        f = dict(ptype=C["NET_DATA"], dst_node=blk["dst_node"], src_node=node_id,
+                 tid=blk["tid"], seq=blk["seq"], pkt_idx=i, blk_pkts=len(parts), len=n,
+                 dst_addr=blk["dst_addr"] + off, pd=blk["pd"], fid=blk["fid"],
+                 path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"])
+        out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
+    return out
+
+
+def inline_packet(pkt: dict, node_id: int) -> Packet:
+    """The INLINE packet of a PKT_DESC (kind PKT_INLINE)."""
+    n = pkt["len"]
+    data = pkt["payload"] & ((1 << (8 * n)) - 1)
+    return one_beat_packet(dict(ptype=C["NET_INLINE"], dst_node=pkt["dst_node"],
+                                src_node=node_id, tid=pkt["tid"], seq=pkt["seq"], len=n,
+                                dst_addr=pkt["dst_addr"], pd=pkt["pd"], notify=pkt["notify"],
+                                xfer=pkt["xfer"], inline_data=data))
+
+
+def control_packet(pkt: dict, node_id: int) -> Packet:
+    """The CONTROL packet of a PKT_DESC (kind PKT_CONTROL)."""
+    return one_beat_packet(dict(ptype=C["NET_CONTROL"], dst_node=pkt["dst_node"],
+                                src_node=node_id, tid=pkt["tid"], seq=pkt["seq"],
+                                dst_addr=pkt["dst_addr"], pd=pkt["pd"], xfer=pkt["xfer"],
+                                size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"]))
+
+
+def ack_packet(dst_node: int, node_id: int, tid: int, seq: int, nack: bool = False) -> Packet:
+    return one_beat_packet(dict(ptype=C["NET_NACK"] if nack else C["NET_ACK"],
+                                dst_node=dst_node, src_node=node_id, tid=tid, seq=seq))

@@ -1,0 +1,867 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""Reference model of the QoS engine (docs/qos.md; seed 000 §3.6-§3.13). Plain Python, no
+simulator inside: the engine test (tests/qos/test_qrdma_qos_engine.py) feeds it what it
+posts and what it observes, and it says what the engine must have done.
+
+  Params            the engine parameters (qrdma_qos_engine's parameters, lower case)
+  Descriptor        the fields of desc_line0 / desc_line1, packed with tools.formats
+  transfer_class    TID-only / 1xFID / 4xFID (docs/qos.md "Classes and scheduling queues")
+  queue_of          the scheduling queue (0..65) a transfer waits in
+  segment           block offsets and sizes (docs/qos.md "Segmentation", seed Fig. 3.10)
+  expected_blocks   every block_desc field except tid, seq, fid (run-time allocation)
+  tid_of_block / fid_of_block / check_ids
+                    the ID rules: the FID of block 0 fixes every later TID/FID
+  expected_inline / expected_control
+                    the pkt_desc of an inline transfer / of a notify memory transfer
+  descriptor_refusal, HostPort
+                    acceptance: which beats are refused (SLVERR) and which descriptors are
+                    refused at completion (SLVERR + status ERROR)
+  post_writes, interleave
+                    the AXI writes that post a descriptor (one line/descriptor write,
+                    8/16-byte word writes in random order, bursts of 8-byte beats)
+  Scoreboard        tracks in-flight TIDs, FIDs and sequence numbers and checks every
+                    observed block / packet against the expected outputs of its transfer;
+                    at the end says what is missing
+
+Every offset and field comes from tools/formats.py (Layout.pack/unpack, address helpers).
+
+Interpretations of docs/qos.md made here (where the spec is silent or ambiguous):
+  * xfer (transfer-table index) = page * CH_PER_PAGE + channel.
+  * A descriptor is checked when its line 0 is complete (docs/qos.md "Host port: precise
+    rules"); refusal is per beat, a burst is SLVERR when any of its beats is.
+  * pkt_desc fields the format does not define for a kind are not compared: `blocks` of
+    an inline packet, `notify` and `payload` of a control packet; of an inline payload
+    only the first `len` bytes are compared (the rest of src_addr / inline_hi is junk).
+  * Control packets take no TID and no sequence number (they carry the last block's);
+    every block descriptor and inline packet takes the next sequence number, from 0
+    after reset.
+  * A NACKed (aborted) transfer sends no control packet, and no block is issued after
+    the NACK is taken. The latter is exact only when the transfer had MAX_OUTSTANDING
+    blocks in flight (the engine processes a NACK a few cycles after taking it); the
+    directed NACK test arranges that, the random test sends no NACKs.
+"""
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass, field
+
+from tools.formats import (ACK_DESC, BLOCK_DESC, C, DESC_LINE0, DESC_LINE1, PKT_DESC,
+                           REGISTERS, desc_addr)
+
+MASK64 = (1 << 64) - 1
+SEQ_MOD = 1 << BLOCK_DESC.field("seq").width          # the global 16-bit counter wraps
+FID1_FIRST, FID1_NUM = 128, 64                         # 1xFIDs 128..191
+FID4_FIRST, FID4_GROUPS = 192, 16                      # 4xFID groups 192+4g .. 195+4g
+FLOW_BLOCKS = 4                                        # a flow is 4 blocks (TIDs 4f..4f+3)
+INCR = 1                                               # AXI burst type INCR
+
+
+# ------------------------------------------------------------------ parameters
+@dataclass(frozen=True)
+class Params:
+    """qrdma_qos_engine's parameters (same names, lower case)."""
+    host_data_w: int = 256
+    block_size: int = 65536
+    max_outstanding: int = 2
+    cm_min_bytes: int = 16384
+    mp_min_bytes: int = 262144
+    num_tids: int = 512
+
+    NAMES = ("HOST_DATA_W", "BLOCK_SIZE", "MAX_OUTSTANDING", "CM_MIN_BYTES",
+             "MP_MIN_BYTES", "NUM_TIDS")
+
+    @classmethod
+    def from_env(cls, env) -> "Params":
+        """From P_<NAME> variables (the pytest runner passes them); missing: default."""
+        kw = {}
+        for n in cls.NAMES:
+            if f"P_{n}" in env:
+                kw[n.lower()] = int(env[f"P_{n}"])
+        return cls(**kw)
+
+    def hdl(self) -> dict:
+        """The HDL parameter dict."""
+        return {n: getattr(self, n.lower()) for n in self.NAMES}
+
+    @property
+    def bus_bytes(self) -> int:
+        return self.host_data_w // 8
+
+
+# ------------------------------------------------------------------ descriptors
+@dataclass
+class Descriptor:
+    """The fields of desc_line0 and desc_line1 (tools.formats)."""
+    src_addr: int = 0
+    dst_addr: int = 0
+    size: int = 1
+    dst_node: int = 0
+    prio: int = 0
+    is_inline: int = 0
+    notify: int = 0
+    multipath: int = 0
+    long_desc: int = 0
+    tag: int = 0
+    inline_hi: int = 0
+    rkey: int = 0
+
+    L0 = tuple(f.name for f in DESC_LINE0.fields)
+    L1 = tuple(f.name for f in DESC_LINE1.fields)
+
+    def line0(self) -> int:
+        return DESC_LINE0.pack(**{k: getattr(self, k) for k in self.L0})
+
+    def line1(self) -> int:
+        return DESC_LINE1.pack(**{k: getattr(self, k) for k in self.L1})
+
+    def lines(self) -> list[bytes]:
+        """The 32-byte lines written to channel c (and c+1 when long)."""
+        nb = C["DESC_LINE_BYTES"]
+        out = [self.line0().to_bytes(nb, "little")]
+        if self.long_desc:
+            out.append(self.line1().to_bytes(nb, "little"))
+        return out
+
+    def to_bytes(self) -> bytes:
+        return b"".join(self.lines())
+
+    @classmethod
+    def from_lines(cls, line0: int, line1: int = 0) -> "Descriptor":
+        f = DESC_LINE0.unpack(line0)
+        f.update(DESC_LINE1.unpack(line1))
+        return cls(**{k: f[k] for k in cls.L0 + cls.L1})
+
+    @classmethod
+    def inline_payload(cls, payload: bytes, long_desc: int | None = None,
+                       **kw) -> "Descriptor":
+        """An inline descriptor carrying `payload` (1..32 bytes); long by default when it
+        does not fit a 32-byte descriptor. Unused payload bytes are left 0."""
+        n = len(payload)
+        if long_desc is None:
+            long_desc = int(n > C["INLINE_SHORT_MAX"])
+        buf = bytes(payload) + bytes(C["INLINE_MAX"] - n)
+        return cls(src_addr=int.from_bytes(buf[:8], "little"),
+                   inline_hi=int.from_bytes(buf[8:], "little"),
+                   size=n, is_inline=1, long_desc=long_desc, **kw)
+
+    def payload(self) -> bytes:
+        """Inline payload bytes 0..size-1: bytes 0..7 from src_addr, 8..31 from inline_hi."""
+        buf = self.src_addr.to_bytes(8, "little") + self.inline_hi.to_bytes(24, "little")
+        return buf[:self.size]
+
+
+def xfer_index(page: int, ch: int) -> int:
+    """The transfer-table index (block_desc/pkt_desc `xfer`) of write channel ch of page."""
+    return page * C["CH_PER_PAGE"] + ch
+
+
+def xfer_page_ch(xfer: int) -> tuple[int, int]:
+    return divmod(xfer, C["CH_PER_PAGE"])
+
+
+# ------------------------------------------------------------------ classes and queues
+class Cls(enum.Enum):
+    TID = "TID-only"
+    FID1 = "1xFID"
+    FID4 = "4xFID"
+
+
+CONTROL_QUEUE = 0
+TID_QUEUE = 1
+
+
+def transfer_class(d: Descriptor, p: Params) -> Cls:
+    """docs/qos.md table: inline and memory transfers below CM_MIN_BYTES are TID-only;
+    congestion-managed ones use 4 FIDs when `multipath` and at least MP_MIN_BYTES."""
+    if d.is_inline or d.size < p.cm_min_bytes:
+        return Cls.TID
+    if d.multipath and d.size >= p.mp_min_bytes:
+        return Cls.FID4
+    return Cls.FID1
+
+
+def queue_of(d: Descriptor, p: Params, have_fid: bool = False) -> int:
+    """The scheduling queue of a transfer (0 is the control queue, see CONTROL_QUEUE)."""
+    c = transfer_class(d, p)
+    if c is Cls.TID:
+        return TID_QUEUE
+    base = {Cls.FID1: (2, 18), Cls.FID4: (34, 50)}[c][0 if have_fid else 1]
+    return base + d.prio
+
+
+# ------------------------------------------------------------------ segmentation
+def num_blocks(dst_addr: int, size: int, block_size: int) -> int:
+    o = dst_addr % block_size
+    return (o + size + block_size - 1) // block_size
+
+
+def segment(dst_addr: int, size: int, block_size: int) -> list[tuple[int, int]]:
+    """[(offset, size)] of every block: blocks end on BLOCK_SIZE boundaries of the
+    destination; offset(0) = 0, offset(b) = BLOCK_SIZE - o + (b-1) BLOCK_SIZE."""
+    o = dst_addr % block_size
+    n = num_blocks(dst_addr, size, block_size)
+    out = []
+    for b in range(n):
+        off = 0 if b == 0 else block_size - o + (b - 1) * block_size
+        end = min(size, block_size - o + b * block_size)
+        out.append((off, end - off))
+    return out
+
+
+def expected_blocks(d: Descriptor, page: int, ch: int, p: Params) -> list[dict]:
+    """The block descriptors of memory transfer d in channel ch of page, in block order:
+    every BLOCK_DESC field but tid, seq and fid (checked by check_ids)."""
+    assert not d.is_inline
+    c = transfer_class(d, p)
+    cm = int(c is not Cls.TID)
+    segs = segment(d.dst_addr, d.size, p.block_size)
+    n = len(segs)
+    out = []
+    for b, (off, sz) in enumerate(segs):
+        last = int(b == n - 1)
+        out.append(dict(
+            src_addr=(d.src_addr + off) & MASK64,
+            dst_addr=(d.dst_addr + off) & MASK64,
+            dst_node=d.dst_node,
+            pd=page,
+            size=sz,
+            cm=cm,
+            chained=int(cm and b > 0),
+            has_next=int(cm and b < n - 1),
+            notify=int(last and d.notify),
+            last=last,
+            path=b % 4 if c is Cls.FID4 else 0,
+            xfer=xfer_index(page, ch),
+            block=b,
+        ))
+    return out
+
+
+# ------------------------------------------------------------------ ID rules
+def valid_first_fid(c: Cls, fid: int) -> bool:
+    """Is fid a possible FID of block 0 of a transfer of class c."""
+    if c is Cls.TID:
+        return fid == 0
+    if c is Cls.FID1:
+        return FID1_FIRST <= fid < FID1_FIRST + FID1_NUM
+    return FID4_FIRST <= fid < FID4_FIRST + 4 * FID4_GROUPS and fid % 4 == 0
+
+
+def fid_of_block(c: Cls, b: int, fid0: int) -> int:
+    """FID of block b given block 0's FID (1xFID: f; 4xFID: f0 + b mod 4; TID-only: 0)."""
+    if c is Cls.TID:
+        return 0
+    if c is Cls.FID1:
+        return fid0
+    return fid0 + b % 4
+
+
+def tid_of_block(c: Cls, b: int, fid0: int) -> int | None:
+    """TID of block b given block 0's FID. TID-only: None (any free TID of the pool).
+    1xFID: 4f + (b mod 4). 4xFID (frog-leap, seed §3.8): 4 (f0 + b mod 4) + (b div 4) mod 4."""
+    if c is Cls.TID:
+        return None
+    f = fid_of_block(c, b, fid0)
+    if c is Cls.FID1:
+        return FLOW_BLOCKS * f + b % FLOW_BLOCKS
+    return FLOW_BLOCKS * f + (b // 4) % FLOW_BLOCKS
+
+
+def check_ids(c: Cls, b: int, tid: int, fid: int, fid0: int | None, p: Params) -> str | None:
+    """None when (tid, fid) of block b obeys the rules (fid0: block 0's FID, None when b
+    is block 0 itself); else what is wrong. Whether the IDs are free is the
+    Scoreboard's business."""
+    if b == 0 or fid0 is None:
+        if not valid_first_fid(c, fid):
+            return f"{c.value} block {b}: FID {fid} is not a valid first FID"
+        fid0 = fid
+    want_fid = fid_of_block(c, b, fid0)
+    if fid != want_fid:
+        return f"{c.value} block {b}: FID {fid}, expected {want_fid} (block 0 FID {fid0})"
+    want_tid = tid_of_block(c, b, fid0)
+    if want_tid is None:
+        if not 0 <= tid < p.num_tids:
+            return f"TID-only block {b}: TID {tid} outside the pool 0..{p.num_tids - 1}"
+    elif tid != want_tid:
+        return f"{c.value} block {b}: TID {tid}, expected {want_tid} (block 0 FID {fid0})"
+    return None
+
+
+# ------------------------------------------------------------------ packets
+INLINE_DONT_CARE = frozenset({"tid", "seq", "blocks", "payload"})   # payload: first len bytes
+CONTROL_DONT_CARE = frozenset({"tid", "seq", "notify", "payload"})
+
+
+def expected_inline(d: Descriptor, page: int, ch: int) -> dict:
+    """pkt_desc of an inline transfer: every field but tid and seq; `payload` as bytes
+    (compare the first `len` bytes)."""
+    assert d.is_inline
+    return dict(kind=C["PKT_INLINE"], dst_node=d.dst_node, pd=page, len=d.size,
+                dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
+                notify=d.notify, payload=d.payload())
+
+
+def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
+    """pkt_desc of the completion control packet of a notify memory transfer: every
+    field but tid/seq (those of the transfer's last block)."""
+    assert not d.is_inline and d.notify
+    return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
+                dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
+                blocks=num_blocks(d.dst_addr, d.size, p.block_size))
+
+
+def diff_fields(exp: dict, got: dict) -> list[str]:
+    """Mismatches of got (an unpacked record) against exp; exp['payload'] as bytes is
+    compared over its length."""
+    bad = []
+    for k, v in exp.items():
+        if k == "payload" and isinstance(v, (bytes, bytearray)):
+            g = got["payload"].to_bytes(32, "little")[:len(v)]
+            if g != bytes(v):
+                bad.append(f"payload {g.hex()} != {bytes(v).hex()}")
+        elif got[k] != v:
+            bad.append(f"{k} {got[k]:#x} != {v:#x}")
+    return bad
+
+
+# ------------------------------------------------------------------ acceptance
+def descriptor_refusal(d: Descriptor, ch: int, next_busy: bool = False) -> str | None:
+    """Why the engine refuses descriptor d in write channel ch at completion (SLVERR +
+    status ERROR), None when it is accepted. next_busy: channel ch+1 is BUSY."""
+    if d.size == 0:
+        return "size 0"
+    if d.size > C["MAX_TRANSFER_BYTES"]:
+        return "size above 2^32"
+    if d.is_inline and d.size > C["INLINE_MAX"]:
+        return "inline with size above 32"
+    if d.is_inline and d.size > C["INLINE_SHORT_MAX"] and not d.long_desc:
+        return "inline with size 9..32 without long"
+    if d.long_desc and ch % 2:
+        return "long in an odd channel"
+    if d.long_desc and next_busy:
+        return "long while channel c+1 is BUSY"
+    return None
+
+
+def decode_addr(addr: int) -> tuple:
+    """What an AXI address maps to: ("desc", page, ch, offset) for a write channel's
+    descriptor line, ("read_ch", page, ch), ("status", page, ch), ("coll", page, group),
+    ("reg", name), ("unmapped",)."""
+    stride, lb = C["PAGE_STRIDE"], C["DESC_LINE_BYTES"]
+    if addr < C["NUM_PAGES"] * stride:
+        page, off = divmod(addr, stride)
+        d0, s0, c0 = C["DESC_OFFSET"], C["STATUS_OFFSET"], C["COLL_OFFSET"]
+        if d0 <= off < d0 + lb * C["CH_PER_PAGE"]:
+            ch, o = divmod(off - d0, lb)
+            if ch < C["WR_CH_PER_PAGE"]:
+                return ("desc", page, ch, o)
+            return ("read_ch", page, ch)
+        if s0 <= off < s0 + 8 * C["WR_CH_PER_PAGE"]:
+            return ("status", page, (off - s0) // 8)
+        if c0 <= off < c0 + 8 * (C["WR_CH_PER_PAGE"] // 32):
+            return ("coll", page, (off - c0) // 8)
+        return ("unmapped",)
+    rb = C["REG_BASE"]
+    for off, name, _, _ in REGISTERS:
+        if rb + off <= addr < rb + off + 8:
+            return ("reg", name)
+    return ("unmapped",)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One AXI write beat: address and size (bytes) from AW, strobed bytes [lo, hi)."""
+    addr: int
+    nbytes: int
+    lo: int
+    hi: int
+    data: bytes          # the hi-lo strobed bytes
+    burst: int = INCR
+
+
+def write_beats(addr: int, data: bytes, size: int, burst: int, bus_bytes: int) -> list[Beat]:
+    """The beats of an AXI write as cocotbext-axi's AxiMaster makes them: the first beat at
+    the (maybe unaligned) start address, then 2^size-aligned beats; strobes on the bytes
+    of data only."""
+    n = 1 << size
+    out = []
+    pos = 0
+    cur = addr
+    while pos < len(data):
+        lo = cur
+        hi = min((cur // n + 1) * n, addr + len(data))
+        out.append(Beat(cur, n, lo, hi, bytes(data[pos:pos + hi - lo]), burst))
+        pos += hi - lo
+        cur = (cur // n + 1) * n if burst != 0 else addr
+    return out
+
+
+@dataclass
+class _Acc:
+    ch: int            # channel whose line is being assembled
+    line: int          # 0 or 1
+    buf: bytearray = field(default_factory=lambda: bytearray(C["DESC_LINE_BYTES"]))
+    have: int = 0      # bit per byte written
+    line0: int = 0     # the first line of a long descriptor (line == 1)
+
+
+class HostPort:
+    """The host port's acceptance rules and the status table (docs/qos.md "Descriptors
+    and their acceptance", "Status and polling"), beat by beat.
+
+    write() returns (okay, events): okay False means SLVERR for the burst; events are
+    ("start", page, ch, Descriptor) for an accepted descriptor and ("error", page, ch,
+    reason) for one refused at completion. The engine side is told with finish()."""
+
+    def __init__(self, p: Params):
+        self.p = p
+        self.st: dict[tuple[int, int], int] = {}   # (page, ch) -> ST_* (default IDLE)
+        self.long: set[tuple[int, int]] = set()    # BUSY long descriptors (c+1 blocked)
+        self.acc: dict[int, _Acc] = {}             # page -> line being assembled
+        self.refused = 0          # refused beats + refused descriptors (CNT_DESC_ERR)
+
+    # status table
+    def status(self, page: int, ch: int) -> int:
+        return self.st.get((page, ch), C["ST_IDLE"])
+
+    def busy(self, page: int, ch: int) -> bool:
+        return self.status(page, ch) == C["ST_BUSY"]
+
+    def blocked(self, page: int, ch: int) -> bool:
+        """Writes to (page, ch) are refused: BUSY or the second half of a BUSY long one."""
+        return self.busy(page, ch) or (page, ch - 1) in self.long
+
+    def finish(self, page: int, ch: int, st: int) -> None:
+        """The engine finished the transfer of (page, ch): ST_DONE or ST_ERROR."""
+        assert self.busy(page, ch)
+        self.st[(page, ch)] = st
+        self.long.discard((page, ch))
+
+    def read_single(self, page: int, ch: int) -> int:
+        s = self.status(page, ch)
+        if s in (C["ST_DONE"], C["ST_ERROR"]):
+            self.st[(page, ch)] = C["ST_IDLE"]
+        return s
+
+    def read_coll(self, page: int, group: int) -> int:
+        v = 0
+        for i in range(32):
+            v |= self.read_single(page, 32 * group + i) << (2 * i)
+        return v
+
+    # writes
+    def beat_refusal(self, bt: Beat) -> str | None:
+        """Why a beat is refused (SLVERR, nothing written, nothing changes), or None."""
+        if bt.nbytes < 8 or bt.nbytes > self.p.bus_bytes:
+            return f"beat size {bt.nbytes}"
+        if bt.addr % bt.nbytes:
+            return "address not aligned to the beat size"
+        if (bt.lo, bt.hi) != (bt.addr, bt.addr + bt.nbytes):
+            return "strobes are not the addressed bytes"
+        if bt.burst != INCR:
+            return "burst not INCR"
+        a = decode_addr(bt.addr)
+        if a[0] != "desc":
+            return f"{a[0]} address"
+        _, page, ch, _ = a
+        if self.blocked(page, ch):
+            return "channel BUSY"
+        acc = self.acc.get(page)
+        if acc is not None and acc.ch != ch:
+            return "page is assembling another line"
+        return None
+
+    def beat(self, bt: Beat) -> tuple[bool, list]:
+        why = self.beat_refusal(bt)
+        if why is not None:
+            self.refused += 1
+            return False, []
+        _, page, ch, off = decode_addr(bt.addr)
+        acc = self.acc.setdefault(page, _Acc(ch, 0))
+        acc.buf[off:off + len(bt.data)] = bt.data
+        acc.have |= ((1 << len(bt.data)) - 1) << off
+        if acc.have != (1 << C["DESC_LINE_BYTES"]) - 1:
+            return True, []
+        del self.acc[page]
+        line = int.from_bytes(acc.buf, "little")
+        if acc.line == 1:
+            return True, self._start(page, ch - 1, Descriptor.from_lines(acc.line0, line))
+        d = Descriptor.from_lines(line)
+        nxt = ch + 1 < C["WR_CH_PER_PAGE"] and self.blocked(page, ch + 1)
+        why = descriptor_refusal(d, ch, next_busy=bool(d.long_desc and nxt))
+        if why is not None:
+            self.st[(page, ch)] = C["ST_ERROR"]
+            self.refused += 1
+            return False, [("error", page, ch, why)]
+        if d.long_desc:
+            self.acc[page] = _Acc(ch + 1, 1, line0=line)
+            return True, []
+        return True, self._start(page, ch, d)
+
+    def _start(self, page, ch, d):
+        self.st[(page, ch)] = C["ST_BUSY"]
+        if d.long_desc:
+            self.long.add((page, ch))
+        return [("start", page, ch, d)]
+
+    def write(self, w: "Write") -> tuple[bool, list]:
+        """A whole AXI write (burst): okay unless some beat or descriptor is refused."""
+        ok, ev = True, []
+        for bt in write_beats(w.addr, w.data, w.size, w.burst, self.p.bus_bytes):
+            o, e = self.beat(bt)
+            ok &= o
+            ev += e
+        return ok, ev
+
+
+# ------------------------------------------------------------------ posting
+@dataclass(frozen=True)
+class Write:
+    """One AXI write: AxiMaster.write(addr, data, size=size, burst=burst)."""
+    addr: int
+    data: bytes
+    size: int            # AWSIZE: log2 of the beat size in bytes
+    burst: int = INCR
+
+
+POST_MODES = ("line", "desc", "words", "beats8")
+
+
+def _log2(n: int) -> int:
+    assert n & (n - 1) == 0
+    return n.bit_length() - 1
+
+
+def line_writes(addr: int, line: bytes, mode: str, rng: random.Random | None,
+                bus_bytes: int) -> list[Write]:
+    """The writes of one 32-byte line at addr. line: one burst of bus-width beats;
+    beats8: one burst of 8-byte beats; words: 8/16(/32)-byte single-beat writes in random
+    order."""
+    beat = min(len(line), bus_bytes)
+    if mode in ("line", "desc"):
+        return [Write(addr, bytes(line), _log2(beat))]
+    if mode == "beats8":
+        return [Write(addr, bytes(line), 3)]
+    assert mode == "words", mode
+    rng = rng or random.Random(0)
+    chunks = []
+    off = 0
+    while off < len(line):
+        sizes = [8]
+        if bus_bytes >= 16 and off % 16 == 0:
+            sizes.append(16)
+        if bus_bytes >= 32 and off == 0 and rng.random() < 0.15:
+            sizes = [32]
+        n = rng.choice(sizes)
+        chunks.append(Write(addr + off, bytes(line[off:off + n]), _log2(n)))
+        off += n
+    rng.shuffle(chunks)
+    return chunks
+
+
+def post_writes(d: Descriptor, page: int, ch: int, mode: str = "line",
+                rng: random.Random | None = None, bus_bytes: int = 32) -> list[Write]:
+    """The AXI writes that post d to write channel ch of page, in order. Modes:
+    line   one write per 32-byte line (bursts of bus-width beats);
+    desc   one write of the whole descriptor (32 or 64 bytes);
+    words  8/16-byte word writes in random order within each line, line 1 after line 0;
+    beats8 one burst of 8-byte beats per line."""
+    base = desc_addr(page, ch)
+    lines = d.lines()
+    if mode == "desc":
+        data = b"".join(lines)
+        return [Write(base, data, _log2(min(len(data), bus_bytes, 32)))]
+    out = []
+    for i, ln in enumerate(lines):
+        out += line_writes(base + i * C["DESC_LINE_BYTES"], ln, mode, rng, bus_bytes)
+    return out
+
+
+def interleave(seqs: list[list], rng: random.Random) -> list:
+    """A random merge of several sequences that keeps each one's order."""
+    seqs = [list(s) for s in seqs if s]
+    pos = [0] * len(seqs)
+    left = [len(s) for s in seqs]
+    out = []
+    while any(left):
+        # pick a sequence weighted by what it has left (uniform over merges)
+        k = rng.choices(range(len(seqs)), weights=left)[0]
+        out.append(seqs[k][pos[k]])
+        pos[k] += 1
+        left[k] -= 1
+    return out
+
+
+# ------------------------------------------------------------------ scoreboard
+class ModelError(AssertionError):
+    """An observed output disagrees with the model."""
+
+
+@dataclass
+class Transfer:
+    """A posted transfer and what has been seen of it."""
+    page: int
+    ch: int
+    desc: Descriptor
+    cls: Cls
+    nblocks: int                     # 1 for an inline transfer
+    blocks: list[dict]               # expected block descriptors (memory)
+    inline: dict | None              # expected inline packet
+    control: dict | None             # expected control packet (notify memory transfer)
+    observed: list = field(default_factory=list)      # [(tid, seq)] per block / packet
+    in_flight: dict = field(default_factory=dict)     # tid -> seq
+    acked: int = 0                   # ACKs accepted by the engine (matching)
+    nacked: bool = False
+    aborted_at: int | None = None    # blocks observed when the NACK was accepted
+    fid0: int | None = None
+    fids_held: bool = False
+    control_seen: dict | None = None
+    control_ok: bool = False         # control packet seen and its tid/seq checked
+
+    @property
+    def xfer(self) -> int:
+        return xfer_index(self.page, self.ch)
+
+    @property
+    def all_acked(self) -> bool:
+        return self.acked == self.nblocks
+
+    @property
+    def complete(self) -> bool:
+        """Everything the engine must output for it has been seen and acknowledged."""
+        if self.nacked:
+            return not self.in_flight
+        return self.all_acked and (self.control is None or self.control_ok)
+
+    def remaining(self) -> str:
+        s = f"{self.observed.__len__()}/{self.nblocks} out, {self.acked} acked"
+        if self.control is not None:
+            s += ", control " + ("seen" if self.control_seen else "missing")
+        return s
+
+
+class Scoreboard:
+    """Checks observed outputs against the transfers posted.
+
+    post() before the descriptor's last beat is written; on_block()/on_packet() with the
+    unpacked fields of every handshake on m_blk/m_pkt; on_ack() for every ACK when the
+    engine accepts it (s_ack handshake); retire() when the test has seen the transfer
+    DONE/ERROR and wants its channel back; check_end() at the end.
+
+    Checks: expected fields; blocks of a transfer in order 0..n-1; at most
+    MAX_OUTSTANDING of a transfer unacknowledged; TID not in flight; TID/FID rules and
+    FIDs not held by another transfer; seq unique and increasing per port, every seq
+    0..N-1 used once (16-bit wrap unwrapped); a control packet only after n-1 ACKs,
+    with the last block's tid/seq; nothing after a NACK."""
+
+    def __init__(self, p: Params):
+        self.p = p
+        self.active: dict[int, Transfer] = {}
+        self.tid_owner: dict[int, tuple[Transfer, int]] = {}    # tid -> (transfer, seq)
+        self.fid1: dict[int, Transfer] = {}
+        self.fid4: dict[int, Transfer] = {}                     # group base -> transfer
+        self.seq_hi = -1
+        self.seqs: set[int] = set()
+        self.port_last = {"blk": -1, "pkt": -1}
+        self.n = dict(posted=0, blocks=0, inline=0, control=0, ack=0, nack=0, stale=0,
+                      retired=0)
+
+    # ---------------------------------------------------------- posting
+    def post(self, page: int, ch: int, d: Descriptor) -> Transfer:
+        x = xfer_index(page, ch)
+        if x in self.active:
+            raise ModelError(f"test bug: transfer {x} posted while one is active")
+        c = transfer_class(d, self.p)
+        if d.is_inline:
+            t = Transfer(page, ch, d, c, 1, [], expected_inline(d, page, ch), None)
+        else:
+            blocks = expected_blocks(d, page, ch, self.p)
+            ctl = expected_control(d, page, ch, self.p) if d.notify else None
+            t = Transfer(page, ch, d, c, len(blocks), blocks, None, ctl)
+        self.active[x] = t
+        self.n["posted"] += 1
+        return t
+
+    def retire(self, t: Transfer) -> None:
+        """The test is done with t (seen DONE/ERROR and complete): its channel is free."""
+        if not t.complete:
+            raise ModelError(f"xfer {t.xfer} retired incomplete: {t.remaining()}")
+        del self.active[t.xfer]
+        self.n["retired"] += 1
+
+    # ---------------------------------------------------------- sequence numbers
+    def unwrap(self, seq: int) -> int:
+        k = (self.seq_hi + 1 - seq + SEQ_MOD // 2) // SEQ_MOD
+        return seq + k * SEQ_MOD
+
+    def _seq(self, seq: int, port: str, what: str) -> int:
+        u = self.unwrap(seq)
+        if u in self.seqs:
+            raise ModelError(f"{what}: seq {seq} (#{u}) used twice")
+        if u <= self.port_last[port]:
+            raise ModelError(f"{what}: seq {seq} (#{u}) not above the previous on m_{port} "
+                             f"(#{self.port_last[port]})")
+        self.seqs.add(u)
+        self.port_last[port] = u
+        self.seq_hi = max(self.seq_hi, u)
+        return u
+
+    # ---------------------------------------------------------- outputs
+    def _xfer(self, x: int, what: str) -> Transfer:
+        t = self.active.get(x)
+        if t is None:
+            raise ModelError(f"{what}: xfer {x} (page {x // 128} ch {x % 128}) has no "
+                             f"transfer posted")
+        return t
+
+    def _take_tid(self, t: Transfer, tid: int, seq: int, what: str) -> None:
+        if tid in self.tid_owner:
+            o = self.tid_owner[tid][0]
+            raise ModelError(f"{what}: TID {tid} is in flight (xfer {o.xfer})")
+        self.tid_owner[tid] = (t, seq)
+        t.in_flight[tid] = seq
+
+    def on_block(self, f: dict) -> Transfer:
+        """A block descriptor was handed over (f = BLOCK_DESC.unpack(data))."""
+        what = f"block xfer {f['xfer']} #{f['block']} tid {f['tid']} seq {f['seq']}"
+        t = self._xfer(f["xfer"], what)
+        if t.desc.is_inline:
+            raise ModelError(f"{what}: block descriptor of an inline transfer")
+        b = len(t.observed)
+        if t.nacked:
+            raise ModelError(f"{what}: block issued after the transfer was NACKed "
+                             f"({t.aborted_at} blocks out then)")
+        if b >= t.nblocks:
+            raise ModelError(f"{what}: transfer has only {t.nblocks} blocks")
+        if f["block"] != b:
+            raise ModelError(f"{what}: expected block {b} next (blocks in order)")
+        bad = diff_fields(t.blocks[b], f)
+        if bad:
+            raise ModelError(f"{what}: " + "; ".join(bad))
+        if len(t.in_flight) >= self.p.max_outstanding:
+            raise ModelError(f"{what}: {len(t.in_flight)} blocks of the transfer already "
+                             f"unacknowledged (MAX_OUTSTANDING {self.p.max_outstanding})")
+        why = check_ids(t.cls, b, f["tid"], f["fid"], t.fid0, self.p)
+        if why:
+            raise ModelError(f"{what}: {why}")
+        if b == 0 and t.cls is not Cls.TID:
+            pool = self.fid1 if t.cls is Cls.FID1 else self.fid4
+            if f["fid"] in pool:
+                raise ModelError(f"{what}: FID {f['fid']} held by xfer {pool[f['fid']].xfer}")
+            pool[f["fid"]] = t
+            t.fid0 = f["fid"]
+            t.fids_held = True
+        self._take_tid(t, f["tid"], f["seq"], what)
+        self._seq(f["seq"], "blk", what)
+        t.observed.append((f["tid"], f["seq"]))
+        self.n["blocks"] += 1
+        if b == t.nblocks - 1 and t.control_seen is not None:
+            self._check_control_ids(t)
+        return t
+
+    def on_packet(self, f: dict) -> Transfer:
+        """A pkt_desc was handed over (f = PKT_DESC.unpack(data))."""
+        kind = "inline" if f["kind"] == C["PKT_INLINE"] else "control"
+        what = f"{kind} packet xfer {f['xfer']} tid {f['tid']} seq {f['seq']}"
+        t = self._xfer(f["xfer"], what)
+        if f["kind"] == C["PKT_INLINE"]:
+            if not t.desc.is_inline:
+                raise ModelError(f"{what}: inline packet of a memory transfer")
+            if t.observed:
+                raise ModelError(f"{what}: second inline packet")
+            bad = diff_fields(t.inline, f)
+            if bad:
+                raise ModelError(f"{what}: " + "; ".join(bad))
+            if not 0 <= f["tid"] < self.p.num_tids:
+                raise ModelError(f"{what}: TID outside the pool 0..{self.p.num_tids - 1}")
+            self._take_tid(t, f["tid"], f["seq"], what)
+            self._seq(f["seq"], "pkt", what)
+            t.observed.append((f["tid"], f["seq"]))
+            self.n["inline"] += 1
+            return t
+        if t.control is None:
+            raise ModelError(f"{what}: control packet of a transfer without notify "
+                             f"(or inline)")
+        if t.control_seen is not None:
+            raise ModelError(f"{what}: second control packet")
+        if t.nacked:
+            raise ModelError(f"{what}: control packet of a NACKed transfer")
+        if t.acked < t.nblocks - 1:
+            raise ModelError(f"{what}: control packet after {t.acked} ACKs of "
+                             f"{t.nblocks} blocks (needs {t.nblocks - 1})")
+        bad = diff_fields(t.control, f)
+        if bad:
+            raise ModelError(f"{what}: " + "; ".join(bad))
+        t.control_seen = f
+        self.n["control"] += 1
+        if len(t.observed) == t.nblocks:
+            self._check_control_ids(t)
+        return t
+
+    def _check_control_ids(self, t: Transfer) -> None:
+        f = t.control_seen
+        tid, seq = t.observed[-1]
+        if (f["tid"], f["seq"]) != (tid, seq):
+            raise ModelError(f"control packet xfer {t.xfer}: tid/seq {f['tid']}/{f['seq']}, "
+                             f"last block has {tid}/{seq}")
+        t.control_ok = True
+
+    # ---------------------------------------------------------- acknowledgements
+    def on_ack(self, tid: int, seq: int, nack: bool = False) -> Transfer | None:
+        """The engine accepted an ACK/NACK. Returns the transfer it retires a block of,
+        None when the engine must drop it (no pending entry or sequence mismatch)."""
+        o = self.tid_owner.get(tid)
+        if o is None or o[1] != seq:
+            self.n["stale"] += 1
+            return None
+        t = o[0]
+        del self.tid_owner[tid]
+        del t.in_flight[tid]
+        if nack:
+            self.n["nack"] += 1
+            if not t.nacked:
+                t.nacked = True
+                t.aborted_at = len(t.observed)
+        else:
+            self.n["ack"] += 1
+            t.acked += 1
+        if t.fids_held and (t.all_acked or (t.nacked and not t.in_flight)):
+            pool = self.fid1 if t.cls is Cls.FID1 else self.fid4
+            del pool[t.fid0]
+            t.fids_held = False
+        return t
+
+    def pending(self) -> list[tuple[int, int]]:
+        """(tid, seq) of every output not yet acknowledged."""
+        return [(tid, s) for tid, (_, s) in self.tid_owner.items()]
+
+    # ---------------------------------------------------------- end
+    def seq_problems(self) -> list[str]:
+        n = len(self.seqs)
+        if n and (min(self.seqs) != 0 or max(self.seqs) != n - 1):
+            missing = sorted(set(range(max(self.seqs) + 1)) - self.seqs)
+            return [f"sequence numbers not 0..{n - 1} each once: {n} used, max "
+                    f"#{max(self.seqs)}, missing {missing[:10]}"]
+        if n != self.n["blocks"] + self.n["inline"]:
+            return [f"{n} sequence numbers for {self.n['blocks']} blocks + "
+                    f"{self.n['inline']} inline packets"]
+        return []
+
+    def check_end(self) -> list[str]:
+        """What is wrong when every transfer should be over: [] when nothing."""
+        bad = []
+        for t in self.active.values():
+            if not t.complete:
+                bad.append(f"xfer {t.xfer} (page {t.page} ch {t.ch}, {t.cls.value}, size "
+                           f"{t.desc.size}) incomplete: {t.remaining()}")
+        if self.tid_owner:
+            bad.append(f"TIDs still in flight: {sorted(self.tid_owner)[:20]}")
+        if self.fid1 or self.fid4:
+            bad.append(f"FIDs still held: {sorted(self.fid1)} {sorted(self.fid4)}")
+        return bad + self.seq_problems()
+
+
+def ack_word(tid: int, seq: int, nack: bool = False) -> int:
+    return ACK_DESC.pack(tid=tid, seq=seq % SEQ_MOD, nack=int(nack))
