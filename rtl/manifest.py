@@ -88,6 +88,22 @@ _top("qrdma_qos_engine", ["rtl/qos/qrdma_qos_engine.sv"], area="qos",
 _top("qrdma_nic_regs", ["rtl/top/qrdma_nic_regs.sv"], area="top",
      deps=["qrdma_fmt_pkg", "qrdma_counters"])
 
+# ---------------------------------------------------------------- NIC (docs/nic.md)
+_top("qrdma_tx", ["rtl/tx/qrdma_tx_pkg.sv", "rtl/tx/qrdma_tx_sched.sv", "rtl/tx/qrdma_tx_rd.sv",
+                  "rtl/tx/qrdma_tx_realign.sv", "rtl/tx/qrdma_tx_asm.sv", "rtl/tx/qrdma_tx.sv"],
+     area="tx",
+     deps=["qrdma_fmt_pkg", "qrdma_id_pool", "qrdma_multi_queue", "qrdma_arb_rr",
+           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     lint=({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
+           {"NUM_NODES": 1, "MAX_PAYLOAD": 256, "SLOTS": 2, "READ_WINDOW_BEATS": 4,
+            "AXI_ID_W": 1}))
+_top("qrdma_rx", ["rtl/rx/qrdma_rx_pkg.sv", "rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
+                  "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx_notif.sv", "rtl/rx/qrdma_rx.sv"],
+     area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
+           {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
+
 # --------------------------------------------------------------------- helpers
 def sources(name: str) -> list[Path]:
     """All files of top `name` (absolute paths), packages first, each once."""

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_rx_buf: the store-and-forward receive buffer of qrdma_rx with its CRC check
+// (docs/nic.md "Receive unit"). Packets arrive on s_axis_rx (512-bit beats, beat 0 the
+// header, CRC-32 of all tkeep bytes in tuser of the last beat). The header beat goes into
+// a header FIFO (pushed at the packet's last beat, with tuser and the payload beat count),
+// the payload beats into a ring of BUF_BEATS beats (qrdma_sdp_ram) as they are. Every
+// beat also goes to the CRC (qrdma_crc32_512) through a realigner: DATA payload sits at
+// lane dst_addr mod 64 on the wire, the CRC block wants the packet's bytes packed from
+// lane 0, so payload beats are shifted down by the lane of the first payload byte (taken
+// from tkeep, not from the header, so a corrupted header still gives an exact CRC of what
+// came). The CRC results queue in order; a packet leaves on m_hdr_* once its CRC is known,
+// with m_hdr_crc_ok = (CRC == tuser). Nothing here drops a packet: the header processor
+// decides and then reads (rd_en) or releases (skip_en) the payload beats, in order.
+//
+// Flow control (lossless): a header beat is taken while the header FIFO has room, a
+// payload beat while the ring has room. A packet with more than MAX_PAYLOAD/64 + 1
+// payload beats (longer than any legal one) keeps only that many in the ring, the rest
+// is taken and dropped and m_hdr_long is set, so a malformed packet cannot stall the unit.
+//
+// Realigner (one beat per cycle, no backpressure): it holds the last beat taken; when the
+// next beat comes it emits a CRC beat from the two (header: as it is; payload: bytes
+// sh..63 of the held beat followed by bytes 0..sh-1 of the new one). A packet's last CRC
+// beat is emitted with its last wire beat when that beat has no bytes at lanes >= sh,
+// else from the held beat in the next cycle without a new beat or with the next packet's
+// header beat (which is then held). So at most one CRC beat per cycle, and a packet's CRC
+// beats end 0 or 1 cycle after its last wire beat.
+//
+// Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+1 (n+2
+// with the flush) -> CRC result at n+1+LATENCY (+1) -> m_hdr_valid at n+2+LATENCY (+1)
+// (LATENCY = 5: n+7 or n+8). rd_data is valid the cycle after rd_en.
+`default_nettype none
+
+module qrdma_rx_buf
+  import qrdma_pkg::*;
+  import qrdma_fmt_pkg::*;
+  import qrdma_rx_pkg::*;
+#(
+  parameter int unsigned MAX_PAYLOAD = 1024, // largest DATA payload in bytes (256..4096, power of 2)
+  parameter int unsigned BUF_BEATS   = 256,  // payload beats the ring holds (power of 2, >= MAX_PAYLOAD/64 + 1)
+  parameter int unsigned HDR_DEPTH   = 64,   // packets (headers) the buffer holds
+  localparam int unsigned PW         = idx_w(BUF_BEATS)  // ring index bits
+) (
+  input  logic              clk,
+  input  logic              rst,
+  // network in
+  input  logic [511:0]      s_axis_rx_tdata,
+  input  logic [63:0]       s_axis_rx_tkeep,
+  input  logic              s_axis_rx_tlast,
+  input  logic [31:0]       s_axis_rx_tuser,   // CRC-32 of the packet on its last beat
+  input  logic              s_axis_rx_tvalid,
+  output logic              s_axis_rx_tready,
+  // packets in arrival order, once their CRC is known
+  output logic              m_hdr_valid,
+  input  logic              m_hdr_ready,
+  output net_hdr_t          m_hdr,             // header (bits 255:184 read as zero)
+  output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
+  output logic              m_hdr_long,        // more payload beats came than the ring kept
+  output logic              m_hdr_crc_ok,      // CRC matches tuser
+  // payload beats, in order: read one (rd_data the next cycle) and/or release skip_n
+  input  logic              rd_en,
+  output logic [511:0]      rd_data,
+  input  logic              skip_en,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [NBW-1:0]    skip_n         // < BUF_BEATS: only the ring index bits are used
+  /* verilator lint_on UNUSEDSIGNAL */
+);
+
+  localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
+  localparam int unsigned HQW  = 256 + 184 + 32 + NBW + 1;
+
+`ifndef SYNTHESIS
+  initial begin
+    if (MAX_PAYLOAD < 256 || MAX_PAYLOAD > 4096 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
+      $fatal(1, "qrdma_rx_buf: MAX_PAYLOAD must be a power of 2 in 256..4096");
+    if ((BUF_BEATS & (BUF_BEATS - 1)) != 0 || BUF_BEATS < MAXB)
+      $fatal(1, "qrdma_rx_buf: BUF_BEATS must be a power of 2 >= MAX_PAYLOAD/64 + 1");
+    if (HDR_DEPTH < 2) $fatal(1, "qrdma_rx_buf: HDR_DEPTH must be >= 2");
+  end
+`endif
+
+  // ------------------------------------------------------------------ input side
+  logic               in_pkt_q;            // the next beat is a payload beat
+  logic [255:0]       hhi_q;               // header beat of the packet being received
+  logic [183:0]       hlo_q;
+  logic [NBW-1:0]     nb_q;                // payload beats stored so far
+  logic               long_q;
+  logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
+  logic [PW:0]        used;
+  logic               store_ok, in_fire, hdr_beat, pl_wr;
+  logic               hq_s_ready, hq_m_valid, cq_m_valid;
+  logic [HQW-1:0]     hq_s_data, hq_m_data;
+  logic [31:0]        cq_m_data;
+
+  assign hdr_beat = !in_pkt_q;
+  assign used     = wr_ptr_q - rd_ptr_q;
+  assign store_ok = (nb_q < NBW'(MAXB));
+  // header beat: the header FIFO has room (the packet's entry is pushed at its last beat;
+  // no other push happens before that); payload beat: the ring has room, or the beat is
+  // beyond what a legal packet has and is dropped anyway
+  assign s_axis_rx_tready = hdr_beat ? hq_s_ready : (!store_ok || !used[PW]);
+  assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
+  assign pl_wr   = in_fire && !hdr_beat && store_ok;
+
+  always_comb begin
+    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tdata[183:0], s_axis_rx_tuser,
+                               NBW'(0), 1'b0};
+    else          hq_s_data = {hhi_q, hlo_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
+                               long_q || !store_ok};
+  end
+
+  always_ff @(posedge clk) begin
+    if (in_fire && hdr_beat) begin
+      hhi_q <= s_axis_rx_tdata[511:256];
+      hlo_q <= s_axis_rx_tdata[183:0];
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      in_pkt_q <= 1'b0;
+      nb_q     <= '0;
+      long_q   <= 1'b0;
+      wr_ptr_q <= '0;
+    end else begin
+      if (in_fire) begin
+        in_pkt_q <= !s_axis_rx_tlast;
+        if (hdr_beat) begin
+          nb_q   <= '0;
+          long_q <= 1'b0;
+        end else begin
+          nb_q   <= nb_q + NBW'(pl_wr);
+          long_q <= long_q || !store_ok;
+        end
+      end
+      if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
+    end
+  end
+
+  // Header FIFO: one entry per packet, pushed at its last beat.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [cnt_w(HDR_DEPTH)-1:0] hq_count, cq_count;
+  logic                        hq_af, cq_af, cq_s_ready;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic                        hq_pop;
+
+  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH)) u_hdr_fifo (
+    .clk, .rst,
+    .s_valid(in_fire && s_axis_rx_tlast), .s_ready(hq_s_ready), .s_data(hq_s_data),
+    .m_valid(hq_m_valid), .m_ready(hq_pop), .m_data(hq_m_data),
+    .count(hq_count), .almost_full(hq_af)
+  );
+
+  // ------------------------------------------------------------------ ring
+  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(BUF_BEATS)) u_ring (
+    .clk,
+    .wr_en(pl_wr), .wr_be(1'b1), .wr_addr(wr_ptr_q[PW-1:0]), .wr_data(s_axis_rx_tdata),
+    // only beats of packets already complete are read: never the one being written
+    .rd_en(rd_en), .rd_addr(rd_ptr_q[PW-1:0]), .rd_data(rd_data)
+  );
+
+  always_ff @(posedge clk) begin
+    if (rst) rd_ptr_q <= '0;
+    else     rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_n) : '0);
+  end
+
+  // ------------------------------------------------------------------ CRC realigner
+  logic           pv_q;     // a held beat with bytes still to emit
+  logic           ph_q;     // it is a header beat
+  logic           pl_q;     // it is the last beat of its packet
+  logic [511:0]   pd_q;
+  logic [63:0]    pk_q;
+  logic [5:0]     sh_q;     // lane of the first payload byte of the current packet
+  logic           cv_q, cl_q;  // CRC beat registered for the CRC block
+  logic [511:0]   cd_q;
+  logic [63:0]    ck_q;
+  logic           emit, emit_last, cur_rest, cur_spent;
+  logic [511:0]   emit_d;
+  logic [63:0]    emit_k;
+  logic [511:0]   win_d;
+  logic [63:0]    win_k;
+
+  // lowest set bit of a keep (0 for none)
+  function automatic logic [5:0] first_lane(input logic [63:0] k);
+    logic [5:0] r = '0;
+    for (int i = 63; i >= 0; i--) if (k[i]) r = 6'(i);
+    return r;
+  endfunction
+
+  // bytes sh.. of the held beat, then the new beat (zero when it belongs to the next
+  // packet or no beat came)
+  logic cur_same;  // the beat taken now is a payload beat of the held beat's packet
+  assign cur_same = in_fire && !hdr_beat;
+  assign win_d = 512'({cur_same ? s_axis_rx_tdata : 512'b0, pd_q} >> {sh_q, 3'b000});
+  assign win_k = 64'({cur_same ? s_axis_rx_tkeep : 64'b0, pk_q} >> sh_q);
+  // the new (last) beat has bytes at lanes >= sh that a later CRC beat must carry
+  assign cur_rest  = |(s_axis_rx_tkeep >> sh_q);
+
+  always_comb begin
+    emit      = 1'b0;
+    emit_last = 1'b0;
+    emit_d    = win_d;
+    emit_k    = win_k;
+    cur_spent = 1'b0;
+    if (pv_q && ph_q) begin
+      // header: emitted as it is when the next beat comes or, if it ends its packet,
+      // as soon as no beat comes
+      emit      = in_fire || pl_q;
+      emit_last = pl_q;
+      emit_d    = pd_q;
+      emit_k    = pk_q;
+    end else if (pv_q && pl_q) begin
+      emit      = 1'b1;            // tail of the last payload beat
+      emit_last = 1'b1;
+    end else if (pv_q && in_fire) begin
+      emit      = 1'b1;            // held payload beat + head of the new one
+      emit_last = s_axis_rx_tlast && !cur_rest;
+      cur_spent = emit_last;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pv_q <= 1'b0;
+      cv_q <= 1'b0;
+    end else begin
+      cv_q <= emit;
+      if (in_fire)   pv_q <= !cur_spent;
+      else if (emit) pv_q <= 1'b0;   // flushed the last beat of a packet
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (in_fire) begin
+      pd_q <= s_axis_rx_tdata;
+      pk_q <= s_axis_rx_tkeep;
+      ph_q <= hdr_beat;
+      pl_q <= s_axis_rx_tlast;
+      // first payload beat: its first kept lane is where the payload starts
+      if (!hdr_beat && nb_q == '0 && !long_q) sh_q <= first_lane(s_axis_rx_tkeep);
+    end
+    cd_q <= emit_d;
+    ck_q <= emit_k;
+    cl_q <= emit_last;
+  end
+
+  logic        crc_valid;
+  logic [31:0] crc;
+
+  qrdma_crc32_512 u_crc (
+    .clk, .rst,
+    .s_valid(cv_q), .s_data(cd_q), .s_keep(ck_q), .s_last(cl_q),
+    .m_valid(crc_valid), .m_crc(crc)
+  );
+
+  // CRC results in packet order. A result comes after its packet's header entry was
+  // pushed and both FIFOs pop together, so this FIFO never holds more than the header
+  // FIFO: it is never full when a result comes. LUT RAM (no block-RAM latency).
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_crc_fifo (
+    .clk, .rst,
+    .s_valid(crc_valid), .s_ready(cq_s_ready), .s_data(crc),
+    .m_valid(cq_m_valid), .m_ready(hq_pop), .m_data(cq_m_data),
+    .count(cq_count), .almost_full(cq_af)
+  );
+
+  // ------------------------------------------------------------------ output
+  logic [31:0] tuser_q;
+
+  assign m_hdr_valid = hq_m_valid && cq_m_valid;
+  assign hq_pop      = m_hdr_valid && m_hdr_ready;
+  assign {m_hdr[511:256], m_hdr[183:0], tuser_q, m_hdr_nbeats, m_hdr_long} = hq_m_data;
+  assign m_hdr[255:184] = '0;
+  assign m_hdr_crc_ok   = (cq_m_data == tuser_q);
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && crc_valid && !cq_s_ready)
+      $display("ERROR: %m: t=%0t CRC result lost (FIFO full)", $time);
+    if (!rst && in_fire && s_axis_rx_tlast && !hq_s_ready)
+      $display("ERROR: %m: t=%0t header FIFO full at a last beat", $time);
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

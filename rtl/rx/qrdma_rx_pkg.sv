@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_rx_pkg: records passed between the parts of the receive unit qrdma_rx
+// (docs/nic.md "Receive unit"): the write command (header processor -> AXI write engine),
+// the completion event (header processor -> notification writer) and the CONTROL packet
+// fields kept per table entry until the block they name completes. Packet and
+// notification layouts come from the generated qrdma_fmt_pkg (docs/formats.md).
+`default_nettype none
+
+// Not every constant is used by every user of the package.
+/* verilator lint_off UNUSEDPARAM */
+package qrdma_rx_pkg;
+
+  // Payload beats of one packet: 0 .. MAX_PAYLOAD/64 + 1 = 65 (MAX_PAYLOAD <= 4096).
+  localparam int unsigned NBW  = 7;
+  // Write-completion counters (tags) of the completion events; 32 bits so that the
+  // comparison (completed - tag >= 0, modulo 2^32) stays exact while an event waits.
+  localparam int unsigned TAGW = 32;
+  localparam int unsigned BAW  = 58;  // beat address: byte address bits 63:6
+
+  // Operation of a write command.
+  typedef enum logic [1:0] {
+    OP_SKIP = 2'd0,  // release nbeats beats of the receive buffer (dropped packet)
+    OP_RING = 2'd1,  // write nbeats beats from the receive buffer (DATA payload)
+    OP_IMM  = 2'd2   // write 1-2 beats of inline payload (INLINE)
+  } op_e;
+
+  // Write command, header processor -> AXI write engine (in packet order).
+  typedef struct packed {
+    op_e             op;
+    logic [BAW-1:0]  baddr;   // beat address of the first beat (dst_addr[63:6])
+    logic [NBW-1:0]  nbeats;  // beats written (RING, IMM) or released (SKIP)
+    logic [5:0]      lo;      // lane of the first payload byte (first beat)
+    logic [5:0]      hi;      // lane of the last payload byte (last beat)
+    logic            split;   // IMM of 2 beats across a 4 KiB boundary: two bursts
+    logic [255:0]    data;    // IMM: inline payload, byte 0 in bits 7:0
+  } rx_cmd_t;
+
+  // Completion event, header processor -> notification writer (in packet order). Acted
+  // on once TAGW-bit count of completed write commands >= wtag.
+  typedef struct packed {
+    logic            ack;       // request an ACK (tid, seq) to src_node
+    logic            ntf;       // write a notification entry
+    logic [3:0]      kind;      // NET_INLINE / NET_CONTROL (notification)
+    logic [15:0]     src_node;
+    logic [9:0]      tid;
+    logic [15:0]     seq;
+    logic [10:0]     xfer;
+    logic [3:0]      pd;
+    logic [32:0]     size;
+    logic [31:0]     tag;
+    logic [63:0]     dst_addr;
+    logic [TAGW-1:0] wtag;      // write commands that must be complete (B) first
+  } rx_evt_t;
+
+  // Fields of a CONTROL packet, kept per table entry until its block completes.
+  typedef struct packed {
+    logic [10:0] xfer;
+    logic [3:0]  pd;
+    logic [32:0] size;
+    logic [31:0] tag;
+    logic [63:0] dst_addr;
+  } rx_ctrl_t;
+
+  // Byte-lane mask of lanes lo..hi (lo <= hi).
+  function automatic logic [63:0] lane_mask(input logic [5:0] lo, input logic [5:0] hi);
+    return ({64{1'b1}} << lo) & ({64{1'b1}} >> (6'd63 - hi));
+  endfunction
+
+endpackage
+/* verilator lint_on UNUSEDPARAM */
+
+`default_nettype wire

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_rx_wr: the AXI4 write engine of qrdma_rx (docs/nic.md "Receive unit"). It runs
+// the write commands of the header processor in order -- RING: the payload beats of a
+// DATA packet from the receive buffer, written as they are (they already sit at lane
+// dst_addr mod 64); IMM: an INLINE payload rotated to its lane (1 beat, or 2 when it
+// crosses a 64-byte boundary); SKIP: release the beats of a dropped packet -- and the
+// notification writes of the notification writer (one beat), which go first at the next
+// command boundary. Each write is one INCR burst (AWSIZE 6, AWADDR 64-byte aligned,
+// one ID, strobes for the partial first/last beat); only an INLINE crossing a 4 KiB
+// boundary takes two one-beat bursts (a DATA packet never crosses MAX_PAYLOAD <= 4 KiB).
+// B responses come back in order (one ID): a FIFO of KQ_DEPTH entries remembers, per
+// burst, whether it is a notification and whether it ends its command, so each B becomes
+// a pulse done_cmd (a RING/IMM command is complete) or done_ntf (a notification is
+// written). BRESP is not checked (an error response still completes the write).
+//
+// Timing: command taken in cycle t -> AW valid (registered) from t+2; its first ring
+// beat read at t+1, in the W FIFO at t+2, W valid from t+3 (W FIFO of 4 beats, one beat
+// per cycle sustained). A W beat is never offered before the AW of its burst. The next
+// command is taken in the cycle its predecessor issues its last beat, so beats of
+// consecutive commands follow without a gap. B in cycle b -> done_* pulse in b+1.
+`default_nettype none
+
+module qrdma_rx_wr
+  import qrdma_pkg::*;
+  import qrdma_rx_pkg::*;
+#(
+  parameter int unsigned AXI_ID_W = 4,   // AXI ID width (one ID, 0, is used)
+  parameter int unsigned KQ_DEPTH = 32   // bursts in flight (AW issued, B not yet back)
+) (
+  input  logic                 clk,
+  input  logic                 rst,
+  // write commands (header processor)
+  input  logic                 s_cmd_valid,
+  output logic                 s_cmd_ready,
+  input  rx_cmd_t              s_cmd,
+  // notification writes (notification writer): one full beat at beat address s_ntf_baddr
+  input  logic                 s_ntf_valid,
+  output logic                 s_ntf_ready,
+  input  logic [BAW-1:0]       s_ntf_baddr,
+  input  logic [511:0]         s_ntf_data,
+  // receive buffer
+  output logic                 buf_rd_en,
+  input  logic [511:0]         buf_rd_data,
+  output logic                 buf_skip_en,
+  output logic [NBW-1:0]       buf_skip_n,
+  // AXI4 write master
+  output logic [AXI_ID_W-1:0]  m_axi_awid,
+  output logic [63:0]          m_axi_awaddr,
+  output logic [7:0]           m_axi_awlen,
+  output logic [2:0]           m_axi_awsize,
+  output logic [1:0]           m_axi_awburst,
+  output logic                 m_axi_awvalid,
+  input  logic                 m_axi_awready,
+  output logic [511:0]         m_axi_wdata,
+  output logic [63:0]          m_axi_wstrb,
+  output logic                 m_axi_wlast,
+  output logic                 m_axi_wvalid,
+  input  logic                 m_axi_wready,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [AXI_ID_W-1:0]  m_axi_bid,    // one ID: nothing to match
+  input  logic [1:0]           m_axi_bresp,  // not checked (see header)
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic                 m_axi_bvalid,
+  output logic                 m_axi_bready,
+  // completions (one-cycle pulses, registered)
+  output logic                 done_cmd,
+  output logic                 done_ntf
+);
+
+  localparam int unsigned WQ_DEPTH = 4;
+  localparam int unsigned WQW      = 512 + 64 + 1;
+
+  // INLINE bytes 0..31 rotated to lane lo: lane j holds byte (j - lo) mod 64, so beat 0
+  // (lanes lo..) and beat 1 (lanes ..lo+len-65) are the same word with other strobes.
+  function automatic logic [511:0] rotate(input logic [255:0] d, input logic [5:0] lo);
+    return 512'(({256'b0, d, 256'b0, d} << {lo, 3'b000}) >> 512);
+  endfunction
+
+  // ------------------------------------------------------------------ current command
+  logic            act_q;        // a RING/IMM/notification write is running
+  logic            ntf_q;        // it is a notification
+  logic            ring_q;       // its beats come from the ring
+  logic [BAW-1:0]  baddr_q;
+  logic [NBW-1:0]  nbeats_q, beat_q;
+  logic [5:0]      lo_q, hi_q;
+  logic            split_q;
+  logic [511:0]    imm_q;        // IMM / notification data
+  logic [1:0]      aw_q;         // bursts issued for it
+
+  logic            aw_go, w_go, aw_done, w_done, fin, load, load_ntf, load_cmd;
+  logic [1:0]      aw_need;
+  logic            kq_s_ready, wq_s_ready;
+  logic [cnt_w(WQ_DEPTH)-1:0] wq_count;
+  logic            pipe_v_q;     // a ring beat is being read: into the W FIFO next cycle
+  logic [63:0]     pipe_strb_q, strb;
+  logic            pipe_last_q, wlast;
+  logic            w_aw_ok, w_space;
+
+  assign aw_need = split_q ? 2'd2 : 2'd1;
+
+  // AW: registered outputs, one burst per command (two for a split IMM)
+  assign aw_go = act_q && aw_q != aw_need && (!m_axi_awvalid || m_axi_awready) && kq_s_ready;
+
+  // W: a beat may go once the AW of its burst is issued (now or before), and when the
+  // W FIFO will have room for it when it arrives (ring beats arrive a cycle later; an
+  // immediate beat waits for a cycle without a ring beat landing)
+  assign w_aw_ok = (split_q && beat_q != '0) ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
+                                              : (aw_q != 2'd0 || aw_go);
+  assign w_space = ring_q ? (32'(wq_count) + 32'(pipe_v_q) < WQ_DEPTH)
+                          : (!pipe_v_q && wq_s_ready);
+  assign w_go    = act_q && beat_q != nbeats_q && w_aw_ok && w_space;
+
+  assign aw_done = (aw_q + 2'(aw_go)) == aw_need;
+  assign w_done  = (beat_q + NBW'(w_go)) == nbeats_q;
+  assign fin     = act_q && aw_done && w_done;
+
+  // next command: notifications first; SKIP commands are done as they are taken
+  assign load     = !act_q || fin;
+  assign load_ntf = load && s_ntf_valid;
+  assign load_cmd = load && !s_ntf_valid && s_cmd_valid;
+  assign s_ntf_ready = load_ntf;
+  assign s_cmd_ready = load_cmd;
+
+  assign buf_rd_en   = w_go && ring_q;
+  assign buf_skip_en = load_cmd && s_cmd.op == OP_SKIP;
+  assign buf_skip_n  = s_cmd.nbeats;
+
+  always_comb begin
+    strb = {64{1'b1}};
+    if (beat_q == '0)                strb &= {64{1'b1}} << lo_q;
+    if (beat_q == nbeats_q - NBW'(1)) strb &= {64{1'b1}} >> (6'd63 - hi_q);
+  end
+  assign wlast = (beat_q == nbeats_q - NBW'(1)) || (split_q && beat_q == '0);
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      act_q    <= 1'b0;
+      pipe_v_q <= 1'b0;
+    end else begin
+      pipe_v_q <= buf_rd_en;
+      if (load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) act_q <= 1'b1;
+      else if (fin)                                     act_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (load_ntf) begin
+      ntf_q    <= 1'b1;
+      ring_q   <= 1'b0;
+      baddr_q  <= s_ntf_baddr;
+      nbeats_q <= NBW'(1);
+      lo_q     <= 6'd0;
+      hi_q     <= 6'd63;
+      split_q  <= 1'b0;
+      imm_q    <= s_ntf_data;
+    end else if (load_cmd) begin
+      ntf_q    <= 1'b0;
+      ring_q   <= (s_cmd.op == OP_RING);
+      baddr_q  <= s_cmd.baddr;
+      nbeats_q <= s_cmd.nbeats;
+      lo_q     <= s_cmd.lo;
+      hi_q     <= s_cmd.hi;
+      split_q  <= s_cmd.split;
+      imm_q    <= rotate(s_cmd.data, s_cmd.lo);
+    end
+    if (load_ntf || load_cmd) begin
+      beat_q <= '0;
+      aw_q   <= '0;
+    end else begin
+      beat_q <= beat_q + NBW'(w_go);
+      aw_q   <= aw_q + 2'(aw_go);
+    end
+    if (w_go) begin
+      pipe_strb_q <= strb;
+      pipe_last_q <= wlast;
+    end
+  end
+
+  // ------------------------------------------------------------------ AW channel
+  logic [BAW-1:0] awb_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      m_axi_awvalid <= 1'b0;
+    end else if (aw_go) begin
+      m_axi_awvalid <= 1'b1;
+    end else if (m_axi_awready) begin
+      m_axi_awvalid <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (aw_go) begin
+      awb_q       <= baddr_q + BAW'(aw_q);
+      m_axi_awlen <= split_q ? 8'd0 : 8'(nbeats_q - NBW'(1));
+    end
+  end
+
+  assign m_axi_awaddr  = {awb_q, 6'b0};
+  assign m_axi_awid    = '0;
+  assign m_axi_awsize  = 3'd6;
+  assign m_axi_awburst = 2'b01;   // INCR
+
+  // ------------------------------------------------------------------ W channel
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic wq_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [WQW-1:0] wq_m_data;
+  logic           wq_s_valid;
+  logic [WQW-1:0] wq_s_data;
+
+  assign wq_s_valid = pipe_v_q || (w_go && !ring_q);
+  assign wq_s_data  = pipe_v_q ? {buf_rd_data, pipe_strb_q, pipe_last_q} : {imm_q, strb, wlast};
+
+  qrdma_sync_fifo #(.WIDTH(WQW), .DEPTH(WQ_DEPTH)) u_w_fifo (
+    .clk, .rst,
+    .s_valid(wq_s_valid), .s_ready(wq_s_ready), .s_data(wq_s_data),
+    .m_valid(m_axi_wvalid), .m_ready(m_axi_wready),
+    .m_data(wq_m_data),
+    .count(wq_count), .almost_full(wq_af)
+  );
+
+  assign {m_axi_wdata, m_axi_wstrb, m_axi_wlast} = wq_m_data;
+
+  // ------------------------------------------------------------------ B channel
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [cnt_w(KQ_DEPTH)-1:0] kq_count;
+  logic                       kq_af, kq_m_valid;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic                       kq_ntf, kq_end;
+
+  qrdma_sync_fifo #(.WIDTH(2), .DEPTH(KQ_DEPTH)) u_kind_fifo (
+    .clk, .rst,
+    .s_valid(aw_go), .s_ready(kq_s_ready), .s_data({ntf_q, aw_q + 2'd1 == aw_need}),
+    .m_valid(kq_m_valid), .m_ready(m_axi_bvalid), .m_data({kq_ntf, kq_end}),
+    .count(kq_count), .almost_full(kq_af)
+  );
+
+  assign m_axi_bready = 1'b1;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      done_cmd <= 1'b0;
+      done_ntf <= 1'b0;
+    end else begin
+      done_cmd <= m_axi_bvalid && !kq_ntf && kq_end;
+      done_ntf <= m_axi_bvalid && kq_ntf;
+    end
+  end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && m_axi_bvalid && !kq_m_valid)
+      $display("ERROR: %m: t=%0t B response without an outstanding burst", $time);
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

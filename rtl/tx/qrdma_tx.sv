@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx: the send unit of the NIC (docs/nic.md "Send unit", "Packet format",
+// "Packetization"; VOQs of seed 002 §2.5). Block descriptors, inline/control packet
+// descriptors and ACK requests wait in per-destination virtual output queues; a
+// round-robin scheduler picks one packet at a time among the destinations that have work
+// and are not paused (a block goes back to the tail of its queue after each packet);
+// the payload of a DATA packet is read ahead from host memory over AXI4, packed, and
+// moved to lane dst_addr mod 64; every packet leaves on m_axis_tx as a header beat (plus
+// payload beats for DATA) with its CRC-32 in tuser of the last beat.
+//
+//   s_blk/s_pkt/s_ackreq -> qrdma_tx_sched (slots, VOQs, round robin, packetization,
+//                           header) --job--> job FIFO -------------------> qrdma_tx_asm
+//                                     --rd--> rd FIFO -> qrdma_tx_rd (AR) --info--+  ^
+//   m_axi_r* -> qrdma_tx_realign (pack to lane 0) -> payload FIFO (READ_WINDOW_BEATS)-+
+//   qrdma_tx_asm: header + payload beats at the destination lane, CRC on the packed view,
+//                 output buffer until the CRC is known -> m_axis_tx
+//
+// Read window: a packet is picked only when the payload FIFO has MAX_PAYLOAD/64 beats of
+// space not yet reserved; the pick reserves that much, the packet's true need (its packed
+// beats) is kept and the rest returned two cycles later, and every beat the assembler
+// takes from the FIFO returns one. Reads are therefore issued only into reserved space and
+// R is always accepted (m_axi_rready = 1). A paused destination is not picked; what was
+// picked before the pause (at most the read window of DATA payload, plus jobs queued in
+// front of the assembler) is still sent, and it never blocks other destinations.
+//
+// Timing (cycles; checked by tests/tx/test_qrdma_tx.py "tx_latency", "tx_throughput"):
+//   descriptor taken (s_*_valid && s_*_ready) in cycle 0, unit idle, no backpressure:
+//     pick in 1, packet known in 3 (scheduler stages A, B; job pushed at the end of 3)
+//     ACK / NACK / INLINE / CONTROL: the (only) beat is valid in cycle 11 (job FIFO 2,
+//       header into the output buffer in 5, CRC LATENCY 5, CRC queue 1)
+//     DATA: m_axi_arvalid in cycle 5 (read FIFO, AR issuer); the header beat is valid 4
+//       cycles after the R beat that completes the packet's payload (R register, packing,
+//       payload FIFO count); payload beats follow back to back; the last beat also waits
+//       for the CRC, LATENCY + 1 cycles after the last payload beat went into the output
+//       buffer: a lone packet of n link beats takes n + 5 cycles, back-to-back packets n.
+//       E.g. a memory answering 3 cycles after the AR: 1 KiB aligned packet, header in
+//       cycle 27, last beat in 48.
+//   full rate: back-to-back 1 KiB packets leave at 17 beats per packet with no idle cycle
+//     (after the first packet's CRC wait) with a memory latency of 200 cycles, which needs
+//     a read window of about 15 KiB (measured: 240 beats suffice, 224 do not; the
+//     default 256 leaves a margin).
+//   one-beat packets: one per 2 cycles (the scheduler picks every other cycle).
+//   After reset the inputs are ready once the slot pool is initialised (SLOTS cycles).
+//
+// Limits: a block descriptor's size is 1 .. 510 * MAX_PAYLOAD bytes (blk_pkts is 9 bits;
+// any 64 KiB block qualifies); rresp is not checked (data is sent as read). Slots are
+// shared: descriptors for a paused destination keep theirs, so a sender that queues
+// SLOTS of them stalls the inputs (the inputs are single streams anyway).
+`default_nettype none
+
+module qrdma_tx
+  import qrdma_pkg::*;
+  import qrdma_fmt_pkg::*;
+  import qrdma_tx_pkg::*;
+#(
+  parameter int unsigned NUM_NODES         = 4,     // VOQs; a packet to dst_node waits in VOQ dst_node mod NUM_NODES (tx_pause bit of the same index)
+  parameter int unsigned MAX_PAYLOAD       = 1024,  // largest DATA payload and packetization boundary (power of 2, 256..4096)
+  parameter int unsigned SLOTS             = 64,    // descriptor slots shared by all VOQs (blocks, packet descriptors, ACK requests)
+  parameter int unsigned READ_WINDOW_BEATS = 256,   // payload buffer in 64-byte beats = payload reserved/in flight (>= MAX_PAYLOAD/64)
+  parameter int unsigned AXI_ID_W          = 4      // width of m_axi_arid / m_axi_rid (one ID, 0, is used)
+) (
+  input  logic                   clk,
+  input  logic                   rst,             // synchronous, active high
+  input  logic [15:0]            node_id,         // this node: src_node of every header
+  // block descriptors (BLOCK_DESC) from the QoS engine
+  input  logic                   s_blk_valid,
+  output logic                   s_blk_ready,
+  input  logic [255:0]           s_blk_data,
+  // inline / control packet descriptors (PKT_DESC) from the QoS engine
+  input  logic                   s_pkt_valid,
+  output logic                   s_pkt_ready,
+  input  logic [511:0]           s_pkt_data,
+  // ACK / NACK requests from the receive unit
+  input  logic                   s_ackreq_valid,
+  output logic                   s_ackreq_ready,
+  input  logic [15:0]            s_ackreq_dst,    // destination node
+  input  logic [9:0]             s_ackreq_tid,
+  input  logic [15:0]            s_ackreq_seq,
+  input  logic                   s_ackreq_nack,   // 1: NACK
+  // link-level pause per VOQ: no new packet is picked for a paused destination
+  input  logic [NUM_NODES-1:0]   tx_pause,
+  // AXI4 read master (payload reads)
+  output logic [AXI_ID_W-1:0]    m_axi_arid,
+  output logic [63:0]            m_axi_araddr,
+  output logic [7:0]             m_axi_arlen,
+  output logic [2:0]             m_axi_arsize,    // always 6 (64-byte beats)
+  output logic [1:0]             m_axi_arburst,   // always INCR
+  output logic                   m_axi_arvalid,
+  input  logic                   m_axi_arready,
+  /* verilator lint_off UNUSEDSIGNAL */  // one ID is used: R comes back in order
+  input  logic [AXI_ID_W-1:0]    m_axi_rid,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [511:0]           m_axi_rdata,
+  /* verilator lint_off UNUSEDSIGNAL */  // data is sent as read; beats are counted
+  input  logic [1:0]             m_axi_rresp,
+  input  logic                   m_axi_rlast,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic                   m_axi_rvalid,
+  output logic                   m_axi_rready,    // always 1 (space is reserved before AR)
+  // AXI-Stream to the network
+  output logic [511:0]           m_axis_tx_tdata,
+  output logic [63:0]            m_axis_tx_tkeep,
+  output logic                   m_axis_tx_tlast,
+  output logic [31:0]            m_axis_tx_tuser, // CRC-32 of the packet on the last beat, else 0
+  output logic                   m_axis_tx_tvalid,
+  input  logic                   m_axis_tx_tready,
+  // statistics: one-cycle pulses in the cycle a packet's last beat is taken
+  output logic                   stat_data_pkt,   // a DATA packet
+  output logic                   stat_ctrl_pkt,   // an INLINE, CONTROL, ACK or NACK packet
+  output logic [12:0]            stat_bytes       // its payload bytes (DATA, INLINE), else 0
+);
+
+  localparam int unsigned MPB       = MAX_PAYLOAD / BEAT_BYTES;  // beats of a full payload
+  localparam int unsigned JOB_DEPTH = 64;   // packets between scheduler and assembler (block RAM)
+  localparam int unsigned RD_DEPTH  = 4;    // read commands before the AR issuer (small: a
+                                            // picked packet's AR follows within a few cycles)
+  localparam int unsigned OUT_DEPTH = 16;   // output buffer beats (> CRC LATENCY + 2)
+  localparam int unsigned PCW       = cnt_w(READ_WINDOW_BEATS);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (NUM_NODES < 1) $fatal(1, "qrdma_tx: NUM_NODES must be >= 1");
+    if (MAX_PAYLOAD < 256 || MAX_PAYLOAD > 4096 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
+      $fatal(1, "qrdma_tx: MAX_PAYLOAD must be a power of 2 in 256..4096");
+    if (SLOTS < 2) $fatal(1, "qrdma_tx: SLOTS must be >= 2");
+    if (READ_WINDOW_BEATS < MPB || READ_WINDOW_BEATS < 2)
+      $fatal(1, "qrdma_tx: READ_WINDOW_BEATS must be >= MAX_PAYLOAD / 64");
+    if (AXI_ID_W < 1) $fatal(1, "qrdma_tx: AXI_ID_W must be >= 1");
+  end
+`endif
+
+  // ------------------------------------------------------------------ scheduler
+  logic    pick, pick_ok;
+  logic    sj_valid, sr_valid;
+  job_t    sj;
+  rd_cmd_t sr;
+
+  qrdma_tx_sched #(
+    .NUM_NODES   (NUM_NODES),
+    .MAX_PAYLOAD (MAX_PAYLOAD),
+    .SLOTS       (SLOTS)
+  ) u_sched (
+    .clk            (clk),
+    .rst            (rst),
+    .node_id        (node_id),
+    .s_blk_valid    (s_blk_valid),
+    .s_blk_ready    (s_blk_ready),
+    .s_blk_data     (s_blk_data),
+    .s_pkt_valid    (s_pkt_valid),
+    .s_pkt_ready    (s_pkt_ready),
+    .s_pkt_data     (s_pkt_data),
+    .s_ackreq_valid (s_ackreq_valid),
+    .s_ackreq_ready (s_ackreq_ready),
+    .s_ackreq_dst   (s_ackreq_dst),
+    .s_ackreq_tid   (s_ackreq_tid),
+    .s_ackreq_seq   (s_ackreq_seq),
+    .s_ackreq_nack  (s_ackreq_nack),
+    .tx_pause       (tx_pause),
+    .pick_ok        (pick_ok),
+    .pick           (pick),
+    .job_valid      (sj_valid),
+    .job            (sj),
+    .rd_valid       (sr_valid),
+    .rd             (sr)
+  );
+
+  // ------------------------------------------------------------------ queues
+  logic                 job_valid, job_ready, job_af;
+  logic [$bits(job_t)-1:0] job_data;
+  logic                 rdq_valid, rdq_ready, rdq_af;
+  logic [$bits(rd_cmd_t)-1:0] rdq_data;
+  logic                 info_s_valid, info_s_ready, info_valid, info_ready;
+  logic [$bits(rd_info_t)-1:0] info_s_data, info_data;
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Pushes are gated by pick_ok two cycles ahead (job, rd) or by the FIFO's own s_ready
+  // (info), so these are not needed.
+  logic                 job_s_ready, rdq_s_ready, info_af;
+  logic [cnt_w(JOB_DEPTH)-1:0] job_count, info_count;
+  logic [cnt_w(RD_DEPTH)-1:0]  rdq_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // almost_full at DEPTH-1: a pick needs room for itself and the packet in stage B
+  qrdma_sync_fifo #(.WIDTH($bits(job_t)), .DEPTH(JOB_DEPTH), .ALMOST_FULL(JOB_DEPTH - 1)) u_jobq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (sj_valid),
+    .s_ready     (job_s_ready),
+    .s_data      (sj),
+    .m_valid     (job_valid),
+    .m_ready     (job_ready),
+    .m_data      (job_data),
+    .count       (job_count),
+    .almost_full (job_af)
+  );
+
+  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH), .ALMOST_FULL(RD_DEPTH - 1)) u_rdq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (sr_valid),
+    .s_ready     (rdq_s_ready),
+    .s_data      (sr),
+    .m_valid     (rdq_valid),
+    .m_ready     (rdq_ready),
+    .m_data      (rdq_data),
+    .count       (rdq_count),
+    .almost_full (rdq_af)
+  );
+
+  // ------------------------------------------------------------------ reads
+  qrdma_tx_rd #(.AXI_ID_W(AXI_ID_W)) u_rd (
+    .clk           (clk),
+    .rst           (rst),
+    .cmd_valid     (rdq_valid),
+    .cmd_ready     (rdq_ready),
+    .cmd           (rd_cmd_t'(rdq_data)),
+    .info_valid    (info_s_valid),
+    .info_ready    (info_s_ready),
+    .info          (info_s_data),
+    .m_axi_arid    (m_axi_arid),
+    .m_axi_araddr  (m_axi_araddr),
+    .m_axi_arlen   (m_axi_arlen),
+    .m_axi_arsize  (m_axi_arsize),
+    .m_axi_arburst (m_axi_arburst),
+    .m_axi_arvalid (m_axi_arvalid),
+    .m_axi_arready (m_axi_arready)
+  );
+
+  qrdma_sync_fifo #(.WIDTH($bits(rd_info_t)), .DEPTH(JOB_DEPTH)) u_infoq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (info_s_valid),
+    .s_ready     (info_s_ready),
+    .s_data      (info_s_data),
+    .m_valid     (info_valid),
+    .m_ready     (info_ready),
+    .m_data      (info_data),
+    .count       (info_count),
+    .almost_full (info_af)
+  );
+
+  logic              pk_valid;
+  logic [DATA_W-1:0] pk_data;
+
+  qrdma_tx_realign u_realign (
+    .clk        (clk),
+    .rst        (rst),
+    .r_valid    (m_axi_rvalid),
+    .r_data     (m_axi_rdata),
+    .info_valid (info_valid),
+    .info_ready (info_ready),
+    .info       (rd_info_t'(info_data)),
+    .o_valid    (pk_valid),
+    .o_data     (pk_data)
+  );
+
+  assign m_axi_rready = 1'b1;
+
+  // ------------------------------------------------------------------ payload buffer
+  logic              pay_valid, pay_ready, pay_s_ready;
+  logic [DATA_W-1:0] pay_data;
+  logic [PCW-1:0]    pay_count;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic              pay_af;  // space is managed by the credits below
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH(DATA_W), .DEPTH(READ_WINDOW_BEATS)) u_payq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (pk_valid),
+    .s_ready     (pay_s_ready),
+    .s_data      (pk_data),
+    .m_valid     (pay_valid),
+    .m_ready     (pay_ready),
+    .m_data      (pay_data),
+    .count       (pay_count),
+    .almost_full (pay_af)
+  );
+
+  // Unreserved beats of the payload buffer (see header): - MPB per pick, + MPB - n_p when
+  // the packet is known (stage B; n_p = 0 for packets without payload), + 1 per beat taken.
+  logic [PCW-1:0] credit_q, credit_d;
+
+  always_comb begin
+    credit_d = credit_q;
+    if (pick)      credit_d = credit_d - PCW'(MPB);
+    if (sj_valid)  credit_d = credit_d + PCW'(MPB) - (sj.is_data ? PCW'(sj.n_p) : '0);
+    if (pay_ready) credit_d = credit_d + PCW'(1);
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) credit_q <= PCW'(READ_WINDOW_BEATS);
+    else     credit_q <= credit_d;
+  end
+
+  assign pick_ok = (credit_q >= PCW'(MPB)) && !job_af && !rdq_af;
+
+  // ------------------------------------------------------------------ assembler, output
+  qrdma_tx_asm #(.PAY_DEPTH(READ_WINDOW_BEATS), .OUT_DEPTH(OUT_DEPTH)) u_asm (
+    .clk              (clk),
+    .rst              (rst),
+    .job_valid        (job_valid),
+    .job_ready        (job_ready),
+    .job              (job_t'(job_data)),
+    .pay_valid        (pay_valid),
+    .pay_ready        (pay_ready),
+    .pay_data         (pay_data),
+    .pay_count        (pay_count),
+    .m_axis_tx_tdata  (m_axis_tx_tdata),
+    .m_axis_tx_tkeep  (m_axis_tx_tkeep),
+    .m_axis_tx_tlast  (m_axis_tx_tlast),
+    .m_axis_tx_tuser  (m_axis_tx_tuser),
+    .m_axis_tx_tvalid (m_axis_tx_tvalid),
+    .m_axis_tx_tready (m_axis_tx_tready),
+    .stat_data_pkt    (stat_data_pkt),
+    .stat_ctrl_pkt    (stat_ctrl_pkt),
+    .stat_bytes       (stat_bytes)
+  );
+
+`ifndef SYNTHESIS
+  // Simulation-only checks, sticky in sim_err_q (read by tests; "ERROR: ..." printed):
+  // R data when the payload buffer is full (a reservation bug), and the errors flagged
+  // by the blocks inside (pool, queues, scheduler, realigner, assembler).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic sim_err_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      sim_err_q <= 1'b0;
+    end else begin
+      if (pk_valid && !pay_s_ready) begin
+        $display("ERROR: %m: t=%0t payload buffer overflow", $time);
+        sim_err_q <= 1'b1;
+      end
+      if (u_sched.u_pool.err_double_free_q || u_sched.u_pool.err_free_range_q
+          || u_sched.u_voq.sim_err_q || u_sched.sim_err_q || u_realign.sim_err_q
+          || u_asm.sim_err_q)
+        sim_err_q <= 1'b1;
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx_asm: the packet assembler and output stage of the send unit (docs/nic.md
+// "Send unit", "Packet format"). Takes packet jobs in link order: the header beat, then
+// for a DATA packet its n_out payload beats, made from the n_p packed beats of the payload
+// buffer moved to the destination lane: beat j = ({packed j, packed j-1} << 8*dlane),
+// upper half, lanes outside tkeep cleared (when n_out = n_p + 1 the last beat takes only
+// packed n_p-1). Built from one 512-bit rotation per beat: packed j rotated left by
+// dlane bytes in lanes dlane.., the previous beat's rotation (kept) below. A DATA header waits until all n_p packed beats of its packet are in the
+// buffer, so a packet never stalls in the middle for want of data.
+//
+// CRC: qrdma_crc32_512 gets the header beat and the packed beats (its byte enables must
+// start at lane 0 on the last beat: the packed view, not the link view), in the cycle
+// the beats enter the output buffer; it reports the packet's CRC LATENCY cycles after
+// its last packed beat. The output buffer (OUT_DEPTH beats) delays the stream so that
+// the CRC is in a second small FIFO when the last beat reaches the port: the last beat
+// is offered (tvalid) only with its CRC, in tuser. At full rate the buffer holds about
+// LATENCY + 1 beats, so the delay costs no bubbles after the first packet of a burst.
+// Timing: a job at the head in cycle t (payload present) -> its header beat enters the
+// buffer at the end of t -> m_axis_tx_tvalid in t+1 for a multi-beat packet, in
+// t + LATENCY + 1 for a one-beat packet (the CRC). Stats pulse in the cycle a last beat
+// is taken.
+`default_nettype none
+
+module qrdma_tx_asm
+  import qrdma_pkg::*;
+  import qrdma_tx_pkg::*;
+#(
+  parameter int unsigned  PAY_DEPTH = 256,  // beats of the payload buffer (width of pay_count)
+  parameter int unsigned  OUT_DEPTH = 16,   // beats of the output buffer (> CRC LATENCY + 2)
+  localparam int unsigned PCW       = cnt_w(PAY_DEPTH)
+) (
+  input  logic                  clk,
+  input  logic                  rst,
+  // packet jobs (show-ahead)
+  input  logic                  job_valid,
+  output logic                  job_ready,
+  input  job_t                  job,
+  // packed payload beats (show-ahead) and how many are in the buffer
+  input  logic                  pay_valid,
+  output logic                  pay_ready,
+  input  logic [DATA_W-1:0]     pay_data,
+  input  logic [PCW-1:0]        pay_count,
+  // the link
+  output logic [DATA_W-1:0]     m_axis_tx_tdata,
+  output logic [BEAT_BYTES-1:0] m_axis_tx_tkeep,
+  output logic                  m_axis_tx_tlast,
+  output logic [31:0]           m_axis_tx_tuser,
+  output logic                  m_axis_tx_tvalid,
+  input  logic                  m_axis_tx_tready,
+  // stat pulses: the last beat of a packet is taken in this cycle
+  output logic                  stat_data_pkt,
+  output logic                  stat_ctrl_pkt,
+  output logic [LEN_W-1:0]      stat_bytes
+);
+
+  localparam int unsigned OW = $bits(obeat_t);
+
+  logic                  pay_q;      // in the payload beats of the head job
+  logic [BEATS_W-1:0]    j_q;        // index of the next payload beat on the link
+  logic [DATA_W-1:0]     rw;         // cur rotated left by dlane bytes
+  logic [DATA_W-1:0]     rwp_q;      // rw of packed beat j-1
+  logic [BEAT_BYTES-1:0] from_cur;   // lanes dlane..63: from packed beat j
+  logic                  ob_s_ready;
+  logic                  hdr_go, pay_go, need, last_w, last_p;
+  logic [DATA_W-1:0]     cur;
+  logic [DATA_W-1:0]     wide;       // upper half of {packed j, packed j-1} << 8*dlane
+  logic [LANE_W-1:0]     end_lane;   // lane of the packet's last payload byte on the link
+  logic [LANE_W-1:0]     plast_lane; // lane of its last byte in the last packed beat
+  logic [BEAT_BYTES-1:0] keep_w;
+  obeat_t                ob_in;
+  logic                  crc_s_valid, crc_s_last;
+  logic [DATA_W-1:0]     crc_s_data;
+  logic [BEAT_BYTES-1:0] crc_s_keep;
+
+  assign need       = (j_q < job.n_p);
+  assign last_w     = (j_q == job.n_out - BEATS_W'(1));
+  assign last_p     = (j_q == job.n_p - BEATS_W'(1));
+  assign end_lane   = LANE_W'(job.dlane + LANE_W'(job.len) - LANE_W'(1));
+  assign plast_lane = LANE_W'(job.len - LEN_W'(1));
+  assign hdr_go     = !pay_q && job_valid && ob_s_ready
+                      && (!job.is_data || pay_count >= PCW'(job.n_p));
+  assign pay_go     = pay_q && ob_s_ready && (!need || pay_valid);
+  assign cur        = need ? pay_data : '0;
+  assign rw         = DATA_W'(({cur, cur} << {job.dlane, 3'b000}) >> DATA_W);
+  assign from_cur   = {BEAT_BYTES{1'b1}} << job.dlane;
+  assign wide       = (rw & bit_mask(from_cur)) | (rwp_q & ~bit_mask(from_cur));
+  assign keep_w     = lane_mask((j_q == '0) ? job.dlane : '0,
+                                last_w ? end_lane : LANE_W'(BEAT_BYTES - 1));
+  assign pay_ready  = pay_go && need;
+  assign job_ready  = (hdr_go && !job.is_data) || (pay_go && last_w);
+
+  always_comb begin
+    if (pay_q) begin
+      ob_in.data = wide & bit_mask(keep_w);
+      ob_in.keep = keep_w;
+      ob_in.last = last_w;
+    end else begin
+      ob_in.data = job.hdr;
+      ob_in.keep = '1;
+      ob_in.last = !job.is_data;
+    end
+    ob_in.is_data = job.is_data;
+    ob_in.len     = job.len;
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pay_q <= 1'b0;
+      j_q   <= '0;
+    end else if (hdr_go && job.is_data) begin
+      pay_q <= 1'b1;
+      j_q   <= '0;
+    end else if (pay_go) begin
+      pay_q <= !last_w;
+      j_q   <= j_q + BEATS_W'(1);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (pay_go) rwp_q <= rw;
+  end
+
+  // ------------------------------------------------------------------ CRC
+  assign crc_s_valid = hdr_go || (pay_go && need);
+  assign crc_s_data  = pay_q ? cur : job.hdr;
+  assign crc_s_keep  = (pay_q && last_p) ? lane_mask('0, plast_lane) : '1;
+  assign crc_s_last  = pay_q ? last_p : !job.is_data;
+
+  logic        crc_m_valid;
+  logic [31:0] crc_m_crc;
+
+  qrdma_crc32_512 #(.DATA_W(DATA_W)) u_crc (
+    .clk     (clk),
+    .rst     (rst),
+    .s_valid (crc_s_valid),
+    .s_data  (crc_s_data),
+    .s_keep  (crc_s_keep),
+    .s_last  (crc_s_last),
+    .m_valid (crc_m_valid),
+    .m_crc   (crc_m_crc)
+  );
+
+  // ------------------------------------------------------------------ output buffer
+  logic              ob_m_valid, ob_pop;
+  logic [OW-1:0]     ob_m_data;
+  obeat_t            ob;
+  logic              cq_valid, cq_pop;
+  logic [31:0]       cq_crc;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic              cq_s_ready;          // always high: at most OUT_DEPTH CRCs wait
+  logic [cnt_w(OUT_DEPTH)-1:0]   ob_count;
+  logic [cnt_w(OUT_DEPTH+1)-1:0] cq_count;
+  logic              ob_af, cq_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH(OW), .DEPTH(OUT_DEPTH)) u_obuf (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (hdr_go || pay_go),
+    .s_ready     (ob_s_ready),
+    .s_data      (ob_in),
+    .m_valid     (ob_m_valid),
+    .m_ready     (ob_pop),
+    .m_data      (ob_m_data),
+    .count       (ob_count),
+    .almost_full (ob_af)
+  );
+
+  // A waiting CRC belongs to a packet whose last beat is in the output buffer, or to the
+  // packet being assembled (its last packed beat went in, its extra last link beat has
+  // not): OUT_DEPTH + 1 entries always suffice.
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(OUT_DEPTH + 1)) u_crcq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (crc_m_valid),
+    .s_ready     (cq_s_ready),
+    .s_data      (crc_m_crc),
+    .m_valid     (cq_valid),
+    .m_ready     (cq_pop),
+    .m_data      (cq_crc),
+    .count       (cq_count),
+    .almost_full (cq_af)
+  );
+
+  assign ob               = obeat_t'(ob_m_data);
+  assign m_axis_tx_tvalid = ob_m_valid && (!ob.last || cq_valid);
+  assign ob_pop           = m_axis_tx_tvalid && m_axis_tx_tready;
+  assign cq_pop           = ob_pop && ob.last;
+  assign m_axis_tx_tdata  = ob.data;
+  assign m_axis_tx_tkeep  = ob.keep;
+  assign m_axis_tx_tlast  = ob.last;
+  assign m_axis_tx_tuser  = ob.last ? cq_crc : '0;
+  assign stat_data_pkt    = cq_pop && ob.is_data;
+  assign stat_ctrl_pkt    = cq_pop && !ob.is_data;
+  assign stat_bytes       = cq_pop ? ob.len : '0;
+
+`ifndef SYNTHESIS
+  initial begin
+    if (OUT_DEPTH < 2) $fatal(1, "qrdma_tx_asm: OUT_DEPTH must be >= 2");
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic sim_err_q;  // sticky, read by tests
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      sim_err_q <= 1'b0;
+    end else if (crc_m_valid && !cq_s_ready) begin
+      $display("ERROR: %m: t=%0t CRC queue overflow", $time);
+      sim_err_q <= 1'b1;
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx_pkg: records passed between the blocks of the send unit qrdma_tx (docs/nic.md
+// "Send unit"): the descriptor slot of a VOQ entry, the packet job (scheduler ->
+// assembler), the read command (scheduler -> AR issuer), the read info (AR issuer -> R
+// realigner) and the output beat (assembler -> output buffer). Field formats of the
+// descriptors and of the header beat come from qrdma_fmt_pkg (docs/formats.md).
+`default_nettype none
+
+package qrdma_tx_pkg;
+
+  import qrdma_fmt_pkg::*;
+
+  localparam int unsigned BEAT_BYTES = NET_BEAT_BYTES;   // bytes of a network / memory beat
+  localparam int unsigned DATA_W     = 8 * BEAT_BYTES;   // 512
+  localparam int unsigned LANE_W     = $clog2(BEAT_BYTES); // byte lane of a beat: 6 bits
+  localparam int unsigned LEN_W      = NET_HDR_LEN_W;    // payload bytes of a packet (13 bits)
+  localparam int unsigned BEATS_W    = 7;                // beats of one packet's payload, 0..65
+
+  // What a descriptor slot holds.
+  typedef enum logic [1:0] {
+    SLOT_BLK = 2'd0,  // a block descriptor (BLOCK_DESC), sent as one or more DATA packets
+    SLOT_PKT = 2'd1,  // a packet descriptor (PKT_DESC): one INLINE or CONTROL packet
+    SLOT_ACK = 2'd2   // an ACK request: one ACK or NACK packet
+  } slot_kind_e;
+
+  // An ACK request as kept in a slot.
+  typedef struct packed {
+    logic        nack;
+    logic [15:0] seq;
+    logic [9:0]  tid;
+    logic [15:0] dst_node;
+  } ack_req_t;
+
+  // One descriptor slot: data is a block_desc_t (bits 255:0), a pkt_desc_t, or an
+  // ack_req_t (low bits), by kind.
+  typedef struct packed {
+    slot_kind_e        kind;
+    logic [DATA_W-1:0] data;
+  } slot_rec_t;
+
+  // A packet to send, in link order (scheduler -> assembler).
+  typedef struct packed {
+    logic [DATA_W-1:0]  hdr;      // the header beat (net_hdr)
+    logic               is_data;  // DATA: payload beats follow the header
+    logic [LANE_W-1:0]  dlane;    // DATA: lane of the first payload byte (dst_addr mod 64)
+    logic [LEN_W-1:0]   len;      // payload bytes (DATA, INLINE), 0 for CONTROL/ACK/NACK
+    logic [BEATS_W-1:0] n_p;      // DATA: packed payload beats in the buffer, ceil(len/64)
+    logic [BEATS_W-1:0] n_out;    // DATA: payload beats on the link, ceil((dlane+len)/64)
+  } job_t;
+
+  // A payload read: len bytes from addr (scheduler -> AR issuer).
+  typedef struct packed {
+    logic [63:0]      addr;
+    logic [LEN_W-1:0] len;
+  } rd_cmd_t;
+
+  // What the R realigner needs of a packet's read (AR issuer -> realigner).
+  typedef struct packed {
+    logic [LANE_W-1:0]  slane;  // lane of the first payload byte in the first read beat
+    logic [BEATS_W-1:0] n_src;  // read beats of the packet, ceil((slane+len)/64)
+    logic [BEATS_W-1:0] n_p;    // packed beats it becomes, ceil(len/64)
+  } rd_info_t;
+
+  // One beat of the link, as buffered before the CRC is attached.
+  typedef struct packed {
+    logic [DATA_W-1:0]     data;
+    logic [BEAT_BYTES-1:0] keep;
+    logic                  last;
+    logic                  is_data;  // (last beat) the packet is a DATA packet
+    logic [LEN_W-1:0]      len;      // (last beat) its payload bytes, for stat_bytes
+  } obeat_t;
+
+  // Lanes lo..hi (inclusive, lo <= hi) set.
+  function automatic logic [BEAT_BYTES-1:0] lane_mask(input logic [LANE_W-1:0] lo,
+                                                      input logic [LANE_W-1:0] hi);
+    return ({BEAT_BYTES{1'b1}} << lo) & ({BEAT_BYTES{1'b1}} >> (LANE_W'(BEAT_BYTES - 1) - hi));
+  endfunction
+
+  // A byte mask widened to a bit mask.
+  function automatic logic [DATA_W-1:0] bit_mask(input logic [BEAT_BYTES-1:0] keep);
+    logic [DATA_W-1:0] m;
+    for (int i = 0; i < int'(BEAT_BYTES); i++) m[8*i +: 8] = {8{keep[i]}};
+    return m;
+  endfunction
+
+  // Beats that len bytes starting at lane `lane` occupy: ceil((lane + len) / 64).
+  function automatic logic [BEATS_W-1:0] beats_of(input logic [LANE_W-1:0] lane,
+                                                  input logic [LEN_W-1:0]  len);
+    logic [LEN_W:0] end_byte;
+    end_byte = (LEN_W + 1)'(lane) + (LEN_W + 1)'(len) + (LEN_W + 1)'(BEAT_BYTES - 1);
+    return BEATS_W'(end_byte >> LANE_W);
+  endfunction
+
+endpackage
+
+`default_nettype wire

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx_realign: packs the payload read data of the send unit (docs/nic.md "Send
+// unit"). Read beats come back in order, a packet's first byte at lane slane of its first
+// beat; out go packed beats, the packet's byte 64j + b in lane b of packed beat j (the
+// last one partly filled). The assembler later moves them to the destination lane; the
+// CRC is computed on the packed beats (its byte-enable rule wants them from lane 0).
+//
+// Packed beat j needs read beats j and j+1 (bytes slane.. of j, 0..slane-1 of j+1):
+// with sh = {beat k, beat k-1} >> 8*slane, read beat k (k >= 1) completes packed beat k-1
+// (sh low half) when slane != 0, and its high half is packed beat k itself when slane == 0
+// (no shift) or when beat k is the packet's last and the packet has as many packed beats
+// as read beats. sh is built from one 512-bit rotation per beat: rc = beat k rotated
+// right by slane bytes, kept as rp for the next beat; low half = rp in lanes below
+// 64 - slane, rc above; high half = rc (its lanes from 64 - slane on are past the
+// packet's end, so they are don't-care: tkeep and the CRC's byte enables drop them). So a read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
+// It yields 2 only as the last beat (k >= 1) of a packet with slane != 0, whose first beat
+// yielded none; one pending register takes the second and writes it in the next cycle,
+// ahead of anything new. It never needs to hold two: a beat that yields 2 was preceded
+// by that packet's first beat, which yielded none and so emptied the register, and every
+// other beat yields at most one (pending + one new: one out, one kept).
+// R is always accepted (rready = 1; the caller reserved the buffer space).
+// Timing: R beat taken in cycle t -> registered in t+1 (shift) -> o_valid in t+2, or in
+// t+3 for a beat that went through the pending register.
+`default_nettype none
+
+module qrdma_tx_realign
+  import qrdma_tx_pkg::*;
+(
+  input  logic              clk,
+  input  logic              rst,
+  // read data beats (taken every cycle r_valid is high)
+  input  logic              r_valid,
+  input  logic [DATA_W-1:0] r_data,
+  // read info of the packet being received (show-ahead; popped on its last beat)
+  input  logic              info_valid,
+  output logic              info_ready,
+  input  rd_info_t          info,
+  // packed beats (always accepted)
+  output logic              o_valid,
+  output logic [DATA_W-1:0] o_data
+);
+
+  logic                rv_q;
+  logic [DATA_W-1:0]   rdat_q;     // read beat k
+  logic [DATA_W-1:0]   rc;         // rdat_q rotated right by slane bytes
+  logic [DATA_W-1:0]   rp_q;       // rc of read beat k-1 of the same packet
+  logic [BEAT_BYTES-1:0] from_prev;  // lanes of packed beat k-1 taken from rp_q
+  logic [DATA_W-1:0]   sh_lo, sh_hi; // packed beats k-1 and k (see header)
+  logic [BEATS_W-1:0]  k_q;        // index of rdat_q in its packet
+  logic                last_beat, lo_emit, hi_emit;
+  logic                pend_v_q, o_valid_q;
+  logic [DATA_W-1:0]   pend_q, o_data_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) rv_q <= 1'b0;
+    else     rv_q <= r_valid;
+  end
+
+  always_ff @(posedge clk) begin
+    if (r_valid) rdat_q <= r_data;
+  end
+
+  assign last_beat  = (k_q == info.n_src - BEATS_W'(1));
+  assign lo_emit    = rv_q && (info.slane != '0) && (k_q != '0);
+  assign hi_emit    = rv_q && ((info.slane == '0) || (last_beat && info.n_p == info.n_src));
+  assign rc         = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
+  assign from_prev  = {BEAT_BYTES{1'b1}} >> info.slane;
+  assign sh_lo      = (rp_q & bit_mask(from_prev)) | (rc & ~bit_mask(from_prev));
+  assign sh_hi      = rc;
+  assign info_ready = rv_q && last_beat;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      k_q <= '0;
+    end else if (rv_q) begin
+      k_q <= last_beat ? '0 : k_q + BEATS_W'(1);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rv_q) rp_q <= rc;
+  end
+
+  // In order: the pending beat, the low half, the high half. The first goes out, the
+  // second waits in the pending register.
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      o_valid_q <= 1'b0;
+      pend_v_q  <= 1'b0;
+    end else begin
+      o_valid_q <= pend_v_q || lo_emit || hi_emit;
+      pend_v_q  <= (pend_v_q && (lo_emit || hi_emit)) || (lo_emit && hi_emit);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    o_data_q <= pend_v_q ? pend_q : (lo_emit ? sh_lo : sh_hi);
+    if (pend_v_q) pend_q <= lo_emit ? sh_lo : sh_hi;
+    else          pend_q <= sh_hi;
+  end
+
+  assign o_valid = o_valid_q;
+  assign o_data  = o_data_q;
+
+`ifndef SYNTHESIS
+  // Read data without read info, or three packed beats at once (the pending register
+  // would overflow): "ERROR: ..." and the sticky sim_err_q, read by tests.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic sim_err_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      sim_err_q <= 1'b0;
+    end else begin
+      if (rv_q && !info_valid) begin
+        $display("ERROR: %m: t=%0t read data without a read command", $time);
+        sim_err_q <= 1'b1;
+      end
+      if (pend_v_q && lo_emit && hi_emit) begin
+        $display("ERROR: %m: t=%0t packed beat lost (pending register full)", $time);
+        sim_err_q <= 1'b1;
+      end
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

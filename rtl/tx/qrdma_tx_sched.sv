@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx_sched: the VOQs and packet scheduler of the send unit (docs/nic.md "Send
+// unit", seed 002 §2.5). Block descriptors, packet descriptors and ACK requests each take
+// a descriptor slot (qrdma_id_pool) and wait in the queue of their destination
+// (qrdma_multi_queue, queue = dst_node mod NUM_NODES). A round-robin arbiter (qrdma_arb_rr)
+// picks, one packet at a time, among the queues that are not empty and not paused; the
+// picked slot's packet is computed (packetization of docs/nic.md for a block) and its
+// header beat built; a block with packets left goes back to the tail of its queue, any
+// other slot is freed.
+//
+// Input side: one descriptor per cycle is accepted (round robin among the three inputs)
+// while a slot is free and the queues' single enqueue port is not taken by a re-queued
+// block in that cycle.
+// Pipeline (cycle t = the cycle of the pick):
+//   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
+//   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs)
+//   t+2  B: addresses, header beat; job_valid (and rd_valid for DATA) for one cycle;
+//        the block is re-queued (progress + 1) or the slot freed
+// A pick is allowed every other cycle (none in t+1), so that the RAM outputs hold
+// through stage B and re-queues leave every other cycle to the inputs: at most one packet
+// per 2 cycles, far above the link's need (a packet of n payload beats takes n+1 cycles).
+// pick_ok (the caller's room for one more packet) must cover the packet in stage B too.
+`default_nettype none
+
+module qrdma_tx_sched
+  import qrdma_pkg::*;
+  import qrdma_fmt_pkg::*;
+  import qrdma_tx_pkg::*;
+#(
+  parameter int unsigned  NUM_NODES   = 4,     // VOQs (destination = dst_node mod NUM_NODES)
+  parameter int unsigned  MAX_PAYLOAD = 1024,  // bytes per DATA packet (power of 2, 256..4096)
+  parameter int unsigned  SLOTS       = 64,    // descriptor slots shared by all VOQs
+  localparam int unsigned QW          = idx_w(NUM_NODES),
+  localparam int unsigned SW          = idx_w(SLOTS)
+) (
+  input  logic                     clk,
+  input  logic                     rst,
+  input  logic [15:0]              node_id,         // src_node of every header (sampled in B)
+  // descriptors
+  input  logic                     s_blk_valid,
+  output logic                     s_blk_ready,
+  input  logic [BLOCK_DESC_W-1:0]  s_blk_data,
+  input  logic                     s_pkt_valid,
+  output logic                     s_pkt_ready,
+  input  logic [PKT_DESC_W-1:0]    s_pkt_data,
+  input  logic                     s_ackreq_valid,
+  output logic                     s_ackreq_ready,
+  input  logic [15:0]              s_ackreq_dst,
+  input  logic [9:0]               s_ackreq_tid,
+  input  logic [15:0]              s_ackreq_seq,
+  input  logic                     s_ackreq_nack,
+  input  logic [NUM_NODES-1:0]     tx_pause,        // queue k is not picked while high
+  // picks
+  input  logic                     pick_ok,         // room for one more packet (see header)
+  output logic                     pick,            // a packet is picked in this cycle
+  // the picked packet, one cycle (stage B)
+  output logic                     job_valid,
+  output job_t                     job,
+  output logic                     rd_valid,        // DATA: its payload read
+  output rd_cmd_t                  rd
+);
+
+  localparam int unsigned LG     = $clog2(MAX_PAYLOAD);
+  localparam int unsigned PIDX_W = NET_HDR_PKT_IDX_W;  // packet index in a block
+  localparam int unsigned OFF_W  = PIDX_W + LG;        // byte offset of a packet in a block
+  localparam int unsigned SIZE_W = BLOCK_DESC_SIZE_W;
+  localparam int unsigned REC_W  = $bits(slot_rec_t);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (NUM_NODES < 1) $fatal(1, "qrdma_tx_sched: NUM_NODES must be >= 1");
+    if (SLOTS < 2) $fatal(1, "qrdma_tx_sched: SLOTS must be >= 2");
+    if (MAX_PAYLOAD < 256 || MAX_PAYLOAD > 4096 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
+      $fatal(1, "qrdma_tx_sched: MAX_PAYLOAD must be a power of 2 in 256..4096");
+  end
+`endif
+
+  // dst_node mod NUM_NODES: the low bits for a power of 2, else a restoring remainder
+  // (16 compare-subtract steps on QW+1 bits, no divider).
+  function automatic logic [QW-1:0] node_queue(input logic [15:0] n);
+    logic [QW:0] r;
+    if (NUM_NODES == 1) return '0;
+    if ((NUM_NODES & (NUM_NODES - 1)) == 0) return QW'(n);
+    r = '0;
+    for (int i = 15; i >= 0; i--) begin
+      r = {r[QW-1:0], n[i]};
+      if (r >= (QW + 1)'(NUM_NODES)) r = r - (QW + 1)'(NUM_NODES);
+    end
+    return r[QW-1:0];
+  endfunction
+
+  // ------------------------------------------------------------------ input side
+  ack_req_t    in_ack;
+  slot_rec_t   in_rec;
+  logic [2:0]  in_req, in_gnt;
+  logic        in_gnt_valid;
+  logic [1:0]  in_idx;
+  logic        in_open;    // a descriptor can be accepted in this cycle
+  logic        in_acc;     // one is accepted
+  logic [QW-1:0] in_queue;
+
+  logic          pool_valid;
+  logic [SW-1:0] pool_id;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic          pool_ready;  // pool_valid already implies it
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic          free_valid;
+  logic [SW-1:0] free_id;
+
+  logic          reenq;      // stage B re-queues a block (takes the enqueue port)
+
+  assign in_ack = '{nack: s_ackreq_nack, seq: s_ackreq_seq, tid: s_ackreq_tid,
+                    dst_node: s_ackreq_dst};
+  assign in_req = {s_ackreq_valid, s_pkt_valid, s_blk_valid};
+
+  qrdma_arb_rr #(.N(3)) u_in_arb (
+    .clk       (clk),
+    .rst       (rst),
+    .req       (in_req),
+    .ack       (in_acc),
+    .gnt       (in_gnt),
+    .gnt_valid (in_gnt_valid),
+    .gnt_idx   (in_idx)
+  );
+
+  assign in_open        = pool_valid && !reenq;
+  assign in_acc         = in_open && in_gnt_valid;
+  assign s_blk_ready    = in_open && in_gnt[0];
+  assign s_pkt_ready    = in_open && in_gnt[1];
+  assign s_ackreq_ready = in_open && in_gnt[2];
+
+  always_comb begin
+    in_rec = '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
+    in_queue = node_queue(s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
+    unique case (in_idx)
+      2'd1: begin
+        in_rec   = '{kind: SLOT_PKT, data: s_pkt_data};
+        in_queue = node_queue(s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]);
+      end
+      2'd2: begin
+        in_rec   = '{kind: SLOT_ACK, data: DATA_W'(in_ack)};
+        in_queue = node_queue(s_ackreq_dst);
+      end
+      default: ;
+    endcase
+  end
+
+  qrdma_id_pool #(.NUM_IDS(SLOTS), .ID_W(SW)) u_pool (
+    .clk        (clk),
+    .rst        (rst),
+    .ready      (pool_ready),
+    .m_valid    (pool_valid),
+    .m_ready    (in_acc),
+    .m_id       (pool_id),
+    .free_valid (free_valid),
+    .free_id    (free_id)
+  );
+
+  // ------------------------------------------------------------------ slots and queues
+  logic [REC_W-1:0]  slot_rd;
+  logic [PIDX_W-1:0] prog_rd;
+  logic              prog_we;
+  logic [SW-1:0]     prog_waddr;
+  logic [PIDX_W-1:0] prog_wdata;
+  logic [NUM_NODES-1:0] q_empty;
+  logic              enq_valid;
+  logic [QW-1:0]     enq_queue;
+  logic [SW-1:0]     enq_entry;
+  logic [QW-1:0]     pick_queue;
+  logic [SW-1:0]     pick_slot;
+
+  qrdma_sdp_ram #(.WIDTH(REC_W), .DEPTH(SLOTS)) u_slot_ram (
+    .clk     (clk),
+    .wr_en   (in_acc),
+    .wr_be   (1'b1),
+    .wr_addr (pool_id),
+    .wr_data (in_rec),
+    .rd_en   (pick),
+    .rd_addr (pick_slot),
+    .rd_data (slot_rd)
+  );
+
+  // Progress of a block: index of its next packet. Written 0 when a slot is filled and
+  // i+1 when a block is re-queued (never in the same cycle: both take the enqueue port).
+  qrdma_sdp_ram #(.WIDTH(PIDX_W), .DEPTH(SLOTS)) u_prog_ram (
+    .clk     (clk),
+    .wr_en   (prog_we),
+    .wr_be   (1'b1),
+    .wr_addr (prog_waddr),
+    .wr_data (prog_wdata),
+    .rd_en   (pick),
+    .rd_addr (pick_slot),
+    .rd_data (prog_rd)
+  );
+
+  qrdma_multi_queue #(.NUM_QUEUES(NUM_NODES), .NUM_ENTRIES(SLOTS)) u_voq (
+    .clk       (clk),
+    .rst       (rst),
+    .enq_valid (enq_valid),
+    .enq_queue (enq_queue),
+    .enq_entry (enq_entry),
+    .deq_valid (pick),
+    .deq_queue (pick_queue),
+    .deq_entry (pick_slot),
+    .empty     (q_empty)
+  );
+
+  // ------------------------------------------------------------------ pick
+  logic [NUM_NODES-1:0] elig;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NUM_NODES-1:0] pick_gnt;  // one-hot form of pick_queue
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic                 pick_any;
+  logic                 a_valid_q;  // stage A holds a pick (so no pick in this cycle)
+
+  assign elig = ~q_empty & ~tx_pause;
+
+  qrdma_arb_rr #(.N(NUM_NODES)) u_arb (
+    .clk       (clk),
+    .rst       (rst),
+    .req       (elig),
+    .ack       (pick),
+    .gnt       (pick_gnt),
+    .gnt_valid (pick_any),
+    .gnt_idx   (pick_queue)
+  );
+
+  assign pick = pick_any && pick_ok && !a_valid_q;
+
+  // ------------------------------------------------------------------ stage A
+  // The RAM outputs hold the picked slot in A and B (no RAM read in A, see header).
+  slot_rec_t          rec;
+  /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not in the header
+  block_desc_t        blk;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [SW-1:0]      a_slot_q;
+  logic [QW-1:0]      a_queue_q;
+  logic [LG-1:0]      dlow;      // dst_addr mod MAX_PAYLOAD
+  logic [OFF_W-1:0]   a_off;     // offset of this packet in the block
+  logic [OFF_W:0]     a_rem;     // bytes of the block from this packet on
+  logic [LG:0]        a_room;    // bytes to the next MAX_PAYLOAD boundary of the destination
+  logic [LEN_W-1:0]   a_len;
+  logic               a_more;    // a block with packets after this one
+  logic [SIZE_W:0]    a_span;    // dlow + size - 1
+  logic [SIZE_W:0]    a_pkts;    // packets of the block
+
+  assign rec  = slot_rec_t'(slot_rd);
+  assign blk  = block_desc_t'(rec.data[BLOCK_DESC_W-1:0]);
+  assign dlow = blk.dst_addr[LG-1:0];
+
+  always_comb begin
+    a_off  = (prog_rd == '0) ? '0 : {prog_rd, LG'(0)} - OFF_W'(dlow);
+    a_rem  = (OFF_W + 1)'(blk.size) - (OFF_W + 1)'(a_off);
+    a_room = (prog_rd == '0) ? (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow)
+                             : (LG + 1)'(MAX_PAYLOAD);
+    a_len  = (a_rem < (OFF_W + 1)'(a_room)) ? LEN_W'(a_rem) : LEN_W'(a_room);
+    a_more = (rec.kind == SLOT_BLK) && (a_rem > (OFF_W + 1)'(a_room));
+    a_span = (SIZE_W + 1)'(dlow) + (SIZE_W + 1)'(blk.size) - (SIZE_W + 1)'(1);
+    a_pkts = (a_span >> LG) + (SIZE_W + 1)'(1);
+  end
+
+  logic               b_valid_q;
+  logic [SW-1:0]      b_slot_q;
+  logic [QW-1:0]      b_queue_q;
+  logic [PIDX_W-1:0]  b_pidx_q;
+  logic [OFF_W-1:0]   b_off_q;
+  logic [LEN_W-1:0]   b_len_q;
+  logic               b_more_q;
+  logic [PIDX_W-1:0]  b_pkts_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      a_valid_q <= 1'b0;
+      b_valid_q <= 1'b0;
+    end else begin
+      a_valid_q <= pick;
+      b_valid_q <= a_valid_q;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (pick) begin
+      a_slot_q  <= pick_slot;
+      a_queue_q <= pick_queue;
+    end
+    if (a_valid_q) begin
+      b_slot_q  <= a_slot_q;
+      b_queue_q <= a_queue_q;
+      b_pidx_q  <= prog_rd;
+      b_off_q   <= a_off;
+      b_len_q   <= a_len;
+      b_more_q  <= a_more;
+      b_pkts_q  <= PIDX_W'(a_pkts);
+    end
+  end
+
+  // ------------------------------------------------------------------ stage B
+  /* verilator lint_off UNUSEDSIGNAL */  // reserved bits of the descriptor
+  pkt_desc_t          pkt;
+  /* verilator lint_on UNUSEDSIGNAL */
+  ack_req_t           ack;
+  net_hdr_t           h;
+  logic [DATA_W-1:0]  hdr;
+  logic [63:0]        pkt_dst, pkt_src;
+  logic [255:0]       inl;      // inline payload, bytes from len on cleared
+
+  assign pkt     = pkt_desc_t'(rec.data);
+  assign ack     = ack_req_t'(rec.data[$bits(ack_req_t)-1:0]);
+  assign pkt_dst = blk.dst_addr + 64'(b_off_q);
+  assign pkt_src = blk.src_addr + 64'(b_off_q);
+
+  always_comb begin
+    for (int i = 0; i < 32; i++)
+      inl[8*i +: 8] = (6'(i) < pkt.len) ? pkt.payload[8*i +: 8] : 8'h00;
+  end
+
+  always_comb begin
+    h          = '0;
+    h.src_node = node_id;
+    unique case (rec.kind)
+      SLOT_BLK: begin
+        h.ptype    = 4'(NET_DATA);
+        h.dst_node = blk.dst_node;
+        h.tid      = blk.tid;
+        h.seq      = blk.seq;
+        h.pkt_idx  = b_pidx_q;
+        h.blk_pkts = b_pkts_q;
+        h.len      = b_len_q;
+        h.dst_addr = pkt_dst;
+        h.pd       = blk.pd;
+        h.fid      = blk.fid;
+        h.path     = blk.path;
+        h.notify   = blk.notify;
+        h.last     = blk.last;
+        h.xfer     = blk.xfer;
+      end
+      SLOT_PKT: begin
+        h.ptype    = (pkt.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+        h.dst_node = pkt.dst_node;
+        h.tid      = pkt.tid;
+        h.seq      = pkt.seq;
+        h.dst_addr = pkt.dst_addr;
+        h.pd       = pkt.pd;
+        h.xfer     = pkt.xfer;
+        if (pkt.kind != 1'(PKT_CONTROL)) begin
+          h.len         = LEN_W'(pkt.len);
+          h.notify      = pkt.notify;
+          h.inline_data = inl;
+        end
+      end
+      default: begin  // SLOT_ACK
+        h.ptype    = ack.nack ? 4'(NET_NACK) : 4'(NET_ACK);
+        h.dst_node = ack.dst_node;
+        h.tid      = ack.tid;
+        h.seq      = ack.seq;
+      end
+    endcase
+    hdr = DATA_W'(h);
+    // CONTROL fields that share bits with inline_data
+    if (rec.kind == SLOT_PKT && pkt.kind == 1'(PKT_CONTROL)) begin
+      hdr[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]     = pkt.size;
+      hdr[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W] = pkt.blocks;
+      hdr[NET_HDR_TAG_LSB +: NET_HDR_TAG_W]       = pkt.tag;
+    end
+  end
+
+  always_comb begin
+    job_valid = b_valid_q;
+    job.hdr     = hdr;
+    job.is_data = (rec.kind == SLOT_BLK);
+    job.dlane   = pkt_dst[LANE_W-1:0];
+    job.len     = h.len;
+    job.n_p     = beats_of('0, b_len_q);
+    job.n_out   = beats_of(pkt_dst[LANE_W-1:0], b_len_q);
+    rd_valid    = b_valid_q && (rec.kind == SLOT_BLK);
+    rd.addr     = pkt_src;
+    rd.len      = b_len_q;
+  end
+
+  // Re-queue a block with packets left, or free the slot.
+  assign reenq      = b_valid_q && b_more_q;
+  assign free_valid = b_valid_q && !b_more_q;
+  assign free_id    = b_slot_q;
+  assign enq_valid  = reenq || in_acc;
+  assign enq_queue  = reenq ? b_queue_q : in_queue;
+  assign enq_entry  = reenq ? b_slot_q : pool_id;
+  assign prog_we    = reenq || in_acc;
+  assign prog_waddr = reenq ? b_slot_q : pool_id;
+  assign prog_wdata = reenq ? b_pidx_q + PIDX_W'(1) : '0;
+
+`ifndef SYNTHESIS
+  // Descriptors the send unit cannot packetize: a block of size 0, or one with more
+  // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD).
+  // "ERROR: ..." and the sticky sim_err_q, read by tests.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic sim_err_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_ff @(posedge clk) begin
+    if (rst) sim_err_q <= 1'b0;
+    else if (a_valid_q && rec.kind == SLOT_BLK
+             && (blk.size == '0 || a_pkts > (SIZE_W + 1)'((1 << PIDX_W) - 1))) begin
+      $display("ERROR: %m: t=%0t block of %0d bytes at 0x%0h: not packetizable",
+               $time, blk.size, blk.dst_addr);
+      sim_err_q <= 1'b1;
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire
