@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// The libqrdma backend (sw/include/qrdma_backend.h) of the system simulation: every call
+// maps onto the C API of qrdma_sim.h (see qrdma_backend_sim.h for what differs from the
+// mmap backend).
+#include "qrdma_backend_sim.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+struct SimBackend {
+  qrdma_backend be;  // first: the struct handed out
+  qrdma_sim *sim;
+  bool owned;
+  bool sync_writes;
+};
+
+SimBackend *ctx_of(void *ctx) { return static_cast<SimBackend *>(ctx); }
+
+int resp_to_err(int resp) {
+  if (resp == 0) return QRDMA_OK;
+  if (resp < 0) return QRDMA_EINVAL;
+  return QRDMA_ESLVERR;
+}
+
+int be_mmio_read64(void *ctx, unsigned node, uint64_t addr, uint64_t *val) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (!val || addr % 8) return QRDMA_EINVAL;
+  int resp = 0;
+  uint64_t v = qrdma_sim_mmio_read64(b->sim, node, addr, &resp);
+  *val = resp ? 0 : v;
+  return resp_to_err(resp);
+}
+
+int be_mmio_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (addr % 8) return QRDMA_EINVAL;
+  return resp_to_err(qrdma_sim_mmio_write64(b->sim, node, addr, val));
+}
+
+int be_desc_write(void *ctx, unsigned node, uint64_t addr, const void *data, size_t len) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (!data || (len != 32 && len != 64) || addr % len) return QRDMA_EINVAL;
+  return resp_to_err(qrdma_sim_mmio_write_desc(b->sim, node, addr, data, len));
+}
+
+int be_mem_alloc(void *ctx, unsigned node, size_t size, size_t align, qrdma_buf *buf) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (!buf || (align & (align - 1))) return QRDMA_EINVAL;
+  if (align < 64) align = 64;
+  uint64_t dev = qrdma_sim_mem_alloc(b->sim, node, size, align);
+  if (dev == QRDMA_SIM_NOMEM) return QRDMA_ENOMEM;
+  buf->cpu = qrdma_sim_mem(b->sim, node, dev, size);
+  buf->dev = dev;
+  buf->size = size;
+  buf->node = node;
+  buf->priv = static_cast<uintptr_t>(dev);
+  return QRDMA_OK;
+}
+
+void be_mem_free(void *ctx, qrdma_buf *buf) {
+  SimBackend *b = ctx_of(ctx);
+  if (!buf || !buf->cpu || buf->node >= b->be.num_nodes) return;
+  qrdma_sim_mem_free(b->sim, buf->node, buf->priv);
+  buf->cpu = nullptr;
+}
+
+void be_idle(void *ctx, unsigned) { qrdma_sim_step(ctx_of(ctx)->sim, 1); }
+
+uint64_t be_now(void *ctx) { return qrdma_sim_now(ctx_of(ctx)->sim); }
+
+void be_destroy(qrdma_backend *be) {
+  SimBackend *b = ctx_of(be->ctx);
+  if (b->owned) qrdma_sim_destroy(b->sim);
+  delete b;
+}
+
+int make(qrdma_sim *sim, bool owned, bool sync_writes, qrdma_backend **out) {
+  SimBackend *b = new SimBackend();
+  b->sim = sim;
+  b->owned = owned;
+  b->sync_writes = sync_writes;
+  qrdma_backend &be = b->be;
+  be.abi = QRDMA_BACKEND_ABI;
+  be.name = "sim";
+  be.ctx = b;
+  be.num_nodes = qrdma_sim_num_nodes(sim);
+  be.tick_hz = QRDMA_SIM_CLOCK_HZ;
+  be.mmio_read64 = be_mmio_read64;
+  be.mmio_write64 = be_mmio_write64;
+  be.desc_write = be_desc_write;
+  be.mem_alloc = be_mem_alloc;
+  be.mem_free = be_mem_free;
+  be.idle = be_idle;
+  be.now = be_now;
+  be.destroy = be_destroy;
+  *out = &be;
+  return QRDMA_OK;
+}
+
+bool parse_u64(const std::string &s, uint64_t *v) {
+  if (s.empty()) return false;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long x = strtoull(s.c_str(), &end, 0);
+  if (errno) return false;
+  std::string suf(end);
+  if (suf == "K" || suf == "k") x <<= 10;
+  else if (suf == "M" || suf == "m") x <<= 20;
+  else if (suf == "G" || suf == "g") x <<= 30;
+  else if (!suf.empty()) return false;
+  *v = x;
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+int qrdma_backend_sim_open(unsigned nodes, const qrdma_sim_options *opt, qrdma_backend **out) {
+  if (!out) return QRDMA_EINVAL;
+  qrdma_sim_options o;
+  if (opt)
+    o = *opt;
+  else
+    qrdma_sim_default_options(&o);
+  qrdma_sim *sim = qrdma_sim_create(nodes, &o);
+  if (!sim) return QRDMA_EIO;
+  return make(sim, true, o.mmio_sync_writes != 0, out);
+}
+
+int qrdma_backend_sim_wrap(qrdma_sim *sim, qrdma_backend **out) {
+  if (!sim || !out) return QRDMA_EINVAL;
+  return make(sim, false, false, out);
+}
+
+qrdma_sim *qrdma_backend_sim_get(qrdma_backend *be) {
+  if (!be || be->destroy != be_destroy) return nullptr;
+  return ctx_of(be->ctx)->sim;
+}
+
+int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
+  qrdma_sim_options o;
+  qrdma_sim_default_options(&o);
+  uint64_t nodes = 2;
+  std::string s = spec ? spec : "";
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    std::string item = s.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    uint64_t v = 0;
+    if (eq == std::string::npos || !parse_u64(item.substr(eq + 1), &v)) {
+      fprintf(stderr, "sim backend: bad spec item '%s' (key=value expected)\n", item.c_str());
+      return QRDMA_EINVAL;
+    }
+    if (key == "nodes") nodes = v;
+    else if (key == "mem") o.mem_bytes = v;
+    else if (key == "mem_rd") o.mem_rd_latency = static_cast<uint32_t>(v);
+    else if (key == "mem_wr") o.mem_wr_latency = static_cast<uint32_t>(v);
+    else if (key == "mmio_rt") o.mmio_rt_cycles = static_cast<uint32_t>(v);
+    else if (key == "mmio_wr") o.mmio_wr_cycles = static_cast<uint32_t>(v);
+    else if (key == "max_posted") o.mmio_max_posted = static_cast<uint32_t>(v);
+    else if (key == "sync_writes") o.mmio_sync_writes = static_cast<uint32_t>(v);
+    else if (key == "link") o.link_latency = static_cast<uint32_t>(v);
+    else if (key == "link_depth") o.link_depth = static_cast<uint32_t>(v);
+    else {
+      fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
+              "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth)\n", key.c_str());
+      return QRDMA_EINVAL;
+    }
+  }
+  return qrdma_backend_sim_open(static_cast<unsigned>(nodes), &o, out);
+}
+
+}  // extern "C"

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// HostMem: host memory model behind the NIC's AXI4 memory master (see host_mem.h).
+#include "host_mem.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "Vqrdma_nic.h"
+
+namespace qsim {
+
+namespace {
+constexpr unsigned kBeatBytes = 64;  // 512-bit bus
+constexpr size_t kWBufBeats = 4096;  // write buffer (256 KiB): ample for wr_latency <= ~4000
+}  // namespace
+
+HostMem::HostMem(unsigned node, uint64_t bytes, unsigned rd_latency, unsigned wr_latency,
+                 unsigned max_bursts, Diag &diag)
+    : node_(node), size_(bytes), rd_latency_(rd_latency), wr_latency_(wr_latency),
+      max_bursts_(max_bursts ? max_bursts : 1), diag_(diag), rq_(max_bursts_),
+      awq_(max_bursts_), wbuf_(kWBufBeats), wdone_(kWBufBeats), pend_(kWBufBeats),
+      bq_(kWBufBeats) {
+  void *p = mmap(nullptr, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::runtime_error("host memory: mmap failed");
+  mem_ = static_cast<uint8_t *>(p);
+}
+
+HostMem::~HostMem() {
+  if (mem_) munmap(mem_, size_ ? size_ : 1);
+}
+
+uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsigned size,
+                             unsigned burst) {
+  uint8_t resp = 0;
+  if (burst != 1) {
+    diag_.error("node %u m_axi_%s: burst type %u (only INCR)", node_, ch, burst);
+    resp = 2;
+  }
+  if ((1u << size) > kBeatBytes) {
+    diag_.error("node %u m_axi_%s: size %u above the bus width", node_, ch, size);
+    return 2;
+  }
+  uint64_t bytes = 1ull << size;
+  uint64_t end = (addr & ~(bytes - 1)) + (uint64_t(len) + 1) * bytes;  // one past the last byte
+  if ((addr >> 12) != ((end - 1) >> 12)) {
+    diag_.error("node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes crosses 4 KiB",
+                node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes);
+    resp = 2;
+  }
+  uint64_t lo = addr & ~uint64_t(kBeatBytes - 1);
+  uint64_t hi = (end + kBeatBytes - 1) & ~uint64_t(kBeatBytes - 1);
+  if (hi > size_ || lo >= size_) {
+    diag_.error("node %u m_axi_%s: burst at 0x%llx outside host memory (%llu bytes)", node_,
+                ch, (unsigned long long)addr, (unsigned long long)size_);
+    return 3;
+  }
+  return resp;
+}
+
+void HostMem::drive(Vqrdma_nic &m, uint64_t now) {
+  // ---- read data
+  m.m_axi_arready = rq_.size() < max_bursts_;
+  r_offered_ = false;
+  if (!rq_.empty() && rq_.front().t <= now) {
+    const Burst &b = rq_.front();
+    uint64_t key = (uint64_t(b.seq) << 16) | r_beat_;
+    if (key != r_key_) {
+      uint64_t a = beat_addr(b, r_beat_) & ~uint64_t(kBeatBytes - 1);
+      if (b.resp == 3)
+        memset(m.m_axi_rdata.data(), 0, kBeatBytes);
+      else
+        memcpy(m.m_axi_rdata.data(), mem_ + a, kBeatBytes);
+      r_key_ = key;
+    }
+    m.m_axi_rvalid = 1;
+    m.m_axi_rlast = r_beat_ == b.len;
+    m.m_axi_rid = b.id;
+    m.m_axi_rresp = b.resp;
+    r_offered_ = true;
+  } else {
+    m.m_axi_rvalid = 0;
+  }
+  // ---- writes landing this cycle, B
+  while (!pend_.empty() && pend_.front().aw.t <= now && !bq_.full()) {
+    const Pending &p = pend_.front();
+    apply(p);
+    bq_.push(BResp{p.aw.id, p.aw.resp});
+    pend_.pop();
+  }
+  m.m_axi_awready = awq_.size() < max_bursts_;
+  m.m_axi_wready = !wbuf_.full();
+  b_offered_ = !bq_.empty();
+  m.m_axi_bvalid = b_offered_;
+  if (b_offered_) {
+    m.m_axi_bid = bq_.front().id;
+    m.m_axi_bresp = bq_.front().resp;
+  }
+}
+
+void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
+  // ---- AR
+  if (m.m_axi_arvalid && m.m_axi_arready) {
+    Burst &b = rq_.back_slot();
+    b.addr = m.m_axi_araddr;
+    b.len = m.m_axi_arlen;
+    b.size = m.m_axi_arsize;
+    b.id = m.m_axi_arid;
+    b.t = now + rd_latency_;
+    b.seq = r_seq_++;
+    b.resp = check_burst("ar", b.addr, b.len, b.size, m.m_axi_arburst);
+    rq_.push();
+  }
+  // ---- R
+  if (r_offered_ && m.m_axi_rready) {
+    ++r_beats_;
+    if (r_beat_ == rq_.front().len) {
+      rq_.pop();
+      r_beat_ = 0;
+    } else {
+      ++r_beat_;
+    }
+  }
+  // ---- AW
+  if (m.m_axi_awvalid && m.m_axi_awready) {
+    Burst &b = awq_.back_slot();
+    b.addr = m.m_axi_awaddr;
+    b.len = m.m_axi_awlen;
+    b.size = m.m_axi_awsize;
+    b.id = m.m_axi_awid;
+    b.t = 0;
+    b.seq = 0;
+    b.resp = check_burst("aw", b.addr, b.len, b.size, m.m_axi_awburst);
+    awq_.push();
+  }
+  // ---- W
+  if (m.m_axi_wvalid && m.m_axi_wready) {
+    WBeat &w = wbuf_.back_slot();
+    memcpy(w.data, m.m_axi_wdata.data(), kBeatBytes);
+    w.strb = m.m_axi_wstrb;
+    wbuf_.push();
+    ++w_beats_;
+    ++w_open_beats_;
+    if (m.m_axi_wlast) {
+      wdone_.push(WDone{w_open_beats_});
+      w_open_beats_ = 0;
+    }
+  }
+  // ---- B
+  if (b_offered_ && m.m_axi_bready) bq_.pop();
+  // ---- AW and W of a burst both taken: it lands wr_latency cycles later
+  while (!awq_.empty() && !wdone_.empty()) {
+    Pending &p = pend_.back_slot();
+    p.aw = awq_.front();
+    p.aw.t = now + wr_latency_;
+    p.beats = wdone_.front().beats;
+    if (p.beats != uint32_t(p.aw.len) + 1u) {
+      diag_.error("node %u m_axi_w: burst at 0x%llx has AWLEN+1 = %u beats but WLAST on beat %u",
+                  node_, (unsigned long long)p.aw.addr, p.aw.len + 1u, p.beats);
+      if (!p.aw.resp) p.aw.resp = 2;
+    }
+    pend_.push();
+    awq_.pop();
+    wdone_.pop();
+  }
+}
+
+// Write a complete burst into memory: every strobed byte of beat i goes to the 64-byte
+// window holding that beat's address (strobes tell the lanes, whatever the size).
+void HostMem::apply(const Pending &p) {
+  for (uint32_t i = 0; i < p.beats; ++i) {
+    const WBeat &w = wbuf_.front();
+    if (p.aw.resp != 3 && i <= p.aw.len) {
+      uint8_t *dst = mem_ + (beat_addr(p.aw, i) & ~uint64_t(kBeatBytes - 1));
+      if (w.strb == ~0ull) {
+        memcpy(dst, w.data, kBeatBytes);
+      } else {
+        uint64_t s = w.strb;
+        while (s) {
+          unsigned lane = __builtin_ctzll(s);
+          dst[lane] = w.data[lane];
+          s &= s - 1;
+        }
+      }
+    }
+    wbuf_.pop();
+  }
+}
+
+}  // namespace qsim

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// HostMem: one node's host memory and the AXI4 slave that serves the NIC's 512-bit memory
+// master (m_axi_*). Timing model (docs/sim.md "Host memory"):
+//   - reads: a burst whose AR handshake is in cycle t offers its first R beat in cycle
+//     t + rd_latency, then one beat per cycle (rready permitting), bursts in order; up to
+//     max_bursts bursts outstanding (arready low beyond), enough for one beat per cycle.
+//     Data is taken from memory when the beat is first offered.
+//   - writes: W beats are taken one per cycle into a write buffer (wready low only when it
+//     is full), with or before their AW. A burst is complete when its AW and its WLAST
+//     beat have both been taken (cycle t); its bytes (by strobe) land in memory in cycle
+//     t + wr_latency, and its B response is offered in that same cycle. So data the NIC
+//     writes is visible to the CPU exactly when the NIC could know it is written.
+// The store is one flat mmap'ed array (untouched pages cost nothing), addressed from 0.
+// Checks (reported through Diag): INCR bursts only, size <= 64 bytes, no 4 KiB crossing,
+// inside the memory (else DECERR, nothing written, zeros read), WLAST on beat AWLEN.
+#pragma once
+
+#include <cstdint>
+
+#include "diag.h"
+#include "ring.h"
+
+class Vqrdma_nic;
+
+namespace qsim {
+
+class HostMem {
+ public:
+  HostMem(unsigned node, uint64_t bytes, unsigned rd_latency, unsigned wr_latency,
+          unsigned max_bursts, Diag &diag);
+  ~HostMem();
+  HostMem(const HostMem &) = delete;
+  HostMem &operator=(const HostMem &) = delete;
+
+  uint8_t *data() { return mem_; }
+  uint64_t size() const { return size_; }
+  // a CPU pointer to [addr, addr + len), nullptr if outside
+  uint8_t *ptr(uint64_t addr, uint64_t len) {
+    return (addr <= size_ && len <= size_ - addr) ? mem_ + addr : nullptr;
+  }
+
+  void drive(Vqrdma_nic &m, uint64_t now);   // inputs of cycle `now`
+  void sample(Vqrdma_nic &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+
+  uint64_t read_beats() const { return r_beats_; }
+  uint64_t write_beats() const { return w_beats_; }
+  bool idle() const { return rq_.empty() && awq_.empty() && wbuf_.empty() && pend_.empty() && bq_.empty(); }
+
+ private:
+  struct Burst {
+    uint64_t addr;
+    uint64_t t;      // read: first cycle its data may be offered; write: when it lands
+    uint32_t seq;
+    uint16_t len;    // beats - 1
+    uint8_t size;    // log2 bytes per beat
+    uint8_t id;
+    uint8_t resp;    // 0 OKAY, 2 SLVERR (protocol), 3 DECERR (outside memory)
+  };
+  struct WBeat {
+    uint8_t data[64];
+    uint64_t strb;
+  };
+  struct WDone {  // a W burst whose WLAST was taken
+    uint32_t beats;
+  };
+  struct Pending {  // AW + W complete, waiting for wr_latency
+    Burst aw;
+    uint32_t beats;
+  };
+  struct BResp {
+    uint8_t id, resp;
+  };
+
+  uint8_t check_burst(const char *ch, uint64_t addr, unsigned len, unsigned size, unsigned burst);
+  uint64_t beat_addr(const Burst &b, unsigned i) const {
+    if (i == 0) return b.addr;
+    uint64_t bytes = 1ull << b.size;
+    return (b.addr & ~(bytes - 1)) + i * bytes;
+  }
+  void apply(const Pending &p);
+
+  unsigned node_;
+  uint8_t *mem_ = nullptr;
+  uint64_t size_ = 0;
+  unsigned rd_latency_, wr_latency_, max_bursts_;
+  Diag &diag_;
+
+  // read side
+  Ring<Burst> rq_;
+  unsigned r_beat_ = 0;       // beat of rq_.front() offered next
+  uint64_t r_key_ = ~0ull;    // (seq, beat) whose data is on m_axi_rdata
+  uint32_t r_seq_ = 0;
+  bool r_offered_ = false;    // rvalid driven in this cycle
+  uint64_t r_beats_ = 0;
+  // write side
+  Ring<Burst> awq_;
+  Ring<WBeat> wbuf_;
+  Ring<WDone> wdone_;
+  Ring<Pending> pend_;
+  Ring<BResp> bq_;
+  uint32_t w_open_beats_ = 0;  // beats of the W burst being received
+  bool b_offered_ = false;
+  uint64_t w_beats_ = 0;
+};
+
+}  // namespace qsim

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// MmioPort: the CPU side of one node's host port, an AXI4 master driving the NIC's
+// s_axi_* (HOST_DATA_W bits, ID 0, in order). Model (docs/sim.md "MMIO"):
+//   - a request the CPU issues in cycle t reaches the host port in cycle t + rt/2 (its AW
+//     and W, or AR, are offered from then on); a read's data taken in cycle u reaches the
+//     CPU in cycle u + (rt - rt/2). So a read costs the CPU rt cycles plus the NIC's own
+//     AR-to-R time (2 cycles for status and registers) plus any wait for the port.
+//   - writes are posted: the CPU pays only its issue time (the system's mmio_wr_cycles)
+//     and goes on; up to max_posted writes may be unanswered (no B yet) before the CPU
+//     stalls, as on a bus with write credits.
+//   - ordering: requests take effect in program order. Writes are offered in order; a
+//     read's AR is offered only when every earlier write has had its B response (the host
+//     port makes a write visible to status reads by the time of its B, docs/qos.md).
+//   - one write call = one INCR burst: beats of the largest size (8 bytes .. bus width)
+//     that divides both the address and the length, strobes exactly the bytes addressed.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "diag.h"
+#include "ring.h"
+
+#ifndef QRDMA_SIM_HOST_DATA_W
+#define QRDMA_SIM_HOST_DATA_W 256
+#endif
+
+class Vqrdma_nic;
+
+namespace qsim {
+
+class MmioPort {
+ public:
+  static constexpr unsigned kBusBytes = QRDMA_SIM_HOST_DATA_W / 8;
+  static_assert(kBusBytes == 16 || kBusBytes == 32, "host port is 128 or 256 bits");
+
+  MmioPort(unsigned node, unsigned rt_cycles, Diag &diag);
+
+  // Queue a write of len bytes (multiple of 8, 8-aligned, not crossing 4 KiB) issued by
+  // the CPU in cycle now. Returns its sequence number (its B is the seq-th), or -1.
+  int64_t post_write(uint64_t addr, const void *bytes, size_t len, uint64_t now);
+  // Queue a 64-bit read issued in cycle now; its result comes with read_done().
+  bool post_read(uint64_t addr, uint64_t now);
+  // The oldest read's result, once it has reached the CPU by cycle now.
+  bool read_done(uint64_t now, uint64_t *val, unsigned *resp);
+
+  uint64_t writes_posted() const { return w_posted_; }
+  uint64_t writes_answered() const { return b_count_; }
+  unsigned last_bresp() const { return last_bresp_; }  // of write number writes_answered()-1
+  uint64_t errors() const { return err_count_; }       // SLVERR/DECERR answers (B and R)
+  bool idle() const { return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty(); }
+
+  void drive(Vqrdma_nic &m, uint64_t now);
+  void sample(Vqrdma_nic &m, uint64_t now);
+
+ private:
+  struct Aw {
+    uint32_t addr;
+    uint8_t len, size;
+    uint64_t t;  // cycle it reaches the port
+  };
+  struct W {
+    uint8_t data[kBusBytes];
+    uint32_t strb;
+    uint8_t last;
+    uint64_t t;
+  };
+  struct Ar {
+    uint32_t addr;
+    uint64_t t;
+    uint64_t writes_before;  // writes posted before it: their B must come first
+  };
+  struct RRes {
+    uint64_t val;
+    uint64_t t;  // cycle it reaches the CPU
+    uint8_t resp;
+  };
+
+  unsigned node_;
+  unsigned d_req_, d_resp_;
+  Diag &diag_;
+  Ring<Aw> awq_;
+  Ring<W> wq_;
+  Ring<Ar> arq_;
+  Ring<Ar> arf_;   // ARs taken, waiting for R
+  Ring<RRes> rres_;
+  bool aw_offered_ = false, w_offered_ = false, ar_offered_ = false;
+  uint64_t w_key_ = ~0ull, w_seq_ = 0;  // which W beat is on s_axi_wdata
+  uint64_t w_posted_ = 0, b_count_ = 0, err_count_ = 0;
+  unsigned last_bresp_ = 0;
+};
+
+}  // namespace qsim

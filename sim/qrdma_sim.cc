@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// The C API of qrdma_sim.h on top of qsim::System.
+#include "qrdma_sim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "system.h"
+
+#ifndef QRDMA_SIM_NIC_NODES
+#define QRDMA_SIM_NIC_NODES 4
+#endif
+
+using qsim::System;
+
+struct qrdma_sim {
+  explicit qrdma_sim(unsigned n, const qrdma_sim_options &o) : sys(n, o) {}
+  System sys;
+};
+
+namespace {
+bool bad_node(const qrdma_sim *s, unsigned node) {
+  return !s || node >= const_cast<qrdma_sim *>(s)->sys.size();
+}
+}  // namespace
+
+extern "C" {
+
+void qrdma_sim_default_options(qrdma_sim_options *o) {
+  memset(o, 0, sizeof *o);
+  o->mem_bytes = 64ull << 20;
+  o->mem_rd_latency = 200;
+  o->mem_wr_latency = 100;
+  o->mem_max_bursts = 64;
+  o->mmio_rt_cycles = 30;
+  o->mmio_wr_cycles = 1;
+  o->mmio_max_posted = 64;
+  o->mmio_sync_writes = 0;
+  o->link_latency = 100;
+  o->link_depth = 0;
+  o->reset_cycles = 16;
+}
+
+qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
+  qrdma_sim_options o;
+  if (opt)
+    o = *opt;
+  else
+    qrdma_sim_default_options(&o);
+  try {
+    return new qrdma_sim(nodes, o);
+  } catch (const std::exception &e) {
+    fprintf(stderr, "qrdma_sim_create: %s\n", e.what());
+    return nullptr;
+  }
+}
+
+void qrdma_sim_destroy(qrdma_sim *s) { delete s; }
+
+unsigned qrdma_sim_num_nodes(const qrdma_sim *s) { return s ? s->sys.size() : 0; }
+unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }
+unsigned qrdma_sim_host_data_w(void) { return QRDMA_SIM_HOST_DATA_W; }
+const char *qrdma_sim_network_name(const qrdma_sim *s) {
+  return const_cast<qrdma_sim *>(s)->sys.net().name();
+}
+
+uint64_t qrdma_sim_now(const qrdma_sim *s) { return s->sys.now(); }
+void qrdma_sim_step(qrdma_sim *s, uint64_t cycles) { s->sys.step(cycles); }
+
+uint64_t qrdma_sim_mmio_read64(qrdma_sim *s, unsigned node, uint64_t off, int *resp) {
+  if (bad_node(s, node)) {
+    if (resp) *resp = -1;
+    return 0;
+  }
+  return s->sys.mmio_read64(node, off, resp);
+}
+
+int qrdma_sim_mmio_write64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t val) {
+  if (bad_node(s, node)) return -1;
+  return s->sys.mmio_write(node, off, &val, 8);
+}
+
+int qrdma_sim_mmio_write_desc(qrdma_sim *s, unsigned node, uint64_t off, const void *bytes,
+                              size_t len) {
+  if (bad_node(s, node) || !bytes) return -1;
+  return s->sys.mmio_write(node, off, bytes, len);
+}
+
+uint64_t qrdma_sim_mmio_drain(qrdma_sim *s, unsigned node) {
+  if (bad_node(s, node)) return 0;
+  s->sys.mmio_drain(node);
+  return s->sys.node(node).mmio.errors();
+}
+
+uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node) {
+  if (bad_node(s, node)) return 0;
+  return const_cast<qrdma_sim *>(s)->sys.node(node).mmio.errors();
+}
+
+int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
+                         uint64_t want, uint64_t max_reads, uint64_t *last) {
+  if (bad_node(s, node)) return -1;
+  for (uint64_t k = 1; max_reads == 0 || k <= max_reads; ++k) {
+    uint64_t v = s->sys.mmio_read64(node, off, nullptr);
+    if (last) *last = v;
+    if ((v & mask) == want) return static_cast<int64_t>(k);
+  }
+  return -1;
+}
+
+uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node) {
+  if (bad_node(s, node)) return 0;
+  return const_cast<qrdma_sim *>(s)->sys.node(node).mem.size();
+}
+
+void *qrdma_sim_mem(qrdma_sim *s, unsigned node, uint64_t addr, size_t len) {
+  if (bad_node(s, node)) return nullptr;
+  return s->sys.node(node).mem.ptr(addr, len);
+}
+
+int qrdma_sim_mem_write(qrdma_sim *s, unsigned node, uint64_t addr, const void *src, size_t len) {
+  void *p = qrdma_sim_mem(s, node, addr, len);
+  if (!p || (!src && len)) return -1;
+  if (len) memcpy(p, src, len);
+  return 0;
+}
+
+int qrdma_sim_mem_read(qrdma_sim *s, unsigned node, uint64_t addr, void *dst, size_t len) {
+  void *p = qrdma_sim_mem(s, node, addr, len);
+  if (!p || (!dst && len)) return -1;
+  if (len) memcpy(dst, p, len);
+  return 0;
+}
+
+uint64_t qrdma_sim_mem_alloc(qrdma_sim *s, unsigned node, uint64_t size, uint64_t align) {
+  if (bad_node(s, node)) return QRDMA_SIM_NOMEM;
+  return s->sys.node(node).alloc.alloc(size, align);
+}
+
+void qrdma_sim_mem_free(qrdma_sim *s, unsigned node, uint64_t addr) {
+  if (bad_node(s, node)) return;
+  if (!s->sys.node(node).alloc.free(addr))
+    s->sys.diag().error("node %u mem_free(0x%llx): not allocated", node,
+                        (unsigned long long)addr);
+}
+
+int64_t qrdma_sim_wait_mem64(qrdma_sim *s, unsigned node, uint64_t addr, uint64_t mask,
+                             uint64_t want, uint64_t max_cycles) {
+  const uint8_t *p = static_cast<const uint8_t *>(qrdma_sim_mem(s, node, addr, 8));
+  if (!p) return -1;
+  for (uint64_t k = 0;; ++k) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if ((v & mask) == want) return static_cast<int64_t>(k);
+    if (max_cycles && k >= max_cycles) return -1;
+    s->sys.step(1);
+  }
+}
+
+int64_t qrdma_sim_wait_until(qrdma_sim *s, int (*pred)(qrdma_sim *, void *), void *arg,
+                             uint64_t max_cycles) {
+  if (!s || !pred) return -1;
+  for (uint64_t k = 0;; ++k) {
+    if (pred(s, arg)) return static_cast<int64_t>(k);
+    if (max_cycles && k >= max_cycles) return -1;
+    s->sys.step(1);
+  }
+}
+
+int64_t qrdma_sim_wait_quiet(qrdma_sim *s, uint64_t max_cycles) {
+  if (!s) return -1;
+  for (uint64_t k = 0;; ++k) {
+    if (s->sys.quiet()) return static_cast<int64_t>(k);
+    if (max_cycles && k >= max_cycles) return -1;
+    s->sys.step(1);
+  }
+}
+
+uint64_t qrdma_sim_errors(const qrdma_sim *s) {
+  return const_cast<qrdma_sim *>(s)->sys.diag().count();
+}
+
+const char *qrdma_sim_error_text(const qrdma_sim *s) {
+  return const_cast<qrdma_sim *>(s)->sys.diag().first();
+}
+
+void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (bad_node(s, node)) return;
+  qsim::Node &n = const_cast<qrdma_sim *>(s)->sys.node(node);
+  st->mem_read_beats = n.mem.read_beats();
+  st->mem_write_beats = n.mem.write_beats();
+  st->tx_beats = n.tx_beats;
+  st->rx_beats = n.rx_beats;
+  st->mmio_writes = n.mmio.writes_posted();
+  st->mmio_reads = n.mmio_reads;
+}
+
+uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s) {
+  return const_cast<qrdma_sim *>(s)->sys.net().dropped_packets();
+}
+
+}  // extern "C"

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * qrdma_sim.h: C API of the multi-node system simulation (sim/, docs/sim.md).
+ *
+ * N qrdma_nic instances (Verilator model of rtl/top/qrdma_nic.sv, node_id = index) run in
+ * lockstep on one clock (nominal 200 MHz, QRDMA_SIM_CLOCK_HZ). Each node has a host
+ * memory served to the NIC's AXI4 memory master with a read and a write latency, and a
+ * CPU port (MMIO) driving the NIC's host port with a round trip; nodes are joined by
+ * links (N = 2: back to back; N > 2: a simple router by dst_node; N = 1: loopback).
+ *
+ * Time only advances inside qrdma_sim_* calls: qrdma_sim_step() and the calls that stand
+ * for CPU work (an MMIO read blocks for its round trip, a posted write for its issue
+ * time, the wait helpers step until their condition holds). The API is single-threaded:
+ * one thread drives all nodes of a qrdma_sim.
+ *
+ * Host memory addresses are device (bus) addresses of that node's memory, 0 .. mem_bytes-1;
+ * qrdma_sim_mem() turns them into CPU pointers (valid until qrdma_sim_destroy).
+ */
+#ifndef QRDMA_SIM_H
+#define QRDMA_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QRDMA_SIM_CLOCK_HZ 200000000ULL /* nominal clock: 1 cycle = 5 ns */
+#define QRDMA_SIM_NOMEM UINT64_MAX       /* qrdma_sim_mem_alloc: does not fit */
+
+typedef struct qrdma_sim qrdma_sim;
+
+/* Options of qrdma_sim_create (fill with qrdma_sim_default_options first). Latencies in
+ * cycles of the 200 MHz clock. */
+typedef struct qrdma_sim_options {
+    uint64_t mem_bytes;        /* host memory per node (64 MiB) */
+    uint32_t mem_rd_latency;   /* AR handshake -> first R beat offered (200 = 1 us) */
+    uint32_t mem_wr_latency;   /* burst complete (AW and WLAST taken) -> data in memory and
+                                  B offered (100 = 500 ns) */
+    uint32_t mem_max_bursts;   /* read (and write) bursts outstanding (64) */
+    uint32_t mmio_rt_cycles;   /* CPU <-> host port round trip (30 = 150 ns): half on the way
+                                  in, half on the way back */
+    uint32_t mmio_wr_cycles;   /* CPU cycles a posted write (or descriptor) costs (1) */
+    uint32_t mmio_max_posted;  /* writes without B before the CPU stalls (64) */
+    uint32_t mmio_sync_writes; /* 1: a write call waits for its B response and returns it */
+    uint32_t link_latency;     /* link: beat taken -> offered at the far end (100 = 500 ns) */
+    uint32_t link_depth;       /* beats a link holds (0: auto, at least latency + 2 and 256) */
+    uint32_t reset_cycles;     /* rst high at creation (16); then create waits for `ready` */
+} qrdma_sim_options;
+
+void qrdma_sim_default_options(qrdma_sim_options *opt);
+
+/* Build a system of `nodes` NICs (1 .. qrdma_sim_max_nodes()), reset them and run until
+ * every NIC is ready. opt NULL: defaults. NULL on error (message on stderr). */
+qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt);
+void qrdma_sim_destroy(qrdma_sim *s);
+
+unsigned qrdma_sim_num_nodes(const qrdma_sim *s);
+unsigned qrdma_sim_max_nodes(void);       /* NUM_NODES the NIC model was built with */
+unsigned qrdma_sim_host_data_w(void);     /* host port width the model was built with */
+const char *qrdma_sim_network_name(const qrdma_sim *s);
+
+/* ------------------------------------------------------------------ time */
+uint64_t qrdma_sim_now(const qrdma_sim *s);            /* cycles since creation */
+void qrdma_sim_step(qrdma_sim *s, uint64_t cycles);    /* advance every node */
+
+/* ------------------------------------------------------------------ MMIO (CPU of node -> its NIC)
+ * Offsets are host-port addresses (docs/formats.md address map). */
+
+/* 64-bit read (8-aligned). Blocks until the data is back (>= mmio_rt_cycles). *resp (may
+ * be NULL) gets the AXI RRESP (0 OKAY, 2 SLVERR); the value is 0 on SLVERR. */
+uint64_t qrdma_sim_mmio_read64(qrdma_sim *s, unsigned node, uint64_t off, int *resp);
+/* 64-bit write (8-aligned). Posted: returns 0 after mmio_wr_cycles; with mmio_sync_writes
+ * returns the BRESP. -1: bad argument. */
+int qrdma_sim_mmio_write64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t val);
+/* len bytes (multiple of 8, 8-aligned, within 4 KiB; a descriptor is 32 bytes at a
+ * 32-aligned line or 64 at a 64-aligned pair) as one INCR burst, beats of the widest size
+ * that divides offset and length (one 32-byte beat per line on a 256-bit port). Posted
+ * like qrdma_sim_mmio_write64. */
+int qrdma_sim_mmio_write_desc(qrdma_sim *s, unsigned node, uint64_t off, const void *bytes,
+                              size_t len);
+/* Step until every write posted to the node has its B response; returns the number of
+ * SLVERR/DECERR answers (B and R) the node's MMIO has seen since creation. */
+uint64_t qrdma_sim_mmio_drain(qrdma_sim *s, unsigned node);
+uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node);
+
+/* Poll: read off until (value & mask) == want, at most max_reads reads (0: no limit).
+ * Returns the number of reads (>= 1) and the last value in *last (may be NULL), or -1 if
+ * it ran out of reads. Each read is a full MMIO round trip. */
+int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
+                         uint64_t want, uint64_t max_reads, uint64_t *last);
+
+/* ------------------------------------------------------------------ host memory */
+uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node);
+/* CPU pointer to [addr, addr + len) of the node's memory, NULL if outside. Stores through
+ * it are seen by the NIC's next reads; the NIC's writes appear when they land. */
+void *qrdma_sim_mem(qrdma_sim *s, unsigned node, uint64_t addr, size_t len);
+int qrdma_sim_mem_write(qrdma_sim *s, unsigned node, uint64_t addr, const void *src, size_t len);
+int qrdma_sim_mem_read(qrdma_sim *s, unsigned node, uint64_t addr, void *dst, size_t len);
+/* First-fit allocator over the node's memory (addresses from 4096 on, so 0 is never
+ * returned): size bytes aligned to align (power of 2; 0 = 64). QRDMA_SIM_NOMEM if full. */
+uint64_t qrdma_sim_mem_alloc(qrdma_sim *s, unsigned node, uint64_t size, uint64_t align);
+void qrdma_sim_mem_free(qrdma_sim *s, unsigned node, uint64_t addr);
+
+/* ------------------------------------------------------------------ waiting */
+/* Step one cycle at a time until the little-endian 64-bit word at addr of the node's
+ * memory satisfies (word & mask) == want, at most max_cycles (0: no limit). Returns the
+ * cycles stepped (0 if it already held), -1 on timeout or bad address. */
+int64_t qrdma_sim_wait_mem64(qrdma_sim *s, unsigned node, uint64_t addr, uint64_t mask,
+                             uint64_t want, uint64_t max_cycles);
+/* Step until pred(s, arg) returns nonzero (checked before each cycle), at most max_cycles
+ * (0: no limit). Returns the cycles stepped, -1 on timeout. */
+int64_t qrdma_sim_wait_until(qrdma_sim *s, int (*pred)(qrdma_sim *s, void *arg), void *arg,
+                             uint64_t max_cycles);
+/* Step until the harness models are idle (no MMIO request, memory burst or network beat
+ * in flight), at most max_cycles; -1 on timeout. The NIC itself may still be busy. */
+int64_t qrdma_sim_wait_quiet(qrdma_sim *s, uint64_t max_cycles);
+
+/* ------------------------------------------------------------------ diagnostics */
+/* Protocol errors the harness saw (AXI rules, accesses outside memory, bad API calls);
+ * the first one's text (empty if none). */
+uint64_t qrdma_sim_errors(const qrdma_sim *s);
+const char *qrdma_sim_error_text(const qrdma_sim *s);
+/* Traffic seen by the models since creation. */
+typedef struct qrdma_sim_node_stats {
+    uint64_t mem_read_beats;   /* R beats served */
+    uint64_t mem_write_beats;  /* W beats taken */
+    uint64_t tx_beats;         /* beats the NIC sent (m_axis_tx) */
+    uint64_t rx_beats;         /* beats the NIC took (s_axis_rx) */
+    uint64_t mmio_writes;      /* write bursts posted */
+    uint64_t mmio_reads;       /* reads completed */
+} qrdma_sim_node_stats;
+void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
+uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QRDMA_SIM_H */

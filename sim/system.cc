@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// System: node construction, reset, the lockstep cycle loop and the CPU operations.
+#include "system.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "Vqrdma_nic.h"
+#include "verilated.h"
+
+#ifndef QRDMA_SIM_NIC_NODES
+#define QRDMA_SIM_NIC_NODES 4
+#endif
+
+namespace qsim {
+
+uint64_t Allocator::alloc(uint64_t size, uint64_t align) {
+  if (align == 0) align = 64;
+  if (size == 0) size = 1;
+  if (align & (align - 1)) return QRDMA_SIM_NOMEM;
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    uint64_t start = (it->first + align - 1) & ~(align - 1);
+    uint64_t end = it->first + it->second;
+    if (start < end && end - start >= size) {
+      uint64_t fs = it->first, fe = end;
+      free_.erase(it);
+      if (start > fs) free_[fs] = start - fs;
+      if (start + size < fe) free_[start + size] = fe - (start + size);
+      used_[start] = size;
+      return start;
+    }
+  }
+  return QRDMA_SIM_NOMEM;
+}
+
+bool Allocator::free(uint64_t addr) {
+  auto u = used_.find(addr);
+  if (u == used_.end()) return false;
+  uint64_t start = addr, size = u->second;
+  used_.erase(u);
+  auto next = free_.lower_bound(start);
+  if (next != free_.end() && next->first == start + size) {  // merge with the following gap
+    size += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {  // and with the preceding one
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == start) {
+      prev->second += size;
+      return true;
+    }
+  }
+  free_[start] = size;
+  return true;
+}
+
+Node::Node(unsigned index, const qrdma_sim_options &o, VerilatedContext *ctx, Diag &diag)
+    : nic(new Vqrdma_nic(ctx, ("node" + std::to_string(index)).c_str())),
+      mem(index, o.mem_bytes, o.mem_rd_latency, o.mem_wr_latency, o.mem_max_bursts, diag),
+      mmio(index, o.mmio_rt_cycles, diag),
+      alloc(o.mem_bytes > 4096 ? 4096 : 0, o.mem_bytes) {}
+
+Node::~Node() = default;
+
+System::System(unsigned nodes, const qrdma_sim_options &opt)
+    : opt_(opt), ctx_(new VerilatedContext) {
+  diag_.now = &now_;
+  if (nodes < 1 || nodes > QRDMA_SIM_NIC_NODES)
+    throw std::invalid_argument("nodes must be 1.." + std::to_string(QRDMA_SIM_NIC_NODES) +
+                                " (the NIC's NUM_NODES; rebuild with NIC_NODES=... for more)");
+  if (opt_.mmio_max_posted == 0) opt_.mmio_max_posted = 1;
+  unsigned depth = opt_.link_depth;
+  if (depth == 0) {
+    depth = opt_.link_latency + 2;
+    if (depth < 256) depth = 256;
+  }
+  opt_.link_depth = depth;
+  ctx_->fatalOnError(false);  // an RTL $fatal / assertion is reported, not exit()ed
+  for (unsigned i = 0; i < nodes; ++i) nodes_.emplace_back(new Node(i, opt_, ctx_.get(), diag_));
+  if (nodes <= 2)
+    net_.reset(new PointToPoint(nodes, opt_.link_latency, depth));
+  else
+    net_.reset(new SimpleRouter(nodes, opt_.link_latency, depth));
+
+  for (auto &n : nodes_) {
+    Vqrdma_nic &m = *n->nic;
+    m.node_id = static_cast<uint16_t>(&n - &nodes_[0]);
+    m.tx_pause = 0;
+    m.rst = 1;
+    m.clk = 0;
+  }
+  step(opt_.reset_cycles ? opt_.reset_cycles : 1);
+  for (auto &n : nodes_) n->nic->rst = 0;
+  // `ready` covers the QoS engine (ID pools filled); the receive unit clears its block
+  // table in NUM_NODES * 1024 cycles after rst (rtl/rx/qrdma_rx.sv) without a port that
+  // tells, and holds packets meanwhile: wait for both, so that no transfer measured
+  // through the harness pays the initialisation.
+  const uint64_t rx_init_done = now_ + uint64_t(QRDMA_SIM_NIC_NODES) * 1024 + 16;
+  const uint64_t limit = now_ + 100000;
+  for (;;) {
+    bool all = true;
+    for (auto &n : nodes_) all = all && n->nic->ready;
+    if (all && now_ >= rx_init_done) break;
+    if (now_ >= limit) throw std::runtime_error("NICs not ready 100000 cycles after reset");
+    cycle();
+  }
+}
+
+System::~System() {
+  for (auto &n : nodes_) n->nic->final();
+}
+
+void System::cycle() {
+  const uint64_t t = now_;
+  Network &net = *net_;
+  const unsigned n = static_cast<unsigned>(nodes_.size());
+  // 1. inputs of cycle t, falling edge: outputs settle
+  for (unsigned i = 0; i < n; ++i) {
+    Node &nd = *nodes_[i];
+    Vqrdma_nic &m = *nd.nic;
+    nd.mem.drive(m, t);
+    nd.mmio.drive(m, t);
+    m.m_axis_tx_tready = net.tx_ready(i, t);
+    const Beat *rb = net.rx_peek(i, t);
+    nd.rx_offered = rb;
+    if (rb) {
+      memcpy(m.s_axis_rx_tdata.data(), rb->data, sizeof rb->data);
+      m.s_axis_rx_tkeep = rb->keep;
+      m.s_axis_rx_tuser = rb->user;
+      m.s_axis_rx_tlast = rb->last;
+      m.s_axis_rx_tvalid = 1;
+    } else {
+      m.s_axis_rx_tvalid = 0;
+    }
+    m.clk = 0;
+    m.eval();
+  }
+  // 2. handshakes of cycle t, rising edge
+  for (unsigned i = 0; i < n; ++i) {
+    Node &nd = *nodes_[i];
+    Vqrdma_nic &m = *nd.nic;
+    nd.mem.sample(m, t);
+    nd.mmio.sample(m, t);
+    if (m.m_axis_tx_tvalid && m.m_axis_tx_tready) {
+      Beat b;
+      memcpy(b.data, m.m_axis_tx_tdata.data(), sizeof b.data);
+      b.keep = m.m_axis_tx_tkeep;
+      b.user = m.m_axis_tx_tuser;
+      b.last = m.m_axis_tx_tlast;
+      net.tx_push(i, b, t);
+      ++nd.tx_beats;
+    }
+    if (nd.rx_offered && m.s_axis_rx_tready) {
+      net.rx_pop(i, t);
+      ++nd.rx_beats;
+    }
+    m.clk = 1;
+    m.eval();
+  }
+  net.tick(t);
+  now_ = t + 1;
+  if (ctx_->gotError()) {
+    diag_.error("RTL error ($fatal or assertion) in a NIC model");
+    ctx_->gotError(false);
+  }
+}
+
+bool System::quiet() const {
+  for (auto &n : nodes_)
+    if (!n->mem.idle() || !n->mmio.idle()) return false;
+  for (unsigned i = 0; i < nodes_.size(); ++i)
+    if (net_->rx_peek(i, UINT64_MAX)) return false;
+  return true;
+}
+
+uint64_t System::mmio_read64(unsigned node, uint64_t off, int *resp) {
+  MmioPort &p = nodes_[node]->mmio;
+  if (!p.post_read(off, now_)) {
+    if (resp) *resp = -1;
+    return 0;
+  }
+  uint64_t v = 0;
+  unsigned r = 0;
+  while (!p.read_done(now_, &v, &r)) cycle();
+  ++nodes_[node]->mmio_reads;
+  if (resp) *resp = static_cast<int>(r);
+  return r ? 0 : v;
+}
+
+int System::mmio_write(unsigned node, uint64_t off, const void *bytes, size_t len) {
+  MmioPort &p = nodes_[node]->mmio;
+  while (p.writes_posted() - p.writes_answered() >= opt_.mmio_max_posted) cycle();
+  int64_t seq = p.post_write(off, bytes, len, now_);
+  if (seq < 0) return -1;
+  step(opt_.mmio_wr_cycles);
+  if (!opt_.mmio_sync_writes) return 0;
+  while (p.writes_answered() <= static_cast<uint64_t>(seq)) cycle();
+  int resp = static_cast<int>(p.last_bresp());
+  step(opt_.mmio_rt_cycles - opt_.mmio_rt_cycles / 2);  // the response travels back
+  return resp;
+}
+
+void System::mmio_drain(unsigned node) {
+  MmioPort &p = nodes_[node]->mmio;
+  while (p.writes_answered() < p.writes_posted()) cycle();
+}
+
+}  // namespace qsim
