@@ -54,8 +54,16 @@
 // in t+2. 64-bit reads only (ARSIZE = 3, INCR, address 8-aligned) of the single status,
 // the collective status and the registers; anything else gets SLVERR with data 0. The
 // 64-bit value is replicated on every 64-bit lane of RDATA (so it is on its own lanes).
-// The register window is REG_BASE + 0 .. 127 (the QoS engine's registers); the NIC's
-// registers (from NIC_REG_FIRST) are not served here: SLVERR.
+// The register window is REG_BASE + 0 .. 127 (the QoS engine's registers).
+//
+// External register window REG_BASE + NIC_REG_FIRST .. REG_BASE + EXT_SPAN - 1 (the NIC's
+// registers, qrdma_nic_regs): 64-bit reads and writes only (AxSIZE 3, INCR, 8-aligned,
+// WSTRB all 8 bytes of the word), forwarded on the ext_* port. A read drives ext_rd_addr
+// in the cycle it is loaded into the R register (ext_rd_data / ext_rd_err are sampled
+// combinationally then); a write drives ext_wr_en for one cycle in W1 with ext_wr_err
+// sampled combinationally in the same cycle. ext_*_err (unmapped or read-only) and any
+// other form of access to the window give SLVERR (a refused write is not forwarded).
+// Register writes never touch descriptor state or the descriptor counters.
 //
 // After rst, AWREADY and ARREADY stay low until qrdma_status_regs has cleared its rows
 // (32 cycles).
@@ -70,6 +78,7 @@ module qrdma_host_if
   parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
   parameter int unsigned CNT_W           = 48,    // bits of the event counters (read as 64)
+  parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
   localparam int unsigned XW             = $clog2(NUM_CHANNELS),           // transfer index
   localparam int unsigned SZW            = $clog2(MAX_TRANSFER_BYTES) + 1  // transfer size
 ) (
@@ -109,6 +118,14 @@ module qrdma_host_if
   output logic                s_axi_rlast,
   output logic                s_axi_rvalid,
   input  logic                s_axi_rready,
+  // external register port (offsets from REG_BASE, in the window NIC_REG_FIRST .. EXT_SPAN-1)
+  output logic                ext_wr_en,     // one-cycle write strobe
+  output logic [$clog2(EXT_SPAN)-1:0] ext_wr_addr,
+  output logic [63:0]         ext_wr_data,
+  input  logic                ext_wr_err,    // comb. from ext_wr_addr: unmapped / read-only
+  output logic [$clog2(EXT_SPAN)-1:0] ext_rd_addr,
+  input  logic [63:0]         ext_rd_data,   // comb. from ext_rd_addr
+  input  logic                ext_rd_err,    // comb. from ext_rd_addr: unmapped
   // transfer-table write port: row = xfer >> 1 (channels 2k and 2k+1 in one 512-bit row)
   output logic                tt_wr_en,
   output logic [9:0]          tt_wr_row,
@@ -184,7 +201,9 @@ module qrdma_host_if
         || REG_CNT_CONTROL >= (1 << REG_SH) || REG_CNT_INLINE >= (1 << REG_SH)
         || REG_CNT_BLOCKS >= (1 << REG_SH) || REG_CNT_DESC_ERR >= (1 << REG_SH)
         || REG_CNT_DESC_OK >= (1 << REG_SH) || REG_PARAMS >= (1 << REG_SH)
-        || REG_ID >= (1 << REG_SH) || NIC_REG_FIRST < (1 << REG_SH))
+        || REG_ID >= (1 << REG_SH) || NIC_REG_FIRST < (1 << REG_SH)
+        || (1 << EXT_SH) != EXT_SPAN || EXT_SPAN <= NIC_REG_FIRST
+        || (REG_BASE % EXT_SPAN) != 0 || (NIC_REG_FIRST % (1 << REG_SH)) != 0)
       $fatal(1, "qrdma_host_if: address regions must be aligned powers of 2");
     if (!one_word(DESC_LINE0_SIZE_LSB, DESC_LINE0_SIZE_W, WD_A)
         || !one_word(DESC_LINE0_PRIO_LSB, DESC_LINE0_PRIO_W, WD_A)
@@ -230,6 +249,7 @@ module qrdma_host_if
     logic          single;  // single status
     logic          coll;    // collective status
     logic          regs;    // register window
+    logic          ext;     // external register window
     logic [PW-1:0] page;
     logic [CW-1:0] ch;      // channel (desc, single) or group (coll, low bits)
   } dec_t;
@@ -241,6 +261,7 @@ module qrdma_host_if
   localparam int unsigned STAT_SH  = $clog2(WR_CH_PER_PAGE * 8);
   localparam int unsigned COLL_SH  = $clog2((WR_CH_PER_PAGE / ROW_CH) * 8);
   localparam int unsigned REG_SH   = 7;   // the register window: offsets 0 .. 127
+  localparam int unsigned EXT_SH   = $clog2(EXT_SPAN);
 
   // (bits 2:0 never matter: every decoded item is 8-byte aligned)
   function automatic dec_t decode(input logic [ADDR_W-1:3] a);
@@ -250,6 +271,8 @@ module qrdma_host_if
     in_pages = (a[ADDR_W-1:PAGES_SH] == '0);
     d.page   = a[PAGE_SH +: PW];
     d.regs   = (a[ADDR_W-1:REG_SH] == (ADDR_W-REG_SH)'(REG_BASE >> REG_SH));
+    d.ext    = (a[ADDR_W-1:EXT_SH] == (ADDR_W-EXT_SH)'(REG_BASE >> EXT_SH))
+            && (a[EXT_SH-1:REG_SH] >= (EXT_SH-REG_SH)'(NIC_REG_FIRST >> REG_SH));
     if (in_pages && a[PAGE_SH-1:DESC_SH] == (PAGE_SH-DESC_SH)'(DESC_OFFSET >> DESC_SH)) begin
       d.desc = 1'b1;
       d.ch   = a[DESC_SH-1:LINE_SH];
@@ -340,6 +363,10 @@ module qrdma_host_if
                    && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)         // R3
                    && (s_axi_wstrb == w_strb_exp)                        // R4
                    && w_dec.desc;                                        // R5
+  // a register write of the external window: one aligned 64-bit word, exact strobes
+  logic w_ext_ok;
+  assign w_ext_ok   = (aw.size == 3'd3) && (aw.burst == BURST_INCR) && (w_cur[2:0] == 3'd0)
+                   && (s_axi_wstrb == w_strb_exp) && w_dec.ext;
 
   // fields of line 0 carried by this beat, if it holds their word (each field is at the
   // same place within the beat for any bus width: its bit offset modulo DATA_W)
@@ -362,6 +389,9 @@ module qrdma_host_if
   } fb_t;                    // fields of word WD_B
 
   logic                    s1_valid_q, s1_ok_q, s1_last_q;
+  logic                    s1_ext_q;              // W1 beat is an external register write
+  logic [EXT_SH-1:0]       s1_eaddr_q;
+  logic [63:0]             s1_edata_q;
   logic [ID_W-1:0]         s1_id_q;
   logic [PW-1:0]           s1_page_q;
   logic [CW-1:0]           s1_ch_q;
@@ -380,6 +410,9 @@ module qrdma_host_if
   always_ff @(posedge clk) begin
     if (w_hs) begin
       s1_ok_q    <= w_ok;
+      s1_ext_q   <= w_ext_ok;
+      s1_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
+      s1_edata_q <= s_axi_wdata[64 * w_cur[LB-1:3] +: 64];
       s1_last_q  <= w_last;
       s1_id_q    <= aw.id;
       s1_page_q  <= w_dec.page;
@@ -482,7 +515,13 @@ module qrdma_host_if
   assign desc_err = complete && !line1 && bad;
   assign to_line1 = complete && !line1 && !bad && fb.lng;
   assign start    = complete && (line1 || (!bad && !fb.lng));
-  assign beat_err = (s1_valid_q && !accept) || desc_err;
+  // a register write is not a descriptor beat: its only error is the register's own
+  assign beat_err = (s1_valid_q && !accept && !(s1_ext_q && !ext_wr_err)) || desc_err;
+
+  // external register write (W1)
+  assign ext_wr_en   = s1_valid_q && s1_ext_q && !ext_wr_err;
+  assign ext_wr_addr = s1_eaddr_q;
+  assign ext_wr_data = s1_edata_q;
   assign start_ch = line1 ? pg.chan : s1_ch_q;
   assign start_xfer = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
 
@@ -689,8 +728,10 @@ module qrdma_host_if
     endcase
   end
 
+  assign ext_rd_addr = EXT_SH'(r_cur[EXT_SH-1:0]);
   assign r_ok = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0)
-             && (r_dec.single || r_dec.coll || (r_dec.regs && reg_hit));
+             && (r_dec.single || r_dec.coll || (r_dec.regs && reg_hit)
+                 || (r_dec.ext && !ext_rd_err));
 
   assign sr_rd_valid  = r_go && r_ok && (r_dec.single || r_dec.coll);
   assign sr_rd_row    = {r_dec.page, r_dec.single ? r_dec.ch[CW-1 -: GW] : GW'(r_dec.ch)};
@@ -702,6 +743,7 @@ module qrdma_host_if
     if (r_ok) begin
       if (r_dec.single)    r_val = 64'(sr_rd_data[2*r_dec.ch[SW-1:0] +: 2]);
       else if (r_dec.coll) r_val = sr_rd_data;
+      else if (r_dec.ext)  r_val = ext_rd_data;
       else                 r_val = reg_val;
     end
   end

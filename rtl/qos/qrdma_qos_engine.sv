@@ -65,7 +65,16 @@ module qrdma_qos_engine
   // ACK / NACK from the receive unit
   input  logic                       s_ack_valid,
   output logic                       s_ack_ready,
-  input  logic [ACK_DESC_W-1:0]      s_ack_data
+  input  logic [ACK_DESC_W-1:0]      s_ack_data,
+  // external register port of the host port (NIC registers, docs/nic.md "Registers"):
+  // offsets from REG_BASE in NIC_REG_FIRST .. 4095, see qrdma_host_if
+  output logic                       ext_wr_en,
+  output logic [11:0]                ext_wr_addr,
+  output logic [63:0]                ext_wr_data,
+  input  logic                       ext_wr_err,
+  output logic [11:0]                ext_rd_addr,
+  input  logic [63:0]                ext_rd_data,
+  input  logic                       ext_rd_err
 );
 
   logic            tt_wr_en;
@@ -88,7 +97,8 @@ module qrdma_qos_engine
     .DATA_W          (HOST_DATA_W),
     .ID_W            (HOST_ID_W),
     .BLOCK_SIZE      (BLOCK_SIZE),
-    .MAX_OUTSTANDING (MAX_OUTSTANDING)
+    .MAX_OUTSTANDING (MAX_OUTSTANDING),
+    .EXT_SPAN        (4096)
   ) u_host (
     .clk, .rst,
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
@@ -98,6 +108,7 @@ module qrdma_qos_engine
     .s_axi_arid, .s_axi_araddr, .s_axi_arlen, .s_axi_arsize, .s_axi_arburst,
     .s_axi_arvalid, .s_axi_arready,
     .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
+    .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err, .ext_rd_addr, .ext_rd_data, .ext_rd_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
     .st_valid, .st_ch, .st_err,

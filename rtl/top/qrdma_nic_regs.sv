@@ -5,8 +5,10 @@
 // REG_BASE), reached through the QoS engine's host port on its external register port:
 // NODE_ID, the notification ring (NQ_BASE, NQ_SIZE, NQ_HEAD, NQ_TAIL) and the send /
 // receive statistics counters.
-// ext_rdata is combinational from ext_addr (the host port registers it on R); a write
-// (ext_we) takes effect at the clock edge. Writes to read-only registers are ignored.
+// ext_rd_data / ext_rd_err are combinational from ext_rd_addr (the host port registers
+// them on R), ext_wr_err from ext_wr_addr; a write (ext_wr_en) takes effect at the clock
+// edge. ext_rd_err: no register at the address; ext_wr_err: no writable register there
+// (the host port answers SLVERR and does not raise ext_wr_en).
 // Writing NQ_SIZE restarts the ring: NQ_HEAD and NQ_TAIL go to 0 (cfg_nq_reset pulses).
 `default_nettype none
 
@@ -19,10 +21,13 @@ module qrdma_nic_regs
   input  logic        rst,
   input  logic [15:0] node_id,
   // external register port of the host port (offset from REG_BASE)
-  input  logic        ext_we,
-  input  logic [11:0] ext_addr,
-  input  logic [63:0] ext_wdata,
-  output logic [63:0] ext_rdata,
+  input  logic        ext_wr_en,
+  input  logic [11:0] ext_wr_addr,
+  input  logic [63:0] ext_wr_data,
+  output logic        ext_wr_err,
+  input  logic [11:0] ext_rd_addr,
+  output logic [63:0] ext_rd_data,
+  output logic        ext_rd_err,
   // notification ring
   output logic [63:0] cfg_nq_base,
   output logic [31:0] cfg_nq_size,
@@ -66,20 +71,23 @@ module qrdma_nic_regs
       nq_reset_q <= 1'b0;
     end else begin
       nq_reset_q <= 1'b0;
-      if (ext_we) begin
-        unique case (ext_addr)
-          12'(REG_NQ_BASE): nq_base_q <= {ext_wdata[63:6], 6'b0};
+      if (ext_wr_en) begin
+        unique case (ext_wr_addr)
+          12'(REG_NQ_BASE): nq_base_q <= {ext_wr_data[63:6], 6'b0};
           12'(REG_NQ_SIZE): begin
-            nq_size_q  <= ext_wdata[31:0];
+            nq_size_q  <= ext_wr_data[31:0];
             nq_tail_q  <= '0;
             nq_reset_q <= 1'b1;
           end
-          12'(REG_NQ_TAIL): nq_tail_q <= ext_wdata[31:0];
+          12'(REG_NQ_TAIL): nq_tail_q <= ext_wr_data[31:0];
           default: ;
         endcase
       end
     end
   end
+
+  assign ext_wr_err = !(ext_wr_addr == 12'(REG_NQ_BASE) || ext_wr_addr == 12'(REG_NQ_SIZE)
+                       || ext_wr_addr == 12'(REG_NQ_TAIL));
 
   assign cfg_nq_base  = nq_base_q;
   assign cfg_nq_size  = nq_size_q;
@@ -96,7 +104,7 @@ module qrdma_nic_regs
   assign inc = {13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
                 13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt),
                 tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
-  assign cnt_off = ext_addr - CNT_FIRST;
+  assign cnt_off = ext_rd_addr - CNT_FIRST;
   assign cnt_idx = cnt_off[6:3];
 
   qrdma_counters #(.N(NCNT), .CNT_W(CNT_W), .INC_W(13)) u_cnt (
@@ -104,17 +112,18 @@ module qrdma_nic_regs
   );
 
   always_comb begin
-    ext_rdata = '0;
-    if (ext_addr >= CNT_FIRST && ext_addr <= CNT_LAST && ext_addr[2:0] == 3'b0) begin
-      ext_rdata = 64'(cnt_val);
+    ext_rd_data = '0;
+    ext_rd_err  = 1'b0;
+    if (ext_rd_addr >= CNT_FIRST && ext_rd_addr <= CNT_LAST && ext_rd_addr[2:0] == 3'b0) begin
+      ext_rd_data = 64'(cnt_val);
     end else begin
-      unique case (ext_addr)
-        12'(REG_NODE_ID): ext_rdata = 64'(node_id);
-        12'(REG_NQ_BASE): ext_rdata = nq_base_q;
-        12'(REG_NQ_SIZE): ext_rdata = 64'(nq_size_q);
-        12'(REG_NQ_HEAD): ext_rdata = 64'(nq_head);
-        12'(REG_NQ_TAIL): ext_rdata = 64'(nq_tail_q);
-        default:          ext_rdata = '0;
+      unique case (ext_rd_addr)
+        12'(REG_NODE_ID): ext_rd_data = 64'(node_id);
+        12'(REG_NQ_BASE): ext_rd_data = nq_base_q;
+        12'(REG_NQ_SIZE): ext_rd_data = 64'(nq_size_q);
+        12'(REG_NQ_HEAD): ext_rd_data = 64'(nq_head);
+        12'(REG_NQ_TAIL): ext_rd_data = 64'(nq_tail_q);
+        default:          ext_rd_err  = 1'b1;
       endcase
     end
   end

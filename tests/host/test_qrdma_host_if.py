@@ -314,6 +314,10 @@ class Env:
 
     # ---------------------------------------------------------------- set-up
     async def reset(self):
+        # no register block on the external port: its window answers SLVERR
+        self.dut.ext_rd_err.value = 1
+        self.dut.ext_wr_err.value = 1
+        self.dut.ext_rd_data.value = 0
         self.dut.rst.value = 1
         for _ in range(3):
             await RisingEdge(self.dut.clk)

@@ -90,6 +90,9 @@ class Bench:
 async def setup(dut):
     _quiet()
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
+    dut.ext_rd_err.value = 1
+    dut.ext_wr_err.value = 1
+    dut.ext_rd_data.value = 0
     dut.rst.value = 1
     for _ in range(4):
         await RisingEdge(dut.clk)
