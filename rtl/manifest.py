@@ -104,6 +104,17 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx_pkg.sv", "rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qr
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
 
+_top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
+     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_rx", "qrdma_nic_regs"],
+     lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
+            "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16},))
+
+# testbench tops (not hardware): two NICs back to back through link models
+_top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
+     deps=["qrdma_sync_fifo"])
+_top("tb_qrdma_nic_pair", ["tests/top/tb_qrdma_nic_pair.sv"], area="top", no_synth=True,
+     deps=["qrdma_nic", "tb_qrdma_link"])
+
 # --------------------------------------------------------------------- helpers
 def sources(name: str) -> list[Path]:
     """All files of top `name` (absolute paths), packages first, each once."""

@@ -41,7 +41,13 @@ def ensure_tool_path() -> None:
     # input file not found". A variable in MAKEFLAGS counts as a command-line override.
     flags = os.environ.get("MAKEFLAGS", "")
     if "CFG_CXXFLAGS_PCH_I" not in flags:
-        os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
+        flags += " CFG_CXXFLAGS_PCH_I=-include"
+    # The model's per-cycle code at -O1; the run-once code (constructors, and the VPI
+    # symbol table that --public-flat-rw makes: megabytes for a two-NIC testbench) at
+    # -O0: gcc spends many minutes optimizing it for nothing.
+    if "OPT_FAST" not in flags:
+        flags += " OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O0"
+    os.environ["MAKEFLAGS"] = flags.strip()
 
 
 def full() -> bool:
@@ -75,7 +81,7 @@ def run(top: str, test_module: str, parameters: dict | None = None,
         hdl_toplevel=hdl_toplevel,
         parameters=parameters,
         build_dir=str(build_dir),
-        build_args=["-CFLAGS", "-O1"] + (build_args or []),
+        build_args=list(build_args or []),
         waves=waves,
     )
     fcntl.flock(lock, fcntl.LOCK_UN)

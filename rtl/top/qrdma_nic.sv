@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_nic: one qrdma network interface (docs/nic.md): the QoS engine (seed 000 ch. 2-3,
+// docs/qos.md) feeding the send unit (qrdma_tx), the receive unit (qrdma_rx) feeding
+// acknowledgements back to the engine and ACK requests to the send unit, and the NIC
+// registers (qrdma_nic_regs) on the host port's external register window.
+//
+//   s_axi (host, AXI4 slave) ─▶ qrdma_qos_engine ─blk/pkt─▶ qrdma_tx ─▶ m_axis_tx (512b)
+//                                    ▲ ack                   ▲ ackreq │ AR/R
+//   s_axis_rx (512b) ─▶ qrdma_rx ───┴───────────────────────┘        ▼
+//                          │ AW/W/B                              m_axi (AXI4 master, 512b)
+//
+// The memory master is shared without arbitration: AR/R belong to the send unit (payload
+// reads), AW/W/B to the receive unit (payload and notification writes). All IDs are 0.
+// tx_pause[d] stops new packets to destination d (d = dst_node mod NUM_NODES); it is the
+// hook for link-level credits (a later block) and is tied low by a plain link.
+// After rst: `ready` rises when the engine's ID pools are filled (transfers may be posted
+// from then on); the host port accepts AXI requests earlier (status registers cleared).
+`default_nettype none
+
+module qrdma_nic
+  import qrdma_fmt_pkg::*;
+#(
+  parameter int unsigned HOST_DATA_W       = 256,    // host AXI4 slave data width: 128 or 256
+  parameter int unsigned HOST_ID_W         = 4,      // host AXI4 ID width
+  parameter int unsigned MEM_ID_W          = 4,      // memory AXI4 master ID width
+  parameter int unsigned NUM_NODES         = 4,      // nodes told apart by the send VOQs and the receive block table (power of 2)
+  parameter int unsigned MAX_PAYLOAD       = 1024,   // largest packet payload (power of 2, 256..4096)
+  parameter int unsigned BLOCK_SIZE        = 65536,  // engine block size (power of 2, 8K..64K)
+  parameter int unsigned MAX_OUTSTANDING   = 2,      // blocks of one transfer in flight
+  parameter int unsigned TX_SLOTS          = 64,     // send-unit descriptor slots
+  parameter int unsigned READ_WINDOW_BEATS = 256,    // send-unit payload read-ahead (64-byte beats)
+  parameter int unsigned RX_BUF_BEATS      = 256,    // receive buffer (64-byte beats)
+  localparam int unsigned MAX_BLK_PKTS     = BLOCK_SIZE / MAX_PAYLOAD  // blocks are BLOCK_SIZE-aligned at the destination
+) (
+  input  logic                      clk,
+  input  logic                      rst,          // synchronous, active high
+  input  logic [15:0]               node_id,      // this node (src_node of packets; packets for others are dropped)
+  output logic                      ready,        // engine ready: transfers can be posted
+  // host port (AXI4 slave): descriptors, status, registers (docs/formats.md)
+  input  logic [HOST_ID_W-1:0]      s_axi_awid,
+  input  logic [ADDR_W-1:0]         s_axi_awaddr,
+  input  logic [7:0]                s_axi_awlen,
+  input  logic [2:0]                s_axi_awsize,
+  input  logic [1:0]                s_axi_awburst,
+  input  logic                      s_axi_awvalid,
+  output logic                      s_axi_awready,
+  input  logic [HOST_DATA_W-1:0]    s_axi_wdata,
+  input  logic [HOST_DATA_W/8-1:0]  s_axi_wstrb,
+  input  logic                      s_axi_wlast,
+  input  logic                      s_axi_wvalid,
+  output logic                      s_axi_wready,
+  output logic [HOST_ID_W-1:0]      s_axi_bid,
+  output logic [1:0]                s_axi_bresp,
+  output logic                      s_axi_bvalid,
+  input  logic                      s_axi_bready,
+  input  logic [HOST_ID_W-1:0]      s_axi_arid,
+  input  logic [ADDR_W-1:0]         s_axi_araddr,
+  input  logic [7:0]                s_axi_arlen,
+  input  logic [2:0]                s_axi_arsize,
+  input  logic [1:0]                s_axi_arburst,
+  input  logic                      s_axi_arvalid,
+  output logic                      s_axi_arready,
+  output logic [HOST_ID_W-1:0]      s_axi_rid,
+  output logic [HOST_DATA_W-1:0]    s_axi_rdata,
+  output logic [1:0]                s_axi_rresp,
+  output logic                      s_axi_rlast,
+  output logic                      s_axi_rvalid,
+  input  logic                      s_axi_rready,
+  // host memory (AXI4 master, 512 bits)
+  output logic [MEM_ID_W-1:0]       m_axi_awid,
+  output logic [63:0]               m_axi_awaddr,
+  output logic [7:0]                m_axi_awlen,
+  output logic [2:0]                m_axi_awsize,
+  output logic [1:0]                m_axi_awburst,
+  output logic                      m_axi_awvalid,
+  input  logic                      m_axi_awready,
+  output logic [511:0]              m_axi_wdata,
+  output logic [63:0]               m_axi_wstrb,
+  output logic                      m_axi_wlast,
+  output logic                      m_axi_wvalid,
+  input  logic                      m_axi_wready,
+  input  logic [MEM_ID_W-1:0]       m_axi_bid,
+  input  logic [1:0]                m_axi_bresp,
+  input  logic                      m_axi_bvalid,
+  output logic                      m_axi_bready,
+  output logic [MEM_ID_W-1:0]       m_axi_arid,
+  output logic [63:0]               m_axi_araddr,
+  output logic [7:0]                m_axi_arlen,
+  output logic [2:0]                m_axi_arsize,
+  output logic [1:0]                m_axi_arburst,
+  output logic                      m_axi_arvalid,
+  input  logic                      m_axi_arready,
+  input  logic [MEM_ID_W-1:0]       m_axi_rid,
+  input  logic [511:0]              m_axi_rdata,
+  input  logic [1:0]                m_axi_rresp,
+  input  logic                      m_axi_rlast,
+  input  logic                      m_axi_rvalid,
+  output logic                      m_axi_rready,
+  // network transmit (AXI-Stream, CRC-32 in tuser of the last beat)
+  output logic [511:0]              m_axis_tx_tdata,
+  output logic [63:0]               m_axis_tx_tkeep,
+  output logic                      m_axis_tx_tlast,
+  output logic [31:0]               m_axis_tx_tuser,
+  output logic                      m_axis_tx_tvalid,
+  input  logic                      m_axis_tx_tready,
+  // network receive
+  input  logic [511:0]              s_axis_rx_tdata,
+  input  logic [63:0]               s_axis_rx_tkeep,
+  input  logic                      s_axis_rx_tlast,
+  input  logic [31:0]               s_axis_rx_tuser,
+  input  logic                      s_axis_rx_tvalid,
+  output logic                      s_axis_rx_tready,
+  // per-destination pause (link credits); tie low without flow control
+  input  logic [NUM_NODES-1:0]      tx_pause
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (BLOCK_SIZE % MAX_PAYLOAD != 0 || MAX_BLK_PKTS < 1 || MAX_BLK_PKTS > 256)
+      $fatal(1, "qrdma_nic: BLOCK_SIZE / MAX_PAYLOAD must be 1..256 packets");
+  end
+`endif
+
+  // engine <-> send unit <-> receive unit
+  logic                     blk_valid, blk_ready, pkt_valid, pkt_ready, ack_valid, ack_ready;
+  logic [BLOCK_DESC_W-1:0]  blk_data;
+  logic [PKT_DESC_W-1:0]    pkt_data;
+  logic [ACK_DESC_W-1:0]    ack_data;
+  logic                     ackreq_valid, ackreq_ready, ackreq_nack;
+  logic [15:0]              ackreq_dst, ackreq_seq;
+  logic [9:0]               ackreq_tid;
+  // registers
+  logic                     ext_wr_en, ext_wr_err, ext_rd_err;
+  logic [11:0]              ext_wr_addr, ext_rd_addr;
+  logic [63:0]              ext_wr_data, ext_rd_data;
+  logic [63:0]              nq_base;
+  logic [31:0]              nq_size, nq_tail, nq_head;
+  logic                     nq_reset;
+  // statistics
+  logic                     tx_data_pkt, tx_ctrl_pkt, rx_data_pkt, rx_ctrl_pkt;
+  logic [12:0]              tx_bytes, rx_bytes;
+  logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
+
+  qrdma_qos_engine #(
+    .HOST_DATA_W     (HOST_DATA_W),
+    .HOST_ID_W       (HOST_ID_W),
+    .BLOCK_SIZE      (BLOCK_SIZE),
+    .MAX_OUTSTANDING (MAX_OUTSTANDING)
+  ) u_engine (
+    .clk, .rst, .ready,
+    .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
+    .s_axi_awvalid, .s_axi_awready,
+    .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,
+    .s_axi_bid, .s_axi_bresp, .s_axi_bvalid, .s_axi_bready,
+    .s_axi_arid, .s_axi_araddr, .s_axi_arlen, .s_axi_arsize, .s_axi_arburst,
+    .s_axi_arvalid, .s_axi_arready,
+    .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
+    .m_blk_valid(blk_valid), .m_blk_ready(blk_ready), .m_blk_data(blk_data),
+    .m_pkt_valid(pkt_valid), .m_pkt_ready(pkt_ready), .m_pkt_data(pkt_data),
+    .s_ack_valid(ack_valid), .s_ack_ready(ack_ready), .s_ack_data(ack_data),
+    .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
+    .ext_rd_addr, .ext_rd_data, .ext_rd_err
+  );
+
+  qrdma_tx #(
+    .NUM_NODES         (NUM_NODES),
+    .MAX_PAYLOAD       (MAX_PAYLOAD),
+    .SLOTS             (TX_SLOTS),
+    .READ_WINDOW_BEATS (READ_WINDOW_BEATS),
+    .AXI_ID_W          (MEM_ID_W)
+  ) u_tx (
+    .clk, .rst, .node_id,
+    .s_blk_valid(blk_valid), .s_blk_ready(blk_ready), .s_blk_data(blk_data),
+    .s_pkt_valid(pkt_valid), .s_pkt_ready(pkt_ready), .s_pkt_data(pkt_data),
+    .s_ackreq_valid(ackreq_valid), .s_ackreq_ready(ackreq_ready),
+    .s_ackreq_dst(ackreq_dst), .s_ackreq_tid(ackreq_tid), .s_ackreq_seq(ackreq_seq),
+    .s_ackreq_nack(ackreq_nack),
+    .tx_pause,
+    .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst,
+    .m_axi_arvalid, .m_axi_arready,
+    .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready,
+    .m_axis_tx_tdata, .m_axis_tx_tkeep, .m_axis_tx_tlast, .m_axis_tx_tuser,
+    .m_axis_tx_tvalid, .m_axis_tx_tready,
+    .stat_data_pkt(tx_data_pkt), .stat_ctrl_pkt(tx_ctrl_pkt), .stat_bytes(tx_bytes)
+  );
+
+  qrdma_rx #(
+    .NUM_NODES    (NUM_NODES),
+    .MAX_PAYLOAD  (MAX_PAYLOAD),
+    .MAX_BLK_PKTS (MAX_BLK_PKTS),
+    .BUF_BEATS    (RX_BUF_BEATS),
+    .AXI_ID_W     (MEM_ID_W)
+  ) u_rx (
+    .clk, .rst, .node_id,
+    .s_axis_rx_tdata, .s_axis_rx_tkeep, .s_axis_rx_tlast, .s_axis_rx_tuser,
+    .s_axis_rx_tvalid, .s_axis_rx_tready,
+    .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
+    .m_axi_awvalid, .m_axi_awready,
+    .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,
+    .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready,
+    .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_data(ack_data),
+    .m_ackreq_valid(ackreq_valid), .m_ackreq_ready(ackreq_ready),
+    .m_ackreq_dst(ackreq_dst), .m_ackreq_tid(ackreq_tid), .m_ackreq_seq(ackreq_seq),
+    .m_ackreq_nack(ackreq_nack),
+    .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
+    .cfg_nq_reset(nq_reset), .nq_head,
+    .stat_data_pkt(rx_data_pkt), .stat_ctrl_pkt(rx_ctrl_pkt), .stat_bytes(rx_bytes),
+    .stat_crc_drop(rx_crc_drop), .stat_dup_drop(rx_dup_drop),
+    .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif)
+  );
+
+  qrdma_nic_regs u_regs (
+    .clk, .rst, .node_id,
+    .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
+    .ext_rd_addr, .ext_rd_data, .ext_rd_err,
+    .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
+    .cfg_nq_reset(nq_reset), .nq_head,
+    .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,
+    .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,
+    .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif
+  );
+
+endmodule
+
+`default_nettype wire
