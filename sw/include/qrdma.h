@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * qrdma.h: libqrdma, the C11 host library of qrdma (issue 5 "Host library"; seed 000 §2,
+ * §3.1, §3.4, §3.6; seed 004 §3.3 for the notification ring).
+ *
+ * A process opens a node through a backend (qrdma_backend.h), claims pages (protection
+ * domains, 16 per node, 64 write channels each), allocates channels in a page, posts
+ * remote writes on them (memory-to-memory or inline) and learns their completion by
+ * polling the channel status (one channel, or 32 at once) and, on the receiving node,
+ * from the notification ring. Layouts and addresses come from qrdma_fmt.h (generated
+ * from tools/formats.py); behaviour of the device: docs/qos.md, docs/nic.md.
+ *
+ * Conventions: functions return 0 (QRDMA_OK) or a negative QRDMA_E* code (enum
+ * qrdma_error in qrdma_backend.h), unless they say otherwise; qrdma_strerror names them.
+ * A node handle, and the pages and buffers obtained from it, are used by one thread at a
+ * time. The host must be little-endian (descriptor bytes are built in memory order).
+ */
+#ifndef QRDMA_H
+#define QRDMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qrdma_backend.h"
+#include "qrdma_fmt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qrdma_node qrdma_node;
+typedef struct qrdma_page qrdma_page;
+
+/* What qrdma_open read from the device. */
+struct qrdma_info {
+    uint32_t version;         /* ID.version (= QRDMA_FORMAT_VERSION) */
+    uint16_t node_id;         /* NODE_ID: this node's network ID (dst_node of writes to it) */
+    uint32_t block_size;      /* PARAMS: engine block size in bytes */
+    uint32_t max_outstanding; /* PARAMS: blocks of one transfer in flight */
+    uint32_t host_data_w;     /* PARAMS: host port data width in bits */
+};
+
+const char *qrdma_strerror(int err);
+
+/* ------------------------------------------------------------------------ node */
+
+/* Open node `node_index` (0..be->num_nodes-1, else QRDMA_ENONODE) of a backend: checks
+ * the backend (QRDMA_EVERSION if be->abi is not QRDMA_BACKEND_ABI, QRDMA_EINVAL if a
+ * required function is missing) and the ID register (QRDMA_ENODEV if its magic is not
+ * ID_MAGIC, QRDMA_EVERSION if its version is not QRDMA_FORMAT_VERSION), reads PARAMS and
+ * NODE_ID. Several nodes of one backend may
+ * be open at once; the backend must outlive them. */
+int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out);
+/* Close: turns the notification ring off if it is on, frees the library's state. Pages
+ * and buffers are released with it (buffers: the application frees them first). */
+void qrdma_close(qrdma_node *n);
+const struct qrdma_info *qrdma_node_info(const qrdma_node *n);
+struct qrdma_backend *qrdma_node_backend(const qrdma_node *n);
+unsigned qrdma_node_index(const qrdma_node *n);
+
+/* Backend time (ticks, see qrdma_backend.tick_hz) and its conversion to nanoseconds. */
+uint64_t qrdma_now(const qrdma_node *n);
+double qrdma_ticks_to_ns(const qrdma_node *n, uint64_t ticks);
+
+/* DMA-able host memory of this node (backend mem_alloc; align a power of 2, 0 = 64). */
+int qrdma_buf_alloc(qrdma_node *n, size_t size, size_t align, struct qrdma_buf *buf);
+void qrdma_buf_free(qrdma_node *n, struct qrdma_buf *buf);
+
+/* ------------------------------------------------------------------------ pages, channels */
+
+#define QRDMA_PAGE_ANY (-1)
+
+/* Claim page `page` (0..NUM_PAGES-1), or the lowest free one with QRDMA_PAGE_ANY.
+ * QRDMA_ENOPAGE if it is taken (or none is free). The library hands out each page once
+ * per node handle; it has no view of other processes (on hardware the OS maps a page
+ * into one process). */
+int qrdma_page_claim(qrdma_node *n, int page, qrdma_page **out);
+/* Give a page back; QRDMA_EBUSY if one of its channels has a transfer the library has not
+ * seen complete (poll it first, or qrdma_chan_forget). */
+int qrdma_page_release(qrdma_page *p);
+unsigned qrdma_page_index(const qrdma_page *p);
+qrdma_node *qrdma_page_node(const qrdma_page *p);
+
+/* Allocate a write channel of the page: width 1 gives the lowest free channel c; width 2
+ * the lowest free even pair (c, c+1), needed for 64-byte descriptors (inline payload of
+ * 9..32 bytes, or a memory write with an rkey). Returns c >= 0, or QRDMA_ENOCHAN /
+ * QRDMA_EINVAL. */
+int qrdma_chan_alloc(qrdma_page *p, unsigned width);
+/* Free channel c (the first of a pair frees both). QRDMA_EBUSY if a transfer on it has not
+ * been seen complete; QRDMA_ECHAN if it was not allocated. */
+int qrdma_chan_free(qrdma_page *p, unsigned ch);
+/* Forget that a transfer is in flight on c (after a lost device, a refused write the
+ * backend could not report, ...): the next post on c is allowed. */
+int qrdma_chan_forget(qrdma_page *p, unsigned ch);
+
+/* ------------------------------------------------------------------------ posting */
+
+/* Flags of a write. */
+#define QRDMA_WR_NOTIFY    0x1u /* the receiver writes a completion notification */
+#define QRDMA_WR_MULTIPATH 0x2u /* memory write: may be spread over 4 flows (4xFID class) */
+
+/* A remote write. */
+struct qrdma_write {
+    uint64_t src_addr;  /* memory write: device address of the source in this node's memory */
+    uint64_t dst_addr;  /* device address of the destination in the remote node's memory */
+    uint64_t size;      /* memory write: 1..MAX_TRANSFER_BYTES (2^32); inline: set by post */
+    uint16_t dst_node;  /* network node ID of the destination (qrdma_info.node_id there) */
+    uint8_t prio;       /* 0 (highest) .. 15, intra-priority of congestion-managed transfers */
+    uint32_t flags;     /* QRDMA_WR_* */
+    uint32_t tag;       /* carried to the receiver's notification (memory writes) */
+    uint32_t rkey;      /* remote key; nonzero needs a 64-byte descriptor (channel pair) */
+};
+
+/* Post a memory write on channel ch of the page: one 32-byte descriptor (or 64 bytes on
+ * a pair when rkey != 0), issued as one backend desc_write, no read. Errors, checked
+ * before anything is written: QRDMA_ESIZE (size 0 or > 4 GiB), QRDMA_EINVAL (prio > 15,
+ * unknown flag, NULL), QRDMA_ECHAN (channel not allocated, or rkey on a single channel),
+ * QRDMA_EBUSY (a transfer posted on it has not been seen complete). A backend error
+ * (QRDMA_ESLVERR: the device refused the descriptor) is returned as is; the channel is
+ * then considered in flight until a poll sees it DONE, ERROR or IDLE. */
+int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr);
+
+/* Post an inline write of len (1..INLINE_MAX = 32) bytes of data to wr->dst_addr at
+ * wr->dst_node; wr->src_addr, size and rkey are not used; prio and tag are written to the
+ * descriptor (an inline notification reports tag 0, docs/formats.md notif_entry); flags:
+ * QRDMA_WR_NOTIFY only (the receiver notifies on arrival; QRDMA_WR_MULTIPATH: EINVAL).
+ * The payload is copied into the descriptor: data may be reused when the call returns.
+ * Up to INLINE_SHORT_MAX (8) bytes take a 32-byte descriptor; 9..32 bytes a 64-byte one
+ * (channel pair, else QRDMA_ECHAN). QRDMA_EINLINE for len 0 or > 32; other errors as
+ * qrdma_post_write. */
+int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
+                      const void *data, size_t len);
+
+/* The descriptor bytes qrdma_post_write / qrdma_post_inline write (for tests and tools):
+ * fills out[0..*len) and *len = 32 or 64, with the same argument checks (a 64-byte
+ * descriptor is built regardless of channel width). data/len_inline only for inline. */
+int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t *len);
+int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size_t len_inline,
+                            uint8_t out[64], size_t *len);
+
+/* ------------------------------------------------------------------------ completion */
+
+/* Poll channel ch: one 64-bit read of its single status. Returns QRDMA_ST_IDLE, _BUSY,
+ * _DONE or _ERROR (>= 0) or a negative error. Reset-on-read (docs/qos.md): the read that
+ * returns DONE or ERROR resets the channel to IDLE, so it is reported exactly once; the
+ * next poll returns IDLE. A channel the library saw posted stays "in flight" (posting on
+ * it again gives QRDMA_EBUSY) until a poll returns DONE or ERROR; an IDLE answer for it
+ * does not clear it unless the post itself reported an error. */
+int qrdma_poll(qrdma_page *p, unsigned ch);
+
+/* The result of a collective read: channel 32 g + i is channel i below. */
+struct qrdma_coll {
+    uint64_t raw;   /* the register: channel i in bits 2i+1:2i (QRDMA_ST_*) */
+    uint32_t done;  /* bit i: channel i was DONE (now reset to IDLE) */
+    uint32_t error; /* bit i: channel i was ERROR (now reset to IDLE) */
+    uint32_t busy;  /* bit i: channel i is BUSY */
+};
+
+/* Poll channels 32 g .. 32 g + 31 (g = 0 or 1) with one 64-bit read of the collective
+ * status; every DONE / ERROR found is reset to IDLE by that read. */
+int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out);
+
+/* Spin on qrdma_poll until channel ch is DONE or ERROR (returned, >= 0), calling the
+ * backend's idle hook between polls; QRDMA_ETIMEDOUT after timeout_ticks backend ticks
+ * (0: no limit). */
+int qrdma_wait(qrdma_page *p, unsigned ch, uint64_t timeout_ticks);
+
+/* ------------------------------------------------------------------------ notifications */
+
+/* A completion notification taken from the ring (notif_entry in qrdma_fmt.h). */
+struct qrdma_notif {
+    uint8_t kind;      /* QRDMA_NET_INLINE or QRDMA_NET_CONTROL */
+    uint16_t src_node; /* sender's node ID */
+    uint16_t xfer;     /* sender's channel: page * CH_PER_PAGE + channel */
+    uint8_t pd;        /* protection domain (sender's page) */
+    uint64_t size;     /* transfer size in bytes */
+    uint32_t tag;      /* descriptor tag (memory writes; 0 for inline) */
+    uint64_t dst_addr; /* destination address of the transfer */
+    uint16_t seq;      /* sequence number of the last block */
+};
+
+/* Set up this node's notification ring with `entries` 64-byte entries (a power of 2,
+ * 1..2^31): allocates it in host memory (64-byte aligned), marks every entry empty,
+ * writes NQ_BASE, then NQ_SIZE (which restarts the ring: NQ_HEAD = NQ_TAIL = 0). A ring
+ * already set up is replaced. QRDMA_EINVAL for a bad size. */
+int qrdma_nq_setup(qrdma_node *n, uint32_t entries);
+/* Turn notifications off (NQ_SIZE = 0) and free the ring. */
+int qrdma_nq_teardown(qrdma_node *n);
+/* Take the next notification if there is one: returns 1 and *out, 0 if the ring is
+ * empty (the marker of the next entry is NOTIF_EMPTY), or an error (QRDMA_ENOTIF if no
+ * ring). Taking an entry rewrites its marker NOTIF_EMPTY and then writes NQ_TAIL (the
+ * count of entries taken, mod 2^32) so the NIC may reuse the slot. No MMIO read. */
+int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out);
+/* Spin on qrdma_nq_poll (idle hook between tries); 1 and *out, or QRDMA_ETIMEDOUT. */
+int qrdma_nq_wait(qrdma_node *n, struct qrdma_notif *out, uint64_t timeout_ticks);
+/* The ring's buffer (NULL if none) and entries taken so far (software NQ_TAIL). */
+const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n);
+uint32_t qrdma_nq_tail(const qrdma_node *n);
+
+/* ------------------------------------------------------------------------ counters */
+
+/* The counters of the QoS engine (CNT_*) and the NIC (TX_*, RX_*), in register order. */
+enum qrdma_counter {
+    QRDMA_CNT_DESC_OK,
+    QRDMA_CNT_DESC_ERR,
+    QRDMA_CNT_BLOCKS,
+    QRDMA_CNT_INLINE,
+    QRDMA_CNT_CONTROL,
+    QRDMA_CNT_ACK,
+    QRDMA_CNT_NACK,
+    QRDMA_CNT_STALE,
+    QRDMA_CNT_DONE,
+    QRDMA_CNT_TX_DATA_PKTS,
+    QRDMA_CNT_TX_CTRL_PKTS,
+    QRDMA_CNT_TX_BYTES,
+    QRDMA_CNT_RX_DATA_PKTS,
+    QRDMA_CNT_RX_CTRL_PKTS,
+    QRDMA_CNT_RX_BYTES,
+    QRDMA_CNT_RX_CRC_DROP,
+    QRDMA_CNT_RX_DUP_DROP,
+    QRDMA_CNT_RX_STALE_DROP,
+    QRDMA_CNT_RX_BAD_DROP,
+    QRDMA_CNT_RX_NOTIFS,
+    QRDMA_CNT_COUNT
+};
+
+/* Register name as in docs/formats.md ("CNT_DESC_OK", "RX_NOTIFS", ...), NULL if out of range. */
+const char *qrdma_counter_name(enum qrdma_counter c);
+/* Device address of the counter's register. */
+uint64_t qrdma_counter_addr(enum qrdma_counter c);
+/* One counter: one 64-bit register read. */
+int qrdma_counter_read(qrdma_node *n, enum qrdma_counter c, uint64_t *val);
+/* All counters (QRDMA_CNT_COUNT reads), vals[c] for counter c. */
+int qrdma_counters_read(qrdma_node *n, uint64_t vals[QRDMA_CNT_COUNT]);
+
+/* Any register by device address (REG_BASE + offset; QRDMA_REG_* in qrdma_fmt.h). */
+int qrdma_reg_read(qrdma_node *n, uint64_t addr, uint64_t *val);
+int qrdma_reg_write(qrdma_node *n, uint64_t addr, uint64_t val);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QRDMA_H */

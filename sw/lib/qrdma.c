@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * libqrdma: the user API of qrdma.h on top of a backend (qrdma_backend.h). Descriptors
+ * are built field by field from the layouts of qrdma_fmt.h (tools/formats.py) and written
+ * with one backend desc_write; status polls are single 64-bit reads (reset-on-read,
+ * docs/qos.md "Status and polling"); the notification ring follows docs/nic.md
+ * ("Completion notification") and the notif_entry layout.
+ */
+#include "qrdma.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "libqrdma builds descriptors in little-endian memory order: little-endian hosts only"
+#endif
+
+/* ----------------------------------------------------------------- layout facts used below */
+#define LINE_BYTES ((size_t)QRDMA_DESC_LINE_BYTES)
+#define STATUS_BYTES (QRDMA_STATUS_SINGLE_BITS / 8)
+/* channels per collective read: one 64-bit word of 2-bit states */
+#define COLL_CH (QRDMA_STATUS_SINGLE_BITS / QRDMA_STATUS_SINGLE_STATUS_W)
+#define COLL_GROUPS (QRDMA_WR_CH_PER_PAGE / COLL_CH)
+#define NOTIF_BYTES (QRDMA_NOTIF_ENTRY_BITS / 8)
+
+_Static_assert(QRDMA_DESC_LINE0_BITS == 8 * QRDMA_DESC_LINE_BYTES, "line 0 is one line");
+_Static_assert(QRDMA_DESC_LINE1_BITS == 8 * QRDMA_DESC_LINE_BYTES, "line 1 is one line");
+_Static_assert(QRDMA_DESC_LINE0_SRC_ADDR_W == 8 * QRDMA_INLINE_SHORT_MAX,
+               "short inline payload fills src_addr");
+_Static_assert(QRDMA_DESC_LINE1_INLINE_HI_W == 8 * (QRDMA_INLINE_MAX - QRDMA_INLINE_SHORT_MAX),
+               "inline_hi holds the rest of the inline payload");
+_Static_assert(QRDMA_DESC_LINE0_SIZE_W > 32, "size holds 2^32");
+_Static_assert(QRDMA_WR_CH_PER_PAGE == 64, "a page's channels fit a uint64_t bitmap");
+_Static_assert(QRDMA_WR_CH_PER_PAGE % COLL_CH == 0, "whole collective groups");
+_Static_assert(QRDMA_NOTIF_ENTRY_MARKER_LSB == 0 && QRDMA_NOTIF_ENTRY_MARKER_W == 8,
+               "the marker is byte 0 of an entry");
+_Static_assert(QRDMA_ID_REG_MAGIC_W <= 32 && QRDMA_ID_REG_VERSION_W <= 32, "ID fields");
+
+/* ----------------------------------------------------------------- bit fields */
+static void put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
+{
+    unsigned i = 0;
+    while (i < width) {
+        unsigned bit = lsb + i, byte = bit / 8, off = bit % 8;
+        unsigned n = 8 - off < width - i ? 8 - off : width - i;
+        uint8_t m = (uint8_t)(((1u << n) - 1u) << off);
+        buf[byte] = (uint8_t)((buf[byte] & ~m) | ((uint8_t)((v >> i) << off) & m));
+        i += n;
+    }
+}
+
+static uint64_t get_bits(const uint8_t *buf, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+    unsigned i = 0;
+    while (i < width) {
+        unsigned bit = lsb + i, byte = bit / 8, off = bit % 8;
+        unsigned n = 8 - off < width - i ? 8 - off : width - i;
+        v |= (uint64_t)((buf[byte] >> off) & ((1u << n) - 1u)) << i;
+        i += n;
+    }
+    return v;
+}
+
+static uint64_t reg_field(uint64_t v, unsigned lsb, unsigned width)
+{
+    return width >= 64 ? v >> lsb : (v >> lsb) & ((1ULL << width) - 1);
+}
+
+#define L0(f) QRDMA_DESC_LINE0_##f##_LSB, QRDMA_DESC_LINE0_##f##_W
+#define L1(f) QRDMA_DESC_LINE1_##f##_LSB, QRDMA_DESC_LINE1_##f##_W
+#define NE(f) QRDMA_NOTIF_ENTRY_##f##_LSB, QRDMA_NOTIF_ENTRY_##f##_W
+
+/* ----------------------------------------------------------------- state */
+struct qrdma_page {
+    qrdma_node *node;
+    unsigned index;
+    int claimed;
+    uint64_t alloc;    /* allocated channels (both channels of a pair) */
+    uint64_t pair;     /* bit c: c is the first channel of a pair */
+    uint64_t inflight; /* posted, not yet seen DONE / ERROR */
+    uint64_t post_err; /* the post returned an error: an IDLE answer clears it too */
+};
+
+struct qrdma_node {
+    struct qrdma_backend *be;
+    unsigned idx;
+    struct qrdma_info info;
+    struct qrdma_page pages[QRDMA_NUM_PAGES];
+    int nq_on;
+    struct qrdma_buf nq;
+    uint32_t nq_size;
+    uint32_t nq_tail;
+};
+
+const char *qrdma_strerror(int err)
+{
+    switch (err) {
+    case QRDMA_OK: return "success";
+    case QRDMA_EINVAL: return "invalid argument";
+    case QRDMA_ESIZE: return "transfer size 0 or above 4 GiB";
+    case QRDMA_EINLINE: return "inline payload length 0 or above 32 bytes";
+    case QRDMA_EBUSY: return "channel busy (transfer in flight)";
+    case QRDMA_ECHAN: return "channel not allocated, or a 64-byte descriptor needs a channel pair";
+    case QRDMA_ENOPAGE: return "page taken or no free page";
+    case QRDMA_ENOCHAN: return "no free channel";
+    case QRDMA_ENOMEM: return "out of memory";
+    case QRDMA_EIO: return "backend I/O error";
+    case QRDMA_ESLVERR: return "device refused the access (SLVERR)";
+    case QRDMA_ENODEV: return "not a qrdma device (ID magic)";
+    case QRDMA_EVERSION: return "device format version differs from the library's";
+    case QRDMA_ETIMEDOUT: return "timed out";
+    case QRDMA_ENOTIF: return "notification ring not configured";
+    case QRDMA_ENONODE: return "no such node in the backend";
+    default: return "unknown error";
+    }
+}
+
+/* ----------------------------------------------------------------- node */
+static int rd(qrdma_node *n, uint64_t addr, uint64_t *v)
+{
+    return n->be->mmio_read64(n->be->ctx, n->idx, addr, v);
+}
+
+static int wr(qrdma_node *n, uint64_t addr, uint64_t v)
+{
+    return n->be->mmio_write64(n->be->ctx, n->idx, addr, v);
+}
+
+static void idle(qrdma_node *n)
+{
+    if (n->be->idle)
+        n->be->idle(n->be->ctx, n->idx);
+}
+
+int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
+{
+    if (!be || !out || !be->mmio_read64 || !be->mmio_write64 || !be->desc_write || !be->now)
+        return QRDMA_EINVAL;
+    if (be->abi != QRDMA_BACKEND_ABI)
+        return QRDMA_EVERSION;
+    if (node_index >= be->num_nodes)
+        return QRDMA_ENONODE;
+    qrdma_node *n = calloc(1, sizeof *n);
+    if (!n)
+        return QRDMA_ENOMEM;
+    n->be = be;
+    n->idx = node_index;
+    uint64_t id, params, node_id;
+    int e = rd(n, QRDMA_REG_ID, &id);
+    if (!e && reg_field(id, QRDMA_ID_REG_MAGIC_LSB, QRDMA_ID_REG_MAGIC_W) != QRDMA_ID_MAGIC)
+        e = QRDMA_ENODEV;
+    if (!e && reg_field(id, QRDMA_ID_REG_VERSION_LSB, QRDMA_ID_REG_VERSION_W) != QRDMA_FORMAT_VERSION)
+        e = QRDMA_EVERSION;
+    if (!e)
+        e = rd(n, QRDMA_REG_PARAMS, &params);
+    if (!e)
+        e = rd(n, QRDMA_REG_NODE_ID, &node_id);
+    if (e) {
+        free(n);
+        return e;
+    }
+    n->info.version = (uint32_t)reg_field(id, QRDMA_ID_REG_VERSION_LSB, QRDMA_ID_REG_VERSION_W);
+    n->info.node_id = (uint16_t)node_id;
+    unsigned bl2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_BLOCK_LOG2_LSB, QRDMA_PARAMS_REG_BLOCK_LOG2_W);
+    n->info.block_size = bl2 < 32 ? 1u << bl2 : 0;
+    n->info.max_outstanding = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB,
+                                                  QRDMA_PARAMS_REG_MAX_OUTSTANDING_W);
+    n->info.host_data_w = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_DATA_W_LSB, QRDMA_PARAMS_REG_DATA_W_W);
+    for (unsigned p = 0; p < QRDMA_NUM_PAGES; p++) {
+        n->pages[p].node = n;
+        n->pages[p].index = p;
+    }
+    *out = n;
+    return QRDMA_OK;
+}
+
+void qrdma_close(qrdma_node *n)
+{
+    if (!n)
+        return;
+    if (n->nq_on)
+        qrdma_nq_teardown(n);
+    free(n);
+}
+
+const struct qrdma_info *qrdma_node_info(const qrdma_node *n) { return &n->info; }
+struct qrdma_backend *qrdma_node_backend(const qrdma_node *n) { return n->be; }
+unsigned qrdma_node_index(const qrdma_node *n) { return n->idx; }
+uint64_t qrdma_now(const qrdma_node *n) { return n->be->now(n->be->ctx); }
+
+double qrdma_ticks_to_ns(const qrdma_node *n, uint64_t ticks)
+{
+    return (double)ticks * 1e9 / (double)n->be->tick_hz;
+}
+
+int qrdma_buf_alloc(qrdma_node *n, size_t size, size_t align, struct qrdma_buf *buf)
+{
+    if (!n || !buf || size == 0)
+        return QRDMA_EINVAL;
+    if (align == 0)
+        align = 64;
+    if (align & (align - 1))
+        return QRDMA_EINVAL;
+    if (align < 64)
+        align = 64;
+    if (!n->be->mem_alloc)
+        return QRDMA_ENOMEM;
+    return n->be->mem_alloc(n->be->ctx, n->idx, size, align, buf);
+}
+
+void qrdma_buf_free(qrdma_node *n, struct qrdma_buf *buf)
+{
+    if (n && buf && buf->cpu && n->be->mem_free)
+        n->be->mem_free(n->be->ctx, buf);
+    if (buf)
+        memset(buf, 0, sizeof *buf);
+}
+
+/* ----------------------------------------------------------------- pages, channels */
+int qrdma_page_claim(qrdma_node *n, int page, qrdma_page **out)
+{
+    if (!n || !out || page < QRDMA_PAGE_ANY || page >= (int)QRDMA_NUM_PAGES)
+        return QRDMA_EINVAL;
+    unsigned lo = page == QRDMA_PAGE_ANY ? 0 : (unsigned)page;
+    unsigned hi = page == QRDMA_PAGE_ANY ? (unsigned)QRDMA_NUM_PAGES : (unsigned)page + 1;
+    for (unsigned p = lo; p < hi; p++) {
+        struct qrdma_page *pg = &n->pages[p];
+        if (!pg->claimed) {
+            pg->claimed = 1;
+            pg->alloc = pg->pair = pg->inflight = pg->post_err = 0;
+            *out = pg;
+            return QRDMA_OK;
+        }
+    }
+    return QRDMA_ENOPAGE;
+}
+
+int qrdma_page_release(qrdma_page *p)
+{
+    if (!p || !p->claimed)
+        return QRDMA_EINVAL;
+    if (p->inflight)
+        return QRDMA_EBUSY;
+    p->claimed = 0;
+    p->alloc = p->pair = 0;
+    return QRDMA_OK;
+}
+
+unsigned qrdma_page_index(const qrdma_page *p) { return p->index; }
+qrdma_node *qrdma_page_node(const qrdma_page *p) { return p->node; }
+
+int qrdma_chan_alloc(qrdma_page *p, unsigned width)
+{
+    if (!p || !p->claimed || (width != 1 && width != 2))
+        return QRDMA_EINVAL;
+    for (unsigned c = 0; c + width <= QRDMA_WR_CH_PER_PAGE; c += width) {
+        uint64_t m = (width == 1 ? 1ULL : 3ULL) << c;
+        if (!(p->alloc & m)) {
+            p->alloc |= m;
+            if (width == 2)
+                p->pair |= 1ULL << c;
+            p->inflight &= ~m;
+            p->post_err &= ~m;
+            return (int)c;
+        }
+    }
+    return QRDMA_ENOCHAN;
+}
+
+/* Is c a channel the application may post on (allocated, not the second of a pair)? */
+static int chan_ok(const qrdma_page *p, unsigned ch)
+{
+    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE || !(p->alloc >> ch & 1))
+        return 0;
+    if (ch & 1 && p->pair >> (ch - 1) & 1)
+        return 0;
+    return 1;
+}
+
+int qrdma_chan_free(qrdma_page *p, unsigned ch)
+{
+    if (!p || !p->claimed)
+        return QRDMA_EINVAL;
+    if (!chan_ok(p, ch))
+        return QRDMA_ECHAN;
+    if (p->inflight >> ch & 1)
+        return QRDMA_EBUSY;
+    uint64_t m = (p->pair >> ch & 1 ? 3ULL : 1ULL) << ch;
+    p->alloc &= ~m;
+    p->pair &= ~(1ULL << ch);
+    return QRDMA_OK;
+}
+
+int qrdma_chan_forget(qrdma_page *p, unsigned ch)
+{
+    if (!chan_ok(p, ch))
+        return QRDMA_ECHAN;
+    p->inflight &= ~(1ULL << ch);
+    p->post_err &= ~(1ULL << ch);
+    return QRDMA_OK;
+}
+
+/* ----------------------------------------------------------------- descriptors */
+#define WR_FLAGS_ALL (QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH)
+
+static void line0_common(uint8_t *l0, const struct qrdma_write *wr)
+{
+    put_bits(l0, L0(DST_ADDR), wr->dst_addr);
+    put_bits(l0, L0(DST_NODE), wr->dst_node);
+    put_bits(l0, L0(PRIO), wr->prio);
+    put_bits(l0, L0(NOTIFY), (wr->flags & QRDMA_WR_NOTIFY) != 0);
+    put_bits(l0, L0(TAG), wr->tag);
+}
+
+int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t *len)
+{
+    if (!wr || !out || !len)
+        return QRDMA_EINVAL;
+    if (wr->size == 0 || wr->size > QRDMA_MAX_TRANSFER_BYTES)
+        return QRDMA_ESIZE;
+    if (wr->prio >> QRDMA_DESC_LINE0_PRIO_W || wr->flags & ~WR_FLAGS_ALL)
+        return QRDMA_EINVAL;
+    int lng = wr->rkey != 0;
+    memset(out, 0, 2 * LINE_BYTES);
+    line0_common(out, wr);
+    put_bits(out, L0(SRC_ADDR), wr->src_addr);
+    put_bits(out, L0(SIZE), wr->size);
+    put_bits(out, L0(MULTIPATH), (wr->flags & QRDMA_WR_MULTIPATH) != 0);
+    put_bits(out, L0(LONG_DESC), (uint64_t)lng);
+    if (lng)
+        put_bits(out + LINE_BYTES, L1(RKEY), wr->rkey);
+    *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
+    return QRDMA_OK;
+}
+
+int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size_t len_inline,
+                            uint8_t out[64], size_t *len)
+{
+    if (!wr || !out || !len || (!data && len_inline))
+        return QRDMA_EINVAL;
+    if (len_inline == 0 || len_inline > QRDMA_INLINE_MAX)
+        return QRDMA_EINLINE;
+    if (wr->prio >> QRDMA_DESC_LINE0_PRIO_W || wr->flags & ~(uint32_t)QRDMA_WR_NOTIFY)
+        return QRDMA_EINVAL;
+    const uint8_t *d = data;
+    int lng = len_inline > QRDMA_INLINE_SHORT_MAX;
+    memset(out, 0, 2 * LINE_BYTES);
+    line0_common(out, wr);
+    put_bits(out, L0(SIZE), len_inline);
+    put_bits(out, L0(IS_INLINE), 1);
+    put_bits(out, L0(LONG_DESC), (uint64_t)lng);
+    for (size_t k = 0; k < len_inline; k++) {
+        if (k < QRDMA_INLINE_SHORT_MAX)
+            put_bits(out, QRDMA_DESC_LINE0_SRC_ADDR_LSB + 8 * (unsigned)k, 8, d[k]);
+        else
+            put_bits(out + LINE_BYTES,
+                     QRDMA_DESC_LINE1_INLINE_HI_LSB + 8 * (unsigned)(k - QRDMA_INLINE_SHORT_MAX), 8, d[k]);
+    }
+    *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
+    return QRDMA_OK;
+}
+
+static uint64_t page_base(const qrdma_page *p)
+{
+    return (uint64_t)p->index * QRDMA_PAGE_STRIDE;
+}
+
+static int post(qrdma_page *p, unsigned ch, const uint8_t *desc, size_t len)
+{
+    if (!chan_ok(p, ch))
+        return QRDMA_ECHAN;
+    if (len > LINE_BYTES && !(p->pair >> ch & 1))
+        return QRDMA_ECHAN;
+    if (p->inflight >> ch & 1)
+        return QRDMA_EBUSY;
+    qrdma_node *n = p->node;
+    uint64_t addr = page_base(p) + QRDMA_DESC_OFFSET + LINE_BYTES * ch;
+    int e = n->be->desc_write(n->be->ctx, n->idx, addr, desc, len);
+    p->inflight |= 1ULL << ch;
+    if (e)
+        p->post_err |= 1ULL << ch;
+    return e;
+}
+
+int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr)
+{
+    _Alignas(64) uint8_t d[64];
+    size_t len;
+    if (!p)
+        return QRDMA_EINVAL;
+    int e = qrdma_desc_build_write(wr, d, &len);
+    return e ? e : post(p, ch, d, len);
+}
+
+int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
+                      const void *data, size_t len_inline)
+{
+    _Alignas(64) uint8_t d[64];
+    size_t len;
+    if (!p)
+        return QRDMA_EINVAL;
+    int e = qrdma_desc_build_inline(wr, data, len_inline, d, &len);
+    return e ? e : post(p, ch, d, len);
+}
+
+/* ----------------------------------------------------------------- completion */
+/* What a status answer `st` means for the library's view of channel ch. */
+static void seen(qrdma_page *p, unsigned ch, unsigned st)
+{
+    uint64_t m = 1ULL << ch;
+    if (st == QRDMA_ST_DONE || st == QRDMA_ST_ERROR || (st == QRDMA_ST_IDLE && (p->post_err & m))) {
+        p->inflight &= ~m;
+        p->post_err &= ~m;
+    }
+}
+
+int qrdma_poll(qrdma_page *p, unsigned ch)
+{
+    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
+        return QRDMA_EINVAL;
+    uint64_t v;
+    int e = rd(p->node, page_base(p) + QRDMA_STATUS_OFFSET + STATUS_BYTES * ch, &v);
+    if (e)
+        return e;
+    unsigned st = (unsigned)reg_field(v, QRDMA_STATUS_SINGLE_STATUS_LSB, QRDMA_STATUS_SINGLE_STATUS_W);
+    seen(p, ch, st);
+    return (int)st;
+}
+
+int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out)
+{
+    if (!p || !p->claimed || !out || group >= COLL_GROUPS)
+        return QRDMA_EINVAL;
+    uint64_t v;
+    int e = rd(p->node, page_base(p) + QRDMA_COLL_OFFSET + 8 * group, &v);
+    if (e)
+        return e;
+    out->raw = v;
+    out->done = out->error = out->busy = 0;
+    for (unsigned i = 0; i < COLL_CH; i++) {
+        unsigned st = (unsigned)(v >> (QRDMA_STATUS_SINGLE_STATUS_W * i)) & 3u;
+        if (st == QRDMA_ST_DONE)
+            out->done |= 1u << i;
+        else if (st == QRDMA_ST_ERROR)
+            out->error |= 1u << i;
+        else if (st == QRDMA_ST_BUSY)
+            out->busy |= 1u << i;
+        seen(p, group * COLL_CH + i, st);
+    }
+    return QRDMA_OK;
+}
+
+static int timed_out(const qrdma_node *n, uint64_t t0, uint64_t timeout)
+{
+    return timeout && qrdma_now(n) - t0 >= timeout;
+}
+
+int qrdma_wait(qrdma_page *p, unsigned ch, uint64_t timeout_ticks)
+{
+    if (!p || !p->claimed)
+        return QRDMA_EINVAL;
+    uint64_t t0 = qrdma_now(p->node);
+    for (;;) {
+        int st = qrdma_poll(p, ch);
+        if (st < 0 || st == (int)QRDMA_ST_DONE || st == (int)QRDMA_ST_ERROR)
+            return st;
+        if (timed_out(p->node, t0, timeout_ticks))
+            return QRDMA_ETIMEDOUT;
+        idle(p->node);
+    }
+}
+
+/* ----------------------------------------------------------------- notifications */
+int qrdma_nq_teardown(qrdma_node *n)
+{
+    if (!n)
+        return QRDMA_EINVAL;
+    if (!n->nq_on)
+        return QRDMA_ENOTIF;
+    int e = wr(n, QRDMA_REG_NQ_SIZE, 0);
+    qrdma_buf_free(n, &n->nq);
+    n->nq_on = 0;
+    n->nq_size = n->nq_tail = 0;
+    return e;
+}
+
+int qrdma_nq_setup(qrdma_node *n, uint32_t entries)
+{
+    if (!n || entries == 0 || (entries & (entries - 1)) || entries > 1u << 31)
+        return QRDMA_EINVAL;
+    if (n->nq_on) {
+        int e = qrdma_nq_teardown(n);
+        if (e)
+            return e;
+    }
+    int e = qrdma_buf_alloc(n, (size_t)entries * NOTIF_BYTES, NOTIF_BYTES, &n->nq);
+    if (e)
+        return e;
+    /* every marker NOTIF_EMPTY before the NIC may write (QRDMA_NOTIF_EMPTY is 0) */
+    memset(n->nq.cpu, 0, n->nq.size);
+    for (uint32_t i = 0; i < entries; i++)
+        ((uint8_t *)n->nq.cpu)[(size_t)i * NOTIF_BYTES] = (uint8_t)QRDMA_NOTIF_EMPTY;
+    atomic_thread_fence(memory_order_seq_cst);
+    e = wr(n, QRDMA_REG_NQ_BASE, n->nq.dev);
+    if (!e)
+        e = wr(n, QRDMA_REG_NQ_SIZE, entries);
+    if (e) {
+        qrdma_buf_free(n, &n->nq);
+        return e;
+    }
+    n->nq_on = 1;
+    n->nq_size = entries;
+    n->nq_tail = 0;
+    return QRDMA_OK;
+}
+
+int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
+{
+    if (!n || !out)
+        return QRDMA_EINVAL;
+    if (!n->nq_on)
+        return QRDMA_ENOTIF;
+    volatile uint8_t *ent = (volatile uint8_t *)n->nq.cpu + (size_t)(n->nq_tail & (n->nq_size - 1)) * NOTIF_BYTES;
+    if (ent[0] != (uint8_t)QRDMA_NOTIF_FULL)
+        return 0;
+    /* the marker is read before the rest of the entry */
+    atomic_thread_fence(memory_order_acquire);
+    uint8_t e[NOTIF_BYTES];
+    for (size_t i = 0; i < NOTIF_BYTES; i++)
+        e[i] = ent[i];
+    out->kind = (uint8_t)get_bits(e, NE(KIND));
+    out->src_node = (uint16_t)get_bits(e, NE(SRC_NODE));
+    out->xfer = (uint16_t)get_bits(e, NE(XFER));
+    out->pd = (uint8_t)get_bits(e, NE(PD));
+    out->size = get_bits(e, NE(SIZE));
+    out->tag = (uint32_t)get_bits(e, NE(TAG));
+    out->dst_addr = get_bits(e, NE(DST_ADDR));
+    out->seq = (uint16_t)get_bits(e, NE(SEQ));
+    /* empty the slot (marker last), then tell the NIC it may reuse it */
+    for (size_t i = 1; i < NOTIF_BYTES; i++)
+        ent[i] = 0;
+    atomic_thread_fence(memory_order_release);
+    ent[0] = (uint8_t)QRDMA_NOTIF_EMPTY;
+    atomic_thread_fence(memory_order_seq_cst);
+    n->nq_tail++;
+    int err = wr(n, QRDMA_REG_NQ_TAIL, n->nq_tail);
+    return err ? err : 1;
+}
+
+int qrdma_nq_wait(qrdma_node *n, struct qrdma_notif *out, uint64_t timeout_ticks)
+{
+    if (!n)
+        return QRDMA_EINVAL;
+    uint64_t t0 = qrdma_now(n);
+    for (;;) {
+        int r = qrdma_nq_poll(n, out);
+        if (r)
+            return r;
+        if (timed_out(n, t0, timeout_ticks))
+            return QRDMA_ETIMEDOUT;
+        idle(n);
+    }
+}
+
+const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n) { return n->nq_on ? &n->nq : NULL; }
+uint32_t qrdma_nq_tail(const qrdma_node *n) { return n->nq_tail; }
+
+/* ----------------------------------------------------------------- counters, registers */
+#define CNT(name) { #name, QRDMA_REG_##name }
+static const struct {
+    const char *name;
+    uint64_t addr;
+} counters[QRDMA_CNT_COUNT] = {
+    CNT(CNT_DESC_OK), CNT(CNT_DESC_ERR), CNT(CNT_BLOCKS), CNT(CNT_INLINE), CNT(CNT_CONTROL),
+    CNT(CNT_ACK), CNT(CNT_NACK), CNT(CNT_STALE), CNT(CNT_DONE),
+    CNT(TX_DATA_PKTS), CNT(TX_CTRL_PKTS), CNT(TX_BYTES),
+    CNT(RX_DATA_PKTS), CNT(RX_CTRL_PKTS), CNT(RX_BYTES),
+    CNT(RX_CRC_DROP), CNT(RX_DUP_DROP), CNT(RX_STALE_DROP), CNT(RX_BAD_DROP), CNT(RX_NOTIFS),
+};
+
+const char *qrdma_counter_name(enum qrdma_counter c)
+{
+    return (unsigned)c < QRDMA_CNT_COUNT ? counters[c].name : NULL;
+}
+
+uint64_t qrdma_counter_addr(enum qrdma_counter c)
+{
+    return (unsigned)c < QRDMA_CNT_COUNT ? counters[c].addr : 0;
+}
+
+int qrdma_counter_read(qrdma_node *n, enum qrdma_counter c, uint64_t *val)
+{
+    if (!n || !val || (unsigned)c >= QRDMA_CNT_COUNT)
+        return QRDMA_EINVAL;
+    return rd(n, counters[c].addr, val);
+}
+
+int qrdma_counters_read(qrdma_node *n, uint64_t vals[QRDMA_CNT_COUNT])
+{
+    if (!n || !vals)
+        return QRDMA_EINVAL;
+    for (unsigned c = 0; c < QRDMA_CNT_COUNT; c++) {
+        int e = rd(n, counters[c].addr, &vals[c]);
+        if (e)
+            return e;
+    }
+    return QRDMA_OK;
+}
+
+static int reg_addr_ok(uint64_t addr)
+{
+    return addr >= QRDMA_REG_BASE && addr < (1ULL << QRDMA_ADDR_W) && !(addr & 7);
+}
+
+int qrdma_reg_read(qrdma_node *n, uint64_t addr, uint64_t *val)
+{
+    if (!n || !val || !reg_addr_ok(addr))
+        return QRDMA_EINVAL;
+    return rd(n, addr, val);
+}
+
+int qrdma_reg_write(qrdma_node *n, uint64_t addr, uint64_t val)
+{
+    if (!n || !reg_addr_ok(addr))
+        return QRDMA_EINVAL;
+    return wr(n, addr, val);
+}

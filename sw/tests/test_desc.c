@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * test_desc: descriptor bytes built by libqrdma (qrdma_desc_build_write / _inline)
+ * against a bit-by-bit reference built from the layouts in qrdma_fmt.h, the argument
+ * checks and their error codes, error strings and counter names. Each vector is also
+ * printed as a "DESC" line (API inputs and the bytes); test_libqrdma.py packs the same
+ * inputs with tools/formats.py and compares, so the C bytes are checked against the
+ * single source of truth itself.
+ */
+#include "qrdma.h"
+#include "tap.h"
+
+#include <stdio.h>
+
+static void ref_put(uint8_t *b, unsigned lsb, unsigned w, uint64_t v)
+{
+    for (unsigned i = 0; i < w; i++)
+        if (v >> i & 1)
+            b[(lsb + i) / 8] |= (uint8_t)(1u << ((lsb + i) % 8));
+}
+
+#define P0(b, f, v) ref_put(b, QRDMA_DESC_LINE0_##f##_LSB, QRDMA_DESC_LINE0_##f##_W, v)
+
+/* The reference: the expected 64 bytes (line 1 zero for a 32-byte descriptor). */
+static void ref_write(const struct qrdma_write *w, uint8_t out[64])
+{
+    memset(out, 0, 64);
+    P0(out, SRC_ADDR, w->src_addr);
+    P0(out, DST_ADDR, w->dst_addr);
+    P0(out, SIZE, w->size);
+    P0(out, DST_NODE, w->dst_node);
+    P0(out, PRIO, w->prio);
+    P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
+    P0(out, MULTIPATH, (w->flags & QRDMA_WR_MULTIPATH) != 0);
+    P0(out, LONG_DESC, w->rkey != 0);
+    P0(out, TAG, w->tag);
+    if (w->rkey)
+        ref_put(out + 32, QRDMA_DESC_LINE1_RKEY_LSB, QRDMA_DESC_LINE1_RKEY_W, w->rkey);
+}
+
+static void ref_inline(const struct qrdma_write *w, const uint8_t *d, size_t n, uint8_t out[64])
+{
+    memset(out, 0, 64);
+    for (size_t k = 0; k < n && k < 8; k++)
+        ref_put(out, QRDMA_DESC_LINE0_SRC_ADDR_LSB + 8 * (unsigned)k, 8, d[k]);
+    for (size_t k = 8; k < n; k++)
+        ref_put(out + 32, QRDMA_DESC_LINE1_INLINE_HI_LSB + 8 * (unsigned)(k - 8), 8, d[k]);
+    P0(out, DST_ADDR, w->dst_addr);
+    P0(out, SIZE, n);
+    P0(out, DST_NODE, w->dst_node);
+    P0(out, PRIO, w->prio);
+    P0(out, IS_INLINE, 1);
+    P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
+    P0(out, LONG_DESC, n > 8);
+    P0(out, TAG, w->tag);
+}
+
+static void hex(const uint8_t *b, size_t n, char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(s + 2 * i, "%02x", b[i]);
+    if (!n)
+        strcpy(s, "-");
+}
+
+static void print_desc(const char *name, const char *kind, const struct qrdma_write *w, const uint8_t *pl,
+                       size_t pn, const uint8_t *bytes, size_t len)
+{
+    char hb[129], hp[65];
+    hex(bytes, len, hb);
+    hex(pl, pn, hp);
+    printf("DESC %s kind=%s src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=%u multipath=%u tag=%u rkey=%u "
+           "payload=%s bytes=%s\n",
+           name, kind, (unsigned long long)w->src_addr, (unsigned long long)w->dst_addr,
+           (unsigned long long)w->size, w->dst_node, w->prio, (w->flags & QRDMA_WR_NOTIFY) != 0,
+           (w->flags & QRDMA_WR_MULTIPATH) != 0, w->tag, w->rkey, hp, hb);
+}
+
+static void check_write(const char *name, struct qrdma_write w, size_t want_len)
+{
+    uint8_t got[64], want[64];
+    size_t len = 0;
+    char n[128];
+    memset(got, 0xEE, sizeof got);
+    snprintf(n, sizeof n, "%s: build ok", name);
+    EQ(qrdma_desc_build_write(&w, got, &len), QRDMA_OK, n);
+    snprintf(n, sizeof n, "%s: length", name);
+    EQ(len, want_len, n);
+    ref_write(&w, want);
+    snprintf(n, sizeof n, "%s: bytes match the layout", name);
+    MEMEQ(got, want, len, n);
+    print_desc(name, "mem", &w, NULL, 0, got, len);
+}
+
+static void check_inline(const char *name, struct qrdma_write w, size_t n_inl, size_t want_len)
+{
+    uint8_t got[64], want[64], data[32];
+    size_t len = 0;
+    char n[128];
+    for (size_t k = 0; k < n_inl; k++)
+        data[k] = (uint8_t)(0xC0 + 7 * k);
+    memset(got, 0xEE, sizeof got);
+    snprintf(n, sizeof n, "%s: build ok", name);
+    EQ(qrdma_desc_build_inline(&w, data, n_inl, got, &len), QRDMA_OK, n);
+    snprintf(n, sizeof n, "%s: length", name);
+    EQ(len, want_len, n);
+    ref_inline(&w, data, n_inl, want);
+    snprintf(n, sizeof n, "%s: bytes match the layout", name);
+    MEMEQ(got, want, len, n);
+    print_desc(name, "inline", &w, data, n_inl, got, len);
+}
+
+int main(void)
+{
+    /* ---- memory descriptors */
+    check_write("mem_basic", (struct qrdma_write){.src_addr = 0x1122334455667788ULL, .dst_addr = 0x99AABBCCDDEEFF00ULL,
+                                                  .size = 0x12345, .dst_node = 0xBEEF, .prio = 5,
+                                                  .flags = QRDMA_WR_NOTIFY, .tag = 0xCAFEF00D},
+                32);
+    check_write("mem_min", (struct qrdma_write){.src_addr = 0x40, .dst_addr = 0x80, .size = 1, .dst_node = 1}, 32);
+    check_write("mem_max_multipath", (struct qrdma_write){.src_addr = ~0ULL, .dst_addr = 0x8000000000000001ULL,
+                                                          .size = QRDMA_MAX_TRANSFER_BYTES, .dst_node = 0xFFFF,
+                                                          .prio = 15, .flags = QRDMA_WR_MULTIPATH, .tag = ~0u},
+                32);
+    check_write("mem_rkey_long", (struct qrdma_write){.src_addr = 0x1000, .dst_addr = 0x2000, .size = 4096,
+                                                      .dst_node = 2, .prio = 1,
+                                                      .flags = QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH,
+                                                      .tag = 77, .rkey = 0xDEADBEEF},
+                64);
+    /* ---- inline descriptors: 1..8 bytes short, 9..32 long */
+    struct qrdma_write iw = {.dst_addr = 0x123456789ULL, .dst_node = 0x33, .prio = 3, .tag = 0x55};
+    check_inline("inline_1", iw, 1, 32);
+    iw.flags = QRDMA_WR_NOTIFY;
+    check_inline("inline_8_notify", iw, 8, 32);
+    check_inline("inline_9", iw, 9, 64);
+    iw.flags = 0;
+    check_inline("inline_20", iw, 20, 64);
+    check_inline("inline_32", iw, 32, 64);
+
+    /* ---- the fields at their documented bit positions (spot checks of the reference) */
+    uint8_t d[64];
+    size_t len;
+    struct qrdma_write w = {.src_addr = 0, .dst_addr = 0, .size = 1, .dst_node = 0, .tag = 0};
+    qrdma_desc_build_write(&w, d, &len);
+    EQ(d[QRDMA_DESC_LINE0_SIZE_LSB / 8], 1, "size byte 0 is byte 16 of line 0");
+    w.flags = QRDMA_WR_NOTIFY;
+    qrdma_desc_build_write(&w, d, &len);
+    EQ(d[QRDMA_DESC_LINE0_NOTIFY_LSB / 8] >> (QRDMA_DESC_LINE0_NOTIFY_LSB % 8) & 1, 1, "notify bit");
+    EQ(QRDMA_DESC_LINE0_NOTIFY_LSB, 193, "notify is bit 193 (docs/formats.md)");
+
+    /* ---- argument checks */
+    struct qrdma_write ok = {.src_addr = 0x1000, .dst_addr = 0x2000, .size = 64, .dst_node = 1};
+    struct qrdma_write b = ok;
+    b.size = 0;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_ESIZE, "size 0 -> ESIZE");
+    b.size = QRDMA_MAX_TRANSFER_BYTES + 1;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_ESIZE, "size 4 GiB + 1 -> ESIZE");
+    b.size = ~0ULL;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_ESIZE, "size 2^64-1 -> ESIZE");
+    b.size = QRDMA_MAX_TRANSFER_BYTES;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_OK, "size 4 GiB accepted");
+    b = ok;
+    b.prio = 16;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "prio 16 -> EINVAL");
+    b = ok;
+    b.flags = 0x4;
+    EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "unknown flag -> EINVAL");
+    EQ(qrdma_desc_build_write(NULL, d, &len), QRDMA_EINVAL, "NULL write -> EINVAL");
+    uint8_t pl[40] = {0};
+    EQ(qrdma_desc_build_inline(&ok, pl, 0, d, &len), QRDMA_EINLINE, "inline 0 bytes -> EINLINE");
+    EQ(qrdma_desc_build_inline(&ok, pl, 33, d, &len), QRDMA_EINLINE, "inline 33 bytes -> EINLINE");
+    EQ(qrdma_desc_build_inline(&ok, NULL, 4, d, &len), QRDMA_EINVAL, "inline NULL data -> EINVAL");
+    b = ok;
+    b.flags = QRDMA_WR_MULTIPATH;
+    EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline multipath -> EINVAL");
+    b = ok;
+    b.prio = 200;
+    EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline prio 200 -> EINVAL");
+
+    /* ---- error strings: one per code, all different */
+    const int codes[] = {QRDMA_OK, QRDMA_EINVAL, QRDMA_ESIZE, QRDMA_EINLINE, QRDMA_EBUSY, QRDMA_ECHAN,
+                         QRDMA_ENOPAGE, QRDMA_ENOCHAN, QRDMA_ENOMEM, QRDMA_EIO, QRDMA_ESLVERR, QRDMA_ENODEV,
+                         QRDMA_EVERSION, QRDMA_ETIMEDOUT, QRDMA_ENOTIF, QRDMA_ENONODE};
+    int distinct = 1;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(qrdma_strerror(codes[i]), qrdma_strerror(codes[j])))
+                distinct = 0;
+    OK(distinct, "every error code has its own message");
+    OK(!strcmp(qrdma_strerror(-999), "unknown error"), "unknown code");
+
+    /* ---- counter names and addresses (test_libqrdma.py checks them against formats.py) */
+    for (int c = 0; c < QRDMA_CNT_COUNT; c++)
+        printf("CNT %s 0x%llx\n", qrdma_counter_name((enum qrdma_counter)c),
+               (unsigned long long)qrdma_counter_addr((enum qrdma_counter)c));
+    OK(qrdma_counter_name(QRDMA_CNT_COUNT) == NULL, "counter name out of range is NULL");
+    EQ(qrdma_counter_addr(QRDMA_CNT_RX_NOTIFS), QRDMA_REG_RX_NOTIFS, "RX_NOTIFS address");
+    return tap_done();
+}

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * test_lib: libqrdma on the fake device (fake_nic.h: the mmap backend over plain files
+ * plus a model of the host port): open and ID checks, pages and channels, descriptors at
+ * the right device addresses with the right bytes (read back from the register file),
+ * exactly one descriptor write per post and no read, error codes on bad input and on a
+ * refusing device, single and collective polling with reset-on-read and one read each,
+ * the notification ring (entries decoded, rewritten empty, NQ_TAIL advanced, wrap-around,
+ * full ring), counters by register address, registers, buffers, waits with a timeout.
+ */
+#include "fake_nic.h"
+#include "qrdma.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+/* bound on every wait: a broken library fails a check instead of hanging */
+#define WAIT_TICKS 1000000
+
+static struct fake *F;
+static struct qrdma_backend *BE;
+
+static uint64_t ref_get(const uint8_t *b, unsigned lsb, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++)
+        v |= (uint64_t)(b[(lsb + i) / 8] >> ((lsb + i) % 8) & 1) << i;
+    return v;
+}
+#define G0(b, f) ref_get(b, QRDMA_DESC_LINE0_##f##_LSB, QRDMA_DESC_LINE0_##f##_W)
+#define G1(b, f) ref_get(b, QRDMA_DESC_LINE1_##f##_LSB, QRDMA_DESC_LINE1_##f##_W)
+
+static const uint8_t *line_at(unsigned node, unsigned page, unsigned ch)
+{
+    return fake_regfile(F, node) + page * QRDMA_PAGE_STRIDE + QRDMA_DESC_OFFSET + ch * QRDMA_DESC_LINE_BYTES;
+}
+
+static struct fake_stats stats(unsigned node)
+{
+    struct fake_stats s;
+    fake_get_stats(F, node, &s);
+    return s;
+}
+
+static void new_fake(int auto_complete)
+{
+    if (F)
+        fake_destroy(F);
+    struct fake_cfg cfg = fake_default_cfg();
+    cfg.auto_complete = auto_complete;
+    cfg.mem_bytes = 16ULL << 20;
+    if (fake_create(&cfg, &F) != 0) {
+        printf("Bail out! fake_create\n");
+        exit(1);
+    }
+    BE = fake_backend(F);
+}
+
+static void test_open(void)
+{
+    qrdma_node *n0, *n1, *nx;
+    EQ(qrdma_open(BE, 0, &n0), QRDMA_OK, "open node 0");
+    EQ(qrdma_open(BE, 1, &n1), QRDMA_OK, "open node 1");
+    EQ(qrdma_open(BE, 2, &nx), QRDMA_ENONODE, "open node 2 of 2 -> ENONODE");
+    const struct qrdma_info *i0 = qrdma_node_info(n0);
+    EQ(i0->node_id, fake_node_id(F, 0), "node 0 ID from NODE_ID");
+    EQ(qrdma_node_info(n1)->node_id, fake_node_id(F, 1), "node 1 ID from NODE_ID");
+    OK(i0->node_id != qrdma_node_info(n1)->node_id, "node IDs differ");
+    EQ(i0->version, QRDMA_FORMAT_VERSION, "format version");
+    EQ(i0->block_size, 65536, "PARAMS block size");
+    EQ(i0->max_outstanding, 2, "PARAMS max outstanding");
+    EQ(i0->host_data_w, 256, "PARAMS host data width");
+    EQ(qrdma_node_index(n1), 1, "node index");
+    qrdma_close(n0);
+    qrdma_close(n1);
+
+    uint64_t id = fake_reg(F, 0, QRDMA_REG_ID);
+    fake_set_reg(F, 0, QRDMA_REG_ID, id ^ 1);
+    EQ(qrdma_open(BE, 0, &nx), QRDMA_ENODEV, "wrong ID magic -> ENODEV");
+    fake_set_reg(F, 0, QRDMA_REG_ID, id + (1ULL << QRDMA_ID_REG_VERSION_LSB));
+    EQ(qrdma_open(BE, 0, &nx), QRDMA_EVERSION, "other format version -> EVERSION");
+    fake_set_reg(F, 0, QRDMA_REG_ID, id);
+    struct qrdma_backend bad = *BE;
+    bad.abi = QRDMA_BACKEND_ABI + 1;
+    EQ(qrdma_open(&bad, 0, &nx), QRDMA_EVERSION, "other backend ABI -> EVERSION");
+    bad = *BE;
+    bad.desc_write = NULL;
+    EQ(qrdma_open(&bad, 0, &nx), QRDMA_EINVAL, "backend without desc_write -> EINVAL");
+}
+
+static void test_pages_channels(void)
+{
+    qrdma_node *n;
+    qrdma_open(BE, 0, &n);
+    qrdma_page *p[QRDMA_NUM_PAGES + 1];
+    int all = 1;
+    for (unsigned i = 0; i < QRDMA_NUM_PAGES; i++)
+        all &= qrdma_page_claim(n, QRDMA_PAGE_ANY, &p[i]) == QRDMA_OK && qrdma_page_index(p[i]) == i;
+    OK(all, "16 pages claimed, lowest first");
+    EQ(qrdma_page_claim(n, QRDMA_PAGE_ANY, &p[16]), QRDMA_ENOPAGE, "17th page -> ENOPAGE");
+    EQ(qrdma_page_release(p[3]), QRDMA_OK, "release page 3");
+    EQ(qrdma_page_claim(n, 3, &p[3]), QRDMA_OK, "claim page 3 by number");
+    EQ(qrdma_page_index(p[3]), 3, "it is page 3");
+    EQ(qrdma_page_claim(n, 3, &p[16]), QRDMA_ENOPAGE, "page 3 again -> ENOPAGE");
+    EQ(qrdma_page_claim(n, 16, &p[16]), QRDMA_EINVAL, "page 16 -> EINVAL");
+    EQ(qrdma_page_release(p[3]), QRDMA_OK, "release");
+    EQ(qrdma_page_release(p[3]), QRDMA_EINVAL, "release twice -> EINVAL");
+
+    qrdma_page *pg = p[5];
+    int seq = 1;
+    for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++)
+        seq &= qrdma_chan_alloc(pg, 1) == (int)c;
+    OK(seq, "64 channels, lowest first");
+    EQ(qrdma_chan_alloc(pg, 1), QRDMA_ENOCHAN, "65th channel -> ENOCHAN");
+    EQ(qrdma_chan_free(pg, 11), QRDMA_OK, "free 11");
+    EQ(qrdma_chan_alloc(pg, 2), QRDMA_ENOCHAN, "no free even pair -> ENOCHAN");
+    EQ(qrdma_chan_free(pg, 10), QRDMA_OK, "free 10");
+    EQ(qrdma_chan_alloc(pg, 2), 10, "pair 10-11");
+    EQ(qrdma_chan_free(pg, 11), QRDMA_ECHAN, "free the second of a pair -> ECHAN");
+    EQ(qrdma_chan_free(pg, 10), QRDMA_OK, "free the pair");
+    EQ(qrdma_chan_alloc(pg, 1), 10, "10 free again");
+    EQ(qrdma_chan_alloc(pg, 1), 11, "11 free again");
+    EQ(qrdma_chan_alloc(pg, 3), QRDMA_EINVAL, "width 3 -> EINVAL");
+    EQ(qrdma_chan_free(pg, 64), QRDMA_ECHAN, "free channel 64 -> ECHAN");
+    qrdma_close(n);
+}
+
+/* Sender node 0 page 5, receiver node 1. */
+static void test_post_poll(void)
+{
+    new_fake(0);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg;
+    qrdma_page_claim(n, 5, &pg);
+    for (int c = 0; c < 8; c++)
+        qrdma_chan_alloc(pg, 1); /* 0..7 */
+    EQ(qrdma_chan_alloc(pg, 2), 8, "pair 8-9");
+    struct qrdma_buf src, dst;
+    EQ(qrdma_buf_alloc(n, 8192, 4096, &src), QRDMA_OK, "source buffer");
+    EQ(qrdma_buf_alloc(r, 8192, 4096, &dst), QRDMA_OK, "destination buffer on node 1");
+    EQ(dst.node, 1, "destination in node 1's memory");
+    for (int i = 0; i < 8192; i++)
+        ((uint8_t *)src.cpu)[i] = (uint8_t)(i * 13 + 5);
+    memset(dst.cpu, 0, 8192);
+
+    /* ---- a memory write on channel 7 */
+    struct qrdma_write w = {.src_addr = src.dev + 64, .dst_addr = dst.dev + 128, .size = 3000,
+                            .dst_node = qrdma_node_info(r)->node_id, .prio = 9, .flags = QRDMA_WR_NOTIFY,
+                            .tag = 0xA1B2C3D4};
+    struct fake_stats s0 = stats(0);
+    EQ(qrdma_post_write(pg, 7, &w), QRDMA_OK, "post write ch 7");
+    struct fake_stats s1 = stats(0);
+    EQ(s1.desc32 - s0.desc32, 1, "one 32-byte descriptor write");
+    EQ(s1.desc64 - s0.desc64, 0, "no 64-byte write");
+    EQ(s1.reads - s0.reads, 0, "post reads nothing");
+    const uint8_t *l = line_at(0, 5, 7);
+    EQ(G0(l, SRC_ADDR), w.src_addr, "line at page 5 ch 7: src_addr");
+    EQ(G0(l, DST_ADDR), w.dst_addr, "dst_addr");
+    EQ(G0(l, SIZE), 3000, "size");
+    EQ(G0(l, DST_NODE), w.dst_node, "dst_node");
+    EQ(G0(l, PRIO), 9, "prio");
+    EQ(G0(l, IS_INLINE), 0, "not inline");
+    EQ(G0(l, NOTIFY), 1, "notify");
+    EQ(G0(l, MULTIPATH), 0, "multipath");
+    EQ(G0(l, LONG_DESC), 0, "short");
+    EQ(G0(l, TAG), 0xA1B2C3D4, "tag");
+    uint8_t want[64];
+    size_t wl;
+    qrdma_desc_build_write(&w, want, &wl);
+    MEMEQ(l, want, 32, "the line holds exactly the built descriptor");
+    EQ(fake_chan_status(F, 0, 5, 7), QRDMA_ST_BUSY, "device: channel 7 BUSY");
+    EQ(fake_reg(F, 0, QRDMA_REG_CNT_DESC_OK), 1, "device accepted it");
+
+    /* ---- busy channel, bad input: nothing is written */
+    s0 = stats(0);
+    EQ(qrdma_post_write(pg, 7, &w), QRDMA_EBUSY, "post on a busy channel -> EBUSY");
+    struct qrdma_write b = w;
+    b.size = 0;
+    EQ(qrdma_post_write(pg, 6, &b), QRDMA_ESIZE, "size 0 -> ESIZE");
+    b.size = QRDMA_MAX_TRANSFER_BYTES + 1;
+    EQ(qrdma_post_write(pg, 6, &b), QRDMA_ESIZE, "size > 4 GiB -> ESIZE");
+    b = w;
+    b.prio = 16;
+    EQ(qrdma_post_write(pg, 6, &b), QRDMA_EINVAL, "prio 16 -> EINVAL");
+    EQ(qrdma_post_write(pg, 20, &w), QRDMA_ECHAN, "unallocated channel -> ECHAN");
+    EQ(qrdma_post_write(pg, 64, &w), QRDMA_ECHAN, "channel 64 -> ECHAN");
+    EQ(qrdma_post_write(pg, 9, &w), QRDMA_ECHAN, "second channel of a pair -> ECHAN");
+    b = w;
+    b.rkey = 0x1234;
+    EQ(qrdma_post_write(pg, 6, &b), QRDMA_ECHAN, "rkey (64-byte) on a single channel -> ECHAN");
+    uint8_t pl[33];
+    for (int i = 0; i < 33; i++)
+        pl[i] = (uint8_t)(0x80 + i);
+    EQ(qrdma_post_inline(pg, 6, &w, pl, 33), QRDMA_EINLINE, "inline 33 bytes -> EINLINE");
+    EQ(qrdma_post_inline(pg, 6, &w, pl, 0), QRDMA_EINLINE, "inline 0 bytes -> EINLINE");
+    EQ(qrdma_post_inline(pg, 6, &w, pl, 9), QRDMA_ECHAN, "inline 9 bytes on a single channel -> ECHAN");
+    s1 = stats(0);
+    EQ(s1.desc32 + s1.desc64 - s0.desc32 - s0.desc64, 0, "refused posts write nothing");
+    EQ(qrdma_page_release(pg), QRDMA_EBUSY, "release a page with a transfer in flight -> EBUSY");
+    EQ(qrdma_chan_free(pg, 7), QRDMA_EBUSY, "free a busy channel -> EBUSY");
+
+    /* ---- single poll: one read each, reset-on-read */
+    s0 = stats(0);
+    EQ(qrdma_poll(pg, 7), QRDMA_ST_BUSY, "poll: BUSY");
+    EQ(stats(0).reads - s0.reads, 1, "poll is one read");
+    EQ(fake_finish(F, 0, 5, 7, QRDMA_ST_DONE), 0, "device completes it");
+    EQ(qrdma_poll(pg, 7), QRDMA_ST_DONE, "poll: DONE");
+    EQ(fake_chan_status(F, 0, 5, 7), QRDMA_ST_IDLE, "the read reset it to IDLE");
+    EQ(qrdma_poll(pg, 7), QRDMA_ST_IDLE, "next poll: IDLE");
+    EQ(stats(0).reads - s0.reads, 3, "three polls, three reads");
+    MEMEQ((uint8_t *)dst.cpu + 128, (uint8_t *)src.cpu + 64, 3000, "data arrived in node 1's memory");
+    EQ(qrdma_post_write(pg, 7, &w), QRDMA_OK, "channel 7 usable again");
+    fake_finish(F, 0, 5, 7, QRDMA_ST_ERROR);
+    EQ(qrdma_poll(pg, 7), QRDMA_ST_ERROR, "poll: ERROR");
+    EQ(qrdma_poll(pg, 7), QRDMA_ST_IDLE, "ERROR reset to IDLE by the read");
+
+    /* ---- long descriptors on the pair 8-9 */
+    b = w;
+    b.rkey = 0xFEEDC0DE;
+    b.flags = QRDMA_WR_MULTIPATH;
+    s0 = stats(0);
+    EQ(qrdma_post_write(pg, 8, &b), QRDMA_OK, "rkey write on pair 8-9");
+    EQ(stats(0).desc64 - s0.desc64, 1, "one 64-byte descriptor write");
+    const uint8_t *l8 = line_at(0, 5, 8), *l9 = line_at(0, 5, 9);
+    EQ(G0(l8, LONG_DESC), 1, "line 0 at ch 8: long");
+    EQ(G0(l8, MULTIPATH), 1, "multipath");
+    EQ(G1(l9, RKEY), 0xFEEDC0DE, "line 1 at ch 9: rkey");
+    EQ(fake_chan_status(F, 0, 5, 8), QRDMA_ST_BUSY, "device: 8 BUSY");
+    EQ(fake_chan_status(F, 0, 5, 9), QRDMA_ST_IDLE, "device: 9 keeps its own status");
+    fake_finish(F, 0, 5, 8, QRDMA_ST_DONE);
+    EQ(qrdma_wait(pg, 8, WAIT_TICKS), QRDMA_ST_DONE, "wait: DONE");
+
+    memset(dst.cpu, 0, 64);
+    struct qrdma_write iw = {.dst_addr = dst.dev + 3, .dst_node = w.dst_node};
+    EQ(qrdma_post_inline(pg, 8, &iw, pl, 20), QRDMA_OK, "inline 20 bytes on pair 8-9");
+    EQ(G0(l8, IS_INLINE), 1, "inline flag");
+    EQ(G0(l8, SIZE), 20, "size 20");
+    uint8_t got_pl[32];
+    for (int k = 0; k < 8; k++)
+        got_pl[k] = (uint8_t)ref_get(l8, QRDMA_DESC_LINE0_SRC_ADDR_LSB + 8 * k, 8);
+    for (int k = 8; k < 20; k++)
+        got_pl[k] = (uint8_t)ref_get(l9, QRDMA_DESC_LINE1_INLINE_HI_LSB + 8 * (k - 8), 8);
+    MEMEQ(got_pl, pl, 20, "payload bytes 0..7 in src_addr, 8..19 in inline_hi");
+    fake_finish(F, 0, 5, 8, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 8), QRDMA_ST_DONE, "inline DONE");
+    MEMEQ((uint8_t *)dst.cpu + 3, pl, 20, "inline payload arrived");
+    s0 = stats(0);
+    EQ(qrdma_post_inline(pg, 6, &iw, pl, 8), QRDMA_OK, "inline 8 bytes on a single channel");
+    EQ(stats(0).desc32 - s0.desc32, 1, "as a 32-byte descriptor");
+    fake_finish(F, 0, 5, 6, QRDMA_ST_DONE);
+    qrdma_poll(pg, 6);
+
+    /* ---- the device refuses a descriptor the library thought allowed */
+    EQ(qrdma_post_write(pg, 5, &w), QRDMA_OK, "post ch 5");
+    EQ(qrdma_chan_forget(pg, 5), QRDMA_OK, "forget it (as after a lost completion)");
+    uint64_t err0 = fake_reg(F, 0, QRDMA_REG_CNT_DESC_ERR);
+    EQ(qrdma_post_write(pg, 5, &w), QRDMA_ESLVERR, "device refuses a write to a BUSY channel -> ESLVERR");
+    EQ(fake_reg(F, 0, QRDMA_REG_CNT_DESC_ERR) - err0, 1, "CNT_DESC_ERR counted it");
+    EQ(qrdma_poll(pg, 5), QRDMA_ST_BUSY, "the first transfer still runs");
+    fake_finish(F, 0, 5, 5, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 5), QRDMA_ST_DONE, "and completes");
+    EQ(qrdma_post_write(pg, 5, &w), QRDMA_OK, "channel usable again");
+    fake_finish(F, 0, 5, 5, QRDMA_ST_DONE);
+    qrdma_poll(pg, 5);
+
+    /* ---- IDLE answers: they end a transfer only if its post failed */
+    EQ(qrdma_post_write(pg, 4, &w), QRDMA_OK, "post ch 4");
+    fake_set_status(F, 0, 5, 4, QRDMA_ST_IDLE); /* as if the read overtook the posted write */
+    EQ(qrdma_poll(pg, 4), QRDMA_ST_IDLE, "poll: IDLE");
+    EQ(qrdma_post_write(pg, 4, &w), QRDMA_EBUSY, "IDLE does not end a posted transfer -> EBUSY");
+    fake_set_status(F, 0, 5, 4, QRDMA_ST_BUSY);
+    fake_finish(F, 0, 5, 4, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 4), QRDMA_ST_DONE, "DONE ends it");
+    fake_set_status(F, 0, 5, 3, QRDMA_ST_BUSY); /* the device thinks ch 3 is busy */
+    EQ(qrdma_post_write(pg, 3, &w), QRDMA_ESLVERR, "refused post -> ESLVERR");
+    EQ(qrdma_post_write(pg, 3, &w), QRDMA_EBUSY, "in flight until a poll answers");
+    fake_set_status(F, 0, 5, 3, QRDMA_ST_IDLE);
+    EQ(qrdma_poll(pg, 3), QRDMA_ST_IDLE, "poll: IDLE");
+    EQ(qrdma_post_write(pg, 3, &w), QRDMA_OK, "IDLE ends a refused post: channel usable");
+    fake_finish(F, 0, 5, 3, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 3), QRDMA_ST_DONE, "DONE");
+
+    qrdma_buf_free(n, &src);
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
+static void test_collective(void)
+{
+    new_fake(0);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg;
+    qrdma_page_claim(n, 2, &pg);
+    for (int c = 0; c < 64; c++)
+        qrdma_chan_alloc(pg, 1);
+    struct qrdma_buf dst;
+    qrdma_buf_alloc(r, 4096, 64, &dst);
+    struct qrdma_write w = {.dst_addr = dst.dev, .dst_node = qrdma_node_info(r)->node_id};
+    uint8_t pl[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int all = 1;
+    for (unsigned c = 32; c < 64; c++) {
+        w.dst_addr = dst.dev + 8 * (c - 32);
+        all &= qrdma_post_inline(pg, c, &w, pl, 8) == QRDMA_OK;
+    }
+    OK(all, "32 inline writes on channels 32..63");
+    fake_finish(F, 0, 2, 32 + 3, QRDMA_ST_DONE);
+    fake_finish(F, 0, 2, 32 + 7, QRDMA_ST_ERROR);
+    fake_finish(F, 0, 2, 32 + 31, QRDMA_ST_DONE);
+    struct fake_stats s0 = stats(0);
+    struct qrdma_coll c;
+    EQ(qrdma_poll_coll(pg, 1, &c), QRDMA_OK, "collective read of group 1");
+    EQ(stats(0).reads - s0.reads, 1, "one read");
+    EQ(c.done, (1u << 3) | (1u << 31), "DONE: channels 35 and 63");
+    EQ(c.error, 1u << 7, "ERROR: channel 39");
+    EQ(c.busy, ~((1u << 3) | (1u << 7) | (1u << 31)), "BUSY: the other 29");
+    uint64_t raw = 0;
+    for (unsigned i = 0; i < 32; i++)
+        raw |= (uint64_t)(i == 3 || i == 31 ? QRDMA_ST_DONE : i == 7 ? QRDMA_ST_ERROR : QRDMA_ST_BUSY) << (2 * i);
+    EQ(c.raw, raw, "raw: channel 32+i in bits 2i+1:2i");
+    EQ(fake_chan_status(F, 0, 2, 35), QRDMA_ST_IDLE, "35 reset by the collective read");
+    EQ(fake_chan_status(F, 0, 2, 39), QRDMA_ST_IDLE, "39 reset by the collective read");
+    EQ(qrdma_poll_coll(pg, 1, &c), QRDMA_OK, "second collective read");
+    EQ(c.done | c.error, 0, "nothing reported twice");
+    EQ(c.raw & 3, QRDMA_ST_BUSY, "32 still BUSY");
+    EQ(c.raw >> 6 & 3, QRDMA_ST_IDLE, "35 IDLE");
+    EQ(qrdma_post_inline(pg, 35, &w, pl, 8), QRDMA_OK, "35 may be posted again");
+    EQ(qrdma_post_inline(pg, 36, &w, pl, 8), QRDMA_EBUSY, "36 still in flight -> EBUSY");
+    EQ(qrdma_poll_coll(pg, 0, &c), QRDMA_OK, "group 0");
+    EQ(c.raw, 0, "group 0 all IDLE");
+    EQ(qrdma_poll_coll(pg, 2, &c), QRDMA_EINVAL, "group 2 -> EINVAL");
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
+static void test_notifications(void)
+{
+    new_fake(0);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    struct qrdma_notif nt;
+    EQ(qrdma_nq_poll(r, &nt), QRDMA_ENOTIF, "poll without a ring -> ENOTIF");
+    EQ(qrdma_nq_setup(r, 0), QRDMA_EINVAL, "0 entries -> EINVAL");
+    EQ(qrdma_nq_setup(r, 6), QRDMA_EINVAL, "6 entries (not a power of 2) -> EINVAL");
+    EQ(qrdma_nq_setup(r, 4), QRDMA_OK, "ring of 4");
+    const struct qrdma_buf *ring = qrdma_nq_buf(r);
+    OK(ring != NULL, "ring buffer");
+    EQ(ring->dev % 64, 0, "ring 64-byte aligned");
+    uint64_t base;
+    memcpy(&base, fake_regfile(F, 1) + QRDMA_REG_NQ_BASE, 8);
+    EQ(base, ring->dev, "NQ_BASE written with the ring's device address");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 4, "NQ_SIZE = 4");
+    uint8_t zero[256] = {0};
+    MEMEQ(ring->cpu, zero, 256, "every entry empty");
+
+    qrdma_page *pg;
+    qrdma_page_claim(n, 9, &pg);
+    for (int c = 0; c < 8; c++)
+        qrdma_chan_alloc(pg, 1);
+    struct qrdma_buf src, dst;
+    qrdma_buf_alloc(n, 4096, 64, &src);
+    qrdma_buf_alloc(r, 4096, 64, &dst);
+    struct qrdma_write w = {.src_addr = src.dev, .size = 100, .dst_node = qrdma_node_info(r)->node_id,
+                            .flags = QRDMA_WR_NOTIFY};
+    for (unsigned c = 0; c < 6; c++) {
+        w.dst_addr = dst.dev + 128 * c;
+        w.tag = 100 + c;
+        qrdma_post_write(pg, c, &w);
+    }
+    int fin = 0;
+    for (unsigned c = 0; c < 4; c++)
+        fin += fake_finish(F, 0, 9, c, QRDMA_ST_DONE) == 0;
+    EQ(fin, 4, "4 transfers completed, 4 notifications written");
+    EQ(fake_finish(F, 0, 9, 4, QRDMA_ST_DONE), -2, "5th held: ring full (NQ_TAIL = 0)");
+    EQ(qrdma_nq_poll(r, &nt), 1, "take entry 0");
+    EQ(nt.kind, QRDMA_NET_CONTROL, "kind CONTROL");
+    EQ(nt.src_node, qrdma_node_info(n)->node_id, "src_node");
+    EQ(nt.xfer, 9 * QRDMA_CH_PER_PAGE + 0, "xfer = page 9 * 128 + ch 0");
+    EQ(nt.pd, 9, "pd");
+    EQ(nt.size, 100, "size");
+    EQ(nt.tag, 100, "tag");
+    EQ(nt.dst_addr, dst.dev, "dst_addr");
+    MEMEQ(ring->cpu, zero, 64, "entry 0 rewritten empty");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 1, "NQ_TAIL = 1");
+    EQ(qrdma_nq_tail(r), 1, "software tail 1");
+    EQ(fake_finish(F, 0, 9, 4, QRDMA_ST_DONE), 0, "5th completes into the freed slot");
+    EQ(((const uint8_t *)ring->cpu)[0], QRDMA_NOTIF_FULL, "slot 0 reused (wrap-around)");
+    uint32_t tags = 0;
+    int taken = 0;
+    while (qrdma_nq_poll(r, &nt) == 1) {
+        tags = tags * 10 + (nt.tag - 100);
+        taken++;
+    }
+    EQ(taken, 4, "4 more entries");
+    EQ(tags, 1234, "in completion order (tags 101..104)");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 5, "NQ_TAIL = 5");
+    EQ(fake_finish(F, 0, 9, 5, QRDMA_ST_DONE), 0, "6th completes");
+    EQ(qrdma_nq_poll(r, &nt), 1, "entry from slot 1");
+    EQ(nt.tag, 105, "tag 105");
+    EQ(qrdma_nq_poll(r, &nt), 0, "ring empty -> 0");
+    for (unsigned c = 0; c < 6; c++)
+        qrdma_poll(pg, c);
+
+    /* inline with notify: kind INLINE, tag 0 */
+    uint8_t pl[4] = {9, 8, 7, 6};
+    struct qrdma_write iw = {.dst_addr = dst.dev + 1000, .dst_node = w.dst_node, .flags = QRDMA_WR_NOTIFY, .tag = 5};
+    qrdma_post_inline(pg, 0, &iw, pl, 4);
+    fake_finish(F, 0, 9, 0, QRDMA_ST_DONE);
+    EQ(qrdma_nq_poll(r, &nt), 1, "inline notification");
+    EQ(nt.kind, QRDMA_NET_INLINE, "kind INLINE");
+    EQ(nt.size, 4, "size 4");
+    EQ(nt.tag, 0, "tag 0 for inline");
+    EQ(nt.dst_addr, dst.dev + 1000, "dst_addr");
+    qrdma_poll(pg, 0);
+
+    EQ(qrdma_nq_setup(r, 8), QRDMA_OK, "set up again (8 entries)");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 8, "NQ_SIZE = 8");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 0, "writing NQ_SIZE restarted the tail");
+    EQ(qrdma_nq_tail(r), 0, "software tail 0");
+    EQ(qrdma_nq_teardown(r), QRDMA_OK, "teardown");
+    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 0, "NQ_SIZE = 0");
+    EQ(qrdma_nq_poll(r, &nt), QRDMA_ENOTIF, "poll after teardown -> ENOTIF");
+    qrdma_buf_free(n, &src);
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
+static void test_counters_regs(void)
+{
+    new_fake(0);
+    qrdma_node *n;
+    qrdma_open(BE, 0, &n);
+    for (int c = 0; c < QRDMA_CNT_COUNT; c++)
+        fake_set_reg(F, 0, qrdma_counter_addr((enum qrdma_counter)c), 0x1000000 + 0x111 * (uint64_t)c);
+    uint64_t v[QRDMA_CNT_COUNT];
+    struct fake_stats s0 = stats(0);
+    EQ(qrdma_counters_read(n, v), QRDMA_OK, "read all counters");
+    EQ(stats(0).reads - s0.reads, QRDMA_CNT_COUNT, "one read per counter");
+    int all = 1;
+    for (int c = 0; c < QRDMA_CNT_COUNT; c++)
+        all &= v[c] == 0x1000000 + 0x111 * (uint64_t)c;
+    OK(all, "each counter from its own register");
+    uint64_t x;
+    EQ(qrdma_counter_read(n, QRDMA_CNT_TX_BYTES, &x), QRDMA_OK, "one counter");
+    EQ(x, fake_reg(F, 0, QRDMA_REG_TX_BYTES), "TX_BYTES");
+    EQ(qrdma_counter_read(n, QRDMA_CNT_COUNT, &x), QRDMA_EINVAL, "counter out of range -> EINVAL");
+    EQ(qrdma_reg_read(n, QRDMA_REG_NODE_ID, &x), QRDMA_OK, "read NODE_ID");
+    EQ(x, fake_node_id(F, 0), "NODE_ID value");
+    EQ(qrdma_reg_read(n, QRDMA_REG_BASE + 0x60, &x), QRDMA_ESLVERR, "unmapped register -> ESLVERR");
+    EQ(x, 0, "SLVERR reads 0");
+    EQ(qrdma_reg_read(n, QRDMA_REG_ID + 4, &x), QRDMA_EINVAL, "unaligned -> EINVAL");
+    EQ(qrdma_reg_read(n, QRDMA_STATUS_OFFSET, &x), QRDMA_EINVAL, "below REG_BASE -> EINVAL");
+    EQ(qrdma_reg_write(n, QRDMA_REG_CNT_DONE, 1), QRDMA_ESLVERR, "write a read-only register -> ESLVERR");
+    EQ(qrdma_reg_write(n, QRDMA_REG_NQ_TAIL, 3), QRDMA_OK, "write NQ_TAIL");
+    EQ(fake_reg(F, 0, QRDMA_REG_NQ_TAIL), 3, "NQ_TAIL = 3");
+
+    struct qrdma_buf b;
+    EQ(qrdma_buf_alloc(n, 0, 64, &b), QRDMA_EINVAL, "buffer of 0 bytes -> EINVAL");
+    EQ(qrdma_buf_alloc(n, 64, 96, &b), QRDMA_EINVAL, "alignment 96 -> EINVAL");
+    EQ(qrdma_buf_alloc(n, 1ULL << 40, 64, &b), QRDMA_ENOMEM, "1 TiB -> ENOMEM");
+    EQ(qrdma_buf_alloc(n, 100, 0, &b), QRDMA_OK, "default alignment");
+    EQ(b.dev % 64, 0, "64-byte aligned");
+    qrdma_buf_free(n, &b);
+    OK(b.cpu == NULL, "free clears the struct");
+    qrdma_close(n);
+}
+
+static void test_auto(void)
+{
+    new_fake(1);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg;
+    qrdma_page_claim(n, QRDMA_PAGE_ANY, &pg);
+    int ch = qrdma_chan_alloc(pg, 1);
+    struct qrdma_buf src, dst;
+    qrdma_buf_alloc(n, 65536, 4096, &src);
+    qrdma_buf_alloc(r, 65536, 4096, &dst);
+    for (int i = 0; i < 65536; i++)
+        ((uint8_t *)src.cpu)[i] = (uint8_t)(i ^ i >> 8);
+    struct qrdma_write w = {.src_addr = src.dev, .dst_addr = dst.dev, .size = 65536,
+                            .dst_node = qrdma_node_info(r)->node_id};
+    uint64_t t0 = qrdma_now(n);
+    EQ(qrdma_post_write(pg, (unsigned)ch, &w), QRDMA_OK, "post 64 KiB");
+    EQ(qrdma_wait(pg, (unsigned)ch, WAIT_TICKS), QRDMA_ST_DONE, "wait: DONE on its own");
+    OK(qrdma_now(n) - t0 >= 65536 / 64 + 72, "no sooner than the modelled latency");
+    MEMEQ(dst.cpu, src.cpu, 65536, "64 KiB arrived");
+    EQ(qrdma_wait(pg, (unsigned)ch, 1000), QRDMA_ETIMEDOUT, "wait on an idle channel times out");
+    OK(qrdma_ticks_to_ns(n, 200) > 999.0 && qrdma_ticks_to_ns(n, 200) < 1001.0, "200 ticks = 1 us at 200 MHz");
+    EQ(qrdma_nq_setup(r, 2), QRDMA_OK, "ring");
+    w.flags = QRDMA_WR_NOTIFY;
+    w.tag = 42;
+    qrdma_post_write(pg, (unsigned)ch, &w);
+    struct qrdma_notif nt;
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "nq_wait: a notification");
+    EQ(nt.tag, 42, "its tag");
+    EQ(qrdma_wait(pg, (unsigned)ch, WAIT_TICKS), QRDMA_ST_DONE, "and DONE");
+    EQ(qrdma_nq_wait(r, &nt, 500), QRDMA_ETIMEDOUT, "nq_wait times out on an empty ring");
+    qrdma_buf_free(n, &src);
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
+int main(void)
+{
+    new_fake(0);
+    test_open();
+    test_pages_channels();
+    test_post_poll();
+    test_collective();
+    test_notifications();
+    test_counters_regs();
+    test_auto();
+    fake_destroy(F);
+    return tap_done();
+}

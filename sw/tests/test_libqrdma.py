@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""libqrdma (sw/): builds with `make -C sw` (cc -std=c11 -Wall -Wextra -Werror -O2) and runs
+the C unit tests, checking every TAP line; compares the descriptor bytes the C library
+builds with tools/formats.py packing the same inputs, and its counter table with the
+register list; runs qrdma-perf linked with the fake device: table headers, sizes, JSON,
+and that wrong data, an overrun and an ERROR status make it fail loudly."""
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from tools import formats as F  # noqa: E402
+
+B = ROOT / "build" / "sw"
+
+BW_HEADER = "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]"
+LAT_HEADER = ("#bytes #iterations t_min[usec] t_max[usec] t_typical[usec] t_avg[usec] t_stdev[usec] "
+              "99% percentile[usec] 99.9% percentile[usec]")
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    """make -C sw, one process at a time (pytest-xdist workers share build/sw)."""
+    B.mkdir(parents=True, exist_ok=True)
+    with open(B / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = subprocess.run(["make", "-C", str(ROOT / "sw"), "-j2"], capture_output=True, text=True,
+                           timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return B
+
+
+def run_tap(binary: Path, min_checks: int) -> str:
+    r = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    out = r.stdout
+    print(out[-5000:])
+    failed = [ln for ln in out.splitlines() if ln.startswith("not ok")]
+    assert not failed, "\n".join(failed)
+    assert r.returncode == 0, r.stderr
+    oks = [ln for ln in out.splitlines() if re.match(r"ok \d+ - ", ln)]
+    m = re.search(r"^1\.\.(\d+)$", out, re.M)
+    assert m and int(m.group(1)) == len(oks), "TAP plan does not match the checks run"
+    assert re.search(rf"^# passed {len(oks)} failed 0$", out, re.M)
+    assert len(oks) >= min_checks, f"only {len(oks)} checks ran"
+    return out
+
+
+@pytest.mark.parametrize("name,min_checks", [("test_desc", 40), ("test_mmap", 50), ("test_lib", 190)])
+def test_c_unit(built: Path, name: str, min_checks: int) -> None:
+    run_tap(built / "tests" / name, min_checks)
+
+
+def test_desc_bytes_match_formats(built: Path) -> None:
+    """Every DESC vector printed by test_desc: the C bytes equal tools/formats.py's packing of
+    the same API inputs (line 0, and line 1 for 64-byte descriptors)."""
+    out = run_tap(built / "tests" / "test_desc", 40)
+    vectors = [ln.split()[1:] for ln in out.splitlines() if ln.startswith("DESC ")]
+    assert len(vectors) >= 9
+    for v in vectors:
+        name, kv = v[0], dict(x.split("=", 1) for x in v[1:])
+        got = bytes.fromhex(kv["bytes"])
+        common = dict(dst_addr=int(kv["dst"], 0), dst_node=int(kv["node"]), prio=int(kv["prio"]),
+                      notify=int(kv["notify"]), tag=int(kv["tag"]))
+        if kv["kind"] == "mem":
+            rkey = int(kv["rkey"])
+            long_desc = int(rkey != 0)
+            l0 = F.DESC_LINE0.pack(src_addr=int(kv["src"], 0), size=int(kv["size"]),
+                                   multipath=int(kv["multipath"]), long_desc=long_desc, **common)
+            l1 = F.DESC_LINE1.pack(rkey=rkey)
+        else:
+            pl = bytes.fromhex(kv["payload"])
+            long_desc = int(len(pl) > F.C["INLINE_SHORT_MAX"])
+            l0 = F.DESC_LINE0.pack(src_addr=int.from_bytes(pl[:8], "little"), size=len(pl), is_inline=1,
+                                   long_desc=long_desc, **common)
+            l1 = F.DESC_LINE1.pack(inline_hi=int.from_bytes(pl[8:], "little"))
+        n = F.C["DESC_LINE_BYTES"]
+        want = l0.to_bytes(n, "little") + (l1.to_bytes(n, "little") if long_desc else b"")
+        assert got == want, f"{name}: C {got.hex()} != formats.py {want.hex()}"
+
+
+def test_counters_match_formats(built: Path) -> None:
+    """The library's counter table: every counter register of tools/formats.py (CNT_*, TX_*,
+    RX_*), by name and address, in register order."""
+    out = run_tap(built / "tests" / "test_desc", 40)
+    got = [(ln.split()[1], int(ln.split()[2], 0)) for ln in out.splitlines() if ln.startswith("CNT ")]
+    want = [(name, F.reg_addr(name)) for _, name, _, _ in F.REGISTERS
+            if name.startswith(("CNT_", "TX_", "RX_"))]
+    assert got == want
+
+
+def perf(built: Path, tmp_path: Path, *args: str, spec: str = "") -> subprocess.CompletedProcess:
+    cmd = [str(built / "tests" / "qrdma-perf-fake"), *args]
+    if spec:
+        cmd += ["-B", spec]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+def table(out: str) -> tuple[str, list[list[str]]]:
+    lines = out.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.split()[:1] == ["#bytes"])
+    rows = []
+    for ln in lines[i + 1:]:
+        if ln.startswith("---"):
+            break
+        rows.append(ln.split())
+    return " ".join(lines[i].split()), rows
+
+
+def test_perf_write_bw_all_sizes(built: Path, tmp_path: Path) -> None:
+    r = perf(built, tmp_path, "write_bw", "-a", "-n", "16", "-b", "4M")
+    assert r.returncode == 0, r.stderr
+    header, rows = table(r.stdout)
+    assert header == BW_HEADER
+    sizes = [1 << k for k in range(1, 24)]
+    assert [int(x[0]) for x in rows] == sizes
+    assert all(len(x) == 5 for x in rows)
+    assert [int(x[1]) for x in rows] == [min(16, max(2, (4 << 20) // s)) for s in sizes]
+    res = json.loads((tmp_path / "build/results/qrdma_perf_write_bw_t64_mem.json").read_text())
+    assert res["test"] == "write_bw" and res["backend"] == "fake" and res["tick_hz"] == 200_000_000
+    assert res["verified"] == "every transfer"
+    assert [x["bytes"] for x in res["rows"]] == sizes
+    for x, row in zip(res["rows"], rows):
+        assert f"{x['bw_avg_gbps']:.2f}" == row[3]
+        assert 0 < x["bw_avg_gbps"] <= x["bw_peak_gbps"] + 1e-9
+        assert x["msg_rate_mpps"] > 0 and not x["inline"]
+
+
+def test_perf_write_lat(built: Path, tmp_path: Path) -> None:
+    r = perf(built, tmp_path, "write_lat", "-s", "64", "-n", "300", "-o", "lat.json")
+    assert r.returncode == 0, r.stderr
+    header, rows = table(r.stdout)
+    assert header == LAT_HEADER
+    assert len(rows) == 1 and rows[0][:2] == ["64", "300"] and len(rows[0]) == 9
+    x = json.loads((tmp_path / "lat.json").read_text())["rows"][0]
+    assert x["outstanding"] == 1
+    assert x["t_min_us"] <= x["t_typical_us"] <= x["t_p99_us"] <= x["t_p999_us"] <= x["t_max_us"]
+    # the fake: one read of 30 cycles after a 2-cycle write; DONE after 72 + 1 cycles
+    assert x["t_min_us"] >= (72 + 1) / 200
+
+
+@pytest.mark.parametrize("mode,sizes", [("inline", [2, 4, 8, 16, 32]), ("auto", None)])
+def test_perf_msg_rate(built: Path, tmp_path: Path, mode: str, sizes) -> None:
+    args = ["msg_rate", "-m", mode, "-n", "500"] + (["-a"] if sizes else ["-s", "8"])
+    r = perf(built, tmp_path, *args)
+    assert r.returncode == 0, r.stderr
+    header, rows = table(r.stdout)
+    assert header == BW_HEADER
+    assert [int(x[0]) for x in rows] == (sizes or [8])
+    res = json.loads((tmp_path / f"build/results/qrdma_perf_msg_rate_t64_{mode}.json").read_text())
+    for x in res["rows"]:
+        assert x["inline"]
+        # 9..32 B inline takes channel pairs: 32 transfers in flight
+        assert x["outstanding"] == (64 if x["bytes"] <= 8 else 32)
+
+
+@pytest.mark.parametrize("spec,code,msg", [
+    ("corrupt=1", 2, "DATA VERIFICATION FAILED"),
+    ("overrun=1", 2, "byte written past slot"),
+    ("error=1", 3, "status ERROR"),
+])
+@pytest.mark.parametrize("test,out", [("write_lat", "1"), ("write_bw", "64")])
+def test_perf_fails_loudly(built: Path, tmp_path: Path, spec: str, code: int, msg: str, test: str,
+                           out: str) -> None:
+    r = perf(built, tmp_path, test, "-s", "1000", "-n", "100", "-t", out, spec=spec)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert msg in r.stderr
+
+
+def test_perf_mmap_needs_a_spec(built: Path, tmp_path: Path) -> None:
+    """qrdma-perf linked with the mmap backend: refuses to run without a device spec."""
+    r = subprocess.run([str(built / "qrdma-perf-mmap"), "write_lat", "-n", "1"], capture_output=True,
+                       text=True, timeout=30, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 3 and "reg=PATH" in r.stderr
+    r = subprocess.run([str(built / "qrdma-perf-mmap"), "write_lat", "-B", "reg=/nonexistent/uio"],
+                       capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert r.returncode == 3 and "cannot open" in r.stderr
+    assert (built / "qrdma_perf.o").exists()
