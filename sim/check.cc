@@ -152,12 +152,33 @@ int main(int argc, char **argv) {
   mem_write(s, peer, 0, 4, 1000, 5, 37, "unaligned 1000 B node 1 -> 0");
   mem_write(s, 0, peer, 5, 200000, 64, 0, "200000 B node 0 -> 1 (4 blocks)");
 
+  // ordering: a status read right after a descriptor write sees the write (BUSY)
+  {
+    uint64_t src = qrdma_sim_mem_alloc(s, 0, 65536, 4096);
+    uint64_t dst = qrdma_sim_mem_alloc(s, peer, 65536, 4096);
+    uint8_t line[32];
+    sim_desc_mem(line, src, dst, 65536, peer, 0, 0);
+    qrdma_sim_mmio_write_desc(s, 0, sim_desc_addr(0, 6), line, sizeof line);
+    uint64_t st = qrdma_sim_mmio_read64(s, 0, sim_status_addr(0, 6), nullptr) & 3;
+    check(st == QRDMA_ST_BUSY, "status read right after the descriptor write reads BUSY");
+    uint64_t reads = 0;
+    check(wait_channel(s, 0, 6, &reads) == QRDMA_ST_DONE, "... and later DONE");
+  }
   qrdma_sim_wait_quiet(s, 100000);
   check(qrdma_sim_errors(s) == 0, "no harness protocol errors");
   for (unsigned n = 0; n < nodes; ++n) {
     char what[80];
     snprintf(what, sizeof what, "node %u: no SLVERR on MMIO", n);
     check(qrdma_sim_mmio_errors(s, n) == 0, what);
+  }
+  // refused accesses are seen: a read of a write-only address, a write to a read channel
+  {
+    int resp = 0;
+    uint64_t v = qrdma_sim_mmio_read64(s, 0, sim_desc_addr(0, 0), &resp);
+    check(resp == 2 && v == 0, "read of a descriptor address: SLVERR, 0");
+    uint8_t line[32] = {0};
+    qrdma_sim_mmio_write_desc(s, 0, sim_desc_addr(0, 64), line, sizeof line);
+    check(qrdma_sim_mmio_drain(s, 0) == 2, "descriptor write to a read channel: SLVERR counted");
   }
   if (qrdma_sim_errors(s)) printf("     first error: %s\n", qrdma_sim_error_text(s));
   printf("%s: %d failure(s), %" PRIu64 " cycles simulated\n", failures ? "FAILED" : "OK",
