@@ -153,6 +153,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
   qrdma_sim_options o;
   qrdma_sim_default_options(&o);
   uint64_t nodes = 2;
+  std::string trace;  // outlives qrdma_backend_sim_open below
   std::string s = spec ? spec : "";
   size_t pos = 0;
   while (pos < s.size()) {
@@ -163,6 +164,11 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     if (item.empty()) continue;
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq);
+    if (key == "trace" && eq != std::string::npos) {
+      trace = item.substr(eq + 1);
+      o.trace = trace.c_str();
+      continue;
+    }
     uint64_t v = 0;
     if (eq == std::string::npos || !parse_u64(item.substr(eq + 1), &v)) {
       fprintf(stderr, "sim backend: bad spec item '%s' (key=value expected)\n", item.c_str());
@@ -180,7 +186,8 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else if (key == "link_depth") o.link_depth = static_cast<uint32_t>(v);
     else {
       fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
-              "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth)\n", key.c_str());
+              "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, trace)\n",
+              key.c_str());
       return QRDMA_EINVAL;
     }
   }

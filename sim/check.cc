@@ -116,15 +116,19 @@ void inline_write(qrdma_sim *s, unsigned src_node, unsigned dst_node, unsigned c
 
 int main(int argc, char **argv) {
   unsigned nodes = 2;
+  qrdma_sim_options opt;
+  qrdma_sim_default_options(&opt);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--nodes") && i + 1 < argc) {
       nodes = static_cast<unsigned>(atoi(argv[++i]));
+    } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+      opt.trace = argv[++i];  // VCD prefix (TRACE=1 builds)
     } else {
-      fprintf(stderr, "usage: %s [--nodes N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--nodes N] [--trace PREFIX]\n", argv[0]);
       return 2;
     }
   }
-  qrdma_sim *s = qrdma_sim_create(nodes, nullptr);
+  qrdma_sim *s = qrdma_sim_create(nodes, &opt);
   if (!s) return 1;
   printf("     %u nodes, network %s, ready at cycle %" PRIu64 "\n", nodes,
          qrdma_sim_network_name(s), qrdma_sim_now(s));

@@ -13,6 +13,9 @@
 #ifndef QRDMA_SIM_NIC_NODES
 #define QRDMA_SIM_NIC_NODES 4
 #endif
+#ifndef QRDMA_SIM_TRACE
+#define QRDMA_SIM_TRACE 0
+#endif
 
 using qsim::System;
 
@@ -63,6 +66,7 @@ void qrdma_sim_destroy(qrdma_sim *s) { delete s; }
 unsigned qrdma_sim_num_nodes(const qrdma_sim *s) { return s ? s->sys.size() : 0; }
 unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }
 unsigned qrdma_sim_host_data_w(void) { return QRDMA_SIM_HOST_DATA_W; }
+int qrdma_sim_has_trace(void) { return QRDMA_SIM_TRACE; }
 const char *qrdma_sim_network_name(const qrdma_sim *s) {
   return const_cast<qrdma_sim *>(s)->sys.net().name();
 }

@@ -48,6 +48,8 @@ typedef struct qrdma_sim_options {
     uint32_t link_latency;     /* link: beat taken -> offered at the far end (100 = 500 ns) */
     uint32_t link_depth;       /* beats a link holds (0: auto, at least latency + 2 and 256) */
     uint32_t reset_cycles;     /* rst high at creation (16); then create waits for `ready` */
+    const char *trace;         /* VCD file prefix: node i dumps to <trace>.node<i>.vcd from
+                                  creation on (builds with TRACE=1 only; NULL: none) */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
@@ -60,6 +62,7 @@ void qrdma_sim_destroy(qrdma_sim *s);
 unsigned qrdma_sim_num_nodes(const qrdma_sim *s);
 unsigned qrdma_sim_max_nodes(void);       /* NUM_NODES the NIC model was built with */
 unsigned qrdma_sim_host_data_w(void);     /* host port width the model was built with */
+int qrdma_sim_has_trace(void);            /* 1: built with TRACE=1 (options.trace works) */
 const char *qrdma_sim_network_name(const qrdma_sim *s);
 
 /* ------------------------------------------------------------------ time */

@@ -13,6 +13,12 @@
 #ifndef QRDMA_SIM_NIC_NODES
 #define QRDMA_SIM_NIC_NODES 4
 #endif
+#ifndef QRDMA_SIM_TRACE
+#define QRDMA_SIM_TRACE 0
+#endif
+#if QRDMA_SIM_TRACE
+#include "verilated_vcd_c.h"
+#endif
 
 namespace qsim {
 
@@ -62,7 +68,14 @@ Node::Node(unsigned index, const qrdma_sim_options &o, VerilatedContext *ctx, Di
       mmio(index, o.mmio_rt_cycles, diag),
       alloc(o.mem_bytes > 4096 ? 4096 : 0, o.mem_bytes) {}
 
-Node::~Node() = default;
+Node::~Node() {
+#if QRDMA_SIM_TRACE
+  if (vcd) {
+    vcd->close();
+    delete vcd;
+  }
+#endif
+}
 
 System::System(unsigned nodes, const qrdma_sim_options &opt)
     : opt_(opt), ctx_(new VerilatedContext) {
@@ -78,7 +91,22 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
   }
   opt_.link_depth = depth;
   ctx_->fatalOnError(false);  // an RTL $fatal / assertion is reported, not exit()ed
+#if QRDMA_SIM_TRACE
+  if (opt_.trace) ctx_->traceEverOn(true);
+#else
+  if (opt_.trace) throw std::invalid_argument("options.trace needs a TRACE=1 build");
+#endif
   for (unsigned i = 0; i < nodes; ++i) nodes_.emplace_back(new Node(i, opt_, ctx_.get(), diag_));
+#if QRDMA_SIM_TRACE
+  if (opt_.trace) {
+    for (unsigned i = 0; i < nodes; ++i) {
+      Node &nd = *nodes_[i];
+      nd.vcd = new VerilatedVcdC;
+      nd.nic->trace(nd.vcd, 99);
+      nd.vcd->open((std::string(opt_.trace) + ".node" + std::to_string(i) + ".vcd").c_str());
+    }
+  }
+#endif
   if (nodes <= 2)
     net_.reset(new PointToPoint(nodes, opt_.link_latency, depth));
   else
@@ -136,6 +164,9 @@ void System::cycle() {
     }
     m.clk = 0;
     m.eval();
+#if QRDMA_SIM_TRACE
+    if (nd.vcd) nd.vcd->dump(5000 * t + 2500);  // in ps at 200 MHz: falling edge mid-cycle
+#endif
   }
   // 2. handshakes of cycle t, rising edge
   for (unsigned i = 0; i < n; ++i) {
@@ -158,6 +189,9 @@ void System::cycle() {
     }
     m.clk = 1;
     m.eval();
+#if QRDMA_SIM_TRACE
+    if (nd.vcd) nd.vcd->dump(5000 * t + 5000);
+#endif
   }
   net.tick(t);
   now_ = t + 1;

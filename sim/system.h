@@ -25,6 +25,7 @@
 
 class Vqrdma_nic;
 class VerilatedContext;
+class VerilatedVcdC;
 
 namespace qsim {
 
@@ -48,6 +49,7 @@ struct Node {
   MmioPort mmio;
   Allocator alloc;
   const Beat *rx_offered = nullptr;  // beat on s_axis_rx this cycle
+  VerilatedVcdC *vcd = nullptr;      // TRACE=1 builds with options.trace
   uint64_t tx_beats = 0, rx_beats = 0, mmio_reads = 0;
 };
 
