@@ -18,7 +18,6 @@ struct SimBackend {
   qrdma_backend be;  // first: the struct handed out
   qrdma_sim *sim;
   bool owned;
-  bool sync_writes;
 };
 
 SimBackend *ctx_of(void *ctx) { return static_cast<SimBackend *>(ctx); }
@@ -85,11 +84,10 @@ void be_destroy(qrdma_backend *be) {
   delete b;
 }
 
-int make(qrdma_sim *sim, bool owned, bool sync_writes, qrdma_backend **out) {
+int make(qrdma_sim *sim, bool owned, qrdma_backend **out) {
   SimBackend *b = new SimBackend();
   b->sim = sim;
   b->owned = owned;
-  b->sync_writes = sync_writes;
   qrdma_backend &be = b->be;
   be.abi = QRDMA_BACKEND_ABI;
   be.name = "sim";
@@ -136,12 +134,12 @@ int qrdma_backend_sim_open(unsigned nodes, const qrdma_sim_options *opt, qrdma_b
     qrdma_sim_default_options(&o);
   qrdma_sim *sim = qrdma_sim_create(nodes, &o);
   if (!sim) return QRDMA_EIO;
-  return make(sim, true, o.mmio_sync_writes != 0, out);
+  return make(sim, true, out);
 }
 
 int qrdma_backend_sim_wrap(qrdma_sim *sim, qrdma_backend **out) {
   if (!sim || !out) return QRDMA_EINVAL;
-  return make(sim, false, false, out);
+  return make(sim, false, out);
 }
 
 qrdma_sim *qrdma_backend_sim_get(qrdma_backend *be) {

@@ -156,6 +156,34 @@ int main(int argc, char **argv) {
   mem_write(s, peer, 0, 4, 1000, 5, 37, "unaligned 1000 B node 1 -> 0");
   mem_write(s, 0, peer, 5, 200000, 64, 0, "200000 B node 0 -> 1 (4 blocks)");
 
+  // N > 2: every other node writes 20000 bytes to node 0 at once (router output shared)
+  if (nodes > 2) {
+    const uint64_t size = 20000;
+    std::vector<uint64_t> src(nodes), dst(nodes);
+    std::vector<std::vector<uint8_t>> data(nodes, std::vector<uint8_t>(size));
+    for (unsigned n = 1; n < nodes; ++n) {
+      for (auto &b : data[n]) b = rnd8();
+      src[n] = qrdma_sim_mem_alloc(s, n, size, 4096);
+      dst[n] = qrdma_sim_mem_alloc(s, 0, size, 4096);
+      qrdma_sim_mem_write(s, n, src[n], data[n].data(), size);
+      uint8_t line[32];
+      sim_desc_mem(line, src[n], dst[n], size, 0, 0, n);
+      qrdma_sim_mmio_write_desc(s, n, sim_desc_addr(0, 7), line, sizeof line);
+    }
+    bool all_ok = true;
+    for (unsigned n = 1; n < nodes; ++n) {
+      uint64_t reads = 0;
+      bool done = wait_channel(s, n, 7, &reads) == QRDMA_ST_DONE;
+      std::vector<uint8_t> got(size);
+      qrdma_sim_mem_read(s, 0, dst[n], got.data(), size);
+      all_ok = all_ok && done && got == data[n];
+    }
+    char what[80];
+    snprintf(what, sizeof what, "%u nodes write to node 0 at once: all DONE, bytes match", nodes - 1);
+    check(all_ok, what);
+    check(qrdma_sim_dropped_packets(s) == 0, "router dropped no packet");
+  }
+
   // ordering: a status read right after a descriptor write sees the write (BUSY)
   {
     uint64_t src = qrdma_sim_mem_alloc(s, 0, 65536, 4096);

@@ -66,7 +66,7 @@ const Beat *SimpleRouter::rx_peek(unsigned node, uint64_t now) {
 void SimpleRouter::rx_pop(unsigned node, uint64_t) {
   Out &o = out_[node];
   FifoLink &l = link(static_cast<unsigned>(o.src), node);
-  bool last = l.peek(UINT64_MAX)->last;
+  bool last = l.peek(UINT64_MAX)->last;  // the beat offered this cycle (due by now)
   l.pop();
   if (last) o.src = -1;
 }

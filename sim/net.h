@@ -73,6 +73,7 @@ class Network {
   virtual const Beat *rx_peek(unsigned node, uint64_t now) = 0;
   virtual void rx_pop(unsigned node, uint64_t now) = 0;
   virtual void tick(uint64_t) {}
+  virtual bool idle() const = 0;  // no beat in flight anywhere
   virtual uint64_t dropped_packets() const { return 0; }
   virtual const char *name() const = 0;
 };
@@ -85,6 +86,11 @@ class PointToPoint final : public Network {
   void tx_push(unsigned node, const Beat &b, uint64_t now) override { link_[node].push(b, now); }
   const Beat *rx_peek(unsigned node, uint64_t now) override { return link_[peer_[node]].peek(now); }
   void rx_pop(unsigned node, uint64_t) override { link_[peer_[node]].pop(); }
+  bool idle() const override {
+    for (const FifoLink &l : link_)
+      if (l.occupancy()) return false;
+    return true;
+  }
   const char *name() const override { return "point-to-point"; }
 
  private:
@@ -100,6 +106,11 @@ class SimpleRouter final : public Network {
   void tx_push(unsigned node, const Beat &b, uint64_t now) override;
   const Beat *rx_peek(unsigned node, uint64_t now) override;
   void rx_pop(unsigned node, uint64_t now) override;
+  bool idle() const override {
+    for (const FifoLink &l : links_)
+      if (l.occupancy()) return false;
+    return true;
+  }
   uint64_t dropped_packets() const override { return dropped_; }
   const char *name() const override { return "simple-router"; }
 

@@ -25,9 +25,7 @@ struct qrdma_sim {
 };
 
 namespace {
-bool bad_node(const qrdma_sim *s, unsigned node) {
-  return !s || node >= const_cast<qrdma_sim *>(s)->sys.size();
-}
+bool bad_node(const qrdma_sim *s, unsigned node) { return !s || node >= s->sys.size(); }
 }  // namespace
 
 extern "C" {
@@ -68,7 +66,7 @@ unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }
 unsigned qrdma_sim_host_data_w(void) { return QRDMA_SIM_HOST_DATA_W; }
 int qrdma_sim_has_trace(void) { return QRDMA_SIM_TRACE; }
 const char *qrdma_sim_network_name(const qrdma_sim *s) {
-  return const_cast<qrdma_sim *>(s)->sys.net().name();
+  return s->sys.net().name();
 }
 
 uint64_t qrdma_sim_now(const qrdma_sim *s) { return s->sys.now(); }
@@ -101,7 +99,7 @@ uint64_t qrdma_sim_mmio_drain(qrdma_sim *s, unsigned node) {
 
 uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node) {
   if (bad_node(s, node)) return 0;
-  return const_cast<qrdma_sim *>(s)->sys.node(node).mmio.errors();
+  return s->sys.node(node).mmio.errors();
 }
 
 int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
@@ -117,7 +115,7 @@ int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mas
 
 uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node) {
   if (bad_node(s, node)) return 0;
-  return const_cast<qrdma_sim *>(s)->sys.node(node).mem.size();
+  return s->sys.node(node).mem.size();
 }
 
 void *qrdma_sim_mem(qrdma_sim *s, unsigned node, uint64_t addr, size_t len) {
@@ -184,17 +182,17 @@ int64_t qrdma_sim_wait_quiet(qrdma_sim *s, uint64_t max_cycles) {
 }
 
 uint64_t qrdma_sim_errors(const qrdma_sim *s) {
-  return const_cast<qrdma_sim *>(s)->sys.diag().count();
+  return s->sys.diag().count();
 }
 
 const char *qrdma_sim_error_text(const qrdma_sim *s) {
-  return const_cast<qrdma_sim *>(s)->sys.diag().first();
+  return s->sys.diag().first();
 }
 
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st) {
   memset(st, 0, sizeof *st);
   if (bad_node(s, node)) return;
-  qsim::Node &n = const_cast<qrdma_sim *>(s)->sys.node(node);
+  const qsim::Node &n = s->sys.node(node);
   st->mem_read_beats = n.mem.read_beats();
   st->mem_write_beats = n.mem.write_beats();
   st->tx_beats = n.tx_beats;
@@ -204,7 +202,7 @@ void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_
 }
 
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s) {
-  return const_cast<qrdma_sim *>(s)->sys.net().dropped_packets();
+  return s->sys.net().dropped_packets();
 }
 
 }  // extern "C"

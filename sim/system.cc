@@ -204,9 +204,7 @@ void System::cycle() {
 bool System::quiet() const {
   for (auto &n : nodes_)
     if (!n->mem.idle() || !n->mmio.idle()) return false;
-  for (unsigned i = 0; i < nodes_.size(); ++i)
-    if (net_->rx_peek(i, UINT64_MAX)) return false;
-  return true;
+  return net_->idle();
 }
 
 uint64_t System::mmio_read64(unsigned node, uint64_t off, int *resp) {

@@ -64,8 +64,11 @@ class System {
   uint64_t now() const { return now_; }
   unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
   Node &node(unsigned i) { return *nodes_[i]; }
+  const Node &node(unsigned i) const { return *nodes_[i]; }
   Network &net() { return *net_; }
+  const Network &net() const { return *net_; }
   Diag &diag() { return diag_; }
+  const Diag &diag() const { return diag_; }
   const qrdma_sim_options &options() const { return opt_; }
   bool quiet() const;
 
