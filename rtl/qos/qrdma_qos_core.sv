@@ -581,6 +581,7 @@ module qrdma_qos_core
       h2_cmpl = 1'b1;
     end else begin
       h2_mw.acked    = h2_acked;
+      h2_mw.last_acked = h2_m.last_acked || (h2_pend_q.block == h2_m.blocks - BW'(1));
       h2_mw.tid_busy = (h2_m.cls == CLS_TID) ? 16'h0 : (h2_m.tid_busy & ~(16'h1 << h2_slot));
       h2_mw.aborted    = h2_m.aborted || h2_nack_q;
       if (h2_mw.aborted) begin
@@ -588,8 +589,12 @@ module qrdma_qos_core
         h2_cmpl = (h2_acked == h2_m.issued) && !h2_m.in_q;
       end else begin
         h2_cmpl = (h2_acked == h2_m.blocks) && (!h2_m.notify || h2_m.ctrl_sent);
+        // the control packet goes once every block but the last is acknowledged (the last
+        // is issued): counted without the last block, whose ACK may come first. Then the
+        // receiver's notification, which waits for the control packet and the last block,
+        // covers every block of the transfer.
         if (!h2_m.in_q && h2_m.notify && !h2_m.ctrl_sent && h2_m.issued == h2_m.blocks &&
-            h2_acked == h2_m.blocks - BW'(1)) begin
+            h2_acked - BW'(h2_mw.last_acked) == h2_m.blocks - BW'(1)) begin
           h2_enq   = 1'b1;
           h2_enq_q = Q_CTRL;
         end else if (!h2_m.in_q && h2_m.issued < h2_m.blocks &&

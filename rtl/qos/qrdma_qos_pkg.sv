@@ -73,6 +73,7 @@ package qrdma_qos_pkg;
     logic            in_q;       // in a scheduling queue (or about to be)
     logic            notify;     // transfer has a completion notification
     logic            ctrl_sent;  // control packet sent
+    logic            last_acked; // the last block is acknowledged (ACKs may come in any order)
     logic            aborted;      // a block was NACKed: issue no more
     logic [TIDW-1:0] last_tid;   // TID of the last block (control packet header)
     logic [SEQW-1:0] last_seq;   // its sequence number

@@ -613,6 +613,7 @@ class Transfer:
     observed: list = field(default_factory=list)      # [(tid, seq)] per block / packet
     in_flight: dict = field(default_factory=dict)     # tid -> seq
     acked: int = 0                   # ACKs accepted by the engine (matching)
+    acked_blocks: set = field(default_factory=set)    # indices of the blocks ACKed
     nacked: bool = False
     aborted_at: int | None = None    # blocks observed when the NACK was accepted
     fid0: int | None = None
@@ -653,7 +654,8 @@ class Scoreboard:
     Checks: expected fields; blocks of a transfer in order 0..n-1; at most
     MAX_OUTSTANDING of a transfer unacknowledged; TID not in flight; TID/FID rules and
     FIDs not held by another transfer; seq unique and increasing per port, every seq
-    0..N-1 used once (16-bit wrap unwrapped); a control packet only after n-1 ACKs,
+    0..N-1 used once (16-bit wrap unwrapped); a control packet only after blocks
+    0..n-2 are acknowledged (the last block's ACK may come first: it does not count),
     with the last block's tid/seq; nothing after a NACK."""
 
     def __init__(self, p: Params):
@@ -788,9 +790,10 @@ class Scoreboard:
             raise ModelError(f"{what}: second control packet")
         if t.nacked:
             raise ModelError(f"{what}: control packet of a NACKed transfer")
-        if t.acked < t.nblocks - 1:
-            raise ModelError(f"{what}: control packet after {t.acked} ACKs of "
-                             f"{t.nblocks} blocks (needs {t.nblocks - 1})")
+        if not set(range(t.nblocks - 1)) <= t.acked_blocks:
+            raise ModelError(f"{what}: control packet before every block but the last is "
+                             f"acknowledged (blocks {sorted(t.acked_blocks)} of "
+                             f"{t.nblocks} acked)")
         bad = diff_fields(t.control, f)
         if bad:
             raise ModelError(f"{what}: " + "; ".join(bad))
@@ -827,6 +830,7 @@ class Scoreboard:
         else:
             self.n["ack"] += 1
             t.acked += 1
+            t.acked_blocks.add(t.observed.index((tid, seq)))
         if t.fids_held and (t.all_acked or (t.nacked and not t.in_flight)):
             pool = self.fid1 if t.cls is Cls.FID1 else self.fid4
             del pool[t.fid0]

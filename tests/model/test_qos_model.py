@@ -436,7 +436,7 @@ class IdealEngine:
                         continue
                 cands.append(x)
             elif (d.notify and not st["ctl"] and st["next"] == len(st["blocks"])
-                  and st["acked"] >= len(st["blocks"]) - 1):
+                  and st["acked"] - st.get("acked_last", 0) >= len(st["blocks"]) - 1):
                 cands.append(x)
         if not cands:
             return None
@@ -479,6 +479,8 @@ class IdealEngine:
         st = self.xf[x]
         st["out"] -= 1
         st["acked"] += 1
+        if not st["d"].is_inline and st["next"] == len(st["blocks"]) and tid == st["last"][0]:
+            st["acked_last"] = 1      # the last block's ACK: does not count for the control
         st.get("inflight", set()).discard(tid)
         if st["cls"] is Cls.TID:
             self.tids.append(tid)
@@ -659,7 +661,7 @@ def test_scoreboard_control_timing():
     sb.on_block(dict(bl[0], tid=512, seq=0, fid=128))
     sb.on_block(dict(bl[1], tid=513, seq=1, fid=128))
     assert sb.on_ack(512, 0)
-    with pytest.raises(ModelError, match="after 1 ACKs"):
+    with pytest.raises(ModelError, match="before every block but the last"):
         sb.on_packet(dict(ctl, tid=514))
     sb.on_ack(513, 1)
     # the control packet may come out before its last block; checked when the block does
@@ -671,6 +673,19 @@ def test_scoreboard_control_timing():
     assert t.complete
     sb.retire(t)
     assert sb.check_end() == []
+    # the last block's ACK does not stand in for an earlier block's
+    sb = Scoreboard(P)
+    t = sb.post(0, 0, d)
+    sb.on_block(dict(bl[0], tid=512, seq=0, fid=128))
+    sb.on_block(dict(bl[1], tid=513, seq=1, fid=128))
+    sb.on_ack(513, 1)
+    sb.on_block(dict(bl[2], tid=514, seq=2, fid=128))
+    sb.on_ack(514, 2)
+    with pytest.raises(ModelError, match=r"blocks \[1, 2\] of 3 acked"):
+        sb.on_packet(dict(ctl, tid=514, seq=2))
+    sb.on_ack(512, 0)
+    sb.on_packet(dict(ctl, tid=514, seq=2))
+    assert t.control_ok and t.complete
     # a control packet with the wrong seq is caught when the last block shows up
     sb = Scoreboard(P)
     t = sb.post(0, 0, Descriptor(size=10, notify=1))

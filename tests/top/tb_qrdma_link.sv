@@ -5,9 +5,10 @@
 // s_axis at cycle t is offered on m_axis from cycle t + LATENCY on, in order, never
 // dropped: the beats in flight wait in a FIFO of DEPTH beats and s_axis_tready falls only
 // when it is full (so a receiver that stops stalls the sender after DEPTH beats, as a
-// credit-based link would). Fault injection: while flip_en is high, the header beat (first
-// beat) of the next packet taken has bit flip_bit of tdata inverted; `flips` counts the
-// packets corrupted so. A corrupted header always fails the receiver's CRC check.
+// credit-based link would). Fault injection: a cycle with flip_en high arms the link; the
+// header beat (first beat) of the next packet taken then has bit flip_bit of tdata
+// inverted, which disarms it (one packet per arming); `flips` counts the packets
+// corrupted so. A corrupted header always fails the receiver's CRC check.
 `default_nettype none
 
 module tb_qrdma_link #(
@@ -31,6 +32,7 @@ module tb_qrdma_link #(
   input  logic         flip_en,
   input  logic [8:0]   flip_bit,
   output logic [31:0]  flips,
+  output logic [511:0] flip_hdr,   // the last corrupted header as it was sent
   output logic [31:0]  beats       // beats delivered on m_axis
 );
 
@@ -50,12 +52,13 @@ module tb_qrdma_link #(
 
   logic [31:0] now_q;
   logic        first_q;   // next beat taken is the first of a packet
+  logic        armed_q;   // corrupt the next packet's header
   logic        hs, flip;
   beat_t       in, out;
   logic        out_valid;
 
   assign hs   = s_axis_tvalid && s_axis_tready;
-  assign flip = hs && first_q && flip_en;
+  assign flip = hs && first_q && armed_q;
   assign in   = '{ts: now_q, data: s_axis_tdata ^ (512'(flip) << flip_bit),
                   keep: s_axis_tkeep, last: s_axis_tlast, user: s_axis_tuser};
 
@@ -63,12 +66,16 @@ module tb_qrdma_link #(
     if (rst) begin
       now_q   <= '0;
       first_q <= 1'b1;
+      armed_q <= 1'b0;
       flips   <= '0;
+      flip_hdr <= '0;
       beats   <= '0;
     end else begin
       now_q <= now_q + 32'd1;
       if (hs) first_q <= s_axis_tlast;
+      armed_q <= (armed_q || flip_en) && !flip;
       if (flip) flips <= flips + 32'd1;
+      if (flip) flip_hdr <= s_axis_tdata;
       if (m_axis_tvalid && m_axis_tready) beats <= beats + 32'd1;
     end
   end

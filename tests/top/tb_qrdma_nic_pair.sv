@@ -90,6 +90,7 @@ module tb_qrdma_nic_pair
   input  logic l0_flip_en,
   input  logic [8:0] l0_flip_bit,
   output logic [31:0] l0_flips,
+  output logic [511:0] l0_flip_hdr,
   output logic [31:0] l0_beats,
   // node 1: host port (AXI4 slave) and host memory (AXI4 master)
   input  logic [HOST_ID_W-1:0] n1_s_axi_awid,
@@ -156,6 +157,7 @@ module tb_qrdma_nic_pair
   input  logic l1_flip_en,
   input  logic [8:0] l1_flip_bit,
   output logic [31:0] l1_flips,
+  output logic [511:0] l1_flip_hdr,
   output logic [31:0] l1_beats,
   // injection into node 1's receive port (directed tests): while inj_sel is high node 1
   // takes packets from inj_* and link 0 holds its beats
@@ -269,7 +271,7 @@ module tb_qrdma_nic_pair
     .s_axis_tuser(t0_tuser), .s_axis_tvalid(t0_tvalid), .s_axis_tready(t0_tready),
     .m_axis_tdata(l0_tdata), .m_axis_tkeep(l0_tkeep), .m_axis_tlast(l0_tlast),
     .m_axis_tuser(l0_tuser), .m_axis_tvalid(l0_tvalid), .m_axis_tready(l0_tready),
-    .flip_en(l0_flip_en), .flip_bit(l0_flip_bit), .flips(l0_flips), .beats(l0_beats)
+    .flip_en(l0_flip_en), .flip_bit(l0_flip_bit), .flips(l0_flips), .flip_hdr(l0_flip_hdr), .beats(l0_beats)
   );
 
   qrdma_nic #(
@@ -349,7 +351,7 @@ module tb_qrdma_nic_pair
     .s_axis_tuser(t1_tuser), .s_axis_tvalid(t1_tvalid), .s_axis_tready(t1_tready),
     .m_axis_tdata(r0_tdata), .m_axis_tkeep(r0_tkeep), .m_axis_tlast(r0_tlast),
     .m_axis_tuser(r0_tuser), .m_axis_tvalid(r0_tvalid), .m_axis_tready(r0_tready),
-    .flip_en(l1_flip_en), .flip_bit(l1_flip_bit), .flips(l1_flips), .beats(l1_beats)
+    .flip_en(l1_flip_en), .flip_bit(l1_flip_bit), .flips(l1_flips), .flip_hdr(l1_flip_hdr), .beats(l1_beats)
   );
 
 endmodule

@@ -1,0 +1,730 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""Two qrdma_nic back to back (tb_qrdma_nic_pair: node 0 and node 1, one tb_qrdma_link per
+direction, LINK_LATENCY cycles) doing verified RDMA writes (docs/nic.md, issue 4).
+
+Each node has a cocotbext-axi AxiMaster on its host port (the CPU: posts descriptors,
+polls status, programs registers) and an AxiRam as host memory with random backpressure
+(pause generators on every channel; a paused R or B channel is memory latency). A
+software model per node (this file) runs on top: it keeps a set of free channels, posts
+transfers, polls (collective reads, sometimes single reads), and takes notification
+entries from the ring (NQ_BASE/NQ_SIZE/NQ_TAIL programmed through the host port).
+
+The reference for the outcome is simple and exact: every transfer has its own destination
+range; at the end, each node's memory must equal its initial contents with every
+finished transfer's source bytes (or inline payload) at its destination range; nothing
+else may change. Notifications: one entry per transfer posted with notify, exactly once,
+with its fields (kind, src_node, xfer, size, dst_addr; tag for CONTROL). Counters: DATA
+packets per direction = the model's packetization (seed 000 §3.9 blocks, MAX_PAYLOAD
+packets), bytes, no drops, CNT_DONE.
+
+  nic_random    random transfers in both directions at once: memory 1 B..1 MiB (any
+                alignment, priorities, multipath) and inline 1..32 B, with and without
+                notification, many pages and channels at once
+  nic_flips     the same with bits flipped in some packets on both links: every corrupted
+                packet is dropped and counted (RX_CRC_DROP = flips), each hits one
+                transfer which is then not reported done (status stays BUSY, or no
+                notification); no wrong byte anywhere, every other transfer is perfect
+  nic_pause     node 0 paused towards node 2 (VOQ 2) with transfers queued for it: traffic
+                to node 1 completes meanwhile; after the pause they leave and node 1 drops
+                them as not its own (RX_BAD_DROP)
+  nic_inline    64 inline packets back to back (one per channel, posted without waiting):
+                all delivered, one link beat each, notifications
+  nic_reverse   a 16-packet block injected into node 1 in reverse order (then its
+                CONTROL, then all of it again): written once, one ACK (node 0's engine
+                drops it as stale: it never sent that block), one notification, 16 dups
+  nic_regs      NIC registers through the host port: NODE_ID, ring registers, read-only
+                and unmapped offsets (SLVERR), QoS registers still there
+
+Replay: QRDMA_SEED=<seed printed at the start>. Size: P_N transfers per node (nic_random),
+QRDMA_FULL=1 multiplies it.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import random
+from dataclasses import dataclass, field
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import ReadOnly, RisingEdge, Timer
+
+from handshake import StreamSource, seed_rng
+from model.net_model import FULL_KEEP, control_packet, data_packet, packetize
+from model.qos_model import Descriptor, post_writes, segment
+from tools.formats import C, NET_HDR, NOTIF_ENTRY, STATUS_SINGLE, coll_addr, reg_addr, status_addr
+
+ST_IDLE, ST_BUSY, ST_DONE, ST_ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
+NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
+NET_INLINE, NET_CONTROL = C["NET_INLINE"], C["NET_CONTROL"]
+PAGES, WR_CH = C["NUM_PAGES"], C["WR_CH_PER_PAGE"]
+CH_PER_PAGE = C["CH_PER_PAGE"]
+
+MEM = 16 << 20                 # bytes of host memory per node
+SRC_END = 6 << 20              # sources in [0, SRC_END)
+DST_BASE = 7 << 20             # destination ranges in [DST_BASE, DST_END)
+RING_N = 64                    # notification ring entries
+RING_BASE = MEM - 64 * RING_N
+DST_END = RING_BASE - 4096
+OKAY, SLVERR = 0, 2
+
+
+def params() -> dict:
+    return {k[2:]: int(v) for k, v in os.environ.items()
+            if k.startswith("P_") and k != "P_N"}
+
+
+@dataclass
+class Xfer:
+    src: int                    # sending node
+    page: int
+    ch: int
+    d: Descriptor
+    data: bytes                 # what must land at d.dst_addr
+    kind: str                   # "mem" or "inline"
+    done: bool = False
+    posted: int = 0
+    finished: int = 0
+
+
+@dataclass
+class Node:
+    i: int
+    master: object
+    ram: object
+    free: dict = field(default_factory=dict)       # page -> set of free channels
+    active: dict = field(default_factory=dict)     # (page, ch) -> Xfer
+    tail: int = 0                                  # notifications taken
+    notifs: list = field(default_factory=list)
+    init: bytes = b""
+
+
+class Bench:
+    def __init__(self, dut, rng: random.Random, stall: float = 0.2):
+        from cocotbext.axi import AxiBus, AxiMaster, AxiRam
+        for n in ("cocotbext.axi",):
+            logging.getLogger(n).setLevel(logging.WARNING)
+        self.dut = dut
+        self.rng = rng
+        self.p = params()
+        self.block = self.p.get("BLOCK_SIZE", 65536)
+        self.maxp = self.p.get("MAX_PAYLOAD", 1024)
+        self.nodes = []
+        for i in (0, 1):
+            m = AxiMaster(AxiBus.from_prefix(dut, f"n{i}_s_axi"), dut.clk, dut.rst)
+            r = AxiRam(AxiBus.from_prefix(dut, f"n{i}_m_axi"), dut.clk, dut.rst, size=MEM)
+            for n in (f"cocotb.tb_qrdma_nic_pair.n{i}_s_axi", f"cocotb.tb_qrdma_nic_pair.n{i}_m_axi"):
+                logging.getLogger(n).setLevel(logging.WARNING)
+            if stall:
+                for ch in (r.write_if.aw_channel, r.write_if.w_channel, r.write_if.b_channel,
+                           r.read_if.ar_channel, r.read_if.r_channel):
+                    ch.set_pause_generator(self._pauses(stall))
+            node = Node(i, m, r)
+            node.free = {p: set(range(WR_CH)) for p in range(PAGES)}
+            self.nodes.append(node)
+        self.xfers: list[Xfer] = []
+        self.dst_next = [DST_BASE, DST_BASE]     # next free destination address per node
+        self.now = 0
+        self.errors: list[str] = []
+
+    def _pauses(self, stall):
+        rng = random.Random(self.rng.randrange(1 << 30))
+        while True:
+            # bursts of stalls: a memory that answers late now and then
+            if rng.random() < stall / 8:
+                for _ in range(rng.randrange(1, 16)):
+                    yield True
+            yield False
+
+    async def _clock(self):
+        while True:
+            await RisingEdge(self.dut.clk)
+            self.now += 1
+
+    async def start(self):
+        d = self.dut
+        cocotb.start_soon(Clock(d.clk, 5, unit="ns").start())
+        cocotb.start_soon(self._clock())
+        for i in (0, 1):
+            getattr(d, f"n{i}_tx_pause").value = 0
+            getattr(d, f"l{i}_flip_en").value = 0
+            getattr(d, f"l{i}_flip_bit").value = 0
+        d.inj_sel.value = 0
+        d.inj_tvalid.value = 0
+        d.rst.value = 1
+        for _ in range(10):
+            await RisingEdge(d.clk)
+        d.rst.value = 0
+        for i in (0, 1):
+            await self.wait_for(lambda i=i: int(getattr(d, f"n{i}_ready").value) == 1,
+                                "engine ready", 5000)
+        for n in self.nodes:
+            # sources random, destinations a pattern of their own: a stray write shows
+            n.ram.write(0, self.rng.randbytes(SRC_END))
+            n.ram.write(SRC_END, bytes([0xA5 ^ n.i]) * (MEM - SRC_END))
+            n.ram.write(RING_BASE, bytes(64 * RING_N))     # every ring slot empty
+            n.init = n.ram.read(0, MEM)
+            await self.reg_write(n, "NQ_BASE", RING_BASE)
+            await self.reg_write(n, "NQ_SIZE", RING_N)
+
+    async def wait_for(self, cond, what: str, timeout: int):
+        t0 = self.now
+        while not cond():
+            if self.now - t0 > timeout:
+                raise AssertionError(f"timeout after {timeout} cycles waiting for {what}")
+            await RisingEdge(self.dut.clk)
+
+    # ---------------------------------------------------------------- host port
+    async def reg_write(self, n: Node, name: str, val: int, exp: int = OKAY):
+        r = await n.master.write(reg_addr(name), val.to_bytes(8, "little"), size=3)
+        assert int(r.resp) == exp, f"node {n.i} write {name}: resp {int(r.resp)}, expected {exp}"
+
+    async def reg_read(self, n: Node, name: str) -> int:
+        r = await n.master.read(reg_addr(name), 8, size=3)
+        assert int(r.resp) == OKAY, f"node {n.i} read {name}: resp {int(r.resp)}"
+        return int.from_bytes(r.data, "little")
+
+    def take_channel(self, n: Node, long_desc: bool) -> tuple[int, int] | None:
+        pages = list(range(PAGES))
+        self.rng.shuffle(pages)
+        for p in pages:
+            fr = n.free[p]
+            if long_desc:
+                cands = [c for c in fr if c % 2 == 0 and c + 1 in fr]
+            else:
+                cands = list(fr)
+            if cands:
+                c = self.rng.choice(cands)
+                fr.discard(c)
+                if long_desc:
+                    fr.discard(c + 1)
+                return p, c
+        return None
+
+    def alloc_dst(self, dst_node: int, size: int, align_any: bool = True) -> int | None:
+        a = self.dst_next[dst_node]
+        a += self.rng.randrange(0, 200) if align_any else (-a) % 64
+        if a + size > DST_END:
+            return None
+        self.dst_next[dst_node] = a + size
+        return a
+
+    def make_xfer(self, src: int, kind: str, size: int, notify: bool) -> Xfer | None:
+        n = self.nodes[src]
+        dst_node = 1 - src
+        dst = self.alloc_dst(dst_node, size)
+        if dst is None:
+            return None
+        if kind == "inline":
+            payload = self.rng.randbytes(size)
+            d = Descriptor.inline_payload(payload, dst_addr=dst, dst_node=dst_node,
+                                          prio=self.rng.randrange(16), notify=int(notify),
+                                          tag=self.rng.randrange(1 << 32))
+            data = payload
+        else:
+            s = self.rng.randrange(0, SRC_END - size + 1)
+            d = Descriptor(src_addr=s, dst_addr=dst, size=size, dst_node=dst_node,
+                           prio=self.rng.randrange(16), notify=int(notify),
+                           multipath=int(self.rng.random() < 0.3),
+                           tag=self.rng.randrange(1 << 32))
+            if self.rng.random() < 0.15:
+                d.long_desc = 1
+            data = n.init[s:s + size]
+        pc = self.take_channel(n, bool(d.long_desc))
+        if pc is None:
+            return None
+        return Xfer(src, pc[0], pc[1], d, data, kind)
+
+    async def post(self, x: Xfer):
+        n = self.nodes[x.src]
+        for w in post_writes(x.d, x.page, x.ch, self.rng.choice(("desc", "line")), self.rng, 32):
+            r = await n.master.write(w.addr, w.data, size=w.size)
+            assert int(r.resp) == OKAY, f"node {n.i}: descriptor write refused {x}"
+        x.posted = self.now
+        n.active[(x.page, x.ch)] = x
+        self.xfers.append(x)
+
+    def finish(self, n: Node, page: int, ch: int, st: int, how: str):
+        x = n.active.get((page, ch))
+        if x is None:
+            self.errors.append(f"node {n.i}: {how} status {st} of idle channel ({page},{ch})")
+            return
+        if st == ST_ERROR:
+            self.errors.append(f"node {n.i}: transfer {x} ended in ERROR")
+        x.done = True
+        x.finished = self.now
+        del n.active[(page, ch)]
+        n.free[page].add(ch)
+        if x.d.long_desc:
+            n.free[page].add(ch + 1)
+
+    async def poll_once(self, n: Node):
+        """Collective reads of every group with a transfer in flight; now and then a single
+        read instead."""
+        groups = sorted({(p, c // 32) for p, c in n.active})
+        for p, g in groups:
+            if self.rng.random() < 0.2:
+                chans = [c for (pp, c) in list(n.active) if pp == p and c // 32 == g]
+                c = self.rng.choice(chans)
+                r = await n.master.read(status_addr(p, c), 8, size=3)
+                assert int(r.resp) == OKAY
+                st = STATUS_SINGLE.unpack(int.from_bytes(r.data, "little"))["status"]
+                if st in (ST_DONE, ST_ERROR):
+                    self.finish(n, p, c, st, "single")
+                elif st != ST_BUSY:
+                    self.errors.append(f"node {n.i}: ({p},{c}) status {st} while in flight")
+                continue
+            r = await n.master.read(coll_addr(p, g), 8, size=3)
+            assert int(r.resp) == OKAY
+            v = int.from_bytes(r.data, "little")
+            for k in range(32):
+                st = (v >> (2 * k)) & 3
+                c = 32 * g + k
+                if st in (ST_DONE, ST_ERROR):
+                    self.finish(n, p, c, st, "collective")
+                elif st == ST_BUSY and (p, c) not in n.active:
+                    self.errors.append(f"node {n.i}: ({p},{c}) BUSY but not posted")
+
+    def take_notifs(self, n: Node) -> int:
+        """Software on node n takes every full ring entry (reads it from host memory,
+        writes the marker back empty). Returns how many it took."""
+        k = 0
+        while True:
+            a = RING_BASE + 64 * (n.tail % RING_N)
+            raw = n.ram.read(a, 64)
+            if raw[0] != NOTIF_FULL:
+                if raw[0] != NOTIF_EMPTY:
+                    self.errors.append(f"node {n.i}: ring slot {a:#x} marker {raw[0]}")
+                return k
+            n.notifs.append(NOTIF_ENTRY.unpack(int.from_bytes(raw, "little")))
+            n.ram.write(a, bytes([NOTIF_EMPTY]))
+            n.tail += 1
+            k += 1
+
+    async def software(self, n: Node, stop):
+        """Polling and notification loop of node n until stop() is true."""
+        while not stop():
+            await self.poll_once(n)
+            if self.take_notifs(n):
+                await self.reg_write(n, "NQ_TAIL", n.tail)
+            for _ in range(self.rng.randrange(20, 200)):
+                await RisingEdge(self.dut.clk)
+
+    # ---------------------------------------------------------------- checks
+    def expected_memory(self, node: int, only=None) -> bytearray:
+        exp = bytearray(self.nodes[node].init)
+        for x in self.xfers:
+            if x.d.dst_node == node and (only is None or only(x)):
+                exp[x.d.dst_addr:x.d.dst_addr + x.d.size] = x.data
+        return exp
+
+    def check_memory(self, node: int, exp: bytes, ignore=()):
+        got = bytearray(self.nodes[node].ram.read(0, MEM))
+        # the ring: the software model emptied every entry it took
+        for i in range(RING_N):
+            a = RING_BASE + 64 * i
+            if got[a] not in (NOTIF_EMPTY,):
+                self.errors.append(f"node {node}: ring slot {i} not empty at the end")
+            got[a:a + 64] = exp[a:a + 64]
+        for lo, hi, alt in ignore:      # ranges that may hold either value per byte
+            for a in range(lo, hi):
+                if got[a] == alt[a - lo]:
+                    got[a] = exp[a]
+        if got != exp:
+            bad = [a for a in range(0, MEM, 64) if got[a:a + 64] != exp[a:a + 64]]
+            self.errors.append(f"node {node}: memory differs in {len(bad)} beats, first at "
+                               f"{bad[0]:#x}")
+
+    def expected_notif(self, x: Xfer) -> dict:
+        e = dict(marker=NOTIF_FULL, kind=NET_INLINE if x.kind == "inline" else NET_CONTROL,
+                 src_node=x.src, xfer=x.page * CH_PER_PAGE + x.ch, size=x.d.size,
+                 dst_addr=x.d.dst_addr)
+        if x.kind != "inline":
+            e["tag"] = x.d.tag
+        return e
+
+    def check_notifs(self, node: int, must=lambda x: True):
+        """Every notification of node equals one posted transfer with notify (each at
+        most once); those for which must(x) holds appear exactly once."""
+        exp = {}
+        for x in self.xfers:
+            if x.d.dst_node == node and x.d.notify:
+                exp[x.d.dst_addr] = x
+        seen = set()
+        for e in self.nodes[node].notifs:
+            x = exp.get(e["dst_addr"])
+            if x is None:
+                self.errors.append(f"node {node}: notification {e} for no transfer")
+                continue
+            if x.d.dst_addr in seen:
+                self.errors.append(f"node {node}: notification twice: {e}")
+            seen.add(x.d.dst_addr)
+            want = self.expected_notif(x)
+            got = {k: e[k] for k in want}
+            if got != want:
+                self.errors.append(f"node {node}: notification {got}, expected {want}")
+        for a, x in exp.items():
+            if a not in seen and must(x):
+                self.errors.append(f"node {node}: no notification for {x.kind} transfer "
+                                   f"of {x.d.size} B to {a:#x}")
+        return seen
+
+    def data_packets(self, src: int) -> int:
+        n = 0
+        for x in self.xfers:
+            if x.src == src and x.kind == "mem":
+                for off, sz in segment(x.d.dst_addr, x.d.size, self.block):
+                    n += len(packetize(x.d.dst_addr + off, sz, self.maxp))
+        return n
+
+    def fail_if_errors(self):
+        if self.errors:
+            raise AssertionError(f"{len(self.errors)} errors: " + "; ".join(self.errors[:8]))
+
+
+def log_uniform(rng: random.Random, lo: int, hi: int) -> int:
+    import math
+    return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+
+async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: int):
+    """Node src posts `count` random transfers to the other node, at most `outstanding`
+    in flight."""
+    n = b.nodes[src]
+    rng = b.rng
+    posted = 0
+    while posted < count:
+        if len(n.active) >= outstanding:
+            await RisingEdge(b.dut.clk)
+            continue
+        kind = "inline" if rng.random() < 0.3 else "mem"
+        size = rng.randrange(1, 33) if kind == "inline" else log_uniform(rng, 1, max_size)
+        x = b.make_xfer(src, kind, size, notify=rng.random() < 0.5)
+        if x is None:
+            await RisingEdge(b.dut.clk)
+            if b.dst_next[1 - src] + max_size > DST_END:
+                break       # destination space used up
+            continue
+        await b.post(x)
+        posted += 1
+        for _ in range(rng.randrange(0, 30)):
+            await RisingEdge(b.dut.clk)
+    return posted
+
+
+async def run_random(dut, flips: int):
+    rng = seed_rng("nic_flips" if flips else "nic_random")
+    b = Bench(dut, rng)
+    await b.start()
+    count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
+    max_size = 1 << 20
+    sw_stop = [False]
+    sws = [cocotb.start_soon(b.software(n, lambda: sw_stop[0])) for n in b.nodes]
+    flipper = []
+    if flips:
+        async def flip(link: int):
+            en = getattr(dut, f"l{link}_flip_en")
+            cnt = getattr(dut, f"l{link}_flips")
+            for _ in range(flips):
+                for _ in range(rng.randrange(500, 6000)):
+                    await RisingEdge(dut.clk)
+                getattr(dut, f"l{link}_flip_bit").value = rng.randrange(512)
+                before = int(cnt.value)
+                en.value = 1                       # arms the link for one packet
+                await RisingEdge(dut.clk)
+                en.value = 0
+                while int(cnt.value) == before:
+                    await RisingEdge(dut.clk)
+                await RisingEdge(dut.clk)
+                h = NET_HDR.unpack(int(getattr(dut, f"l{link}_flip_hdr").value))
+                cocotb.log.info("link %d: corrupted %s", link,
+                                {k: h[k] for k in ("ptype", "src_node", "tid", "seq", "pkt_idx",
+                                                   "blk_pkts", "dst_addr", "len", "xfer")})
+        flipper = [cocotb.start_soon(flip(k)) for k in (0, 1)]
+    posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24)) for s in (0, 1)]
+    for t in posters:
+        await t
+    for t in flipper:
+        await t
+    # wait until everything finished (flips: until nothing has moved for a while)
+    last, last_t = -1, b.now
+    while any(n.active for n in b.nodes):
+        done = sum(x.done for x in b.xfers)
+        if done != last:
+            last, last_t = done, b.now
+        if b.now - last_t > (30000 if flips else 400000):
+            if flips:
+                break
+            raise AssertionError(f"no progress for {b.now - last_t} cycles; in flight: "
+                                 f"{[list(n.active.values())[:3] for n in b.nodes]}")
+        await RisingEdge(dut.clk)
+    for _ in range(3000):
+        await RisingEdge(dut.clk)
+    sw_stop[0] = True
+    for t in sws:
+        await t
+    for n in b.nodes:
+        b.take_notifs(n)
+        await b.reg_write(n, "NQ_TAIL", n.tail)
+    b.fail_if_errors()
+
+    nx = len(b.xfers)
+    stuck = [x for x in b.xfers if not x.done]
+    cocotb.log.info("%d transfers (%d B), %d not done, %d notifications, %d cycles",
+                    nx, sum(x.d.size for x in b.xfers), len(stuck),
+                    sum(len(n.notifs) for n in b.nodes), b.now)
+    regs = {}
+    for n in b.nodes:
+        regs[n.i] = {k: await b.reg_read(n, k) for k in (
+            "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
+            "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
+            "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK")}
+    link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
+    for n in b.nodes:
+        o = 1 - n.i
+        r, ro = regs[n.i], regs[o]
+        sent = [x for x in b.xfers if x.src == n.i]
+        assert r["NQ_HEAD"] == n.tail == r["RX_NOTIFS"] == len(n.notifs), (n.i, r)
+        assert r["RX_CRC_DROP"] == link_flips[o], (n.i, r, link_flips)
+        assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
+        assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
+        assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
+        if not flips:
+            # (with flips, a transfer that lost an ACK stops sending blocks)
+            assert r["TX_DATA_PKTS"] == b.data_packets(n.i), (n.i, r["TX_DATA_PKTS"],
+                                                            b.data_packets(n.i))
+            assert r["TX_BYTES"] == sum(x.d.size for x in sent), (n.i, r)
+            assert ro["RX_DATA_PKTS"] == r["TX_DATA_PKTS"], (n.i, r, ro)
+            assert ro["RX_BYTES"] == r["TX_BYTES"], (n.i, r, ro)
+    if not flips:
+        assert not stuck
+        for k in (0, 1):
+            b.check_memory(k, b.expected_memory(k))
+            b.check_notifs(k)
+    else:
+        # every transfer either finished (data exact) or not (each of its bytes old or
+        # new); notifications only for transfers whose data is all there
+        assert sum(link_flips) == 2 * flips, link_flips
+        for k in (0, 1):
+            seen = b.check_notifs(k, must=lambda x: False)   # missing ones: counted below
+            # a notified transfer's data is complete
+            notified = [x for x in b.xfers if x.d.dst_node == k and x.d.dst_addr in seen]
+            mem = b.nodes[k].ram.read(0, MEM)
+            for x in notified:
+                got = mem[x.d.dst_addr:x.d.dst_addr + x.d.size]
+                if got != x.data:
+                    bad = [i for i in range(x.d.size) if got[i] != x.data[i]]
+                    old = sum(got[i] == b.nodes[k].init[x.d.dst_addr + i] for i in bad)
+                    b.errors.append(f"node {k}: notified {x.kind} transfer to "
+                                    f"{x.d.dst_addr:#x} ({x.d.size} B, done {x.done}) has "
+                                    f"{len(bad)} wrong bytes from offset {bad[0]} to "
+                                    f"{bad[-1]}, {old} of them never written")
+            ignore = [(x.d.dst_addr, x.d.dst_addr + x.d.size,
+                       b.nodes[k].init[x.d.dst_addr:x.d.dst_addr + x.d.size])
+                      for x in b.xfers if x.d.dst_node == k and not x.done]
+            b.check_memory(k, b.expected_memory(k), ignore=ignore)
+        # each corrupted packet costs exactly one transfer its completion report
+        missing = [x for x in b.xfers if x.d.notify and x.done
+                   and x.d.dst_addr not in {e["dst_addr"] for e in b.nodes[x.d.dst_node].notifs}]
+        hit = len(stuck) + len(missing)
+        assert 1 <= hit <= 2 * flips, (len(stuck), len(missing), flips)
+        for x in stuck:      # not done means BUSY, never a wrong DONE or ERROR
+            r = await b.nodes[x.src].master.read(status_addr(x.page, x.ch), 8, size=3)
+            st = STATUS_SINGLE.unpack(int.from_bytes(r.data, "little"))["status"]
+            assert st == ST_BUSY, (x, st)
+    b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_random(dut):
+    await run_random(dut, flips=0)
+
+
+@cocotb.test()
+async def nic_flips(dut):
+    await run_random(dut, flips=3)
+
+
+@cocotb.test()
+async def nic_pause(dut):
+    """A paused destination (node 2 on VOQ 2 of node 0) never stalls traffic to node 1."""
+    b = Bench(dut, seed_rng("nic_pause"))
+    await b.start()
+    d = dut
+    d.n0_tx_pause.value = 1 << 2
+    n0, n1 = b.nodes
+    blocked = []
+    for _ in range(4):
+        x = b.make_xfer(0, "mem", b.block, notify=False)
+        x.d.dst_node = 2                    # a node behind the paused VOQ
+        x.d.dst_addr = DST_BASE + 0x100000 * (len(blocked) + 1)
+        await b.post(x)
+        blocked.append(x)
+    for _ in range(12):
+        x = b.make_xfer(0, "mem", b.rng.randrange(1, 16384), notify=True)
+        await b.post(x)
+    stop = [False]
+    sws = [cocotb.start_soon(b.software(n, lambda: stop[0])) for n in b.nodes]
+    await b.wait_for(lambda: len(n0.active) == len(blocked), "traffic to node 1", 200000)
+    assert await b.reg_read(n1, "RX_BAD_DROP") == 0
+    for x in blocked:
+        assert not x.done
+    # release: the queued packets leave; node 1 drops them (not its node ID)
+    d.n0_tx_pause.value = 0
+    n_bad = sum(len(packetize(x.d.dst_addr, x.d.size, b.maxp)) for x in blocked)
+    for _ in range(20000):
+        await RisingEdge(d.clk)
+    stop[0] = True
+    for t in sws:
+        await t
+    assert await b.reg_read(n1, "RX_BAD_DROP") == n_bad
+    b.take_notifs(n1)
+    b.xfers = [x for x in b.xfers if x not in blocked]
+    b.check_memory(1, b.expected_memory(1))
+    b.check_notifs(1)
+    b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_inline(dut):
+    """64 inline transfers posted back to back: 64 one-beat packets, all delivered."""
+    b = Bench(dut, seed_rng("nic_inline"), stall=0.0)
+    await b.start()
+    xs = []
+    for k in range(64):
+        x = b.make_xfer(0, "inline", b.rng.randrange(1, 9), notify=True)  # short: one line
+        xs.append(x)
+    beats0 = int(dut.l0_beats.value)
+    posts = [cocotb.start_soon(b.post(x)) for x in xs]     # AxiMaster pipelines them
+    for t in posts:
+        await t
+    stop = [False]
+    sws = [cocotb.start_soon(b.software(n, lambda: stop[0])) for n in b.nodes]
+    await b.wait_for(lambda: all(x.done for x in xs), "inline transfers", 50000)
+    for _ in range(500):
+        await RisingEdge(dut.clk)
+    stop[0] = True
+    for t in sws:
+        await t
+    b.take_notifs(b.nodes[1])
+    assert int(dut.l0_beats.value) - beats0 == 64
+    assert await b.reg_read(b.nodes[0], "TX_CTRL_PKTS") == 64
+    b.check_memory(1, b.expected_memory(1))
+    b.check_notifs(1)
+    b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_reverse(dut):
+    """A block arriving in reverse order (injected into node 1), then its duplicates."""
+    b = Bench(dut, seed_rng("nic_reverse"))
+    await b.start()
+    n0, n1 = b.nodes
+    maxp = b.maxp
+    npk = min(16, b.block // maxp)
+    dst = DST_BASE + 3 * b.block + 40             # unaligned start inside one block
+    size = npk * maxp - 40 - 17
+    payload = b.rng.randbytes(size)
+    parts = packetize(dst, size, maxp)
+    assert len(parts) == npk
+    tid, seq, xfer = 77, 5, 3 * CH_PER_PAGE + 9
+    pk = []
+    for i, (off, sz) in enumerate(parts):
+        f = dict(ptype=C["NET_DATA"], dst_node=1, src_node=0, tid=tid, seq=seq, pkt_idx=i,
+                 blk_pkts=npk, len=sz, dst_addr=dst + off, pd=0, fid=0, path=0, notify=1,
+                 last=1, xfer=xfer)
+        pk.append(data_packet(f, payload[off:off + sz]))
+    ctl = control_packet(dict(dst_node=1, tid=tid, seq=seq, dst_addr=dst, pd=0, xfer=xfer,
+                              size=size, blocks=1, tag=0xC0FFEE), 0)
+    src = StreamSource(dut.clk, dut, "inj_", ("tdata", "tkeep", "tlast", "tuser"), b.rng,
+                       idle=0.3, valid="tvalid", ready="tready")
+    dut.inj_sel.value = 1
+
+    def send(p):
+        for data, keep, last, user in p.frame():
+            src.send(dict(tdata=data, tkeep=keep, tlast=last, tuser=user))
+
+    for p in reversed(pk):
+        send(p)
+    send(ctl)
+    await src.wait_idle()
+    for _ in range(2000):
+        await RisingEdge(dut.clk)
+    for p in pk:                                  # all again: duplicates
+        send(p)
+    await src.wait_idle()
+    for _ in range(2000):
+        await RisingEdge(dut.clk)
+    dut.inj_sel.value = 0
+    assert await b.reg_read(n1, "RX_DATA_PKTS") == npk
+    assert await b.reg_read(n1, "RX_DUP_DROP") == npk
+    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 1            # one ACK
+    assert await b.reg_read(n0, "CNT_STALE") == 1               # node 0 never sent it
+    b.take_notifs(n1)
+    assert len(n1.notifs) == 1
+    e = n1.notifs[0]
+    want = dict(marker=NOTIF_FULL, kind=NET_CONTROL, src_node=0, xfer=xfer, size=size,
+                tag=0xC0FFEE, dst_addr=dst, seq=seq)
+    assert {k: e[k] for k in want} == want, e
+    exp = bytearray(n1.init)
+    exp[dst:dst + size] = payload
+    await b.reg_write(n1, "NQ_TAIL", n1.tail)
+    b.check_memory(1, exp)
+    b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_regs(dut):
+    """NIC registers through the host port; bad accesses get SLVERR."""
+    b = Bench(dut, seed_rng("nic_regs"), stall=0.0)
+    await b.start()
+    for n in b.nodes:
+        assert await b.reg_read(n, "NODE_ID") == n.i
+        assert await b.reg_read(n, "NQ_BASE") == RING_BASE
+        assert await b.reg_read(n, "NQ_SIZE") == RING_N
+        assert await b.reg_read(n, "ID") & 0xFFFFFFFF == C["ID_MAGIC"]
+        await b.reg_write(n, "NQ_BASE", 0x123456789ABC)
+        assert await b.reg_read(n, "NQ_BASE") == 0x123456789A80          # 64-byte aligned
+        await b.reg_write(n, "NQ_TAIL", 5)
+        assert await b.reg_read(n, "NQ_TAIL") == 5
+        await b.reg_write(n, "NQ_SIZE", 8)                               # restarts the ring
+        assert await b.reg_read(n, "NQ_TAIL") == 0
+        assert await b.reg_read(n, "NQ_HEAD") == 0
+        for ro in ("NODE_ID", "NQ_HEAD", "RX_NOTIFS", "TX_BYTES"):
+            await b.reg_write(n, ro, 1, exp=SLVERR)
+        assert await b.reg_read(n, "NODE_ID") == n.i
+        base = C["REG_BASE"]
+        for off in (0x180, 0x188, 0x800, 0xFF8):                          # unmapped
+            r = await n.master.read(base + off, 8, size=3)
+            assert int(r.resp) == SLVERR, hex(off)
+            r = await n.master.write(base + off, bytes(8), size=3)
+            assert int(r.resp) == SLVERR, hex(off)
+        r = await n.master.read(reg_addr("NODE_ID"), 4, size=2)          # narrow
+        assert int(r.resp) == SLVERR
+        r = await n.master.write(reg_addr("NQ_TAIL"), bytes(4), size=2)
+        assert int(r.resp) == SLVERR
+        assert await b.reg_read(n, "NQ_TAIL") == 0
+        err = await b.reg_read(n, "CNT_DESC_ERR")
+        assert err == 4 * 1 + 4 + 1, err   # refused register writes count as refused beats
+    b.fail_if_errors()
+
+
+# ------------------------------------------------------------------ runner
+CASES = [
+    # (parameters, P_N transfers per node in nic_random)
+    pytest.param({}, 40, id="default"),
+    pytest.param({"MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192, "HOST_DATA_W": 256,
+                  "READ_WINDOW_BEATS": 64, "RX_BUF_BEATS": 32, "LINK_LATENCY": 20}, 30,
+                 id="small"),
+]
+
+
+@pytest.mark.parametrize("params,n", CASES)
+def test_qrdma_nic(params, n):
+    from simrun import run
+    env = {f"P_{k}": str(v) for k, v in params.items()}
+    env["P_N"] = str(n)
+    run("tb_qrdma_nic_pair", "test_qrdma_nic", params, extra_env=env)
