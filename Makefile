@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 # pytest-xdist workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: all venv test test-full lint synth bench demo clean distclean
+.PHONY: all venv test test-full lint synth sim bench demo clean distclean
 
 all: test
 
@@ -36,13 +36,20 @@ lint: $(STAMP)
 synth: $(STAMP)
 	$(PY) syn/synth.py
 
-## make bench: every benchmark, JSON into build/results/
+## make sim: the 2-node system simulation harness (docs/sim.md) -> build/sim_harness/
+sim: $(STAMP)
+	$(MAKE) -C sim
+
+## make bench: every benchmark, JSON into build/results/ (perf: the demo's qrdma-perf sweeps)
 bench: $(STAMP)
 	$(PY) tools/bench.py
 
-## make demo: the main job (until the system simulation exists: the benchmarks)
+## make demo: the main job. Builds the harness and qrdma-perf, runs write_lat and write_bw
+## over all sizes in seed 000's two modes, prints the tables and the comparison with the
+## seed, writes build/results/demo.json and the plots demo_latency.png, demo_throughput.png
 demo: $(STAMP)
-	$(PY) tools/bench.py --demo
+	$(MAKE) -C sim -j2 all libqrdma
+	$(PY) tools/demo.py --no-build
 
 clean:
 	rm -rf build
