@@ -15,8 +15,15 @@
 //   * DATA / INLINE (a one-packet block) / CONTROL: looked up in the block-tracking table,
 //     one entry per (src_node mod NUM_NODES, tid): valid, seq, mask of the packets
 //     written, their count, done (all blk_pkts written), ctrl (the CONTROL naming this
-//     block came). A newer seq (modulo 2^16, or an unused entry) starts the entry afresh,
-//     an older one is dropped (stat_stale_drop), a packet whose bit is set (or a second
+//     block came). A packet whose seq differs from a done entry's (its block is complete
+//     and acknowledged) starts the entry afresh; on an entry still being filled, a newer
+//     seq (modulo 2^16; or an unused entry) starts it afresh and an older one is dropped
+//     (stat_stale_drop). The sender reuses a TID only after the ACK of its previous block,
+//     i.e. after that block's entry is done, so a new block is never mistaken for an old
+//     one however many sequence numbers (one global 16-bit counter) went by meanwhile;
+//     a late copy of an older block's packet reaching a done entry would be taken as a
+//     new block (no such copies exist without retransmission: the reliability layer
+//     must bring its own duplicate filter). A packet whose bit is set (or a second
 //     CONTROL) is dropped (stat_dup_drop). An accepted DATA/INLINE packet becomes a write
 //     command; the one that completes its block emits a completion event (ACK request),
 //     with a notification when ctrl is set (fields of the CONTROL, kept in a second table
@@ -265,7 +272,7 @@ module qrdma_rx_hdr
   assign ent    = ent2_q;
   assign h      = h2_q;
   assign sdiff  = h.seq - ent.seq;
-  assign newer  = !ent.valid || (sdiff != '0 && !sdiff[15]);
+  assign newer  = !ent.valid || (sdiff != '0 && (ent.done || !sdiff[15]));
   assign same   = ent.valid && sdiff == '0;
   assign older  = !newer && !same;
   assign idx    = (k2_q == K_INLINE) ? '0 : IW'(h.pkt_idx);

@@ -28,7 +28,9 @@ never fired.
                 with and without notify (some across 64-byte and 4 KiB boundaries),
                 ACK/NACK packets, malformed packets; small ring, slow software
   rx_reverse    a block of MAX_BLK_PKTS unaligned packets in reverse order, its CONTROL
-                first; then its duplicates and its CONTROL again (dropped)
+                first; then its duplicates and its CONTROL again (dropped); then a new
+                block of the same TID whose seq is 40,000 later (older modulo 2^16):
+                accepted, since the TID's entry is done
   rx_bad        each malformed kind (docs/nic.md list) and CRC errors, one by one: counted
                 as bad / CRC drops, nothing written, nothing acknowledged; ACK/NACK pass
   rx_ring_full  NQ_SIZE 2 with software away: two entries written, the third waits and
@@ -200,7 +202,9 @@ class RxModel:
             return "ack"
         key = (src % self.p.num_nodes, tid)
         e = self.ent.get(key)
-        newer = e is None or 0 < (seq - e.seq) % 65536 < 32768
+        # a done entry takes any other seq as a new block (the sender reuses a TID only
+        # after its block's ACK); an entry being filled compares modulo 2^16
+        newer = e is None or (seq != e.seq and (e.done or (seq - e.seq) % 65536 < 32768))
         same = e is not None and e.seq == seq
         if pt == NET_CONTROL:
             ctl = dict(xfer=h["xfer"], pd=h["pd"], size=h["size"], tag=h["tag"],
@@ -818,9 +822,16 @@ async def rx_reverse(dut):
     # unaligned, exactly MAX_BLK_PKTS packets
     b = stim.block(SRCS[0], 5, size=(n - 1) * mp + 17, notify=True)
     assert len(b["pkts"]) == n, len(b["pkts"])
-    items = [b["ctrl"]] + b["pkts"][::-1] + b["pkts"][:3] + [b["ctrl"]]
+    # then the same TID again after 40,000 other sequence numbers went by (looks older
+    # modulo 2^16): its entry is done, so this is a new block, not stale
+    stim.seq[SRCS[0]] = (b["seq"] + 40000) % 65536
+    b2 = stim.block(SRCS[0], 5, size=3 * mp, notify=False)
+    items = ([b["ctrl"]] + b["pkts"][::-1] + b["pkts"][:3] + [b["ctrl"]]
+             + b2["pkts"][::-1])
     await tb.run(items)
-    assert tb.model.outcomes.count("dup") == 4 and len(tb.reqs) == 1 and len(tb.taken) == 1
+    o = tb.model.outcomes
+    assert o.count("dup") == 4 and len(tb.reqs) == 2 and len(tb.taken) == 1, o
+    assert "stale" not in o, o
 
 
 @cocotb.test(skip=not DIRECTED)
