@@ -32,16 +32,28 @@
 //                   bit. On the last beat the frame's raw state goes to raw_q and state_q
 //                   is set to all ones for the next frame (the flop's synchronous set, off
 //                   the XOR path), so back-to-back frames need no mux in the loop.
-//     n+3..n+5      3 correction stages: stage s applies F^-(v << 2s), v = m[2s +: 2], a
-//                   fixed 32x32 matrix chosen by v; each output bit is the XOR of
-//                   x[j] & c_rj(v), where the coefficient functions c_rj(v) (at most 16
-//                   distinct ones) are decoded from m one stage ahead into flops, so a
-//                   stage is ~32 AND-XOR terms per bit. The last stage adds the final xor.
+//     n+3..n+5      3 correction stages: stage s applies F^-(v << 2s), v = m[2s +: 2], one
+//                   of 4 constant 32x32 matrices, picked by v one stage ahead into flops
+//                   g; each output bit is the XOR of x[j] & g[j][r]. Each g[j][r] is one of
+//                   at most 16 functions of v, so synthesis keeps one flop per distinct
+//                   function and a stage is ~32 AND-XOR terms of flops per bit. The last
+//                   stage adds the final xor.
 //   Every matrix is computed at elaboration by the SV functions below (Verilator and
 //   read_slang both evaluate them).
-//   Measured alternatives (ECP5-85 speed 6, nextpnr seed 1): 1 bit of m per correction
-//   stage and the partials XORed in a stage of their own gave 170 MHz at LATENCY 9; 3 bits
-//   per stage (LATENCY 4) 140 MHz; the choice here (LATENCY 5) ~157 MHz.
+//   Simulation speed: the harness of docs/sim.md spent ~60% of its time here, so every
+//   product is written as XORs of 32-bit columns, each masked by one input bit (no per-bit
+//   branches, no bit-by-bit 32x32 loops), and a correction stage computes only in a cycle
+//   in which it loads (its valid, a clock enable): 2.7x the harness speed of the earlier
+//   form (per-bit AND-XOR terms with selects decoded one stage ahead, same netlist in
+//   essence, same FF count). The data term is computed every cycle: gating it with s_valid
+//   (clock enable or synchronous clear of part_q) made the harness 13% (traffic) to 25%
+//   (idle) faster but cost ~3% ECP5 Fmax.
+//   Measured (ECP5-85 speed 6, nextpnr --seed 1..10; the seed alone moves Fmax by up to
+//   +-7%, more than most of the differences below): this form (LATENCY 5) 145..161 MHz,
+//   mean 154 (seed 1, docs/synth.md: 145); the earlier form 140..157, mean 148 (seed 1:
+//   157); with the data term gated (synchronous clear) 143..154, mean 150. Earlier, seed 1 only: 1 bit of m
+//   per correction stage and the partials XORed in a stage of their own gave 170 MHz at
+//   LATENCY 9; 3 bits per stage (LATENCY 4) 140 MHz.
 `default_nettype none
 
 module qrdma_crc32_512
@@ -106,7 +118,7 @@ module qrdma_crc32_512
 
   function automatic vec_t mat_apply(input mat_t m, input vec_t x);
     vec_t r = '0;
-    for (int c = 0; c < 32; c++) if (x[c]) r ^= m[c];
+    for (int c = 0; c < 32; c++) r ^= m[c] & {32{x[c]}};
     return r;
   endfunction
 
@@ -170,10 +182,11 @@ module qrdma_crc32_512
   vec_t              part_d [GROUPS];
   vec_t              part_q [GROUPS];
 
+  // Computed every cycle, valid or not (see the header: gating it costs Fmax).
   always_comb begin
     for (int g = 0; g < int'(GROUPS); g++) part_d[g] = '0;
     for (int i = 0; i < int'(DATA_W); i++)
-      if (s_data[i] && s_keep[i / 8]) part_d[i / (8 * GROUP_BYTES)] ^= D_COLS[i];
+      part_d[i / (8 * GROUP_BYTES)] ^= D_COLS[i] & {32{s_data[i] & s_keep[i / 8]}};
   end
 
   always_ff @(posedge clk) begin
@@ -215,15 +228,21 @@ module qrdma_crc32_512
   end
 
   // ------------------------------------------- stages n+3 ..: undo the m zero bytes
-  // Stage s computes y = G(v) x with G(v) = F^-(v << LO), v = bits [LO +: CORR_BITS] of m:
-  // bit r of y is the XOR over j of x[j] & c_rj(v), where c_rj is a function of v given
-  // by its truth table TT[r][j]. The value at v of every possible truth table t (t[v]) is
-  // decoded one stage ahead into sel, so the stage itself is only XORs of x[j] & sel[t]:
-  // two terms per 4-input LUT, ~3 levels of LUT4 for the 32 terms of a row, whatever
-  // CORR_BITS is (sel has 2^(2^CORR_BITS) bits, most of them unused and pruned).
-  localparam int unsigned SEL_W = 2 ** (2 ** CORR_BITS);
-  typedef logic [2**CORR_BITS-1:0] tt_t;
+  // Stage s computes y = G x, G = F^-(v << s*CORR_BITS) for v = m_slice(m, s), with the
+  // matrix G picked one stage ahead into g_q (1024 flops in the RTL; g_q[j][r] is one of at
+  // most 2^(2^CORR_BITS) functions of v, so synthesis merges equal flops and removes
+  // constant ones). A row is ~32 AND-XOR terms of flops, two per LUT4, ~3 levels of LUT4.
+  localparam int unsigned NV = 2 ** CORR_BITS;  // matrices per stage
+  typedef mat_t [NV-1:0] corr_mats_t;
 
+  // F^-(v << lo) for v = 0 .. NV-1
+  function automatic corr_mats_t corr_mats(input int unsigned lo);
+    corr_mats_t r;
+    for (int unsigned v = 0; v < NV; v++) r[v] = zero_bytes_mat(v << lo, 1'b1);
+    return r;
+  endfunction
+
+  // v of stage s: bits [s*CORR_BITS +: CORR_BITS] of m, zero above M_W
   function automatic logic [CORR_BITS-1:0] m_slice(input logic [M_W-1:0] m,
                                                    input int unsigned s);
     logic [CORR_BITS-1:0] r = '0;
@@ -232,65 +251,42 @@ module qrdma_crc32_512
     return r;
   endfunction
 
-  function automatic logic [SEL_W-1:0] decode_sel(input logic [CORR_BITS-1:0] v);
-    logic [SEL_W-1:0] r;
-    for (int t = 0; t < int'(SEL_W); t++) begin
-      tt_t tv = tt_t'(t);  // truth table number t
-      r[t] = tv[v];
-    end
-    return r;
-  endfunction
+  // corr_x[s] / corr_g[s] / corr_m[s] / corr_v[s] feed stage s; corr_x[CORR_STAGES] and
+  // corr_v[CORR_STAGES] are the output. g for stage 0 is picked at n+2 from m1_q.
+  localparam corr_mats_t G_FIRST = corr_mats(0);
 
-  // TT[r][j][v] = bit r of column j of F^-(v << lo)
-  function automatic tt_t [31:0][31:0] corr_tt(input int unsigned lo);
-    tt_t [31:0][31:0] tt;
-    mat_t g = zero_bytes_mat(0, 1'b1);            // identity
-    mat_t step = zero_bytes_mat(1 << lo, 1'b1);   // F^-(1 << lo)
-    for (int v = 0; v < 2 ** CORR_BITS; v++) begin
-      for (int r = 0; r < 32; r++)
-        for (int j = 0; j < 32; j++) tt[r][j][v] = g[j][r];
-      g = mat_mul(step, g);
-    end
-    return tt;
-  endfunction
-
-  // corr_x[s] / corr_sel[s] / corr_m[s] / corr_v[s] feed stage s; index CORR_STAGES is the
-  // output. sel for stage 0 is decoded at n+2 with raw_q.
-  vec_t             corr_x   [CORR_STAGES + 1];
-  logic [SEL_W-1:0] corr_sel [CORR_STAGES + 1];
-  logic [M_W-1:0]   corr_m   [CORR_STAGES + 1];
-  logic             corr_v   [CORR_STAGES + 1];
-  logic [SEL_W-1:0] sel0_q;
+  vec_t           corr_x [CORR_STAGES + 1];
+  mat_t           corr_g [CORR_STAGES];
+  logic [M_W-1:0] corr_m [CORR_STAGES + 1];
+  logic           corr_v [CORR_STAGES + 1];
+  mat_t           g0_q;
 
   always_ff @(posedge clk) begin
-    if (v1_q && last1_q) sel0_q <= decode_sel(m_slice(m1_q, 0));
+    if (v1_q && last1_q) g0_q <= G_FIRST[m_slice(m1_q, 0)];
   end
 
-  assign corr_x[0]   = raw_q;
-  assign corr_sel[0] = sel0_q;
-  assign corr_m[0]   = m2_q;
-  assign corr_v[0]   = v2_q;
+  assign corr_x[0] = raw_q;
+  assign corr_g[0] = g0_q;
+  assign corr_m[0] = m2_q;
+  assign corr_v[0] = v2_q;
 
   for (genvar s = 0; s < int'(CORR_STAGES); s++) begin : gen_corr
-    localparam bit               LAST = (s == int'(CORR_STAGES) - 1);  // adds the final xor
-    localparam tt_t [31:0][31:0] TT   = corr_tt(s * CORR_BITS);
+    localparam bit LAST = (s == int'(CORR_STAGES) - 1);  // adds the final xor
 
-    vec_t             x_d, x_q;
-    logic [SEL_W-1:0] sel_q;
-    logic [M_W-1:0]   m_q;
-    logic             v_q;
+    vec_t           x_d, x_q;
+    logic [M_W-1:0] m_q;
+    logic           v_q;
 
+    // A stage loads only with its valid (a clock enable): Verilator skips the matrix
+    // product on all other cycles.
     always_comb begin
-      x_d = {32{LAST}};
-      for (int r = 0; r < 32; r++)
-        for (int j = 0; j < 32; j++)
-          x_d[r] ^= corr_x[s][j] & corr_sel[s][TT[r][j]];
+      x_d = x_q;
+      if (corr_v[s]) x_d = mat_apply(corr_g[s], corr_x[s]) ^ {32{LAST}};
     end
 
     always_ff @(posedge clk) begin
-      x_q   <= x_d;
-      m_q   <= corr_m[s];
-      sel_q <= decode_sel(m_slice(corr_m[s], s + 1));  // for the next stage
+      x_q <= x_d;
+      if (corr_v[s]) m_q <= corr_m[s];
     end
 
     always_ff @(posedge clk) begin
@@ -298,10 +294,20 @@ module qrdma_crc32_512
       else     v_q <= corr_v[s];
     end
 
-    assign corr_x[s+1]   = x_q;
-    assign corr_sel[s+1] = sel_q;
-    assign corr_m[s+1]   = m_q;
-    assign corr_v[s+1]   = v_q;
+    assign corr_x[s+1] = x_q;
+    assign corr_m[s+1] = m_q;
+    assign corr_v[s+1] = v_q;
+
+    if (!LAST) begin : gen_next  // G of the next stage
+      localparam corr_mats_t G_NEXT = corr_mats((s + 1) * CORR_BITS);
+      mat_t                  g_q;
+
+      always_ff @(posedge clk) begin
+        if (corr_v[s]) g_q <= G_NEXT[m_slice(corr_m[s], s + 1)];
+      end
+
+      assign corr_g[s+1] = g_q;
+    end
   end
 
   assign m_valid = corr_v[CORR_STAGES];
