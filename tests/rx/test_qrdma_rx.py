@@ -387,6 +387,16 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
     def later(w, lo=1, hi=60):
         delayed.append((len(out) + rng.randint(lo, hi), w))
 
+    def old_seq(b):
+        """A one-packet DATA of an older issue of b's TID (seq 1..1000 before b's)."""
+        ln = rng.randint(1, 100)
+        f = dict(ptype=NET_DATA, dst_node=NODE_ID, src_node=b["src"], tid=b["tid"],
+                 seq=(b["seq"] - rng.randint(1, 1000)) % 65536, pkt_idx=0,
+                 blk_pkts=1, len=ln, dst_addr=stim.alloc.take(ln))
+        return wire(data_packet(f, rng.randbytes(ln)), "DATA old seq")
+
+    stale_sent = [False]
+
     def emit(w):
         r = rng.random()
         if r < 0.04:
@@ -451,6 +461,11 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
                 later(w, 1, 40)
             continue
         emit(b["pkts"].pop())
+        if b["pkts"] and (not stale_sent[0] or rng.random() < 0.03):
+            # b's entry is being filled: an older seq of its TID is stale (at least once
+            # per stream)
+            stale_sent[0] = True
+            out.append(old_seq(b))
         if b.get("ctrl_at") is not None and len(b["pkts"]) == b["ctrl_at"]:
             emit(b["ctrl"])
             b["notify"] = False
@@ -458,12 +473,10 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             active.remove(b)
             if b["notify"]:
                 later(b["ctrl"], 0, 30)          # CONTROL after the block
-            if rng.random() < 0.1:               # a late packet of an older issue
-                ln = rng.randint(1, 100)
-                f = dict(ptype=NET_DATA, dst_node=NODE_ID, src_node=b["src"], tid=b["tid"],
-                         seq=(b["seq"] - rng.randint(1, 1000)) % 65536, pkt_idx=0,
-                         blk_pkts=1, len=ln, dst_addr=stim.alloc.take(ln))
-                later(wire(data_packet(f, rng.randbytes(ln)), "DATA old seq"), 0, 40)
+            if rng.random() < 0.1:
+                # a late packet of an older issue: stale while a newer block of the TID is
+                # being filled, a new block once its entry is done
+                later(old_seq(b), 0, 40)
             if b["had_ctrl"] and rng.random() < 0.2:
                 later(b["ctrl"])                 # the CONTROL again
     # a few of the rare kinds in every stream, wherever they fall
