@@ -38,12 +38,15 @@ struct Args {
   unsigned nodes = 2, channels = 4;
   uint64_t size = 65536;
   const char *json = nullptr;
+  bool signature = false;
 };
 
 void usage(const char *p) {
   fprintf(stderr,
           "usage: %s [--cycles N] [--warmup N] [--idle-cycles N] [--nodes N] [--size B]\n"
-          "          [--channels K] [--json FILE]\n", p);
+          "          [--channels K] [--json FILE] [--signature]\n"
+          "  --signature: print the hash of every NIC output of every cycle (qrdma_sim.h;\n"
+          "               slower: for checking that an RTL change kept the behaviour)\n", p);
   exit(2);
 }
 
@@ -63,12 +66,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--size")) a.size = strtoull(val(), nullptr, 0);
     else if (!strcmp(argv[i], "--channels")) a.channels = static_cast<unsigned>(atoi(val()));
     else if (!strcmp(argv[i], "--json")) a.json = val();
+    else if (!strcmp(argv[i], "--signature")) a.signature = true;
     else usage(argv[0]);
   }
   if (a.nodes < 2 || a.channels < 1 || a.channels > 64 || a.size == 0) usage(argv[0]);
 
   double t_create = wall_s();
-  qrdma_sim *s = qrdma_sim_create(a.nodes, nullptr);
+  qrdma_sim_options opt;
+  qrdma_sim_default_options(&opt);
+  opt.signature = a.signature;
+  qrdma_sim *s = qrdma_sim_create(a.nodes, &opt);
   if (!s) return 1;
   t_create = wall_s() - t_create;
 
@@ -154,6 +161,7 @@ int main(int argc, char **argv) {
          xfers, gbps);
   printf("  data %s, %" PRIu64 " ERROR status, %" PRIu64 " harness errors\n",
          data_ok ? "verified" : "MISMATCH", errors, harness_errors);
+  if (a.signature) printf("  signature %016" PRIx64 "\n", qrdma_sim_signature(s));
 
   if (a.json) {
     FILE *f = fopen(a.json, "w");

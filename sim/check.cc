@@ -123,8 +123,10 @@ int main(int argc, char **argv) {
       nodes = static_cast<unsigned>(atoi(argv[++i]));
     } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
       opt.trace = argv[++i];  // VCD prefix (TRACE=1 builds)
+    } else if (!strcmp(argv[i], "--signature")) {
+      opt.signature = 1;
     } else {
-      fprintf(stderr, "usage: %s [--nodes N] [--trace PREFIX]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--nodes N] [--trace PREFIX] [--signature]\n", argv[0]);
       return 2;
     }
   }
@@ -213,6 +215,7 @@ int main(int argc, char **argv) {
     check(qrdma_sim_mmio_drain(s, 0) == 2, "descriptor write to a read channel: SLVERR counted");
   }
   if (qrdma_sim_errors(s)) printf("     first error: %s\n", qrdma_sim_error_text(s));
+  if (opt.signature) printf("     signature %016" PRIx64 "\n", qrdma_sim_signature(s));
   printf("%s: %d failure(s), %" PRIu64 " cycles simulated\n", failures ? "FAILED" : "OK",
          failures, qrdma_sim_now(s));
   qrdma_sim_destroy(s);

@@ -71,6 +71,7 @@ const char *qrdma_sim_network_name(const qrdma_sim *s) {
 
 uint64_t qrdma_sim_now(const qrdma_sim *s) { return s->sys.now(); }
 void qrdma_sim_step(qrdma_sim *s, uint64_t cycles) { s->sys.step(cycles); }
+uint64_t qrdma_sim_signature(const qrdma_sim *s) { return s->sys.signature(); }
 
 uint64_t qrdma_sim_mmio_read64(qrdma_sim *s, unsigned node, uint64_t off, int *resp) {
   if (bad_node(s, node)) {

@@ -50,6 +50,8 @@ typedef struct qrdma_sim_options {
     uint32_t reset_cycles;     /* rst high at creation (16); then create waits for `ready` */
     const char *trace;         /* VCD file prefix: node i dumps to <trace>.node<i>.vcd from
                                   creation on (builds with TRACE=1 only; NULL: none) */
+    uint32_t signature;        /* 1: fold every NIC's outputs of every cycle into a hash,
+                                  qrdma_sim_signature (0: off; costs simulation speed) */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
@@ -68,6 +70,12 @@ const char *qrdma_sim_network_name(const qrdma_sim *s);
 /* ------------------------------------------------------------------ time */
 uint64_t qrdma_sim_now(const qrdma_sim *s);            /* cycles since creation */
 void qrdma_sim_step(qrdma_sim *s, uint64_t cycles);    /* advance every node */
+/* With options.signature: a 64-bit hash of everything every NIC showed at its ports, cycle
+ * by cycle since creation: each valid (and its payload while valid) and each handshake on
+ * a ready the NIC drives. Two runs of the same program give the same signature exactly
+ * when the NICs behaved identically at their ports, cycle for cycle: the check that a
+ * change of the RTL written for simulation speed changed no behaviour. 0 without it. */
+uint64_t qrdma_sim_signature(const qrdma_sim *s);
 
 /* ------------------------------------------------------------------ MMIO (CPU of node -> its NIC)
  * Offsets are host-port addresses (docs/formats.md address map). */

@@ -187,6 +187,7 @@ void System::cycle() {
       net.rx_pop(i, t);
       ++nd.rx_beats;
     }
+    if (opt_.signature) sign(nd);
     m.clk = 1;
     m.eval();
 #if QRDMA_SIM_TRACE
@@ -199,6 +200,53 @@ void System::cycle() {
     diag_.error("RTL error ($fatal or assertion) in a NIC model");
     ctx_->gotError(false);
   }
+}
+
+namespace {
+// FNV-1a over the bytes of one value
+template <typename T>
+inline uint64_t fold(uint64_t h, const T &v) {
+  const unsigned char *p = reinterpret_cast<const unsigned char *>(&v);
+  for (size_t k = 0; k < sizeof v; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  return h;
+}
+}  // namespace
+
+// Every output of the NIC in this cycle that means something: each valid, its payload
+// while valid, and each ready the NIC drives where the harness offers a valid.
+void System::sign(const Node &nd) {
+  const Vqrdma_nic &m = *nd.nic;
+  uint64_t h = sig_ ^ now_;
+  h = fold(h, m.ready);
+  // host port (AXI4 slave): readies against the harness's valids, B and R channels
+  h = fold(h, uint8_t(m.s_axi_awready && m.s_axi_awvalid));
+  h = fold(h, uint8_t(m.s_axi_wready && m.s_axi_wvalid));
+  h = fold(h, uint8_t(m.s_axi_arready && m.s_axi_arvalid));
+  h = fold(h, m.s_axi_bvalid);
+  if (m.s_axi_bvalid) h = fold(fold(h, m.s_axi_bid), m.s_axi_bresp);
+  h = fold(h, m.s_axi_rvalid);
+  if (m.s_axi_rvalid)
+    h = fold(fold(fold(fold(h, m.s_axi_rid), m.s_axi_rresp), m.s_axi_rlast), m.s_axi_rdata);
+  // memory port (AXI4 master)
+  h = fold(h, m.m_axi_awvalid);
+  if (m.m_axi_awvalid)
+    h = fold(fold(fold(fold(fold(h, m.m_axi_awid), m.m_axi_awaddr), m.m_axi_awlen),
+                  m.m_axi_awsize), m.m_axi_awburst);
+  h = fold(h, m.m_axi_wvalid);
+  if (m.m_axi_wvalid) h = fold(fold(fold(h, m.m_axi_wdata), m.m_axi_wstrb), m.m_axi_wlast);
+  h = fold(h, uint8_t(m.m_axi_bready && m.m_axi_bvalid));
+  h = fold(h, m.m_axi_arvalid);
+  if (m.m_axi_arvalid)
+    h = fold(fold(fold(fold(fold(h, m.m_axi_arid), m.m_axi_araddr), m.m_axi_arlen),
+                  m.m_axi_arsize), m.m_axi_arburst);
+  h = fold(h, uint8_t(m.m_axi_rready && m.m_axi_rvalid));
+  // link
+  h = fold(h, m.m_axis_tx_tvalid);
+  if (m.m_axis_tx_tvalid)
+    h = fold(fold(fold(fold(h, m.m_axis_tx_tdata), m.m_axis_tx_tkeep), m.m_axis_tx_tuser),
+             m.m_axis_tx_tlast);
+  h = fold(h, uint8_t(m.s_axis_rx_tready && m.s_axis_rx_tvalid));
+  sig_ = h;
 }
 
 bool System::quiet() const {

@@ -71,6 +71,7 @@ class System {
   const Diag &diag() const { return diag_; }
   const qrdma_sim_options &options() const { return opt_; }
   bool quiet() const;
+  uint64_t signature() const { return sig_; }
 
   // CPU operations (advance time as described in mmio.h)
   uint64_t mmio_read64(unsigned node, uint64_t off, int *resp);
@@ -79,10 +80,12 @@ class System {
 
  private:
   void cycle();
+  void sign(const Node &nd);
 
   qrdma_sim_options opt_;
   Diag diag_;
   uint64_t now_ = 0;
+  uint64_t sig_ = 0;  // options.signature
   std::unique_ptr<VerilatedContext> ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> net_;
