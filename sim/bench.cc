@@ -38,7 +38,7 @@ struct Args {
   unsigned nodes = 2, channels = 4;
   uint64_t size = 65536;
   const char *json = nullptr;
-  bool signature = false;
+  bool signature = false, both_edges = false;
 };
 
 void usage(const char *p) {
@@ -46,7 +46,8 @@ void usage(const char *p) {
           "usage: %s [--cycles N] [--warmup N] [--idle-cycles N] [--nodes N] [--size B]\n"
           "          [--channels K] [--json FILE] [--signature]\n"
           "  --signature: print the hash of every NIC output of every cycle (qrdma_sim.h;\n"
-          "               slower: for checking that an RTL change kept the behaviour)\n", p);
+          "               slower: for checking that an RTL change kept the behaviour)\n"
+          "  --both-edges: evaluate the models at the falling edge too (reference flow)\n", p);
   exit(2);
 }
 
@@ -67,6 +68,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--channels")) a.channels = static_cast<unsigned>(atoi(val()));
     else if (!strcmp(argv[i], "--json")) a.json = val();
     else if (!strcmp(argv[i], "--signature")) a.signature = true;
+    else if (!strcmp(argv[i], "--both-edges")) a.both_edges = true;
     else usage(argv[0]);
   }
   if (a.nodes < 2 || a.channels < 1 || a.channels > 64 || a.size == 0) usage(argv[0]);
@@ -75,6 +77,7 @@ int main(int argc, char **argv) {
   qrdma_sim_options opt;
   qrdma_sim_default_options(&opt);
   opt.signature = a.signature;
+  opt.eval_both_edges = a.both_edges;
   qrdma_sim *s = qrdma_sim_create(a.nodes, &opt);
   if (!s) return 1;
   t_create = wall_s() - t_create;

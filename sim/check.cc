@@ -125,8 +125,11 @@ int main(int argc, char **argv) {
       opt.trace = argv[++i];  // VCD prefix (TRACE=1 builds)
     } else if (!strcmp(argv[i], "--signature")) {
       opt.signature = 1;
+    } else if (!strcmp(argv[i], "--both-edges")) {
+      opt.eval_both_edges = 1;
     } else {
-      fprintf(stderr, "usage: %s [--nodes N] [--trace PREFIX] [--signature]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--nodes N] [--trace PREFIX] [--signature] [--both-edges]\n",
+              argv[0]);
       return 2;
     }
   }

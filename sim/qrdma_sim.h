@@ -52,6 +52,8 @@ typedef struct qrdma_sim_options {
                                   creation on (builds with TRACE=1 only; NULL: none) */
     uint32_t signature;        /* 1: fold every NIC's outputs of every cycle into a hash,
                                   qrdma_sim_signature (0: off; costs simulation speed) */
+    uint32_t eval_both_edges;  /* 1: evaluate each model at the falling edge as well (the
+                                  reference flow; 0: one evaluation per cycle, docs/sim.md) */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);

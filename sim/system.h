@@ -72,6 +72,7 @@ class System {
   const qrdma_sim_options &options() const { return opt_; }
   bool quiet() const;
   uint64_t signature() const { return sig_; }
+  bool evaluates_both_edges() const { return both_edges_; }
 
   // CPU operations (advance time as described in mmio.h)
   uint64_t mmio_read64(unsigned node, uint64_t off, int *resp);
@@ -86,6 +87,7 @@ class System {
   Diag diag_;
   uint64_t now_ = 0;
   uint64_t sig_ = 0;  // options.signature
+  bool both_edges_ = false;  // evaluate the falling edge too (options.eval_both_edges)
   std::unique_ptr<VerilatedContext> ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> net_;
