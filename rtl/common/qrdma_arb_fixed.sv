@@ -30,12 +30,18 @@ module qrdma_arb_fixed
   assign gnt       = req & (~req + N'(1));
   assign gnt_valid = |req;
 
-  // gnt is one-hot or zero, so an OR of the indices of its set bits is the encoder.
-  always_comb begin
-    gnt_idx = '0;
-    for (int unsigned i = 0; i < N; i++) begin
-      gnt_idx |= gnt[i] ? IW'(i) : '0;
-    end
+  // gnt is one-hot or zero, so an OR of the indices of its set bits is the encoder: bit b
+  // of the index is the OR of the grants of the requesters whose index has bit b set
+  // (a constant mask per index bit: word-wide ANDs and ORs in simulation).
+  function automatic logic [N-1:0] idx_bit_mask(input int unsigned b);
+    logic [N-1:0] m;
+    for (int unsigned i = 0; i < N; i++) m[i] = (((i >> b) & 1) != 0);
+    return m;
+  endfunction
+
+  for (genvar b = 0; b < int'(IW); b++) begin : gen_idx
+    localparam logic [N-1:0] MASK = idx_bit_mask(b);
+    assign gnt_idx[b] = |(gnt & MASK);
   end
 
 endmodule

@@ -22,7 +22,8 @@
 // (back-to-back dequeues of one queue), otherwise it is written to the head register at
 // the end of t+1. Whether the queue is empty after a dequeue must be known from flags,
 // not from the late read data: a pending queue has exactly one entry iff it had exactly
-// two, i.e. iff the head it lost was pt (one compare, registered into pend_one_q).
+// two, i.e. iff the head it lost was pt (one compare, registered on its own:
+// pend_rd_pt_q).
 // Special cases of one cycle:
 //   - enqueue into a queue whose only entry is being dequeued: the new entry becomes head
 //     and tail (the leaving entry's next pointer is not used, so the read of the address
@@ -32,10 +33,20 @@
 // deq_valid only for a non-empty queue; enq_entry in no queue (except the entry being
 // dequeued in the same cycle); queue and entry numbers in range.
 //
+// Per-queue registers are written only at the indices that change in a cycle (enq_queue,
+// the pending queue; the empty flag also at deq_queue), with variable-index writes in
+// always_ff: no next-state logic per queue, so a cycle-based simulator (Verilator) does
+// not evaluate 66 queues every cycle, and nothing at all on idle cycles. Synthesis
+// (Yosys) infers LUT RAM for tail and pt (one write and one asynchronous read port each)
+// and flops for head (two write ports) and the flags.
+//
 // Longest paths (logic levels on UltraScale+ LUT6 / ECP5 LUT4):
 //   RAM read data (late: block-RAM clock-to-out) -> EW-bit compare with pend_pt_q ->
-//     pend_one_q: 2-3 / 3-4 levels. The longest register path in nextpnr-ecp5 (the EBR's
-//     5.8 ns clock-to-out at speed 6 is most of it).
+//     pend_rd_pt_q: 2-3 / 3-4 levels. The longest register path in nextpnr-ecp5 (the
+//     EBR's 5.8 ns clock-to-out at speed 6 is most of it). The pending queue's one-entry
+//     flag (pend_one) is put together from three flops after the edge, so that synthesis
+//     cannot fold the compare into a wider function and put the RAM data at the start of
+//     a chain.
 //   RAM read data -> forward mux -> deq_entry -> RAM read address: 1 level (the loop of
 //     back-to-back dequeues; a synchronous RAM cannot make it shorter).
 //   deq_queue -> NUM_QUEUES:1 head mux -> forward mux -> deq_entry / RAM read address, and
@@ -77,34 +88,41 @@ module qrdma_multi_queue
   // empty. A queue is "pending" in the cycle after a dequeue that left it non-empty: its
   // head register and one-entry flag are stale then (the head is the RAM read data, the
   // flag is pend_one_q) and are rewritten at the end of that cycle unless it is dequeued
-  // again.
+  // again. Only the (at most three) queues named by enq_queue, deq_queue and the pending
+  // queue change in a cycle: the registers are written through those indices (one
+  // register write each, no per-queue next-state logic for the others -- the same
+  // flops and enables as a per-queue loop, and cheap in a cycle-based simulator).
   logic [EW-1:0]         head_q [NUM_QUEUES];
   logic [EW-1:0]         tail_q [NUM_QUEUES];
   logic [EW-1:0]         pt_q   [NUM_QUEUES];  // predecessor of the tail (>= 2 entries)
-  logic [EW-1:0]         head_d [NUM_QUEUES];
-  logic [EW-1:0]         tail_d [NUM_QUEUES];
-  logic [EW-1:0]         pt_d   [NUM_QUEUES];
-  logic [NUM_QUEUES-1:0] empty_q, empty_d;
-  logic [NUM_QUEUES-1:0] one_q, one_d;         // exactly one entry (head == tail)
+  logic [NUM_QUEUES-1:0] empty_q;
+  logic [NUM_QUEUES-1:0] one_q;                // exactly one entry (head == tail)
 
   // The pending queue (see above) of this cycle.
   logic                  pend_q, pend_d;
   logic [QW-1:0]         pend_queue_q;
-  logic                  pend_one_q, pend_one_d; // it has exactly one entry
+  logic                  pend_one;               // it has exactly one entry, made of:
+  logic                  pend_by_rd_q;           //   it was forwarded: one iff pend_rd_pt_q
+  logic                  pend_rd_pt_q;           //   rd_is_pt of the previous cycle
+  logic                  pend_by_head_q;         //   not forwarded and head was pt
   logic [EW-1:0]         pend_pt_q, pend_pt_d;   // its pt (a copy: rd_data is late)
 
   logic [EW-1:0]         rd_data;    // next[entry dequeued in the previous cycle]
   // Head == tail's predecessor (the queue has exactly two entries if it has more than
   // one) of the pending queue (head in rd_data: the only compare after the RAM output)
-  // and of the dequeued queue otherwise (registers through deq_queue muxes). Nets of
-  // their own so that synthesis, which does not know that rd_data arrives late, does not
-  // fold the first into the deeper second and put the RAM data at the start of a chain.
+  // and of the dequeued queue otherwise (registers through deq_queue muxes). Nets and
+  // flops of their own so that synthesis, which does not know that rd_data arrives late,
+  // does not fold the first into the deeper second and put the RAM data at the start of
+  // a chain.
   (* keep *) logic       rd_is_pt;
   (* keep *) logic       head_is_pt;
   logic                  fwd;        // deq_queue is the pending queue: its head is rd_data
   logic                  same;       // enqueue and dequeue of one queue
   logic                  deq_last;   // the dequeue takes the queue's only entry
   logic                  enq_link;   // the enqueue appends to a non-empty queue
+  logic                  enq_head;   // the enqueued entry becomes the head (see below)
+  logic                  wb;         // the pending queue settles (not dequeued again)
+  logic [EW-1:0]         enq_tail;   // tail of enq_queue (the next-pointer write address)
 
   assign rd_is_pt   = (rd_data == pend_pt_q);
   assign head_is_pt = (head_q[deq_queue] == pt_q[deq_queue]);
@@ -112,8 +130,15 @@ module qrdma_multi_queue
   assign deq_entry  = fwd ? rd_data : head_q[deq_queue];
   assign same       = enq_valid && deq_valid && (enq_queue == deq_queue);
   // registered flags only: the RAM read data does not reach the empty flags
-  assign deq_last   = fwd ? pend_one_q : one_q[deq_queue];
+  assign deq_last   = fwd ? pend_one : one_q[deq_queue];
   assign enq_link   = enq_valid && !empty_q[enq_queue];
+  assign enq_tail   = tail_q[enq_queue];
+  // Into an empty queue the entry becomes head (one entry). Into the queue being
+  // dequeued: if its only entry leaves, likewise; otherwise the queue is pending in the
+  // next cycle, where head and one flag are taken from elsewhere, so writing them here
+  // does no harm -- and keeps deq_last out of these muxes.
+  assign enq_head   = empty_q[enq_queue] || same;
+  assign wb         = pend_q && !(deq_valid && fwd);
   assign empty      = empty_q;
 
   // Next pointers. Write port: next[tail of enq_queue] = enq_entry (Algorithm 1 line 6).
@@ -129,7 +154,7 @@ module qrdma_multi_queue
     .clk     (clk),
     .wr_en   (enq_link),
     .wr_be   (1'b1),
-    .wr_addr (tail_q[enq_queue]),
+    .wr_addr (enq_tail),
     .wr_data (enq_entry),
     .rd_en   (deq_valid),
     .rd_addr (deq_entry),
@@ -139,55 +164,33 @@ module qrdma_multi_queue
   // A dequeue that leaves the queue non-empty makes it pending in the next cycle. It then
   // has exactly one entry iff it had exactly two and nothing was enqueued into it, i.e.
   // iff the head being dequeued is the tail's predecessor (pt). With a forwarded head
-  // that compare is the only logic after the RAM output (into one flop).
+  // that compare is the only logic after the RAM output: it has a flop of its own, and
+  // the flag is put together after the flops (one level, in parallel with fwd).
   always_comb begin
     pend_d     = deq_valid && !deq_last;
-    pend_one_d = !same && (fwd ? rd_is_pt : head_is_pt);
-    pend_pt_d  = same ? tail_q[enq_queue] : pt_q[deq_queue];
+    pend_pt_d  = same ? enq_tail : pt_q[deq_queue];
   end
+  assign pend_one = (pend_by_rd_q && pend_rd_pt_q) || pend_by_head_q;
 
-  always_comb begin
-    for (int unsigned k = 0; k < NUM_QUEUES; k++) begin
-      logic enq_k, deq_k, wb_k;
-      enq_k = enq_valid && (enq_queue == QW'(k));
-      deq_k = deq_valid && (deq_queue == QW'(k));
-      // the pending queue settles when it is not dequeued again
-      wb_k  = pend_q && (pend_queue_q == QW'(k)) && !deq_k;
-
-      head_d[k]  = head_q[k];
-      tail_d[k]  = tail_q[k];
-      pt_d[k]    = pt_q[k];
-      empty_d[k] = empty_q[k];
-      one_d[k]   = one_q[k];
-      if (wb_k) begin
-        head_d[k] = rd_data;
-        one_d[k]  = pend_one_q;
-      end
-      if (deq_k && deq_last) empty_d[k] = 1'b1;
-      if (enq_k) begin
-        tail_d[k]  = enq_entry;
-        pt_d[k]    = tail_q[k];  // stale (unused) when the queue was empty
-        empty_d[k] = 1'b0;
-        one_d[k]   = 1'b0;       // appended to a queue that keeps an entry: >= 2 entries
-        // Into an empty queue the entry becomes head (one entry). Into the queue being
-        // dequeued: if its only entry leaves, likewise; otherwise the queue is pending in
-        // the next cycle, where head and one flag are taken from elsewhere, so writing
-        // them here does no harm -- and keeps deq_last out of these muxes.
-        if (empty_q[k] || deq_k) begin
-          head_d[k] = enq_entry;
-          one_d[k]  = 1'b1;
-        end
-      end
-    end
-  end
-
+  // Per-queue registers, written only at the indices that change. The enqueue comes last:
+  // it wins over the settling of the pending queue (one flag) and over the dequeue (empty
+  // flag) of the same queue. The pending queue settling never meets an enqueue that
+  // writes the head (the pending queue is neither empty nor dequeued then).
   always_ff @(posedge clk) begin
-    head_q     <= head_d;
-    tail_q     <= tail_d;
-    pt_q       <= pt_d;
-    one_q      <= one_d;
-    pend_one_q <= pend_one_d;
-    pend_pt_q  <= pend_pt_d;
+    if (wb) begin
+      head_q[pend_queue_q] <= rd_data;
+      one_q[pend_queue_q]  <= pend_one;
+    end
+    if (enq_valid) begin
+      tail_q[enq_queue] <= enq_entry;
+      pt_q[enq_queue]   <= enq_tail;  // stale (unused) when the queue was empty
+      one_q[enq_queue]  <= enq_head;  // appended to a queue that keeps an entry: >= 2
+      if (enq_head) head_q[enq_queue] <= enq_entry;
+    end
+    pend_by_rd_q   <= !same && fwd;
+    pend_rd_pt_q   <= rd_is_pt;
+    pend_by_head_q <= !same && !fwd && head_is_pt;
+    pend_pt_q      <= pend_pt_d;
   end
 
   always_ff @(posedge clk) begin
@@ -196,7 +199,8 @@ module qrdma_multi_queue
       pend_q       <= 1'b0;
       pend_queue_q <= '0;
     end else begin
-      empty_q      <= empty_d;
+      if (deq_valid && deq_last) empty_q[deq_queue] <= 1'b1;
+      if (enq_valid)             empty_q[enq_queue] <= 1'b0;
       pend_q       <= pend_d;
       pend_queue_q <= deq_queue;
     end
@@ -216,6 +220,8 @@ module qrdma_multi_queue
   logic                   sim_inv_bad;     // an invariant of the queue state fails
   logic [QW-1:0]          sim_inv_queue;
   logic [EW-1:0]          sim_next [NUM_ENTRIES];  // a copy of the next-pointer RAM
+  logic                   sim_enq_v_q, sim_wb_v_q;
+  logic [QW-1:0]          sim_enq_q_q, sim_wb_q_q;
 
   always_comb begin
     sim_deq_range  = deq_valid && 32'(deq_queue) >= NUM_QUEUES;
@@ -230,22 +236,40 @@ module qrdma_multi_queue
                      && !(sim_deq_ok && deq_entry == enq_entry);
     // invariants: a settled (not pending) non-empty queue has one_q == (head == tail),
     // and with two or more entries next[pt] == tail; the pending queue likewise with its
-    // head in rd_data and its flag in pend_one_q
+    // head in rd_data and its flag in pend_one. Checked for the queues whose state
+    // changed at the last edge (enqueued, settled; a dequeued queue is pending or empty
+    // now) and the pending queue (new read data): the others are as already checked.
     sim_inv_bad    = 1'b0;
     sim_inv_queue  = '0;
-    for (int unsigned k = 0; k < NUM_QUEUES; k++) begin
-      logic pend_k, one_k;
+    for (int unsigned i = 0; i < 3; i++) begin
+      logic          chk_k, pend_k, one_k;
+      logic [QW-1:0] k;
       logic [EW-1:0] head_k;
-      pend_k = pend_q && pend_queue_q == QW'(k);
-      head_k = pend_k ? rd_data : head_q[k];
-      one_k  = pend_k ? pend_one_q : one_q[k];
-      if (!empty_q[k] && (one_k != (head_k == tail_q[k])
-                          || (!one_k && sim_next[pt_q[k]] != tail_q[k])
-                          || (pend_k && !one_k && pend_pt_q != pt_q[k]))) begin
-        sim_inv_bad   = 1'b1;
-        sim_inv_queue = QW'(k);
+      unique case (i)
+        0:       begin chk_k = pend_q;      k = pend_queue_q; end
+        1:       begin chk_k = sim_enq_v_q; k = sim_enq_q_q;  end
+        default: begin chk_k = sim_wb_v_q;  k = sim_wb_q_q;   end
+      endcase
+      if (chk_k && 32'(k) < NUM_QUEUES && !empty_q[k]) begin
+        pend_k = pend_q && pend_queue_q == k;
+        head_k = pend_k ? rd_data : head_q[k];
+        one_k  = pend_k ? pend_one : one_q[k];
+        if (one_k != (head_k == tail_q[k])
+            || (!one_k && sim_next[pt_q[k]] != tail_q[k])
+            || (pend_k && !one_k && pend_pt_q != pt_q[k])) begin
+          sim_inv_bad   = 1'b1;
+          sim_inv_queue = k;
+        end
       end
     end
+  end
+
+  // the queues written at the last edge by an enqueue and by the pending queue settling
+  always_ff @(posedge clk) begin
+    sim_enq_v_q <= enq_valid;
+    sim_enq_q_q <= enq_queue;
+    sim_wb_v_q  <= wb;
+    sim_wb_q_q  <= pend_queue_q;
   end
 
   always_ff @(posedge clk) begin
@@ -273,7 +297,7 @@ module qrdma_multi_queue
       if (sim_deq_range || sim_deq_empty || sim_deq_stray || sim_enq_qrange || sim_enq_erange
           || sim_enq_dup || sim_inv_bad)
         sim_err_q <= 1'b1;
-      if (enq_link) sim_next[tail_q[enq_queue]] <= enq_entry;
+      if (enq_link) sim_next[enq_tail] <= enq_entry;
       if (sim_deq_ok) sim_inq_q[deq_entry] <= 1'b0;
       if (enq_valid && !sim_enq_erange) sim_inq_q[enq_entry] <= 1'b1;
     end

@@ -18,6 +18,10 @@
 //       updated, the new-transfer FIFO and the B FIFO are pushed.
 //   W2  the status update (BUSY / ERROR) is applied at the end of this cycle (it is
 //       registered, and forwarded to the W1 decision of the next beat).
+//   An accepted beat is 8 << AWSIZE bytes, aligned, with exactly those strobes (R1, R3,
+//   R4): tt_wr_be enables whole aligned 8-byte words (qrdma_qos_engine relies on it).
+//   The logic of W0 and W1 is evaluated only while a beat is in that stage (in the
+//   always_ff under w_hs, and under s1_valid_q), as is the read mux (under r_go).
 //   W beat (handshake in cycle t) -> tt_wr_en in t+1 -> new_valid in t+2 (NEW_FIFO_DEPTH
 //   < 64: a register FIFO; from 64 on it is block RAM, +1 cycle) (for the beat that
 //   completes a descriptor) and bvalid in t+2 at the earliest (last beat of the burst);
@@ -346,28 +350,6 @@ module qrdma_host_if
     if (w_hs) waddr_q <= (w_cur & ~ADDR_W'(w_nbytes - 8'd1)) + ADDR_W'(w_nbytes);
   end
 
-  // static checks and the beat's place in the line
-  // the write side needs only the descriptor decode (single/coll/regs: refused by R5)
-  /* verilator lint_off UNUSEDSIGNAL */
-  dec_t            w_dec;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic            w_ok;
-  logic [DB-1:0]   w_strb_exp;
-  logic [NWORD-1:0] w_mask;
-
-  assign w_dec      = decode(w_cur[ADDR_W-1:3]);
-  assign w_strb_exp = DB'(((65'(1) << w_nbytes) - 65'(1)) << w_cur[LB-1:0]);
-  assign w_mask     = NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
-  assign w_ok       = (aw.size >= 3'd3) && (aw.size <= 3'(LB))           // R1
-                   && (aw.burst == BURST_INCR)                           // R2
-                   && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)         // R3
-                   && (s_axi_wstrb == w_strb_exp)                        // R4
-                   && w_dec.desc;                                        // R5
-  // a register write of the external window: one aligned 64-bit word, exact strobes
-  logic w_ext_ok;
-  assign w_ext_ok   = (aw.size == 3'd3) && (aw.burst == BURST_INCR) && (w_cur[2:0] == 3'd0)
-                   && (s_axi_wstrb == w_strb_exp) && w_dec.ext;
-
   // fields of line 0 carried by this beat, if it holds their word (each field is at the
   // same place within the beat for any bus width: its bit offset modulo DATA_W)
   logic [DESC_LINE0_SIZE_W-1:0] w_size;
@@ -407,17 +389,32 @@ module qrdma_host_if
     else     s1_valid_q <= w_hs;
   end
 
+  // W0: the static checks, the decode and the beat's place in the line are evaluated
+  // only in the cycle of a W handshake (here, under w_hs)
   always_ff @(posedge clk) begin
-    if (w_hs) begin
-      s1_ok_q    <= w_ok;
-      s1_ext_q   <= w_ext_ok;
+    if (w_hs) begin : w0
+      // the write side needs only desc / ext, page and channel (single, coll, regs: R5)
+      /* verilator lint_off UNUSEDSIGNAL */
+      dec_t          d;
+      /* verilator lint_on UNUSEDSIGNAL */
+      logic          strb_ok;   // R4: WSTRB is exactly the bytes the beat addresses
+      d       = decode(w_cur[ADDR_W-1:3]);
+      strb_ok = (s_axi_wstrb == DB'(((65'(1) << w_nbytes) - 65'(1)) << w_cur[LB-1:0]));
+      s1_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // R1
+                 && (aw.burst == BURST_INCR)                              // R2
+                 && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)            // R3
+                 && strb_ok                                               // R4
+                 && d.desc;                                               // R5
+      // a register write of the external window: one aligned 64-bit word, exact strobes
+      s1_ext_q   <= (aw.size == 3'd3) && (aw.burst == BURST_INCR) && (w_cur[2:0] == 3'd0)
+                 && strb_ok && d.ext;
       s1_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
       s1_edata_q <= s_axi_wdata[64 * w_cur[LB-1:3] +: 64];
       s1_last_q  <= w_last;
       s1_id_q    <= aw.id;
-      s1_page_q  <= w_dec.page;
-      s1_ch_q    <= w_dec.ch;
-      s1_mask_q  <= w_mask;
+      s1_page_q  <= d.page;
+      s1_ch_q    <= d.ch;
+      s1_mask_q  <= NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
       s1_lane_q  <= w_cur[LINE_SH:LB];
       s1_data_q  <= s_axi_wdata;
       s1_strb_q  <= s_axi_wstrb;
@@ -446,94 +443,109 @@ module qrdma_host_if
 
   logic [NUM_PAGES-1:0] pg_act_q;
   logic [$bits(pg_t)-1:0] pg_mem [NUM_PAGES];
-  pg_t  pg, pg_new;
-  logic pg_we;
-
-  assign pg = pg_t'(pg_mem[s1_page_q]);
-  always_ff @(posedge clk) if (pg_we) pg_mem[s1_page_q] <= pg_new;
 
   // long flag of each even channel, valid while that channel is BUSY: LUT RAM of 16-bit
   // words, read-modify-write at one address (a 512 x 1 memory trips Yosys' UltraScale
   // LUT-RAM mapping)
   localparam int unsigned LNG_N = NUM_PAGES * WR_CH_PER_PAGE / 2;   // even channels
-  logic [15:0] lng_mem [LNG_N / 16];
-  logic [15:0] lng_word;
-  logic        lng_rd, lng_we, lng_wd;
-  logic [$clog2(LNG_N)-1:0] lng_addr;
+  localparam int unsigned LNG_W = $clog2(LNG_N);
+  logic [15:0]      lng_mem [LNG_N / 16];
+  logic [LNG_W-1:0] lng_addr;
 
   assign lng_addr = {s1_page_q, s1_ch_q[CW-1:1]};
-  assign lng_word = lng_mem[lng_addr[$clog2(LNG_N)-1:4]];
-  assign lng_rd   = lng_word[lng_addr[3:0]];
-  always_ff @(posedge clk) begin
-    if (lng_we) begin
-      lng_mem[lng_addr[$clog2(LNG_N)-1:4]] <= lng_word
-        & ~(16'(1) << lng_addr[3:0]) | (16'(lng_wd) << lng_addr[3:0]);
-    end
-  end
 
   // ------------------------------------------------------------------ W1: decision
-  logic             act, line1, busy, conflict, accept, complete, bad;
-  logic             start, desc_err, to_line1, beat_err;
-  logic [1:0]       st_c, st_p, hs_code;
-  logic             fwd_row;
-  logic [CW-1:0]    expect_ch, start_ch;
+  // Evaluated only when a beat is in W1 (s1_valid_q). In the other cycles the results are
+  // 0 or unused: the page, table and long-flag writes, the new-transfer push and the
+  // status update are all enabled by accept / start / desc_err, which are then 0.
+  logic             line1, accept, complete, start, desc_err, to_line1, beat_err;
+  logic [CW-1:0]    start_ch;
   logic [XW-1:0]    start_xfer;              // page * CH_PER_PAGE + channel
   logic [NWORD-1:0] mask_new;
   fa_t              fa;
   fb_t              fb;
+  pg_t              pg;
 
-  // status of c and of its partner c^1 at the start of the cycle, plus the update of the
-  // previous decision that the status registers apply at the end of this cycle
+  // status of c and of its partner c^1 at the start of the cycle (read in W1)
   assign sr_chk_row = {s1_page_q, s1_ch_q[CW-1 -: GW]};
-  assign fwd_row    = hs_valid_q && (hs_ch_q[PW+CW-1:SW] == sr_chk_row);
-  assign hs_code    = hs_err_q ? 2'(ST_ERROR) : S_BUSY;
-  assign st_c = (fwd_row && hs_ch_q[SW-1:0] == s1_ch_q[SW-1:0]) ? hs_code
-              : sr_chk_st[2*s1_ch_q[SW-1:0] +: 2];
-  assign st_p = (fwd_row && hs_ch_q[SW-1:0] == (s1_ch_q[SW-1:0] ^ SW'(1))) ? hs_code
-              : sr_chk_st[2*(s1_ch_q[SW-1:0] ^ SW'(1)) +: 2];            // partner c^1
 
-  assign act       = pg_act_q[s1_page_q];
-  assign line1     = act && pg.line1;
-  assign expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
-  assign busy      = (st_c == S_BUSY) || (s1_ch_q[0] && st_p == S_BUSY && lng_rd);   // R6
-  assign conflict  = act && (s1_ch_q != expect_ch);                                   // R7
-  assign accept    = s1_valid_q && s1_ok_q && !busy && !conflict;
-  assign mask_new  = (act ? pg.mask : '0) | s1_mask_q;
-  assign complete  = accept && (mask_new == '1);
+  always_comb begin : w1
+    logic          fwd_row, act, busy, conflict, bad, lng_rd;
+    logic [1:0]    st_c, st_p, hs_code;
+    logic [15:0]   lng_word;
+    logic [CW-1:0] expect_ch;
+    {fwd_row, act, busy, conflict, bad, lng_rd, st_c, st_p, hs_code, lng_word, expect_ch} = '0;
+    line1    = 1'b0;
+    accept   = 1'b0;
+    complete = 1'b0;
+    start    = 1'b0;
+    desc_err = 1'b0;
+    to_line1 = 1'b0;
+    beat_err = 1'b0;
+    start_ch = s1_ch_q;
+    mask_new = '0;
+    fa       = '0;
+    fb       = '0;
+    pg       = '0;
+    if (s1_valid_q) begin
+      pg       = pg_t'(pg_mem[s1_page_q]);
+      lng_word = lng_mem[lng_addr[LNG_W-1:4]];
+      lng_rd   = lng_word[lng_addr[3:0]];
+      // the status of c and c^1, plus the update of the previous decision that the status
+      // registers apply at the end of this cycle
+      fwd_row  = hs_valid_q && (hs_ch_q[PW+CW-1:SW] == sr_chk_row);
+      hs_code  = hs_err_q ? 2'(ST_ERROR) : S_BUSY;
+      st_c = (fwd_row && hs_ch_q[SW-1:0] == s1_ch_q[SW-1:0]) ? hs_code
+           : sr_chk_st[2*s1_ch_q[SW-1:0] +: 2];
+      st_p = (fwd_row && hs_ch_q[SW-1:0] == (s1_ch_q[SW-1:0] ^ SW'(1))) ? hs_code
+           : sr_chk_st[2*(s1_ch_q[SW-1:0] ^ SW'(1)) +: 2];            // partner c^1
 
-  // line-0 fields: this beat's where it carries their word, else the page's
-  assign fa = (!line1 && s1_mask_q[WD_A]) ? s1_fa_q : pg.fa;
-  assign fb = (!line1 && s1_mask_q[WD_B]) ? s1_fb_q : pg.fb;
+      act       = pg_act_q[s1_page_q];
+      line1     = act && pg.line1;
+      expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
+      busy      = (st_c == S_BUSY) || (s1_ch_q[0] && st_p == S_BUSY && lng_rd);   // R6
+      conflict  = act && (s1_ch_q != expect_ch);                                   // R7
+      accept    = s1_ok_q && !busy && !conflict;
+      mask_new  = (act ? pg.mask : '0) | s1_mask_q;
+      complete  = accept && (mask_new == '1);
 
-  assign bad = fa.zero                                   // D1
-            || fa.over                                   // D2
-            || (fb.inl && fa.gt32)                       // D3
-            || (fb.inl && fa.gt8 && !fb.lng)             // D4
-            || (fb.lng && s1_ch_q[0])                    // D5
-            || (fb.lng && st_p == S_BUSY);               // D6 (c even: partner = c+1)
+      // line-0 fields: this beat's where it carries their word, else the page's
+      fa = (!line1 && s1_mask_q[WD_A]) ? s1_fa_q : pg.fa;
+      fb = (!line1 && s1_mask_q[WD_B]) ? s1_fb_q : pg.fb;
 
-  assign desc_err = complete && !line1 && bad;
-  assign to_line1 = complete && !line1 && !bad && fb.lng;
-  assign start    = complete && (line1 || (!bad && !fb.lng));
-  // a register write is not a descriptor beat: its only error is the register's own
-  assign beat_err = (s1_valid_q && !accept && !(s1_ext_q && !ext_wr_err)) || desc_err;
+      bad = fa.zero                                   // D1
+         || fa.over                                   // D2
+         || (fb.inl && fa.gt32)                       // D3
+         || (fb.inl && fa.gt8 && !fb.lng)             // D4
+         || (fb.lng && s1_ch_q[0])                    // D5
+         || (fb.lng && st_p == S_BUSY);               // D6 (c even: partner = c+1)
+
+      desc_err = complete && !line1 && bad;
+      to_line1 = complete && !line1 && !bad && fb.lng;
+      start    = complete && (line1 || (!bad && !fb.lng));
+      // a register write is not a descriptor beat: its only error is the register's own
+      beat_err = (!accept && !(s1_ext_q && !ext_wr_err)) || desc_err;
+      start_ch = line1 ? pg.chan : s1_ch_q;
+    end
+  end
 
   // external register write (W1)
   assign ext_wr_en   = s1_valid_q && s1_ext_q && !ext_wr_err;
   assign ext_wr_addr = s1_eaddr_q;
   assign ext_wr_data = s1_edata_q;
-  assign start_ch = line1 ? pg.chan : s1_ch_q;
-  assign start_xfer = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
+  assign start_xfer  = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
 
-  always_comb begin
-    pg_new       = pg;
-    pg_new.mask  = to_line1 ? '0 : mask_new;
-    pg_new.line1 = line1 || to_line1;
-    pg_new.chan  = line1 ? pg.chan : s1_ch_q;
-    pg_new.fa    = fa;
-    pg_new.fb    = fb;
+  always_ff @(posedge clk) begin
+    if (accept) begin : pg_wr
+      pg_t n;
+      n.mask  = to_line1 ? '0 : mask_new;
+      n.line1 = line1 || to_line1;
+      n.chan  = line1 ? pg.chan : s1_ch_q;
+      n.fa    = fa;
+      n.fb    = fb;
+      pg_mem[s1_page_q] <= n;
+    end
   end
-  assign pg_we = accept;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -543,18 +555,26 @@ module qrdma_host_if
     end
   end
 
-  assign lng_we = start && !start_ch[0];
-  assign lng_wd = line1;
+  // long flag of a started descriptor's even channel (line1: it is long)
+  always_ff @(posedge clk) begin
+    if (start && !start_ch[0]) begin
+      lng_mem[lng_addr[LNG_W-1:4]] <= lng_mem[lng_addr[LNG_W-1:4]]
+        & ~(16'(1) << lng_addr[3:0]) | (16'(line1) << lng_addr[3:0]);
+    end
+  end
 
   // the status update is registered (W2): it leaves the status read -> decision -> status
-  // write path of W1 and is forwarded to the next decision above
+  // write path of W1 and is forwarded to the next decision above (hs_ch_q / hs_err_q
+  // only matter while hs_valid_q)
   always_ff @(posedge clk) begin
     if (rst) hs_valid_q <= 1'b0;
     else     hs_valid_q <= start || desc_err;
   end
   always_ff @(posedge clk) begin
-    hs_ch_q  <= {s1_page_q, start_ch};
-    hs_err_q <= desc_err;
+    if (start || desc_err) begin
+      hs_ch_q  <= {s1_page_q, start_ch};
+      hs_err_q <= desc_err;
+    end
   end
 
   // transfer table: the beat's bytes at their place in the row of channels 2k, 2k+1
@@ -665,15 +685,10 @@ module qrdma_host_if
   /* verilator lint_on PINCONNECTEMPTY */
   assign s_axi_arready = ar_s_ready && st_ready;
 
-  logic              r_go, r_last, r_ok;
+  logic              r_go, r_last;
   logic [7:0]        rbeat_q;
   logic [ADDR_W-1:0] raddr_q, r_cur;
-  // the read side does not need `desc` (a descriptor address is not readable: SLVERR)
-  /* verilator lint_off UNUSEDSIGNAL */
-  dec_t              r_dec;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [63:0]       r_val, reg_val;
-  logic              reg_hit;
+  logic              r_fmt_ok, r_pages, r_single, r_coll;
   logic              rvalid_q, rlast_q;
   logic [1:0]        rresp_q;
   logic [ID_W-1:0]   rid_q;
@@ -683,7 +698,6 @@ module qrdma_host_if
   assign r_cur  = (rbeat_q == '0) ? ar.addr : raddr_q;
   assign r_last = (rbeat_q == ar.len);
   assign ar_pop = r_go && r_last;
-  assign r_dec  = decode(r_cur[ADDR_W-1:3]);
 
   always_ff @(posedge clk) begin
     if (rst)       rbeat_q <= '0;
@@ -693,10 +707,25 @@ module qrdma_host_if
     if (r_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);
   end
 
+  // status reads (the only reads with a side effect, hence decoded in every cycle; the
+  // same compares as decode()): 64-bit, INCR, 8-aligned, single or collective status
+  assign r_fmt_ok = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0);
+  assign r_pages  = (r_cur[ADDR_W-1:PAGES_SH] == '0);
+  assign r_single = r_pages
+                 && (r_cur[PAGE_SH-1:STAT_SH] == (PAGE_SH-STAT_SH)'(STATUS_OFFSET >> STAT_SH));
+  assign r_coll   = r_pages
+                 && (r_cur[PAGE_SH-1:COLL_SH] == (PAGE_SH-COLL_SH)'(COLL_OFFSET >> COLL_SH));
+
+  assign sr_rd_valid  = r_go && r_fmt_ok && (r_single || r_coll);
+  assign sr_rd_row    = {r_cur[PAGE_SH +: PW], r_single ? r_cur[STAT_SH-1 -: GW] : r_cur[3 +: GW]};
+  assign sr_rd_single = r_single;
+  assign sr_rd_sel    = r_cur[3 +: SW];   // channel in the row (single status)
+
+  assign ext_rd_addr = EXT_SH'(r_cur[EXT_SH-1:0]);
+
   // registers
   id_reg_t     id_val;
   params_reg_t params_val;
-  logic [REG_SH-1:0] roff;
 
   always_comb begin
     id_val                     = '0;
@@ -708,46 +737,6 @@ module qrdma_host_if
     params_val.data_w          = 16'(DATA_W);
   end
 
-  assign roff = r_cur[REG_SH-1:0];   // offset in the register window (r_dec.regs)
-  always_comb begin
-    reg_hit = 1'b1;
-    reg_val = '0;
-    unique case (roff)
-      REG_SH'(REG_ID):           reg_val = id_val;
-      REG_SH'(REG_PARAMS):       reg_val = params_val;
-      REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(cnt_q[0]);
-      REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(cnt_q[1]);
-      REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(cnt_q[2]);
-      REG_SH'(REG_CNT_INLINE):   reg_val = 64'(cnt_q[3]);
-      REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(cnt_q[4]);
-      REG_SH'(REG_CNT_ACK):      reg_val = 64'(cnt_q[5]);
-      REG_SH'(REG_CNT_NACK):     reg_val = 64'(cnt_q[6]);
-      REG_SH'(REG_CNT_STALE):    reg_val = 64'(cnt_q[7]);
-      REG_SH'(REG_CNT_DONE):     reg_val = 64'(cnt_q[8]);
-      default:                   reg_hit = 1'b0;
-    endcase
-  end
-
-  assign ext_rd_addr = EXT_SH'(r_cur[EXT_SH-1:0]);
-  assign r_ok = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0)
-             && (r_dec.single || r_dec.coll || (r_dec.regs && reg_hit)
-                 || (r_dec.ext && !ext_rd_err));
-
-  assign sr_rd_valid  = r_go && r_ok && (r_dec.single || r_dec.coll);
-  assign sr_rd_row    = {r_dec.page, r_dec.single ? r_dec.ch[CW-1 -: GW] : GW'(r_dec.ch)};
-  assign sr_rd_single = r_dec.single;
-  assign sr_rd_sel    = r_dec.ch[SW-1:0];
-
-  always_comb begin
-    r_val = '0;
-    if (r_ok) begin
-      if (r_dec.single)    r_val = 64'(sr_rd_data[2*r_dec.ch[SW-1:0] +: 2]);
-      else if (r_dec.coll) r_val = sr_rd_data;
-      else if (r_dec.ext)  r_val = ext_rd_data;
-      else                 r_val = reg_val;
-    end
-  end
-
   always_ff @(posedge clk) begin
     if (rst) begin
       rvalid_q <= 1'b0;
@@ -757,12 +746,43 @@ module qrdma_host_if
       rvalid_q <= 1'b0;
     end
   end
+
+  // the beat's value: the register mux and the rest of the decode are evaluated only in
+  // the cycle a beat is loaded into the R register (here, under r_go)
   always_ff @(posedge clk) begin
-    if (r_go) begin
+    if (r_go) begin : r_load
+      // the read side does not need `desc` (a descriptor address is not readable: SLVERR)
+      /* verilator lint_off UNUSEDSIGNAL */
+      dec_t        d;
+      /* verilator lint_on UNUSEDSIGNAL */
+      logic        reg_hit, ok;
+      logic [63:0] reg_val;
+      d       = decode(r_cur[ADDR_W-1:3]);
+      reg_hit = 1'b1;
+      reg_val = '0;
+      unique case (r_cur[REG_SH-1:0])   // offset in the register window (d.regs)
+        REG_SH'(REG_ID):           reg_val = id_val;
+        REG_SH'(REG_PARAMS):       reg_val = params_val;
+        REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(cnt_q[0]);
+        REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(cnt_q[1]);
+        REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(cnt_q[2]);
+        REG_SH'(REG_CNT_INLINE):   reg_val = 64'(cnt_q[3]);
+        REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(cnt_q[4]);
+        REG_SH'(REG_CNT_ACK):      reg_val = 64'(cnt_q[5]);
+        REG_SH'(REG_CNT_NACK):     reg_val = 64'(cnt_q[6]);
+        REG_SH'(REG_CNT_STALE):    reg_val = 64'(cnt_q[7]);
+        REG_SH'(REG_CNT_DONE):     reg_val = 64'(cnt_q[8]);
+        default:                   reg_hit = 1'b0;
+      endcase
+      ok = r_fmt_ok && (d.single || d.coll || (d.regs && reg_hit) || (d.ext && !ext_rd_err));
       rid_q   <= ar.id;
-      rresp_q <= r_ok ? RESP_OKAY : RESP_SLVERR;
+      rresp_q <= ok ? RESP_OKAY : RESP_SLVERR;
       rlast_q <= r_last;
-      rval_q  <= r_val;
+      if (!ok)           rval_q <= '0;
+      else if (d.single) rval_q <= 64'(sr_rd_data[2*d.ch[SW-1:0] +: 2]);
+      else if (d.coll)   rval_q <= sr_rd_data;
+      else if (d.ext)    rval_q <= ext_rd_data;
+      else               rval_q <= reg_val;
     end
   end
 

@@ -102,7 +102,6 @@ module qrdma_status_regs
 
   logic [RW-1:0] a_h, a_e, a_r;   // write (and read) addresses
   logic          we_h, we_e, we_r;
-  logic [RB-1:0] wd_h, wd_e, wd_r;
 
   // The sweep clears a row by writing bank R with bank_h ^ bank_e: only R's address
   // needs the sweep mux (H and E are disabled meanwhile).
@@ -110,34 +109,10 @@ module qrdma_status_regs
   assign a_e = eng_ch[CHW-1:SW];
   assign a_r = init_q ? init_row_q : rd_row;
 
-  always_ff @(posedge clk) if (we_h) bank_h[a_h] <= wd_h;
-  always_ff @(posedge clk) if (we_e) bank_e[a_e] <= wd_e;
-  always_ff @(posedge clk) if (we_r) bank_r[a_r] <= wd_r;
+  logic [RB-1:0] old_r;   // row state at the read address
 
-  logic [RB-1:0] h_at_h, e_at_h, r_at_h;   // bank_x[a_h]
-  logic [RB-1:0] h_at_e, e_at_e, r_at_e;   // bank_x[a_e]
-  logic [RB-1:0] h_at_r, e_at_r, r_at_r;   // bank_x[a_r]
-  logic [RB-1:0] h_at_c, e_at_c, r_at_c;   // bank_x[chk_row]
-
-  assign h_at_h = bank_h[a_h];
-  assign e_at_h = bank_e[a_h];
-  assign r_at_h = bank_r[a_h];
-  assign h_at_e = bank_h[a_e];
-  assign e_at_e = bank_e[a_e];
-  assign r_at_e = bank_r[a_e];
-  assign h_at_r = bank_h[a_r];
-  assign e_at_r = bank_e[a_r];
-  assign r_at_r = bank_r[a_r];
-  assign h_at_c = bank_h[chk_row];
-  assign e_at_c = bank_e[chk_row];
-  assign r_at_c = bank_r[chk_row];
-
-  logic [RB-1:0] old_h, old_r, old_e;   // row state at the three addresses
-
-  assign old_h   = h_at_h ^ e_at_h ^ r_at_h;
-  assign old_r   = h_at_r ^ e_at_r ^ r_at_r;
-  assign old_e   = h_at_e ^ e_at_e ^ r_at_e;
-  assign chk_st  = h_at_c ^ e_at_c ^ r_at_c;
+  assign old_r   = bank_h[a_r] ^ bank_e[a_r] ^ bank_r[a_r];
+  assign chk_st  = bank_h[chk_row] ^ bank_e[chk_row] ^ bank_r[chk_row];
   assign rd_data = old_r;
 
   // ------------------------------------------------------------------ updates
@@ -147,46 +122,65 @@ module qrdma_status_regs
   //   R writes if rd_valid and H does not hit rd_row; includes E's when E hits rd_row.
   //   E writes if neither H nor R hits its row (no change unless its channel is BUSY:
   //   tested per channel, in parallel, rather than after a 32:1 mux of the row).
-  logic          e_row_h, e_row_r, r_row_h;
-  logic [1:0]    e_chg;          // old ^ new of an engine set on a BUSY channel
-  logic [1:0]    h_code;
+  // Each change is computed inside its bank's always_ff, under the write enable, so that
+  // a simulator evaluates it only in the cycles that bank is written (the writes are rare
+  // next to the cycles; per-channel loops there synthesize better than 64-bit masks).
+  logic       e_row_h, e_row_r, r_row_h;
+  logic [1:0] e_chg;          // old ^ new of an engine set on a BUSY channel
 
   assign e_row_h = eng_valid && (eng_ch[CHW-1:SW] == a_h);
   assign e_row_r = eng_valid && (eng_ch[CHW-1:SW] == rd_row) && !init_q;
   assign r_row_h = rd_valid && (rd_row == a_h);
   assign e_chg   = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
-  assign h_code  = host_err ? S_ERR : S_BUSY;
-
-  always_comb begin
-    logic [1:0] o, c;
-    for (int j = 0; j < ROW_CH; j++) begin
-      // host row
-      o = old_h[2*j +: 2];
-      c = '0;
-      if (host_ch[SW-1:0] == SW'(j))
-        c = o ^ h_code;
-      else if (e_row_h && eng_ch[SW-1:0] == SW'(j) && o == S_BUSY)
-        c = e_chg;
-      else if (r_row_h && (!rd_single || rd_sel == SW'(j)) && o[1])
-        c = o ^ S_IDLE;
-      wd_h[2*j +: 2] = h_at_h[2*j +: 2] ^ c;
-      // read row
-      o = old_r[2*j +: 2];
-      c = '0;
-      if (e_row_r && eng_ch[SW-1:0] == SW'(j) && o == S_BUSY)
-        c = e_chg;
-      else if (init_q || ((!rd_single || rd_sel == SW'(j)) && o[1]))
-        c = o ^ S_IDLE;                      // (the sweep: every channel to IDLE)
-      wd_r[2*j +: 2] = r_at_r[2*j +: 2] ^ c;
-      // engine row: only its own channel changes, and only from BUSY
-      wd_e[2*j +: 2] = e_at_e[2*j +: 2]
-                     ^ ((eng_ch[SW-1:0] == SW'(j) && old_e[2*j +: 2] == S_BUSY) ? e_chg : 2'b00);
-    end
-  end
 
   assign we_h = !init_q && host_set;
   assign we_r = init_q || (rd_valid && !(host_set && r_row_h));
   assign we_e = !init_q && eng_valid && !(host_set && e_row_h) && !(rd_valid && e_row_r);
+
+  always_ff @(posedge clk) begin
+    // engine row: only its own channel changes, and only from BUSY
+    if (we_e) begin : upd_e
+      logic [RB-1:0] o, w;
+      o = bank_h[a_e] ^ bank_e[a_e] ^ bank_r[a_e];
+      for (int j = 0; j < ROW_CH; j++)
+        w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j) && o[2*j +: 2] == S_BUSY) ? e_chg : 2'b00;
+      bank_e[a_e] <= bank_e[a_e] ^ w;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    // host row
+    if (we_h) begin : upd_h
+      logic [RB-1:0] o, w;
+      logic [1:0]    c, oo;
+      o = bank_h[a_h] ^ bank_e[a_h] ^ bank_r[a_h];
+      for (int j = 0; j < ROW_CH; j++) begin
+        oo = o[2*j +: 2];
+        c = '0;
+        if (host_ch[SW-1:0] == SW'(j)) c = oo ^ (host_err ? S_ERR : S_BUSY);
+        else if (e_row_h && eng_ch[SW-1:0] == SW'(j) && oo == S_BUSY) c = e_chg;
+        else if (r_row_h && (!rd_single || rd_sel == SW'(j)) && oo[1]) c = oo ^ S_IDLE;
+        w[2*j +: 2] = c;
+      end
+      bank_h[a_h] <= bank_h[a_h] ^ w;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    // read row (the sweep: every channel to IDLE)
+    if (we_r) begin : upd_r
+      logic [RB-1:0] w;
+      logic [1:0]    c, oo;
+      for (int j = 0; j < ROW_CH; j++) begin
+        oo = old_r[2*j +: 2];
+        c = '0;
+        if (e_row_r && eng_ch[SW-1:0] == SW'(j) && oo == S_BUSY) c = e_chg;
+        else if (init_q || ((!rd_single || rd_sel == SW'(j)) && oo[1])) c = oo ^ S_IDLE;
+        w[2*j +: 2] = c;
+      end
+      bank_r[a_r] <= bank_r[a_r] ^ w;
+    end
+  end
 
 endmodule
 

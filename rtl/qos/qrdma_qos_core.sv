@@ -195,16 +195,20 @@ module qrdma_qos_core
   logic                  hdl_force_q;
   logic                  out_room;
 
-  always_comb begin
-    for (int q = 0; q < int'(NUM_QUEUES); q++) begin
-      logic ok;
-      if (q == int'(Q_TID))                                 ok = tid_valid;
-      else if (q >= int'(Q_FID1_NEED) && q < int'(Q_FID4_HAVE)) ok = fid1_valid;
-      else if (q >= int'(Q_FID4_NEED))                       ok = fid4_valid;
-      else                                                   ok = 1'b1;
-      q_elig[q] = !q_empty[q] && ok;
-    end
-  end
+  // A queue is eligible when it is not empty and the ID its class takes is available:
+  // constant masks of the queues that take each kind of ID.
+  function automatic logic [NUM_QUEUES-1:0] queue_range(input int unsigned lo,
+                                                         input int unsigned hi);
+    logic [NUM_QUEUES-1:0] m;
+    for (int unsigned q = 0; q < NUM_QUEUES; q++) m[q] = (q >= lo && q < hi);
+    return m;
+  endfunction
+  localparam logic [NUM_QUEUES-1:0] TID_QS  = queue_range(32'(Q_TID), 32'(Q_TID) + 1);
+  localparam logic [NUM_QUEUES-1:0] FID1_QS = queue_range(32'(Q_FID1_NEED), 32'(Q_FID4_HAVE));
+  localparam logic [NUM_QUEUES-1:0] FID4_QS = queue_range(32'(Q_FID4_NEED), NUM_QUEUES);
+
+  assign q_elig = ~q_empty & ~(TID_QS & {NUM_QUEUES{!tid_valid}})
+                & ~(FID1_QS & {NUM_QUEUES{!fid1_valid}}) & ~(FID4_QS & {NUM_QUEUES{!fid4_valid}});
 
   // only the index of the grant is needed
   /* verilator lint_off PINCONNECTEMPTY */
@@ -225,8 +229,9 @@ module qrdma_qos_core
     else if (new_q >= Q_FID1_NEED && new_q < Q_FID4_HAVE)     new_q_ok = fid1_valid;
     else if (new_q >= Q_FID4_NEED)                            new_q_ok = fid4_valid;
     else                                                      new_q_ok = 1'b1;
-    for (int q = 0; q < int'(NUM_QUEUES); q++) ahead_mask[q] = (q <= int'(new_q));
   end
+  // queues 0..new_q (new_q < NUM_QUEUES)
+  assign ahead_mask = {NUM_QUEUES{1'b1}} >> (QW'(NUM_QUEUES - 1) - new_q);
   assign s1_ct = new_valid && q_empty[new_q] && !(|(q_elig & ahead_mask)) && new_q_ok;
 
   assign out_room = (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 2)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 2));

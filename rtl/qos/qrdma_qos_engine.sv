@@ -79,7 +79,10 @@ module qrdma_qos_engine
 
   logic            tt_wr_en;
   logic [9:0]      tt_wr_row;
+  // only bit 0 of each byte-enable octet is used (whole 8-byte words, see the table)
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [63:0]     tt_wr_be;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [511:0]    tt_wr_data;
   logic            tt_rd_en;
   logic [9:0]      tt_rd_row;
@@ -115,12 +118,20 @@ module qrdma_qos_engine
     .ev
   );
 
-  // Transfer table (seed §3.1): written by the host port with byte enables, read by the
-  // segmenter. A row is read at most once per transfer dequeue; the host never writes a
-  // BUSY channel, so a read never meets a write of the same descriptor.
-  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(1024), .BE_W(64)) u_transfer_table (
+  // Transfer table (seed §3.1): written by the host port, read by the segmenter. A row is
+  // read at most once per transfer dequeue; the host never writes a BUSY channel, so a
+  // read never meets a write of the same descriptor. The host port writes whole aligned
+  // 8-byte words (an accepted beat is 8 << AWSIZE bytes, aligned, with exactly those
+  // strobes: qrdma_host_if R1, R3, R4), so the table has one enable per 8-byte word: the
+  // byte enables of a word are all equal (8 lanes instead of 64 to evaluate per cycle).
+  logic [7:0] tt_wr_we;
+  for (genvar i = 0; i < 8; i++) begin : gen_tt_we
+    assign tt_wr_we[i] = tt_wr_be[8 * i];
+  end
+
+  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(1024), .BE_W(8)) u_transfer_table (
     .clk,
-    .wr_en(tt_wr_en), .wr_be(tt_wr_be), .wr_addr(tt_wr_row), .wr_data(tt_wr_data),
+    .wr_en(tt_wr_en), .wr_be(tt_wr_we), .wr_addr(tt_wr_row), .wr_data(tt_wr_data),
     .rd_en(tt_rd_en), .rd_addr(tt_rd_row), .rd_data(tt_rd_data)
   );
 
