@@ -469,12 +469,7 @@ module qrdma_host_if
   // status of c and of its partner c^1 at the start of the cycle (read in W1)
   assign sr_chk_row = {s1_page_q, s1_ch_q[CW-1 -: GW]};
 
-  always_comb begin : w1
-    logic          fwd_row, act, busy, conflict, bad, lng_rd;
-    logic [1:0]    st_c, st_p, hs_code;
-    logic [15:0]   lng_word;
-    logic [CW-1:0] expect_ch;
-    {fwd_row, act, busy, conflict, bad, lng_rd, st_c, st_p, hs_code, lng_word, expect_ch} = '0;
+  always_comb begin
     line1    = 1'b0;
     accept   = 1'b0;
     complete = 1'b0;
@@ -487,7 +482,11 @@ module qrdma_host_if
     fa       = '0;
     fb       = '0;
     pg       = '0;
-    if (s1_valid_q) begin
+    if (s1_valid_q) begin : w1
+      automatic logic          fwd_row, act, busy, conflict, bad, lng_rd;
+      automatic logic [1:0]    st_c, st_p, hs_code;
+      automatic logic [15:0]   lng_word;
+      automatic logic [CW-1:0] expect_ch;
       pg       = pg_t'(pg_mem[s1_page_q]);
       lng_word = lng_mem[lng_addr[LNG_W-1:4]];
       lng_rd   = lng_word[lng_addr[3:0]];
@@ -646,7 +645,6 @@ module qrdma_host_if
   assign new_prio      = new_out.prio;
 
   // ------------------------------------------------------------------ counters
-  logic [CNT_W-1:0] cnt_q [NCNT];
   logic [NCNT-1:0]  cnt_inc_q;
 
   // the events are registered first (a counter shows an event one cycle later): the W1
@@ -655,10 +653,13 @@ module qrdma_host_if
     if (rst) cnt_inc_q <= '0;
     else     cnt_inc_q <= {ev, beat_err, start};
   end
-  always_ff @(posedge clk) begin
-    for (int i = 0; i < NCNT; i++) begin
-      if (rst)               cnt_q[i] <= '0;
-      else if (cnt_inc_q[i]) cnt_q[i] <= cnt_q[i] + CNT_W'(1);
+  // one register per counter (gen_cnt[i].q), not an array: a simulator then updates only
+  // the counters that count, with no per-element bookkeeping in every cycle
+  for (genvar i = 0; i < int'(NCNT); i++) begin : gen_cnt
+    logic [CNT_W-1:0] q;
+    always_ff @(posedge clk) begin
+      if (rst)               q <= '0;
+      else if (cnt_inc_q[i]) q <= q + CNT_W'(1);
     end
   end
 
@@ -763,15 +764,15 @@ module qrdma_host_if
       unique case (r_cur[REG_SH-1:0])   // offset in the register window (d.regs)
         REG_SH'(REG_ID):           reg_val = id_val;
         REG_SH'(REG_PARAMS):       reg_val = params_val;
-        REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(cnt_q[0]);
-        REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(cnt_q[1]);
-        REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(cnt_q[2]);
-        REG_SH'(REG_CNT_INLINE):   reg_val = 64'(cnt_q[3]);
-        REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(cnt_q[4]);
-        REG_SH'(REG_CNT_ACK):      reg_val = 64'(cnt_q[5]);
-        REG_SH'(REG_CNT_NACK):     reg_val = 64'(cnt_q[6]);
-        REG_SH'(REG_CNT_STALE):    reg_val = 64'(cnt_q[7]);
-        REG_SH'(REG_CNT_DONE):     reg_val = 64'(cnt_q[8]);
+        REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(gen_cnt[0].q);
+        REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(gen_cnt[1].q);
+        REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(gen_cnt[2].q);
+        REG_SH'(REG_CNT_INLINE):   reg_val = 64'(gen_cnt[3].q);
+        REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(gen_cnt[4].q);
+        REG_SH'(REG_CNT_ACK):      reg_val = 64'(gen_cnt[5].q);
+        REG_SH'(REG_CNT_NACK):     reg_val = 64'(gen_cnt[6].q);
+        REG_SH'(REG_CNT_STALE):    reg_val = 64'(gen_cnt[7].q);
+        REG_SH'(REG_CNT_DONE):     reg_val = 64'(gen_cnt[8].q);
         default:                   reg_hit = 1'b0;
       endcase
       ok = r_fmt_ok && (d.single || d.coll || (d.regs && reg_hit) || (d.ext && !ext_rd_err));

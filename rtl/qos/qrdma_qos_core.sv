@@ -223,16 +223,23 @@ module qrdma_qos_core
   logic [QW-1:0]         new_q;
   logic                  new_q_ok;
   logic [NUM_QUEUES-1:0] ahead_mask;
-  assign new_q = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
+  // new_q is used only with new_valid (cut-through, enqueue): undefined without it.
   always_comb begin
-    if (new_q == Q_TID)                                       new_q_ok = tid_valid;
-    else if (new_q >= Q_FID1_NEED && new_q < Q_FID4_HAVE)     new_q_ok = fid1_valid;
-    else if (new_q >= Q_FID4_NEED)                            new_q_ok = fid4_valid;
-    else                                                      new_q_ok = 1'b1;
+    new_q      = 'x;
+    new_q_ok   = 'x;
+    ahead_mask = 'x;
+    s1_ct      = 1'b0;
+    if (new_valid) begin
+      new_q = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
+      if (new_q == Q_TID)                                   new_q_ok = tid_valid;
+      else if (new_q >= Q_FID1_NEED && new_q < Q_FID4_HAVE) new_q_ok = fid1_valid;
+      else if (new_q >= Q_FID4_NEED)                        new_q_ok = fid4_valid;
+      else                                                  new_q_ok = 1'b1;
+      // queues 0..new_q (new_q < NUM_QUEUES)
+      ahead_mask = {NUM_QUEUES{1'b1}} >> (QW'(NUM_QUEUES - 1) - new_q);
+      s1_ct      = q_empty[new_q] && !(|(q_elig & ahead_mask)) && new_q_ok;
+    end
   end
-  // queues 0..new_q (new_q < NUM_QUEUES)
-  assign ahead_mask = {NUM_QUEUES{1'b1}} >> (QW'(NUM_QUEUES - 1) - new_q);
-  assign s1_ct = new_valid && q_empty[new_q] && !(|(q_elig & ahead_mask)) && new_q_ok;
 
   assign out_room = (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 2)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 2));
   assign s1_fire  = ready && (s1_any || s1_ct) && out_room && !hdl_force_q;
@@ -296,99 +303,110 @@ module qrdma_qos_core
   logic               s2_meta_wr;
   meta_t              s2_meta_w;
 
-  assign d0   = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
-  assign d1   = desc_line1_t'(tt_rd_data[511:256]);
-  assign m_rd = meta_t'(meta_rdata);
-
+  // Stage 2 computes only in a cycle with s2_valid_q: every result is used only then (the
+  // enables -- pushes, writes, enqueue, completion -- are 0 in the other cycles), which
+  // leave the data undefined ('x: no logic in synthesis, no work in a cycle-based
+  // simulation).
   always_comb begin
-    s2_ctrl   = (s2_q_q == Q_CTRL);
-    s2_cls    = s2_ctrl ? m_rd.cls : queue_cls(s2_q_q);
-    s2_fresh  = (s2_cls == CLS_TID) ? (s2_fresh_q && !s2_ctrl)
-              : (!s2_ctrl && ((s2_q_q >= Q_FID1_NEED && s2_q_q < Q_FID4_HAVE) || s2_q_q >= Q_FID4_NEED));
-    m         = s2_fresh ? '0 : m_rd;
-    s2_inline = d0.is_inline && !s2_ctrl;
-    s2_abort_path = !s2_fresh && m.aborted;
-
-    size     = SZW'(d0.size);
-    o        = d0.dst_addr[BS_LOG2-1:0];
-    span     = (SZW+1)'(o) + (SZW+1)'(size);
-    blocks   = BW'((span + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
-    first_sz = (BS_LOG2+1)'(BLOCK_SIZE) - (BS_LOG2+1)'(o);
-    b        = m.issued;
-    b_next   = b + BW'(1);
-    last_blk = (b_next == blocks);
-    offset   = (b == '0) ? '0 : (SZW+1)'(first_sz) + ((SZW+1)'(b - BW'(1)) << BS_LOG2);
-    if (blocks == BW'(1))      bsize = 17'(size);
-    else if (b == '0)          bsize = 17'(first_sz);
-    else if (last_blk)         bsize = 17'(span - ((SZW+1)'(b) << BS_LOG2));
-    else                       bsize = 17'(BLOCK_SIZE);
-
-    f0 = s2_fresh ? s2_fid_q : m.fid;
-    unique case (s2_cls)
-      CLS_FID1: begin
-        fid = f0;
-        tid = {f0, b[1:0]};
-        slot = {2'b00, b[1:0]};
-        slot_next = {2'b00, b_next[1:0]};
-        hq = Q_FID1_HAVE + QW'(d0.prio);
-      end
-      CLS_FID4: begin
-        fid = f0 + FIDW'(b[1:0]);
-        tid = {fid, b[3:2]};
-        slot = b[3:0];
-        slot_next = b_next[3:0];
-        hq = Q_FID4_HAVE + QW'(d0.prio);
-      end
-      default: begin  // TID-only
-        fid = '0;
-        tid = s2_tid_q;
-        slot = '0;
-        slot_next = '0;
-        hq = Q_TID;
-      end
-    endcase
-    tid_busy_n = (s2_cls == CLS_TID) ? 16'h0 : (m.tid_busy | (16'h1 << slot));
-    outst_n    = b_next - m.acked;
-    requeue    = !last_blk && (outst_n < BW'(MAX_OUTSTANDING)) && !tid_busy_n[slot_next];
-    ctrl_now   = last_blk && d0.notify && (m.acked == blocks - BW'(1));
-
-    s2_issue    = s2_valid_q && !s2_ctrl && !s2_inline && !s2_abort_path;
-    s2_enq      = s2_issue && requeue;
+    s2_issue    = 1'b0;
+    s2_enq      = 1'b0;
     s2_cmpl     = 1'b0;
     s2_cmpl_err = 1'b0;
     s2_meta_wr  = 1'b0;
-    s2_meta_w   = m;
     blk_push    = 1'b0;
     pkt_push    = 1'b0;
-    pkt_d       = '0;
-
-    blk_d = '0;
-    blk_d.src_addr = d0.src_addr + 64'(offset);
-    blk_d.dst_addr = d0.dst_addr + 64'(offset);
-    blk_d.dst_node = d0.dst_node;
-    blk_d.pd       = s2_xfer_q[XW-1:7];
-    blk_d.tid      = tid;
-    blk_d.seq      = seq_q;
-    blk_d.size     = bsize;
-    blk_d.cm       = (s2_cls != CLS_TID);
-    blk_d.chained  = (s2_cls != CLS_TID) && (b != '0);
-    blk_d.has_next = (s2_cls != CLS_TID) && !last_blk;
-    blk_d.notify   = last_blk && d0.notify;
-    blk_d.last     = last_blk;
-    blk_d.fid      = fid;
-    blk_d.path     = (s2_cls == CLS_FID4) ? b[1:0] : 2'b00;
-    blk_d.xfer     = s2_xfer_q;
-    blk_d.block    = b;
-
-    // control packet fields shared by both ways of sending it
-    pkt_d.dst_node = d0.dst_node;
-    pkt_d.pd       = s2_xfer_q[XW-1:7];
-    pkt_d.dst_addr = d0.dst_addr;
-    pkt_d.xfer     = s2_xfer_q;
-    pkt_d.size     = size;
-    pkt_d.tag      = d0.tag;
-
+    d0 = 'x; d1 = 'x; m_rd = 'x; m = 'x; s2_meta_w = 'x; blk_d = 'x; pkt_d = 'x;
+    s2_ctrl = 'x; s2_cls = cls_e'('x); s2_fresh = 'x; s2_inline = 'x; s2_abort_path = 'x;
+    size = 'x; o = 'x; span = 'x; blocks = 'x; b = 'x; b_next = 'x; first_sz = 'x;
+    offset = 'x; bsize = 'x; last_blk = 'x; requeue = 'x; ctrl_now = 'x; f0 = 'x;
+    fid = 'x; tid = 'x; slot = 'x; slot_next = 'x; tid_busy_n = 'x; outst_n = 'x; hq = 'x;
+    pend_wdata = 'x;
     if (s2_valid_q) begin
+      d0   = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
+      d1   = desc_line1_t'(tt_rd_data[511:256]);
+      m_rd = meta_t'(meta_rdata);
+      s2_ctrl   = (s2_q_q == Q_CTRL);
+      s2_cls    = s2_ctrl ? m_rd.cls : queue_cls(s2_q_q);
+      s2_fresh  = (s2_cls == CLS_TID) ? (s2_fresh_q && !s2_ctrl)
+                : (!s2_ctrl && ((s2_q_q >= Q_FID1_NEED && s2_q_q < Q_FID4_HAVE) || s2_q_q >= Q_FID4_NEED));
+      m         = s2_fresh ? '0 : m_rd;
+      s2_inline = d0.is_inline && !s2_ctrl;
+      s2_abort_path = !s2_fresh && m.aborted;
+
+      size     = SZW'(d0.size);
+      o        = d0.dst_addr[BS_LOG2-1:0];
+      span     = (SZW+1)'(o) + (SZW+1)'(size);
+      blocks   = BW'((span + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
+      first_sz = (BS_LOG2+1)'(BLOCK_SIZE) - (BS_LOG2+1)'(o);
+      b        = m.issued;
+      b_next   = b + BW'(1);
+      last_blk = (b_next == blocks);
+      offset   = (b == '0) ? '0 : (SZW+1)'(first_sz) + ((SZW+1)'(b - BW'(1)) << BS_LOG2);
+      if (blocks == BW'(1))      bsize = 17'(size);
+      else if (b == '0)          bsize = 17'(first_sz);
+      else if (last_blk)         bsize = 17'(span - ((SZW+1)'(b) << BS_LOG2));
+      else                       bsize = 17'(BLOCK_SIZE);
+
+      f0 = s2_fresh ? s2_fid_q : m.fid;
+      unique case (s2_cls)
+        CLS_FID1: begin
+          fid = f0;
+          tid = {f0, b[1:0]};
+          slot = {2'b00, b[1:0]};
+          slot_next = {2'b00, b_next[1:0]};
+          hq = Q_FID1_HAVE + QW'(d0.prio);
+        end
+        CLS_FID4: begin
+          fid = f0 + FIDW'(b[1:0]);
+          tid = {fid, b[3:2]};
+          slot = b[3:0];
+          slot_next = b_next[3:0];
+          hq = Q_FID4_HAVE + QW'(d0.prio);
+        end
+        default: begin  // TID-only
+          fid = '0;
+          tid = s2_tid_q;
+          slot = '0;
+          slot_next = '0;
+          hq = Q_TID;
+        end
+      endcase
+      tid_busy_n = (s2_cls == CLS_TID) ? 16'h0 : (m.tid_busy | (16'h1 << slot));
+      outst_n    = b_next - m.acked;
+      requeue    = !last_blk && (outst_n < BW'(MAX_OUTSTANDING)) && !tid_busy_n[slot_next];
+      ctrl_now   = last_blk && d0.notify && (m.acked == blocks - BW'(1));
+
+      s2_issue    = !s2_ctrl && !s2_inline && !s2_abort_path;
+      s2_enq      = s2_issue && requeue;
+      s2_meta_w   = m;
+      pkt_d       = '0;
+
+      blk_d = '0;
+      blk_d.src_addr = d0.src_addr + 64'(offset);
+      blk_d.dst_addr = d0.dst_addr + 64'(offset);
+      blk_d.dst_node = d0.dst_node;
+      blk_d.pd       = s2_xfer_q[XW-1:7];
+      blk_d.tid      = tid;
+      blk_d.seq      = seq_q;
+      blk_d.size     = bsize;
+      blk_d.cm       = (s2_cls != CLS_TID);
+      blk_d.chained  = (s2_cls != CLS_TID) && (b != '0);
+      blk_d.has_next = (s2_cls != CLS_TID) && !last_blk;
+      blk_d.notify   = last_blk && d0.notify;
+      blk_d.last     = last_blk;
+      blk_d.fid      = fid;
+      blk_d.path     = (s2_cls == CLS_FID4) ? b[1:0] : 2'b00;
+      blk_d.xfer     = s2_xfer_q;
+      blk_d.block    = b;
+
+      // control packet fields shared by both ways of sending it
+      pkt_d.dst_node = d0.dst_node;
+      pkt_d.pd       = s2_xfer_q[XW-1:7];
+      pkt_d.dst_addr = d0.dst_addr;
+      pkt_d.xfer     = s2_xfer_q;
+      pkt_d.size     = size;
+      pkt_d.tag      = d0.tag;
+
       if (s2_ctrl) begin
         // dequeued from the control queue (§3.11): send the control packet, or finish an
         // aborted transfer
@@ -448,22 +466,21 @@ module qrdma_qos_core
           pkt_d.blocks = 21'(blocks);
         end
       end
+
+      // pending-table entry of an issued block or inline packet
+      pend_wdata        = '0;
+      pend_wdata.seq    = seq_q;
+      pend_wdata.xfer   = s2_xfer_q;
+      pend_wdata.block  = s2_inline ? '0 : b;
+      pend_wdata.single = s2_inline || (blocks == BW'(1));
+      pend_wdata.cls    = s2_inline ? CLS_TID : s2_cls;
+      pend_wdata.fid    = f0;
+      pend_wdata.time_  = now_q;
     end
   end
 
-  // pending-table entry of an issued block or inline packet
   assign pend_wr_en   = s2_issue || (s2_valid_q && s2_inline);
   assign pend_wr_addr = s2_inline ? s2_tid_q : tid;
-  always_comb begin
-    pend_wdata        = '0;
-    pend_wdata.seq    = seq_q;
-    pend_wdata.xfer   = s2_xfer_q;
-    pend_wdata.block  = s2_inline ? '0 : b;
-    pend_wdata.single = s2_inline || (blocks == BW'(1));
-    pend_wdata.cls    = s2_inline ? CLS_TID : s2_cls;
-    pend_wdata.fid    = f0;
-    pend_wdata.time_  = now_q;
-  end
 
   always_ff @(posedge clk) begin
     if (rst) seq_q <= '0;
@@ -573,45 +590,58 @@ module qrdma_qos_core
 
   assign h2_m = meta_t'(meta_rdata);
 
+  // Computed only in a cycle with h2_valid_q (the push and the metadata write are 0 in the
+  // other cycles, which leave the data undefined, as in stage 2).
   always_comb begin
-    h2_mw    = h2_m;
     h2_enq   = 1'b0;
-    h2_enq_q = h2_m.hq;
     h2_cmpl  = 1'b0;
-    h2_err   = h2_nack_q;
-    h2_acked = h2_m.acked + BW'(1);
-    h2_slot  = (h2_m.cls == CLS_FID4) ? h2_pend_q.block[3:0] : {2'b00, h2_pend_q.block[1:0]};
-    h2_slot_next = (h2_m.cls == CLS_FID4) ? h2_m.issued[3:0] : {2'b00, h2_m.issued[1:0]};
-    if (h2_single_q) begin
-      h2_cmpl = 1'b1;
-    end else begin
-      h2_mw.acked    = h2_acked;
-      h2_mw.last_acked = h2_m.last_acked || (h2_pend_q.block == h2_m.blocks - BW'(1));
-      h2_mw.tid_busy = (h2_m.cls == CLS_TID) ? 16'h0 : (h2_m.tid_busy & ~(16'h1 << h2_slot));
-      h2_mw.aborted    = h2_m.aborted || h2_nack_q;
-      if (h2_mw.aborted) begin
-        h2_err  = 1'b1;
-        h2_cmpl = (h2_acked == h2_m.issued) && !h2_m.in_q;
+    h2_push  = 1'b0;
+    h2_mw    = 'x;
+    h2_enq_q = 'x;
+    h2_err   = 'x;
+    h2_acked = 'x;
+    h2_slot  = 'x;
+    h2_slot_next = 'x;
+    if (h2_valid_q) begin
+      h2_mw    = h2_m;
+      h2_enq   = 1'b0;
+      h2_enq_q = h2_m.hq;
+      h2_cmpl  = 1'b0;
+      h2_err   = h2_nack_q;
+      h2_acked = h2_m.acked + BW'(1);
+      h2_slot  = (h2_m.cls == CLS_FID4) ? h2_pend_q.block[3:0] : {2'b00, h2_pend_q.block[1:0]};
+      h2_slot_next = (h2_m.cls == CLS_FID4) ? h2_m.issued[3:0] : {2'b00, h2_m.issued[1:0]};
+      if (h2_single_q) begin
+        h2_cmpl = 1'b1;
       end else begin
-        h2_cmpl = (h2_acked == h2_m.blocks) && (!h2_m.notify || h2_m.ctrl_sent);
-        // the control packet goes once every block but the last is acknowledged (the last
-        // is issued): counted without the last block, whose ACK may come first. Then the
-        // receiver's notification, which waits for the control packet and the last block,
-        // covers every block of the transfer.
-        if (!h2_m.in_q && h2_m.notify && !h2_m.ctrl_sent && h2_m.issued == h2_m.blocks &&
-            h2_acked - BW'(h2_mw.last_acked) == h2_m.blocks - BW'(1)) begin
-          h2_enq   = 1'b1;
-          h2_enq_q = Q_CTRL;
-        end else if (!h2_m.in_q && h2_m.issued < h2_m.blocks &&
-                     (h2_m.issued - h2_acked) < BW'(MAX_OUTSTANDING) &&
-                     !h2_mw.tid_busy[h2_slot_next]) begin
-          h2_enq   = 1'b1;
-          h2_enq_q = h2_m.hq;
+        h2_mw.acked    = h2_acked;
+        h2_mw.last_acked = h2_m.last_acked || (h2_pend_q.block == h2_m.blocks - BW'(1));
+        h2_mw.tid_busy = (h2_m.cls == CLS_TID) ? 16'h0 : (h2_m.tid_busy & ~(16'h1 << h2_slot));
+        h2_mw.aborted    = h2_m.aborted || h2_nack_q;
+        if (h2_mw.aborted) begin
+          h2_err  = 1'b1;
+          h2_cmpl = (h2_acked == h2_m.issued) && !h2_m.in_q;
+        end else begin
+          h2_cmpl = (h2_acked == h2_m.blocks) && (!h2_m.notify || h2_m.ctrl_sent);
+          // the control packet goes once every block but the last is acknowledged (the last
+          // is issued): counted without the last block, whose ACK may come first. Then the
+          // receiver's notification, which waits for the control packet and the last block,
+          // covers every block of the transfer.
+          if (!h2_m.in_q && h2_m.notify && !h2_m.ctrl_sent && h2_m.issued == h2_m.blocks &&
+              h2_acked - BW'(h2_mw.last_acked) == h2_m.blocks - BW'(1)) begin
+            h2_enq   = 1'b1;
+            h2_enq_q = Q_CTRL;
+          end else if (!h2_m.in_q && h2_m.issued < h2_m.blocks &&
+                       (h2_m.issued - h2_acked) < BW'(MAX_OUTSTANDING) &&
+                       !h2_mw.tid_busy[h2_slot_next]) begin
+            h2_enq   = 1'b1;
+            h2_enq_q = h2_m.hq;
+          end
         end
+        h2_mw.in_q = h2_m.in_q || h2_enq;
       end
-      h2_mw.in_q = h2_m.in_q || h2_enq;
+      h2_push = h2_enq || h2_cmpl;
     end
-    h2_push = h2_valid_q && (h2_enq || h2_cmpl);
   end
 
   // ================================================================ metadata table (§3.2, §3.12)
