@@ -32,16 +32,22 @@ module qrdma_arb_fixed
 
   // gnt is one-hot or zero, so an OR of the indices of its set bits is the encoder: bit b
   // of the index is the OR of the grants of the requesters whose index has bit b set
-  // (a constant mask per index bit: word-wide ANDs and ORs in simulation).
-  function automatic logic [N-1:0] idx_bit_mask(input int unsigned b);
-    logic [N-1:0] m;
-    for (int unsigned i = 0; i < N; i++) m[i] = (((i >> b) & 1) != 0);
+  // (a constant mask per index bit: word-wide ANDs and ORs in simulation, skipped when
+  // nothing is requested -- the index is 0 then anyway).
+  function automatic logic [IW-1:0][N-1:0] idx_masks();
+    logic [IW-1:0][N-1:0] m;
+    for (int unsigned b = 0; b < IW; b++) begin
+      for (int unsigned i = 0; i < N; i++) m[b][i] = (((i >> b) & 1) != 0);
+    end
     return m;
   endfunction
+  localparam logic [IW-1:0][N-1:0] IDX_MASKS = idx_masks();
 
-  for (genvar b = 0; b < int'(IW); b++) begin : gen_idx
-    localparam logic [N-1:0] MASK = idx_bit_mask(b);
-    assign gnt_idx[b] = |(gnt & MASK);
+  always_comb begin
+    gnt_idx = '0;
+    if (gnt_valid) begin
+      for (int unsigned b = 0; b < IW; b++) gnt_idx[b] = |(gnt & IDX_MASKS[b]);
+    end
   end
 
 endmodule

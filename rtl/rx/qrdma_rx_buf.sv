@@ -25,7 +25,9 @@
 // beat is emitted with its last wire beat when that beat has no bytes at lanes >= sh,
 // else from the held beat in the next cycle without a new beat or with the next packet's
 // header beat (which is then held). So at most one CRC beat per cycle, and a packet's CRC
-// beats end 0 or 1 cycle after its last wire beat.
+// beats end 0 or 1 cycle after its last wire beat. The CRC beat registers are loaded only
+// when a beat is emitted (the CRC ignores them otherwise), the shift only for sh != 0, so
+// that the simulation skips the 1024-bit shift in every other cycle (docs/sim.md, speed).
 //
 // Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+1 (n+2
 // with the flush) -> CRC result at n+1+LATENCY (+1) -> m_hdr_valid at n+2+LATENCY (+1)
@@ -103,11 +105,13 @@ module qrdma_rx_buf
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok;
 
+  // Header FIFO entry: header bits 511:256, tuser, payload beats, long, header bits 183:0
+  // (bits 255:184 are not kept); both header parts stay 32-bit aligned (faster simulation).
   always_comb begin
-    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tdata[183:0], s_axis_rx_tuser,
-                               NBW'(0), 1'b0};
-    else          hq_s_data = {hhi_q, hlo_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
-                               long_q || !store_ok};
+    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tuser, NBW'(0), 1'b0,
+                               s_axis_rx_tdata[183:0]};
+    else          hq_s_data = {hhi_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
+                               long_q || !store_ok, hlo_q};
   end
 
   always_ff @(posedge clk) begin
@@ -175,11 +179,7 @@ module qrdma_rx_buf
   logic           cv_q, cl_q;  // CRC beat registered for the CRC block
   logic [511:0]   cd_q;
   logic [63:0]    ck_q;
-  logic           emit, emit_last, cur_rest, cur_spent;
-  logic [511:0]   emit_d;
-  logic [63:0]    emit_k;
-  logic [511:0]   win_d;
-  logic [63:0]    win_k;
+  logic           emit, emit_last, cur_rest, cur_spent, emit_hdr;
 
   // lowest set bit of a keep (0 for none)
   function automatic logic [5:0] first_lane(input logic [63:0] k);
@@ -188,28 +188,23 @@ module qrdma_rx_buf
     return r;
   endfunction
 
-  // bytes sh.. of the held beat, then the new beat (zero when it belongs to the next
-  // packet or no beat came)
-  logic cur_same;  // the beat taken now is a payload beat of the held beat's packet
+  // the beat taken now is a payload beat of the held beat's packet
+  logic cur_same;
   assign cur_same = in_fire && !hdr_beat;
-  assign win_d = 512'({cur_same ? s_axis_rx_tdata : 512'b0, pd_q} >> {sh_q, 3'b000});
-  assign win_k = 64'({cur_same ? s_axis_rx_tkeep : 64'b0, pk_q} >> sh_q);
   // the new (last) beat has bytes at lanes >= sh that a later CRC beat must carry
   assign cur_rest  = |(s_axis_rx_tkeep >> sh_q);
 
   always_comb begin
     emit      = 1'b0;
     emit_last = 1'b0;
-    emit_d    = win_d;
-    emit_k    = win_k;
+    emit_hdr  = 1'b0;
     cur_spent = 1'b0;
     if (pv_q && ph_q) begin
       // header: emitted as it is when the next beat comes or, if it ends its packet,
       // as soon as no beat comes
       emit      = in_fire || pl_q;
       emit_last = pl_q;
-      emit_d    = pd_q;
-      emit_k    = pk_q;
+      emit_hdr  = 1'b1;
     end else if (pv_q && pl_q) begin
       emit      = 1'b1;            // tail of the last payload beat
       emit_last = 1'b1;
@@ -240,9 +235,22 @@ module qrdma_rx_buf
       // first payload beat: its first kept lane is where the payload starts
       if (!hdr_beat && nb_q == '0 && !long_q) sh_q <= first_lane(s_axis_rx_tkeep);
     end
-    cd_q <= emit_d;
-    ck_q <= emit_k;
-    cl_q <= emit_last;
+  end
+
+  // The CRC beat (read by the CRC only with cv_q): a header as it is; else bytes sh.. of
+  // the held beat followed by the new beat (zero when it belongs to the next packet or no
+  // beat came). Loaded only when a beat is emitted, shifted only for sh != 0.
+  always_ff @(posedge clk) begin
+    if (emit) begin
+      if (emit_hdr || sh_q == '0) begin
+        cd_q <= pd_q;
+        ck_q <= pk_q;
+      end else begin
+        cd_q <= 512'({cur_same ? s_axis_rx_tdata : 512'b0, pd_q} >> {sh_q, 3'b000});
+        ck_q <= 64'({cur_same ? s_axis_rx_tkeep : 64'b0, pk_q} >> sh_q);
+      end
+      cl_q <= emit_last;
+    end
   end
 
   logic        crc_valid;
@@ -269,7 +277,7 @@ module qrdma_rx_buf
 
   assign m_hdr_valid = hq_m_valid && cq_m_valid;
   assign hq_pop      = m_hdr_valid && m_hdr_ready;
-  assign {m_hdr[511:256], m_hdr[183:0], tuser_q, m_hdr_nbeats, m_hdr_long} = hq_m_data;
+  assign {m_hdr[511:256], tuser_q, m_hdr_nbeats, m_hdr_long, m_hdr[183:0]} = hq_m_data;
   assign m_hdr[255:184] = '0;
   assign m_hdr_crc_ok   = (cq_m_data == tuser_q);
 

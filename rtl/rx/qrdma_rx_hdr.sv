@@ -46,6 +46,11 @@
 //        and the stages behind it wait with it.
 // The registers at the table outputs and after the decision keep the block RAM's
 // clock-to-output and the FIFO pushes out of the decision path.
+// Simulation speed (docs/sim.md): the checks of stage 0 are evaluated inside the stage-1
+// registers' always_ff (only when a packet is taken; node_id, a top-level input, is then
+// read by no combinational logic), the write command, event and ACK of stage 2 inside
+// the stage-3 registers' always_ff (only when stage 2 fires): Verilator skips them in
+// every other cycle.
 `default_nettype none
 
 module qrdma_rx_hdr
@@ -133,50 +138,57 @@ module qrdma_rx_hdr
 
   // ------------------------------------------------------------------ stage 0: take
   logic     s1_valid_q, take;
-  kind_e    k0;
-  logic     bad0;
-  logic [13:0] end0;   // lane of the first byte + len (DATA: 1..4159)
   logic [EAW-1:0] key0;
 
-  assign take        = s_hdr_valid && s_hdr_ready;
-  assign end0        = 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
-  assign key0        = EAW'((32'(s_hdr.src_node) % NUM_NODES) * 1024 + 32'(s_hdr.tid));
+  assign take = s_hdr_valid && s_hdr_ready;
+  assign key0 = EAW'((32'(s_hdr.src_node) % NUM_NODES) * 1024 + 32'(s_hdr.tid));
 
-  always_comb begin
-    bad0 = (s_hdr.dst_node != node_id) || s_hdr_long;
-    unique case (s_hdr.ptype)
+  // The packet's kind, K_BAD if malformed (see the header; the checks are evaluated only
+  // when a packet is taken, in the always_ff of stage 1).
+  /* verilator lint_off UNUSEDSIGNAL */  // not every header field is checked
+  function automatic kind_e classify(input net_hdr_t       hd,
+                                     input logic [NBW-1:0] nbeats,
+                                     input logic           long,
+                                     input logic [15:0]    node,
+                                     input logic [13:0]    end_b);
+    logic bad;
+    kind_e k;
+    bad = (hd.dst_node != node) || long;
+    unique case (hd.ptype)
       4'(NET_DATA): begin
-        k0 = K_DATA;
-        bad0 = bad0 || s_hdr.len == '0 || 32'(s_hdr.len) > MAX_PAYLOAD
-               || 32'(s_hdr.dst_addr[11:0]) % MAX_PAYLOAD + 32'(s_hdr.len) > MAX_PAYLOAD
-               || s_hdr.blk_pkts == '0 || 32'(s_hdr.blk_pkts) > MAX_BLK_PKTS
-               || s_hdr.pkt_idx >= s_hdr.blk_pkts
-               || 14'(s_hdr_nbeats) != ((end0 + 14'd63) >> 6);
+        k = K_DATA;
+        bad = bad || hd.len == '0 || 32'(hd.len) > MAX_PAYLOAD
+              || 32'(hd.dst_addr[11:0]) % MAX_PAYLOAD + 32'(hd.len) > MAX_PAYLOAD
+              || hd.blk_pkts == '0 || 32'(hd.blk_pkts) > MAX_BLK_PKTS
+              || hd.pkt_idx >= hd.blk_pkts
+              || 14'(nbeats) != ((end_b + 14'd63) >> 6);
       end
       4'(NET_INLINE): begin
-        k0 = K_INLINE;
-        bad0 = bad0 || s_hdr.len == '0 || s_hdr.len > 13'd32 || s_hdr_nbeats != '0;
+        k = K_INLINE;
+        bad = bad || hd.len == '0 || hd.len > 13'd32 || nbeats != '0;
       end
       4'(NET_CONTROL): begin
-        k0 = K_CONTROL;
-        bad0 = bad0 || s_hdr_nbeats != '0;
+        k = K_CONTROL;
+        bad = bad || nbeats != '0;
       end
       4'(NET_ACK), 4'(NET_NACK): begin
-        k0 = K_ACK;
-        bad0 = bad0 || s_hdr_nbeats != '0;
+        k = K_ACK;
+        bad = bad || nbeats != '0;
       end
       default: begin
-        k0 = K_BAD;
-        bad0 = 1'b1;
+        k = K_BAD;
+        bad = 1'b1;
       end
     endcase
-  end
+    return bad ? K_BAD : k;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ------------------------------------------------------------------ tables
   ent_t           ent_rd;     // table output: entry of the packet taken the cycle before
   ent_t           ent_wr;     // stage 2: the entry written back
   rx_ctrl_t       ctl_rd;
-  rx_ctrl_t       ctl_wr;
+  rx_ctrl_t       ctl_wr;     // stage 2: the CONTROL fields of its packet (a register)
   logic           tbl_we, ctl_we;
   logic [EAW-1:0] key1_q, key2_q;
 
@@ -227,14 +239,22 @@ module qrdma_rx_hdr
 
   always_ff @(posedge clk) begin
     if (take) begin
+      logic [13:0] end0;   // lane of the first byte + len (DATA: 1..4159)
+      end0   = 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
       h1_q   <= s_hdr;
-      k1_q   <= !s_hdr_crc_ok ? K_CRC : bad0 ? K_BAD : k0;
+      k1_q   <= !s_hdr_crc_ok ? K_CRC
+                              : classify(s_hdr, s_hdr_nbeats, s_hdr_long, node_id, end0);
       nb1_q  <= s_hdr_nbeats;
       end1_q <= end0;
       key1_q <= key0;
     end
     if (s1_move) begin
       h2_q   <= h1_q;
+      ctl_wr.xfer     <= h1_q.xfer;
+      ctl_wr.pd       <= h1_q.pd;
+      ctl_wr.size     <= h1_q[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W];
+      ctl_wr.tag      <= h1_q[NET_HDR_TAG_LSB +: NET_HDR_TAG_W];
+      ctl_wr.dst_addr <= h1_q.dst_addr;
       k2_q   <= k1_q;
       nb2_q  <= nb1_q;
       end2_q <= end1_q;
@@ -260,9 +280,6 @@ module qrdma_rx_hdr
   logic [8:0]   bp;
   logic         acc_wr, acc_ctl, dup, stale, complete, ntf, ntf_from_tbl;
   logic         want_cmd, want_evt, want_ack;
-  rx_cmd_t      cmd;
-  rx_evt_t      evt;
-  ack_desc_t    ack;
   logic [MAX_BLK_PKTS-1:0] onehot;
   ent_t         ent;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -289,7 +306,7 @@ module qrdma_rx_hdr
     ntf      = 1'b0;   // notification
     ntf_from_tbl = 1'b0;  // its fields come from the CONTROL table
     ent_wr   = ent;
-    unique case (k2_q)
+    if (s2_valid_q) unique case (k2_q)  // (nothing is used without a packet in stage 2)
       K_DATA, K_INLINE: begin
         if (newer) begin
           acc_wr        = 1'b1;
@@ -333,73 +350,9 @@ module qrdma_rx_hdr
     endcase
   end
 
-  // CONTROL fields: written at every CONTROL taken (read back when its block completes)
-  always_comb begin
-    ctl_wr.xfer     = h.xfer;
-    ctl_wr.pd       = h.pd;
-    ctl_wr.size     = h[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W];
-    ctl_wr.tag      = h[NET_HDR_TAG_LSB +: NET_HDR_TAG_W];
-    ctl_wr.dst_addr = h.dst_addr;
-  end
-
-  // write command
-  always_comb begin
-    cmd        = '0;
-    cmd.baddr  = h.dst_addr[63:6];
-    cmd.lo     = h.dst_addr[5:0];
-    cmd.hi     = 6'(end2_q - 14'd1);
-    cmd.data   = h.inline_data;
-    cmd.nbeats = nb2_q;
-    if (acc_wr && k2_q == K_DATA) begin
-      cmd.op = OP_RING;
-    end else if (acc_wr) begin
-      cmd.op     = OP_IMM;
-      cmd.nbeats = (end2_q > 14'd64) ? NBW'(2) : NBW'(1);
-      cmd.split  = (end2_q > 14'd64) && (h.dst_addr[11:6] == 6'h3F);
-    end else begin
-      cmd.op = OP_SKIP;
-    end
-  end
-
-  // completion event
-  always_comb begin
-    evt          = '0;
-    evt.ack      = complete;
-    evt.ntf      = ntf;
-    evt.src_node = h.src_node;
-    evt.tid      = h.tid;
-    evt.seq      = h.seq;
-    evt.wtag     = wcnt_q + TAGW'(acc_wr);
-    if (ntf_from_tbl) begin
-      evt.kind     = 4'(NET_CONTROL);
-      evt.xfer     = ctl2_q.xfer;
-      evt.pd       = ctl2_q.pd;
-      evt.size     = ctl2_q.size;
-      evt.tag      = ctl2_q.tag;
-      evt.dst_addr = ctl2_q.dst_addr;
-    end else if (k2_q == K_CONTROL) begin
-      evt.kind     = 4'(NET_CONTROL);
-      evt.xfer     = ctl_wr.xfer;
-      evt.pd       = ctl_wr.pd;
-      evt.size     = ctl_wr.size;
-      evt.tag      = ctl_wr.tag;
-      evt.dst_addr = ctl_wr.dst_addr;
-    end else begin
-      evt.kind     = 4'(NET_INLINE);
-      evt.xfer     = h.xfer;
-      evt.pd       = h.pd;
-      evt.size     = 33'(h.len);
-      evt.tag      = '0;
-      evt.dst_addr = h.dst_addr;
-    end
-  end
-
-  always_comb begin
-    ack      = '0;
-    ack.tid  = h.tid;
-    ack.seq  = h.seq;
-    ack.nack = (h.ptype == 4'(NET_NACK));
-  end
+  // CONTROL fields (ctl_wr, the packet's in stage 2): written at every CONTROL taken (read
+  // back when its block completes). Registered from stage 1 when the packet moves (in the
+  // always_ff of stage 1): a register, not a selection made again every cycle.
 
   assign want_cmd = acc_wr || nb2_q != '0;
   assign want_evt = complete || ntf;
@@ -420,8 +373,64 @@ module qrdma_rx_hdr
   assign tbl_we  = s2_fire && (acc_wr || acc_ctl);
   assign ctl_we  = s2_fire && acc_ctl;
 
+  // The write command, completion event and ACK of the decision, built only when stage 2
+  // fires (they are used only from the stage-3 registers).
   always_ff @(posedge clk) begin
     if (s2_fire) begin
+      rx_cmd_t   cmd;
+      rx_evt_t   evt;
+      ack_desc_t ack;
+      // write command
+      cmd        = '0;
+      cmd.baddr  = h.dst_addr[63:6];
+      cmd.lo     = h.dst_addr[5:0];
+      cmd.hi     = 6'(end2_q - 14'd1);
+      cmd.data   = h.inline_data;
+      cmd.nbeats = nb2_q;
+      if (acc_wr && k2_q == K_DATA) begin
+        cmd.op = OP_RING;
+      end else if (acc_wr) begin
+        cmd.op     = OP_IMM;
+        cmd.nbeats = (end2_q > 14'd64) ? NBW'(2) : NBW'(1);
+        cmd.split  = (end2_q > 14'd64) && (h.dst_addr[11:6] == 6'h3F);
+      end else begin
+        cmd.op = OP_SKIP;
+      end
+      // completion event
+      evt          = '0;
+      evt.ack      = complete;
+      evt.ntf      = ntf;
+      evt.src_node = h.src_node;
+      evt.tid      = h.tid;
+      evt.seq      = h.seq;
+      evt.wtag     = wcnt_q + TAGW'(acc_wr);
+      if (ntf_from_tbl) begin
+        evt.kind     = 4'(NET_CONTROL);
+        evt.xfer     = ctl2_q.xfer;
+        evt.pd       = ctl2_q.pd;
+        evt.size     = ctl2_q.size;
+        evt.tag      = ctl2_q.tag;
+        evt.dst_addr = ctl2_q.dst_addr;
+      end else if (k2_q == K_CONTROL) begin
+        evt.kind     = 4'(NET_CONTROL);
+        evt.xfer     = ctl_wr.xfer;
+        evt.pd       = ctl_wr.pd;
+        evt.size     = ctl_wr.size;
+        evt.tag      = ctl_wr.tag;
+        evt.dst_addr = ctl_wr.dst_addr;
+      end else begin
+        evt.kind     = 4'(NET_INLINE);
+        evt.xfer     = h.xfer;
+        evt.pd       = h.pd;
+        evt.size     = 33'(h.len);
+        evt.tag      = '0;
+        evt.dst_addr = h.dst_addr;
+      end
+      // received ACK / NACK
+      ack      = '0;
+      ack.tid  = h.tid;
+      ack.seq  = h.seq;
+      ack.nack = (h.ptype == 4'(NET_NACK));
       cmd3_q   <= cmd;
       evt3_q   <= evt;
       ack3_q   <= ack;

@@ -163,7 +163,7 @@ module qrdma_rx_wr
       lo_q     <= s_cmd.lo;
       hi_q     <= s_cmd.hi;
       split_q  <= s_cmd.split;
-      imm_q    <= rotate(s_cmd.data, s_cmd.lo);
+      if (s_cmd.op == OP_IMM) imm_q <= rotate(s_cmd.data, s_cmd.lo);  // (else unused)
     end
     if (load_ntf || load_cmd) begin
       beat_q <= '0;
@@ -212,7 +212,8 @@ module qrdma_rx_wr
   logic [WQW-1:0] wq_s_data;
 
   assign wq_s_valid = pipe_v_q || (w_go && !ring_q);
-  assign wq_s_data  = pipe_v_q ? {buf_rd_data, pipe_strb_q, pipe_last_q} : {imm_q, strb, wlast};
+  // entries {strb, last, data}: the data word-aligned (faster simulation)
+  assign wq_s_data  = pipe_v_q ? {pipe_strb_q, pipe_last_q, buf_rd_data} : {strb, wlast, imm_q};
 
   qrdma_sync_fifo #(.WIDTH(WQW), .DEPTH(WQ_DEPTH)) u_w_fifo (
     .clk, .rst,
@@ -222,7 +223,7 @@ module qrdma_rx_wr
     .count(wq_count), .almost_full(wq_af)
   );
 
-  assign {m_axi_wdata, m_axi_wstrb, m_axi_wlast} = wq_m_data;
+  assign {m_axi_wstrb, m_axi_wlast, m_axi_wdata} = wq_m_data;
 
   // ------------------------------------------------------------------ B channel
   /* verilator lint_off UNUSEDSIGNAL */

@@ -280,18 +280,20 @@ module qrdma_tx
 
   // Unreserved beats of the payload buffer (see header): - MPB per pick, + MPB - n_p when
   // the packet is known (stage B; n_p = 0 for packets without payload), + 1 per beat taken.
-  logic [PCW-1:0] credit_q, credit_d;
+  logic [PCW-1:0] credit_q;
 
-  always_comb begin
-    credit_d = credit_q;
-    if (pick)      credit_d = credit_d - PCW'(MPB);
-    if (sj_valid)  credit_d = credit_d + PCW'(MPB) - (sj.is_data ? PCW'(sj.n_p) : '0);
-    if (pay_ready) credit_d = credit_d + PCW'(1);
-  end
-
+  // (next value computed in the flop's block: evaluated at the clock edge only)
   always_ff @(posedge clk) begin
-    if (rst) credit_q <= PCW'(READ_WINDOW_BEATS);
-    else     credit_q <= credit_d;
+    if (rst) begin
+      credit_q <= PCW'(READ_WINDOW_BEATS);
+    end else if (pick || sj_valid || pay_ready) begin
+      logic [PCW-1:0] c;
+      c = credit_q;
+      if (pick)      c = c - PCW'(MPB);
+      if (sj_valid)  c = c + PCW'(MPB) - (sj.is_data ? PCW'(sj.n_p) : '0);
+      if (pay_ready) c = c + PCW'(1);
+      credit_q <= c;
+    end
   end
 
   assign pick_ok = (credit_q >= PCW'(MPB)) && !job_af && !rdq_af;

@@ -5,10 +5,15 @@
 // "Send unit", "Packet format"). Takes packet jobs in link order: the header beat, then
 // for a DATA packet its n_out payload beats, made from the n_p packed beats of the payload
 // buffer moved to the destination lane: beat j = ({packed j, packed j-1} << 8*dlane),
-// upper half, lanes outside tkeep cleared (when n_out = n_p + 1 the last beat takes only
-// packed n_p-1). Built from one 512-bit rotation per beat: packed j rotated left by
-// dlane bytes in lanes dlane.., the previous beat's rotation (kept) below. A DATA header waits until all n_p packed beats of its packet are in the
-// buffer, so a packet never stalls in the middle for want of data.
+// upper half (when n_out = n_p + 1 the last beat takes only packed n_p-1), built as one
+// 512-bit rotation of packed j and packed j-1 merged at lane 64-dlane. The lanes
+// outside tkeep come out zero without a mask: qrdma_tx_realign clears the packed beats
+// past the packet's end, and packed beat -1 (a register, the previous packed beat) is
+// zero for j = 0. A DATA header waits until all n_p packed beats of its packet are in
+// the buffer, so a packet never stalls in the middle for want of data.
+// Simulation speed (docs/sim.md): the beat is one expression that Verilator evaluates
+// only where the output buffer is written (no per-byte masks, no 512-bit temporaries
+// every cycle); the record fields are ordered so that the 512-bit data stays word-aligned.
 //
 // CRC: qrdma_crc32_512 gets the header beat and the packed beats (its byte enables must
 // start at lane 0 on the last beat: the packed view, not the link view), in the cycle
@@ -59,13 +64,10 @@ module qrdma_tx_asm
 
   logic                  pay_q;      // in the payload beats of the head job
   logic [BEATS_W-1:0]    j_q;        // index of the next payload beat on the link
-  logic [DATA_W-1:0]     rw;         // cur rotated left by dlane bytes
-  logic [DATA_W-1:0]     rwp_q;      // rw of packed beat j-1
-  logic [BEAT_BYTES-1:0] from_cur;   // lanes dlane..63: from packed beat j
+  logic [DATA_W-1:0]     cur;        // packed beat j (zero for the extra last link beat)
+  logic [DATA_W-1:0]     prev_q;     // packed beat j-1 (zero for j = 0)
   logic                  ob_s_ready;
   logic                  hdr_go, pay_go, need, last_w, last_p;
-  logic [DATA_W-1:0]     cur;
-  logic [DATA_W-1:0]     wide;       // upper half of {packed j, packed j-1} << 8*dlane
   logic [LANE_W-1:0]     end_lane;   // lane of the packet's last payload byte on the link
   logic [LANE_W-1:0]     plast_lane; // lane of its last byte in the last packed beat
   logic [BEAT_BYTES-1:0] keep_w;
@@ -82,25 +84,30 @@ module qrdma_tx_asm
   assign hdr_go     = !pay_q && job_valid && ob_s_ready
                       && (!job.is_data || pay_count >= PCW'(job.n_p));
   assign pay_go     = pay_q && ob_s_ready && (!need || pay_valid);
-  assign cur        = need ? pay_data : '0;
-  assign rw         = DATA_W'(({cur, cur} << {job.dlane, 3'b000}) >> DATA_W);
-  assign from_cur   = {BEAT_BYTES{1'b1}} << job.dlane;
-  assign wide       = (rw & bit_mask(from_cur)) | (rwp_q & ~bit_mask(from_cur));
   assign keep_w     = lane_mask((j_q == '0) ? job.dlane : '0,
                                 last_w ? end_lane : LANE_W'(BEAT_BYTES - 1));
   assign pay_ready  = pay_go && need;
   assign job_ready  = (hdr_go && !job.is_data) || (pay_go && last_w);
 
+  // Link beat j: the upper half of {packed j, packed j-1} << 8*dlane, formed as one
+  // rotation: packed j in lanes ..63-dlane, packed j-1 above, rotated left by dlane bytes
+  // (a 512-bit rotation, not a 1024-bit shifter). The packed beats are zero past the
+  // packet's end (qrdma_tx_realign) and prev_q is zero for j = 0, so the lanes outside
+  // tkeep are zero without a mask.
+  function automatic logic [DATA_W-1:0] rotl_bytes(input logic [DATA_W-1:0] x,
+                                                   input logic [LANE_W-1:0] n);
+    return DATA_W'(({x, x} << {n, 3'b000}) >> DATA_W);
+  endfunction
+
+  assign cur = need ? pay_data : '0;
+
   always_comb begin
-    if (pay_q) begin
-      ob_in.data = wide & bit_mask(keep_w);
-      ob_in.keep = keep_w;
-      ob_in.last = last_w;
-    end else begin
-      ob_in.data = job.hdr;
-      ob_in.keep = '1;
-      ob_in.last = !job.is_data;
-    end
+    ob_in.data    = pay_q ? rotl_bytes(prev_q ^ ((cur ^ prev_q)
+                                                 & ({DATA_W{1'b1}} >> {job.dlane, 3'b000})),
+                                       job.dlane)
+                          : job.hdr;
+    ob_in.keep    = pay_q ? keep_w : '1;
+    ob_in.last    = pay_q ? last_w : !job.is_data;
     ob_in.is_data = job.is_data;
     ob_in.len     = job.len;
   end
@@ -119,12 +126,13 @@ module qrdma_tx_asm
   end
 
   always_ff @(posedge clk) begin
-    if (pay_go) rwp_q <= rw;
+    if (hdr_go)      prev_q <= '0;
+    else if (pay_go) prev_q <= cur;
   end
 
   // ------------------------------------------------------------------ CRC
   assign crc_s_valid = hdr_go || (pay_go && need);
-  assign crc_s_data  = pay_q ? cur : job.hdr;
+  assign crc_s_data  = pay_q ? pay_data : job.hdr;  // (not valid when !need)
   assign crc_s_keep  = (pay_q && last_p) ? lane_mask('0, plast_lane) : '1;
   assign crc_s_last  = pay_q ? last_p : !job.is_data;
 

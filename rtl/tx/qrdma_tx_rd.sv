@@ -60,6 +60,7 @@ module qrdma_tx_rd
   assign info.slane = cmd.addr[LANE_W-1:0];
   assign info.n_src = beats_of(cmd.addr[LANE_W-1:0], cmd.len);
   assign info.n_p   = beats_of('0, cmd.len);
+  assign info.plast = LANE_W'(cmd.len - LEN_W'(1));
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -74,7 +75,7 @@ module qrdma_tx_rd
   always_ff @(posedge clk) begin
     if (load) begin
       beat_q <= cmd.addr[63:LANE_W];
-      left_q <= info.n_src;
+      left_q <= beats_of(cmd.addr[LANE_W-1:0], cmd.len);  // info.n_src
     end else if (ar_fire) begin
       beat_q <= beat_q + (64 - LANE_W)'(blen);
       left_q <= left_q - blen;

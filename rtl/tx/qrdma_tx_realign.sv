@@ -13,8 +13,10 @@
 // (no shift) or when beat k is the packet's last and the packet has as many packed beats
 // as read beats. sh is built from one 512-bit rotation per beat: rc = beat k rotated
 // right by slane bytes, kept as rp for the next beat; low half = rp in lanes below
-// 64 - slane, rc above; high half = rc (its lanes from 64 - slane on are past the
-// packet's end, so they are don't-care: tkeep and the CRC's byte enables drop them). So a read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
+// 64 - slane, rc above; high half = rc. The packet's last packed beat has its lanes past
+// the packet's end (after lane plast = (len-1) mod 64) cleared: every packed beat is zero
+// past the packet's end, which the assembler relies on (its tkeep needs no mask). So a
+// read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
 // It yields 2 only as the last beat (k >= 1) of a packet with slane != 0, whose first beat
 // yielded none; one pending register takes the second and writes it in the next cycle,
 // ahead of anything new. It never needs to hold two: a beat that yields 2 was preceded
@@ -23,6 +25,9 @@
 // R is always accepted (rready = 1; the caller reserved the buffer space).
 // Timing: R beat taken in cycle t -> registered in t+1 (shift) -> o_valid in t+2, or in
 // t+3 for a beat that went through the pending register.
+// Simulation speed (docs/sim.md): the data is computed in the registers' own always_ff,
+// only in a cycle with a read beat (Verilator skips it otherwise), the rotation only for
+// slane != 0, the masks as whole-word shifts (no per-byte loops).
 `default_nettype none
 
 module qrdma_tx_realign
@@ -44,10 +49,7 @@ module qrdma_tx_realign
 
   logic                rv_q;
   logic [DATA_W-1:0]   rdat_q;     // read beat k
-  logic [DATA_W-1:0]   rc;         // rdat_q rotated right by slane bytes
-  logic [DATA_W-1:0]   rp_q;       // rc of read beat k-1 of the same packet
-  logic [BEAT_BYTES-1:0] from_prev;  // lanes of packed beat k-1 taken from rp_q
-  logic [DATA_W-1:0]   sh_lo, sh_hi; // packed beats k-1 and k (see header)
+  logic [DATA_W-1:0]   rp_q;       // rc of read beat k-1 of the same packet (slane != 0)
   logic [BEATS_W-1:0]  k_q;        // index of rdat_q in its packet
   logic                last_beat, lo_emit, hi_emit;
   logic                pend_v_q, o_valid_q;
@@ -65,10 +67,6 @@ module qrdma_tx_realign
   assign last_beat  = (k_q == info.n_src - BEATS_W'(1));
   assign lo_emit    = rv_q && (info.slane != '0) && (k_q != '0);
   assign hi_emit    = rv_q && ((info.slane == '0) || (last_beat && info.n_p == info.n_src));
-  assign rc         = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
-  assign from_prev  = {BEAT_BYTES{1'b1}} >> info.slane;
-  assign sh_lo      = (rp_q & bit_mask(from_prev)) | (rc & ~bit_mask(from_prev));
-  assign sh_hi      = rc;
   assign info_ready = rv_q && last_beat;
 
   always_ff @(posedge clk) begin
@@ -77,10 +75,6 @@ module qrdma_tx_realign
     end else if (rv_q) begin
       k_q <= last_beat ? '0 : k_q + BEATS_W'(1);
     end
-  end
-
-  always_ff @(posedge clk) begin
-    if (rv_q) rp_q <= rc;
   end
 
   // In order: the pending beat, the low half, the high half. The first goes out, the
@@ -95,10 +89,39 @@ module qrdma_tx_realign
     end
   end
 
+  // Data: rc = rdat_q rotated right by slane bytes (sh_hi), sh_lo = rp_q in the lanes below
+  // 64 - slane, rc above. The packet's last packed beat (sh_hi if it is emitted at the
+  // last read beat, else sh_lo) has its lanes after plast cleared, so that every packed
+  // beat is zero past the packet's end (the assembler relies on it). Computed only in a
+  // cycle with a read beat (rv_q), the rotation only for slane != 0 (else rc = rdat_q),
+  // sh_lo only when it is emitted; o_data_q and pend_q are loaded only when they become
+  // valid (their values otherwise don't matter).
   always_ff @(posedge clk) begin
-    o_data_q <= pend_v_q ? pend_q : (lo_emit ? sh_lo : sh_hi);
-    if (pend_v_q) pend_q <= lo_emit ? sh_lo : sh_hi;
-    else          pend_q <= sh_hi;
+    if (rv_q) begin
+      logic [DATA_W-1:0] rc, sh_lo, sh_hi, prev_bits;
+      if (info.slane == '0) rc = rdat_q;
+      else                  rc = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
+      sh_hi = rc;
+      sh_lo = rc;
+      if (lo_emit) begin
+        prev_bits = {DATA_W{1'b1}} >> {info.slane, 3'b000};
+        sh_lo     = (rp_q & prev_bits) | (rc & ~prev_bits);
+      end
+      if (last_beat) begin
+        if (hi_emit) sh_hi = sh_hi & lane_bits('0, info.plast);
+        else         sh_lo = sh_lo & lane_bits('0, info.plast);
+      end
+      if (info.slane != '0) rp_q <= rc;
+      if (pend_v_q) begin
+        o_data_q <= pend_q;
+        if (lo_emit || hi_emit) pend_q <= lo_emit ? sh_lo : sh_hi;
+      end else begin
+        if (lo_emit || hi_emit) o_data_q <= lo_emit ? sh_lo : sh_hi;
+        if (lo_emit && hi_emit) pend_q <= sh_hi;
+      end
+    end else if (pend_v_q) begin
+      o_data_q <= pend_q;
+    end
   end
 
   assign o_valid = o_valid_q;

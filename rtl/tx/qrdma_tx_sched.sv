@@ -15,9 +15,13 @@
 // block in that cycle.
 // Pipeline (cycle t = the cycle of the pick):
 //   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
-//   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs)
+//   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs);
+//        node_id sampled
 //   t+2  B: addresses, header beat; job_valid (and rd_valid for DATA) for one cycle;
 //        the block is re-queued (progress + 1) or the slot freed
+// Simulation speed (docs/sim.md): the header beat is built only in the cycle its job is
+// valid (a branch Verilator skips otherwise), from registers only (node_id is sampled in
+// A, so no logic here is evaluated again for every change of a top-level input).
 // A pick is allowed every other cycle (none in t+1), so that the RAM outputs hold
 // through stage B and re-queues leave every other cycle to the inputs: at most one packet
 // per 2 cycles, far above the link's need (a packet of n payload beats takes n+1 cycles).
@@ -37,7 +41,7 @@ module qrdma_tx_sched
 ) (
   input  logic                     clk,
   input  logic                     rst,
-  input  logic [15:0]              node_id,         // src_node of every header (sampled in B)
+  input  logic [15:0]              node_id,         // src_node of every header (sampled in A)
   // descriptors
   input  logic                     s_blk_valid,
   output logic                     s_blk_ready,
@@ -131,21 +135,15 @@ module qrdma_tx_sched
   assign s_pkt_ready    = in_open && in_gnt[1];
   assign s_ackreq_ready = in_open && in_gnt[2];
 
-  always_comb begin
-    in_rec = '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
-    in_queue = node_queue(s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
-    unique case (in_idx)
-      2'd1: begin
-        in_rec   = '{kind: SLOT_PKT, data: s_pkt_data};
-        in_queue = node_queue(s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]);
-      end
-      2'd2: begin
-        in_rec   = '{kind: SLOT_ACK, data: DATA_W'(in_ack)};
-        in_queue = node_queue(s_ackreq_dst);
-      end
-      default: ;
-    endcase
-  end
+  // (continuous selects rather than a case: the record is then built only where the slot
+  // RAM is written, not every cycle)
+  assign in_rec   = (in_idx == 2'd1) ? '{kind: SLOT_PKT, data: s_pkt_data}
+                  : (in_idx == 2'd2) ? '{kind: SLOT_ACK, data: DATA_W'(in_ack)}
+                  :                    '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
+  assign in_queue = node_queue(
+      (in_idx == 2'd1) ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
+    : (in_idx == 2'd2) ? s_ackreq_dst
+    :                    s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
 
   qrdma_id_pool #(.NUM_IDS(SLOTS), .ID_W(SW)) u_pool (
     .clk        (clk),
@@ -269,6 +267,7 @@ module qrdma_tx_sched
   logic [LEN_W-1:0]   b_len_q;
   logic               b_more_q;
   logic [PIDX_W-1:0]  b_pkts_q;
+  logic [15:0]        b_node_q;   // node_id, sampled in A
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -293,85 +292,94 @@ module qrdma_tx_sched
       b_len_q   <= a_len;
       b_more_q  <= a_more;
       b_pkts_q  <= PIDX_W'(a_pkts);
+      b_node_q  <= node_id;
     end
   end
 
   // ------------------------------------------------------------------ stage B
-  /* verilator lint_off UNUSEDSIGNAL */  // reserved bits of the descriptor
-  pkt_desc_t          pkt;
-  /* verilator lint_on UNUSEDSIGNAL */
-  ack_req_t           ack;
-  net_hdr_t           h;
-  logic [DATA_W-1:0]  hdr;
   logic [63:0]        pkt_dst, pkt_src;
-  logic [255:0]       inl;      // inline payload, bytes from len on cleared
 
-  assign pkt     = pkt_desc_t'(rec.data);
-  assign ack     = ack_req_t'(rec.data[$bits(ack_req_t)-1:0]);
   assign pkt_dst = blk.dst_addr + 64'(b_off_q);
   assign pkt_src = blk.src_addr + 64'(b_off_q);
 
-  always_comb begin
-    for (int i = 0; i < 32; i++)
-      inl[8*i +: 8] = (6'(i) < pkt.len) ? pkt.payload[8*i +: 8] : 8'h00;
-  end
-
-  always_comb begin
+  // The header beat: fields by slot kind; the CONTROL fields that share bits with
+  // inline_data are set last.
+  function automatic logic [DATA_W-1:0] make_hdr(input slot_rec_t          r,
+                                                 input logic [15:0]        src,
+                                                 input logic [PIDX_W-1:0]  pidx,
+                                                 input logic [PIDX_W-1:0]  pkts,
+                                                 input logic [LEN_W-1:0]   len,
+                                                 input logic [63:0]        dst);
+    /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block; reserved bits
+    block_desc_t b;
+    pkt_desc_t   p;
+    ack_req_t    k;
+    /* verilator lint_on UNUSEDSIGNAL */
+    net_hdr_t          h;
+    logic [DATA_W-1:0] x;
+    b = block_desc_t'(r.data[BLOCK_DESC_W-1:0]);
+    p = pkt_desc_t'(r.data);
+    k = ack_req_t'(r.data[$bits(ack_req_t)-1:0]);
     h          = '0;
-    h.src_node = node_id;
-    unique case (rec.kind)
+    h.src_node = src;
+    unique case (r.kind)
       SLOT_BLK: begin
         h.ptype    = 4'(NET_DATA);
-        h.dst_node = blk.dst_node;
-        h.tid      = blk.tid;
-        h.seq      = blk.seq;
-        h.pkt_idx  = b_pidx_q;
-        h.blk_pkts = b_pkts_q;
-        h.len      = b_len_q;
-        h.dst_addr = pkt_dst;
-        h.pd       = blk.pd;
-        h.fid      = blk.fid;
-        h.path     = blk.path;
-        h.notify   = blk.notify;
-        h.last     = blk.last;
-        h.xfer     = blk.xfer;
+        h.dst_node = b.dst_node;
+        h.tid      = b.tid;
+        h.seq      = b.seq;
+        h.pkt_idx  = pidx;
+        h.blk_pkts = pkts;
+        h.len      = len;
+        h.dst_addr = dst;
+        h.pd       = b.pd;
+        h.fid      = b.fid;
+        h.path     = b.path;
+        h.notify   = b.notify;
+        h.last     = b.last;
+        h.xfer     = b.xfer;
       end
       SLOT_PKT: begin
-        h.ptype    = (pkt.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
-        h.dst_node = pkt.dst_node;
-        h.tid      = pkt.tid;
-        h.seq      = pkt.seq;
-        h.dst_addr = pkt.dst_addr;
-        h.pd       = pkt.pd;
-        h.xfer     = pkt.xfer;
-        if (pkt.kind != 1'(PKT_CONTROL)) begin
-          h.len         = LEN_W'(pkt.len);
-          h.notify      = pkt.notify;
-          h.inline_data = inl;
+        h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+        h.dst_node = p.dst_node;
+        h.tid      = p.tid;
+        h.seq      = p.seq;
+        h.dst_addr = p.dst_addr;
+        h.pd       = p.pd;
+        h.xfer     = p.xfer;
+        if (p.kind != 1'(PKT_CONTROL)) begin
+          h.len    = LEN_W'(p.len);
+          h.notify = p.notify;
+          // inline payload, bytes from len on cleared (len >= 32: all 32 bytes)
+          h.inline_data = (p.len >= 6'd32) ? p.payload
+                        : p.payload & ~({256{1'b1}} << {p.len[4:0], 3'b000});
         end
       end
       default: begin  // SLOT_ACK
-        h.ptype    = ack.nack ? 4'(NET_NACK) : 4'(NET_ACK);
-        h.dst_node = ack.dst_node;
-        h.tid      = ack.tid;
-        h.seq      = ack.seq;
+        h.ptype    = k.nack ? 4'(NET_NACK) : 4'(NET_ACK);
+        h.dst_node = k.dst_node;
+        h.tid      = k.tid;
+        h.seq      = k.seq;
       end
     endcase
-    hdr = DATA_W'(h);
-    // CONTROL fields that share bits with inline_data
-    if (rec.kind == SLOT_PKT && pkt.kind == 1'(PKT_CONTROL)) begin
-      hdr[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]     = pkt.size;
-      hdr[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W] = pkt.blocks;
-      hdr[NET_HDR_TAG_LSB +: NET_HDR_TAG_W]       = pkt.tag;
+    x = DATA_W'(h);
+    if (r.kind == SLOT_PKT && p.kind == 1'(PKT_CONTROL)) begin
+      x[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]     = p.size;
+      x[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W] = p.blocks;
+      x[NET_HDR_TAG_LSB +: NET_HDR_TAG_W]       = p.tag;
     end
-  end
+    return x;
+  endfunction
 
+  // The job: its header is built only in the cycle it is valid (b_valid_q); in other
+  // cycles the job is not pushed and its value does not matter.
   always_comb begin
-    job_valid = b_valid_q;
-    job.hdr     = hdr;
+    job_valid   = b_valid_q;
+    if (b_valid_q) job.hdr = make_hdr(rec, b_node_q, b_pidx_q, b_pkts_q, b_len_q, pkt_dst);
+    else           job.hdr = '0;
     job.is_data = (rec.kind == SLOT_BLK);
     job.dlane   = pkt_dst[LANE_W-1:0];
-    job.len     = h.len;
+    job.len     = job.hdr[NET_HDR_LEN_LSB +: LEN_W];
     job.n_p     = beats_of('0, b_len_q);
     job.n_out   = beats_of(pkt_dst[LANE_W-1:0], b_len_q);
     rd_valid    = b_valid_q && (rec.kind == SLOT_BLK);
