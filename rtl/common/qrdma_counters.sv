@@ -32,10 +32,12 @@ module qrdma_counters
 
   logic [CNT_W-1:0] cnt_q [N];
 
+  // (updated only in a cycle with an increment: a simulation skips the adds otherwise)
   always_ff @(posedge clk) begin
-    for (int i = 0; i < int'(N); i++) begin
-      if (rst) cnt_q[i] <= '0;
-      else     cnt_q[i] <= cnt_q[i] + CNT_W'(inc[i]);
+    if (rst) begin
+      for (int i = 0; i < int'(N); i++) cnt_q[i] <= '0;
+    end else if (inc != '0) begin
+      for (int i = 0; i < int'(N); i++) cnt_q[i] <= cnt_q[i] + CNT_W'(inc[i]);
     end
   end
 

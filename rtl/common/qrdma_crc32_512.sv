@@ -146,53 +146,107 @@ module qrdma_crc32_512
     return r;
   endfunction
 
-  // Column of data bit i (byte j = i/8, bit b = i%8) in D: the byte enters a zero state
-  // and KEEP_W-1-j zero bytes follow, so the column is F^(KEEP_W-j) applied to unit b.
-  function automatic logic [DATA_W-1:0][31:0] data_cols();
-    logic [DATA_W-1:0][31:0] r;
-    vec_t v [8];
-    for (int b = 0; b < 8; b++) v[b] = vec_t'(1) << b;
-    for (int j = int'(KEEP_W) - 1; j >= 0; j--) begin
-      for (int b = 0; b < 8; b++) begin
-        v[b] = zero_byte(v[b]);
-        r[8*j+b] = v[b];
-      end
-    end
-    return r;
-  endfunction
-
-  localparam mat_t                    M_BEAT = zero_bytes_mat(KEEP_W, 1'b0);
-  localparam logic [DATA_W-1:0][31:0] D_COLS = data_cols();
+  localparam mat_t M_BEAT = zero_bytes_mat(KEEP_W, 1'b0);
 
   // Number of zero bits of a keep that is contiguous from bit 0 (KEEP_W - bytes).
   // ~keep read from its top is a thermometer code u (u[i] = ~keep[KEEP_W-1-i]); bit b of the
   // count of ones of a thermometer code is the XOR of u[j*2^b - 1], j = 1, 2, ...: shallow
-  // XORs instead of an adder tree. Exact only for keeps that follow the rule.
-  function automatic logic [M_W-1:0] missing_bytes(input logic [KEEP_W-1:0] keep);
-    logic [M_W-1:0] m = '0;
+  // XORs instead of an adder tree, each one a parity of ~keep under a constant mask.
+  // Exact only for keeps that follow the rule.
+  typedef logic [M_W-1:0][KEEP_W-1:0] m_masks_t;
+
+  function automatic m_masks_t missing_masks();
+    m_masks_t r = '0;
     for (int b = 0; b < int'(M_W); b++)
       for (int j = 1; j * (1 << b) <= int'(KEEP_W); j++)
-        m[b] ^= ~keep[int'(KEEP_W) - j * (1 << b)];
+        r[b][int'(KEEP_W) - j * (1 << b)] = 1'b1;
+    return r;
+  endfunction
+
+  localparam m_masks_t M_MASKS = missing_masks();
+
+  function automatic logic [M_W-1:0] missing_bytes(input logic [KEEP_W-1:0] keep);
+    logic [M_W-1:0] m;
+    for (int b = 0; b < int'(M_W); b++) m[b] = ^(~keep & M_MASKS[b]);
     return m;
   endfunction
+
+  // The data term by tables, one per group of GROUP_BYTES bytes: nibble n of the group's
+  // keep-masked data adds entry 16 n + value of the group's table, the XOR of the D
+  // columns of the nibble's set bits. Verilator: one indexed load per nibble. Synthesis: a
+  // 16-entry constant mux per nibble, each output bit an XOR of at most 4 inputs. (A table
+  // per group, not one for the beat, keeps the muxes Yosys builds before optimising small.)
+  localparam int unsigned GROUP_TAB = 32 * GROUP_BYTES;  // entries of a group's table
+  typedef vec_t grp_tab_t [GROUP_TAB];
+
+  // The column of data bit b of byte j in D: the byte enters a zero state and KEEP_W-1-j
+  // zero bytes follow, so the column is F^(KEEP_W-j) applied to unit b.
+  function automatic grp_tab_t group_table(input int unsigned g);
+    grp_tab_t r;
+    vec_t     col [8];  // columns of the bits of byte j
+    for (int i = 0; i < int'(GROUP_TAB); i++) r[i] = '0;  // bytes past KEEP_W: never read
+    for (int b = 0; b < 8; b++) col[b] = vec_t'(1) << b;
+    for (int j = int'(KEEP_W) - 1; j >= int'(g * GROUP_BYTES); j--) begin
+      for (int b = 0; b < 8; b++) col[b] = zero_byte(col[b]);
+      if (j < int'((g + 1) * GROUP_BYTES))
+        for (int h = 0; h < 2; h++)  // nibble 2 (j - 8 g) + h of the group
+          for (int v = 0; v < 16; v++) begin
+            vec_t x = '0;
+            for (int b = 0; b < 4; b++)
+              if (v[b]) x ^= col[4*h + b];
+            r[16 * (2 * (j - int'(g * GROUP_BYTES)) + h) + v] = x;
+          end
+    end
+    return r;
+  endfunction
+
+  // Byte mask of 4 keep bits: byte i of KEEP_MASK[k] is {8{k[i]}}. Masks a 32-bit word of
+  // data in one lookup (in synthesis the entries are wires).
+  typedef logic [31:0] keep_mask_t [16];
+
+  function automatic keep_mask_t keep_masks();
+    keep_mask_t r;
+    for (int k = 0; k < 16; k++) begin
+      logic [31:0] t;
+      for (int i = 0; i < 4; i++) t[8*i +: 8] = {8{k[i]}};
+      r[k] = t;
+    end
+    return r;
+  endfunction
+
+  localparam keep_mask_t KEEP_MASK = keep_masks();
 
   // ------------------------------------------------------------ stage n+1: data term
   logic              v1_q, last1_q;
   logic [M_W-1:0]    m1_q;
-  vec_t              part_d [GROUPS];
   vec_t              part_q [GROUPS];
 
-  // Computed every cycle, valid or not (see the header: gating it costs Fmax).
-  always_comb begin
-    for (int g = 0; g < int'(GROUPS); g++) part_d[g] = '0;
-    for (int i = 0; i < int'(DATA_W); i++)
-      part_d[i / (8 * GROUP_BYTES)] ^= D_COLS[i] & {32{s_data[i] & s_keep[i / 8]}};
+  // Group g: bytes [8g, 8g+8) of the beat, a 64-bit word w (zero-extended in a short last
+  // group), masked by s_keep; part_q[g] = XOR of the table entries of its nibbles. Loaded
+  // only with a beat (s_valid, the flops' clock enable; part_q is read only after a beat),
+  // so Verilator skips the lookups in idle cycles.
+  for (genvar g = 0; g < int'(GROUPS); g++) begin : gen_grp
+    localparam int unsigned LO = 64 * g;                                 // first data bit
+    localparam int unsigned GW = (DATA_W - LO < 64) ? DATA_W - LO : 64;  // bits in the group
+    localparam grp_tab_t    T  = group_table(g);
+
+    always_ff @(posedge clk) begin
+      if (s_valid) begin
+        logic [7:0]  k;
+        logic [63:0] w;
+        vec_t        t;
+        k = 8'(s_keep[LO/8 +: GW/8]);
+        w = 64'(s_data[LO +: GW]) & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
+        t = '0;
+        for (int n = 0; n < int'(GW / 4); n++) t ^= T[16 * n + int'(w[4*n +: 4])];
+        part_q[g] <= t;
+      end
+    end
   end
 
   always_ff @(posedge clk) begin
-    part_q  <= part_d;
     last1_q <= s_last;
-    m1_q    <= missing_bytes(s_keep);
+    if (s_valid && s_last) m1_q <= missing_bytes(s_keep);  // read only after a last beat
   end
 
   always_ff @(posedge clk) begin
@@ -201,37 +255,31 @@ module qrdma_crc32_512
   end
 
   // ------------------------------------------------------- stage n+2: the loop
-  logic [M_W-1:0] m2_q;
-  logic           v2_q;  // raw_q holds a finished frame
-  vec_t           state_q, state_d, raw_q;
+  // c <- M_BEAT c ^ XOR(part_q), computed only in a cycle with a beat (v1_q, the flops'
+  // clock enable). Products are written out where they are used: a matrix passed to a
+  // function would be copied (and cleared every cycle) by Verilator.
+  function automatic vec_t state_next(input vec_t c);
+    vec_t r = '0;
+    for (int col = 0; col < 32; col++) r ^= M_BEAT[col] & {32{c[col]}};
+    for (int g = 0; g < int'(GROUPS); g++) r ^= part_q[g];
+    return r;
+  endfunction
 
-  always_comb begin
-    state_d = mat_apply(M_BEAT, state_q);
-    for (int g = 0; g < int'(GROUPS); g++) state_d ^= part_q[g];
-  end
+  vec_t state_q;
 
   always_ff @(posedge clk) begin
     if (rst || (v1_q && last1_q)) state_q <= '1;  // the next beat starts a frame
-    else if (v1_q)                state_q <= state_d;
-  end
-
-  always_ff @(posedge clk) begin
-    if (v1_q && last1_q) begin
-      raw_q <= state_d;
-      m2_q  <= m1_q;
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (rst) v2_q <= 1'b0;
-    else     v2_q <= v1_q && last1_q;
+    else if (v1_q)                state_q <= state_next(state_q);
   end
 
   // ------------------------------------------- stages n+3 ..: undo the m zero bytes
   // Stage s computes y = G x, G = F^-(v << s*CORR_BITS) for v = m_slice(m, s), with the
-  // matrix G picked one stage ahead into g_q (1024 flops in the RTL; g_q[j][r] is one of at
-  // most 2^(2^CORR_BITS) functions of v, so synthesis merges equal flops and removes
-  // constant ones). A row is ~32 AND-XOR terms of flops, two per LUT4, ~3 levels of LUT4.
+  // matrix G picked one stage ahead into the stage's g_q (1024 flops in the RTL; each bit is
+  // one of at most 2^(2^CORR_BITS) functions of v, so synthesis merges equal flops and
+  // removes constant ones). A row is ~32 AND-XOR terms of flops, two per LUT4, ~3 levels
+  // of LUT4. Element 0 of corr_x_q / corr_m_q / corr_v_q is loaded with the frame's last
+  // beat at n+2 (raw state, m); element s+1 by stage s. Stages compute only in a cycle in
+  // which they load.
   localparam int unsigned NV = 2 ** CORR_BITS;  // matrices per stage
   typedef mat_t [NV-1:0] corr_mats_t;
 
@@ -251,67 +299,59 @@ module qrdma_crc32_512
     return r;
   endfunction
 
-  // corr_x[s] / corr_g[s] / corr_m[s] / corr_v[s] feed stage s; corr_x[CORR_STAGES] and
-  // corr_v[CORR_STAGES] are the output. g for stage 0 is picked at n+2 from m1_q.
-  localparam corr_mats_t G_FIRST = corr_mats(0);
-
-  vec_t           corr_x [CORR_STAGES + 1];
-  mat_t           corr_g [CORR_STAGES];
-  logic [M_W-1:0] corr_m [CORR_STAGES + 1];
-  logic           corr_v [CORR_STAGES + 1];
-  mat_t           g0_q;
+  vec_t           corr_x_q [CORR_STAGES + 1];  // [CORR_STAGES] is m_crc
+  logic [CORR_STAGES:0] corr_v_q;               // bit CORR_STAGES is m_valid
+  // the last element feeds no stage (never read with a single stage, DATA_W <= 32)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [M_W-1:0] corr_m_q [CORR_STAGES];
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_ff @(posedge clk) begin
-    if (v1_q && last1_q) g0_q <= G_FIRST[m_slice(m1_q, 0)];
+    if (v1_q && last1_q) begin
+      corr_x_q[0] <= state_next(state_q);
+      corr_m_q[0] <= m1_q;
+    end
   end
 
-  assign corr_x[0] = raw_q;
-  assign corr_g[0] = g0_q;
-  assign corr_m[0] = m2_q;
-  assign corr_v[0] = v2_q;
+  always_ff @(posedge clk) begin
+    if (rst) corr_v_q <= '0;
+    else     corr_v_q <= {corr_v_q[CORR_STAGES-1:0], v1_q && last1_q};  // one shift register
+  end
 
   for (genvar s = 0; s < int'(CORR_STAGES); s++) begin : gen_corr
-    localparam bit LAST = (s == int'(CORR_STAGES) - 1);  // adds the final xor
+    localparam bit         LAST = (s == int'(CORR_STAGES) - 1);  // adds the final xor
+    localparam corr_mats_t G    = corr_mats(s * CORR_BITS);
 
-    vec_t           x_d, x_q;
-    logic [M_W-1:0] m_q;
-    logic           v_q;
+    mat_t g_q;  // G of this stage, loaded one stage ahead
 
-    // A stage loads only with its valid (a clock enable): Verilator skips the matrix
-    // product on all other cycles.
-    always_comb begin
-      x_d = x_q;
-      if (corr_v[s]) x_d = mat_apply(corr_g[s], corr_x[s]) ^ {32{LAST}};
-    end
-
-    always_ff @(posedge clk) begin
-      x_q <= x_d;
-      if (corr_v[s]) m_q <= corr_m[s];
-    end
-
-    always_ff @(posedge clk) begin
-      if (rst) v_q <= 1'b0;
-      else     v_q <= corr_v[s];
-    end
-
-    assign corr_x[s+1] = x_q;
-    assign corr_m[s+1] = m_q;
-    assign corr_v[s+1] = v_q;
-
-    if (!LAST) begin : gen_next  // G of the next stage
-      localparam corr_mats_t G_NEXT = corr_mats((s + 1) * CORR_BITS);
-      mat_t                  g_q;
-
+    if (s == 0) begin : gen_g_first
       always_ff @(posedge clk) begin
-        if (corr_v[s]) g_q <= G_NEXT[m_slice(corr_m[s], s + 1)];
+        if (v1_q && last1_q) g_q <= G[m_slice(m1_q, 0)];
       end
+    end else begin : gen_g_next
+      always_ff @(posedge clk) begin
+        if (corr_v_q[s-1]) g_q <= G[m_slice(corr_m_q[s-1], s)];
+      end
+    end
 
-      assign corr_g[s+1] = g_q;
+    always_ff @(posedge clk) begin
+      if (corr_v_q[s]) begin
+        vec_t y;
+        y = '0;
+        for (int c = 0; c < 32; c++) y ^= g_q[c] & {32{corr_x_q[s][c]}};
+        corr_x_q[s+1] <= y ^ {32{LAST}};
+      end
+    end
+
+    if (!LAST) begin : gen_m
+      always_ff @(posedge clk) begin
+        if (corr_v_q[s]) corr_m_q[s+1] <= corr_m_q[s];
+      end
     end
   end
 
-  assign m_valid = corr_v[CORR_STAGES];
-  assign m_crc   = corr_x[CORR_STAGES];
+  assign m_valid = corr_v_q[CORR_STAGES];
+  assign m_crc   = corr_x_q[CORR_STAGES];
 
   // ------------------------------------------------------------ simulation-only check
 `ifndef SYNTHESIS

@@ -80,12 +80,17 @@ module qrdma_rx_notif
   assign wdiff   = bcnt_q - ev_q.wtag;
   assign ntf_off = (cfg_nq_size == '0);
 
-  assign ack_go   = due_q && ev_q.ack && !ackd_q && (!m_ackreq_valid || m_ackreq_ready);
-  assign ntf_go   = due_q && ev_q.ntf && !ntfd_q && ring_ok_q && !ntf_go_q
+  // ack_pend_q = ev_q.ack && !ackd_q, ntf_pend_q = ev_q.ntf && !ntfd_q: registered with
+  // ev_q, ackd_q and ntfd_q (from their next values), so that the handshake logic below,
+  // which depends on the ready inputs, combines single bits (cheaper to simulate).
+  logic            ack_pend_q, ntf_pend_q;
+
+  assign ack_go   = due_q && ack_pend_q && (!m_ackreq_valid || m_ackreq_ready);
+  assign ntf_go   = due_q && ntf_pend_q && ring_ok_q && !ntf_go_q
                     && (!m_ntf_valid || m_ntf_ready);
-  assign ntf_skip = due_q && ev_q.ntf && !ntfd_q && ntf_off;
-  assign ack_ok   = !ev_q.ack || ackd_q || ack_go;
-  assign ntf_ok   = !ev_q.ntf || ntfd_q || ntf_go || ntf_skip;
+  assign ntf_skip = due_q && ntf_pend_q && ntf_off;
+  assign ack_ok   = !ack_pend_q || ack_go;
+  assign ntf_ok   = !ntf_pend_q || ntf_go || ntf_skip;
   assign ev_done  = ev_v_q && due_q && ack_ok && ntf_ok;
   assign s_evt_ready = !ev_v_q || ev_done;
 
@@ -104,6 +109,16 @@ module qrdma_rx_notif
 
   always_ff @(posedge clk) begin
     if (s_evt_valid && s_evt_ready) ev_q <= s_evt;
+  end
+
+  always_ff @(posedge clk) begin
+    logic ev_ack_n, ev_ntf_n, ackd_n, ntfd_n;
+    ev_ack_n   = (s_evt_valid && s_evt_ready) ? s_evt.ack : ev_q.ack;
+    ev_ntf_n   = (s_evt_valid && s_evt_ready) ? s_evt.ntf : ev_q.ntf;
+    ackd_n     = !rst && !ev_done && (ackd_q || ack_go);
+    ntfd_n     = !rst && !ev_done && (ntfd_q || ntf_go || ntf_skip);
+    ack_pend_q <= ev_ack_n && !ackd_n;
+    ntf_pend_q <= ev_ntf_n && !ntfd_n;
   end
 
   always_ff @(posedge clk) begin

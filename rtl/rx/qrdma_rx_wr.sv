@@ -100,20 +100,29 @@ module qrdma_rx_wr
 
   assign aw_need = split_q ? 2'd2 : 2'd1;
 
+  // Predicates on the counters, registered (computed with them, from their next values):
+  // the input-dependent logic below (AW and W handshakes, command loads) then combines
+  // single bits, which is cheaper to simulate (it is evaluated again whenever an input of
+  // the model changes). aw_more_q = act_q && aw_q != aw_need, aw_last_q = (aw_q + 1 ==
+  // aw_need), w_more_q = act_q && beat_q != nbeats_q, w_last_q = (beat_q + 1 == nbeats_q),
+  // w_b2_q = split_q && beat_q != 0 (the beat belongs to the second burst).
+  logic aw_more_q, aw_last_q, w_more_q, w_last_q, w_b2_q;
+
   // AW: registered outputs, one burst per command (two for a split IMM)
-  assign aw_go = act_q && aw_q != aw_need && (!m_axi_awvalid || m_axi_awready) && kq_s_ready;
+  assign aw_go = aw_more_q && (!m_axi_awvalid || m_axi_awready) && kq_s_ready;
 
   // W: a beat may go once the AW of its burst is issued (now or before), and when the
   // W FIFO will have room for it when it arrives (ring beats arrive a cycle later; an
   // immediate beat waits for a cycle without a ring beat landing)
-  assign w_aw_ok = (split_q && beat_q != '0) ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
-                                              : (aw_q != 2'd0 || aw_go);
+  assign w_aw_ok = w_b2_q ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
+                          : (aw_q != 2'd0 || aw_go);
   assign w_space = ring_q ? (32'(wq_count) + 32'(pipe_v_q) < WQ_DEPTH)
                           : (!pipe_v_q && wq_s_ready);
-  assign w_go    = act_q && beat_q != nbeats_q && w_aw_ok && w_space;
+  assign w_go    = w_more_q && w_aw_ok && w_space;
 
-  assign aw_done = (aw_q + 2'(aw_go)) == aw_need;
-  assign w_done  = (beat_q + NBW'(w_go)) == nbeats_q;
+  // (aw_q + aw_go == aw_need, beat_q + w_go == nbeats_q)
+  assign aw_done = !aw_more_q || (aw_last_q && aw_go);
+  assign w_done  = !w_more_q || (w_last_q && w_go);
   assign fin     = act_q && aw_done && w_done;
 
   // next command: notifications first; SKIP commands are done as they are taken
@@ -129,10 +138,10 @@ module qrdma_rx_wr
 
   always_comb begin
     strb = {64{1'b1}};
-    if (beat_q == '0)                strb &= {64{1'b1}} << lo_q;
-    if (beat_q == nbeats_q - NBW'(1)) strb &= {64{1'b1}} >> (6'd63 - hi_q);
+    if (beat_q == '0) strb &= {64{1'b1}} << lo_q;
+    if (w_last_q)     strb &= {64{1'b1}} >> (6'd63 - hi_q);
   end
-  assign wlast = (beat_q == nbeats_q - NBW'(1)) || (split_q && beat_q == '0);
+  assign wlast = w_last_q || (split_q && beat_q == '0);
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -143,6 +152,24 @@ module qrdma_rx_wr
       if (load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) act_q <= 1'b1;
       else if (fin)                                     act_q <= 1'b0;
     end
+  end
+
+  // the predicates, from the next values of act_q, aw_q, beat_q, nbeats_q and split_q
+  always_ff @(posedge clk) begin
+    logic           act_n, split_n;
+    logic [1:0]     aw_n, need_n;
+    logic [NBW-1:0] beat_n, nb_n;
+    act_n   = !rst && ((load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) || (act_q && !fin));
+    split_n = load_ntf ? 1'b0 : load_cmd ? s_cmd.split : split_q;
+    nb_n    = load_ntf ? NBW'(1) : load_cmd ? s_cmd.nbeats : nbeats_q;
+    aw_n    = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
+    beat_n  = (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
+    need_n  = split_n ? 2'd2 : 2'd1;
+    aw_more_q <= act_n && aw_n != need_n;
+    aw_last_q <= (aw_n + 2'd1 == need_n);
+    w_more_q  <= act_n && beat_n != nb_n;
+    w_last_q  <= (beat_n + NBW'(1) == nb_n);
+    w_b2_q    <= split_n && beat_n != '0;
   end
 
   always_ff @(posedge clk) begin

@@ -94,21 +94,32 @@ module qrdma_nic_regs
   assign cfg_nq_tail  = nq_tail_q;
   assign cfg_nq_reset = nq_reset_q;
 
-  logic [NCNT-1:0][12:0] inc;
-  logic [3:0]            cnt_idx;
-  logic [CNT_W-1:0]      cnt_val;
+  // Two banks, send (TX_DATA_PKTS..TX_BYTES, 3) and receive (RX_DATA_PKTS..RX_NOTIFS, 8):
+  // the send unit's pulses come combinationally from m_axis_tx_tready, the receive unit's
+  // are registers, so the receive bank's increments are not rebuilt for every change of
+  // a top-level input in a simulation (same counters, same read mux in effect).
+  localparam int unsigned NTX = 3;
+  logic [NTX-1:0][12:0]      inc_tx;
+  logic [NCNT-NTX-1:0][12:0] inc_rx;
+  logic [3:0]                cnt_idx;
+  logic [CNT_W-1:0]          cnt_val, cnt_tx, cnt_rx;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [11:0]           cnt_off;  // only the counter index bits [6:3] select
+  logic [11:0]               cnt_off;  // only the counter index bits [6:3] select
   /* verilator lint_on UNUSEDSIGNAL */
 
-  assign inc = {13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
-                13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt),
-                tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
+  assign inc_tx = {tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
+  assign inc_rx = {13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
+                   13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt)};
   assign cnt_off = ext_rd_addr - CNT_FIRST;
   assign cnt_idx = cnt_off[6:3];
+  assign cnt_val = (cnt_idx < 4'(NTX)) ? cnt_tx : cnt_rx;
 
-  qrdma_counters #(.N(NCNT), .CNT_W(CNT_W), .INC_W(13)) u_cnt (
-    .clk, .rst, .inc, .rd_idx(cnt_idx), .rd_data(cnt_val)
+  qrdma_counters #(.N(NTX), .CNT_W(CNT_W), .INC_W(13)) u_cnt_tx (
+    .clk, .rst, .inc(inc_tx), .rd_idx(2'(cnt_idx)), .rd_data(cnt_tx)
+  );
+
+  qrdma_counters #(.N(NCNT - NTX), .CNT_W(CNT_W), .INC_W(13)) u_cnt_rx (
+    .clk, .rst, .inc(inc_rx), .rd_idx(3'(cnt_idx - 4'(NTX))), .rd_data(cnt_rx)
   );
 
   always_comb begin

@@ -6,11 +6,11 @@
 // for a DATA packet its n_out payload beats, made from the n_p packed beats of the payload
 // buffer moved to the destination lane: beat j = ({packed j, packed j-1} << 8*dlane),
 // upper half (when n_out = n_p + 1 the last beat takes only packed n_p-1), built as one
-// 512-bit rotation of packed j and packed j-1 merged at lane 64-dlane. The lanes
-// outside tkeep come out zero without a mask: qrdma_tx_realign clears the packed beats
-// past the packet's end, and packed beat -1 (a register, the previous packed beat) is
-// zero for j = 0. A DATA header waits until all n_p packed beats of its packet are in
-// the buffer, so a packet never stalls in the middle for want of data.
+// 512-bit rotation of packed j and packed j-1 merged at lane 64-dlane. The lanes outside
+// tkeep come out zero: the last packed beat is cleared past the packet's end before the
+// rotation, and packed beat -1 (a register, the previous packed beat) is zero for j = 0.
+// A DATA header waits until all n_p packed beats of its packet are in the buffer, so a
+// packet never stalls in the middle for want of data.
 // Simulation speed (docs/sim.md): the beat is one expression that Verilator evaluates
 // only where the output buffer is written (no per-byte masks, no 512-bit temporaries
 // every cycle); the record fields are ordered so that the 512-bit data stays word-aligned.
@@ -64,7 +64,6 @@ module qrdma_tx_asm
 
   logic                  pay_q;      // in the payload beats of the head job
   logic [BEATS_W-1:0]    j_q;        // index of the next payload beat on the link
-  logic [DATA_W-1:0]     cur;        // packed beat j (zero for the extra last link beat)
   logic [DATA_W-1:0]     prev_q;     // packed beat j-1 (zero for j = 0)
   logic                  ob_s_ready;
   logic                  hdr_go, pay_go, need, last_w, last_p;
@@ -91,20 +90,28 @@ module qrdma_tx_asm
 
   // Link beat j: the upper half of {packed j, packed j-1} << 8*dlane, formed as one
   // rotation: packed j in lanes ..63-dlane, packed j-1 above, rotated left by dlane bytes
-  // (a 512-bit rotation, not a 1024-bit shifter). The packed beats are zero past the
-  // packet's end (qrdma_tx_realign) and prev_q is zero for j = 0, so the lanes outside
-  // tkeep are zero without a mask.
-  function automatic logic [DATA_W-1:0] rotl_bytes(input logic [DATA_W-1:0] x,
-                                                   input logic [LANE_W-1:0] n);
-    return DATA_W'(({x, x} << {n, 3'b000}) >> DATA_W);
+  // (a 512-bit rotation, not a 1024-bit shifter). cur, the packed beat j, is cleared past
+  // the packet's end (its last beat: lanes after plast_lane; zero when not needed) and
+  // prev_q is zero for j = 0, so the lanes outside tkeep are zero without a mask. Written
+  // as expressions only (no signal of their own), so that the simulation evaluates them
+  // only where they are stored (the output buffer write, prev_q), not every cycle.
+  function automatic logic [DATA_W-1:0] cur_of(input logic [DATA_W-1:0] d,
+                                               input logic              nd,
+                                               input logic              lp,
+                                               input logic [LANE_W-1:0] pl);
+    return d & {DATA_W{nd}} & ({DATA_W{1'b1}} >> {lp ? ~pl : LANE_W'(0), 3'b000});
   endfunction
 
-  assign cur = need ? pay_data : '0;
+  function automatic logic [DATA_W-1:0] beat_of(input logic [DATA_W-1:0] c,
+                                                input logic [DATA_W-1:0] p,
+                                                input logic [LANE_W-1:0] dl);
+    return DATA_W'(({2{p ^ ((c ^ p) & ({DATA_W{1'b1}} >> {dl, 3'b000}))}} << {dl, 3'b000})
+                   >> DATA_W);
+  endfunction
 
   always_comb begin
-    ob_in.data    = pay_q ? rotl_bytes(prev_q ^ ((cur ^ prev_q)
-                                                 & ({DATA_W{1'b1}} >> {job.dlane, 3'b000})),
-                                       job.dlane)
+    ob_in.data    = pay_q ? beat_of(cur_of(pay_data, need, last_p, plast_lane), prev_q,
+                                    job.dlane)
                           : job.hdr;
     ob_in.keep    = pay_q ? keep_w : '1;
     ob_in.last    = pay_q ? last_w : !job.is_data;
@@ -127,7 +134,7 @@ module qrdma_tx_asm
 
   always_ff @(posedge clk) begin
     if (hdr_go)      prev_q <= '0;
-    else if (pay_go) prev_q <= cur;
+    else if (pay_go) prev_q <= cur_of(pay_data, need, last_p, plast_lane);
   end
 
   // ------------------------------------------------------------------ CRC

@@ -62,7 +62,6 @@ package qrdma_tx_pkg;
     logic [LANE_W-1:0]  slane;  // lane of the first payload byte in the first read beat
     logic [BEATS_W-1:0] n_src;  // read beats of the packet, ceil((slane+len)/64)
     logic [BEATS_W-1:0] n_p;    // packed beats it becomes, ceil(len/64)
-    logic [LANE_W-1:0]  plast;  // lane of its last byte in the last packed beat, (len-1) mod 64
   } rd_info_t;
 
   // One beat of the link, as buffered before the CRC is attached (data last: word-aligned).

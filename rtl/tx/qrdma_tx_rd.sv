@@ -60,7 +60,6 @@ module qrdma_tx_rd
   assign info.slane = cmd.addr[LANE_W-1:0];
   assign info.n_src = beats_of(cmd.addr[LANE_W-1:0], cmd.len);
   assign info.n_p   = beats_of('0, cmd.len);
-  assign info.plast = LANE_W'(cmd.len - LEN_W'(1));
 
   always_ff @(posedge clk) begin
     if (rst) begin

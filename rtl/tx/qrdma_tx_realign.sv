@@ -13,10 +13,9 @@
 // (no shift) or when beat k is the packet's last and the packet has as many packed beats
 // as read beats. sh is built from one 512-bit rotation per beat: rc = beat k rotated
 // right by slane bytes, kept as rp for the next beat; low half = rp in lanes below
-// 64 - slane, rc above; high half = rc. The packet's last packed beat has its lanes past
-// the packet's end (after lane plast = (len-1) mod 64) cleared: every packed beat is zero
-// past the packet's end, which the assembler relies on (its tkeep needs no mask). So a
-// read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
+// 64 - slane, rc above; high half = rc (its lanes from 64 - slane on are past the
+// packet's end, so they are don't-care: the assembler clears them, the CRC's byte enables
+// drop them). So a read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
 // It yields 2 only as the last beat (k >= 1) of a packet with slane != 0, whose first beat
 // yielded none; one pending register takes the second and writes it in the next cycle,
 // ahead of anything new. It never needs to hold two: a beat that yields 2 was preceded
@@ -90,34 +89,26 @@ module qrdma_tx_realign
   end
 
   // Data: rc = rdat_q rotated right by slane bytes (sh_hi), sh_lo = rp_q in the lanes below
-  // 64 - slane, rc above. The packet's last packed beat (sh_hi if it is emitted at the
-  // last read beat, else sh_lo) has its lanes after plast cleared, so that every packed
-  // beat is zero past the packet's end (the assembler relies on it). Computed only in a
-  // cycle with a read beat (rv_q), the rotation only for slane != 0 (else rc = rdat_q),
-  // sh_lo only when it is emitted; o_data_q and pend_q are loaded only when they become
-  // valid (their values otherwise don't matter).
+  // 64 - slane, rc above. Computed only in a cycle with a read beat (rv_q), the rotation
+  // only for slane != 0 (else rc = rdat_q), sh_lo only when it is emitted; o_data_q and
+  // pend_q are loaded only when they become valid (their values otherwise don't matter).
   always_ff @(posedge clk) begin
     if (rv_q) begin
-      logic [DATA_W-1:0] rc, sh_lo, sh_hi, prev_bits;
+      logic [DATA_W-1:0] rc, sh_lo, prev_bits;
       if (info.slane == '0) rc = rdat_q;
       else                  rc = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
-      sh_hi = rc;
       sh_lo = rc;
       if (lo_emit) begin
         prev_bits = {DATA_W{1'b1}} >> {info.slane, 3'b000};
         sh_lo     = (rp_q & prev_bits) | (rc & ~prev_bits);
       end
-      if (last_beat) begin
-        if (hi_emit) sh_hi = sh_hi & lane_bits('0, info.plast);
-        else         sh_lo = sh_lo & lane_bits('0, info.plast);
-      end
       if (info.slane != '0) rp_q <= rc;
       if (pend_v_q) begin
         o_data_q <= pend_q;
-        if (lo_emit || hi_emit) pend_q <= lo_emit ? sh_lo : sh_hi;
+        if (lo_emit || hi_emit) pend_q <= lo_emit ? sh_lo : rc;
       end else begin
-        if (lo_emit || hi_emit) o_data_q <= lo_emit ? sh_lo : sh_hi;
-        if (lo_emit && hi_emit) pend_q <= sh_hi;
+        if (lo_emit || hi_emit) o_data_q <= lo_emit ? sh_lo : rc;
+        if (lo_emit && hi_emit) pend_q <= rc;
       end
     end else if (pend_v_q) begin
       o_data_q <= pend_q;
