@@ -40,20 +40,25 @@
 //                   stage adds the final xor.
 //   Every matrix is computed at elaboration by the SV functions below (Verilator and
 //   read_slang both evaluate them).
-//   Simulation speed: the harness of docs/sim.md spent ~60% of its time here, so every
-//   product is written as XORs of 32-bit columns, each masked by one input bit (no per-bit
-//   branches, no bit-by-bit 32x32 loops), and a correction stage computes only in a cycle
-//   in which it loads (its valid, a clock enable): 2.7x the harness speed of the earlier
-//   form (per-bit AND-XOR terms with selects decoded one stage ahead, same netlist in
-//   essence, same FF count). The data term is computed every cycle: gating it with s_valid
-//   (clock enable or synchronous clear of part_q) made the harness 13% (traffic) to 25%
-//   (idle) faster but cost ~3% ECP5 Fmax.
-//   Measured (ECP5-85 speed 6, nextpnr --seed 1..10; the seed alone moves Fmax by up to
-//   +-7%, more than most of the differences below): this form (LATENCY 5) 145..161 MHz,
-//   mean 154 (seed 1, docs/synth.md: 145); the earlier form 140..157, mean 148 (seed 1:
-//   157); with the data term gated (synchronous clear) 143..154, mean 150. Earlier, seed 1 only: 1 bit of m
-//   per correction stage and the partials XORed in a stage of their own gave 170 MHz at
-//   LATENCY 9; 3 bits per stage (LATENCY 4) 140 MHz.
+//   Simulation speed (docs/sim.md "Speed"): Verilator evaluates every combinational
+//   statement on every cycle, so the data term is written as constant tables and computed
+//   only where it is registered: per 64-bit group, the keep mask is applied with two 4-bit
+//   lookups, and part_q[g] is the XOR of one 16-entry table entry per nibble (each entry
+//   the XOR of the D columns of the nibble's set bits), loaded only with a beat (s_valid,
+//   the flops' clock enable). The loop and the correction stages compute only in a cycle in
+//   which they load, with the matrix products written out where they are used (a matrix
+//   passed to a function is copied by Verilator), and m is taken only on a last beat, as
+//   parities of masked ~keep. The two instances of the NIC went from ~8,500 to ~800
+//   machine instructions per node-cycle of traffic (tools/sim_profile.py); same ports,
+//   LATENCY and results (tests, harness signatures unchanged).
+//   Synthesis (this form): UltraScale+ 3,744 LUT / 471 FF (the previous form, masked
+//   columns computed every cycle: 4,148 / 471). ECP5-85 speed 6, nextpnr --seed 1..10
+//   (the seed alone moves Fmax by up to +-7%): the closest measured variants of this form
+//   (nibble tables, gated) 146..149 MHz mean, against 150..154 for the previous form in
+//   runs of the same day; the run of this exact file was not finished. Earlier forms:
+//   per-bit AND-XOR terms with selects decoded one stage ahead, 140..157 MHz, mean 148;
+//   1 bit of m per correction stage and the partials XORed in a stage of their own, 170 MHz
+//   at LATENCY 9 (seed 1); 3 bits per stage (LATENCY 4) 140 MHz (seed 1).
 `default_nettype none
 
 module qrdma_crc32_512
