@@ -53,9 +53,11 @@
 //   LATENCY and results (tests, harness signatures unchanged).
 //   Synthesis (this form): UltraScale+ 3,744 LUT / 471 FF (the previous form, masked
 //   columns computed every cycle: 4,148 / 471). ECP5-85 speed 6, nextpnr --seed 1..10
-//   (the seed alone moves Fmax by up to +-7%): the closest measured variants of this form
-//   (nibble tables, gated) 146..149 MHz mean, against 150..154 for the previous form in
-//   runs of the same day; the run of this exact file was not finished. Earlier forms:
+//   (the seed alone moves Fmax by up to +-7%): this form 142..155 MHz, mean 150 (seed 1:
+//   149); the previous form 145..161, mean 154 (seed 1: 145); the previous logic with only
+//   the data term's XOR order reversed 137..158, mean 151 (netlist noise of a few %); this
+//   data term computed every cycle (not gated) mean 146. The critical paths are in the
+//   correction stages, unchanged in logic, which ABC maps one LUT level deeper here. Earlier forms:
 //   per-bit AND-XOR terms with selects decoded one stage ahead, 140..157 MHz, mean 148;
 //   1 bit of m per correction stage and the partials XORed in a stage of their own, 170 MHz
 //   at LATENCY 9 (seed 1); 3 bits per stage (LATENCY 4) 140 MHz (seed 1).
