@@ -63,6 +63,18 @@ bool MmioPort::read_done(uint64_t now, uint64_t *val, unsigned *resp) {
 }
 
 void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
+  // Idle port (the common case): the NIC's inputs keep the values of the last drive, so
+  // only valids still high need lowering (readies stay 1, payloads are don't-care).
+  if (primed_ && awq_.empty() && wq_.empty() && arq_.empty()) {
+    if (aw_offered_ || w_offered_ || ar_offered_) {
+      m.s_axi_awvalid = 0;
+      m.s_axi_wvalid = 0;
+      m.s_axi_arvalid = 0;
+      aw_offered_ = w_offered_ = ar_offered_ = false;
+    }
+    return;
+  }
+  primed_ = true;
   aw_offered_ = !awq_.empty() && awq_.front().t <= now;
   m.s_axi_awvalid = aw_offered_;
   if (aw_offered_) {

@@ -87,6 +87,7 @@ class MmioPort {
   Ring<Ar> arf_;   // ARs taken, waiting for R
   Ring<RRes> rres_;
   bool aw_offered_ = false, w_offered_ = false, ar_offered_ = false;
+  bool primed_ = false;  // every input of the port driven once (drive's idle shortcut)
   uint64_t w_key_ = ~0ull, w_seq_ = 0;  // which W beat is on s_axi_wdata
   uint64_t w_posted_ = 0, b_count_ = 0, err_count_ = 0;
   unsigned last_bresp_ = 0;

@@ -44,6 +44,12 @@ class FifoLink {
     s.t_out = now + latency_;
     ring_.push();
   }
+  // push in place: fill slot() (all but t_out), then commit(now); only when can_push()
+  Beat &slot() { return ring_.back_slot(); }
+  void commit(uint64_t now) {
+    ring_.back_slot().t_out = now + latency_;
+    ring_.push();
+  }
   const Beat *peek(uint64_t now) const {
     if (ring_.empty()) return nullptr;
     const Beat &h = ring_.front();
@@ -84,6 +90,9 @@ class PointToPoint final : public Network {
   PointToPoint(unsigned nodes, unsigned latency, unsigned depth);
   bool tx_ready(unsigned node, uint64_t) override { return link_[node].can_push(); }
   void tx_push(unsigned node, const Beat &b, uint64_t now) override { link_[node].push(b, now); }
+  // tx_push in place (the system loop's fast path): fill tx_slot(node), then tx_commit
+  Beat &tx_slot(unsigned node) { return link_[node].slot(); }
+  void tx_commit(unsigned node, uint64_t now) { link_[node].commit(now); }
   const Beat *rx_peek(unsigned node, uint64_t now) override { return link_[peer_[node]].peek(now); }
   void rx_pop(unsigned node, uint64_t) override { link_[peer_[node]].pop(); }
   bool idle() const override {

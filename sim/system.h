@@ -80,7 +80,14 @@ class System {
   void mmio_drain(unsigned node);
 
  private:
-  void cycle();
+  void cycle() {
+    if (p2p_)
+      cycle_on(*p2p_);  // PointToPoint is final: its per-cycle calls bind statically
+    else
+      cycle_on(*net_);
+  }
+  template <class Net>
+  void cycle_on(Net &net);
   void sign(const Node &nd);
 
   qrdma_sim_options opt_;
@@ -91,6 +98,7 @@ class System {
   std::unique_ptr<VerilatedContext> ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> net_;
+  PointToPoint *p2p_ = nullptr;  // net_ when it is a PointToPoint (N <= 2)
 };
 
 }  // namespace qsim

@@ -13,7 +13,7 @@ two traffic lengths, and prints:
     the harness files.
 
 Needs valgrind (a developer tool from the distribution, not part of `make test`).
-  .venv/bin/python tools/sim_profile.py [--depth 2] [--top 40] [--no-build] [--json F]
+  .venv/bin/python tools/sim_profile.py [--depth 2] [--top 40] [--no-build] [--pgo] [--json F]
 """
 from __future__ import annotations
 
@@ -126,6 +126,9 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--cycles", type=int, default=20000, help="traffic cycles, longer run")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--pgo", action="store_true",
+                    help="build the model with profile-guided optimisation (sim/Makefile PGO=1); "
+                         "by default PGO=0, the figures of docs/sim.md \"Speed\"")
     ap.add_argument("--json", help="also write the figures as JSON")
     a = ap.parse_args()
     if not shutil.which("valgrind"):
@@ -133,7 +136,8 @@ def main() -> int:
     build = Path(a.build)
     if not a.no_build:
         subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), f"BUILD={build}",
-                        "VERILATOR_EXTRA=-CFLAGS -g", f"{build}/qrdma_sim_bench"], check=True)
+                        f"PGO={1 if a.pgo else 0}", "VERILATOR_EXTRA=-CFLAGS -g",
+                        f"{build}/qrdma_sim_bench"], check=True)
     exe = build / "qrdma_sim_bench"
     short = max(a.cycles // 4, 1000)
     ir0, c0 = run_bench(exe, build / "callgrind.short.out", short)
