@@ -763,12 +763,16 @@ module qrdma_qos_core
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (!rst && blk_push && blk_cnt == OCW'(OUT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: block FIFO overflow");
-    if (!rst && pkt_push && pkt_cnt == OCW'(OUT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: packet FIFO overflow");
-    if (!rst && h2_push && act_cnt == ACW'(ACT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: action FIFO overflow");
+    // each check nested under its push (docs/sim.md "Speed")
+    if (blk_push)
+      if (!rst && blk_cnt == OCW'(OUT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: block FIFO overflow");
+    if (pkt_push)
+      if (!rst && pkt_cnt == OCW'(OUT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: packet FIFO overflow");
+    if (h2_push)
+      if (!rst && act_cnt == ACW'(ACT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: action FIFO overflow");
   end
 `endif
 

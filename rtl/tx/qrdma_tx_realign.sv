@@ -131,11 +131,11 @@ module qrdma_tx_realign
     if (rst) begin
       sim_err_q <= 1'b0;
     end else begin
-      if (rv_q && !info_valid) begin
+      if (rv_q) if (!info_valid) begin
         $display("ERROR: %m: t=%0t read data without a read command", $time);
         sim_err_q <= 1'b1;
       end
-      if (pend_v_q && lo_emit && hi_emit) begin
+      if (pend_v_q) if (lo_emit && hi_emit) begin
         $display("ERROR: %m: t=%0t packed beat lost (pending register full)", $time);
         sim_err_q <= 1'b1;
       end
