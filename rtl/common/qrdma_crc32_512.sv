@@ -366,20 +366,20 @@ module qrdma_crc32_512
   /* verilator lint_off UNUSEDSIGNAL */
   logic keep_error_q;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic keep_ok;
 
-  always_comb begin
-    if (s_last) keep_ok = s_keep[0] && ((s_keep & (s_keep + KEEP_W'(1))) == '0);
-    else        keep_ok = &s_keep;
-  end
-
+  // computed only with a beat (docs/sim.md "Speed")
   always_ff @(posedge clk) begin
     if (rst) begin
       keep_error_q <= 1'b0;
-    end else if (s_valid && !keep_ok) begin
-      $display("ERROR: %m: t=%0t s_keep=%h with s_last=%0d breaks the keep rule",
-               $time, s_keep, s_last);
-      keep_error_q <= 1'b1;
+    end else if (s_valid) begin
+      logic keep_ok;
+      if (s_last) keep_ok = s_keep[0] && ((s_keep & (s_keep + KEEP_W'(1))) == '0);
+      else        keep_ok = &s_keep;
+      if (!keep_ok) begin
+        $display("ERROR: %m: t=%0t s_keep=%h with s_last=%0d breaks the keep rule",
+                 $time, s_keep, s_last);
+        keep_error_q <= 1'b1;
+      end
     end
   end
 `endif

@@ -129,13 +129,19 @@ module qrdma_id_pool
   assign free_bit  = MW'(free_off);
   assign alloc_bit = MW'(m_id - ID_W'(FIRST_ID));
 
-  always_ff @(posedge clk) begin
+  // The map is this checker's own state, read by nothing else, so it is updated with
+  // blocking assignments: Verilator then keeps no per-cycle shadow copy of the
+  // NUM_IDS-bit map (docs/sim.md "Speed"). Simulation only, like the whole checker.
+  /* verilator lint_off BLKSEQ */
+  always @(posedge clk) begin
     if (rst) begin
-      free_map_q        <= '1;
+      free_map_q         = '1;
       err_double_free_q <= 1'b0;
       err_free_range_q  <= 1'b0;
-    end else begin
-      if (m_valid && m_ready) free_map_q[alloc_bit] <= 1'b0;
+    end else if ((m_valid && m_ready) || free_valid) begin
+      logic [NUM_IDS-1:0] map;
+      map = free_map_q;
+      if (m_valid && m_ready) map[alloc_bit] = 1'b0;
       if (free_valid) begin
         if (free_off >= (ID_W + 1)'(NUM_IDS)) begin
           $display("ERROR: %m: t=%0t: return of ID %0d, outside the pool %0d..%0d",
@@ -147,11 +153,13 @@ module qrdma_id_pool
                    $time, free_id);
           err_double_free_q <= 1'b1;
         end else begin
-          free_map_q[free_bit] <= 1'b1;
+          map[free_bit] = 1'b1;
         end
       end
+      free_map_q = map;
     end
   end
+  /* verilator lint_on BLKSEQ */
 `endif
 
 endmodule

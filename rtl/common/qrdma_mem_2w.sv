@@ -38,7 +38,7 @@ module qrdma_mem_2w
     if (DEPTH < 2) $fatal(1, "qrdma_mem_2w: DEPTH must be >= 2");
   end
   always_ff @(posedge clk) begin
-    if (a_en && b_en && a_addr == b_addr)
+    if (a_en) if (b_en && a_addr == b_addr)
       $display("ERROR: qrdma_mem_2w %m: both ports write address %0d in one cycle", a_addr);
   end
 `endif

@@ -215,54 +215,9 @@ module qrdma_multi_queue
   logic                   sim_err_q;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [NUM_ENTRIES-1:0] sim_inq_q;       // entry is in some queue
-  logic                   sim_deq_range, sim_deq_empty, sim_deq_stray, sim_deq_ok;
-  logic                   sim_enq_qrange, sim_enq_erange, sim_enq_dup;
-  logic                   sim_inv_bad;     // an invariant of the queue state fails
-  logic [QW-1:0]          sim_inv_queue;
   logic [EW-1:0]          sim_next [NUM_ENTRIES];  // a copy of the next-pointer RAM
   logic                   sim_enq_v_q, sim_wb_v_q;
   logic [QW-1:0]          sim_enq_q_q, sim_wb_q_q;
-
-  always_comb begin
-    sim_deq_range  = deq_valid && 32'(deq_queue) >= NUM_QUEUES;
-    sim_deq_empty  = deq_valid && !sim_deq_range && empty_q[deq_queue];
-    sim_deq_stray  = deq_valid && !sim_deq_range && !sim_deq_empty
-                     && (32'(deq_entry) >= NUM_ENTRIES || !sim_inq_q[deq_entry]);
-    sim_deq_ok     = deq_valid && !sim_deq_range && !sim_deq_empty && !sim_deq_stray;
-    sim_enq_qrange = enq_valid && 32'(enq_queue) >= NUM_QUEUES;
-    sim_enq_erange = enq_valid && 32'(enq_entry) >= NUM_ENTRIES;
-    // the entry being dequeued in this cycle may be enqueued again
-    sim_enq_dup    = enq_valid && !sim_enq_erange && sim_inq_q[enq_entry]
-                     && !(sim_deq_ok && deq_entry == enq_entry);
-    // invariants: a settled (not pending) non-empty queue has one_q == (head == tail),
-    // and with two or more entries next[pt] == tail; the pending queue likewise with its
-    // head in rd_data and its flag in pend_one. Checked for the queues whose state
-    // changed at the last edge (enqueued, settled; a dequeued queue is pending or empty
-    // now) and the pending queue (new read data): the others are as already checked.
-    sim_inv_bad    = 1'b0;
-    sim_inv_queue  = '0;
-    for (int unsigned i = 0; i < 3; i++) begin
-      logic          chk_k, pend_k, one_k;
-      logic [QW-1:0] k;
-      logic [EW-1:0] head_k;
-      unique case (i)
-        0:       begin chk_k = pend_q;      k = pend_queue_q; end
-        1:       begin chk_k = sim_enq_v_q; k = sim_enq_q_q;  end
-        default: begin chk_k = sim_wb_v_q;  k = sim_wb_q_q;   end
-      endcase
-      if (chk_k && 32'(k) < NUM_QUEUES && !empty_q[k]) begin
-        pend_k = pend_q && pend_queue_q == k;
-        head_k = pend_k ? rd_data : head_q[k];
-        one_k  = pend_k ? pend_one : one_q[k];
-        if (one_k != (head_k == tail_q[k])
-            || (!one_k && sim_next[pt_q[k]] != tail_q[k])
-            || (pend_k && !one_k && pend_pt_q != pt_q[k])) begin
-          sim_inv_bad   = 1'b1;
-          sim_inv_queue = k;
-        end
-      end
-    end
-  end
 
   // the queues written at the last edge by an enqueue and by the pending queue settling
   always_ff @(posedge clk) begin
@@ -272,36 +227,81 @@ module qrdma_multi_queue
     sim_wb_q_q  <= pend_queue_q;
   end
 
-  always_ff @(posedge clk) begin
+  // The checks are computed only in a cycle with a request or a queue to check, inside
+  // the clocked process: Verilator then spends nothing on them in other cycles. The
+  // bitmap is this process's own state, read by nothing else, and is updated with
+  // blocking assignments after its reads, so that Verilator keeps no per-cycle shadow copy
+  // of its NUM_ENTRIES bits (docs/sim.md "Speed").
+  /* verilator lint_off BLKSEQ */
+  always @(posedge clk) begin
     if (rst) begin
       sim_err_q <= 1'b0;
-      sim_inq_q <= '0;
+      sim_inq_q  = '0;
     end else begin
-      if (sim_deq_range)
-        $display("ERROR: %m: t=%0t dequeue from queue %0d: out of range", $time, deq_queue);
-      if (sim_deq_empty)
-        $display("ERROR: %m: t=%0t dequeue from empty queue %0d", $time, deq_queue);
-      if (sim_deq_stray)
-        $display("ERROR: %m: t=%0t queue %0d returned entry %0d that is in no queue",
-                 $time, deq_queue, deq_entry);
-      if (sim_enq_qrange)
-        $display("ERROR: %m: t=%0t enqueue into queue %0d: out of range", $time, enq_queue);
-      if (sim_enq_erange)
-        $display("ERROR: %m: t=%0t enqueue of entry %0d: out of range", $time, enq_entry);
-      if (sim_enq_dup)
-        $display("ERROR: %m: t=%0t enqueue of entry %0d into queue %0d: already in a queue",
-                 $time, enq_entry, enq_queue);
-      if (sim_inv_bad)
-        $display("ERROR: %m: t=%0t queue %0d: inconsistent state (tail %0d, pt %0d)",
-                 $time, sim_inv_queue, tail_q[sim_inv_queue], pt_q[sim_inv_queue]);
-      if (sim_deq_range || sim_deq_empty || sim_deq_stray || sim_enq_qrange || sim_enq_erange
-          || sim_enq_dup || sim_inv_bad)
-        sim_err_q <= 1'b1;
+      if (deq_valid || enq_valid) begin
+        logic deq_range, deq_empty, deq_stray, deq_ok, enq_qrange, enq_erange, enq_dup;
+        deq_range  = deq_valid && 32'(deq_queue) >= NUM_QUEUES;
+        deq_empty  = deq_valid && !deq_range && empty_q[deq_queue];
+        deq_stray  = deq_valid && !deq_range && !deq_empty
+                     && (32'(deq_entry) >= NUM_ENTRIES || !sim_inq_q[deq_entry]);
+        deq_ok     = deq_valid && !deq_range && !deq_empty && !deq_stray;
+        enq_qrange = enq_valid && 32'(enq_queue) >= NUM_QUEUES;
+        enq_erange = enq_valid && 32'(enq_entry) >= NUM_ENTRIES;
+        // the entry being dequeued in this cycle may be enqueued again
+        enq_dup    = enq_valid && !enq_erange && sim_inq_q[enq_entry]
+                     && !(deq_ok && deq_entry == enq_entry);
+        if (deq_range)
+          $display("ERROR: %m: t=%0t dequeue from queue %0d: out of range", $time, deq_queue);
+        if (deq_empty)
+          $display("ERROR: %m: t=%0t dequeue from empty queue %0d", $time, deq_queue);
+        if (deq_stray)
+          $display("ERROR: %m: t=%0t queue %0d returned entry %0d that is in no queue",
+                   $time, deq_queue, deq_entry);
+        if (enq_qrange)
+          $display("ERROR: %m: t=%0t enqueue into queue %0d: out of range", $time, enq_queue);
+        if (enq_erange)
+          $display("ERROR: %m: t=%0t enqueue of entry %0d: out of range", $time, enq_entry);
+        if (enq_dup)
+          $display("ERROR: %m: t=%0t enqueue of entry %0d into queue %0d: already in a queue",
+                   $time, enq_entry, enq_queue);
+        if (deq_range || deq_empty || deq_stray || enq_qrange || enq_erange || enq_dup)
+          sim_err_q <= 1'b1;
+        if (deq_ok) sim_inq_q[deq_entry] = 1'b0;
+        if (enq_valid && !enq_erange) sim_inq_q[enq_entry] = 1'b1;
+      end
+      // invariants: a settled (not pending) non-empty queue has one_q == (head == tail),
+      // and with two or more entries next[pt] == tail; the pending queue likewise with its
+      // head in rd_data and its flag in pend_one. Checked for the queues whose state
+      // changed at the last edge (enqueued, settled; a dequeued queue is pending or empty
+      // now) and the pending queue (new read data): the others are as already checked.
+      if (pend_q || sim_enq_v_q || sim_wb_v_q) begin
+        for (int unsigned i = 0; i < 3; i++) begin
+          logic          chk_k, pend_k, one_k;
+          logic [QW-1:0] k;
+          logic [EW-1:0] head_k;
+          unique case (i)
+            0:       begin chk_k = pend_q;      k = pend_queue_q; end
+            1:       begin chk_k = sim_enq_v_q; k = sim_enq_q_q;  end
+            default: begin chk_k = sim_wb_v_q;  k = sim_wb_q_q;   end
+          endcase
+          if (chk_k && 32'(k) < NUM_QUEUES && !empty_q[k]) begin
+            pend_k = pend_q && pend_queue_q == k;
+            head_k = pend_k ? rd_data : head_q[k];
+            one_k  = pend_k ? pend_one : one_q[k];
+            if (one_k != (head_k == tail_q[k])
+                || (!one_k && sim_next[pt_q[k]] != tail_q[k])
+                || (pend_k && !one_k && pend_pt_q != pt_q[k])) begin
+              $display("ERROR: %m: t=%0t queue %0d: inconsistent state (tail %0d, pt %0d)",
+                       $time, k, tail_q[k], pt_q[k]);
+              sim_err_q <= 1'b1;
+            end
+          end
+        end
+      end
       if (enq_link) sim_next[enq_tail] <= enq_entry;
-      if (sim_deq_ok) sim_inq_q[deq_entry] <= 1'b0;
-      if (enq_valid && !sim_enq_erange) sim_inq_q[enq_entry] <= 1'b1;
     end
   end
+  /* verilator lint_on BLKSEQ */
 `endif
 
 endmodule

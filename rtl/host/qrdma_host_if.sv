@@ -796,14 +796,17 @@ module qrdma_host_if
 `ifndef SYNTHESIS
   // The B and new-transfer FIFOs always have room (wready looks one beat ahead).
   always_ff @(posedge clk) begin
-    if (!rst && s1_valid_q && s1_last_q && !b_s_ready)
-      $error("qrdma_host_if: B FIFO overflow");
-    if (!rst && start && !new_s_ready)
-      $error("qrdma_host_if: new-transfer FIFO overflow");
-    if (!rst && w_hs && (s_axi_wlast != w_last))
-      $warning("qrdma_host_if: WLAST does not match AWLEN (beats counted from AWLEN)");
-    if (!rst && st_valid && hs_valid_q && st_ch == hs_ch_q)
-      $error("qrdma_host_if: st_valid for channel %0d in the cycle it becomes BUSY", st_ch);
+    // each check nested under its valid, so that idle cycles cost one test (docs/sim.md)
+    if (s1_valid_q)
+      if (!rst && s1_last_q && !b_s_ready) $error("qrdma_host_if: B FIFO overflow");
+    if (start)
+      if (!rst && !new_s_ready) $error("qrdma_host_if: new-transfer FIFO overflow");
+    if (w_hs)
+      if (!rst && (s_axi_wlast != w_last))
+        $warning("qrdma_host_if: WLAST does not match AWLEN (beats counted from AWLEN)");
+    if (st_valid)
+      if (!rst && hs_valid_q && st_ch == hs_ch_q)
+        $error("qrdma_host_if: st_valid for channel %0d in the cycle it becomes BUSY", st_ch);
   end
 `endif
 

@@ -274,12 +274,7 @@ module qrdma_qos_core
   end
 
   // ================================================================ stage 2
-  // Records of which only some fields are used here.
-  /* verilator lint_off UNUSEDSIGNAL */
-  desc_line0_t d0;
-  desc_line1_t d1;
-  /* verilator lint_on UNUSEDSIGNAL */
-  meta_t       m_rd, m;
+  meta_t       m;
   cls_e        s2_cls;
   logic        s2_ctrl, s2_inline, s2_fresh, s2_abort_path;
   logic [SZW-1:0]     size;
@@ -315,13 +310,20 @@ module qrdma_qos_core
     s2_meta_wr  = 1'b0;
     blk_push    = 1'b0;
     pkt_push    = 1'b0;
-    d0 = 'x; d1 = 'x; m_rd = 'x; m = 'x; s2_meta_w = 'x; blk_d = 'x; pkt_d = 'x;
+    m = 'x; s2_meta_w = 'x; blk_d = 'x; pkt_d = 'x;
     s2_ctrl = 'x; s2_cls = cls_e'('x); s2_fresh = 'x; s2_inline = 'x; s2_abort_path = 'x;
     size = 'x; o = 'x; span = 'x; blocks = 'x; b = 'x; b_next = 'x; first_sz = 'x;
     offset = 'x; bsize = 'x; last_blk = 'x; requeue = 'x; ctrl_now = 'x; f0 = 'x;
     fid = 'x; tid = 'x; slot = 'x; slot_next = 'x; tid_busy_n = 'x; outst_n = 'x; hq = 'x;
     pend_wdata = 'x;
     if (s2_valid_q) begin
+      // records read only here, of which only some fields are used; local to this
+      // branch, so that idle cycles do not assign them (docs/sim.md "Speed")
+      /* verilator lint_off UNUSEDSIGNAL */
+      desc_line0_t d0;
+      desc_line1_t d1;
+      /* verilator lint_on UNUSEDSIGNAL */
+      meta_t       m_rd;
       d0   = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
       d1   = desc_line1_t'(tt_rd_data[511:256]);
       m_rd = meta_t'(meta_rdata);
@@ -763,12 +765,16 @@ module qrdma_qos_core
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (!rst && blk_push && blk_cnt == OCW'(OUT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: block FIFO overflow");
-    if (!rst && pkt_push && pkt_cnt == OCW'(OUT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: packet FIFO overflow");
-    if (!rst && h2_push && act_cnt == ACW'(ACT_FIFO_DEPTH))
-      $display("ERROR: qrdma_qos_core: action FIFO overflow");
+    // each check nested under its push (docs/sim.md "Speed")
+    if (blk_push)
+      if (!rst && blk_cnt == OCW'(OUT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: block FIFO overflow");
+    if (pkt_push)
+      if (!rst && pkt_cnt == OCW'(OUT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: packet FIFO overflow");
+    if (h2_push)
+      if (!rst && act_cnt == ACW'(ACT_FIFO_DEPTH))
+        $display("ERROR: qrdma_qos_core: action FIFO overflow");
   end
 `endif
 

@@ -404,20 +404,17 @@ module qrdma_rx_hdr
       evt.tid      = h.tid;
       evt.seq      = h.seq;
       evt.wtag     = wcnt_q + TAGW'(acc_wr);
-      if (ntf_from_tbl) begin
+      if (ntf_from_tbl || k2_q == K_CONTROL) begin
+        // the CONTROL fields: from the table (notification of an earlier CONTROL), else
+        // of this packet
+        rx_ctrl_t c;
+        c = ntf_from_tbl ? ctl2_q : ctl_wr;
         evt.kind     = 4'(NET_CONTROL);
-        evt.xfer     = ctl2_q.xfer;
-        evt.pd       = ctl2_q.pd;
-        evt.size     = ctl2_q.size;
-        evt.tag      = ctl2_q.tag;
-        evt.dst_addr = ctl2_q.dst_addr;
-      end else if (k2_q == K_CONTROL) begin
-        evt.kind     = 4'(NET_CONTROL);
-        evt.xfer     = ctl_wr.xfer;
-        evt.pd       = ctl_wr.pd;
-        evt.size     = ctl_wr.size;
-        evt.tag      = ctl_wr.tag;
-        evt.dst_addr = ctl_wr.dst_addr;
+        evt.xfer     = c.xfer;
+        evt.pd       = c.pd;
+        evt.size     = c.size;
+        evt.tag      = c.tag;
+        evt.dst_addr = c.dst_addr;
       end else begin
         evt.kind     = 4'(NET_INLINE);
         evt.xfer     = h.xfer;

@@ -280,8 +280,9 @@ module qrdma_rx_wr
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (!rst && m_axi_bvalid && !kq_m_valid)
-      $display("ERROR: %m: t=%0t B response without an outstanding burst", $time);
+    if (m_axi_bvalid)  // nested: idle cycles cost one test (docs/sim.md "Speed")
+      if (!rst && !kq_m_valid)
+        $display("ERROR: %m: t=%0t B response without an outstanding burst", $time);
   end
 `endif
 

@@ -331,7 +331,7 @@ module qrdma_tx
     if (rst) begin
       sim_err_q <= 1'b0;
     end else begin
-      if (pk_valid && !pay_s_ready) begin
+      if (pk_valid) if (!pay_s_ready) begin
         $display("ERROR: %m: t=%0t payload buffer overflow", $time);
         sim_err_q <= 1'b1;
       end

@@ -222,7 +222,7 @@ module qrdma_tx_asm
   always_ff @(posedge clk) begin
     if (rst) begin
       sim_err_q <= 1'b0;
-    end else if (crc_m_valid && !cq_s_ready) begin
+    end else if (crc_m_valid) if (!cq_s_ready) begin
       $display("ERROR: %m: t=%0t CRC queue overflow", $time);
       sim_err_q <= 1'b1;
     end

@@ -92,26 +92,29 @@ module qrdma_tx_realign
   // 64 - slane, rc above. Computed only in a cycle with a read beat (rv_q), the rotation
   // only for slane != 0 (else rc = rdat_q), sh_lo only when it is emitted; o_data_q and
   // pend_q are loaded only when they become valid (their values otherwise don't matter).
+  // Each register is written once, after every read of it: Verilator then keeps no
+  // per-cycle shadow copy of the 512-bit registers (docs/sim.md "Speed").
   always_ff @(posedge clk) begin
-    if (rv_q) begin
+    if (rv_q || pend_v_q) begin
       logic [DATA_W-1:0] rc, sh_lo, prev_bits;
-      if (info.slane == '0) rc = rdat_q;
-      else                  rc = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
-      sh_lo = rc;
-      if (lo_emit) begin
-        prev_bits = {DATA_W{1'b1}} >> {info.slane, 3'b000};
-        sh_lo     = (rp_q & prev_bits) | (rc & ~prev_bits);
+      rc    = rdat_q;
+      sh_lo = rdat_q;
+      if (rv_q) begin
+        if (info.slane != '0) rc = DATA_W'({rdat_q, rdat_q} >> {info.slane, 3'b000});
+        sh_lo = rc;
+        if (lo_emit) begin
+          prev_bits = {DATA_W{1'b1}} >> {info.slane, 3'b000};
+          sh_lo     = (rp_q & prev_bits) | (rc & ~prev_bits);
+        end
       end
-      if (info.slane != '0) rp_q <= rc;
-      if (pend_v_q) begin
-        o_data_q <= pend_q;
-        if (lo_emit || hi_emit) pend_q <= lo_emit ? sh_lo : rc;
-      end else begin
-        if (lo_emit || hi_emit) o_data_q <= lo_emit ? sh_lo : rc;
-        if (lo_emit && hi_emit) pend_q <= rc;
-      end
-    end else if (pend_v_q) begin
-      o_data_q <= pend_q;
+      // the pending beat goes first; else the low half, else the high half
+      if (pend_v_q)                   o_data_q <= pend_q;
+      else if (lo_emit || hi_emit)    o_data_q <= lo_emit ? sh_lo : rc;
+      // what waits: with a pending beat, the one emitted half; else the high half when
+      // both halves are emitted
+      if (pend_v_q ? (lo_emit || hi_emit) : (lo_emit && hi_emit))
+        pend_q <= (pend_v_q && lo_emit) ? sh_lo : rc;
+      if (rv_q && info.slane != '0) rp_q <= rc;
     end
   end
 
@@ -128,11 +131,11 @@ module qrdma_tx_realign
     if (rst) begin
       sim_err_q <= 1'b0;
     end else begin
-      if (rv_q && !info_valid) begin
+      if (rv_q) if (!info_valid) begin
         $display("ERROR: %m: t=%0t read data without a read command", $time);
         sim_err_q <= 1'b1;
       end
-      if (pend_v_q && lo_emit && hi_emit) begin
+      if (pend_v_q) if (lo_emit && hi_emit) begin
         $display("ERROR: %m: t=%0t packed beat lost (pending register full)", $time);
         sim_err_q <= 1'b1;
       end

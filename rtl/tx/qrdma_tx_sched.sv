@@ -407,7 +407,7 @@ module qrdma_tx_sched
   /* verilator lint_on UNUSEDSIGNAL */
   always_ff @(posedge clk) begin
     if (rst) sim_err_q <= 1'b0;
-    else if (a_valid_q && rec.kind == SLOT_BLK
+    else if (a_valid_q) if (rec.kind == SLOT_BLK
              && (blk.size == '0 || a_pkts > (SIZE_W + 1)'((1 << PIDX_W) - 1))) begin
       $display("ERROR: %m: t=%0t block of %0d bytes at 0x%0h: not packetizable",
                $time, blk.size, blk.dst_addr);
