@@ -133,7 +133,7 @@ def main() -> int:
     a = ap.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("sim_profile: valgrind not found (apt install valgrind)")
-    build = Path(a.build)
+    build = Path(a.build).resolve()  # make -C sim runs elsewhere
     if not a.no_build:
         subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), f"BUILD={build}",
                         f"PGO={1 if a.pgo else 0}", "VERILATOR_EXTRA=-CFLAGS -g",

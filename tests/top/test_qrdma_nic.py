@@ -424,6 +424,8 @@ async def run_random(dut, flips: int):
     sw_stop = [False]
     sws = [cocotb.start_soon(b.software(n, lambda: sw_stop[0])) for n in b.nodes]
     flipper = []
+    posted = [False]  # every transfer has been posted
+    gave_up = [0, 0]  # per link: armings that found no packet to corrupt
     if flips:
         async def flip(link: int):
             en = getattr(dut, f"l{link}_flip_en")
@@ -436,8 +438,17 @@ async def run_random(dut, flips: int):
                 en.value = 1                       # arms the link for one packet
                 await RisingEdge(dut.clk)
                 en.value = 0
-                while int(cnt.value) == before:
+                # the next packet on the link is corrupted; once everything is posted the
+                # link may stay quiet for good: then stop flipping (the link stays armed,
+                # and the checks below count the flips that happened, l<k>_flips)
+                quiet = 0
+                while int(cnt.value) == before and not (posted[0] and quiet > 20000):
+                    quiet += 1
                     await RisingEdge(dut.clk)
+                if int(cnt.value) == before:
+                    cocotb.log.info("link %d: no packet to corrupt after posting ended", link)
+                    gave_up[link] = 1
+                    return
                 await RisingEdge(dut.clk)
                 h = NET_HDR.unpack(int(getattr(dut, f"l{link}_flip_hdr").value))
                 cocotb.log.info("link %d: corrupted %s", link,
@@ -447,6 +458,7 @@ async def run_random(dut, flips: int):
     posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24)) for s in (0, 1)]
     for t in posters:
         await t
+    posted[0] = True
     for t in flipper:
         await t
     # wait until everything finished (flips: until nothing has moved for a while)
@@ -507,7 +519,11 @@ async def run_random(dut, flips: int):
     else:
         # every transfer either finished (data exact) or not (each of its bytes old or
         # new); notifications only for transfers whose data is all there
-        assert sum(link_flips) == 2 * flips, link_flips
+        # every arming corrupted a packet, except a last one on a link that stayed
+        # quiet after posting ended (still armed: it may have found one later)
+        for k in (0, 1):
+            assert flips - gave_up[k] <= link_flips[k] <= flips, (link_flips, gave_up)
+        assert sum(link_flips) >= 1, link_flips
         for k in (0, 1):
             seen = b.check_notifs(k, must=lambda x: False)   # missing ones: counted below
             # a notified transfer's data is complete
