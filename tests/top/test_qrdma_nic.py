@@ -461,12 +461,17 @@ async def run_random(dut, flips: int):
     posted[0] = True
     for t in flipper:
         await t
-    # wait until everything finished (flips: until nothing has moved for a while)
+    # wait until everything finished (flips: until nothing has moved for a while). Moving
+    # means a transfer finished or a beat crossed a link: a large transfer can take far
+    # longer than the window between two completions (seed 449835965 [default]: three
+    # 0.8 MB transfers were still sending when 30,000 cycles without a completion had
+    # passed), while a transfer stalled by a lost packet sends nothing at all.
     last, last_t = -1, b.now
     while any(n.active for n in b.nodes):
-        done = sum(x.done for x in b.xfers)
-        if done != last:
-            last, last_t = done, b.now
+        moved = (sum(x.done for x in b.xfers) + int(dut.l0_beats.value)
+                 + int(dut.l1_beats.value))
+        if moved != last:
+            last, last_t = moved, b.now
         if b.now - last_t > (30000 if flips else 400000):
             if flips:
                 break
