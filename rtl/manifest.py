@@ -58,7 +58,8 @@ _top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_
      lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8}, {"NUM_QUEUES": 1, "NUM_ENTRIES": 2},
            {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}))
 _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
-     lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}))
+     lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}, {"TAB_BITS": 4},
+           {"DATA_W": 64, "TAB_BITS": 4}))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
      lint=({"WIDTH": 3, "DEPTH": 5},))
 _top("qrdma_counters", ["rtl/common/qrdma_counters.sv"], synth={"N": 11, "INC_W": 13},

@@ -67,6 +67,16 @@ module qrdma_crc32_512
   import qrdma_pkg::*;
 #(
   parameter int unsigned  DATA_W  = 512,  // beat width in bits, a multiple of 8
+  // data bits per table lookup of the data term, 4 or 8: the same function either way.
+  // 4 (16-entry tables, each output bit one LUT4 of a nibble) is the form synthesized and
+  // measured; 8 (256-entry tables) halves the lookups a cycle-based simulation does per
+  // beat, at 256-entry tables Yosys would take very long to reduce. Default: 4 in
+  // synthesis, 8 in simulation (docs/sim.md "Speed"); the unit test checks both.
+`ifdef SYNTHESIS
+  parameter int unsigned  TAB_BITS = 4,
+`else
+  parameter int unsigned  TAB_BITS = 8,
+`endif
   localparam int unsigned KEEP_W  = DATA_W / 8,
   // cycles from the s_last beat to m_valid: 1 (data term) + 1 (loop) + ceil(log2(KEEP_W)/2)
   // correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for 8..32)
@@ -97,6 +107,8 @@ module qrdma_crc32_512
       $fatal(1, "qrdma_crc32_512: DATA_W must be a positive multiple of 8");
     if (LATENCY != 2 + CORR_STAGES)
       $fatal(1, "qrdma_crc32_512: LATENCY does not match the pipeline");
+    if (TAB_BITS != 4 && TAB_BITS != 8)
+      $fatal(1, "qrdma_crc32_512: TAB_BITS must be 4 or 8");
   end
 `endif
 
@@ -178,12 +190,14 @@ module qrdma_crc32_512
     return m;
   endfunction
 
-  // The data term by tables, one per group of GROUP_BYTES bytes: nibble n of the group's
-  // keep-masked data adds entry 16 n + value of the group's table, the XOR of the D
-  // columns of the nibble's set bits. Verilator: one indexed load per nibble. Synthesis: a
-  // 16-entry constant mux per nibble, each output bit an XOR of at most 4 inputs. (A table
-  // per group, not one for the beat, keeps the muxes Yosys builds before optimising small.)
-  localparam int unsigned GROUP_TAB = 32 * GROUP_BYTES;  // entries of a group's table
+  // The data term by tables, one per group of GROUP_BYTES bytes: slice n (TAB_BITS bits)
+  // of the group's keep-masked data adds entry 2^TAB_BITS n + value of the group's table,
+  // the XOR of the D columns of the slice's set bits. Verilator: one indexed load per
+  // slice. Synthesis (TAB_BITS 4): a 16-entry constant mux per nibble, each output bit an
+  // XOR of at most 4 inputs. (A table per group, not one for the beat, keeps the muxes
+  // Yosys builds before optimising small.)
+  localparam int unsigned TAB_N     = 2 ** TAB_BITS;                   // entries per slice
+  localparam int unsigned GROUP_TAB = TAB_N * GROUP_BYTES * 8 / TAB_BITS;  // per group
   typedef vec_t grp_tab_t [GROUP_TAB];
 
   // The column of data bit b of byte j in D: the byte enters a zero state and KEEP_W-1-j
@@ -196,13 +210,15 @@ module qrdma_crc32_512
     for (int j = int'(KEEP_W) - 1; j >= int'(g * GROUP_BYTES); j--) begin
       for (int b = 0; b < 8; b++) col[b] = zero_byte(col[b]);
       if (j < int'((g + 1) * GROUP_BYTES))
-        for (int h = 0; h < 2; h++)  // nibble 2 (j - 8 g) + h of the group
-          for (int v = 0; v < 16; v++) begin
-            vec_t x = '0;
-            for (int b = 0; b < 4; b++)
-              if (v[b]) x ^= col[4*h + b];
-            r[16 * (2 * (j - int'(g * GROUP_BYTES)) + h) + v] = x;
+        for (int h = 0; h < 8 / int'(TAB_BITS); h++) begin  // slice (8/TAB_BITS)(j-8g)+h
+          int base = int'(TAB_N) * ((8 / int'(TAB_BITS)) * (j - int'(g * GROUP_BYTES)) + h);
+          // entry v = entry (v without its lowest set bit) ^ that bit's column
+          for (int v = 1; v < int'(TAB_N); v++) begin
+            int lo = 0;
+            while (!v[lo]) lo++;
+            r[base + v] = r[base + (v & (v - 1))] ^ col[int'(TAB_BITS) * h + lo];
           end
+        end
     end
     return r;
   endfunction
@@ -242,10 +258,16 @@ module qrdma_crc32_512
         logic [7:0]  k;
         logic [63:0] w;
         vec_t        t;
-        k = 8'(s_keep[LO/8 +: GW/8]);
-        w = 64'(s_data[LO +: GW]) & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
+        // s_keep is all ones on a beat that is not the last (the keep rule): only the
+        // last beat is masked
+        w = 64'(s_data[LO +: GW]);
+        if (s_last) begin
+          k = 8'(s_keep[LO/8 +: GW/8]);
+          w = w & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
+        end
         t = '0;
-        for (int n = 0; n < int'(GW / 4); n++) t ^= T[16 * n + int'(w[4*n +: 4])];
+        for (int n = 0; n < int'(GW / TAB_BITS); n++)
+          t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
         part_q[g] <= t;
       end
     end

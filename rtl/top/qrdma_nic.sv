@@ -13,8 +13,9 @@
 //
 // The memory master is shared without arbitration: AR/R belong to the send unit (payload
 // reads), AW/W/B to the receive unit (payload and notification writes). All IDs are 0.
-// tx_pause[d] stops new packets to destination d (d = dst_node mod NUM_NODES); it is the
-// hook for link-level credits (a later block) and is tied low by a plain link.
+// tx_pause[d] stops new packets to destination d (d = dst_node mod NUM_NODES) from the
+// cycle after it rises (registered in the send unit); it is the hook for link-level credits
+// (a later block) and is tied low by a plain link.
 // After rst: `ready` rises when the engine's ID pools are filled (transfers may be posted
 // from then on); the host port accepts AXI requests earlier (status registers cleared).
 `default_nettype none

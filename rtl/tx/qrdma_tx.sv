@@ -79,7 +79,8 @@ module qrdma_tx
   input  logic [9:0]             s_ackreq_tid,
   input  logic [15:0]            s_ackreq_seq,
   input  logic                   s_ackreq_nack,   // 1: NACK
-  // link-level pause per VOQ: no new packet is picked for a paused destination
+  // link-level pause per VOQ: no new packet is picked for a paused destination; registered
+  // at the port (a change takes effect one cycle later)
   input  logic [NUM_NODES-1:0]   tx_pause,
   // AXI4 read master (payload reads)
   output logic [AXI_ID_W-1:0]    m_axi_arid,
@@ -137,6 +138,15 @@ module qrdma_tx
   job_t    sj;
   rd_cmd_t sr;
 
+  // The pause comes from the link (credits, a later block): registered at the port, so that
+  // it reaches the pick through no logic of the link (and, in a cycle-based simulation,
+  // the pick does not depend on a top-level input: docs/sim.md "Speed").
+  logic [NUM_NODES-1:0] tx_pause_q;
+  always_ff @(posedge clk) begin
+    if (rst) tx_pause_q <= '0;
+    else     tx_pause_q <= tx_pause;
+  end
+
   qrdma_tx_sched #(
     .NUM_NODES   (NUM_NODES),
     .MAX_PAYLOAD (MAX_PAYLOAD),
@@ -157,7 +167,7 @@ module qrdma_tx
     .s_ackreq_tid   (s_ackreq_tid),
     .s_ackreq_seq   (s_ackreq_seq),
     .s_ackreq_nack  (s_ackreq_nack),
-    .tx_pause       (tx_pause),
+    .tx_pause       (tx_pause_q),
     .pick_ok        (pick_ok),
     .pick           (pick),
     .job_valid      (sj_valid),

@@ -231,9 +231,12 @@ def latency(data_w):
     return 2 + (idx_w(data_w // 8) + 1) // 2
 
 
-@pytest.mark.parametrize("data_w", [512, 64, 24, 8])
-def test_qrdma_crc32_512(data_w):
+# TAB_BITS: 8 is the simulation default, 4 the form synthesized (the same function;
+# rtl/common/qrdma_crc32_512.sv): both are checked at 512 and 64 bits
+@pytest.mark.parametrize("data_w,tab_bits", [(512, 8), (512, 4), (64, 8), (64, 4), (24, 8),
+                                             (8, 4)])
+def test_qrdma_crc32_512(data_w, tab_bits):
     from simrun import run
 
-    run("qrdma_crc32_512", "test_qrdma_crc32_512", {"DATA_W": data_w},
+    run("qrdma_crc32_512", "test_qrdma_crc32_512", {"DATA_W": data_w, "TAB_BITS": tab_bits},
         extra_env={"P_DATA_W": str(data_w), "P_LATENCY": str(latency(data_w))})
