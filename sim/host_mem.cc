@@ -62,7 +62,9 @@ uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsign
   return resp;
 }
 
-void HostMem::drive(Vqrdma_nic &m, uint64_t now) {
+// drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
+// wrappers below (the both-edges flow).
+__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic &m, uint64_t now) {
   // ---- read data
   m.m_axi_arready = rq_.size() < max_bursts_;
   r_offered_ = false;
@@ -102,7 +104,7 @@ void HostMem::drive(Vqrdma_nic &m, uint64_t now) {
   }
 }
 
-void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic &m, uint64_t now) {
   // ---- AR
   if (m.m_axi_arvalid && m.m_axi_arready) {
     Burst &b = rq_.back_slot();
@@ -167,6 +169,13 @@ void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
     awq_.pop();
     wdone_.pop();
   }
+}
+
+void HostMem::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
+void HostMem::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
+void HostMem::drive_sample(Vqrdma_nic &m, uint64_t now) {
+  drive_impl(m, now);
+  sample_impl(m, now);
 }
 
 // Write a complete burst into memory: every strobed byte of beat i goes to the 64-byte

@@ -43,6 +43,10 @@ class HostMem {
 
   void drive(Vqrdma_nic &m, uint64_t now);   // inputs of cycle `now`
   void sample(Vqrdma_nic &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+  // drive then sample in one call: for the one-evaluation cycle loop, where the model is
+  // not evaluated between the two (its outputs are those of the last rising edge), so the
+  // handshakes are the same; one call and one pass over this object's state instead of two
+  void drive_sample(Vqrdma_nic &m, uint64_t now);
 
   uint64_t read_beats() const { return r_beats_; }
   uint64_t write_beats() const { return w_beats_; }
@@ -80,6 +84,8 @@ class HostMem {
     return (b.addr & ~(bytes - 1)) + i * bytes;
   }
   void apply(const Pending &p);
+  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
 
   unsigned node_;
   uint8_t *mem_ = nullptr;

@@ -62,7 +62,9 @@ bool MmioPort::read_done(uint64_t now, uint64_t *val, unsigned *resp) {
   return true;
 }
 
-void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
+// drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
+// wrappers below (the both-edges flow).
+__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic &m, uint64_t now) {
   // Idle port (the common case): the NIC's inputs keep the values of the last drive, so
   // only valids still high need lowering (readies stay 1, payloads are don't-care).
   if (primed_ && awq_.empty() && wq_.empty() && arq_.empty()) {
@@ -108,7 +110,7 @@ void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
   m.s_axi_rready = 1;
 }
 
-void MmioPort::sample(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic &m, uint64_t now) {
   if (aw_offered_ && m.s_axi_awready) awq_.pop();
   if (w_offered_ && m.s_axi_wready) {
     wq_.pop();
@@ -138,6 +140,13 @@ void MmioPort::sample(Vqrdma_nic &m, uint64_t now) {
       arf_.pop();
     }
   }
+}
+
+void MmioPort::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
+void MmioPort::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
+void MmioPort::drive_sample(Vqrdma_nic &m, uint64_t now) {
+  drive_impl(m, now);
+  sample_impl(m, now);
 }
 
 }  // namespace qsim

@@ -54,6 +54,8 @@ class MmioPort {
 
   void drive(Vqrdma_nic &m, uint64_t now);
   void sample(Vqrdma_nic &m, uint64_t now);
+  // drive then sample in one call, for the one-evaluation cycle loop (as HostMem's)
+  void drive_sample(Vqrdma_nic &m, uint64_t now);
 
  private:
   struct Aw {
@@ -77,6 +79,9 @@ class MmioPort {
     uint64_t t;  // cycle it reaches the CPU
     uint8_t resp;
   };
+
+  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
 
   unsigned node_;
   unsigned d_req_, d_resp_;

@@ -204,12 +204,20 @@ template <class Net>
 void System::cycle_on(Net &net) {
   const uint64_t t = now_;
   const unsigned n = static_cast<unsigned>(nodes_.size());
-  // 1. inputs of cycle t (and, evaluating both edges, the falling edge)
+  // locals: the calls below are opaque, members would be reloaded after each
+  std::unique_ptr<Node> *const nodes = nodes_.data();
+  const bool both = both_edges_;
+  // 1. inputs of cycle t (and, evaluating both edges, the falling edge). With one
+  // evaluation per cycle the memory and MMIO models drive their inputs in step 2, right
+  // before they sample: the model is not evaluated in between, and they depend on no
+  // other node, so the handshakes are the same.
   for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes_[i];
+    Node &nd = *nodes[i];
     Vqrdma_nic &m = *nd.nic;
-    nd.mem.drive(m, t);
-    nd.mmio.drive(m, t);
+    if (both) {
+      nd.mem.drive(m, t);
+      nd.mmio.drive(m, t);
+    }
     m.m_axis_tx_tready = net.tx_ready(i, t);
     const Beat *rb = net.rx_peek(i, t);
     nd.rx_offered = rb;
@@ -222,7 +230,7 @@ void System::cycle_on(Net &net) {
     } else {
       m.s_axis_rx_tvalid = 0;
     }
-    if (both_edges_) {
+    if (both) {
       m.clk = 0;
       m.eval();
 #if QRDMA_SIM_TRACE
@@ -232,10 +240,15 @@ void System::cycle_on(Net &net) {
   }
   // 2. handshakes of cycle t, rising edge
   for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes_[i];
+    Node &nd = *nodes[i];
     Vqrdma_nic &m = *nd.nic;
-    nd.mem.sample(m, t);
-    nd.mmio.sample(m, t);
+    if (both) {
+      nd.mem.sample(m, t);
+      nd.mmio.sample(m, t);
+    } else {
+      nd.mem.drive_sample(m, t);
+      nd.mmio.drive_sample(m, t);
+    }
     if (m.m_axis_tx_tvalid && m.m_axis_tx_tready) {
       Beat b;
       Beat &s = tx_slot(net, i, b);  // PointToPoint: the link's own slot, no second copy
@@ -252,7 +265,7 @@ void System::cycle_on(Net &net) {
     }
     if (opt_.signature) sign(nd);
     m.clk = 1;
-    if (both_edges_) {  // the reference flow: public API only
+    if (both) {  // the reference flow: public API only
       m.eval();
 #if QRDMA_SIM_TRACE
       if (nd.vcd) nd.vcd->dump(5000 * t + 5000);
