@@ -176,6 +176,8 @@ void HostMem::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
 void HostMem::drive_sample(Vqrdma_nic &m, uint64_t now) {
   drive_impl(m, now);
   sample_impl(m, now);
+  quiet_ = idle() && wdone_.empty() && m.m_axi_arready && m.m_axi_awready && m.m_axi_wready &&
+           !m.m_axi_rvalid && !m.m_axi_bvalid;
 }
 
 // Write a complete burst into memory: every strobed byte of beat i goes to the 64-byte

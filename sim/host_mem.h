@@ -47,6 +47,14 @@ class HostMem {
   // not evaluated between the two (its outputs are those of the last rising edge), so the
   // handshakes are the same; one call and one pass over this object's state instead of two
   void drive_sample(Vqrdma_nic &m, uint64_t now);
+  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the memory is
+  // quiet (nothing queued, the inputs it drove last those of an idle memory, which still
+  // hold) and the NIC requests nothing. A template only so that this header needs no
+  // definition of the model class.
+  template <class Model>
+  void cycle(Model &m, uint64_t now) {
+    if (!quiet_ || m.m_axi_arvalid || m.m_axi_awvalid || m.m_axi_wvalid) drive_sample(m, now);
+  }
 
   uint64_t read_beats() const { return r_beats_; }
   uint64_t write_beats() const { return w_beats_; }
@@ -109,6 +117,7 @@ class HostMem {
   uint32_t w_open_beats_ = 0;  // beats of the W burst being received
   bool b_offered_ = false;
   uint64_t w_beats_ = 0;
+  bool quiet_ = false;  // see cycle()
 };
 
 }  // namespace qsim

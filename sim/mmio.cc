@@ -41,6 +41,7 @@ int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint6
     w.t = t;
     wq_.push();
   }
+  quiet_ = false;
   return static_cast<int64_t>(w_posted_++);
 }
 
@@ -51,6 +52,7 @@ bool MmioPort::post_read(uint64_t addr, uint64_t now) {
     return false;
   }
   arq_.push(Ar{static_cast<uint32_t>(addr), now + d_req_, w_posted_});
+  quiet_ = false;
   return true;
 }
 
@@ -74,6 +76,7 @@ __attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic &m, u
       m.s_axi_arvalid = 0;
       aw_offered_ = w_offered_ = ar_offered_ = false;
     }
+    quiet_ = true;
     return;
   }
   primed_ = true;

@@ -246,8 +246,8 @@ void System::cycle_on(Net &net) {
       nd.mem.sample(m, t);
       nd.mmio.sample(m, t);
     } else {
-      nd.mem.drive_sample(m, t);
-      nd.mmio.drive_sample(m, t);
+      nd.mem.cycle(m, t);
+      nd.mmio.cycle(m, t);
     }
     if (m.m_axis_tx_tvalid && m.m_axis_tx_tready) {
       Beat b;
