@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "Vqrdma_nic.h"
+#include "Vqrdma_nic___024root.h"
 
 namespace qsim {
 
@@ -64,7 +64,7 @@ uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsign
 
 // drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
 // wrappers below (the both-edges flow).
-__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
   // ---- read data
   m.m_axi_arready = rq_.size() < max_bursts_;
   r_offered_ = false;
@@ -104,7 +104,7 @@ __attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic &m, ui
   }
 }
 
-__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
   // ---- AR
   if (m.m_axi_arvalid && m.m_axi_arready) {
     Burst &b = rq_.back_slot();
@@ -171,9 +171,9 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic &m, u
   }
 }
 
-void HostMem::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
-void HostMem::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
-void HostMem::drive_sample(Vqrdma_nic &m, uint64_t now) {
+void HostMem::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
+void HostMem::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
+void HostMem::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
   drive_impl(m, now);
   sample_impl(m, now);
   quiet_ = idle() && wdone_.empty() && m.m_axi_arready && m.m_axi_awready && m.m_axi_wready &&

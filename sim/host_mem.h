@@ -22,7 +22,7 @@
 #include "diag.h"
 #include "ring.h"
 
-class Vqrdma_nic;
+class Vqrdma_nic___024root;
 
 namespace qsim {
 
@@ -41,12 +41,12 @@ class HostMem {
     return (addr <= size_ && len <= size_ - addr) ? mem_ + addr : nullptr;
   }
 
-  void drive(Vqrdma_nic &m, uint64_t now);   // inputs of cycle `now`
-  void sample(Vqrdma_nic &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+  void drive(Vqrdma_nic___024root &m, uint64_t now);   // inputs of cycle `now`
+  void sample(Vqrdma_nic___024root &m, uint64_t now);  // handshakes of cycle `now` (after eval)
   // drive then sample in one call: for the one-evaluation cycle loop, where the model is
   // not evaluated between the two (its outputs are those of the last rising edge), so the
   // handshakes are the same; one call and one pass over this object's state instead of two
-  void drive_sample(Vqrdma_nic &m, uint64_t now);
+  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
   // The one-evaluation flow's per-cycle call: drive_sample, skipped while the memory is
   // quiet (nothing queued, the inputs it drove last those of an idle memory, which still
   // hold) and the NIC requests nothing. A template only so that this header needs no
@@ -92,8 +92,8 @@ class HostMem {
     return (b.addr & ~(bytes - 1)) + i * bytes;
   }
   void apply(const Pending &p);
-  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
-  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
+  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
 
   unsigned node_;
   uint8_t *mem_ = nullptr;

@@ -4,7 +4,7 @@
 // MmioPort: CPU-side AXI4 master of the host port (see mmio.h).
 #include "mmio.h"
 
-#include "Vqrdma_nic.h"
+#include "Vqrdma_nic___024root.h"
 
 namespace qsim {
 
@@ -66,7 +66,7 @@ bool MmioPort::read_done(uint64_t now, uint64_t *val, unsigned *resp) {
 
 // drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
 // wrappers below (the both-edges flow).
-__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
   // Idle port (the common case): the NIC's inputs keep the values of the last drive, so
   // only valids still high need lowering (readies stay 1, payloads are don't-care).
   if (primed_ && awq_.empty() && wq_.empty() && arq_.empty()) {
@@ -113,7 +113,7 @@ __attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic &m, u
   m.s_axi_rready = 1;
 }
 
-__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
   if (aw_offered_ && m.s_axi_awready) awq_.pop();
   if (w_offered_ && m.s_axi_wready) {
     wq_.pop();
@@ -145,9 +145,9 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic &m, 
   }
 }
 
-void MmioPort::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
-void MmioPort::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
-void MmioPort::drive_sample(Vqrdma_nic &m, uint64_t now) {
+void MmioPort::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
+void MmioPort::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
+void MmioPort::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
   drive_impl(m, now);
   sample_impl(m, now);
 }

@@ -27,7 +27,7 @@
 #define QRDMA_SIM_HOST_DATA_W 256
 #endif
 
-class Vqrdma_nic;
+class Vqrdma_nic___024root;
 
 namespace qsim {
 
@@ -52,10 +52,10 @@ class MmioPort {
   uint64_t errors() const { return err_count_; }       // SLVERR/DECERR answers (B and R)
   bool idle() const { return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty(); }
 
-  void drive(Vqrdma_nic &m, uint64_t now);
-  void sample(Vqrdma_nic &m, uint64_t now);
+  void drive(Vqrdma_nic___024root &m, uint64_t now);
+  void sample(Vqrdma_nic___024root &m, uint64_t now);
   // drive then sample in one call, for the one-evaluation cycle loop (as HostMem's)
-  void drive_sample(Vqrdma_nic &m, uint64_t now);
+  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
   // The one-evaluation flow's per-cycle call: drive_sample, skipped while the port is quiet
   // (nothing queued, its valids lowered: the inputs it drove last still hold) and the NIC
   // offers no B or R. A template only so that this header needs no definition of the model
@@ -88,8 +88,8 @@ class MmioPort {
     uint8_t resp;
   };
 
-  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
-  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
+  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
 
   unsigned node_;
   unsigned d_req_, d_resp_;
