@@ -200,13 +200,14 @@ System::~System() {
   for (auto &n : nodes_) n->nic->final();
 }
 
-template <class Net>
+template <bool Both, class Net>
 void System::cycle_on(Net &net) {
   const uint64_t t = now_;
   const unsigned n = static_cast<unsigned>(nodes_.size());
   // locals: the calls below are opaque, members would be reloaded after each
   std::unique_ptr<Node> *const nodes = nodes_.data();
-  const bool both = both_edges_;
+  constexpr bool both = Both;  // both_edges_
+  const bool signature = opt_.signature;
   // 1. inputs of cycle t (and, evaluating both edges, the falling edge). With one
   // evaluation per cycle the memory and MMIO models drive their inputs in step 2, right
   // before they sample: the model is not evaluated in between, and they depend on no
@@ -265,7 +266,7 @@ void System::cycle_on(Net &net) {
       net.rx_pop(i, t);
       ++nd.rx_beats;
     }
-    if (opt_.signature) sign(nd);
+    if (signature) sign(nd);
     r.clk = 1;
     if (both) {  // the reference flow: public API only
       m.eval();
