@@ -56,13 +56,13 @@ class MmioPort {
   void sample(Vqrdma_nic___024root &m, uint64_t now);
   // drive then sample in one call, for the one-evaluation cycle loop (as HostMem's)
   void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
-  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the port is quiet
-  // (nothing queued, its valids lowered: the inputs it drove last still hold) and the NIC
-  // offers no B or R. A template only so that this header needs no definition of the model
-  // class.
+  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the port has
+  // nothing to offer before cycle wake_ (its valids lowered: the inputs it drove last still
+  // hold) and the NIC offers no B or R. A template only so that this header needs no
+  // definition of the model class.
   template <class Model>
   void cycle(Model &m, uint64_t now) {
-    if (!quiet_ || m.s_axi_bvalid || m.s_axi_rvalid) drive_sample(m, now);
+    if (now >= wake_ || m.s_axi_bvalid || m.s_axi_rvalid) drive_sample(m, now);
   }
 
  private:
@@ -101,7 +101,7 @@ class MmioPort {
   Ring<RRes> rres_;
   bool aw_offered_ = false, w_offered_ = false, ar_offered_ = false;
   bool primed_ = false;  // every input of the port driven once (drive's idle shortcut)
-  bool quiet_ = false;   // see cycle(): set by drive's idle shortcut, cleared by a request
+  uint64_t wake_ = 0;    // see cycle(): set by drive's idle shortcut, lowered by a request
   uint64_t w_key_ = ~0ull, w_seq_ = 0;  // which W beat is on s_axi_wdata
   uint64_t w_posted_ = 0, b_count_ = 0, err_count_ = 0;
   unsigned last_bresp_ = 0;
