@@ -64,7 +64,6 @@ class HostMem {
   struct Burst {
     uint64_t addr;
     uint64_t t;      // read: first cycle its data may be offered; write: when it lands
-    uint32_t seq;
     uint16_t len;    // beats - 1
     uint8_t size;    // log2 bytes per beat
     uint8_t id;
@@ -104,8 +103,7 @@ class HostMem {
   // read side
   Ring<Burst> rq_;
   unsigned r_beat_ = 0;       // beat of rq_.front() offered next
-  uint64_t r_key_ = ~0ull;    // (seq, beat) whose data is on m_axi_rdata
-  uint32_t r_seq_ = 0;
+  bool r_loaded_ = false;     // m_axi_rdata holds that beat (an R handshake moves on)
   bool r_offered_ = false;    // rvalid driven in this cycle
   uint64_t r_beats_ = 0;
   // write side
