@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "Vqrdma_nic.h"
+#include "Vqrdma_nic___024root.h"
 
 namespace qsim {
 
@@ -62,20 +62,21 @@ uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsign
   return resp;
 }
 
-void HostMem::drive(Vqrdma_nic &m, uint64_t now) {
+// drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
+// wrappers below (the both-edges flow).
+__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
   // ---- read data
   m.m_axi_arready = rq_.size() < max_bursts_;
   r_offered_ = false;
   if (!rq_.empty() && rq_.front().t <= now) {
     const Burst &b = rq_.front();
-    uint64_t key = (uint64_t(b.seq) << 16) | r_beat_;
-    if (key != r_key_) {
+    if (!r_loaded_) {
       uint64_t a = beat_addr(b, r_beat_) & ~uint64_t(kBeatBytes - 1);
       if (b.resp == 3)
         memset(m.m_axi_rdata.data(), 0, kBeatBytes);
       else
         memcpy(m.m_axi_rdata.data(), mem_ + a, kBeatBytes);
-      r_key_ = key;
+      r_loaded_ = true;
     }
     m.m_axi_rvalid = 1;
     m.m_axi_rlast = r_beat_ == b.len;
@@ -102,7 +103,7 @@ void HostMem::drive(Vqrdma_nic &m, uint64_t now) {
   }
 }
 
-void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
   // ---- AR
   if (m.m_axi_arvalid && m.m_axi_arready) {
     Burst &b = rq_.back_slot();
@@ -111,13 +112,13 @@ void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
     b.size = m.m_axi_arsize;
     b.id = m.m_axi_arid;
     b.t = now + rd_latency_;
-    b.seq = r_seq_++;
     b.resp = check_burst("ar", b.addr, b.len, b.size, m.m_axi_arburst);
     rq_.push();
   }
   // ---- R
   if (r_offered_ && m.m_axi_rready) {
     ++r_beats_;
+    r_loaded_ = false;
     if (r_beat_ == rq_.front().len) {
       rq_.pop();
       r_beat_ = 0;
@@ -133,7 +134,6 @@ void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
     b.size = m.m_axi_awsize;
     b.id = m.m_axi_awid;
     b.t = 0;
-    b.seq = 0;
     b.resp = check_burst("aw", b.addr, b.len, b.size, m.m_axi_awburst);
     awq_.push();
   }
@@ -169,13 +169,28 @@ void HostMem::sample(Vqrdma_nic &m, uint64_t now) {
   }
 }
 
+void HostMem::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
+void HostMem::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
+void HostMem::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
+  drive_impl(m, now);
+  sample_impl(m, now);
+  quiet_ = idle() && wdone_.empty() && m.m_axi_arready && m.m_axi_awready && m.m_axi_wready &&
+           !m.m_axi_rvalid && !m.m_axi_bvalid;
+}
+
 // Write a complete burst into memory: every strobed byte of beat i goes to the 64-byte
 // window holding that beat's address (strobes tell the lanes, whatever the size).
 void HostMem::apply(const Pending &p) {
-  for (uint32_t i = 0; i < p.beats; ++i) {
-    const WBeat &w = wbuf_.front();
-    if (p.aw.resp != 3 && i <= p.aw.len) {
-      uint8_t *dst = mem_ + (beat_addr(p.aw, i) & ~uint64_t(kBeatBytes - 1));
+  if (p.aw.resp != 3) {
+    // beat_addr(p.aw, i) without its per-beat shift; beats past AWLEN (a WLAST error) are
+    // dropped
+    const uint64_t bytes = 1ull << p.aw.size;
+    const uint64_t base = p.aw.addr & ~(bytes - 1);
+    const uint32_t n = p.beats < uint32_t(p.aw.len) + 1 ? p.beats : uint32_t(p.aw.len) + 1;
+    for (uint32_t i = 0; i < n; ++i) {
+      const WBeat &w = wbuf_.at(i);
+      const uint64_t a = i == 0 ? p.aw.addr : base + i * bytes;
+      uint8_t *dst = mem_ + (a & ~uint64_t(kBeatBytes - 1));
       if (w.strb == ~0ull) {
         memcpy(dst, w.data, kBeatBytes);
       } else {
@@ -187,8 +202,8 @@ void HostMem::apply(const Pending &p) {
         }
       }
     }
-    wbuf_.pop();
   }
+  wbuf_.pop(p.beats);
 }
 
 }  // namespace qsim

@@ -22,7 +22,7 @@
 #include "diag.h"
 #include "ring.h"
 
-class Vqrdma_nic;
+class Vqrdma_nic___024root;
 
 namespace qsim {
 
@@ -41,8 +41,20 @@ class HostMem {
     return (addr <= size_ && len <= size_ - addr) ? mem_ + addr : nullptr;
   }
 
-  void drive(Vqrdma_nic &m, uint64_t now);   // inputs of cycle `now`
-  void sample(Vqrdma_nic &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+  void drive(Vqrdma_nic___024root &m, uint64_t now);   // inputs of cycle `now`
+  void sample(Vqrdma_nic___024root &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+  // drive then sample in one call: for the one-evaluation cycle loop, where the model is
+  // not evaluated between the two (its outputs are those of the last rising edge), so the
+  // handshakes are the same; one call and one pass over this object's state instead of two
+  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
+  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the memory is
+  // quiet (nothing queued, the inputs it drove last those of an idle memory, which still
+  // hold) and the NIC requests nothing. A template only so that this header needs no
+  // definition of the model class.
+  template <class Model>
+  void cycle(Model &m, uint64_t now) {
+    if (!quiet_ || m.m_axi_arvalid || m.m_axi_awvalid || m.m_axi_wvalid) drive_sample(m, now);
+  }
 
   uint64_t read_beats() const { return r_beats_; }
   uint64_t write_beats() const { return w_beats_; }
@@ -52,7 +64,6 @@ class HostMem {
   struct Burst {
     uint64_t addr;
     uint64_t t;      // read: first cycle its data may be offered; write: when it lands
-    uint32_t seq;
     uint16_t len;    // beats - 1
     uint8_t size;    // log2 bytes per beat
     uint8_t id;
@@ -80,6 +91,8 @@ class HostMem {
     return (b.addr & ~(bytes - 1)) + i * bytes;
   }
   void apply(const Pending &p);
+  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
 
   unsigned node_;
   uint8_t *mem_ = nullptr;
@@ -90,8 +103,7 @@ class HostMem {
   // read side
   Ring<Burst> rq_;
   unsigned r_beat_ = 0;       // beat of rq_.front() offered next
-  uint64_t r_key_ = ~0ull;    // (seq, beat) whose data is on m_axi_rdata
-  uint32_t r_seq_ = 0;
+  bool r_loaded_ = false;     // m_axi_rdata holds that beat (an R handshake moves on)
   bool r_offered_ = false;    // rvalid driven in this cycle
   uint64_t r_beats_ = 0;
   // write side
@@ -103,6 +115,7 @@ class HostMem {
   uint32_t w_open_beats_ = 0;  // beats of the W burst being received
   bool b_offered_ = false;
   uint64_t w_beats_ = 0;
+  bool quiet_ = false;  // see cycle()
 };
 
 }  // namespace qsim

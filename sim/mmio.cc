@@ -4,7 +4,7 @@
 // MmioPort: CPU-side AXI4 master of the host port (see mmio.h).
 #include "mmio.h"
 
-#include "Vqrdma_nic.h"
+#include "Vqrdma_nic___024root.h"
 
 namespace qsim {
 
@@ -41,6 +41,7 @@ int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint6
     w.t = t;
     wq_.push();
   }
+  if (t < wake_) wake_ = t;
   return static_cast<int64_t>(w_posted_++);
 }
 
@@ -51,6 +52,7 @@ bool MmioPort::post_read(uint64_t addr, uint64_t now) {
     return false;
   }
   arq_.push(Ar{static_cast<uint32_t>(addr), now + d_req_, w_posted_});
+  if (now + d_req_ < wake_) wake_ = now + d_req_;
   return true;
 }
 
@@ -62,20 +64,34 @@ bool MmioPort::read_done(uint64_t now, uint64_t *val, unsigned *resp) {
   return true;
 }
 
-void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
-  // Idle port (the common case): the NIC's inputs keep the values of the last drive, so
-  // only valids still high need lowering (readies stay 1, payloads are don't-care).
-  if (primed_ && awq_.empty() && wq_.empty() && arq_.empty()) {
+// drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
+// wrappers below (the both-edges flow).
+__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
+  const bool aw = !awq_.empty() && awq_.front().t <= now;
+  const bool w = !wq_.empty() && wq_.front().t <= now;
+  const bool ar = !arq_.empty() && arq_.front().t <= now &&
+                  b_count_ >= arq_.front().writes_before;
+  // Nothing to offer (the common case: idle, or requests still on their way): the NIC's
+  // inputs keep the values of the last drive, so only valids still high need lowering
+  // (readies stay 1, payloads are don't-care). cycle() skips the port until the first
+  // queued request is due (queues are in time order: the fronts are the earliest).
+  if (primed_ && !aw && !w && !ar) {
     if (aw_offered_ || w_offered_ || ar_offered_) {
       m.s_axi_awvalid = 0;
       m.s_axi_wvalid = 0;
       m.s_axi_arvalid = 0;
       aw_offered_ = w_offered_ = ar_offered_ = false;
     }
+    uint64_t wake = ~0ull;
+    if (!awq_.empty()) wake = awq_.front().t;
+    if (!wq_.empty() && wq_.front().t < wake) wake = wq_.front().t;
+    if (!arq_.empty() && arq_.front().t < wake) wake = arq_.front().t;
+    wake_ = wake;
     return;
   }
   primed_ = true;
-  aw_offered_ = !awq_.empty() && awq_.front().t <= now;
+  wake_ = 0;
+  aw_offered_ = aw;
   m.s_axi_awvalid = aw_offered_;
   if (aw_offered_) {
     const Aw &a = awq_.front();
@@ -85,7 +101,7 @@ void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
     m.s_axi_awsize = a.size;
     m.s_axi_awburst = 1;
   }
-  w_offered_ = !wq_.empty() && wq_.front().t <= now;
+  w_offered_ = w;
   m.s_axi_wvalid = w_offered_;
   if (w_offered_ && w_key_ != w_seq_) {
     const W &w = wq_.front();
@@ -94,8 +110,7 @@ void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
     m.s_axi_wlast = w.last;
     w_key_ = w_seq_;
   }
-  ar_offered_ = !arq_.empty() && arq_.front().t <= now &&
-                b_count_ >= arq_.front().writes_before;
+  ar_offered_ = ar;
   m.s_axi_arvalid = ar_offered_;
   if (ar_offered_) {
     m.s_axi_arid = 0;
@@ -108,7 +123,7 @@ void MmioPort::drive(Vqrdma_nic &m, uint64_t now) {
   m.s_axi_rready = 1;
 }
 
-void MmioPort::sample(Vqrdma_nic &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
   if (aw_offered_ && m.s_axi_awready) awq_.pop();
   if (w_offered_ && m.s_axi_wready) {
     wq_.pop();
@@ -138,6 +153,13 @@ void MmioPort::sample(Vqrdma_nic &m, uint64_t now) {
       arf_.pop();
     }
   }
+}
+
+void MmioPort::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
+void MmioPort::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
+void MmioPort::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
+  drive_impl(m, now);
+  sample_impl(m, now);
 }
 
 }  // namespace qsim

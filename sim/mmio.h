@@ -27,7 +27,7 @@
 #define QRDMA_SIM_HOST_DATA_W 256
 #endif
 
-class Vqrdma_nic;
+class Vqrdma_nic___024root;
 
 namespace qsim {
 
@@ -52,8 +52,18 @@ class MmioPort {
   uint64_t errors() const { return err_count_; }       // SLVERR/DECERR answers (B and R)
   bool idle() const { return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty(); }
 
-  void drive(Vqrdma_nic &m, uint64_t now);
-  void sample(Vqrdma_nic &m, uint64_t now);
+  void drive(Vqrdma_nic___024root &m, uint64_t now);
+  void sample(Vqrdma_nic___024root &m, uint64_t now);
+  // drive then sample in one call, for the one-evaluation cycle loop (as HostMem's)
+  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
+  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the port has
+  // nothing to offer before cycle wake_ (its valids lowered: the inputs it drove last still
+  // hold) and the NIC offers no B or R. A template only so that this header needs no
+  // definition of the model class.
+  template <class Model>
+  void cycle(Model &m, uint64_t now) {
+    if (now >= wake_ || m.s_axi_bvalid || m.s_axi_rvalid) drive_sample(m, now);
+  }
 
  private:
   struct Aw {
@@ -78,6 +88,9 @@ class MmioPort {
     uint8_t resp;
   };
 
+  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
+
   unsigned node_;
   unsigned d_req_, d_resp_;
   Diag &diag_;
@@ -88,6 +101,7 @@ class MmioPort {
   Ring<RRes> rres_;
   bool aw_offered_ = false, w_offered_ = false, ar_offered_ = false;
   bool primed_ = false;  // every input of the port driven once (drive's idle shortcut)
+  uint64_t wake_ = 0;    // see cycle(): set by drive's idle shortcut, lowered by a request
   uint64_t w_key_ = ~0ull, w_seq_ = 0;  // which W beat is on s_axi_wdata
   uint64_t w_posted_ = 0, b_count_ = 0, err_count_ = 0;
   unsigned last_bresp_ = 0;

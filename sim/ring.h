@@ -34,6 +34,7 @@ class Ring {
   void push() { ++count_; }
   void push(const T &v) { back_slot() = v; ++count_; }
   void pop() { head_ = (head_ + 1) & mask_; --count_; }
+  void pop(size_t k) { head_ = (head_ + k) & mask_; count_ -= k; }  // k <= size()
   void clear() { head_ = 0; count_ = 0; }
 
  private:

@@ -200,30 +200,40 @@ System::~System() {
   for (auto &n : nodes_) n->nic->final();
 }
 
-template <class Net>
+template <bool Both, class Net>
 void System::cycle_on(Net &net) {
   const uint64_t t = now_;
   const unsigned n = static_cast<unsigned>(nodes_.size());
-  // 1. inputs of cycle t (and, evaluating both edges, the falling edge)
+  // locals: the calls below are opaque, members would be reloaded after each
+  std::unique_ptr<Node> *const nodes = nodes_.data();
+  constexpr bool both = Both;  // both_edges_
+  const bool signature = opt_.signature;
+  // 1. inputs of cycle t (and, evaluating both edges, the falling edge). With one
+  // evaluation per cycle the memory and MMIO models drive their inputs in step 2, right
+  // before they sample: the model is not evaluated in between, and they depend on no
+  // other node, so the handshakes are the same.
   for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes_[i];
+    Node &nd = *nodes[i];
     Vqrdma_nic &m = *nd.nic;
-    nd.mem.drive(m, t);
-    nd.mmio.drive(m, t);
-    m.m_axis_tx_tready = net.tx_ready(i, t);
+    Vqrdma_nic___024root &r = *m.rootp;  // its ports as members: one load fewer each
+    if (both) {
+      nd.mem.drive(r, t);
+      nd.mmio.drive(r, t);
+    }
+    r.m_axis_tx_tready = net.tx_ready(i, t);
     const Beat *rb = net.rx_peek(i, t);
     nd.rx_offered = rb;
     if (rb) {
-      memcpy(m.s_axis_rx_tdata.data(), rb->data, sizeof rb->data);
-      m.s_axis_rx_tkeep = rb->keep;
-      m.s_axis_rx_tuser = rb->user;
-      m.s_axis_rx_tlast = rb->last;
-      m.s_axis_rx_tvalid = 1;
+      memcpy(r.s_axis_rx_tdata.data(), rb->data, sizeof rb->data);
+      r.s_axis_rx_tkeep = rb->keep;
+      r.s_axis_rx_tuser = rb->user;
+      r.s_axis_rx_tlast = rb->last;
+      r.s_axis_rx_tvalid = 1;
     } else {
-      m.s_axis_rx_tvalid = 0;
+      r.s_axis_rx_tvalid = 0;
     }
-    if (both_edges_) {
-      m.clk = 0;
+    if (both) {
+      r.clk = 0;
       m.eval();
 #if QRDMA_SIM_TRACE
       if (nd.vcd) nd.vcd->dump(5000 * t + 2500);  // in ps at 200 MHz: falling edge mid-cycle
@@ -232,34 +242,40 @@ void System::cycle_on(Net &net) {
   }
   // 2. handshakes of cycle t, rising edge
   for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes_[i];
+    Node &nd = *nodes[i];
     Vqrdma_nic &m = *nd.nic;
-    nd.mem.sample(m, t);
-    nd.mmio.sample(m, t);
-    if (m.m_axis_tx_tvalid && m.m_axis_tx_tready) {
+    Vqrdma_nic___024root &r = *m.rootp;  // its ports as members: one load fewer each
+    if (both) {
+      nd.mem.sample(r, t);
+      nd.mmio.sample(r, t);
+    } else {
+      nd.mem.cycle(r, t);
+      nd.mmio.cycle(r, t);
+    }
+    if (r.m_axis_tx_tvalid && r.m_axis_tx_tready) {
       Beat b;
       Beat &s = tx_slot(net, i, b);  // PointToPoint: the link's own slot, no second copy
-      memcpy(s.data, m.m_axis_tx_tdata.data(), sizeof s.data);
-      s.keep = m.m_axis_tx_tkeep;
-      s.user = m.m_axis_tx_tuser;
-      s.last = m.m_axis_tx_tlast;
+      memcpy(s.data, r.m_axis_tx_tdata.data(), sizeof s.data);
+      s.keep = r.m_axis_tx_tkeep;
+      s.user = r.m_axis_tx_tuser;
+      s.last = r.m_axis_tx_tlast;
       tx_commit(net, i, s, t);
       ++nd.tx_beats;
     }
-    if (nd.rx_offered && m.s_axis_rx_tready) {
+    if (nd.rx_offered && r.s_axis_rx_tready) {
       net.rx_pop(i, t);
       ++nd.rx_beats;
     }
-    if (opt_.signature) sign(nd);
-    m.clk = 1;
-    if (both_edges_) {  // the reference flow: public API only
+    if (signature) sign(nd);
+    r.clk = 1;
+    if (both) {  // the reference flow: public API only
       m.eval();
 #if QRDMA_SIM_TRACE
       if (nd.vcd) nd.vcd->dump(5000 * t + 5000);
 #endif
     } else {
       eval_fast(m);
-      m.clk = 0;
+      r.clk = 0;
       record_fall(m.rootp, 0);
     }
   }

@@ -81,12 +81,14 @@ class System {
 
  private:
   void cycle() {
+    // one loop per flow and network: no per-node test of the flow; PointToPoint is final,
+    // its per-cycle calls bind statically
     if (p2p_)
-      cycle_on(*p2p_);  // PointToPoint is final: its per-cycle calls bind statically
+      both_edges_ ? cycle_on<true>(*p2p_) : cycle_on<false>(*p2p_);
     else
-      cycle_on(*net_);
+      both_edges_ ? cycle_on<true>(*net_) : cycle_on<false>(*net_);
   }
-  template <class Net>
+  template <bool Both, class Net>
   void cycle_on(Net &net);
   void sign(const Node &nd);
 
