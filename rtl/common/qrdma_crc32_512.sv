@@ -42,16 +42,22 @@
 //   read_slang both evaluate them).
 //   Simulation speed (docs/sim.md "Speed"): Verilator evaluates every combinational
 //   statement on every cycle, so the data term is written as constant tables and computed
-//   only where it is registered: per 64-bit group, the keep mask is applied with two 4-bit
-//   lookups, and part_q[g] is the XOR of one 16-entry table entry per nibble (each entry
-//   the XOR of the D columns of the nibble's set bits), loaded only with a beat (s_valid,
-//   the flops' clock enable). The loop and the correction stages compute only in a cycle in
+//   only where it is registered: per 64-bit group, the keep mask (on a last beat only) is
+//   applied with two 4-bit lookups, and part_q[g] is the XOR of one table entry per
+//   TAB_BITS bits of data (each entry the XOR of the D columns of the slice's set bits),
+//   loaded only with a beat (s_valid, the flops' clock enable). TAB_BITS is 8 in
+//   simulation (64 lookups a beat) and 4 in synthesis (`ifdef SYNTHESIS`; 256-entry tables
+//   would take Yosys very long to reduce): the same function, both checked by the unit
+//   test. The loop and the correction stages compute only in a cycle in
 //   which they load, with the matrix products written out where they are used (a matrix
 //   passed to a function is copied by Verilator), and m is taken only on a last beat, as
 //   parities of masked ~keep. The two instances of the NIC went from ~8,500 to ~800
-//   machine instructions per node-cycle of traffic (tools/sim_profile.py); same ports,
-//   LATENCY and results (tests, harness signatures unchanged).
-//   Synthesis (this form): UltraScale+ 3,744 LUT / 471 FF (the previous form, masked
+//   machine instructions per node-cycle of traffic (tools/sim_profile.py), and to ~600
+//   with TAB_BITS 8 and the last-beat-only mask; same ports, LATENCY and results (tests,
+//   harness signatures unchanged).
+//   Synthesis (TAB_BITS 4, `python syn/synth.py qrdma_crc32_512`, with the last-beat-only
+//   mask: 3,774 LUT / 471 FF, ECP5 seed 1 148.9 MHz). Before that change: UltraScale+
+//   3,744 LUT / 471 FF (the previous form, masked
 //   columns computed every cycle: 4,148 / 471). ECP5-85 speed 6, nextpnr --seed 1..10
 //   (the seed alone moves Fmax by up to +-7%): this form 142..155 MHz, mean 150 (seed 1:
 //   149); the previous form 145..161, mean 154 (seed 1: 145); the previous logic with only
