@@ -302,11 +302,6 @@ module qrdma_crc32_512
 
   vec_t state_q;
 
-  always_ff @(posedge clk) begin
-    if (rst || (v1_q && last1_q)) state_q <= '1;  // the next beat starts a frame
-    else if (v1_q)                state_q <= state_next(state_q);
-  end
-
   // ------------------------------------------- stages n+3 ..: undo the m zero bytes
   // Stage s computes y = G x, G = F^-(v << s*CORR_BITS) for v = m_slice(m, s), with the
   // matrix G picked one stage ahead into the stage's g_q (1024 flops in the RTL; each bit is
@@ -341,16 +336,25 @@ module qrdma_crc32_512
   logic [M_W-1:0] corr_m_q [CORR_STAGES];
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // The loop register and the load of the correction stages' element 0 share one process,
+  // reset last: state_q is read before it is written, so Verilator updates it in place
+  // (docs/development.md).
   always_ff @(posedge clk) begin
-    if (v1_q && last1_q) begin
-      corr_x_q[0] <= state_next(state_q);
-      corr_m_q[0] <= m1_q;
+    if (v1_q) begin
+      if (last1_q) begin
+        corr_x_q[0] <= state_next(state_q);
+        corr_m_q[0] <= m1_q;
+        state_q     <= '1;  // the next beat starts a frame
+      end else begin
+        state_q     <= state_next(state_q);
+      end
     end
+    if (rst) state_q <= '1;
   end
 
   always_ff @(posedge clk) begin
+    corr_v_q <= {corr_v_q[CORR_STAGES-1:0], v1_q && last1_q};  // one shift register
     if (rst) corr_v_q <= '0;
-    else     corr_v_q <= {corr_v_q[CORR_STAGES-1:0], v1_q && last1_q};  // one shift register
   end
 
   for (genvar s = 0; s < int'(CORR_STAGES); s++) begin : gen_corr

@@ -76,15 +76,18 @@ module qrdma_id_pool
   logic                       fifo_almost_full;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // Reset last (it overrides): the registers are read before they are written, so the
+  // simulator updates them in place (docs/development.md).
   always_ff @(posedge clk) begin
-    if (rst) begin
-      ready_q   <= 1'b0;
-      init_id_q <= ID_W'(FIRST_ID);
-    end else if (!ready_q) begin
+    if (!ready_q) begin
       // In cycle k (k = 0..NUM_IDS-1 after reset) ID FIRST_ID+k is pushed; the push of
       // the last one also raises ready for cycle NUM_IDS.
       init_id_q <= init_id_q + ID_W'(1);
       if (init_id_q == LAST_ID) ready_q <= 1'b1;
+    end
+    if (rst) begin
+      ready_q   <= 1'b0;
+      init_id_q <= ID_W'(FIRST_ID);
     end
   end
 

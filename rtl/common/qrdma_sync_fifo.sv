@@ -68,25 +68,24 @@ module qrdma_sync_fifo
   assign almost_full = (count_q >= CW'(ALMOST_FULL));
 
   always_ff @(posedge clk) begin
+    count_q <= count_q + CW'(push) - CW'(pop);
     if (rst) count_q <= '0;
-    else     count_q <= count_q + CW'(push) - CW'(pop);
   end
 
   if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
     logic [WIDTH-1:0] mem [DEPTH];
     logic [AW-1:0]    wr_ptr_q, rd_ptr_q;
 
+    // The write and the pointer updates share one process, the write first: every read of
+    // a pointer comes before its update, so Verilator updates the pointers in place
+    // (docs/development.md, "Writing RTL that Verilator evaluates cheaply").
     always_ff @(posedge clk) begin
       if (push) mem[wr_ptr_q] <= s_data;
-    end
-
-    always_ff @(posedge clk) begin
+      if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       if (rst) begin
         wr_ptr_q <= '0;
         rd_ptr_q <= '0;
-      end else begin
-        if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
-        if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       end
     end
 
@@ -120,17 +119,16 @@ module qrdma_sync_fifo
     );
 
     always_ff @(posedge clk) begin
+      if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
+      ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
+      if (ram_rd)    out_valid_q <= 1'b1;
+      else if (pop)  out_valid_q <= 1'b0;
       if (rst) begin
         wr_ptr_q    <= '0;
         rd_ptr_q    <= '0;
         ram_cnt_q   <= '0;
         out_valid_q <= 1'b0;
-      end else begin
-        if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
-        if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
-        ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
-        if (ram_rd)    out_valid_q <= 1'b1;
-        else if (pop)  out_valid_q <= 1'b0;
       end
     end
 

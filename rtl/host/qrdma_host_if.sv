@@ -339,11 +339,8 @@ module qrdma_host_if
   assign aw_pop       = w_hs && w_last;
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      wbeat_q <= '0;
-    end else if (w_hs) begin
-      wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
-    end
+    if (w_hs) wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
+    if (rst)  wbeat_q <= '0;
   end
   // next beat: aligned to the size, then + size (INCR; other bursts are refused anyway)
   always_ff @(posedge clk) begin
@@ -587,9 +584,8 @@ module qrdma_host_if
   logic b_s_ready, b_m_err;
 
   always_ff @(posedge clk) begin
-    if (rst)                          burst_err_q <= 1'b0;
-    else if (s1_valid_q && s1_last_q) burst_err_q <= 1'b0;
-    else if (s1_valid_q)              burst_err_q <= burst_err_q || beat_err;
+    if (s1_valid_q) burst_err_q <= !s1_last_q && (burst_err_q || beat_err);
+    if (rst)        burst_err_q <= 1'b0;
   end
 
   // FIFO occupancy outputs that this block does not need are left open.
@@ -658,8 +654,8 @@ module qrdma_host_if
   for (genvar i = 0; i < int'(NCNT); i++) begin : gen_cnt
     logic [CNT_W-1:0] q;
     always_ff @(posedge clk) begin
-      if (rst)               q <= '0;
-      else if (cnt_inc_q[i]) q <= q + CNT_W'(1);
+      if (cnt_inc_q[i]) q <= q + CNT_W'(1);
+      if (rst)          q <= '0;
     end
   end
 
@@ -701,8 +697,8 @@ module qrdma_host_if
   assign ar_pop = r_go && r_last;
 
   always_ff @(posedge clk) begin
-    if (rst)       rbeat_q <= '0;
-    else if (r_go) rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
+    if (r_go) rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
+    if (rst)  rbeat_q <= '0;
   end
   always_ff @(posedge clk) begin
     if (r_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);

@@ -101,12 +101,13 @@ module qrdma_qos_core
   logic            tid_rdy, fid1_rdy, fid4_rdy;
 
   always_ff @(posedge clk) begin
+    if (init_q) begin
+      init_cnt_q <= init_cnt_q + TIDW'(1);
+      if (init_cnt_q == '1) init_q <= 1'b0;
+    end
     if (rst) begin
       init_q     <= 1'b1;
       init_cnt_q <= '0;
-    end else if (init_q) begin
-      init_cnt_q <= init_cnt_q + TIDW'(1);
-      if (init_cnt_q == '1) init_q <= 1'b0;
     end
   end
   assign ready = !init_q && tid_rdy && fid1_rdy && fid4_rdy;
@@ -485,8 +486,8 @@ module qrdma_qos_core
   assign pend_wr_addr = s2_inline ? s2_tid_q : tid;
 
   always_ff @(posedge clk) begin
-    if (rst) seq_q <= '0;
-    else if (pend_wr_en) seq_q <= seq_q + SEQW'(1);
+    if (pend_wr_en) seq_q <= seq_q + SEQW'(1);
+    if (rst)        seq_q <= '0;
   end
 
   // ================================================================ output FIFOs

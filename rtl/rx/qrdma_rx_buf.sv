@@ -122,23 +122,22 @@ module qrdma_rx_buf
   end
 
   always_ff @(posedge clk) begin
-    if (rst) begin
+    if (in_fire) begin
+      in_pkt_q <= !s_axis_rx_tlast;
+      if (hdr_beat) begin
+        nb_q   <= '0;
+        long_q <= 1'b0;
+      end else begin
+        nb_q   <= nb_q + NBW'(pl_wr);
+        long_q <= long_q || !store_ok;
+      end
+    end
+    if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
+    if (rst) begin  // last: overrides (docs/development.md)
       in_pkt_q <= 1'b0;
       nb_q     <= '0;
       long_q   <= 1'b0;
       wr_ptr_q <= '0;
-    end else begin
-      if (in_fire) begin
-        in_pkt_q <= !s_axis_rx_tlast;
-        if (hdr_beat) begin
-          nb_q   <= '0;
-          long_q <= 1'b0;
-        end else begin
-          nb_q   <= nb_q + NBW'(pl_wr);
-          long_q <= long_q || !store_ok;
-        end
-      end
-      if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
     end
   end
 
@@ -165,8 +164,8 @@ module qrdma_rx_buf
   );
 
   always_ff @(posedge clk) begin
+    rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_n) : '0);
     if (rst) rd_ptr_q <= '0;
-    else     rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_n) : '0);
   end
 
   // ------------------------------------------------------------------ CRC realigner

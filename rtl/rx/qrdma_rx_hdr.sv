@@ -127,12 +127,13 @@ module qrdma_rx_hdr
   logic [EAW-1:0] init_idx_q;
 
   always_ff @(posedge clk) begin
+    if (init_q) begin
+      init_idx_q <= init_idx_q + EAW'(1);
+      if (init_idx_q == EAW'(NENT - 1)) init_q <= 1'b0;
+    end
     if (rst) begin
       init_q     <= 1'b1;
       init_idx_q <= '0;
-    end else if (init_q) begin
-      init_idx_q <= init_idx_q + EAW'(1);
-      if (init_idx_q == EAW'(NENT - 1)) init_q <= 1'b0;
     end
   end
 
@@ -438,16 +439,15 @@ module qrdma_rx_hdr
   end
 
   always_ff @(posedge clk) begin
+    if (s1_move)      s2_valid_q <= 1'b1;
+    else if (s2_fire) s2_valid_q <= 1'b0;
+    if (s2_fire)      s3_valid_q <= 1'b1;
+    else if (s3_fire) s3_valid_q <= 1'b0;
+    if (s2_fire && acc_wr) wcnt_q <= wcnt_q + TAGW'(1);
     if (rst) begin
       s2_valid_q <= 1'b0;
       s3_valid_q <= 1'b0;
       wcnt_q     <= '0;
-    end else begin
-      if (s1_move)      s2_valid_q <= 1'b1;
-      else if (s2_fire) s2_valid_q <= 1'b0;
-      if (s2_fire)      s3_valid_q <= 1'b1;
-      else if (s3_fire) s3_valid_q <= 1'b0;
-      if (s2_fire && acc_wr) wcnt_q <= wcnt_q + TAGW'(1);
     end
   end
 

@@ -111,6 +111,8 @@ module qrdma_rx_notif
     if (s_evt_valid && s_evt_ready) ev_q <= s_evt;
   end
 
+  // One process, reset last: every register is read before it is written, so Verilator
+  // updates them in place (docs/development.md).
   always_ff @(posedge clk) begin
     logic ev_ack_n, ev_ntf_n, ackd_n, ntfd_n;
     ev_ack_n   = (s_evt_valid && s_evt_ready) ? s_evt.ack : ev_q.ack;
@@ -119,47 +121,37 @@ module qrdma_rx_notif
     ntfd_n     = !rst && !ev_done && (ntfd_q || ntf_go || ntf_skip);
     ack_pend_q <= ev_ack_n && !ackd_n;
     ntf_pend_q <= ev_ntf_n && !ntfd_n;
-  end
 
-  always_ff @(posedge clk) begin
+    bcnt_q <= bcnt_q + TAGW'(done_cmd);
+    if (cfg_nq_reset) begin
+      head_q   <= '0;
+      issued_q <= issued_q + 32'(ntf_go) - head_q - 32'(done_ntf);
+    end else begin
+      head_q   <= head_q + 32'(done_ntf);
+      issued_q <= issued_q + 32'(ntf_go);
+    end
+    stat_notif <= done_ntf;
+    if (s_evt_ready) ev_v_q <= s_evt_valid;
+    due_q     <= ev_v_q && !ev_done && !wdiff[TAGW-1];
+    ring_ok_q <= !ntf_off && !cfg_nq_reset && (issued_q - cfg_nq_tail) < cfg_nq_size;
+    ntf_go_q  <= ntf_go;
+    ackd_q    <= ackd_n;
+    ntfd_q    <= ntfd_n;
+    if (ack_go)              m_ackreq_valid <= 1'b1;
+    else if (m_ackreq_ready) m_ackreq_valid <= 1'b0;
+    if (ntf_go)              m_ntf_valid <= 1'b1;
+    else if (m_ntf_ready)    m_ntf_valid <= 1'b0;
     if (rst) begin
       bcnt_q         <= '0;
       issued_q       <= '0;
       head_q         <= '0;
       ev_v_q         <= 1'b0;
-      ackd_q         <= 1'b0;
-      ntfd_q         <= 1'b0;
       due_q          <= 1'b0;
       ring_ok_q      <= 1'b0;
       ntf_go_q       <= 1'b0;
       m_ackreq_valid <= 1'b0;
       m_ntf_valid    <= 1'b0;
       stat_notif     <= 1'b0;
-    end else begin
-      bcnt_q <= bcnt_q + TAGW'(done_cmd);
-      if (cfg_nq_reset) begin
-        head_q   <= '0;
-        issued_q <= issued_q + 32'(ntf_go) - head_q - 32'(done_ntf);
-      end else begin
-        head_q   <= head_q + 32'(done_ntf);
-        issued_q <= issued_q + 32'(ntf_go);
-      end
-      stat_notif <= done_ntf;
-      if (s_evt_ready) ev_v_q <= s_evt_valid;
-      due_q     <= ev_v_q && !ev_done && !wdiff[TAGW-1];
-      ring_ok_q <= !ntf_off && !cfg_nq_reset && (issued_q - cfg_nq_tail) < cfg_nq_size;
-      ntf_go_q  <= ntf_go;
-      if (ev_done) begin
-        ackd_q <= 1'b0;
-        ntfd_q <= 1'b0;
-      end else begin
-        ackd_q <= ackd_q || ack_go;
-        ntfd_q <= ntfd_q || ntf_go || ntf_skip;
-      end
-      if (ack_go)              m_ackreq_valid <= 1'b1;
-      else if (m_ackreq_ready) m_ackreq_valid <= 1'b0;
-      if (ntf_go)              m_ntf_valid <= 1'b1;
-      else if (m_ntf_ready)    m_ntf_valid <= 1'b0;
     end
   end
 

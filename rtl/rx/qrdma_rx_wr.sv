@@ -154,7 +154,10 @@ module qrdma_rx_wr
     end
   end
 
-  // the predicates, from the next values of act_q, aw_q, beat_q, nbeats_q and split_q
+  // The predicates (from the next values of act_q, aw_q, beat_q, nbeats_q and split_q)
+  // and the registers they come from in one process, the predicates first: every
+  // register is read before it is written, so Verilator updates them in place
+  // (docs/development.md).
   always_ff @(posedge clk) begin
     logic           act_n, split_n;
     logic [1:0]     aw_n, need_n;
@@ -170,9 +173,7 @@ module qrdma_rx_wr
     w_more_q  <= act_n && beat_n != nb_n;
     w_last_q  <= (beat_n + NBW'(1) == nb_n);
     w_b2_q    <= split_n && beat_n != '0;
-  end
 
-  always_ff @(posedge clk) begin
     if (load_ntf) begin
       ntf_q    <= 1'b1;
       ring_q   <= 1'b0;
@@ -192,13 +193,8 @@ module qrdma_rx_wr
       split_q  <= s_cmd.split;
       if (s_cmd.op == OP_IMM) imm_q <= rotate(s_cmd.data, s_cmd.lo);  // (else unused)
     end
-    if (load_ntf || load_cmd) begin
-      beat_q <= '0;
-      aw_q   <= '0;
-    end else begin
-      beat_q <= beat_q + NBW'(w_go);
-      aw_q   <= aw_q + 2'(aw_go);
-    end
+    beat_q <= beat_n;
+    aw_q   <= aw_n;
     if (w_go) begin
       pipe_strb_q <= strb;
       pipe_last_q <= wlast;

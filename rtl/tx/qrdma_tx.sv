@@ -293,10 +293,9 @@ module qrdma_tx
   logic [PCW-1:0] credit_q;
 
   // (next value computed in the flop's block: evaluated at the clock edge only)
+  // (reset last, overriding: credit_q is read before it is written, docs/development.md)
   always_ff @(posedge clk) begin
-    if (rst) begin
-      credit_q <= PCW'(READ_WINDOW_BEATS);
-    end else if (pick || sj_valid || pay_ready) begin
+    if (pick || sj_valid || pay_ready) begin
       logic [PCW-1:0] c;
       c = credit_q;
       if (pick)      c = c - PCW'(MPB);
@@ -304,6 +303,7 @@ module qrdma_tx
       if (pay_ready) c = c + PCW'(1);
       credit_q <= c;
     end
+    if (rst) credit_q <= PCW'(READ_WINDOW_BEATS);
   end
 
   assign pick_ok = (credit_q >= PCW'(MPB)) && !job_af && !rdq_af;

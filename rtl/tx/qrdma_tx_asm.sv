@@ -120,15 +120,16 @@ module qrdma_tx_asm
   end
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      pay_q <= 1'b0;
-      j_q   <= '0;
-    end else if (hdr_go && job.is_data) begin
+    if (hdr_go && job.is_data) begin
       pay_q <= 1'b1;
       j_q   <= '0;
     end else if (pay_go) begin
       pay_q <= !last_w;
       j_q   <= j_q + BEATS_W'(1);
+    end
+    if (rst) begin  // last: overrides (docs/development.md)
+      pay_q <= 1'b0;
+      j_q   <= '0;
     end
   end
 

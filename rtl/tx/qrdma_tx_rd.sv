@@ -71,13 +71,17 @@ module qrdma_tx_rd
     end
   end
 
+  // (the branch that reads the registers first: Verilator then updates them in place,
+  // docs/development.md)
   always_ff @(posedge clk) begin
-    if (load) begin
+    if (!load) begin
+      if (ar_fire) begin
+        beat_q <= beat_q + (64 - LANE_W)'(blen);
+        left_q <= left_q - blen;
+      end
+    end else begin
       beat_q <= cmd.addr[63:LANE_W];
       left_q <= beats_of(cmd.addr[LANE_W-1:0], cmd.len);  // info.n_src
-    end else if (ar_fire) begin
-      beat_q <= beat_q + (64 - LANE_W)'(blen);
-      left_q <= left_q - blen;
     end
   end
 

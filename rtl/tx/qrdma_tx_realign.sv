@@ -69,23 +69,8 @@ module qrdma_tx_realign
   assign info_ready = rv_q && last_beat;
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      k_q <= '0;
-    end else if (rv_q) begin
-      k_q <= last_beat ? '0 : k_q + BEATS_W'(1);
-    end
-  end
-
-  // In order: the pending beat, the low half, the high half. The first goes out, the
-  // second waits in the pending register.
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      o_valid_q <= 1'b0;
-      pend_v_q  <= 1'b0;
-    end else begin
-      o_valid_q <= pend_v_q || lo_emit || hi_emit;
-      pend_v_q  <= (pend_v_q && (lo_emit || hi_emit)) || (lo_emit && hi_emit);
-    end
+    if (rv_q) k_q <= last_beat ? '0 : k_q + BEATS_W'(1);
+    if (rst)  k_q <= '0;  // last: overrides (docs/development.md)
   end
 
   // Data: rc = rdat_q rotated right by slane bytes (sh_hi), sh_lo = rp_q in the lanes below
@@ -115,6 +100,15 @@ module qrdma_tx_realign
       if (pend_v_q ? (lo_emit || hi_emit) : (lo_emit && hi_emit))
         pend_q <= (pend_v_q && lo_emit) ? sh_lo : rc;
       if (rv_q && info.slane != '0) rp_q <= rc;
+    end
+    // In order: the pending beat, the low half, the high half. The first goes out, the
+    // second waits in the pending register. (In this process, after the data, and reset
+    // last: pend_v_q is read before it is written, docs/development.md.)
+    o_valid_q <= pend_v_q || lo_emit || hi_emit;
+    pend_v_q  <= (pend_v_q && (lo_emit || hi_emit)) || (lo_emit && hi_emit);
+    if (rst) begin
+      o_valid_q <= 1'b0;
+      pend_v_q  <= 1'b0;
     end
   end
 
