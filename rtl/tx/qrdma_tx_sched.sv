@@ -236,28 +236,17 @@ module qrdma_tx_sched
   logic [SW-1:0]      a_slot_q;
   logic [QW-1:0]      a_queue_q;
   logic [LG-1:0]      dlow;      // dst_addr mod MAX_PAYLOAD
-  logic [OFF_W-1:0]   a_off;     // offset of this packet in the block
-  logic [OFF_W:0]     a_rem;     // bytes of the block from this packet on
-  logic [LG:0]        a_room;    // bytes to the next MAX_PAYLOAD boundary of the destination
-  logic [LEN_W-1:0]   a_len;
-  logic               a_more;    // a block with packets after this one
-  logic [SIZE_W:0]    a_span;    // dlow + size - 1
-  logic [SIZE_W:0]    a_pkts;    // packets of the block
 
   assign rec  = slot_rec_t'(slot_rd);
   assign blk  = block_desc_t'(rec.data[BLOCK_DESC_W-1:0]);
   assign dlow = blk.dst_addr[LG-1:0];
 
-  always_comb begin
-    a_off  = (prog_rd == '0) ? '0 : {prog_rd, LG'(0)} - OFF_W'(dlow);
-    a_rem  = (OFF_W + 1)'(blk.size) - (OFF_W + 1)'(a_off);
-    a_room = (prog_rd == '0) ? (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow)
-                             : (LG + 1)'(MAX_PAYLOAD);
-    a_len  = (a_rem < (OFF_W + 1)'(a_room)) ? LEN_W'(a_rem) : LEN_W'(a_room);
-    a_more = (rec.kind == SLOT_BLK) && (a_rem > (OFF_W + 1)'(a_room));
-    a_span = (SIZE_W + 1)'(dlow) + (SIZE_W + 1)'(blk.size) - (SIZE_W + 1)'(1);
-    a_pkts = (a_span >> LG) + (SIZE_W + 1)'(1);
-  end
+  // Packets of a block: ceil((dlow + size) / MAX_PAYLOAD).
+  function automatic logic [SIZE_W:0] pkts_of(input logic [LG-1:0] dl,
+                                              input logic [SIZE_W-1:0] size);
+    return (((SIZE_W + 1)'(dl) + (SIZE_W + 1)'(size) - (SIZE_W + 1)'(1)) >> LG)
+           + (SIZE_W + 1)'(1);
+  endfunction
 
   logic               b_valid_q;
   logic [SW-1:0]      b_slot_q;
@@ -284,14 +273,22 @@ module qrdma_tx_sched
       a_slot_q  <= pick_slot;
       a_queue_q <= pick_queue;
     end
+    // stage A (computed in this block: evaluated only with a packet in A)
     if (a_valid_q) begin
+      logic [OFF_W-1:0] a_off;   // offset of this packet in the block
+      logic [OFF_W:0]   a_rem;   // bytes of the block from this packet on
+      logic [LG:0]      a_room;  // bytes to the next MAX_PAYLOAD boundary of the destination
+      a_off  = (prog_rd == '0) ? '0 : {prog_rd, LG'(0)} - OFF_W'(dlow);
+      a_rem  = (OFF_W + 1)'(blk.size) - (OFF_W + 1)'(a_off);
+      a_room = (prog_rd == '0) ? (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow)
+                               : (LG + 1)'(MAX_PAYLOAD);
       b_slot_q  <= a_slot_q;
       b_queue_q <= a_queue_q;
       b_pidx_q  <= prog_rd;
       b_off_q   <= a_off;
-      b_len_q   <= a_len;
-      b_more_q  <= a_more;
-      b_pkts_q  <= PIDX_W'(a_pkts);
+      b_len_q   <= (a_rem < (OFF_W + 1)'(a_room)) ? LEN_W'(a_rem) : LEN_W'(a_room);
+      b_more_q  <= (rec.kind == SLOT_BLK) && (a_rem > (OFF_W + 1)'(a_room));
+      b_pkts_q  <= PIDX_W'(pkts_of(dlow, blk.size));
       b_node_q  <= node_id;
     end
   end
@@ -408,7 +405,8 @@ module qrdma_tx_sched
   always_ff @(posedge clk) begin
     if (rst) sim_err_q <= 1'b0;
     else if (a_valid_q) if (rec.kind == SLOT_BLK
-             && (blk.size == '0 || a_pkts > (SIZE_W + 1)'((1 << PIDX_W) - 1))) begin
+             && (blk.size == '0
+                 || pkts_of(dlow, blk.size) > (SIZE_W + 1)'((1 << PIDX_W) - 1))) begin
       $display("ERROR: %m: t=%0t block of %0d bytes at 0x%0h: not packetizable",
                $time, blk.size, blk.dst_addr);
       sim_err_q <= 1'b1;
