@@ -12,7 +12,8 @@
 //                           visible at the output two cycles later, throughput stays one
 //                           word per cycle.
 // In both, s_ready = (count < DEPTH) is a registered signal (no combinational path from
-// m_ready to s_ready), and the FIFO holds exactly DEPTH words.
+// m_ready to s_ready), and the FIFO holds exactly DEPTH words. m_data is undefined while
+// m_valid is low.
 // The common FIFO of qrdma (STYLE.md): every queue in the engine is one of these.
 `default_nettype none
 
