@@ -55,8 +55,10 @@
 //   machine instructions per node-cycle of traffic (tools/sim_profile.py), and to ~600
 //   with TAB_BITS 8 and the last-beat-only mask; same ports, LATENCY and results (tests,
 //   harness signatures unchanged).
-//   Synthesis (TAB_BITS 4, `python syn/synth.py qrdma_crc32_512`, with the last-beat-only
-//   mask: 3,774 LUT / 471 FF, ECP5 seed 1 148.9 MHz). Before that change: UltraScale+
+//   Synthesis (TAB_BITS 4, `python syn/synth.py qrdma_crc32_512`): 3,828 LUT / 471 FF,
+//   ECP5 seed 1 152.6 MHz with the loop register and the first correction load in one
+//   process (reset last); 3,774 / 471 / 148.9 before that, with the last-beat-only mask
+//   (the same logic: netlist noise). Before the mask: UltraScale+
 //   3,744 LUT / 471 FF (the previous form, masked
 //   columns computed every cycle: 4,148 / 471). ECP5-85 speed 6, nextpnr --seed 1..10
 //   (the seed alone moves Fmax by up to +-7%): this form 142..155 MHz, mean 150 (seed 1:
