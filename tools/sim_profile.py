@@ -136,7 +136,7 @@ def main() -> int:
     build = Path(a.build).resolve()  # make -C sim runs elsewhere
     if not a.no_build:
         subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), f"BUILD={build}",
-                        f"PGO={1 if a.pgo else 0}", "VERILATOR_EXTRA=-CFLAGS -g",
+                        f"PGO={1 if a.pgo else 0}", "MARCH=", "VERILATOR_EXTRA=-CFLAGS -g",
                         f"{build}/qrdma_sim_bench"], check=True)
     exe = build / "qrdma_sim_bench"
     short = max(a.cycles // 4, 1000)
