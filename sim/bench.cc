@@ -155,7 +155,8 @@ int main(int argc, char **argv) {
   double gbps = bytes * 8.0 / (cycles * 5e-9) / 1e9;
   printf("qrdma_sim_bench: %u nodes, %u x %" PRIu64 " B writes in flight, node 0 -> node 1\n",
          a.nodes, a.channels, a.size);
-  printf("  build+reset: %.2f s (%" PRIu64 " cycles to ready)\n", t_create, start - a.idle_cycles);
+  printf("  build+reset: %.2f s (%" PRIu64 " cycles to ready); code on huge pages: %lu MiB\n",
+         t_create, start - a.idle_cycles, qrdma_sim_huge_code_bytes() >> 20);
   printf("  traffic: %" PRIu64 " cycles in %.3f s wall (%.3f s CPU): %.0f cycles/s (%.0f per CPU s)\n",
          cycles, wall, cpu, rate, rate_cpu);
   printf("  idle:    %" PRIu64 " cycles in %.3f s wall (%.3f s CPU): %.0f cycles/s (%.0f per CPU s)\n",
@@ -189,10 +190,12 @@ int main(int argc, char **argv) {
             "  \"transfers\": %" PRIu64 ",\n"
             "  \"simulated_gbps\": %.2f,\n"
             "  \"data_ok\": %s,\n"
-            "  \"harness_errors\": %" PRIu64 "\n"
+            "  \"harness_errors\": %" PRIu64 ",\n"
+            "  \"huge_code_bytes\": %lu\n"
             "}\n",
             a.nodes, a.channels, a.size, cycles, wall, cpu, rate, rate_cpu, idle_rate,
-            idle_rate_cpu, xfers, gbps, data_ok ? "true" : "false", harness_errors);
+            idle_rate_cpu, xfers, gbps, data_ok ? "true" : "false", harness_errors,
+            qrdma_sim_huge_code_bytes());
     fclose(f);
   }
   qrdma_sim_destroy(s);

@@ -4,6 +4,8 @@
 // The C API of qrdma_sim.h on top of qsim::System.
 #include "qrdma_sim.h"
 
+#include "huge_code.h"
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -51,6 +53,7 @@ qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
     o = *opt;
   else
     qrdma_sim_default_options(&o);
+  qsim::huge_code();  // once per process (docs/sim.md "Speed")
   try {
     return new qrdma_sim(nodes, o);
   } catch (const std::exception &e) {
@@ -65,6 +68,7 @@ unsigned qrdma_sim_num_nodes(const qrdma_sim *s) { return s ? s->sys.size() : 0;
 unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }
 unsigned qrdma_sim_host_data_w(void) { return QRDMA_SIM_HOST_DATA_W; }
 int qrdma_sim_has_trace(void) { return QRDMA_SIM_TRACE; }
+unsigned long qrdma_sim_huge_code_bytes(void) { return qsim::huge_code(); }
 const char *qrdma_sim_network_name(const qrdma_sim *s) {
   return s->sys.net().name();
 }

@@ -67,6 +67,9 @@ unsigned qrdma_sim_num_nodes(const qrdma_sim *s);
 unsigned qrdma_sim_max_nodes(void);       /* NUM_NODES the NIC model was built with */
 unsigned qrdma_sim_host_data_w(void);     /* host port width the model was built with */
 int qrdma_sim_has_trace(void);            /* 1: built with TRACE=1 (options.trace works) */
+/* bytes of the executable's code and constants moved onto transparent huge pages by the
+ * first qrdma_sim_create of the process (0: none; docs/sim.md "Speed") */
+unsigned long qrdma_sim_huge_code_bytes(void);
 const char *qrdma_sim_network_name(const qrdma_sim *s);
 
 /* ------------------------------------------------------------------ time */
