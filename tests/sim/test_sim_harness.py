@@ -34,8 +34,9 @@ def _make(*targets: str) -> None:
     assert r.returncode == 0, "sim/Makefile build failed"
 
 
-def _run(*cmd: str, timeout: int = 300) -> str:
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout)
+def _run(*cmd: str, timeout: int = 300, env: dict | None = None) -> str:
+    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout,
+                       env=env)
     print(r.stdout)
     print(r.stderr, file=sys.stderr)
     assert r.returncode == 0, f"{cmd[0]} failed (exit {r.returncode})"
@@ -93,3 +94,20 @@ def test_speed_smoke(harness: Path) -> None:
     out = _run(harness / "qrdma_sim_bench", "--cycles", "20000", "--idle-cycles", "5000",
                "--warmup", "5000")
     assert "data verified" in out
+
+
+def test_huge_code(harness: Path, tmp_path: Path) -> None:
+    """The executables move their code and constants onto huge pages at the first
+    qrdma_sim_create (sim/huge_code.cc): whole 2 MiB regions, at least the code; the NICs
+    behave the same with the move turned off (QRDMA_SIM_HUGE_CODE=0), which moves nothing."""
+    import json
+    bench = [harness / "qrdma_sim_bench", "--signature", "--cycles", "20000",
+             "--idle-cycles", "1000", "--warmup", "2000"]
+    on = _run(*bench, "--json", tmp_path / "on.json")
+    env = dict(os.environ, QRDMA_SIM_HUGE_CODE="0")
+    off = _run(*bench, "--json", tmp_path / "off.json", env=env)
+    moved = json.loads((tmp_path / "on.json").read_text())["huge_code_bytes"]
+    assert moved >= 2 << 20 and moved % (2 << 20) == 0
+    assert json.loads((tmp_path / "off.json").read_text())["huge_code_bytes"] == 0
+    assert "code on huge pages: 0 MiB" in off
+    assert _signature(on) == _signature(off)
