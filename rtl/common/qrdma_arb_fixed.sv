@@ -26,28 +26,70 @@ module qrdma_arb_fixed
   end
 `endif
 
-  // Lowest set bit: req & -req (two's complement), a carry chain rather than a priority mux.
-  assign gnt       = req & (~req + N'(1));
-  assign gnt_valid = |req;
+  // Lowest set bit: req & -req (two's complement), a carry chain rather than a priority mux,
+  // in groups of G requesters: the lowest group with a request is granted (the same rule
+  // over the groups' ORs), and inside it its lowest set bit. The same function as one
+  // carry chain over N; groups of 64 keep each step in one 64-bit word of a cycle-based
+  // simulation (the QoS core's N = 66 would otherwise take three-word additions and
+  // masks), and in hardware it is the usual two-level (group lookahead) form: UltraScale+
+  // N = 66 196 LUT against 198 for the single chain; N = 16 40 LUT either way.
+  localparam int unsigned G  = 64;                 // requesters per group
+  localparam int unsigned NG = (N + G - 1) / G;    // groups
+  localparam int unsigned GW = idx_w(N < G ? N : G); // index bits inside a group
 
   // gnt is one-hot or zero, so an OR of the indices of its set bits is the encoder: bit b
-  // of the index is the OR of the grants of the requesters whose index has bit b set
-  // (a constant mask per index bit: word-wide ANDs and ORs in simulation, skipped when
-  // nothing is requested -- the index is 0 then anyway).
-  function automatic logic [IW-1:0][N-1:0] idx_masks();
-    logic [IW-1:0][N-1:0] m;
-    for (int unsigned b = 0; b < IW; b++) begin
-      for (int unsigned i = 0; i < N; i++) m[b][i] = (((i >> b) & 1) != 0);
+  // of an index is the OR of the grant bits whose index has bit b set (a constant mask per
+  // index bit: word-wide ANDs and ORs in simulation, skipped when nothing is requested --
+  // the index is 0 then anyway).
+  function automatic logic [GW-1:0][G-1:0] idx_masks();
+    logic [GW-1:0][G-1:0] m;
+    for (int unsigned b = 0; b < GW; b++) begin
+      for (int unsigned i = 0; i < G; i++) m[b][i] = (((i >> b) & 1) != 0);
     end
     return m;
   endfunction
-  localparam logic [IW-1:0][N-1:0] IDX_MASKS = idx_masks();
+  localparam logic [GW-1:0][G-1:0] IDX_MASKS = idx_masks();
+
+  logic [NG-1:0] grp_any;  // a request in group g
+  logic [NG-1:0] grp_gnt;  // group g granted: its lowest request is the grant
+  logic [GW-1:0] sub_idx;  // index inside the granted group
+
+  assign grp_gnt   = grp_any & (~grp_any + NG'(1));
+  assign gnt_valid = |grp_any;
+
+  for (genvar g = 0; g < int'(NG); g++) begin : gen_grp
+    localparam int unsigned W = (g == int'(NG) - 1) ? N - g * G : G;  // requesters in it
+    logic [W-1:0] r;
+    assign r          = req[g * G +: W];
+    assign grp_any[g] = |r;
+    assign gnt[g * G +: W] = grp_gnt[g] ? (r & (~r + W'(1))) : '0;
+  end
+
+  // the grant padded to whole groups, so that every group is a constant G-bit slice
+  logic [NG*G-1:0] gnt_pad;
+  assign gnt_pad = (NG*G)'(gnt);
 
   always_comb begin
-    gnt_idx = '0;
+    sub_idx = '0;
     if (gnt_valid) begin
-      for (int unsigned b = 0; b < IW; b++) gnt_idx[b] = |(gnt & IDX_MASKS[b]);
+      for (int unsigned g = 0; g < NG; g++) begin
+        if (grp_gnt[g]) begin
+          for (int unsigned b = 0; b < GW; b++) sub_idx[b] = |(gnt_pad[g * G +: G] & IDX_MASKS[b]);
+        end
+      end
     end
+  end
+
+  if (NG == 1) begin : gen_one
+    assign gnt_idx = sub_idx;
+  end else begin : gen_grps
+    // G is a power of 2: the index is {group, index inside the group}
+    logic [IW-GW-1:0] grp_idx;
+    always_comb begin
+      grp_idx = '0;
+      for (int unsigned g = 0; g < NG; g++) if (grp_gnt[g]) grp_idx = (IW-GW)'(g);
+    end
+    assign gnt_idx = {grp_idx, sub_idx};
   end
 
 endmodule

@@ -58,7 +58,8 @@ async def arb_fixed_all(dut):
 def params():
     from simrun import full
 
-    return [1, 32] + ([7] if full() else [])
+    # 66: the QoS core's queue picker (two groups of the grouped carry chain), 130: three
+    return [1, 32, 66] + ([7, 64, 65, 130] if full() else [])
 
 
 @pytest.mark.parametrize("n", params())
