@@ -11,14 +11,17 @@
 // at the mean. The same technique as large-page text remapping in database and JIT runtimes.
 #include "huge_code.h"
 
-#include <link.h>
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__linux__)
+#include <link.h>
+#include <sys/mman.h>
+#endif
+
 namespace qsim {
+#if defined(__linux__)
 namespace {
 
 constexpr uintptr_t kHuge = uintptr_t(2) << 20;  // PMD size with 4 KiB pages (x86-64, arm64)
@@ -82,8 +85,12 @@ bool move(const Seg &g) {
 }
 
 }  // namespace
+#endif
 
 unsigned long huge_code() {
+#if !defined(__linux__)
+  return 0;  // mremap, dl_iterate_phdr and transparent huge pages are Linux's
+#else
   static bool done = false;
   static unsigned long moved = 0;
   if (done) return moved;
@@ -96,6 +103,7 @@ unsigned long huge_code() {
   for (unsigned i = 0; i < s.n; ++i)
     if (move(s.seg[i])) moved += s.seg[i].len;
   return moved;
+#endif
 }
 
 }  // namespace qsim
