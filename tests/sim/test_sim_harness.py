@@ -96,6 +96,7 @@ def test_speed_smoke(harness: Path) -> None:
     assert "data verified" in out
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the move is Linux-only")
 def test_huge_code(harness: Path, tmp_path: Path) -> None:
     """The executables move their code and constants onto huge pages at the first
     qrdma_sim_create (sim/huge_code.cc): whole 2 MiB regions, at least the code; the NICs
