@@ -47,23 +47,35 @@ EXPECTED = [
 ]
 
 
+def statements(body: str) -> list[str]:
+    """The statements of a generated function body, one per entry: debug-only lines
+    (`#if` blocks, VL_DEBUG_IF), comments and the per-function boilerplate dropped,
+    continuation lines joined, runs of white space as one space."""
+    out, skip, cur = [], 0, ""
+    for raw in body.split("\n"):
+        t = raw.strip()
+        if t.startswith("#if"):
+            skip += 1
+            continue
+        if t.startswith("#endif"):
+            skip -= 1
+            continue
+        if (skip or not t or t.startswith("//") or t.startswith("VL_DEBUG_IF(")
+                or t.startswith("Vqrdma_nic__Syms* const __restrict vlSymsp")
+                or t == "auto& vlSelfRef = std::ref(*vlSelf).get();"):
+            continue
+        cur = f"{cur} {t}" if cur else t
+        if cur.endswith((";", "{", "}")):
+            out.append(re.sub(r"\s+", " ", cur))
+            cur = ""
+    return out
+
+
 def eval_step_body(text: str) -> list[str]:
     m = re.search(r"^void Vqrdma_nic::eval_step\(\) \{\n(.*?)^\}", text, re.S | re.M)
     if not m:
         raise ValueError("no `void Vqrdma_nic::eval_step() {` in Vqrdma_nic.cpp")
-    out, skip = [], 0
-    for raw in m.group(1).split("\n"):
-        s = raw.strip()
-        if s.startswith("#if"):
-            skip += 1
-            continue
-        if s.startswith("#endif"):
-            skip -= 1
-            continue
-        if skip or not s or s.startswith("//") or s.startswith("VL_DEBUG_IF("):
-            continue
-        out.append(s)
-    return out
+    return statements(m.group(1))
 
 
 PFX = "Vqrdma_nic___024root__"
@@ -81,30 +93,11 @@ def fast_sources(obj: Path) -> str:
 
 
 def func_body(text: str, name: str) -> list[str] | None:
-    """Statements of `... PFX+name(Vqrdma_nic___024root* vlSelf) {`, without debug-only and
-    boilerplate lines, continuation lines joined; None if there is no such function."""
+    """Statements of `... PFX+name(Vqrdma_nic___024root* vlSelf) {`; None if there is no
+    such function."""
     m = re.search(r"^\w+ " + re.escape(PFX + name) + r"\(Vqrdma_nic___024root\* vlSelf\) \{\n(.*?)^\}",
                   text, re.S | re.M)
-    if not m:
-        return None
-    out, skip, cur = [], 0, ""
-    for raw in m.group(1).split("\n"):
-        t = raw.strip()
-        if t.startswith("#if"):
-            skip += 1
-            continue
-        if t.startswith("#endif"):
-            skip -= 1
-            continue
-        if (skip or not t or t.startswith("//") or t.startswith("VL_DEBUG_IF(")
-                or t.startswith("Vqrdma_nic__Syms* const __restrict vlSymsp")
-                or t == "auto& vlSelfRef = std::ref(*vlSelf).get();"):
-            continue
-        cur = f"{cur} {t}".strip() if cur else t
-        if cur.endswith((";", "{", "}")):
-            out.append(re.sub(r"\s+", " ", cur))
-            cur = ""
-    return out
+    return statements(m.group(1)) if m else None
 
 
 def guarded_calls(body: list[str] | None, trig: str, what: str) -> list[str]:
