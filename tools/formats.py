@@ -80,11 +80,17 @@ CONST = {
     "ST_BUSY": (1, "channel status: transfer posted, not yet complete"),
     "ST_DONE": (2, "channel status: every block acknowledged"),
     "ST_ERROR": (3, "channel status: descriptor refused, or a block NACKed"),
+    # error reasons (ERR_OFFSET window, NACK packets, ack_desc)
+    "ERR_NONE": (0, "error reason: no error"),
+    "ERR_BAD_DESC": (1, "error reason: the descriptor was refused when it completed (docs/qos.md)"),
+    "ERR_LOCAL_MEM": (2, "error reason: a payload read from this node's memory was answered SLVERR/DECERR"),
+    "ERR_REMOTE_MEM": (3, "error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)"),
     # address map (byte addresses on the AXI4 slave)
     "PAGE_STRIDE": (0x2000, "bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)"),
     "DESC_OFFSET": (0x0000, "in a page: channel c's descriptor line at DESC_OFFSET + 32 c"),
     "STATUS_OFFSET": (0x1000, "in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c"),
     "COLL_OFFSET": (0x1200, "in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g"),
+    "ERR_OFFSET": (0x1400, "in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c"),
     "REG_BASE": (0x20000, "engine configuration and counter registers (privileged)"),
     "ID_MAGIC": (0x51524D41, "value of the ID register's `magic` field ('QRMA')"),
     "ADDR_W": (18, "AXI4 slave address bits used"),
@@ -173,10 +179,12 @@ PKT_DESC = _layout(
 
 ACK_DESC = _layout(
     "ack_desc", 32,
-    "Acknowledgement, receive unit -> QoS engine.",
+    "Acknowledgement, receive unit (ACK/NACK packets) or send unit (local read error) -> "
+    "QoS engine.",
     ("tid", 0, 10, "transaction ID of the acknowledged block / inline packet"),
     ("seq", 10, 16, "sequence number it was sent with"),
     ("nack", 26, 1, "1: negative acknowledgement"),
+    ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM)"),
 )
 
 NET_HDR = _layout(
@@ -200,6 +208,7 @@ NET_HDR = _layout(
     ("notify", 171, 1, "INLINE: notify on arrival; DATA: block is the last of a notify transfer"),
     ("last", 172, 1, "DATA: last block of its transfer"),
     ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
+    ("reason", 184, 4, "NACK: ERR_* reason"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),
     ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
@@ -215,7 +224,7 @@ NOTIF_ENTRY = _layout(
     ("marker", 0, 8, "NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY"),
     ("kind", 8, 4, "NET_INLINE or NET_CONTROL: what completed"),
     ("src_node", 16, 16, "sender node"),
-    ("xfer", 32, 11, "sender's channel (page*128 + ch)"),
+    ("xfer", 32, 11, "sender's channel: page * CH_PER_PAGE + channel (CH_PER_PAGE = 128 counts the read channels too)"),
     ("pd", 44, 4, "protection domain"),
     ("size", 64, 33, "transfer size in bytes"),
     ("tag", 128, 32, "user tag of the descriptor (CONTROL; 0 for INLINE)"),
@@ -238,20 +247,45 @@ ID_REG = _layout(
 
 PARAMS_REG = _layout(
     "params_reg", 64,
-    "Register PARAMS (REG_BASE + 0x008): the engine's build parameters.",
+    "Register PARAMS (REG_BASE + 0x008): the build parameters software needs.",
     ("block_log2", 0, 8, "log2 BLOCK_SIZE"),
     ("max_outstanding", 8, 8, "MAX_OUTSTANDING"),
     ("data_w", 16, 16, "host port (AXI4 slave) data width in bits"),
+    ("max_payload_log2", 32, 8, "log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples"),
+    ("nodes_log2", 40, 8, "log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)"),
 )
 
-LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE, ID_REG,
-           PARAMS_REG, NET_HDR, NOTIF_ENTRY)
+ERR_INFO = _layout(
+    "err_info", 64,
+    "64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads).",
+    ("reason", 0, 4, "ERR_* of the channel's last ERROR (ERR_NONE if none since reset)"),
+)
+
+NIC_STATE = _layout(
+    "nic_state", 256,
+    "Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): "
+    "each field saturates at 0xFFFF.",
+    ("xfers", 0, 16, "transfers posted and not finished (QoS engine)"),
+    ("tx_slots", 16, 16, "send unit: descriptor slots in use (blocks, inline and control packets)"),
+    ("tx_jobs", 32, 16, "send unit: packets picked and not yet on the link"),
+    ("tx_pay", 48, 16, "send unit: payload-buffer beats reserved or filled"),
+    ("tx_rsp", 64, 16, "send unit: ACK/NACK packets waiting for the link"),
+    ("rx_buf", 80, 16, "receive unit: buffer beats in use"),
+    ("rx_pkts", 96, 16, "receive unit: packets in the buffer not yet decided"),
+    ("rx_evts", 112, 16, "receive unit: completion events waiting for their write responses"),
+    ("rx_rsp", 128, 16, "receive unit: ACK/NACK responses queued for the send unit"),
+    ("rx_ntf", 144, 16, "receive unit: notifications waiting for a ring slot"),
+    ("rx_wr", 160, 16, "receive unit: write bursts issued, B not yet back"),
+)
+
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE, ERR_INFO,
+           ID_REG, PARAMS_REG, NET_HDR, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers
 # (offset from REG_BASE, name, access, doc). 64-bit registers.
 REGISTERS = (
     (0x000, "ID", "ro", "0x51524D41 ('QRMA') in bits 31:0, format version in 47:32"),
-    (0x008, "PARAMS", "ro", "bits 7:0 log2 BLOCK_SIZE, 15:8 MAX_OUTSTANDING, 31:16 host data width"),
+    (0x008, "PARAMS", "ro", "build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES"),
     (0x010, "CNT_DESC_OK", "ro", "descriptors accepted"),
     (0x018, "CNT_DESC_ERR", "ro", "descriptor writes refused (SLVERR or ERROR status)"),
     (0x020, "CNT_BLOCKS", "ro", "block descriptors issued"),
@@ -269,17 +303,29 @@ REGISTERS = (
     (0x120, "NQ_TAIL", "rw", "entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)"),
     (0x128, "TX_DATA_PKTS", "ro", "DATA packets sent"),
     (0x130, "TX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets sent"),
-    (0x138, "TX_BYTES", "ro", "payload bytes sent"),
+    (0x138, "TX_BYTES", "ro", "payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only)"),
     (0x140, "RX_DATA_PKTS", "ro", "DATA packets accepted and written"),
     (0x148, "RX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets accepted"),
-    (0x150, "RX_BYTES", "ro", "payload bytes written"),
+    (0x150, "RX_BYTES", "ro", "payload bytes written (DATA and INLINE)"),
     (0x158, "RX_CRC_DROP", "ro", "packets dropped: bad CRC"),
     (0x160, "RX_DUP_DROP", "ro", "packets dropped: duplicate of a packet already written"),
     (0x168, "RX_STALE_DROP", "ro", "packets dropped: older sequence number than the block's"),
     (0x170, "RX_BAD_DROP", "ro", "packets dropped: bad type, length or node"),
     (0x178, "RX_NOTIFS", "ro", "notifications written"),
+    (0x180, "TX_DATA_BYTES", "ro", "payload bytes of DATA packets sent"),
+    (0x188, "TX_MEM_ERR", "ro", "DATA packets not sent: their payload read was answered SLVERR/DECERR"),
+    (0x190, "TX_SLOT_STALL", "ro", "cycles a block or packet descriptor waited for a free send slot"),
+    (0x198, "TX_LINK_STALL", "ro", "cycles the link did not take an offered beat"),
+    (0x1A0, "RX_MEM_ERR", "ro", "write bursts answered SLVERR/DECERR (their blocks are NACKed)"),
+    (0x1A8, "RX_NACKS", "ro", "NACKs requested (blocks refused)"),
+    (0x1B0, "RX_NOTIF_OFF", "ro", "notifications not written because the ring is off (NQ_SIZE 0)"),
+    (0x1B8, "RX_NQ_WAIT", "ro", "cycles a notification waited for a ring slot (ring full)"),
+    (0x1C0, "RX_LINK_STALL", "ro", "cycles the link offered a beat the receive buffer could not take"),
+    (0x1C8, "RX_EVT_STALL", "ro", "cycles the header pipeline waited for room in its output queues"),
+    (0x1D0, "RX_RSP_PEAK", "ro", "most ACK/NACK responses queued at once since reset"),
+    (0x1D8, "RX_NTF_PEAK", "ro", "most notifications waiting for a ring slot at once since reset"),
 )
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 def page_base(page: int) -> int:
@@ -296,6 +342,10 @@ def status_addr(page: int, ch: int) -> int:
 
 def coll_addr(page: int, group: int) -> int:
     return page_base(page) + CONST["COLL_OFFSET"][0] + 8 * group
+
+
+def err_addr(page: int, ch: int) -> int:
+    return page_base(page) + CONST["ERR_OFFSET"][0] + 8 * ch
 
 
 def reg_addr(name: str) -> int:

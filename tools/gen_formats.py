@@ -107,10 +107,11 @@ def gen_md() -> str:
           f"| `{C['DESC_OFFSET'] + 32 * 64:#06x} + 32 (c-64)`, c = 64..127 | — | read channels: host writes get SLVERR |",
           f"| `{C['STATUS_OFFSET']:#06x} + 8 c`, c = 0..63 | read | single status (bits 1:0), DONE/ERROR reset to IDLE by the read |",
           f"| `{C['COLL_OFFSET']:#06x} + 8 g`, g = 0..1 | read | collective status: channel 32g+i in bits 2i+1:2i; every DONE/ERROR found is reset to IDLE |",
-          "", f"Engine registers at `{C['REG_BASE']:#x}` (64-bit, read-only):", "",
-          "| offset | name | meaning |", "|---|---|---|"]
+          f"| `{C['ERR_OFFSET']:#06x} + 8 c`, c = 0..63 | read | error reason (ERR_*) of channel c's last ERROR; not reset by the read |",
+          "", f"Registers at `{C['REG_BASE']:#x}` (64-bit; the engine's below NIC_REG_FIRST, the NIC's from it):", "",
+          "| offset | name | access | meaning |", "|---|---|---|---|"]
     for off, name, acc, doc in F.REGISTERS:
-        o.append(f"| `{off:#05x}` | {name} | {doc} |")
+        o.append(f"| `{off:#05x}` | {name} | {acc} | {doc} |")
     for L in F.LAYOUTS:
         o += ["", f"## {L.name} ({L.width} bits)", "", L.doc, "", "| bits | field | meaning |",
               "|---|---|---|"]

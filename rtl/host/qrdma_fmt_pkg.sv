@@ -19,10 +19,15 @@ package qrdma_fmt_pkg;
   localparam int unsigned ST_BUSY = 1;  // channel status: transfer posted, not yet complete
   localparam int unsigned ST_DONE = 2;  // channel status: every block acknowledged
   localparam int unsigned ST_ERROR = 3;  // channel status: descriptor refused, or a block NACKed
+  localparam int unsigned ERR_NONE = 0;  // error reason: no error
+  localparam int unsigned ERR_BAD_DESC = 1;  // error reason: the descriptor was refused when it completed (docs/qos.md)
+  localparam int unsigned ERR_LOCAL_MEM = 2;  // error reason: a payload read from this node's memory was answered SLVERR/DECERR
+  localparam int unsigned ERR_REMOTE_MEM = 3;  // error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)
   localparam int unsigned PAGE_STRIDE = 8192;  // bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)
   localparam int unsigned DESC_OFFSET = 0;  // in a page: channel c's descriptor line at DESC_OFFSET + 32 c
   localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c
   localparam int unsigned COLL_OFFSET = 4608;  // in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g
+  localparam int unsigned ERR_OFFSET = 5120;  // in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c
   localparam int unsigned REG_BASE = 131072;  // engine configuration and counter registers (privileged)
   localparam int unsigned ID_MAGIC = 1364348225;  // value of the ID register's `magic` field ('QRMA')
   localparam int unsigned ADDR_W = 18;  // AXI4 slave address bits used
@@ -40,10 +45,10 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 256;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 1;
+  localparam int unsigned FORMAT_VERSION = 2;
 
   localparam int unsigned REG_ID = 'h000;  // ro: 0x51524D41 ('QRMA') in bits 31:0, format version in 47:32
-  localparam int unsigned REG_PARAMS = 'h008;  // ro: bits 7:0 log2 BLOCK_SIZE, 15:8 MAX_OUTSTANDING, 31:16 host data width
+  localparam int unsigned REG_PARAMS = 'h008;  // ro: build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES
   localparam int unsigned REG_CNT_DESC_OK = 'h010;  // ro: descriptors accepted
   localparam int unsigned REG_CNT_DESC_ERR = 'h018;  // ro: descriptor writes refused (SLVERR or ERROR status)
   localparam int unsigned REG_CNT_BLOCKS = 'h020;  // ro: block descriptors issued
@@ -60,15 +65,27 @@ package qrdma_fmt_pkg;
   localparam int unsigned REG_NQ_TAIL = 'h120;  // rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)
   localparam int unsigned REG_TX_DATA_PKTS = 'h128;  // ro: DATA packets sent
   localparam int unsigned REG_TX_CTRL_PKTS = 'h130;  // ro: INLINE, CONTROL, ACK and NACK packets sent
-  localparam int unsigned REG_TX_BYTES = 'h138;  // ro: payload bytes sent
+  localparam int unsigned REG_TX_BYTES = 'h138;  // ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only)
   localparam int unsigned REG_RX_DATA_PKTS = 'h140;  // ro: DATA packets accepted and written
   localparam int unsigned REG_RX_CTRL_PKTS = 'h148;  // ro: INLINE, CONTROL, ACK and NACK packets accepted
-  localparam int unsigned REG_RX_BYTES = 'h150;  // ro: payload bytes written
+  localparam int unsigned REG_RX_BYTES = 'h150;  // ro: payload bytes written (DATA and INLINE)
   localparam int unsigned REG_RX_CRC_DROP = 'h158;  // ro: packets dropped: bad CRC
   localparam int unsigned REG_RX_DUP_DROP = 'h160;  // ro: packets dropped: duplicate of a packet already written
   localparam int unsigned REG_RX_STALE_DROP = 'h168;  // ro: packets dropped: older sequence number than the block's
   localparam int unsigned REG_RX_BAD_DROP = 'h170;  // ro: packets dropped: bad type, length or node
   localparam int unsigned REG_RX_NOTIFS = 'h178;  // ro: notifications written
+  localparam int unsigned REG_TX_DATA_BYTES = 'h180;  // ro: payload bytes of DATA packets sent
+  localparam int unsigned REG_TX_MEM_ERR = 'h188;  // ro: DATA packets not sent: their payload read was answered SLVERR/DECERR
+  localparam int unsigned REG_TX_SLOT_STALL = 'h190;  // ro: cycles a block or packet descriptor waited for a free send slot
+  localparam int unsigned REG_TX_LINK_STALL = 'h198;  // ro: cycles the link did not take an offered beat
+  localparam int unsigned REG_RX_MEM_ERR = 'h1A0;  // ro: write bursts answered SLVERR/DECERR (their blocks are NACKed)
+  localparam int unsigned REG_RX_NACKS = 'h1A8;  // ro: NACKs requested (blocks refused)
+  localparam int unsigned REG_RX_NOTIF_OFF = 'h1B0;  // ro: notifications not written because the ring is off (NQ_SIZE 0)
+  localparam int unsigned REG_RX_NQ_WAIT = 'h1B8;  // ro: cycles a notification waited for a ring slot (ring full)
+  localparam int unsigned REG_RX_LINK_STALL = 'h1C0;  // ro: cycles the link offered a beat the receive buffer could not take
+  localparam int unsigned REG_RX_EVT_STALL = 'h1C8;  // ro: cycles the header pipeline waited for room in its output queues
+  localparam int unsigned REG_RX_RSP_PEAK = 'h1D0;  // ro: most ACK/NACK responses queued at once since reset
+  localparam int unsigned REG_RX_NTF_PEAK = 'h1D8;  // ro: most notifications waiting for a ring slot at once since reset
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -218,7 +235,7 @@ package qrdma_fmt_pkg;
     logic [0:0] kind;  // PKT_INLINE or PKT_CONTROL
   } pkt_desc_t;
 
-  // Acknowledgement, receive unit -> QoS engine.
+  // Acknowledgement, receive unit (ACK/NACK packets) or send unit (local read error) -> QoS engine.
   localparam int unsigned ACK_DESC_W = 32;
   localparam int unsigned ACK_DESC_TID_LSB = 0;
   localparam int unsigned ACK_DESC_TID_W = 10;
@@ -226,8 +243,11 @@ package qrdma_fmt_pkg;
   localparam int unsigned ACK_DESC_SEQ_W = 16;
   localparam int unsigned ACK_DESC_NACK_LSB = 26;
   localparam int unsigned ACK_DESC_NACK_W = 1;
+  localparam int unsigned ACK_DESC_REASON_LSB = 27;
+  localparam int unsigned ACK_DESC_REASON_W = 4;
   typedef struct packed {
-    logic [4:0] rsvd27;
+    logic [0:0] rsvd31;
+    logic [3:0] reason;  // NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM)
     logic [0:0] nack;  // 1: negative acknowledgement
     logic [15:0] seq;  // sequence number it was sent with
     logic [9:0] tid;  // transaction ID of the acknowledged block / inline packet
@@ -242,6 +262,15 @@ package qrdma_fmt_pkg;
     logic [1:0] status;  // ST_* of the channel, before the reset-on-read
   } status_single_t;
 
+  // 64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads).
+  localparam int unsigned ERR_INFO_W = 64;
+  localparam int unsigned ERR_INFO_REASON_LSB = 0;
+  localparam int unsigned ERR_INFO_REASON_W = 4;
+  typedef struct packed {
+    logic [59:0] rsvd4;
+    logic [3:0] reason;  // ERR_* of the channel's last ERROR (ERR_NONE if none since reset)
+  } err_info_t;
+
   // Register ID (REG_BASE + 0x000).
   localparam int unsigned ID_REG_W = 64;
   localparam int unsigned ID_REG_MAGIC_LSB = 0;
@@ -254,7 +283,7 @@ package qrdma_fmt_pkg;
     logic [31:0] magic;  // ID_MAGIC
   } id_reg_t;
 
-  // Register PARAMS (REG_BASE + 0x008): the engine's build parameters.
+  // Register PARAMS (REG_BASE + 0x008): the build parameters software needs.
   localparam int unsigned PARAMS_REG_W = 64;
   localparam int unsigned PARAMS_REG_BLOCK_LOG2_LSB = 0;
   localparam int unsigned PARAMS_REG_BLOCK_LOG2_W = 8;
@@ -262,8 +291,14 @@ package qrdma_fmt_pkg;
   localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_W = 8;
   localparam int unsigned PARAMS_REG_DATA_W_LSB = 16;
   localparam int unsigned PARAMS_REG_DATA_W_W = 16;
+  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_LSB = 32;
+  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_W = 8;
+  localparam int unsigned PARAMS_REG_NODES_LOG2_LSB = 40;
+  localparam int unsigned PARAMS_REG_NODES_LOG2_W = 8;
   typedef struct packed {
-    logic [31:0] rsvd32;
+    logic [15:0] rsvd48;
+    logic [7:0] nodes_log2;  // log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)
+    logic [7:0] max_payload_log2;  // log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples
     logic [15:0] data_w;  // host port (AXI4 slave) data width in bits
     logic [7:0] max_outstanding;  // MAX_OUTSTANDING
     logic [7:0] block_log2;  // log2 BLOCK_SIZE
@@ -301,6 +336,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_LAST_W = 1;
   localparam int unsigned NET_HDR_XFER_LSB = 173;
   localparam int unsigned NET_HDR_XFER_W = 11;
+  localparam int unsigned NET_HDR_REASON_LSB = 184;
+  localparam int unsigned NET_HDR_REASON_W = 4;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -312,7 +349,8 @@ package qrdma_fmt_pkg;
   // not in the struct (they share bits with other fields): size, blocks, tag
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [71:0] rsvd184;
+    logic [67:0] rsvd188;
+    logic [3:0] reason;  // NACK: ERR_* reason
     logic [10:0] xfer;  // sender's channel (page*128 + ch), reported in notifications
     logic [0:0] last;  // DATA: last block of its transfer
     logic [0:0] notify;  // INLINE: notify on arrival; DATA: block is the last of a notify transfer
@@ -361,12 +399,51 @@ package qrdma_fmt_pkg;
     logic [15:0] rsvd48;
     logic [3:0] pd;  // protection domain
     logic [0:0] rsvd43;
-    logic [10:0] xfer;  // sender's channel (page*128 + ch)
+    logic [10:0] xfer;  // sender's channel: page * CH_PER_PAGE + channel (CH_PER_PAGE = 128 counts the read channels too)
     logic [15:0] src_node;  // sender node
     logic [3:0] rsvd12;
     logic [3:0] kind;  // NET_INLINE or NET_CONTROL: what completed
     logic [7:0] marker;  // NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY
   } notif_entry_t;
+
+  // Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): each field saturates at 0xFFFF.
+  localparam int unsigned NIC_STATE_W = 256;
+  localparam int unsigned NIC_STATE_XFERS_LSB = 0;
+  localparam int unsigned NIC_STATE_XFERS_W = 16;
+  localparam int unsigned NIC_STATE_TX_SLOTS_LSB = 16;
+  localparam int unsigned NIC_STATE_TX_SLOTS_W = 16;
+  localparam int unsigned NIC_STATE_TX_JOBS_LSB = 32;
+  localparam int unsigned NIC_STATE_TX_JOBS_W = 16;
+  localparam int unsigned NIC_STATE_TX_PAY_LSB = 48;
+  localparam int unsigned NIC_STATE_TX_PAY_W = 16;
+  localparam int unsigned NIC_STATE_TX_RSP_LSB = 64;
+  localparam int unsigned NIC_STATE_TX_RSP_W = 16;
+  localparam int unsigned NIC_STATE_RX_BUF_LSB = 80;
+  localparam int unsigned NIC_STATE_RX_BUF_W = 16;
+  localparam int unsigned NIC_STATE_RX_PKTS_LSB = 96;
+  localparam int unsigned NIC_STATE_RX_PKTS_W = 16;
+  localparam int unsigned NIC_STATE_RX_EVTS_LSB = 112;
+  localparam int unsigned NIC_STATE_RX_EVTS_W = 16;
+  localparam int unsigned NIC_STATE_RX_RSP_LSB = 128;
+  localparam int unsigned NIC_STATE_RX_RSP_W = 16;
+  localparam int unsigned NIC_STATE_RX_NTF_LSB = 144;
+  localparam int unsigned NIC_STATE_RX_NTF_W = 16;
+  localparam int unsigned NIC_STATE_RX_WR_LSB = 160;
+  localparam int unsigned NIC_STATE_RX_WR_W = 16;
+  typedef struct packed {
+    logic [79:0] rsvd176;
+    logic [15:0] rx_wr;  // receive unit: write bursts issued, B not yet back
+    logic [15:0] rx_ntf;  // receive unit: notifications waiting for a ring slot
+    logic [15:0] rx_rsp;  // receive unit: ACK/NACK responses queued for the send unit
+    logic [15:0] rx_evts;  // receive unit: completion events waiting for their write responses
+    logic [15:0] rx_pkts;  // receive unit: packets in the buffer not yet decided
+    logic [15:0] rx_buf;  // receive unit: buffer beats in use
+    logic [15:0] tx_rsp;  // send unit: ACK/NACK packets waiting for the link
+    logic [15:0] tx_pay;  // send unit: payload-buffer beats reserved or filled
+    logic [15:0] tx_jobs;  // send unit: packets picked and not yet on the link
+    logic [15:0] tx_slots;  // send unit: descriptor slots in use (blocks, inline and control packets)
+    logic [15:0] xfers;  // transfers posted and not finished (QoS engine)
+  } nic_state_t;
 
 endpackage
 /* verilator lint_on UNUSEDPARAM */

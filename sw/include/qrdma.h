@@ -200,7 +200,8 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
 
 /* ------------------------------------------------------------------------ counters */
 
-/* The counters of the QoS engine (CNT_*) and the NIC (TX_*, RX_*), in register order. */
+/* The counters of the QoS engine (CNT_*) and the NIC (TX_*, RX_*), in register order
+ * (RX_RSP_PEAK and RX_NTF_PEAK are high-water marks, not counts). */
 enum qrdma_counter {
     QRDMA_CNT_DESC_OK,
     QRDMA_CNT_DESC_ERR,
@@ -222,6 +223,18 @@ enum qrdma_counter {
     QRDMA_CNT_RX_STALE_DROP,
     QRDMA_CNT_RX_BAD_DROP,
     QRDMA_CNT_RX_NOTIFS,
+    QRDMA_CNT_TX_DATA_BYTES,
+    QRDMA_CNT_TX_MEM_ERR,
+    QRDMA_CNT_TX_SLOT_STALL,
+    QRDMA_CNT_TX_LINK_STALL,
+    QRDMA_CNT_RX_MEM_ERR,
+    QRDMA_CNT_RX_NACKS,
+    QRDMA_CNT_RX_NOTIF_OFF,
+    QRDMA_CNT_RX_NQ_WAIT,
+    QRDMA_CNT_RX_LINK_STALL,
+    QRDMA_CNT_RX_EVT_STALL,
+    QRDMA_CNT_RX_RSP_PEAK,
+    QRDMA_CNT_RX_NTF_PEAK,
     QRDMA_CNT_COUNT
 };
 

@@ -16,10 +16,15 @@
 #define QRDMA_ST_BUSY 1ULL /* channel status: transfer posted, not yet complete */
 #define QRDMA_ST_DONE 2ULL /* channel status: every block acknowledged */
 #define QRDMA_ST_ERROR 3ULL /* channel status: descriptor refused, or a block NACKed */
+#define QRDMA_ERR_NONE 0ULL /* error reason: no error */
+#define QRDMA_ERR_BAD_DESC 1ULL /* error reason: the descriptor was refused when it completed (docs/qos.md) */
+#define QRDMA_ERR_LOCAL_MEM 2ULL /* error reason: a payload read from this node's memory was answered SLVERR/DECERR */
+#define QRDMA_ERR_REMOTE_MEM 3ULL /* error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK) */
 #define QRDMA_PAGE_STRIDE 8192ULL /* bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable) */
 #define QRDMA_DESC_OFFSET 0ULL /* in a page: channel c's descriptor line at DESC_OFFSET + 32 c */
 #define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c */
 #define QRDMA_COLL_OFFSET 4608ULL /* in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g */
+#define QRDMA_ERR_OFFSET 5120ULL /* in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c */
 #define QRDMA_REG_BASE 131072ULL /* engine configuration and counter registers (privileged) */
 #define QRDMA_ID_MAGIC 1364348225ULL /* value of the ID register's `magic` field ('QRMA') */
 #define QRDMA_ADDR_W 18ULL /* AXI4 slave address bits used */
@@ -37,10 +42,10 @@
 #define QRDMA_NIC_REG_FIRST 256ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 1
+#define QRDMA_FORMAT_VERSION 2
 
 #define QRDMA_REG_ID (QRDMA_REG_BASE + 0x000ULL) /* ro: 0x51524D41 ('QRMA') in bits 31:0, format version in 47:32 */
-#define QRDMA_REG_PARAMS (QRDMA_REG_BASE + 0x008ULL) /* ro: bits 7:0 log2 BLOCK_SIZE, 15:8 MAX_OUTSTANDING, 31:16 host data width */
+#define QRDMA_REG_PARAMS (QRDMA_REG_BASE + 0x008ULL) /* ro: build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES */
 #define QRDMA_REG_CNT_DESC_OK (QRDMA_REG_BASE + 0x010ULL) /* ro: descriptors accepted */
 #define QRDMA_REG_CNT_DESC_ERR (QRDMA_REG_BASE + 0x018ULL) /* ro: descriptor writes refused (SLVERR or ERROR status) */
 #define QRDMA_REG_CNT_BLOCKS (QRDMA_REG_BASE + 0x020ULL) /* ro: block descriptors issued */
@@ -57,15 +62,27 @@
 #define QRDMA_REG_NQ_TAIL (QRDMA_REG_BASE + 0x120ULL) /* rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE) */
 #define QRDMA_REG_TX_DATA_PKTS (QRDMA_REG_BASE + 0x128ULL) /* ro: DATA packets sent */
 #define QRDMA_REG_TX_CTRL_PKTS (QRDMA_REG_BASE + 0x130ULL) /* ro: INLINE, CONTROL, ACK and NACK packets sent */
-#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent */
+#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only) */
 #define QRDMA_REG_RX_DATA_PKTS (QRDMA_REG_BASE + 0x140ULL) /* ro: DATA packets accepted and written */
 #define QRDMA_REG_RX_CTRL_PKTS (QRDMA_REG_BASE + 0x148ULL) /* ro: INLINE, CONTROL, ACK and NACK packets accepted */
-#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written */
+#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written (DATA and INLINE) */
 #define QRDMA_REG_RX_CRC_DROP (QRDMA_REG_BASE + 0x158ULL) /* ro: packets dropped: bad CRC */
 #define QRDMA_REG_RX_DUP_DROP (QRDMA_REG_BASE + 0x160ULL) /* ro: packets dropped: duplicate of a packet already written */
 #define QRDMA_REG_RX_STALE_DROP (QRDMA_REG_BASE + 0x168ULL) /* ro: packets dropped: older sequence number than the block's */
 #define QRDMA_REG_RX_BAD_DROP (QRDMA_REG_BASE + 0x170ULL) /* ro: packets dropped: bad type, length or node */
 #define QRDMA_REG_RX_NOTIFS (QRDMA_REG_BASE + 0x178ULL) /* ro: notifications written */
+#define QRDMA_REG_TX_DATA_BYTES (QRDMA_REG_BASE + 0x180ULL) /* ro: payload bytes of DATA packets sent */
+#define QRDMA_REG_TX_MEM_ERR (QRDMA_REG_BASE + 0x188ULL) /* ro: DATA packets not sent: their payload read was answered SLVERR/DECERR */
+#define QRDMA_REG_TX_SLOT_STALL (QRDMA_REG_BASE + 0x190ULL) /* ro: cycles a block or packet descriptor waited for a free send slot */
+#define QRDMA_REG_TX_LINK_STALL (QRDMA_REG_BASE + 0x198ULL) /* ro: cycles the link did not take an offered beat */
+#define QRDMA_REG_RX_MEM_ERR (QRDMA_REG_BASE + 0x1A0ULL) /* ro: write bursts answered SLVERR/DECERR (their blocks are NACKed) */
+#define QRDMA_REG_RX_NACKS (QRDMA_REG_BASE + 0x1A8ULL) /* ro: NACKs requested (blocks refused) */
+#define QRDMA_REG_RX_NOTIF_OFF (QRDMA_REG_BASE + 0x1B0ULL) /* ro: notifications not written because the ring is off (NQ_SIZE 0) */
+#define QRDMA_REG_RX_NQ_WAIT (QRDMA_REG_BASE + 0x1B8ULL) /* ro: cycles a notification waited for a ring slot (ring full) */
+#define QRDMA_REG_RX_LINK_STALL (QRDMA_REG_BASE + 0x1C0ULL) /* ro: cycles the link offered a beat the receive buffer could not take */
+#define QRDMA_REG_RX_EVT_STALL (QRDMA_REG_BASE + 0x1C8ULL) /* ro: cycles the header pipeline waited for room in its output queues */
+#define QRDMA_REG_RX_RSP_PEAK (QRDMA_REG_BASE + 0x1D0ULL) /* ro: most ACK/NACK responses queued at once since reset */
+#define QRDMA_REG_RX_NTF_PEAK (QRDMA_REG_BASE + 0x1D8ULL) /* ro: most notifications waiting for a ring slot at once since reset */
 
 /* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). */
 #define QRDMA_DESC_LINE0_BITS 256
@@ -161,7 +178,7 @@
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 
-/* Acknowledgement, receive unit -> QoS engine. */
+/* Acknowledgement, receive unit (ACK/NACK packets) or send unit (local read error) -> QoS engine. */
 #define QRDMA_ACK_DESC_BITS 32
 #define QRDMA_ACK_DESC_TID_LSB 0
 #define QRDMA_ACK_DESC_TID_W 10
@@ -169,11 +186,18 @@
 #define QRDMA_ACK_DESC_SEQ_W 16
 #define QRDMA_ACK_DESC_NACK_LSB 26
 #define QRDMA_ACK_DESC_NACK_W 1
+#define QRDMA_ACK_DESC_REASON_LSB 27
+#define QRDMA_ACK_DESC_REASON_W 4
 
 /* 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE). */
 #define QRDMA_STATUS_SINGLE_BITS 64
 #define QRDMA_STATUS_SINGLE_STATUS_LSB 0
 #define QRDMA_STATUS_SINGLE_STATUS_W 2
+
+/* 64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads). */
+#define QRDMA_ERR_INFO_BITS 64
+#define QRDMA_ERR_INFO_REASON_LSB 0
+#define QRDMA_ERR_INFO_REASON_W 4
 
 /* Register ID (REG_BASE + 0x000). */
 #define QRDMA_ID_REG_BITS 64
@@ -182,7 +206,7 @@
 #define QRDMA_ID_REG_VERSION_LSB 32
 #define QRDMA_ID_REG_VERSION_W 16
 
-/* Register PARAMS (REG_BASE + 0x008): the engine's build parameters. */
+/* Register PARAMS (REG_BASE + 0x008): the build parameters software needs. */
 #define QRDMA_PARAMS_REG_BITS 64
 #define QRDMA_PARAMS_REG_BLOCK_LOG2_LSB 0
 #define QRDMA_PARAMS_REG_BLOCK_LOG2_W 8
@@ -190,6 +214,10 @@
 #define QRDMA_PARAMS_REG_MAX_OUTSTANDING_W 8
 #define QRDMA_PARAMS_REG_DATA_W_LSB 16
 #define QRDMA_PARAMS_REG_DATA_W_W 16
+#define QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB 32
+#define QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_W 8
+#define QRDMA_PARAMS_REG_NODES_LOG2_LSB 40
+#define QRDMA_PARAMS_REG_NODES_LOG2_W 8
 
 /* Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting. */
 #define QRDMA_NET_HDR_BITS 512
@@ -223,6 +251,8 @@
 #define QRDMA_NET_HDR_LAST_W 1
 #define QRDMA_NET_HDR_XFER_LSB 173
 #define QRDMA_NET_HDR_XFER_W 11
+#define QRDMA_NET_HDR_REASON_LSB 184
+#define QRDMA_NET_HDR_REASON_W 4
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256
@@ -252,5 +282,30 @@
 #define QRDMA_NOTIF_ENTRY_DST_ADDR_W 64
 #define QRDMA_NOTIF_ENTRY_SEQ_LSB 256
 #define QRDMA_NOTIF_ENTRY_SEQ_W 16
+
+/* Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): each field saturates at 0xFFFF. */
+#define QRDMA_NIC_STATE_BITS 256
+#define QRDMA_NIC_STATE_XFERS_LSB 0
+#define QRDMA_NIC_STATE_XFERS_W 16
+#define QRDMA_NIC_STATE_TX_SLOTS_LSB 16
+#define QRDMA_NIC_STATE_TX_SLOTS_W 16
+#define QRDMA_NIC_STATE_TX_JOBS_LSB 32
+#define QRDMA_NIC_STATE_TX_JOBS_W 16
+#define QRDMA_NIC_STATE_TX_PAY_LSB 48
+#define QRDMA_NIC_STATE_TX_PAY_W 16
+#define QRDMA_NIC_STATE_TX_RSP_LSB 64
+#define QRDMA_NIC_STATE_TX_RSP_W 16
+#define QRDMA_NIC_STATE_RX_BUF_LSB 80
+#define QRDMA_NIC_STATE_RX_BUF_W 16
+#define QRDMA_NIC_STATE_RX_PKTS_LSB 96
+#define QRDMA_NIC_STATE_RX_PKTS_W 16
+#define QRDMA_NIC_STATE_RX_EVTS_LSB 112
+#define QRDMA_NIC_STATE_RX_EVTS_W 16
+#define QRDMA_NIC_STATE_RX_RSP_LSB 128
+#define QRDMA_NIC_STATE_RX_RSP_W 16
+#define QRDMA_NIC_STATE_RX_NTF_LSB 144
+#define QRDMA_NIC_STATE_RX_NTF_W 16
+#define QRDMA_NIC_STATE_RX_WR_LSB 160
+#define QRDMA_NIC_STATE_RX_WR_W 16
 
 #endif /* QRDMA_FMT_H */
