@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// Diag: the harness's record of protocol errors it sees (an AXI rule broken by the NIC,
-// an access outside host memory, a bad API call). Errors are counted, the first is kept
-// for qrdma_sim_error_text(), the first few are printed to stderr with their cycle.
+// Diag: the harness's record of the errors it sees, by category (qrdma_sim_error_cat of
+// qrdma_sim.h: an AXI rule broken by a NIC, an access outside host memory, a 4 KiB
+// crossing, a bad API call, an RTL assertion). Errors are counted per category; the first
+// of each category is kept for qrdma_sim_error_first() and the first of all for
+// qrdma_sim_error_text(); the first few of all, and the first of each category, are
+// printed to stderr with their cycle.
 #pragma once
 
 #include <cstdarg>
@@ -11,14 +14,19 @@
 #include <cstdio>
 #include <string>
 
+#include "qrdma_sim.h"
+
 namespace qsim {
 
 class Diag {
  public:
   static constexpr uint64_t kPrintMax = 20;
+  static constexpr unsigned kCats = QRDMA_SIM_ERR_NUM_CATS;
   const uint64_t *now = nullptr;  // the system clock, for messages
 
-  void error(const char *fmt, ...) __attribute__((format(printf, 2, 3))) {
+  void error(qrdma_sim_error_cat cat, const char *fmt, ...)
+      __attribute__((format(printf, 3, 4))) {
+    const unsigned c = static_cast<unsigned>(cat) < kCats ? static_cast<unsigned>(cat) : 0;
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
@@ -27,16 +35,28 @@ class Diag {
     char line[600];
     snprintf(line, sizeof line, "cycle %llu: %s",
              static_cast<unsigned long long>(now ? *now : 0), buf);
-    if (count_ == 0) first_ = line;
-    if (count_ < kPrintMax) fprintf(stderr, "qrdma_sim: error: %s\n", line);
-    ++count_;
+    if (total_ == 0) first_ = line;
+    if (count_[c] == 0) first_cat_[c] = line;
+    if (total_ < kPrintMax || count_[c] == 0)
+      fprintf(stderr, "qrdma_sim: error (%s): %s\n",
+              qrdma_sim_error_cat_name(static_cast<qrdma_sim_error_cat>(c)), line);
+    ++count_[c];
+    ++total_;
   }
-  uint64_t count() const { return count_; }
+  uint64_t count() const { return total_; }
   const char *first() const { return first_.c_str(); }
+  uint64_t count(qrdma_sim_error_cat cat) const {
+    return static_cast<unsigned>(cat) < kCats ? count_[cat] : 0;
+  }
+  const char *first(qrdma_sim_error_cat cat) const {
+    return static_cast<unsigned>(cat) < kCats ? first_cat_[cat].c_str() : "";
+  }
 
  private:
-  uint64_t count_ = 0;
+  uint64_t total_ = 0;
+  uint64_t count_[kCats] = {};
   std::string first_;
+  std::string first_cat_[kCats];
 };
 
 }  // namespace qsim

@@ -34,30 +34,40 @@ HostMem::~HostMem() {
   if (mem_) munmap(mem_, size_ ? size_ : 1);
 }
 
+// The response of a burst (AR or AW): DECERR if it touches a byte outside the memory, else
+// SLVERR if it breaks another rule, else OKAY; every rule it breaks is reported.
 uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsigned size,
                              unsigned burst) {
   uint8_t resp = 0;
   if (burst != 1) {
-    diag_.error("node %u m_axi_%s: burst type %u (only INCR)", node_, ch, burst);
+    diag_.error(QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: burst type %u (only INCR)", node_, ch,
+                burst);
     resp = 2;
   }
   if ((1u << size) > kBeatBytes) {
-    diag_.error("node %u m_axi_%s: size %u above the bus width", node_, ch, size);
-    return 2;
+    diag_.error(QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: size %u above the bus width", node_, ch,
+                size);
+    resp = 2;
   }
-  uint64_t bytes = 1ull << size;
-  uint64_t end = (addr & ~(bytes - 1)) + (uint64_t(len) + 1) * bytes;  // one past the last byte
-  if ((addr >> 12) != ((end - 1) >> 12)) {
-    diag_.error("node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes crosses 4 KiB",
+  // the bytes the burst addresses: from addr to the end of its last beat (beats after the
+  // first are size-aligned); span <= 256 * 128 bytes
+  const uint64_t bytes = 1ull << size;
+  const uint64_t base = addr & ~(bytes - 1);
+  const uint64_t span = (uint64_t(len) + 1) * bytes;
+  const uint64_t last = base + span - 1;  // wraps only past 2^64, outside memory anyway
+  if ((addr >> 12) != (last >> 12)) {
+    diag_.error(QRDMA_SIM_ERR_4K,
+                "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes crosses 4 KiB",
                 node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes);
     resp = 2;
   }
-  uint64_t lo = addr & ~uint64_t(kBeatBytes - 1);
-  uint64_t hi = (end + kBeatBytes - 1) & ~uint64_t(kBeatBytes - 1);
-  if (hi > size_ || lo >= size_) {
-    diag_.error("node %u m_axi_%s: burst at 0x%llx outside host memory (%llu bytes)", node_,
-                ch, (unsigned long long)addr, (unsigned long long)size_);
-    return 3;
+  if (span > size_ || base > size_ - span) {
+    diag_.error(QRDMA_SIM_ERR_DECERR,
+                "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes outside host "
+                "memory (%llu bytes): DECERR",
+                node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes,
+                (unsigned long long)size_);
+    resp = 3;
   }
   return resp;
 }
@@ -71,6 +81,8 @@ __attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic___024r
   if (!rq_.empty() && rq_.front().t <= now) {
     const Burst &b = rq_.front();
     if (!r_loaded_) {
+      // the 64-byte window of a beat inside memory lies in the mapping (whole pages) even
+      // when mem_bytes is not a multiple of 64
       uint64_t a = beat_addr(b, r_beat_) & ~uint64_t(kBeatBytes - 1);
       if (b.resp == 3)
         memset(m.m_axi_rdata.data(), 0, kBeatBytes);
@@ -114,10 +126,12 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.t = now + rd_latency_;
     b.resp = check_burst("ar", b.addr, b.len, b.size, m.m_axi_arburst);
     rq_.push();
+    ++ar_bursts_;
   }
   // ---- R
   if (r_offered_ && m.m_axi_rready) {
     ++r_beats_;
+    ++r_resp_beats_[rq_.front().resp];
     r_loaded_ = false;
     if (r_beat_ == rq_.front().len) {
       rq_.pop();
@@ -136,6 +150,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.t = 0;
     b.resp = check_burst("aw", b.addr, b.len, b.size, m.m_axi_awburst);
     awq_.push();
+    ++aw_bursts_;
   }
   // ---- W
   if (m.m_axi_wvalid && m.m_axi_wready) {
@@ -151,7 +166,10 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     }
   }
   // ---- B
-  if (b_offered_ && m.m_axi_bready) bq_.pop();
+  if (b_offered_ && m.m_axi_bready) {
+    ++b_resps_[bq_.front().resp];
+    bq_.pop();
+  }
   // ---- AW and W of a burst both taken: it lands wr_latency cycles later
   while (!awq_.empty() && !wdone_.empty()) {
     Pending &p = pend_.back_slot();
@@ -159,7 +177,8 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     p.aw.t = now + wr_latency_;
     p.beats = wdone_.front().beats;
     if (p.beats != uint32_t(p.aw.len) + 1u) {
-      diag_.error("node %u m_axi_w: burst at 0x%llx has AWLEN+1 = %u beats but WLAST on beat %u",
+      diag_.error(QRDMA_SIM_ERR_AXI,
+                  "node %u m_axi_w: burst at 0x%llx has AWLEN+1 = %u beats but WLAST on beat %u",
                   node_, (unsigned long long)p.aw.addr, p.aw.len + 1u, p.beats);
       if (!p.aw.resp) p.aw.resp = 2;
     }

@@ -13,8 +13,10 @@
 //     t + wr_latency, and its B response is offered in that same cycle. So data the NIC
 //     writes is visible to the CPU exactly when the NIC could know it is written.
 // The store is one flat mmap'ed array (untouched pages cost nothing), addressed from 0.
-// Checks (reported through Diag): INCR bursts only, size <= 64 bytes, no 4 KiB crossing,
-// inside the memory (else DECERR, nothing written, zeros read), WLAST on beat AWLEN.
+// Checks (reported through Diag, by category): INCR bursts only, size <= 64 bytes, WLAST
+// on beat AWLEN (QRDMA_SIM_ERR_AXI, SLVERR); no 4 KiB crossing (QRDMA_SIM_ERR_4K, SLVERR);
+// every byte the burst addresses inside the memory (QRDMA_SIM_ERR_DECERR): else the burst
+// is answered DECERR, a read with zeros on every beat, a write with nothing written.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +60,11 @@ class HostMem {
 
   uint64_t read_beats() const { return r_beats_; }
   uint64_t write_beats() const { return w_beats_; }
+  uint64_t read_bursts() const { return ar_bursts_; }    // AR taken
+  uint64_t write_bursts() const { return aw_bursts_; }   // AW taken
+  // R beats / B responses taken with response resp (0 OKAY, 2 SLVERR, 3 DECERR)
+  uint64_t read_beats_resp(unsigned resp) const { return resp < 4 ? r_resp_beats_[resp] : 0; }
+  uint64_t write_resps(unsigned resp) const { return resp < 4 ? b_resps_[resp] : 0; }
   bool idle() const { return rq_.empty() && awq_.empty() && wbuf_.empty() && pend_.empty() && bq_.empty(); }
 
  private:
@@ -106,6 +113,8 @@ class HostMem {
   bool r_loaded_ = false;     // m_axi_rdata holds that beat (an R handshake moves on)
   bool r_offered_ = false;    // rvalid driven in this cycle
   uint64_t r_beats_ = 0;
+  uint64_t r_resp_beats_[4] = {};  // R beats taken, by RRESP
+  uint64_t ar_bursts_ = 0;
   // write side
   Ring<Burst> awq_;
   Ring<WBeat> wbuf_;
@@ -115,6 +124,8 @@ class HostMem {
   uint32_t w_open_beats_ = 0;  // beats of the W burst being received
   bool b_offered_ = false;
   uint64_t w_beats_ = 0;
+  uint64_t b_resps_[4] = {};  // B taken, by BRESP
+  uint64_t aw_bursts_ = 0;
   bool quiet_ = false;  // see cycle()
 };
 

@@ -15,7 +15,8 @@ MmioPort::MmioPort(unsigned node, unsigned rt_cycles, Diag &diag)
 int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint64_t now) {
   if (len == 0 || len % 8 || addr % 8 || len > 256 * kBusBytes ||
       (addr >> 12) != ((addr + len - 1) >> 12)) {
-    diag_.error("node %u mmio write: %zu bytes at 0x%llx (need a multiple of 8 bytes, "
+    diag_.error(QRDMA_SIM_ERR_API,
+                "node %u mmio write: %zu bytes at 0x%llx (need a multiple of 8 bytes, "
                 "8-aligned, within 4 KiB)", node_, len, (unsigned long long)addr);
     return -1;
   }
@@ -23,7 +24,7 @@ int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint6
   while (beat > 8 && (addr % beat || len % beat)) beat /= 2;
   unsigned nbeats = static_cast<unsigned>(len / beat);
   if (awq_.full() || wq_.size() + nbeats > wq_.capacity()) {
-    diag_.error("node %u mmio write: request queue full", node_);
+    diag_.error(QRDMA_SIM_ERR_API, "node %u mmio write: request queue full", node_);
     return -1;
   }
   uint64_t t = now + d_req_;
@@ -47,8 +48,8 @@ int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint6
 
 bool MmioPort::post_read(uint64_t addr, uint64_t now) {
   if (addr % 8 || arq_.full()) {
-    diag_.error("node %u mmio read at 0x%llx: not 8-aligned or queue full", node_,
-                (unsigned long long)addr);
+    diag_.error(QRDMA_SIM_ERR_API, "node %u mmio read at 0x%llx: not 8-aligned or queue full",
+                node_, (unsigned long long)addr);
     return false;
   }
   arq_.push(Ar{static_cast<uint32_t>(addr), now + d_req_, w_posted_});
@@ -133,7 +134,8 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___02
     last_bresp_ = m.s_axi_bresp;
     if (last_bresp_) ++err_count_;
     ++b_count_;
-    if (b_count_ > w_posted_) diag_.error("node %u s_axi_b: B without a write", node_);
+    if (b_count_ > w_posted_)
+      diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_b: B without a write", node_);
   }
   if (ar_offered_ && m.s_axi_arready) {
     arf_.push(arq_.front());
@@ -141,13 +143,14 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___02
   }
   if (m.s_axi_rvalid) {
     if (arf_.empty()) {
-      diag_.error("node %u s_axi_r: R without a read", node_);
+      diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_r: R without a read", node_);
     } else {
       const Ar &a = arf_.front();
       unsigned lane = a.addr % kBusBytes;
       uint64_t v;
       memcpy(&v, reinterpret_cast<const uint8_t *>(m.s_axi_rdata.data()) + lane, 8);
-      if (!m.s_axi_rlast) diag_.error("node %u s_axi_r: single-beat read without RLAST", node_);
+      if (!m.s_axi_rlast)
+        diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_r: single-beat read without RLAST", node_);
       if (m.s_axi_rresp) ++err_count_;
       rres_.push(RRes{v, now + d_resp_, static_cast<uint8_t>(m.s_axi_rresp)});
       arf_.pop();

@@ -27,7 +27,29 @@ struct qrdma_sim {
 };
 
 namespace {
-bool bad_node(const qrdma_sim *s, unsigned node) { return !s || node >= s->sys.size(); }
+// A call's node index: true (and an API error counted) if the node does not exist. The
+// error record is not part of what a const qrdma_sim * promises to leave alone.
+bool bad_node_at(const qrdma_sim *s, unsigned node, const char *call) {
+  if (!s) return true;
+  if (node < s->sys.size()) return false;
+  const_cast<qrdma_sim *>(s)->sys.diag().error(QRDMA_SIM_ERR_API,
+                                               "%s: node %u does not exist (%u nodes)", call,
+                                               node, s->sys.size());
+  return true;
+}
+#define bad_node(s, node) bad_node_at((s), (node), __func__)
+
+// [addr, addr + len) of the node's memory, or nullptr and an API error
+void *mem_span(qrdma_sim *s, unsigned node, uint64_t addr, size_t len, const char *call) {
+  if (bad_node_at(s, node, call)) return nullptr;
+  void *p = s->sys.node(node).mem.ptr(addr, len);
+  if (!p)
+    s->sys.diag().error(QRDMA_SIM_ERR_API,
+                        "%s: node %u [0x%llx, +%zu) outside host memory (%llu bytes)", call,
+                        node, (unsigned long long)addr, len,
+                        (unsigned long long)s->sys.node(node).mem.size());
+  return p;
+}
 }  // namespace
 
 extern "C" {
@@ -92,7 +114,11 @@ int qrdma_sim_mmio_write64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t v
 
 int qrdma_sim_mmio_write_desc(qrdma_sim *s, unsigned node, uint64_t off, const void *bytes,
                               size_t len) {
-  if (bad_node(s, node) || !bytes) return -1;
+  if (bad_node(s, node)) return -1;
+  if (!bytes) {
+    s->sys.diag().error(QRDMA_SIM_ERR_API, "%s: NULL bytes", __func__);
+    return -1;
+  }
   return s->sys.mmio_write(node, off, bytes, len);
 }
 
@@ -111,7 +137,9 @@ int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mas
                          uint64_t want, uint64_t max_reads, uint64_t *last) {
   if (bad_node(s, node)) return -1;
   for (uint64_t k = 1; max_reads == 0 || k <= max_reads; ++k) {
-    uint64_t v = s->sys.mmio_read64(node, off, nullptr);
+    int resp = 0;
+    uint64_t v = s->sys.mmio_read64(node, off, &resp);
+    if (resp < 0) return -1;  // refused (counted as an API error)
     if (last) *last = v;
     if ((v & mask) == want) return static_cast<int64_t>(k);
   }
@@ -125,19 +153,27 @@ uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node) {
 
 void *qrdma_sim_mem(qrdma_sim *s, unsigned node, uint64_t addr, size_t len) {
   if (bad_node(s, node)) return nullptr;
-  return s->sys.node(node).mem.ptr(addr, len);
+  return s->sys.node(node).mem.ptr(addr, len);  // outside: NULL, an answer
 }
 
 int qrdma_sim_mem_write(qrdma_sim *s, unsigned node, uint64_t addr, const void *src, size_t len) {
-  void *p = qrdma_sim_mem(s, node, addr, len);
-  if (!p || (!src && len)) return -1;
+  void *p = mem_span(s, node, addr, len, __func__);
+  if (!p) return -1;
+  if (!src && len) {
+    s->sys.diag().error(QRDMA_SIM_ERR_API, "%s: NULL source", __func__);
+    return -1;
+  }
   if (len) memcpy(p, src, len);
   return 0;
 }
 
 int qrdma_sim_mem_read(qrdma_sim *s, unsigned node, uint64_t addr, void *dst, size_t len) {
-  void *p = qrdma_sim_mem(s, node, addr, len);
-  if (!p || (!dst && len)) return -1;
+  void *p = mem_span(s, node, addr, len, __func__);
+  if (!p) return -1;
+  if (!dst && len) {
+    s->sys.diag().error(QRDMA_SIM_ERR_API, "%s: NULL destination", __func__);
+    return -1;
+  }
   if (len) memcpy(dst, p, len);
   return 0;
 }
@@ -150,13 +186,13 @@ uint64_t qrdma_sim_mem_alloc(qrdma_sim *s, unsigned node, uint64_t size, uint64_
 void qrdma_sim_mem_free(qrdma_sim *s, unsigned node, uint64_t addr) {
   if (bad_node(s, node)) return;
   if (!s->sys.node(node).alloc.free(addr))
-    s->sys.diag().error("node %u mem_free(0x%llx): not allocated", node,
+    s->sys.diag().error(QRDMA_SIM_ERR_API, "node %u mem_free(0x%llx): not allocated", node,
                         (unsigned long long)addr);
 }
 
 int64_t qrdma_sim_wait_mem64(qrdma_sim *s, unsigned node, uint64_t addr, uint64_t mask,
                              uint64_t want, uint64_t max_cycles) {
-  const uint8_t *p = static_cast<const uint8_t *>(qrdma_sim_mem(s, node, addr, 8));
+  const uint8_t *p = static_cast<const uint8_t *>(mem_span(s, node, addr, 8, __func__));
   if (!p) return -1;
   for (uint64_t k = 0;; ++k) {
     uint64_t v;
@@ -194,6 +230,25 @@ const char *qrdma_sim_error_text(const qrdma_sim *s) {
   return s->sys.diag().first();
 }
 
+uint64_t qrdma_sim_error_count(const qrdma_sim *s, qrdma_sim_error_cat cat) {
+  return s->sys.diag().count(cat);
+}
+
+const char *qrdma_sim_error_first(const qrdma_sim *s, qrdma_sim_error_cat cat) {
+  return s->sys.diag().first(cat);
+}
+
+const char *qrdma_sim_error_cat_name(qrdma_sim_error_cat cat) {
+  switch (cat) {
+    case QRDMA_SIM_ERR_AXI: return "axi";
+    case QRDMA_SIM_ERR_DECERR: return "decerr";
+    case QRDMA_SIM_ERR_4K: return "4k";
+    case QRDMA_SIM_ERR_API: return "api";
+    case QRDMA_SIM_ERR_RTL: return "rtl";
+    default: return "?";
+  }
+}
+
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st) {
   memset(st, 0, sizeof *st);
   if (bad_node(s, node)) return;
@@ -204,6 +259,13 @@ void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_
   st->rx_beats = n.rx_beats;
   st->mmio_writes = n.mmio.writes_posted();
   st->mmio_reads = n.mmio_reads;
+  st->mem_read_bursts = n.mem.read_bursts();
+  st->mem_write_bursts = n.mem.write_bursts();
+  st->mem_write_resps = n.mem.write_resps(0) + n.mem.write_resps(2) + n.mem.write_resps(3);
+  st->mem_read_decerr_beats = n.mem.read_beats_resp(3);
+  st->mem_write_decerr_resps = n.mem.write_resps(3);
+  st->mem_read_slverr_beats = n.mem.read_beats_resp(2);
+  st->mem_write_slverr_resps = n.mem.write_resps(2);
 }
 
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s) {

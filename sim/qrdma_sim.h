@@ -86,7 +86,8 @@ uint64_t qrdma_sim_signature(const qrdma_sim *s);
  * Offsets are host-port addresses (docs/formats.md address map). */
 
 /* 64-bit read (8-aligned). Blocks until the data is back (>= mmio_rt_cycles). *resp (may
- * be NULL) gets the AXI RRESP (0 OKAY, 2 SLVERR); the value is 0 on SLVERR. */
+ * be NULL) gets the AXI RRESP (0 OKAY, 2 SLVERR), or -1 for a refused call; the value is 0
+ * then. */
 uint64_t qrdma_sim_mmio_read64(qrdma_sim *s, unsigned node, uint64_t off, int *resp);
 /* 64-bit write (8-aligned). Posted: returns 0 after mmio_wr_cycles; with mmio_sync_writes
  * returns the BRESP. -1: bad argument. */
@@ -104,7 +105,7 @@ uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node);
 
 /* Poll: read off until (value & mask) == want, at most max_reads reads (0: no limit).
  * Returns the number of reads (>= 1) and the last value in *last (may be NULL), or -1 if
- * it ran out of reads. Each read is a full MMIO round trip. */
+ * it ran out of reads or the read was refused. Each read is a full MMIO round trip. */
 int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
                          uint64_t want, uint64_t max_reads, uint64_t *last);
 
@@ -113,6 +114,8 @@ uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node);
 /* CPU pointer to [addr, addr + len) of the node's memory, NULL if outside. Stores through
  * it are seen by the NIC's next reads; the NIC's writes appear when they land. */
 void *qrdma_sim_mem(qrdma_sim *s, unsigned node, uint64_t addr, size_t len);
+/* Copy len bytes in or out of the node's memory: 0, or -1 if [addr, addr + len) is not
+ * inside it (an API error). */
 int qrdma_sim_mem_write(qrdma_sim *s, unsigned node, uint64_t addr, const void *src, size_t len);
 int qrdma_sim_mem_read(qrdma_sim *s, unsigned node, uint64_t addr, void *dst, size_t len);
 /* First-fit allocator over the node's memory (addresses from 4096 on, so 0 is never
@@ -135,11 +138,45 @@ int64_t qrdma_sim_wait_until(qrdma_sim *s, int (*pred)(qrdma_sim *s, void *arg),
 int64_t qrdma_sim_wait_quiet(qrdma_sim *s, uint64_t max_cycles);
 
 /* ------------------------------------------------------------------ diagnostics */
-/* Protocol errors the harness saw (AXI rules, accesses outside memory, bad API calls);
- * the first one's text (empty if none). */
+/* What the harness checks, by category (docs/sim.md "Errors"). Each error is counted in
+ * one category and the first of each category is kept with its cycle; the first 20 of all,
+ * and the first of each category, are printed to stderr. A memory burst that breaks
+ * several rules counts once in each category it breaks; its response is DECERR if it
+ * touches memory outside the node's, else SLVERR if it breaks another rule, else OKAY. */
+typedef enum qrdma_sim_error_cat {
+    QRDMA_SIM_ERR_AXI = 0,    /* an AXI rule broken by a NIC. Memory port: a burst type
+                                 other than INCR, a size above the bus width, WLAST not on
+                                 beat AWLEN (SLVERR). Host port: a B or R without a request,
+                                 a single-beat read without RLAST */
+    QRDMA_SIM_ERR_DECERR = 1, /* a memory burst that touches bytes outside the node's memory
+                                 (0 .. mem_bytes-1): answered DECERR, nothing written, every
+                                 R beat zeros */
+    QRDMA_SIM_ERR_4K = 2,     /* a memory burst that crosses a 4 KiB boundary (SLVERR; a
+                                 write inside memory is still written) */
+    QRDMA_SIM_ERR_API = 3,    /* a call the harness refused: a node that does not exist, an
+                                 MMIO access not 8-aligned or of a bad length, more posted
+                                 MMIO writes than its queues hold, qrdma_sim_mem_read/write
+                                 or wait_mem64 outside memory, freeing an address the
+                                 allocator did not give, a NULL buffer (qrdma_sim_mem
+                                 returning NULL and an allocation that does not fit are
+                                 answers, not errors) */
+    QRDMA_SIM_ERR_RTL = 4,    /* an assertion or $fatal inside a NIC model */
+    QRDMA_SIM_ERR_NUM_CATS    /* number of categories */
+} qrdma_sim_error_cat;
+
+/* Errors of all categories (the sum of qrdma_sim_error_count over them), and the text of
+ * the first (empty if none). */
 uint64_t qrdma_sim_errors(const qrdma_sim *s);
 const char *qrdma_sim_error_text(const qrdma_sim *s);
-/* Traffic seen by the models since creation. */
+/* Errors of one category, and the text of its first ("cycle N: node i ...", empty if none).
+ * An unknown category: 0 and "". */
+uint64_t qrdma_sim_error_count(const qrdma_sim *s, qrdma_sim_error_cat cat);
+const char *qrdma_sim_error_first(const qrdma_sim *s, qrdma_sim_error_cat cat);
+/* Short name of a category ("axi", "decerr", "4k", "api", "rtl"; "?" if unknown). */
+const char *qrdma_sim_error_cat_name(qrdma_sim_error_cat cat);
+
+/* Traffic seen by the models since creation. Responses are counted on their handshake,
+ * as the NIC took them. */
 typedef struct qrdma_sim_node_stats {
     uint64_t mem_read_beats;   /* R beats served */
     uint64_t mem_write_beats;  /* W beats taken */
@@ -147,6 +184,13 @@ typedef struct qrdma_sim_node_stats {
     uint64_t rx_beats;         /* beats the NIC took (s_axis_rx) */
     uint64_t mmio_writes;      /* write bursts posted */
     uint64_t mmio_reads;       /* reads completed */
+    uint64_t mem_read_bursts;  /* AR taken */
+    uint64_t mem_write_bursts; /* AW taken */
+    uint64_t mem_write_resps;  /* B taken */
+    uint64_t mem_read_decerr_beats;  /* R beats taken with RRESP = DECERR (3) */
+    uint64_t mem_write_decerr_resps; /* B taken with BRESP = DECERR (3) */
+    uint64_t mem_read_slverr_beats;  /* R beats taken with RRESP = SLVERR (2) */
+    uint64_t mem_write_slverr_resps; /* B taken with BRESP = SLVERR (2) */
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node */

@@ -285,7 +285,7 @@ void System::cycle_on(Net &net) {
   net.tick(t);
   now_ = t + 1;
   if (ctx_->gotError()) {
-    diag_.error("RTL error ($fatal or assertion) in a NIC model");
+    diag_.error(QRDMA_SIM_ERR_RTL, "RTL error ($fatal or assertion) in a NIC model");
     ctx_->gotError(false);
   }
 }
