@@ -73,7 +73,7 @@ if "qrdma_fmt_pkg" not in TOPS:
 _top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg"],
      area="host")
 _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
-     deps=["qrdma_fmt_pkg", "qrdma_status_regs", "qrdma_sync_fifo"],
+     deps=["qrdma_fmt_pkg", "qrdma_status_regs", "qrdma_sync_fifo", "qrdma_mem_2w"],
      lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2, "CNT_W": 64},))
 
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)

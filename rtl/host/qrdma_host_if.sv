@@ -39,25 +39,38 @@
 //   R6 channel c BUSY, or c odd and c-1 BUSY with a long descriptor
 //   R7 the page is assembling a line of another channel (line 0 of c, or line 1 of a
 //      long descriptor at c-1, expected in c)
+//   R8 c = e+1 and the page expects line 1 of a refused long descriptor of channel e
+// A long descriptor is accepted or refused as a whole: when its line 0 (even channel e) is
+// refused -- a refused beat that carries long_desc = 1, or a bad descriptor with long --,
+// or a beat of its line 1 is refused, the page refuses the beats of line 1 in e+1 (R8)
+// until that line's four words have come or a beat of the page is accepted (the "skip"
+// record of the page, docs/qos.md "Host port: precise rules"). What a refused beat carries
+// is read from its strobes: lane k of a beat at address A is byte (A mod 32) - (A mod DB)
+// + k of its line (INCR bursts only; a beat of another burst type carries nothing).
 // An accepted beat that completes line 0 has its descriptor checked; a BAD descriptor
 // (D1 size 0, D2 size > 2^32, D3 inline with size > 32, D4 inline with size 9..32 without
 // long, D5 long in an odd channel, D6 long while c+1 is BUSY) gets SLVERR for its burst
-// and ERROR in the status of c, and is not started. A good short descriptor starts in
-// W1 (status BUSY, new-transfer push); a good long one starts when its line 1 (channel
-// c+1) is complete. A beat that rewrites a word of the line being assembled is accepted
-// (the word's new value counts). A line left incomplete keeps its page: every other line
-// of the page is refused (R7) until it is completed (no timeout). WLAST is not used:
+// and ERROR in the status of c (error reason ERR_BAD_DESC), and is not started. A good
+// short descriptor starts in W1 (status BUSY, new-transfer push); a good long one starts
+// when its line 1 (channel c+1) is complete. A beat that rewrites a word of the line
+// being assembled is accepted (the word's new value counts). A line left incomplete keeps
+// its page: every other line of the page is refused (R7) until it is completed (no
+// timeout); a refused beat of line 1 ends the wait for it (R8 above). WLAST is not used:
 // bursts are counted from AWLEN (a mismatch is reported in simulation).
 // CNT_DESC_OK counts started descriptors, CNT_DESC_ERR every refused beat plus every
 // bad descriptor (at most one per beat). Every counter (these and ev[6:0]) counts an event
 // of cycle t at the end of t+1 (the events are registered first).
 //
+// Error reasons: a 1024 x 4-bit LUT RAM (qrdma_mem_2w: host port and engine write in the
+// same cycle) holds the ERR_* reason of each write channel's last ERROR, written with the
+// status (ERR_BAD_DESC by the host port, st_reason by the engine), read at ERR_OFFSET.
+//
 // Read path: AR -> AR FIFO -> one beat per cycle into the R output register when it is
 // empty or being emptied. A beat reads (and resets) the status in the cycle it is loaded
 // into the R register, one cycle before it is visible on R: AR handshake in t -> rvalid
 // in t+2. 64-bit reads only (ARSIZE = 3, INCR, address 8-aligned) of the single status,
-// the collective status and the registers; anything else gets SLVERR with data 0. The
-// 64-bit value is replicated on every 64-bit lane of RDATA (so it is on its own lanes).
+// the collective status, the error reasons and the registers; anything else gets SLVERR
+// with data 0. The 64-bit value is replicated on every 64-bit lane of RDATA.
 // The register window is REG_BASE + 0 .. 127 (the QoS engine's registers).
 //
 // External register window REG_BASE + NIC_REG_FIRST .. REG_BASE + EXT_SPAN - 1 (the NIC's
@@ -69,8 +82,8 @@
 // other form of access to the window give SLVERR (a refused write is not forwarded).
 // Register writes never touch descriptor state or the descriptor counters.
 //
-// After rst, AWREADY and ARREADY stay low until qrdma_status_regs has cleared its rows
-// (32 cycles).
+// After rst, AWREADY and ARREADY stay low until the status rows and the error reasons are
+// cleared (512 cycles: the two reason-RAM ports clear one entry each per cycle).
 `default_nettype none
 
 module qrdma_host_if
@@ -83,6 +96,7 @@ module qrdma_host_if
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
   parameter int unsigned CNT_W           = 48,    // bits of the event counters (read as 64)
   parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
+  parameter logic [31:0] EXT_PARAMS      = '0,    // PARAMS register bits 63:32
   localparam int unsigned XW             = $clog2(NUM_CHANNELS),           // transfer index
   localparam int unsigned SZW            = $clog2(MAX_TRANSFER_BYTES) + 1  // transfer size
 ) (
@@ -147,6 +161,7 @@ module qrdma_host_if
   input  logic                st_valid,
   input  logic [9:0]          st_ch,         // page * 64 + c
   input  logic                st_err,
+  input  logic [3:0]          st_reason,     // ERR_* of an ERROR completion (st_err)
   // engine events, one pulse each: 0 block issued, 1 inline packet, 2 control packet,
   // 3 ACK accepted, 4 NACK, 5 stale ACK dropped, 6 transfer done
   input  logic [6:0]          ev
@@ -170,6 +185,7 @@ module qrdma_host_if
   // the words of line 0 that hold the accumulated fields
   localparam int unsigned WD_A     = DESC_LINE0_SIZE_LSB / 64;     // size, prio
   localparam int unsigned WD_B     = DESC_LINE0_IS_INLINE_LSB / 64;   // inline, multipath, long
+  localparam int unsigned LONG_BYTE = DESC_LINE0_LONG_DESC_LSB / 8;   // byte of long_desc in line 0
   localparam logic [1:0]  S_BUSY   = 2'(ST_BUSY);
   localparam logic [1:0]  BURST_INCR = 2'b01;
   localparam logic [1:0]  RESP_OKAY  = 2'b00;
@@ -198,6 +214,7 @@ module qrdma_host_if
       $fatal(1, "qrdma_host_if: address map is not a power-of-2 page layout");
     if ((DESC_OFFSET % (WR_CH_PER_PAGE * DESC_LINE_BYTES)) != 0
         || (STATUS_OFFSET % (WR_CH_PER_PAGE * 8)) != 0
+        || (ERR_OFFSET % (WR_CH_PER_PAGE * 8)) != 0 || ERR_INFO_REASON_LSB != 0
         || (COLL_OFFSET % ((WR_CH_PER_PAGE / ROW_CH) * 8)) != 0
         || (REG_BASE % (1 << REG_SH)) != 0 || (DESC_OFFSET % TT_ROW_B) != 0
         || REG_CNT_DONE >= (1 << REG_SH) || REG_CNT_STALE >= (1 << REG_SH)
@@ -247,15 +264,58 @@ module qrdma_host_if
     .rd_data   (sr_rd_data)
   );
 
+  // ------------------------------------------------------------------ error reasons
+  // ERR_* of each write channel's last ERROR (index page * 64 + c), written in the cycle
+  // its status becomes ERROR: port A by the host port (a descriptor refused at
+  // completion, W2), port B by the engine (st_err). The two never write one channel in one
+  // cycle: the host port refuses descriptors only in channels that are not BUSY, the
+  // engine completes only BUSY ones. After rst both ports clear the RAM (ports A and B an
+  // entry each per cycle: ERR_N / 2 cycles), while AWREADY/ARREADY are low.
+  localparam int unsigned ERR_N      = NUM_PAGES * WR_CH_PER_PAGE;
+  localparam int unsigned EAW        = $clog2(ERR_N);
+  localparam logic [3:0]  R_BAD_DESC = 4'(ERR_BAD_DESC);
+
+  logic           ei_q;                  // clearing
+  logic [EAW-2:0] ei_cnt_q;              // entry cleared by port A (port B: + ERR_N / 2)
+  logic           host_ready;
+  logic [EAW-1:0] err_rd_addr;
+  logic [3:0]     err_rd_data;
+
+  always_ff @(posedge clk) begin
+    if (ei_q) begin
+      ei_cnt_q <= ei_cnt_q + (EAW-1)'(1);
+      if (ei_cnt_q == '1) ei_q <= 1'b0;
+    end
+    if (rst) begin
+      ei_q     <= 1'b1;
+      ei_cnt_q <= '0;
+    end
+  end
+
+  assign host_ready = st_ready && !ei_q;
+
+  qrdma_mem_2w #(.WIDTH(4), .DEPTH(ERR_N)) u_err_reason (
+    .clk,
+    .a_en    (ei_q || (hs_valid_q && hs_err_q)),
+    .a_addr  (ei_q ? {1'b0, ei_cnt_q} : hs_ch_q),
+    .a_data  (ei_q ? 4'(ERR_NONE) : R_BAD_DESC),
+    .b_en    (ei_q || (st_valid && st_err)),
+    .b_addr  (ei_q ? {1'b1, ei_cnt_q} : st_ch),
+    .b_data  (ei_q ? 4'(ERR_NONE) : st_reason),
+    .rd_addr (err_rd_addr),
+    .rd_data (err_rd_data)
+  );
+
   // ------------------------------------------------------------------ address decode
   typedef struct packed {
     logic          desc;    // descriptor line of a write channel
     logic          single;  // single status
     logic          coll;    // collective status
+    logic          err;     // error reason
     logic          regs;    // register window
     logic          ext;     // external register window
     logic [PW-1:0] page;
-    logic [CW-1:0] ch;      // channel (desc, single) or group (coll, low bits)
+    logic [CW-1:0] ch;      // channel (desc, single, err) or group (coll, low bits)
   } dec_t;
 
   // Every region is a power-of-2 span aligned to its size (checked at elaboration), so
@@ -285,6 +345,10 @@ module qrdma_host_if
       d.single = 1'b1;
       d.ch     = a[STAT_SH-1:3];
     end
+    if (in_pages && a[PAGE_SH-1:STAT_SH] == (PAGE_SH-STAT_SH)'(ERR_OFFSET >> STAT_SH)) begin
+      d.err = 1'b1;
+      d.ch  = a[STAT_SH-1:3];
+    end
     if (in_pages && a[PAGE_SH-1:COLL_SH] == (PAGE_SH-COLL_SH)'(COLL_OFFSET >> COLL_SH)) begin
       d.coll = 1'b1;
       d.ch   = CW'(a[COLL_SH-1:3]);
@@ -311,7 +375,7 @@ module qrdma_host_if
   /* verilator lint_off PINCONNECTEMPTY */
   qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AW_DEPTH)) u_aw_fifo (
     .clk, .rst,
-    .s_valid (s_axi_awvalid && st_ready),
+    .s_valid (s_axi_awvalid && host_ready),
     .s_ready (aw_s_ready),
     .s_data  (aw_in),
     .m_valid (aw_valid),
@@ -321,7 +385,7 @@ module qrdma_host_if
     .almost_full ()
   );
   /* verilator lint_on PINCONNECTEMPTY */
-  assign s_axi_awready = aw_s_ready && st_ready;
+  assign s_axi_awready = aw_s_ready && host_ready;
 
   // ------------------------------------------------------------------ W0: handshake
   logic              b_af, new_af;
@@ -368,6 +432,9 @@ module qrdma_host_if
   } fb_t;                    // fields of word WD_B
 
   logic                    s1_valid_q, s1_ok_q, s1_last_q;
+  logic                    s1_desc_q;             // address in a write channel's line
+  logic [NWORD-1:0]        s1_cw_q;               // words of the line the strobes carry
+  logic                    s1_cl_q;               // the strobes carry long_desc = 1
   logic                    s1_ext_q;              // W1 beat is an external register write
   logic [EXT_SH-1:0]       s1_eaddr_q;
   logic [63:0]             s1_edata_q;
@@ -395,8 +462,20 @@ module qrdma_host_if
       dec_t          d;
       /* verilator lint_on UNUSEDSIGNAL */
       logic          strb_ok;   // R4: WSTRB is exactly the bytes the beat addresses
+      logic          incr;
+      logic [LINE_SH-1:0] slice;   // line byte of lane 0
+      logic [NWORD-1:0]   full;    // 8-byte words of the beat with all strobes set
       d       = decode(w_cur[ADDR_W-1:3]);
       strb_ok = (s_axi_wstrb == DB'(((65'(1) << w_nbytes) - 65'(1)) << w_cur[LB-1:0]));
+      incr    = (aw.burst == BURST_INCR);
+      slice   = w_cur[LINE_SH-1:0] & ~LINE_SH'(DB - 1);
+      for (int j = 0; j < int'(NWORD); j++)
+        full[j] = (j < int'(DB / 8)) && (&s_axi_wstrb[(8 * j) % DB +: 8]);
+      s1_desc_q  <= d.desc;
+      s1_cw_q    <= incr ? NWORD'(full << slice[LINE_SH-1:3]) : '0;
+      s1_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB))
+                 && s_axi_wstrb[LONG_BYTE % DB]
+                 && s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
       s1_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // R1
                  && (aw.burst == BURST_INCR)                              // R2
                  && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)            // R3
@@ -441,6 +520,18 @@ module qrdma_host_if
   logic [NUM_PAGES-1:0] pg_act_q;
   logic [$bits(pg_t)-1:0] pg_mem [NUM_PAGES];
 
+  // skip record of each page: line 1 of a refused long descriptor of channel 2 sk.pair is
+  // expected in 2 sk.pair + 1 and refused (R8). sk_act_q[p] in flops (reset), the rest in
+  // LUT RAM, read and written at the W1 page like pg_mem. Independent of the line being
+  // assembled (a refused line 0 may be refused because the page assembles another line).
+  typedef struct packed {
+    logic [CW-2:0]    pair;    // channel of the refused line 0, halved
+    logic [NWORD-1:0] mask;    // words of line 1 seen (accepted before, or refused)
+  } sk_t;
+
+  logic [NUM_PAGES-1:0] sk_act_q;
+  logic [$bits(sk_t)-1:0] sk_mem [NUM_PAGES];
+
   // long flag of each even channel, valid while that channel is BUSY: LUT RAM of 16-bit
   // words, read-modify-write at one address (a 512 x 1 memory trips Yosys' UltraScale
   // LUT-RAM mapping)
@@ -456,6 +547,8 @@ module qrdma_host_if
   // 0 or unused: the page, table and long-flag writes, the new-transfer push and the
   // status update are all enabled by accept / start / desc_err, which are then 0.
   logic             line1, accept, complete, start, desc_err, to_line1, beat_err;
+  logic             skip_hit, sk_mark, abandon, sk_wr, sk_act_n;
+  sk_t              sk_n;
   logic [CW-1:0]    start_ch;
   logic [XW-1:0]    start_xfer;              // page * CH_PER_PAGE + channel
   logic [NWORD-1:0] mask_new;
@@ -474,17 +567,26 @@ module qrdma_host_if
     desc_err = 1'b0;
     to_line1 = 1'b0;
     beat_err = 1'b0;
+    skip_hit = 1'b0;
+    sk_mark  = 1'b0;
+    abandon  = 1'b0;
+    sk_wr    = 1'b0;
+    sk_act_n = 1'b0;
+    sk_n     = '0;
     start_ch = s1_ch_q;
     mask_new = '0;
     fa       = '0;
     fb       = '0;
     pg       = '0;
     if (s1_valid_q) begin : w1
-      automatic logic          fwd_row, act, busy, conflict, bad, lng_rd;
+      automatic logic          fwd_row, act, busy, conflict, bad, lng_rd, sk_on;
       automatic logic [1:0]    st_c, st_p, hs_code;
       automatic logic [15:0]   lng_word;
       automatic logic [CW-1:0] expect_ch;
+      automatic sk_t           sk;
       pg       = pg_t'(pg_mem[s1_page_q]);
+      sk       = sk_t'(sk_mem[s1_page_q]);
+      sk_on    = sk_act_q[s1_page_q];
       lng_word = lng_mem[lng_addr[LNG_W-1:4]];
       lng_rd   = lng_word[lng_addr[3:0]];
       // the status of c and c^1, plus the update of the previous decision that the status
@@ -501,7 +603,8 @@ module qrdma_host_if
       expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
       busy      = (st_c == S_BUSY) || (s1_ch_q[0] && st_p == S_BUSY && lng_rd);   // R6
       conflict  = act && (s1_ch_q != expect_ch);                                   // R7
-      accept    = s1_ok_q && !busy && !conflict;
+      skip_hit  = sk_on && s1_desc_q && (s1_ch_q == {sk.pair, 1'b1});              // R8
+      accept    = s1_ok_q && !busy && !conflict && !skip_hit;
       mask_new  = (act ? pg.mask : '0) | s1_mask_q;
       complete  = accept && (mask_new == '1);
 
@@ -522,7 +625,39 @@ module qrdma_host_if
       // a register write is not a descriptor beat: its only error is the register's own
       beat_err = (!accept && !(s1_ext_q && !ext_wr_err)) || desc_err;
       start_ch = line1 ? pg.chan : s1_ch_q;
+
+      // skip record: a refused line 0 of a long descriptor in an even channel (a refused
+      // beat carrying long_desc = 1, or a bad descriptor with long) starts it; a refused
+      // beat of line 1 ends the wait for line 1 and starts it with the words seen
+      sk_mark  = s1_desc_q && !s1_ch_q[0]
+              && ((!accept && s1_cl_q) || (desc_err && fb.lng));
+      abandon  = line1 && s1_desc_q && !accept && (s1_ch_q == expect_ch);
+      sk_n     = sk;
+      sk_act_n = 1'b0;
+      if (sk_mark) begin
+        sk_n.pair = s1_ch_q[CW-1:1];
+        sk_n.mask = '0;
+        sk_act_n  = 1'b1;
+      end else if (skip_hit) begin
+        sk_n.mask = sk.mask | s1_cw_q;
+        sk_act_n  = (sk_n.mask != '1);
+      end else if (abandon) begin
+        sk_n.pair = pg.chan[CW-1:1];
+        sk_n.mask = pg.mask | s1_cw_q;
+        sk_act_n  = (sk_n.mask != '1);
+      end else if (!accept) begin
+        sk_act_n  = sk_on;
+      end
+      sk_wr = sk_mark || skip_hit || abandon;
     end
+  end
+
+  always_ff @(posedge clk) begin
+    if (sk_wr) sk_mem[s1_page_q] <= sk_n;
+  end
+  always_ff @(posedge clk) begin
+    if (rst)             sk_act_q <= '0;
+    else if (s1_valid_q) sk_act_q[s1_page_q] <= sk_act_n;
   end
 
   // external register write (W1)
@@ -548,6 +683,8 @@ module qrdma_host_if
       pg_act_q <= '0;
     end else if (accept) begin
       pg_act_q[s1_page_q] <= !(complete && !to_line1);
+    end else if (abandon) begin
+      pg_act_q[s1_page_q] <= 1'b0;
     end
   end
 
@@ -670,7 +807,7 @@ module qrdma_host_if
   /* verilator lint_off PINCONNECTEMPTY */
   qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AR_DEPTH)) u_ar_fifo (
     .clk, .rst,
-    .s_valid (s_axi_arvalid && st_ready),
+    .s_valid (s_axi_arvalid && host_ready),
     .s_ready (ar_s_ready),
     .s_data  (ar_in),
     .m_valid (ar_valid),
@@ -680,7 +817,7 @@ module qrdma_host_if
     .almost_full ()
   );
   /* verilator lint_on PINCONNECTEMPTY */
-  assign s_axi_arready = ar_s_ready && st_ready;
+  assign s_axi_arready = ar_s_ready && host_ready;
 
   logic              r_go, r_last;
   logic [7:0]        rbeat_q;
@@ -719,6 +856,7 @@ module qrdma_host_if
   assign sr_rd_sel    = r_cur[3 +: SW];   // channel in the row (single status)
 
   assign ext_rd_addr = EXT_SH'(r_cur[EXT_SH-1:0]);
+  assign err_rd_addr = {r_cur[PAGE_SH +: PW], r_cur[3 +: CW]};   // channel (error reasons)
 
   // registers
   id_reg_t     id_val;
@@ -732,6 +870,7 @@ module qrdma_host_if
     params_val.block_log2      = 8'($clog2(BLOCK_SIZE));
     params_val.max_outstanding = 8'(MAX_OUTSTANDING);
     params_val.data_w          = 16'(DATA_W);
+    params_val[63:32]          = EXT_PARAMS;
   end
 
   always_ff @(posedge clk) begin
@@ -771,13 +910,15 @@ module qrdma_host_if
         REG_SH'(REG_CNT_DONE):     reg_val = 64'(gen_cnt[8].q);
         default:                   reg_hit = 1'b0;
       endcase
-      ok = r_fmt_ok && (d.single || d.coll || (d.regs && reg_hit) || (d.ext && !ext_rd_err));
+      ok = r_fmt_ok && (d.single || d.coll || d.err || (d.regs && reg_hit)
+                        || (d.ext && !ext_rd_err));
       rid_q   <= ar.id;
       rresp_q <= ok ? RESP_OKAY : RESP_SLVERR;
       rlast_q <= r_last;
       if (!ok)           rval_q <= '0;
       else if (d.single) rval_q <= 64'(sr_rd_data[2*d.ch[SW-1:0] +: 2]);
       else if (d.coll)   rval_q <= sr_rd_data;
+      else if (d.err)    rval_q <= 64'(err_rd_data);
       else if (d.ext)    rval_q <= ext_rd_data;
       else               rval_q <= reg_val;
     end
@@ -794,15 +935,15 @@ module qrdma_host_if
   always_ff @(posedge clk) begin
     // each check nested under its valid, so that idle cycles cost one test (docs/sim.md)
     if (s1_valid_q)
-      if (!rst && s1_last_q && !b_s_ready) $error("qrdma_host_if: B FIFO overflow");
+      if (!rst && s1_last_q) assert (b_s_ready) else $error("qrdma_host_if: B FIFO overflow");
     if (start)
-      if (!rst && !new_s_ready) $error("qrdma_host_if: new-transfer FIFO overflow");
+      if (!rst) assert (new_s_ready) else $error("qrdma_host_if: new-transfer FIFO overflow");
     if (w_hs)
       if (!rst && (s_axi_wlast != w_last))
         $warning("qrdma_host_if: WLAST does not match AWLEN (beats counted from AWLEN)");
     if (st_valid)
-      if (!rst && hs_valid_q && st_ch == hs_ch_q)
-        $error("qrdma_host_if: st_valid for channel %0d in the cycle it becomes BUSY", st_ch);
+      if (!rst) assert (!(hs_valid_q && st_ch == hs_ch_q))
+        else $error("qrdma_host_if: st_valid for channel %0d in the cycle it becomes BUSY", st_ch);
   end
 `endif
 

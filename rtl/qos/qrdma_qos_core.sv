@@ -17,8 +17,9 @@
 //   H0  accept an ACK, read the pending entry of its TID.
 //   H1  match valid bit + sequence number; clear the valid bit, return a TID-only TID;
 //       multi-block transfers read their metadata (shared slot, see below).
-//   H2  update the metadata; push an action (re-queue / control queue / completion) into
-//       a small FIFO that drains into the enqueue and completion ports.
+//   H2  update the metadata (a NACK aborts the transfer; the first NACK's reason is kept
+//       for st_reason); push an action (re-queue / control queue / completion) into a
+//       small FIFO that drains into the enqueue and completion ports.
 // Metadata slot: one read per cycle, its write the next cycle (read-modify-write with the
 // RAM forwarding a same-address write, RDW_NEW), so segmenter and handler see each
 // other's updates in order. Stage 1 owns the slot unless the handler was refused in the
@@ -69,6 +70,7 @@ module qrdma_qos_core
   output logic                      st_valid,
   output logic [9:0]                st_ch,
   output logic                      st_err,
+  output logic [3:0]                st_reason,    // ERR_* of the transfer's first NACK (st_err)
   // event pulses: 0 block, 1 inline, 2 control, 3 ACK, 4 NACK, 5 stale, 6 done
   output logic [6:0]                ev
 );
@@ -513,6 +515,7 @@ module qrdma_qos_core
   /* verilator lint_on UNUSEDSIGNAL */
   logic            h0_take;
   logic            h1_valid_q, h1_nack_q;
+  logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
   logic [SEQW-1:0] h1_seq_q;
   pend_t           h1_pend;
@@ -550,6 +553,7 @@ module qrdma_qos_core
       h1_tid_q  <= ack.tid;
       h1_seq_q  <= ack.seq;
       h1_nack_q <= ack.nack;
+      h1_reason_q <= ack.reason;
     end
   end
 
@@ -572,6 +576,7 @@ module qrdma_qos_core
 
   // H2
   logic            h2_valid_q, h2_single_q, h2_nack_q;
+  logic [3:0]      h2_reason_q;
   /* verilator lint_off UNUSEDSIGNAL */
   pend_t           h2_pend_q;  // seq/time are for retransmission (not used by H2)
   /* verilator lint_on UNUSEDSIGNAL */
@@ -587,6 +592,7 @@ module qrdma_qos_core
     if (h1_adv) begin
       h2_single_q <= h1_pend.single;
       h2_nack_q   <= h1_nack_q;
+      h2_reason_q <= h1_reason_q;
       h2_pend_q   <= h1_pend;
     end
   end
@@ -621,6 +627,7 @@ module qrdma_qos_core
         h2_mw.last_acked = h2_m.last_acked || (h2_pend_q.block == h2_m.blocks - BW'(1));
         h2_mw.tid_busy = (h2_m.cls == CLS_TID) ? 16'h0 : (h2_m.tid_busy & ~(16'h1 << h2_slot));
         h2_mw.aborted    = h2_m.aborted || h2_nack_q;
+        h2_mw.reason     = h2_m.aborted ? h2_m.reason : h2_reason_q;   // the first NACK's
         if (h2_mw.aborted) begin
           h2_err  = 1'b1;
           h2_cmpl = (h2_acked == h2_m.issued) && !h2_m.in_q;
@@ -667,6 +674,7 @@ module qrdma_qos_core
     logic [QW-1:0] q;
     logic          cmpl;
     logic          err;
+    logic [3:0]    reason;
     logic [XW-1:0] xfer;
     cls_e          cls;
     logic [FIDW-1:0] fid;
@@ -680,6 +688,7 @@ module qrdma_qos_core
     act_in.q    = h2_enq_q;
     act_in.cmpl = h2_cmpl;
     act_in.err  = h2_err;
+    act_in.reason = h2_single_q ? h2_reason_q : h2_mw.reason;
     act_in.xfer = h2_pend_q.xfer;
     act_in.cls  = h2_single_q ? h2_pend_q.cls : h2_m.cls;
     act_in.fid  = h2_single_q ? h2_pend_q.fid : h2_m.fid;
@@ -725,6 +734,7 @@ module qrdma_qos_core
 
   // ================================================================ completion port
   logic            c_valid, c_err;
+  logic [3:0]      c_reason;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [XW-1:0]   c_xfer;  // bit 6 (read-channel half) is always 0 for a write channel
   /* verilator lint_on UNUSEDSIGNAL */
@@ -735,12 +745,14 @@ module qrdma_qos_core
     if (s2_cmpl) begin
       c_valid = 1'b1;
       c_err   = s2_cmpl_err;
+      c_reason = m.reason;
       c_xfer  = s2_xfer_q;
       c_cls   = s2_cls;
       c_fid   = m.fid;
     end else begin
       c_valid = act_pop && act_out.cmpl;
       c_err   = act_out.err;
+      c_reason = act_out.reason;
       c_xfer  = act_out.xfer;
       c_cls   = act_out.cls;
       c_fid   = act_out.fid;
@@ -750,6 +762,7 @@ module qrdma_qos_core
   assign st_valid     = c_valid;
   assign st_ch        = {c_xfer[XW-1:7], c_xfer[5:0]};
   assign st_err       = c_err;
+  assign st_reason    = c_reason;
   assign fid1_free    = c_valid && (c_cls == CLS_FID1);
   assign fid1_free_id = c_fid;
   assign fid4_free    = c_valid && (c_cls == CLS_FID4);
@@ -768,14 +781,14 @@ module qrdma_qos_core
   always_ff @(posedge clk) begin
     // each check nested under its push (docs/sim.md "Speed")
     if (blk_push)
-      if (!rst && blk_cnt == OCW'(OUT_FIFO_DEPTH))
-        $display("ERROR: qrdma_qos_core: block FIFO overflow");
+      if (!rst) assert (blk_cnt != OCW'(OUT_FIFO_DEPTH))
+        else $error("qrdma_qos_core: block FIFO overflow");
     if (pkt_push)
-      if (!rst && pkt_cnt == OCW'(OUT_FIFO_DEPTH))
-        $display("ERROR: qrdma_qos_core: packet FIFO overflow");
+      if (!rst) assert (pkt_cnt != OCW'(OUT_FIFO_DEPTH))
+        else $error("qrdma_qos_core: packet FIFO overflow");
     if (h2_push)
-      if (!rst && act_cnt == ACW'(ACT_FIFO_DEPTH))
-        $display("ERROR: qrdma_qos_core: action FIFO overflow");
+      if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
+        else $error("qrdma_qos_core: action FIFO overflow");
   end
 `endif
 

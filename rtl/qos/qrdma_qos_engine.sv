@@ -5,8 +5,9 @@
 // the host port (AXI4 slave: descriptors, status, registers), the transfer table
 // (2048 channels x 32 bytes, kept as 1024 rows of 512 bits so that a 64-byte descriptor
 // is read in one cycle) and the core (queues, segmenter, tables, message handler).
-// Outputs: block descriptors and inline/control packets for the send unit; input:
-// ACK/NACK records from the receive unit. Layouts: docs/formats.md.
+// Outputs: block descriptors and inline/control packets for the send unit, the number of
+// transfers in the core (`xfers`); input: ACK/NACK records from the receive unit.
+// Layouts: docs/formats.md.
 `default_nettype none
 
 module qrdma_qos_engine
@@ -19,7 +20,8 @@ module qrdma_qos_engine
   parameter int unsigned MAX_OUTSTANDING = 2,      // blocks of one transfer in flight
   parameter int unsigned CM_MIN_BYTES    = 16384,  // congestion-managed from this size
   parameter int unsigned MP_MIN_BYTES    = 262144, // 4xFID (multipath) from this size
-  parameter int unsigned NUM_TIDS        = 512     // TID-only pool
+  parameter int unsigned NUM_TIDS        = 512,    // TID-only pool
+  parameter logic [31:0] EXT_PARAMS      = '0      // PARAMS register bits 63:32 (NIC fields)
 ) (
   input  logic                       clk,
   input  logic                       rst,
@@ -74,7 +76,10 @@ module qrdma_qos_engine
   input  logic                       ext_wr_err,
   output logic [11:0]                ext_rd_addr,
   input  logic [63:0]                ext_rd_data,
-  input  logic                       ext_rd_err
+  input  logic                       ext_rd_err,
+  // transfers handed to the core and not yet completed (saturates at 0xFFFF; registered:
+  // counts the handovers and completions of cycle t from t+1)
+  output logic [15:0]                xfers
 );
 
   logic            tt_wr_en;
@@ -94,6 +99,7 @@ module qrdma_qos_engine
   logic [3:0]      new_prio;
   logic            st_valid, st_err;
   logic [9:0]      st_ch;
+  logic [3:0]      st_reason;
   logic [6:0]      ev;
 
   qrdma_host_if #(
@@ -101,7 +107,8 @@ module qrdma_qos_engine
     .ID_W            (HOST_ID_W),
     .BLOCK_SIZE      (BLOCK_SIZE),
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
-    .EXT_SPAN        (4096)
+    .EXT_SPAN        (4096),
+    .EXT_PARAMS      (EXT_PARAMS)
   ) u_host (
     .clk, .rst,
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
@@ -114,7 +121,7 @@ module qrdma_qos_engine
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err, .ext_rd_addr, .ext_rd_data, .ext_rd_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
-    .st_valid, .st_ch, .st_err,
+    .st_valid, .st_ch, .st_err, .st_reason,
     .ev
   );
 
@@ -148,9 +155,34 @@ module qrdma_qos_engine
     .m_blk_valid, .m_blk_ready, .m_blk_data,
     .m_pkt_valid, .m_pkt_ready, .m_pkt_data,
     .s_ack_valid, .s_ack_ready, .s_ack_data,
-    .st_valid, .st_ch, .st_err,
+    .st_valid, .st_ch, .st_err, .st_reason,
     .ev
   );
+
+  // Transfers in the core: +1 per handover (new_valid && new_ready), -1 per completion
+  // (st_valid, always of a transfer handed over in an earlier cycle).
+  logic [15:0] xfers_q;
+  logic        x_inc;
+
+  assign x_inc = new_valid && new_ready;
+
+  always_ff @(posedge clk) begin
+    if (x_inc != st_valid) begin
+      if (x_inc)                 xfers_q <= xfers_q + 16'(xfers_q != '1);
+      else if (xfers_q != '1)    xfers_q <= xfers_q - 16'd1;
+    end
+    if (rst) xfers_q <= '0;
+  end
+
+  assign xfers = xfers_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (st_valid)
+      if (!rst) assert (xfers_q != '0 || x_inc)
+        else $error("qrdma_qos_engine: completion with no transfer in the core");
+  end
+`endif
 
 endmodule
 

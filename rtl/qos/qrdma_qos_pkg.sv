@@ -74,7 +74,8 @@ package qrdma_qos_pkg;
     logic            notify;     // transfer has a completion notification
     logic            ctrl_sent;  // control packet sent
     logic            last_acked; // the last block is acknowledged (ACKs may come in any order)
-    logic            aborted;      // a block was NACKed: issue no more
+    logic            aborted;    // a block was NACKed: issue no more
+    logic [3:0]      reason;     // ERR_* of the first NACK (while aborted)
     logic [TIDW-1:0] last_tid;   // TID of the last block (control packet header)
     logic [SEQW-1:0] last_seq;   // its sequence number
     logic [QW-1:0]   hq;         // home queue (have-ID variant) for re-queueing

@@ -9,18 +9,22 @@ A monitor samples every port each cycle; the model runs one cycle behind it and 
   - the decision of every W beat in the cycle after its handshake: the transfer-table
     write (row, byte enables, bytes; compared every cycle), the status update, the new
     transfer, the counters, and the B response of every burst (compared in order);
-  - every R beat (value, RRESP, RLAST, RID): a beat reads the status in the cycle before it
-    becomes visible on R (docs: "Read path");
+  - every R beat (value, RRESP, RLAST, RID): a beat reads the status (or error reason) in
+    the cycle before it becomes visible on R (docs: "Read path");
   - the new-transfer stream: its fields, and the table bytes of the descriptor it starts.
-A fake engine completes started transfers at random times (st_valid) and pulses ev.
+A fake engine completes started transfers at random times (st_valid, st_err with a random
+st_reason) and pulses ev.
 
   hif_random        16 page programs interleaved: descriptors in 8/16/32-byte words in
-                    random order, multi-beat bursts, long descriptors, word rewrites, bad
-                    fields, bad beats of every kind, conflicting lines, writes to BUSY
-                    channels; random reads; random idle/backpressure on every AXI channel
-                    and on new_ready. Every refusal reason must occur.
+                    random order, multi-beat bursts, long descriptors (also to BUSY
+                    channels, bad ones, with refused beats in either line), word rewrites,
+                    bad fields, bad beats of every kind, conflicting lines, writes to BUSY
+                    channels; random reads (status, error reasons, registers); random
+                    idle/backpressure on every AXI channel and on new_ready. Every refusal
+                    reason must occur.
   hif_bad_inputs    every refusal rule and every bad-descriptor rule once, in isolation,
-                    with the expected BRESP asserted per write and the status/counters read
+                    with the expected BRESP asserted per write and the status/counters/error
+                    reasons read; a long descriptor refused as a whole in every way (R8)
   hif_back_to_back  64 single-beat descriptors in 64 channels, no backpressure: one AW, one
                     W, one B and one new transfer per cycle (exact cycle count asserted)
 """
@@ -57,7 +61,9 @@ assert [off for off, _ in QOS_REGS] == [8 * k for k in range(NREGS)]
 EV_NAMES = ["CNT_BLOCKS", "CNT_INLINE", "CNT_CONTROL", "CNT_ACK", "CNT_NACK", "CNT_STALE",
             "CNT_DONE"]  # ev[0..6]
 REFUSALS = ["R1_size", "R2_burst", "R3_align", "R4_strobe", "R5_address", "R6_busy",
-            "R7_conflict"]
+            "R7_conflict", "R8_skip"]
+LONG_LSB = L0.field("long_desc").lsb          # long_desc: bit 3 of line byte 24
+FULL = (1 << (LINE // 8)) - 1                 # the four words of a line
 BAD_DESC = ["D1_zero", "D2_over", "D3_inline_gt32", "D4_inline_no_long", "D5_long_odd",
             "D6_long_busy"]
 
@@ -76,6 +82,8 @@ def decode(addr):
         return ("single", page, (off - C["STATUS_OFFSET"]) // 8)
     if 0 <= off - C["COLL_OFFSET"] < (WRCH // 32) * 8:
         return ("coll", page, (off - C["COLL_OFFSET"]) // 8)
+    if 0 <= off - C["ERR_OFFSET"] < WRCH * 8:
+        return ("err", page, (off - C["ERR_OFFSET"]) // 8)
     return ("none",)
 
 
@@ -89,18 +97,23 @@ def beat_addr(addr, size, i):
 class HostIfModel:
     """What the host port must do; the caller steps it cycle by cycle (no simulator)."""
 
-    def __init__(self, db, block_size, max_out, data_w, cnt_w):
+    def __init__(self, db, block_size, max_out, data_w, cnt_w, ext_params=0):
         self.db = db
         self.st = [IDLE] * (NPAGES * WRCH)          # status, index page*64 + c
+        self.reason = [C["ERR_NONE"]] * (NPAGES * WRCH)   # ERR_* of the last ERROR
         self.lng = [False] * (NPAGES * WRCH)        # long flag of a started descriptor
         self.pages = [dict(act=False, line1=False, chan=0, mask=0) for _ in range(NPAGES)]
+        # skip record: (c, words of line 1 seen) while line 1 of a refused long descriptor
+        # of channel c is expected in c+1 (its beats are refused), else None
+        self.skip = [None] * NPAGES
         self.table = collections.defaultdict(lambda: bytearray(2 * LINE))  # row -> bytes
         self.cnt = {name: 0 for _, name in QOS_REGS if name.startswith("CNT_")}
         self.cnt_mask = (1 << cnt_w) - 1
         self.regs_fixed = {
             "ID": F.ID_REG.pack(magic=C["ID_MAGIC"], version=F.FORMAT_VERSION),
             "PARAMS": F.PARAMS_REG.pack(block_log2=block_size.bit_length() - 1,
-                                        max_outstanding=max_out, data_w=data_w),
+                                        max_outstanding=max_out, data_w=data_w)
+                      | (ext_params << 32),
         }
         self.cov = collections.Counter()
         self.pending = None   # status update of the previous decision (applied a cycle later)
@@ -114,6 +127,23 @@ class HostIfModel:
         return self.st[ch]
 
     # ---------------------------------------------------------------- writes
+    def carried(self, a, burst, wdata, wstrb):
+        """What a beat at address a carries of its line by its strobes: the mask of words
+        with all 8 strobes, and whether it writes long_desc = 1 (lane k = line byte
+        (a mod 32) - (a mod DB) + k; INCR bursts only)."""
+        if burst != INCR:
+            return 0, False
+        sl = (a % LINE) - (a % self.db) if self.db < LINE else 0
+        words = 0
+        for w in range(LINE // 8):
+            k = 8 * w - sl
+            if 0 <= k and k + 8 <= self.db and (wstrb >> k) & 0xFF == 0xFF:
+                words |= 1 << w
+        k = LONG_LSB // 8 - sl
+        lng = 0 <= k < self.db and bool((wstrb >> k) & 1) \
+            and bool((wdata >> (8 * k + LONG_LSB % 8)) & 1)
+        return words, lng
+
     def decide(self, aw, i, wdata, wstrb):
         """Decision for beat i of burst aw = (id, addr, len, size, burst). Mutates the page
         state, the table, the long flags and the CNT_DESC_* counters; returns a dict with
@@ -135,20 +165,30 @@ class HostIfModel:
             reason = "R4_strobe"
         elif what[0] != "desc":
             reason = "R5_address"
-        if reason is None:
+        desc = what[0] == "desc"
+        skip_hit = False
+        if desc:
             page, c = what[1], what[2]
             ch = page * WRCH + c
             pg = self.pages[page]
+            sk = self.skip[page]
+            skip_hit = sk is not None and c == sk[0] + 1
+        if reason is None:
             if self.view(ch) == BUSY or (c % 2 and self.view(ch - 1) == BUSY and self.lng[ch - 1]):
                 reason = "R6_busy"
             elif pg["act"] and c != (pg["chan"] | 1 if pg["line1"] else pg["chan"]):
                 reason = "R7_conflict"
+        if skip_hit:
+            reason = "R8_skip"
         if reason is not None:
             self.cov[reason] += 1
             d["err"] = True
             self.cnt_now.append("CNT_DESC_ERR")
+            if desc:
+                self._refused_line_beat(page, c, skip_hit, *self.carried(a, burst, wdata, wstrb))
             return d
-        # accepted: bytes into the table
+        # accepted: bytes into the table; the page's skip record ends
+        self.skip[page] = None
         self.cov["beat_ok"] += 1
         xfer = page * C["CH_PER_PAGE"] + c
         row = xfer >> 1
@@ -159,7 +199,7 @@ class HostIfModel:
         words = ((1 << (nb // 8)) - 1) << ((a % LINE) // 8)
         line1 = pg["act"] and pg["line1"]
         mask = (pg["mask"] if pg["act"] else 0) | words
-        if mask != 0xF:
+        if mask != FULL:
             if not pg["act"]:
                 pg.update(act=True, line1=False, chan=c)
             pg["mask"] = mask
@@ -189,12 +229,35 @@ class HostIfModel:
             d["err"] = True
             d["host"] = (ch, ERROR)
             self.cnt_now.append("CNT_DESC_ERR")
+            if f["long_desc"] and c % 2 == 0:
+                self.cov["skip_bad_desc"] += 1
+                self.skip[page] = (c, 0)
             return d
         if f["long_desc"]:
             pg.update(act=True, line1=True, chan=c, mask=0)
             return d
         self.cov["short_start"] += 1
         return self._start(d, page, c, False)
+
+    def _refused_line_beat(self, page, c, skip_hit, words, lng):
+        """The skip rules for a refused beat addressed to write channel c of page (docs:
+        "Host port: precise rules")."""
+        pg = self.pages[page]
+        sk = self.skip[page]
+        abandon = pg["act"] and pg["line1"] and c == pg["chan"] | 1
+        if c % 2 == 0 and lng:                   # a refused line 0 of a long descriptor
+            self.cov["skip_refused_line0"] += 1
+            self.skip[page] = (c, 0)
+        elif skip_hit:
+            m = sk[1] | words
+            self.skip[page] = (sk[0], m) if m != FULL else None
+        elif abandon:                            # a refused beat of line 1
+            self.cov["skip_line1_refused"] += 1
+            m = pg["mask"] | words
+            self.skip[page] = (pg["chan"], m) if m != FULL else None
+        if abandon:
+            self.cov["line1_abandoned"] += 1
+            pg["act"] = False
 
     def _start(self, d, page, c, long_):
         ch = page * WRCH + c
@@ -231,6 +294,9 @@ class HostIfModel:
             self.cov["rd_coll"] += 1
             v = sum(self.st[base + k] << (2 * k) for k in range(32))
             return v, OKAY, tuple(range(base, base + 32))
+        if what[0] == "err":
+            self.cov["rd_err"] += 1
+            return self.reason[what[1] * WRCH + what[2]], OKAY, ()
         if what[0] == "reg" and what[1] in REG_NAMES:
             name = REG_NAMES[what[1]]
             self.cov["rd_reg"] += 1
@@ -242,18 +308,24 @@ class HostIfModel:
     # ---------------------------------------------------------------- end of a cycle
     def end_of_cycle(self, host, eng, rd_reset):
         """Apply one cycle's status updates: host set (of the previous cycle's decision) >
-        engine set > read reset; `host` (this cycle's decision) is applied next cycle."""
+        engine set > read reset; `host` (this cycle's decision) is applied next cycle. The
+        error reasons are written with them: ERR_BAD_DESC by a host ERROR, the engine's
+        reason by every engine ERROR (st_err)."""
         host, self.pending = self.pending, host
         new = {}
         for ch in rd_reset:
             if self.st[ch] in (DONE, ERROR):
                 new[ch] = IDLE
         if eng is not None:
-            ch, err = eng
+            ch, err, why = eng
             if self.st[ch] == BUSY:
                 new[ch] = ERROR if err else DONE
+            if err:
+                self.reason[ch] = why
         if host is not None:
             new[host[0]] = host[1]
+            if host[1] == ERROR:
+                self.reason[host[0]] = C["ERR_BAD_DESC"]
         for ch, v in new.items():
             self.st[ch] = v
 
@@ -277,11 +349,13 @@ class Env:
         self.db = self.data_w // 8
         self.model = HostIfModel(self.db, int(os.environ["P_BLOCK_SIZE"]),
                                  int(os.environ["P_MAX_OUTSTANDING"]), self.data_w,
-                                 int(os.environ.get("P_CNT_W", "48")))
+                                 int(os.environ.get("P_CNT_W", "48")),
+                                 int(os.environ.get("P_EXT_PARAMS", "0")))
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         dut.st_valid.value = 0
         dut.st_ch.value = 0
         dut.st_err.value = 0
+        dut.st_reason.value = 0
         dut.ev.value = 0
         logging.getLogger(f"cocotb.{dut._name}.s_axi").setLevel(logging.WARNING)
         self.master = AxiMaster(AxiBus.from_prefix(dut, "s_axi"), dut.clk, dut.rst)
@@ -358,6 +432,7 @@ class Env:
                 dut.st_valid.value = 1
                 dut.st_ch.value = page * WRCH + c
                 dut.st_err.value = int(self.rng.random() < 0.2)
+                dut.st_reason.value = self.rng.randrange(16)
             ev = 0
             for k in range(7):
                 if self.rng.random() < self.p_ev:
@@ -387,7 +462,7 @@ class Env:
         if v(d.tt_wr_en):
             r["tt"] = (v(d.tt_wr_row), v(d.tt_wr_be), v(d.tt_wr_data))
         if v(d.st_valid):
-            r["st"] = (v(d.st_ch), v(d.st_err))
+            r["st"] = (v(d.st_ch), v(d.st_err), v(d.st_reason))
         if v(d.s_axi_arvalid) and v(d.s_axi_arready):
             r["ar"] = (v(d.s_axi_arid), v(d.s_axi_araddr), v(d.s_axi_arlen),
                        v(d.s_axi_arsize), v(d.s_axi_arburst))
@@ -521,10 +596,12 @@ class Env:
         assert self.prev_w is None
 
     async def read_everything(self):
-        """Collective status of every row, then every register (all checked by the model)."""
+        """Collective status of every row, the error reasons of every channel (one burst
+        per page), then every register (all checked by the model)."""
         for p in range(NPAGES):
             for g in range(WRCH // 32):
                 await self.master.read(F.coll_addr(p, g), 8, size=3)
+            await self.master.read(F.err_addr(p, 0), 8 * WRCH, size=3)
         await self.master.read(C["REG_BASE"], 8 * NREGS, size=3)
 
 
@@ -562,6 +639,12 @@ def make_line(rng, kind, c):
     else:
         raise ValueError(kind)
     return L0.pack(**f).to_bytes(LINE, "little")
+
+
+def set_long(line, on=True):
+    """line with long_desc set (on) or cleared."""
+    v = int.from_bytes(line, "little") & ~(1 << LONG_LSB) | (int(on) << LONG_LSB)
+    return v.to_bytes(LINE, "little")
 
 
 def line_ops(rng, db, addr, data):
@@ -669,19 +752,33 @@ async def page_program(env, issuer, page, ntrans, hot):
             else:
                 if r < 0.2 or not free:
                     kind = rng.choice(BAD_DESC[:5])
-                elif r < 0.45:
+                elif r < 0.25:
+                    kind = "bad_long"
+                elif r < 0.5:
                     kind = "long"
                 else:
                     kind = "short"
                 if kind == "D5_long_odd":
                     c = rng.choice([c for c in hot if c % 2] or [1])
-                elif kind == "long":
+                elif kind in ("long", "bad_long"):
                     evens = [c for c in free if c % 2 == 0 and c + 1 in hot]
-                    c = rng.choice(evens) if evens and rng.random() < 0.9 else rng.choice(hot) & ~1
+                    busy = [c for c in hot if c % 2 == 0 and m.st[page * WRCH + c] == BUSY]
+                    if busy and rng.random() < 0.2:
+                        c = rng.choice(busy)      # line 0 refused: line 1 must be too
+                    elif evens and rng.random() < 0.9:
+                        c = rng.choice(evens)
+                    else:
+                        c = rng.choice(hot) & ~1
                 else:
                     c = rng.choice(free) if free and rng.random() < 0.85 else rng.choice(hot)
-                data = make_line(rng, kind, c)
+                if kind == "bad_long":
+                    data = set_long(make_line(rng, rng.choice(BAD_DESC[:3]), c))
+                else:
+                    data = make_line(rng, kind, c)
                 lops = line_ops(rng, db, F.desc_addr(page, c), data)
+                if kind == "long" and rng.random() < 0.08:
+                    # line 0 in 4-byte beats: every beat refused, one carries long_desc
+                    lops = [(F.desc_addr(page, c), data, 2, INCR)]
                 if rng.random() < 0.15 and len(lops) > 1:
                     # another channel of the page while the line is being assembled (a
                     # whole line, so that it is a complete descriptor if it is accepted)
@@ -690,13 +787,21 @@ async def page_program(env, issuer, page, ntrans, hot):
                                 (F.desc_addr(page, c2), make_line(rng, "short", c2),
                                  min(5, db.bit_length() - 1), INCR))
                 ops += lops
-                if kind == "long" and c % 2 == 0:
+                if kind in ("long", "bad_long") and c % 2 == 0:
                     line1 = rng.randbytes(LINE)
-                    if db == 32 and rng.random() < 0.2 and len(lops) == 1:
+                    if db == 32 and rng.random() < 0.2 and len(lops) == 1 and lops[0][2] == 5:
                         # both lines in one burst of two 32-byte beats
                         ops[-1] = (F.desc_addr(page, c), data + line1, 5, INCR)
                     else:
-                        ops += line_ops(rng, db, F.desc_addr(page, c + 1), line1)
+                        l1ops = line_ops(rng, db, F.desc_addr(page, c + 1), line1)
+                        if rng.random() < 0.12:
+                            # a refused beat in line 1 (strobes short of its bytes or
+                            # 4-byte beats): the whole descriptor is refused
+                            k = rng.randrange(len(l1ops))
+                            a1, d1, s1, b1 = l1ops[k]
+                            l1ops[k] = ((a1, d1[:-rng.randint(1, 7)], s1, b1)
+                                        if rng.random() < 0.6 else (a1, d1, 2, b1))
+                        ops += l1ops
         evs = [issuer.put(page, op) for op in ops]
         for ev in evs:
             await ev.wait()
@@ -721,8 +826,11 @@ async def read_program(env, stop):
         elif r < 0.7:
             n = rng.randint(1, 6)
             m.init_read(F.status_addr(p, rng.randrange(WRCH - n)), 8 * n, size=3)
-        elif r < 0.8:
+        elif r < 0.75:
             m.init_read(C["REG_BASE"] + 8 * rng.randrange(NREGS), 8, size=3)
+        elif r < 0.8:
+            n = rng.randint(1, 3)
+            m.init_read(F.err_addr(p, rng.randrange(WRCH - n + 1)), 8 * n, size=3)
         else:
             kind = rng.randrange(7)
             if kind == 0:
@@ -735,6 +843,7 @@ async def read_program(env, stop):
                 m.init_read(F.desc_addr(p, rng.randrange(WRCH)), 8, size=3)   # descriptor
             elif kind == 4:
                 m.init_read(F.coll_addr(p, 0), 32, size=3)                    # coll + unmapped
+                m.init_read(F.err_addr(p, WRCH - 1), 16, size=3)              # err + unmapped
             elif kind == 5:
                 m.init_read(C["REG_BASE"] + 8 * NREGS - 8, 24, size=3)      # past the last
             else:
@@ -780,7 +889,8 @@ async def hif_random(dut):
     dut._log.info("cycles %d, B %d, new %d, R beats %d, coverage %s", env.cycle, env.n_b,
                   env.n_new, env.n_r, dict(cov))
     for k in REFUSALS + BAD_DESC[:5] + ["short_start", "long_start", "rd_single", "rd_coll",
-                                        "rd_reg", "rd_bad"]:
+                                        "rd_reg", "rd_err", "rd_bad", "skip_refused_line0",
+                                        "skip_bad_desc", "skip_line1_refused"]:
         if k == "R1_size" or k == "R2_burst":
             assert cov[k] > 0, f"coverage: {k} never happened"
         else:
@@ -827,10 +937,17 @@ async def hif_bad_inputs(dut):
         assert int(r.resp) == exp, f"write {addr:#x} ({len(data)} bytes, size {size}, " \
                                    f"burst {burst}): {r.resp} != {exp}"
 
-    async def desc(page, c, kind, exp=OKAY, size=3):
+    async def desc(page, c, kind, exp=OKAY, size=3, long_=None):
         data = make_line(rng, kind, c)
+        if long_ is not None:
+            data = set_long(data, long_)
         await wr(F.desc_addr(page, c), data, size=size, exp=exp)
         return data
+
+    async def err_reason(page, c):
+        r = await m.read(F.err_addr(page, c), 8, size=3)
+        assert r.resp == AxiResp.OKAY
+        return int.from_bytes(r.data, "little")
 
     async def status(page, c):
         r = await m.read(F.status_addr(page, c), 8, size=3)
@@ -887,9 +1004,12 @@ async def hif_bad_inputs(dut):
     # D1..D6: SLVERR, status ERROR, not started
     for c, kind in ((20, "D1_zero"), (21, "D2_over"), (22, "D3_inline_gt32"),
                     (23, "D4_inline_no_long"), (25, "D5_long_odd")):
-        await desc(4, c, kind, exp=SLVERR)
+        assert await err_reason(4, c) == C["ERR_NONE"], kind
+        await desc(4, c, kind, exp=SLVERR, long_=(kind == "D5_long_odd"))
         assert await status(4, c) == ERROR, kind
         assert await status(4, c) == IDLE, kind   # reset by the read
+        assert await err_reason(4, c) == C["ERR_BAD_DESC"], kind
+        assert await err_reason(4, c) == C["ERR_BAD_DESC"], kind   # not reset by a read
     await desc(4, 27, "short")
     await desc(4, 26, "long", exp=SLVERR)         # D6: c+1 BUSY
     assert await status(4, 26) == ERROR
@@ -897,6 +1017,7 @@ async def hif_bad_inputs(dut):
     # page 4 is free again: a good long descriptor in one burst
     await wr(F.desc_addr(4, 30), make_line(rng, "long", 30) + rng.randbytes(LINE),
              size=min(5, lb))
+    await long_refused_whole(env, wr, desc, status, err_reason)
     cov = model.cov
     for k in REFUSALS + BAD_DESC:
         assert cov[k] > 0, f"{k} not exercised"
@@ -923,6 +1044,101 @@ async def hif_bad_inputs(dut):
     await env.read_everything()
     await env.drain()
     env.check_empty()
+
+
+async def long_refused_whole(env, wr, desc, status, err_reason):
+    """A 64-byte descriptor is accepted or refused as a whole (docs/qos.md "Host port:
+    precise rules", R8): every case with the expected BRESP per write, the status of both
+    channels, and a descriptor in c+1 afterwards (the skip has ended). Pages 5..9."""
+    rng, lb, model = env.rng, env.db.bit_length() - 1, env.model
+    big = min(5, lb)
+
+    def long0(c):
+        return make_line(rng, "long", c)
+
+    async def post_ok(page, c):
+        await desc(page, c, "short")
+        assert await status(page, c) == BUSY
+
+    n_new = env.n_new + len(env.exp_new)
+    # (a) c BUSY (short), c+1 IDLE: one 64-byte burst, then the same as word writes
+    await post_ok(5, 2)
+    await wr(F.desc_addr(5, 2), long0(2) + rng.randbytes(LINE), size=big, exp=SLVERR)
+    assert await status(5, 3) == IDLE and await status(5, 2) == BUSY
+    l0, l1 = long0(2), rng.randbytes(LINE)
+    for c, line in ((2, l0), (3, l1)):               # 8-byte words in random order
+        for w in rng.sample(range(4), 4):
+            await wr(F.desc_addr(5, c) + 8 * w, line[8 * w:8 * w + 8], exp=SLVERR)
+    assert await status(5, 3) == IDLE and await status(5, 2) == BUSY
+    await post_ok(5, 3)                               # line 1 complete: the skip is over
+    # (b) c BUSY with a long descriptor; (c) c and c+1 BUSY with short ones
+    await desc(5, 4, "long")
+    await wr(F.desc_addr(5, 5), rng.randbytes(LINE))
+    assert await status(5, 4) == BUSY
+    await wr(F.desc_addr(5, 4), long0(4) + rng.randbytes(LINE), size=big, exp=SLVERR)
+    assert await status(5, 4) == BUSY and await status(5, 5) == IDLE
+    await post_ok(5, 6)
+    await post_ok(5, 7)
+    await wr(F.desc_addr(5, 6), long0(6) + rng.randbytes(LINE), size=3, exp=SLVERR)
+    assert await status(5, 6) == BUSY and await status(5, 7) == BUSY
+    # (d) the page assembles another line: line 0 refused (R7), line 1 with it; the
+    # other line is then completed
+    d10 = make_line(rng, "short", 10)
+    await wr(F.desc_addr(6, 10), d10[:8])
+    await wr(F.desc_addr(6, 12), long0(12) + rng.randbytes(LINE), size=big, exp=SLVERR)
+    await wr(F.desc_addr(6, 10) + 8, d10[8:])
+    assert await status(6, 10) == BUSY
+    assert await status(6, 12) == IDLE and await status(6, 13) == IDLE
+    # ... and the other line is line 1 of the same channel (the descriptor sent again
+    # while its line 1 is awaited): both are refused, the page is free after it
+    l0 = long0(20)
+    await wr(F.desc_addr(6, 20), l0)
+    await wr(F.desc_addr(6, 20), l0 + rng.randbytes(LINE), size=big, exp=SLVERR)
+    assert await status(6, 20) == IDLE and await status(6, 21) == IDLE
+    await wr(F.desc_addr(6, 20), l0 + rng.randbytes(LINE), size=big)
+    assert await status(6, 20) == BUSY and await status(6, 21) == IDLE
+    # (e) beat errors in line 0: 4-byte beats (R1); bad strobes on word 3 (R4, the line
+    # stays assembled: its line 1 is refused, then word 3 completes it)
+    await wr(F.desc_addr(7, 8), long0(8), size=2, exp=SLVERR)
+    await wr(F.desc_addr(7, 9), rng.randbytes(LINE), size=3, exp=SLVERR)
+    assert await status(7, 8) == IDLE and await status(7, 9) == IDLE
+    l0 = long0(8)
+    await wr(F.desc_addr(7, 8), l0[:24])
+    await wr(F.desc_addr(7, 8) + 24, l0[24:30], exp=SLVERR)
+    await wr(F.desc_addr(7, 9), rng.randbytes(LINE), exp=SLVERR)
+    await wr(F.desc_addr(7, 8) + 24, l0[24:])
+    await wr(F.desc_addr(7, 9), rng.randbytes(LINE))
+    assert await status(7, 8) == BUSY and await status(7, 9) == IDLE
+    # (f) a bad long descriptor (size 0): ERROR for c with ERR_BAD_DESC, its line 1
+    # refused, c+1 untouched
+    bad = set_long(make_line(rng, "D1_zero", 30))
+    await wr(F.desc_addr(8, 30), bad + rng.randbytes(LINE), size=big, exp=SLVERR)
+    assert await status(8, 30) == ERROR and await status(8, 31) == IDLE
+    assert await err_reason(8, 30) == C["ERR_BAD_DESC"]
+    assert await err_reason(8, 31) == C["ERR_NONE"]
+    await post_ok(8, 31)
+    # (g) line 0 good, line 1 refused: word 1 of line 1 with short strobes; words 2, 3
+    # refused with it; a write to c+1 is refused until a beat of the page is accepted
+    l0 = long0(32)
+    await wr(F.desc_addr(9, 32), l0)
+    await wr(F.desc_addr(9, 33), rng.randbytes(8))
+    await wr(F.desc_addr(9, 33) + 8, rng.randbytes(5), exp=SLVERR)
+    await wr(F.desc_addr(9, 33) + 16, rng.randbytes(16), size=min(4, lb), exp=SLVERR)
+    assert await status(9, 32) == IDLE and await status(9, 33) == IDLE
+    await wr(F.desc_addr(9, 33), rng.randbytes(8), exp=SLVERR)   # word 1 missing: skipped
+    await post_ok(9, 34)
+    await post_ok(9, 33)
+    # ... and line 1 refused then completed by the rest of its words: the skip ends there
+    l0 = long0(40)
+    await wr(F.desc_addr(9, 40), l0)
+    await wr(F.desc_addr(9, 41), rng.randbytes(LINE), size=2, exp=SLVERR)   # carries none
+    await wr(F.desc_addr(9, 41), rng.randbytes(LINE), size=3, exp=SLVERR)
+    assert await status(9, 40) == IDLE and await status(9, 41) == IDLE
+    await post_ok(9, 41)
+    # nothing but the short descriptors above started
+    assert env.n_new + len(env.exp_new) == n_new + 12
+    for k in ("skip_refused_line0", "skip_bad_desc", "skip_line1_refused", "R8_skip"):
+        assert model.cov[k] > 0, k
 
 
 @cocotb.test()
@@ -971,17 +1187,18 @@ async def hif_back_to_back(dut):
 
 # ====================================================================== pytest
 CONFIGS = [
-    # DATA_W, ID_W, BLOCK_SIZE, MAX_OUTSTANDING
-    (256, 4, 65536, 2),
-    (128, 4, 8192, 4),
+    # DATA_W, ID_W, BLOCK_SIZE, MAX_OUTSTANDING, EXT_PARAMS (PARAMS bits 63:32)
+    (256, 4, 65536, 2, 0),
+    (128, 4, 8192, 4, 0x7A5C_0B0C),
 ]
 
 
-@pytest.mark.parametrize("data_w,id_w,block_size,max_out", CONFIGS)
-def test_qrdma_host_if(data_w, id_w, block_size, max_out):
+@pytest.mark.parametrize("data_w,id_w,block_size,max_out,ext", CONFIGS)
+def test_qrdma_host_if(data_w, id_w, block_size, max_out, ext):
     from simrun import full, run
 
-    p = {"DATA_W": data_w, "ID_W": id_w, "BLOCK_SIZE": block_size, "MAX_OUTSTANDING": max_out}
+    p = {"DATA_W": data_w, "ID_W": id_w, "BLOCK_SIZE": block_size, "MAX_OUTSTANDING": max_out,
+         "EXT_PARAMS": ext}
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env["P_TRANS"] = str(1200 if full() else 120)
     run("qrdma_host_if", "test_qrdma_host_if", p, extra_env=env)

@@ -68,9 +68,10 @@ class Params:
     cm_min_bytes: int = 16384
     mp_min_bytes: int = 262144
     num_tids: int = 512
+    ext_params: int = 0          # PARAMS bits 63:32
 
     NAMES = ("HOST_DATA_W", "BLOCK_SIZE", "MAX_OUTSTANDING", "CM_MIN_BYTES",
-             "MP_MIN_BYTES", "NUM_TIDS")
+             "MP_MIN_BYTES", "NUM_TIDS", "EXT_PARAMS")
 
     @classmethod
     def from_env(cls, env) -> "Params":
@@ -348,11 +349,11 @@ def descriptor_refusal(d: Descriptor, ch: int, next_busy: bool = False) -> str |
 def decode_addr(addr: int) -> tuple:
     """What an AXI address maps to: ("desc", page, ch, offset) for a write channel's
     descriptor line, ("read_ch", page, ch), ("status", page, ch), ("coll", page, group),
-    ("reg", name), ("unmapped",)."""
+    ("err", page, ch), ("reg", name), ("unmapped",)."""
     stride, lb = C["PAGE_STRIDE"], C["DESC_LINE_BYTES"]
     if addr < C["NUM_PAGES"] * stride:
         page, off = divmod(addr, stride)
-        d0, s0, c0 = C["DESC_OFFSET"], C["STATUS_OFFSET"], C["COLL_OFFSET"]
+        d0, s0, c0, e0 = C["DESC_OFFSET"], C["STATUS_OFFSET"], C["COLL_OFFSET"], C["ERR_OFFSET"]
         if d0 <= off < d0 + lb * C["CH_PER_PAGE"]:
             ch, o = divmod(off - d0, lb)
             if ch < C["WR_CH_PER_PAGE"]:
@@ -362,6 +363,8 @@ def decode_addr(addr: int) -> tuple:
             return ("status", page, (off - s0) // 8)
         if c0 <= off < c0 + 8 * (C["WR_CH_PER_PAGE"] // 32):
             return ("coll", page, (off - c0) // 8)
+        if e0 <= off < e0 + 8 * C["WR_CH_PER_PAGE"]:
+            return ("err", page, (off - e0) // 8)
         return ("unmapped",)
     rb = C["REG_BASE"]
     for off, name, _, _ in REGISTERS:
@@ -372,7 +375,9 @@ def decode_addr(addr: int) -> tuple:
 
 @dataclass(frozen=True)
 class Beat:
-    """One AXI write beat: address and size (bytes) from AW, strobed bytes [lo, hi)."""
+    """One AXI write beat: its address as the host port counts it (AWADDR, then the
+    previous beat's address aligned to the size plus the size, for every burst type), size
+    (bytes) from AW, strobed bytes [lo, hi) (where the master put the data)."""
     addr: int
     nbytes: int
     lo: int
@@ -384,18 +389,45 @@ class Beat:
 def write_beats(addr: int, data: bytes, size: int, burst: int, bus_bytes: int) -> list[Beat]:
     """The beats of an AXI write as cocotbext-axi's AxiMaster makes them: the first beat at
     the (maybe unaligned) start address, then 2^size-aligned beats; strobes on the bytes
-    of data only."""
+    of data only (a FIXED burst: every beat's at the start address). Beat.addr is the
+    host port's count (INCR for every burst type)."""
     n = 1 << size
     out = []
     pos = 0
     cur = addr
+    hw = addr
     while pos < len(data):
         lo = cur
         hi = min((cur // n + 1) * n, addr + len(data))
-        out.append(Beat(cur, n, lo, hi, bytes(data[pos:pos + hi - lo]), burst))
+        out.append(Beat(hw, n, lo, hi, bytes(data[pos:pos + hi - lo]), burst))
         pos += hi - lo
         cur = (cur // n + 1) * n if burst != 0 else addr
+        hw = (hw // n + 1) * n
     return out
+
+
+LONG_BYTE = DESC_LINE0.field("long_desc").lsb // 8     # byte of line 0 holding long_desc
+LONG_BIT = DESC_LINE0.field("long_desc").lsb % 8
+
+
+def carried(bt: Beat, bus_bytes: int) -> tuple[int, bool]:
+    """What a beat carries of its line by its strobes (docs/qos.md "Host port: precise
+    rules"): the mask of 8-byte words whose 8 bytes it writes, and whether it writes
+    long_desc = 1 (byte LONG_BYTE of line 0). INCR bursts only; the bytes on the bus lanes
+    of the beat's address (its DB-byte slice of the line)."""
+    if bt.burst != INCR:
+        return 0, False
+    lb = C["DESC_LINE_BYTES"]
+    base = bt.addr - bt.addr % lb
+    s0 = bt.addr - bt.addr % bus_bytes
+    lo, hi = max(bt.lo, s0), min(bt.hi, s0 + bus_bytes)
+    words = 0
+    for w in range(lb // 8):
+        if lo <= base + 8 * w and base + 8 * w + 8 <= hi:
+            words |= 1 << w
+    a = base + LONG_BYTE
+    lng = lo <= a < hi and bool((bt.data[a - bt.lo] >> LONG_BIT) & 1)
+    return words, lng
 
 
 @dataclass
@@ -413,14 +445,23 @@ class HostPort:
 
     write() returns (okay, events): okay False means SLVERR for the burst; events are
     ("start", page, ch, Descriptor) for an accepted descriptor and ("error", page, ch,
-    reason) for one refused at completion. The engine side is told with finish()."""
+    reason) for one refused at completion. The engine side is told with finish().
+
+    A long descriptor is accepted or refused as a whole: when its line 0 (even channel c)
+    is refused (a refused beat carrying long_desc = 1, or a bad descriptor with long) or a
+    beat of its line 1 is refused, the page "skips" line 1: the beats of c+1 are refused
+    until the four words of that line have been carried (strobes) or a beat of the page
+    is accepted."""
 
     def __init__(self, p: Params):
         self.p = p
         self.st: dict[tuple[int, int], int] = {}   # (page, ch) -> ST_* (default IDLE)
         self.long: set[tuple[int, int]] = set()    # BUSY long descriptors (c+1 blocked)
         self.acc: dict[int, _Acc] = {}             # page -> line being assembled
+        self.skip: dict[int, list] = {}            # page -> [c, words of line 1 seen]
+        self.reason: dict[tuple[int, int], int] = {}   # (page, ch) -> ERR_* of the last ERROR
         self.refused = 0          # refused beats + refused descriptors (CNT_DESC_ERR)
+        self.skipped = 0          # beats refused as line 1 of a refused long descriptor
 
     # status table
     def status(self, page: int, ch: int) -> int:
@@ -433,11 +474,18 @@ class HostPort:
         """Writes to (page, ch) are refused: BUSY or the second half of a BUSY long one."""
         return self.busy(page, ch) or (page, ch - 1) in self.long
 
-    def finish(self, page: int, ch: int, st: int) -> None:
-        """The engine finished the transfer of (page, ch): ST_DONE or ST_ERROR."""
+    def finish(self, page: int, ch: int, st: int, reason: int = 0) -> None:
+        """The engine finished the transfer of (page, ch): ST_DONE, or ST_ERROR with the
+        ERR_* reason of its first NACK."""
         assert self.busy(page, ch)
         self.st[(page, ch)] = st
+        if st == C["ST_ERROR"]:
+            self.reason[(page, ch)] = reason
         self.long.discard((page, ch))
+
+    def read_err(self, page: int, ch: int) -> int:
+        """err_info reason of (page, ch): the ERR_* of its last ERROR (not reset)."""
+        return self.reason.get((page, ch), C["ERR_NONE"])
 
     def read_single(self, page: int, ch: int) -> int:
         s = self.status(page, ch)
@@ -475,10 +523,19 @@ class HostPort:
 
     def beat(self, bt: Beat) -> tuple[bool, list]:
         why = self.beat_refusal(bt)
+        a = decode_addr(bt.addr)
+        sk = self.skip.get(a[1]) if a[0] == "desc" else None
+        skip_hit = sk is not None and a[2] == sk[0] + 1
+        if skip_hit:
+            self.skipped += 1
+            why = why or "line 1 of a refused long descriptor"
         if why is not None:
             self.refused += 1
+            if a[0] == "desc":
+                self._refused_line_beat(bt, a[1], a[2], skip_hit)
             return False, []
-        _, page, ch, off = decode_addr(bt.addr)
+        _, page, ch, off = a
+        self.skip.pop(page, None)          # an accepted beat ends the skip
         acc = self.acc.setdefault(page, _Acc(ch, 0))
         acc.buf[off:off + len(bt.data)] = bt.data
         acc.have |= ((1 << len(bt.data)) - 1) << off
@@ -493,12 +550,40 @@ class HostPort:
         why = descriptor_refusal(d, ch, next_busy=bool(d.long_desc and nxt))
         if why is not None:
             self.st[(page, ch)] = C["ST_ERROR"]
+            self.reason[(page, ch)] = C["ERR_BAD_DESC"]
             self.refused += 1
+            if d.long_desc and ch % 2 == 0:
+                self.skip[page] = [ch, 0]
             return False, [("error", page, ch, why)]
         if d.long_desc:
             self.acc[page] = _Acc(ch + 1, 1, line0=line)
             return True, []
         return True, self._start(page, ch, d)
+
+    def _refused_line_beat(self, bt: Beat, page: int, ch: int, skip_hit: bool) -> None:
+        """The skip rules for a refused beat addressed to write channel ch of page."""
+        words, lng = carried(bt, self.p.bus_bytes)
+        full = (1 << (C["DESC_LINE_BYTES"] // 8)) - 1
+        acc = self.acc.get(page)
+        if ch % 2 == 0 and lng:                       # a refused line 0 of a long one
+            self.skip[page] = [ch, 0]
+        elif skip_hit:
+            sk = self.skip[page]
+            sk[1] |= words
+            if sk[1] == full:
+                del self.skip[page]
+        elif acc is not None and acc.line == 1 and acc.ch == ch:
+            # a refused beat of line 1: the descriptor is refused, the rest of line 1 too
+            seen = words
+            for w in range(C["DESC_LINE_BYTES"] // 8):
+                if (acc.have >> (8 * w)) & 0xFF == 0xFF:
+                    seen |= 1 << w
+            if seen == full:
+                self.skip.pop(page, None)
+            else:
+                self.skip[page] = [ch - 1, seen]
+        if acc is not None and acc.line == 1 and acc.ch == ch:
+            del self.acc[page]                        # line 1 no longer expected
 
     def _start(self, page, ch, d):
         self.st[(page, ch)] = C["ST_BUSY"]
@@ -615,6 +700,7 @@ class Transfer:
     acked: int = 0                   # ACKs accepted by the engine (matching)
     acked_blocks: set = field(default_factory=set)    # indices of the blocks ACKed
     nacked: bool = False
+    nack_reason: int | None = None   # ERR_* of the first NACK the engine accepted
     aborted_at: int | None = None    # blocks observed when the NACK was accepted
     fid0: int | None = None
     fids_held: bool = False
@@ -812,9 +898,11 @@ class Scoreboard:
         t.control_ok = True
 
     # ---------------------------------------------------------- acknowledgements
-    def on_ack(self, tid: int, seq: int, nack: bool = False) -> Transfer | None:
-        """The engine accepted an ACK/NACK. Returns the transfer it retires a block of,
-        None when the engine must drop it (no pending entry or sequence mismatch)."""
+    def on_ack(self, tid: int, seq: int, nack: bool = False,
+               reason: int = 0) -> Transfer | None:
+        """The engine accepted an ACK/NACK (reason: the NACK's ERR_*). Returns the
+        transfer it retires a block of, None when the engine must drop it (no pending entry
+        or sequence mismatch)."""
         o = self.tid_owner.get(tid)
         if o is None or o[1] != seq:
             self.n["stale"] += 1
@@ -826,6 +914,7 @@ class Scoreboard:
             self.n["nack"] += 1
             if not t.nacked:
                 t.nacked = True
+                t.nack_reason = reason
                 t.aborted_at = len(t.observed)
         else:
             self.n["ack"] += 1
@@ -867,5 +956,11 @@ class Scoreboard:
         return bad + self.seq_problems()
 
 
-def ack_word(tid: int, seq: int, nack: bool = False) -> int:
-    return ACK_DESC.pack(tid=tid, seq=seq % SEQ_MOD, nack=int(nack))
+def ack_word(tid: int, seq: int, nack: bool = False, reason: int = 0) -> int:
+    return ACK_DESC.pack(tid=tid, seq=seq % SEQ_MOD, nack=int(nack), reason=reason)
+
+
+def in_flight(sb: Scoreboard) -> int:
+    """Transfers the engine has taken and not yet completed, as far as the outputs and
+    ACKs seen tell (exact once the engine is quiet): posted and not complete."""
+    return sum(1 for t in sb.active.values() if not t.complete)

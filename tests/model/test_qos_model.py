@@ -11,14 +11,14 @@ import pytest
 
 from model.qos_model import (CONTROL_QUEUE, FID1_FIRST, FID4_FIRST, INCR, MASK64,
                              POST_MODES, SEQ_MOD, TID_QUEUE, Beat, Cls, Descriptor,
-                             HostPort, ModelError, Params, Scoreboard, check_ids,
-                             decode_addr, descriptor_refusal, expected_blocks,
+                             HostPort, ModelError, Params, Scoreboard, Write, carried,
+                             check_ids, decode_addr, descriptor_refusal, expected_blocks,
                              expected_control, expected_inline, fid_of_block, interleave,
                              num_blocks, post_writes, queue_of, segment, tid_of_block,
-                             transfer_class, write_beats, xfer_index,
+                             in_flight, transfer_class, write_beats, xfer_index,
                              xfer_page_ch)
 from tools.formats import (BLOCK_DESC, C, DESC_LINE0, PKT_DESC, coll_addr, desc_addr,
-                           reg_addr, status_addr)
+                           err_addr, reg_addr, status_addr)
 
 P = Params()
 BS = P.block_size
@@ -265,6 +265,9 @@ def test_decode_addr():
     assert decode_addr(status_addr(1, 63)) == ("status", 1, 63)
     assert decode_addr(coll_addr(1, 1)) == ("coll", 1, 1)
     assert decode_addr(coll_addr(1, 2)) == ("unmapped",)
+    assert decode_addr(err_addr(1, 0)) == ("err", 1, 0)
+    assert decode_addr(err_addr(4, 63) + 7) == ("err", 4, 63)
+    assert decode_addr(err_addr(4, 64)) == ("unmapped",)
     assert decode_addr(reg_addr("CNT_DONE") + 4) == ("reg", "CNT_DONE")
     assert decode_addr(reg_addr("CNT_DONE") + 8) == ("unmapped",)
     assert decode_addr(0x1800) == ("unmapped",)
@@ -373,6 +376,101 @@ def test_post_writes_reassemble(bus, mode):
             first1 = min(i for i, w in enumerate(ws) if w.addr + len(w.data) > end0)
             assert all(w.addr < end0 for w in ws[:first1])
             assert sum(len(w.data) for w in ws[:first1]) >= 32 or mode == "desc"
+
+
+def test_carried_lanes():
+    a = desc_addr(2, 6)
+    line = Descriptor(size=5, long_desc=1).lines()[0]
+    # bus 32: one beat carries the whole line and long_desc
+    assert carried(Beat(a, 32, a, a + 32, line), 32) == (0xF, True)
+    # words 2, 3 (16-byte beat at 16), long in byte 24 -- on a 16-byte bus too
+    for bus in (16, 32):
+        assert carried(Beat(a + 16, 16, a + 16, a + 32, line[16:]), bus) == (0xC, True)
+    # short strobes: no whole word, but byte 24 is written
+    assert carried(Beat(a + 24, 8, a + 24, a + 29, line[24:29]), 32) == (0, True)
+    assert carried(Beat(a + 24, 8, a + 25, a + 32, line[25:]), 32) == (0, False)
+    # 4-byte beat at 24 (refused: size) carries the flag; a beat of a FIXED burst nothing
+    assert carried(Beat(a + 24, 4, a + 24, a + 28, line[24:28]), 32) == (0, True)
+    assert carried(Beat(a, 32, a, a + 32, line, burst=0), 32) == (0, False)
+    short = Descriptor(size=5).lines()[0]
+    assert carried(Beat(a, 32, a, a + 32, short), 32) == (0xF, False)
+    # beats of a FIXED burst are counted at INCR addresses
+    bs = write_beats(a, bytes(16), 3, 0, 32)
+    assert [(b.addr, b.lo, b.hi) for b in bs] == [(a, a, a + 8), (a + 8, a, a + 8)]
+
+
+def skip_case(hp, page, c, d, mode="desc", bus=32):
+    """Post d to (page, c); returns (okay, events) of all its writes."""
+    return run_writes(hp, post_writes(d, page, c, mode, random.Random(c), bus))
+
+
+@pytest.mark.parametrize("bus", [16, 32])
+@pytest.mark.parametrize("mode", POST_MODES)
+def test_long_descriptor_refused_as_a_whole(bus, mode):
+    """Line 0 refused (c BUSY) -> line 1 refused too, c+1 untouched, in every posting
+    mode; the skip ends with the fourth word of line 1."""
+    hp = HostPort(Params(host_data_w=8 * bus))
+    assert skip_case(hp, 1, 4, Descriptor(size=5), "line", bus)[0]
+    d = Descriptor(size=100, long_desc=1, rkey=3)
+    refused0 = hp.refused
+    assert skip_case(hp, 1, 4, d, mode, bus) == (False, [])
+    assert hp.status(1, 5) == C["ST_IDLE"] and 1 not in hp.skip and 1 not in hp.acc
+    assert hp.refused - refused0 == sum(len(write_beats(w.addr, w.data, w.size, w.burst, bus))
+                                        for w in post_writes(d, 1, 4, mode,
+                                                             random.Random(4), bus))
+    assert skip_case(hp, 1, 5, Descriptor(size=7), "line", bus)[1][0][:3] == ("start", 1, 5)
+
+
+def test_skip_rules():
+    hp = HostPort(P)
+    a = lambda c: desc_addr(0, c)   # noqa: E731
+    l0 = Descriptor(size=100, long_desc=1).lines()[0]
+    # a bad long descriptor (size 0): ERROR + ERR_BAD_DESC for c, line 1 refused
+    bad = Descriptor(size=0, long_desc=1)
+    ok, ev = skip_case(hp, 0, 2, bad)
+    assert not ok and ev == [("error", 0, 2, "size 0")]
+    assert hp.read_err(0, 2) == C["ERR_BAD_DESC"] and hp.read_err(0, 3) == C["ERR_NONE"]
+    assert hp.status(0, 3) == C["ST_IDLE"] and not hp.skip
+    # line 0 good, word 1 of line 1 refused: the rest of line 1 too; a descriptor in c+1
+    # is refused until a beat of the page is accepted (word 1 was never carried)
+    assert hp.write(Write(a(6), l0, 5)) == (True, [])
+    assert hp.write(Write(a(7), bytes(8), 3)) == (True, [])
+    assert hp.beat(Beat(a(7) + 8, 8, a(7) + 8, a(7) + 12, bytes(4))) == (False, [])
+    assert hp.skip[0] == [6, 0b0001] and 0 not in hp.acc
+    assert hp.write(Write(a(7) + 16, bytes(16), 3)) == (False, [])
+    assert hp.skip[0] == [6, 0b1101]
+    assert hp.write(Write(a(7) + 24, bytes(8), 3)) == (False, [])
+    assert hp.skip[0] == [6, 0b1101]
+    assert skip_case(hp, 0, 9, Descriptor(size=5))[0] and not hp.skip
+    # a refused line 0 (page assembling channel 10) followed by its line 1
+    assert hp.write(Write(a(10), bytes(8), 3)) == (True, [])
+    assert hp.write(Write(a(12), l0 + bytes(32), 5)) == (False, [])
+    assert not hp.skip and hp.acc[0].ch == 10
+    # line 0 sent again while its line 1 is awaited: both refused, the page free after
+    hp2 = HostPort(P)
+    assert hp2.write(Write(a(20), l0, 5)) == (True, [])
+    assert hp2.write(Write(a(20), l0 + bytes(32), 5)) == (False, [])
+    assert not hp2.acc and not hp2.skip
+    assert hp2.write(Write(a(20), l0 + bytes(32), 5))[1][0][:3] == ("start", 0, 20)
+    # an odd channel's refused beat never starts a skip (line 1 data is arbitrary)
+    hp3 = HostPort(P)
+    assert skip_case(hp3, 0, 3, Descriptor(size=5))[0]
+    assert hp3.write(Write(a(3), l0, 5)) == (False, []) and not hp3.skip
+
+
+def test_error_reasons():
+    hp = HostPort(P)
+    assert hp.read_err(3, 9) == C["ERR_NONE"]
+    assert skip_case(hp, 3, 9, Descriptor(size=5))[0]
+    hp.finish(3, 9, C["ST_ERROR"], C["ERR_REMOTE_MEM"])
+    assert hp.read_single(3, 9) == C["ST_ERROR"]
+    assert hp.read_err(3, 9) == C["ERR_REMOTE_MEM"] == hp.read_err(3, 9)
+    # DONE leaves the last ERROR's reason; a refused descriptor sets ERR_BAD_DESC
+    assert skip_case(hp, 3, 9, Descriptor(size=5))[0]
+    hp.finish(3, 9, C["ST_DONE"])
+    assert hp.read_err(3, 9) == C["ERR_REMOTE_MEM"]
+    assert skip_case(hp, 3, 9, Descriptor(size=0)) == (False, [("error", 3, 9, "size 0")])
+    assert hp.read_err(3, 9) == C["ERR_BAD_DESC"]
 
 
 def test_write_beats_like_axi_master():
@@ -642,11 +740,14 @@ def test_scoreboard_outstanding_and_nack():
         sb.on_block(dict(bl[2], tid=514, seq=2, fid=128))
     # stale ACKs: wrong seq, unknown TID
     assert sb.on_ack(512, 5) is None and sb.on_ack(900, 0) is None and sb.n["stale"] == 2
-    assert sb.on_ack(512, 0, nack=True) is t and t.nacked and not t.complete
+    assert in_flight(sb) == 1
+    assert sb.on_ack(512, 0, nack=True, reason=7) is t and t.nacked and not t.complete
+    assert t.nack_reason == 7
     with pytest.raises(ModelError, match="after the transfer was NACKed"):
         sb.on_block(dict(bl[2], tid=514, seq=2, fid=128))
     assert 128 in sb.fid1
-    assert sb.on_ack(513, 1) is t and t.complete and 128 not in sb.fid1
+    assert sb.on_ack(513, 1, nack=True, reason=2) is t and t.complete and 128 not in sb.fid1
+    assert t.nack_reason == 7 and in_flight(sb) == 0             # the first NACK's reason
     assert sb.on_ack(513, 1) is None                    # duplicate
     sb.retire(t)
     assert sb.check_end() == []

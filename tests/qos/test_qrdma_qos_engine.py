@@ -10,7 +10,9 @@ random order (StreamSource on s_ack_*); both outputs get random backpressure (St
 on m_blk_*/m_pkt_*). Every output is checked field by field by the model's Scoreboard
 (IDs, sequence numbers, block order, MAX_OUTSTANDING, control-packet timing); at the end
 nothing may be missing, every TID/FID must be free (shown by using all of them at once)
-and the engine's counters must agree with what was seen.
+and the engine's counters must agree with what was seen. The `xfers` output (transfers in
+the core) is compared with the model's count of transfers in flight whenever the engine
+is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in bits 63:32.
 
   qos_random                 N random transfers (1 B .. 1 MB, every class, random
                              alignment, priorities, pages, channels, notify, 32/64-byte
@@ -18,7 +20,8 @@ and the engine's counters must agree with what was seen.
                              several pages' words interleaved), random phases of
                              backpressure, ACK delay, load and duplicate ACKs (which
                              must be dropped); DONE learnt by polling (single and
-                             collective reads)
+                             collective reads); some phases end with every ACK held
+                             until the engine is quiet (xfers checked)
   qos_small_behind_elephant  on an idle engine each small kind comes out within the
                              latency target (4 cycles); small transfers posted while a
                              4xFID elephant runs are issued before its next block
@@ -31,10 +34,13 @@ and the engine's counters must agree with what was seen.
   qos_interleaved_pages      16 descriptors, one per page, posted by word writes
                              interleaved across pages (in one order and pipelined)
   qos_bad_input              every refusal of docs/qos.md (beat: SLVERR, nothing changes;
-                             descriptor: SLVERR + ERROR), legal borderline descriptors,
+                             descriptor: SLVERR + ERROR + ERR_BAD_DESC), a 64-byte
+                             descriptor refused as a whole (BUSY channel pair, refused
+                             line 1, bad long descriptor), legal borderline descriptors,
                              a background transfer unharmed
-  qos_nack                   NACK -> no further blocks, ERROR once nothing is in flight,
-                             no control packet, TIDs/FIDs returned
+  qos_nack                   NACK -> no further blocks, ERROR once nothing is in flight
+                             with the first NACK's reason at ERR_OFFSET, no control
+                             packet, TIDs/FIDs returned; xfers while NACKs are pending
   qos_stale_ack              ACKs with a wrong seq, for free TIDs, duplicates: dropped and
                              counted (CNT_STALE), the transfers unharmed
 
@@ -59,11 +65,11 @@ from cocotb.triggers import Event, ReadOnly, RisingEdge
 
 from handshake import StreamSink, StreamSource, seed_rng
 from model.qos_model import (MASK64, Cls, Descriptor, HostPort, ModelError, Params,
-                             Scoreboard, Write, ack_word, interleave, post_writes,
+                             Scoreboard, Write, ack_word, in_flight, interleave, post_writes,
                              transfer_class)
-from tools.formats import (BLOCK_DESC, C, FORMAT_VERSION, ID_REG, PARAMS_REG, PKT_DESC,
-                           STATUS_SINGLE, coll_addr, desc_addr, page_base, reg_addr,
-                           status_addr)
+from tools.formats import (BLOCK_DESC, C, ERR_INFO, FORMAT_VERSION, ID_REG, PARAMS_REG,
+                           PKT_DESC, STATUS_SINGLE, coll_addr, desc_addr, err_addr,
+                           page_base, reg_addr, status_addr)
 
 ST_IDLE, ST_BUSY, ST_DONE, ST_ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
 ST_NAME = {ST_IDLE: "IDLE", ST_BUSY: "BUSY", ST_DONE: "DONE", ST_ERROR: "ERROR"}
@@ -198,8 +204,9 @@ class TB:
         pv = await self.read_reg("PARAMS")
         want = PARAMS_REG.pack(block_log2=self.p.block_size.bit_length() - 1,
                                max_outstanding=self.p.max_outstanding,
-                               data_w=self.p.host_data_w)
+                               data_w=self.p.host_data_w) | (self.p.ext_params << 32)
         assert pv == want, f"PARAMS register {pv:#x}, expected {want:#x}"
+        assert int(self.dut.xfers.value) == 0, "xfers after reset"
 
     def set_stress(self, blk=0.0, pkt=0.0, ack_idle=0.0, delay=(0, 0)) -> None:
         self.blk.stall, self.pkt.stall, self.ack.idle, self.ack_delay = blk, pkt, ack_idle, delay
@@ -228,17 +235,19 @@ class TB:
                     and int(mon.s_axi_wlast.value):
                 self.last_wlast = self.now
 
-    def send_ack(self, tid: int, seq: int, nack: bool = False, match: bool = True) -> None:
-        """Queue an ACK/NACK; match: the test expects the engine to accept it as matching."""
-        self.ack.send({"data": ack_word(tid, seq, nack)})
-        self.ack_items.append((tid, seq, nack, match))
+    def send_ack(self, tid: int, seq: int, nack: bool = False, match: bool = True,
+                 reason: int = 0) -> None:
+        """Queue an ACK/NACK (reason: the NACK's ERR_*); match: the test expects the engine
+        to accept it as matching."""
+        self.ack.send({"data": ack_word(tid, seq, nack, reason)})
+        self.ack_items.append((tid, seq, nack, match, reason))
 
     def sync_acks(self) -> None:
         """Tell the scoreboard about every ACK the engine has taken (s_ack handshakes)."""
         while self.ack_seen < self.ack.sent:
-            tid, seq, nack, match = self.ack_items.popleft()
+            tid, seq, nack, match, reason = self.ack_items.popleft()
             self.ack_seen += 1
-            t = self.sb.on_ack(tid, seq, nack)
+            t = self.sb.on_ack(tid, seq, nack, reason)
             if (t is not None) != match:
                 self.fail(f"test bug: ACK tid {tid} seq {seq} nack {nack}: model says "
                           f"{'match' if t else 'stale'}")
@@ -253,13 +262,13 @@ class TB:
         else:
             self.held.append((tid, seq, t))
 
-    def release(self, pred=lambda tid, seq, t: True, nack=False) -> int:
+    def release(self, pred=lambda tid, seq, t: True, nack=False, reason=0) -> int:
         """Answer the held outputs that pred selects (in random order); returns how many."""
         go = [h for h in self.held if pred(*h)]
         self.held = [h for h in self.held if not pred(*h)]
         self.rng.shuffle(go)
         for tid, seq, _ in go:
-            self.send_ack(tid, seq, nack)
+            self.send_ack(tid, seq, nack, reason=reason)
         return len(go)
 
     def _on_blk(self, item):
@@ -482,9 +491,43 @@ class TB:
         self.occupied.discard((s.page, s.ch))
         if s.t.desc.long_desc:
             self.occupied.discard((s.page, s.ch + 1))
-        self.host.finish(s.page, s.ch, s.final)
+        self.host.finish(s.page, s.ch, s.final, s.t.nack_reason or 0)
         self.host.read_single(s.page, s.ch)
         self.progress = self.now
+
+    async def read_err(self, page: int, ch: int) -> int:
+        """The error reason of (page, ch) (ERR_OFFSET window), checked against the model:
+        the NACK reason of its last transfer ended in ERROR, ERR_BAD_DESC of a refused
+        descriptor, ERR_NONE if none. A channel whose ERROR is not yet released to the model
+        (read, outputs not all in) is checked against its transfer."""
+        v = await self.read64(err_addr(page, ch))
+        r = ERR_INFO.unpack(v)["reason"]
+        self.cov["error reason reads"] += 1
+        s = self.slots.get((page, ch))
+        want = (s.t.nack_reason if s is not None and s.final == ST_ERROR
+                else self.host.read_err(page, ch))
+        if v != r or r != want:
+            self.fail(f"error reason ({page},{ch}): {v:#x}, expected {want}")
+        return r
+
+    async def check_xfers(self, what: str) -> None:
+        """The engine's xfers output against the model's transfers in flight, once the
+        engine is quiet: 40 cycles with no ACK queued or due and no output offered (ACKs
+        the test holds stay held)."""
+        d = self.dut
+        quiet, t0 = 0, self.now
+        while quiet < 40:
+            await self.cycles(1)
+            busy = (self.ack_heap or self.ack.queue or int(d.m_blk_valid.value)
+                    or int(d.m_pkt_valid.value) or not self.lanes_idle())
+            quiet = 0 if busy else quiet + 1
+            if self.now - t0 > STUCK:
+                raise AssertionError(f"cycle {self.now}: engine never quiet before checking "
+                                     f"xfers ({what}; {self.state()})")
+        self.sync_acks()
+        got, want = int(self.dut.xfers.value), in_flight(self.sb)
+        self.cov["xfers checks"] += 1
+        assert got == want, f"cycle {self.now}: xfers {got}, model {want} in flight ({what})"
 
     async def poll_single(self, page: int, ch: int) -> int:
         issued = self.now
@@ -551,6 +594,9 @@ class TB:
                 "CNT_DONE": self.n_done + self.n_error}
         got = {k: await self.read_reg(k) for k in want}
         bad = [f"{k} {got[k]} != {v}" for k, v in want.items() if got[k] != v]
+        x = int(self.dut.xfers.value)
+        if x != 0 or in_flight(self.sb) != 0:
+            bad.append(f"xfers {x} (model {in_flight(self.sb)}) after every transfer ended")
         err = await self.read_reg("CNT_DESC_ERR")
         if err != self.host.refused:
             bad.append(f"CNT_DESC_ERR {err} != {self.host.refused} (refused beats + refused "
@@ -597,6 +643,7 @@ class TB:
         first = lambda s: bool(s.t.observed)     # noqa: E731
         await self.wait_for(lambda: all(first(s) for s in slots),
                             "every ID to be handed out", timeout=10 * len(slots) + 2000)
+        await self.check_xfers("every ID in use")
         fids = {s.t.fid0 for s in slots if s.t.cls is not Cls.TID}
         assert fids == set(range(128, 192)) | set(range(192, 256, 4)), "FIDs not all used"
         tids = {s.t.observed[0][0] for s in slots if s.t.cls is Cls.TID}
@@ -674,9 +721,17 @@ async def qos_random(dut):
     poller = cocotb.start_soon(tb.poller(lambda: stop, lambda: gap[0]))
     inflight = 64
     posted = 0
+    frozen_at = 0
     tb.progress = tb.now
     while posted < n:
         if posted % 300 == 0:
+            if posted and posted != frozen_at and rng.random() < 0.3:
+                frozen_at = posted
+                # hold every ACK until the engine is quiet: xfers against the model
+                tb.auto_ack = lambda t: False
+                await tb.check_xfers(f"qos_random after {posted} posts")
+                tb.auto_ack = lambda t: True
+                tb.release()
             tb.set_stress(rng.choice(PHASE["blk"]), rng.choice(PHASE["pkt"]),
                           rng.choice(PHASE["ack_idle"]), rng.choice(PHASE["delay"]))
             inflight = rng.choice(PHASE["inflight"])
@@ -943,10 +998,13 @@ async def qos_bad_input(dut):
     """Every refusal of docs/qos.md. Beats (SLVERR, nothing written, nothing changes):
     size below 8 bytes, unaligned, strobes, FIXED/WRAP burst, read channel, status /
     collective / register / unmapped address, BUSY channel, second half of a BUSY long
-    descriptor, page assembling another line. Descriptors (SLVERR + ERROR): size 0, size
-    above 2^32, inline above 32, inline 9..32 short, long in an odd channel, long with
-    c+1 BUSY. Borderline descriptors are accepted; a descriptor may be posted over ERROR.
-    A transfer in another page runs through it all unharmed.
+    descriptor, page assembling another line, line 1 of a refused long descriptor (a
+    64-byte descriptor to a BUSY channel pair, a refused line 1, a bad long descriptor:
+    both channels' status untouched but for the bad one's ERROR, nothing started).
+    Descriptors (SLVERR + ERROR, error reason ERR_BAD_DESC): size 0, size above 2^32,
+    inline above 32, inline 9..32 short, long in an odd channel, long with c+1 BUSY.
+    Borderline descriptors are accepted; a descriptor may be posted over ERROR. A
+    transfer in another page runs through it all unharmed.
     (A beat size above the bus width cannot be produced by AxiMaster: not covered.)"""
     from cocotbext.axi import AxiBurstType
     tb = TB(dut, "qos_bad_input")
@@ -957,10 +1015,12 @@ async def qos_bad_input(dut):
     # background: a 1xFID transfer with slow ACKs in page 5; held short ones in page 3
     bg = await tb.post(5, 10, Descriptor(size=8 * bs, dst_addr=bs // 2, src_addr=0x777,
                                          notify=1, tag=0xB6))
-    held_keys = {(3, 21), (3, 30)}
+    held_keys = {(3, 21), (3, 30), (3, 24), (3, 26), (3, 27)}
     tb.auto_ack = lambda t: (t.page, t.ch) not in held_keys
     await tb.post(3, 21, Descriptor(size=100, dst_addr=3))
     await tb.post(3, 30, Descriptor(size=200, dst_addr=5, long_desc=1, rkey=1))
+    for ch in (24, 26, 27):
+        await tb.post(3, ch, Descriptor(size=50 + ch, dst_addr=ch))
     good = Descriptor(size=40, dst_addr=0x100, src_addr=0x200, tag=1)
     line = good.lines()[0]
     a0 = desc_addr(3, 0)
@@ -1025,6 +1085,38 @@ async def qos_bad_input(dut):
         assert (3, ch) in tb.expect_err, "test bug"
         await tb.poll_single(3, ch)
         await tb.poll_single(3, ch)          # IDLE after the reset-on-read
+        assert await tb.read_err(3, ch) == C["ERR_BAD_DESC"]
+    # a 64-byte descriptor is accepted or refused as a whole: line 0 refused (c BUSY,
+    # c BUSY with a long one, c and c+1 BUSY) -> line 1 refused too, c+1 untouched,
+    # nothing starts; in one write and in word writes
+    ld = Descriptor(size=3000, dst_addr=11, long_desc=1, rkey=7, tag=0x42)
+    for ch, mode in ((24, "desc"), (24, "words"), (30, "desc"), (26, "desc"), (26, "beats8")):
+        for w in post_writes(ld, 3, ch, mode, rng, p.bus_bytes):
+            await refused(w, f"long descriptor to BUSY channel {ch} ({mode})")
+        for c in (ch, ch + 1):
+            await tb.poll_single(3, c)           # BUSY (held) or IDLE (no transfer)
+    await tb.post(3, 25, Descriptor(size=1, is_inline=1))      # c+1 free after it
+    # line 0 good, line 1 refused: the descriptor does not start; the rest of line 1 is
+    # refused as well, and c+1 until a beat of the page is accepted
+    l0, l1 = ld.lines()
+    assert await tb.hwrite(Write(desc_addr(3, 32), l0, 3))
+    assert await tb.hwrite(Write(desc_addr(3, 33), l1[:8], 3))
+    await refused(Write(desc_addr(3, 33) + 8, l1[8:12], 3), "line 1 with short strobes")
+    await refused(Write(desc_addr(3, 33) + 16, l1[16:], 3), "the rest of a refused line 1")
+    await refused(Write(desc_addr(3, 33), l1[:8], 3), "c+1 after a refused line 1")
+    for c in (32, 33):
+        await tb.poll_single(3, c)
+    await tb.post(3, 34, Descriptor(size=2, is_inline=1))
+    await tb.post(3, 33, Descriptor(size=3, is_inline=1))
+    # a bad long descriptor: ERROR (ERR_BAD_DESC) for c, its line 1 refused, c+1 untouched
+    for w in post_writes(Descriptor(size=0, long_desc=1, rkey=1), 3, 36, "desc", rng,
+                         p.bus_bytes):
+        await tb.hwrite(w, "bad long descriptor")
+    assert (3, 36) in tb.expect_err and tb.host.skipped > 0, "test bug"
+    await tb.poll_single(3, 36)
+    await tb.poll_single(3, 37)
+    assert await tb.read_err(3, 36) == C["ERR_BAD_DESC"]
+    assert await tb.read_err(3, 37) == C["ERR_NONE"]
     # a descriptor over an ERROR channel (not read), then borderline good ones
     for w in post_writes(Descriptor(size=0), 3, 40, "line", rng, p.bus_bytes):
         await tb.hwrite(w, "bad descriptor left in ERROR")
@@ -1048,8 +1140,10 @@ async def qos_bad_input(dut):
 @cocotb.test()
 async def qos_nack(dut):
     """A NACK retires its block and aborts the transfer: no further block, no control
-    packet, status BUSY while a block is in flight and ERROR after; TIDs and FIDs come
-    back (all of them are used afterwards)."""
+    packet, status BUSY while a block is in flight and ERROR after, with the reason of the
+    transfer's first NACK at ERR_OFFSET (not reset by reads, kept over a later DONE);
+    TIDs and FIDs come back (all of them are used afterwards). xfers counts the transfers
+    in the core throughout."""
     tb = TB(dut, "qos_nack")
     await tb.start()
     tb.start_lanes()
@@ -1057,41 +1151,59 @@ async def qos_nack(dut):
     bs = p.block_size
     tb.set_stress(0.2, 0.2, 0.0, (0, 10))
     tb.auto_ack = lambda t: False
+    remote, local = C["ERR_REMOTE_MEM"], C["ERR_LOCAL_MEM"]
+    # (name, descriptor, blocks ACKed before the NACK, reason of the first NACK, reason
+    # of the NACKs of the other blocks in flight (None: they are ACKed))
     cases = [
-        ("1xFID", Descriptor(size=6 * bs, dst_addr=0, notify=1, tag=1), 0),
+        ("1xFID", Descriptor(size=6 * bs, dst_addr=0, notify=1, tag=1), 0, remote, local),
         ("4xFID", Descriptor(size=max(p.mp_min_bytes, 8 * bs), dst_addr=3, multipath=1,
-                             notify=1), 0),
+                             notify=1), 0, local, None),
         # two blocks, the first ACKed, the last NACKed (no notify: with notify the control
         # packet legitimately goes after the first ACK)
-        ("TID-only", Descriptor(size=200, dst_addr=bs - 100), 1),
-        ("inline", Descriptor(size=5, is_inline=1, notify=1), 0),
-        ("4 GiB", Descriptor(size=1 << 32, dst_addr=0, multipath=1, notify=1, tag=9), 0),
+        ("TID-only", Descriptor(size=200, dst_addr=bs - 100), 1, 0xF, None),
+        ("inline", Descriptor(size=5, is_inline=1, notify=1), 0, 0xA, None),
+        ("one block", Descriptor(size=100, dst_addr=7), 0, 0x5, None),
+        ("4 GiB", Descriptor(size=1 << 32, dst_addr=0, multipath=1, notify=1, tag=9), 0,
+         remote, 0x6),
     ]
-    for i, (name, d, nack_b) in enumerate(cases):
-        s = await tb.post(0, 2 * i, d, mode="desc")
+    for i, (name, d, nack_b, why, why2) in enumerate(cases):
+        ch = 2 * i
+        s = await tb.post(0, ch, d, mode="desc")
         want = min(p.max_outstanding, s.t.nblocks)
         await tb.wait_for(lambda: len(s.t.observed) == want, f"{name}: first blocks")
         await tb.cycles(20)
         assert len(s.t.observed) == want
+        await tb.check_xfers(f"{name}: posted, no ACK")
         if nack_b > 0:        # ACK the blocks before the NACKed one
             tb.release(lambda tid, seq, t, s=s: t is s.t and (tid, seq) in s.t.observed[:nack_b])
             await tb.wait_for(lambda: len(s.t.observed) == min(want + nack_b, s.t.nblocks),
                               f"{name}: blocks after the first ACKs")
         tid, seq = s.t.observed[nack_b]
-        tb.release(lambda tid_, seq_, t: (tid_, seq_) == (tid, seq), nack=True)
+        tb.release(lambda tid_, seq_, t: (tid_, seq_) == (tid, seq), nack=True, reason=why)
         await tb.cycles(60)
         if s.t.in_flight:
-            assert await tb.poll_single(0, 2 * i) == ST_BUSY, f"{name}: not BUSY"
-            tb.release(lambda tid_, seq_, t, s=s: t is s.t)
+            assert await tb.poll_single(0, ch) == ST_BUSY, f"{name}: not BUSY"
+            await tb.check_xfers(f"{name}: NACKed, blocks in flight")
+            tb.release(lambda tid_, seq_, t, s=s: t is s.t, nack=why2 is not None,
+                       reason=why2 or 0)
         await tb.wait_for(lambda: s.t.complete, f"{name}: the last ACK to be taken")
+        await tb.check_xfers(f"{name}: ended")
         for _ in range(50):
-            if await tb.poll_single(0, 2 * i) == ST_ERROR:
+            if await tb.poll_single(0, ch) == ST_ERROR:
                 break
         assert s.final == ST_ERROR, f"{name}: never ERROR after the NACK"
+        assert s.t.nack_reason == why
+        for _ in range(2):                    # not reset by the read
+            assert await tb.read_err(0, ch) == why, f"{name}: error reason"
+        assert await tb.read_err(0, ch + 1) == C["ERR_NONE"]
         await tb.cycles(100)     # nothing more comes out (the scoreboard would complain)
         assert not tb.outs_of(s, "control"), f"{name}: control packet after a NACK"
+    # a later transfer that ends DONE leaves the reason of the last ERROR
     tb.auto_ack = lambda t: True
+    s = await tb.post(0, 0, Descriptor(size=10, dst_addr=1))
     await tb.drain()
+    assert s.final == ST_DONE
+    assert await tb.read_err(0, 0) == cases[0][3]
     await tb.check_ids_free()
     await tb.check_counters()
 
@@ -1144,14 +1256,15 @@ async def qos_stale_ack(dut):
 
 # ------------------------------------------------------------------ pytest
 # (HOST_DATA_W, other parameters, qos_random transfers in the default run / make test-full).
+# ext_params: the value PARAMS must show in bits 63:32.
 # 20,000 transfers (~70,000 outputs) make the 16-bit sequence number wrap in the default
 # run; the third row sweeps the other parameters (small blocks, deep outstanding window,
 # a small TID pool).
 CONFIGS = [
     (256, {}, 20_000, 100_000),
-    (128, {}, 5_000, 20_000),
+    (128, {"ext_params": 0x030C}, 5_000, 20_000),
     (256, {"block_size": 8192, "max_outstanding": 4, "num_tids": 64,
-           "mp_min_bytes": 65536}, 2_000, 10_000),
+           "mp_min_bytes": 65536, "ext_params": 0x7F3E_5D1B}, 2_000, 10_000),
 ]
 
 
