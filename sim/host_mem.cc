@@ -127,10 +127,12 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.resp = check_burst("ar", b.addr, b.len, b.size, m.m_axi_arburst);
     rq_.push();
     ++ar_bursts_;
+    last_move_ = now;
   }
   // ---- R
   if (r_offered_ && m.m_axi_rready) {
     ++r_beats_;
+    last_move_ = now;
     ++r_resp_beats_[rq_.front().resp];
     r_loaded_ = false;
     if (r_beat_ == rq_.front().len) {
@@ -151,6 +153,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.resp = check_burst("aw", b.addr, b.len, b.size, m.m_axi_awburst);
     awq_.push();
     ++aw_bursts_;
+    last_move_ = now;
   }
   // ---- W
   if (m.m_axi_wvalid && m.m_axi_wready) {
@@ -159,6 +162,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     w.strb = m.m_axi_wstrb;
     wbuf_.push();
     ++w_beats_;
+    last_move_ = now;
     ++w_open_beats_;
     if (m.m_axi_wlast) {
       wdone_.push(WDone{w_open_beats_});
@@ -168,6 +172,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
   // ---- B
   if (b_offered_ && m.m_axi_bready) {
     ++b_resps_[bq_.front().resp];
+    last_move_ = now;
     bq_.pop();
   }
   // ---- AW and W of a burst both taken: it lands wr_latency cycles later

@@ -66,6 +66,14 @@ class HostMem {
   uint64_t read_beats_resp(unsigned resp) const { return resp < 4 ? r_resp_beats_[resp] : 0; }
   uint64_t write_resps(unsigned resp) const { return resp < 4 ? b_resps_[resp] : 0; }
   bool idle() const { return rq_.empty() && awq_.empty() && wbuf_.empty() && pend_.empty() && bq_.empty(); }
+  // the last cycle with a handshake on AR, R, AW, W or B (0: none yet): the watchdog's
+  // movement on this port
+  uint64_t last_move() const { return last_move_; }
+  // for state dumps: read bursts taken and not fully served; write bursts taken (AW) and
+  // not answered, W beats held
+  size_t reads_outstanding() const { return rq_.size(); }
+  size_t writes_outstanding() const { return awq_.size() + pend_.size() + bq_.size(); }
+  size_t write_beats_held() const { return wbuf_.size(); }
 
  private:
   struct Burst {
@@ -127,6 +135,7 @@ class HostMem {
   uint64_t b_resps_[4] = {};  // B taken, by BRESP
   uint64_t aw_bursts_ = 0;
   bool quiet_ = false;  // see cycle()
+  uint64_t last_move_ = 0;
 };
 
 }  // namespace qsim

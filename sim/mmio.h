@@ -51,6 +51,8 @@ class MmioPort {
   unsigned last_bresp() const { return last_bresp_; }  // of write number writes_answered()-1
   uint64_t errors() const { return err_count_; }       // SLVERR/DECERR answers (B and R)
   bool idle() const { return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty(); }
+  // reads posted whose data has not reached the CPU (for state dumps)
+  size_t reads_outstanding() const { return arq_.size() + arf_.size() + rres_.size(); }
 
   void drive(Vqrdma_nic___024root &m, uint64_t now);
   void sample(Vqrdma_nic___024root &m, uint64_t now);

@@ -47,6 +47,7 @@ void SimpleRouter::tx_push(unsigned node, const Beat &b, uint64_t now) {
   }
   if (in.dst >= 0) link(node, static_cast<unsigned>(in.dst)).push(b, now);
   in.in_packet = !b.last;
+  last_move_ = now;
 }
 
 const Beat *SimpleRouter::rx_peek(unsigned node, uint64_t now) {
@@ -63,12 +64,13 @@ const Beat *SimpleRouter::rx_peek(unsigned node, uint64_t now) {
   return nullptr;
 }
 
-void SimpleRouter::rx_pop(unsigned node, uint64_t) {
+void SimpleRouter::rx_pop(unsigned node, uint64_t now) {
   Out &o = out_[node];
   FifoLink &l = link(static_cast<unsigned>(o.src), node);
   bool last = l.peek(UINT64_MAX)->last;  // the beat offered this cycle (due by now)
   l.pop();
   if (last) o.src = -1;
+  last_move_ = now;
 }
 
 }  // namespace qsim

@@ -57,12 +57,25 @@ class FifoLink {
   }
   void pop() { ring_.pop(); }
   size_t occupancy() const { return ring_.size(); }
+  // beats that have reached the far end by cycle now (offered or waiting to be)
+  size_t arrived(uint64_t now) const {
+    size_t k = 0;
+    while (k < ring_.size() && ring_.at(k).t_out <= now) ++k;
+    return k;
+  }
   unsigned latency() const { return latency_; }
 
  private:
   unsigned latency_;
   size_t depth_;
   Ring<Beat> ring_;
+};
+
+// What one link (direction) holds, for state dumps: from src to dst, `held` beats in all,
+// `arrived` of them at the far end (due by the cycle asked about).
+struct LinkState {
+  unsigned src, dst;
+  size_t held, arrived;
 };
 
 // Per-cycle protocol (the system loop calls, for cycle t, in this order):
@@ -82,6 +95,16 @@ class Network {
   virtual bool idle() const = 0;  // no beat in flight anywhere
   virtual uint64_t dropped_packets() const { return 0; }
   virtual const char *name() const = 0;
+  // the last cycle a beat was pushed or popped on any link (0: none yet): the watchdog's
+  // movement on the links; every implementation sets last_move_ in tx_push (and its
+  // in-place form) and rx_pop
+  uint64_t last_move() const { return last_move_; }
+  // the links, for state dumps (not on the per-cycle path)
+  virtual unsigned link_count() const = 0;
+  virtual LinkState link_state(unsigned k, uint64_t now) const = 0;
+
+ protected:
+  uint64_t last_move_ = 0;
 };
 
 // N = 2: node i transmits to node 1 - i. N = 1: node 0 to itself.
@@ -89,18 +112,32 @@ class PointToPoint final : public Network {
  public:
   PointToPoint(unsigned nodes, unsigned latency, unsigned depth);
   bool tx_ready(unsigned node, uint64_t) override { return link_[node].can_push(); }
-  void tx_push(unsigned node, const Beat &b, uint64_t now) override { link_[node].push(b, now); }
+  void tx_push(unsigned node, const Beat &b, uint64_t now) override {
+    link_[node].push(b, now);
+    last_move_ = now;
+  }
   // tx_push in place (the system loop's fast path): fill tx_slot(node), then tx_commit
   Beat &tx_slot(unsigned node) { return link_[node].slot(); }
-  void tx_commit(unsigned node, uint64_t now) { link_[node].commit(now); }
+  void tx_commit(unsigned node, uint64_t now) {
+    link_[node].commit(now);
+    last_move_ = now;
+  }
   const Beat *rx_peek(unsigned node, uint64_t now) override { return link_[peer_[node]].peek(now); }
-  void rx_pop(unsigned node, uint64_t) override { link_[peer_[node]].pop(); }
+  void rx_pop(unsigned node, uint64_t now) override {
+    link_[peer_[node]].pop();
+    last_move_ = now;
+  }
   bool idle() const override {
     for (const FifoLink &l : link_)
       if (l.occupancy()) return false;
     return true;
   }
   const char *name() const override { return "point-to-point"; }
+  unsigned link_count() const override { return static_cast<unsigned>(link_.size()); }
+  LinkState link_state(unsigned k, uint64_t now) const override {
+    const FifoLink &l = link_[k];
+    return LinkState{k, link_.size() == 2 ? 1 - k : k, l.occupancy(), l.arrived(now)};
+  }
 
  private:
   std::vector<FifoLink> link_;  // link_[i]: from node i
@@ -122,6 +159,11 @@ class SimpleRouter final : public Network {
   }
   uint64_t dropped_packets() const override { return dropped_; }
   const char *name() const override { return "simple-router"; }
+  unsigned link_count() const override { return static_cast<unsigned>(links_.size()); }
+  LinkState link_state(unsigned k, uint64_t now) const override {
+    const FifoLink &l = links_[k];
+    return LinkState{k / n_, k % n_, l.occupancy(), l.arrived(now)};
+  }
 
  private:
   FifoLink &link(unsigned src, unsigned dst) { return links_[src * n_ + dst]; }

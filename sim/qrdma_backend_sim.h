@@ -34,8 +34,10 @@ qrdma_sim *qrdma_backend_sim_get(struct qrdma_backend *be);
 /* qrdma_tool_backend_open (qrdma_backend.h) of the simulation: spec is NULL or a comma-
  * separated list of key=value: nodes (2), mem (bytes, suffix K/M/G; 64M), mem_rd (200),
  * mem_wr (100), mmio_rt (30), mmio_wr (1), max_posted (64), sync_writes (0), link (100),
- * link_depth (0 = auto), trace (VCD prefix, TRACE=1 builds). Latencies in cycles of the
- * 200 MHz clock. */
+ * link_depth (0 = auto), watchdog (cycles, 200000; 0 = off), watchdog_exit (1), trace (VCD
+ * prefix, TRACE=1 builds). Latencies in cycles of the 200 MHz clock. A watchdog trip
+ * (qrdma_sim.h options.watchdog_cycles) exits the process with QRDMA_SIM_EXIT_STALL unless
+ * watchdog_exit=0. */
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,8 @@ void qrdma_sim_default_options(qrdma_sim_options *o) {
   o->link_latency = 100;
   o->link_depth = 0;
   o->reset_cycles = 16;
+  o->watchdog_cycles = 200000;
+  o->watchdog_exit = 1;
 }
 
 qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
@@ -245,6 +247,7 @@ const char *qrdma_sim_error_cat_name(qrdma_sim_error_cat cat) {
     case QRDMA_SIM_ERR_4K: return "4k";
     case QRDMA_SIM_ERR_API: return "api";
     case QRDMA_SIM_ERR_RTL: return "rtl";
+    case QRDMA_SIM_ERR_STALL: return "stall";
     default: return "?";
   }
 }
@@ -270,6 +273,10 @@ void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_
 
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s) {
   return s->sys.net().dropped_packets();
+}
+
+void qrdma_sim_dump_state(const qrdma_sim *s) {
+  if (s) s->sys.dump_state();
 }
 
 }  // extern "C"

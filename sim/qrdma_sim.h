@@ -29,6 +29,9 @@ extern "C" {
 
 #define QRDMA_SIM_CLOCK_HZ 200000000ULL /* nominal clock: 1 cycle = 5 ns */
 #define QRDMA_SIM_NOMEM UINT64_MAX       /* qrdma_sim_mem_alloc: does not fit */
+/* exit status of a process whose watchdog trips with options.watchdog_exit (docs/sim.md
+ * "Watchdog") */
+#define QRDMA_SIM_EXIT_STALL 4
 
 typedef struct qrdma_sim qrdma_sim;
 
@@ -54,6 +57,13 @@ typedef struct qrdma_sim_options {
                                   qrdma_sim_signature (0: off; costs simulation speed) */
     uint32_t eval_both_edges;  /* 1: evaluate each model at the falling edge as well (the
                                   reference flow; 0: one evaluation per cycle, docs/sim.md) */
+    uint64_t watchdog_cycles;  /* liveness watchdog (200000 = 1 ms; 0: off): the run fails
+                                  when some NIC is busy, no NIC waits for a notification
+                                  ring slot and no beat moves on any link or memory port for
+                                  this many consecutive cycles (docs/sim.md "Watchdog") */
+    uint32_t watchdog_exit;    /* 1: a trip dumps the state to stderr, records a
+                                  QRDMA_SIM_ERR_STALL error and exits the process with
+                                  QRDMA_SIM_EXIT_STALL; 0: dumps and records only (1) */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
@@ -161,6 +171,9 @@ typedef enum qrdma_sim_error_cat {
                                  returning NULL and an allocation that does not fit are
                                  answers, not errors) */
     QRDMA_SIM_ERR_RTL = 4,    /* an assertion or $fatal inside a NIC model */
+    QRDMA_SIM_ERR_STALL = 5,  /* the liveness watchdog tripped (options.watchdog_cycles):
+                                 work outstanding, nothing moving, no notification waiting
+                                 for software; one error per trip */
     QRDMA_SIM_ERR_NUM_CATS    /* number of categories */
 } qrdma_sim_error_cat;
 
@@ -172,7 +185,7 @@ const char *qrdma_sim_error_text(const qrdma_sim *s);
  * An unknown category: 0 and "". */
 uint64_t qrdma_sim_error_count(const qrdma_sim *s, qrdma_sim_error_cat cat);
 const char *qrdma_sim_error_first(const qrdma_sim *s, qrdma_sim_error_cat cat);
-/* Short name of a category ("axi", "decerr", "4k", "api", "rtl"; "?" if unknown). */
+/* Short name of a category ("axi", "decerr", "4k", "api", "rtl", "stall"; "?" if unknown). */
 const char *qrdma_sim_error_cat_name(qrdma_sim_error_cat cat);
 
 /* Traffic seen by the models since creation. Responses are counted on their handshake,
@@ -194,6 +207,11 @@ typedef struct qrdma_sim_node_stats {
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node */
+
+/* Print the state dump of a watchdog trip to stderr now (docs/sim.md "Watchdog"): per
+ * node its `state` fields, busy and nq_wait, its links, outstanding MMIO and memory
+ * bursts, and the harness's beat counters. Time does not advance. */
+void qrdma_sim_dump_state(const qrdma_sim *s);
 
 #ifdef __cplusplus
 }

@@ -4,11 +4,15 @@
 // System: node construction, reset, the lockstep cycle loop and the CPU operations.
 #include "system.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "Vqrdma_nic.h"
 #include "Vqrdma_nic___024root.h"
+#include "qrdma_fmt.h"
 #include "verilated.h"
 
 #ifndef QRDMA_SIM_NIC_NODES
@@ -197,6 +201,9 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
     if (now_ >= limit) throw std::runtime_error("NICs not ready 100000 cycles after reset");
     cycle();
   }
+  // the watchdog watches from here on
+  wd_ok_ = now_;
+  if (opt_.watchdog_cycles) wd_limit_ = opt_.watchdog_cycles;
 }
 
 System::~System() {
@@ -211,6 +218,9 @@ void System::cycle_on(Net &net) {
   std::unique_ptr<Node> *const nodes = nodes_.data();
   constexpr bool both = Both;  // both_edges_
   const bool signature = opt_.signature;
+  // the watchdog's view of the cycle (NIC outputs as the last rising edge left them): bit 0
+  // some NIC busy, bit 1 some NIC's nq_wait
+  unsigned wd = 0;
   // 1. inputs of cycle t (and, evaluating both edges, the falling edge). With one
   // evaluation per cycle the memory and MMIO models drive their inputs in step 2, right
   // before they sample: the model is not evaluated in between, and they depend on no
@@ -255,6 +265,7 @@ void System::cycle_on(Net &net) {
       nd.mem.cycle(r, t);
       nd.mmio.cycle(r, t);
     }
+    wd |= r.busy | r.nq_wait << 1;  // outputs of cycle t: the rising edge comes below
     if (r.m_axis_tx_tvalid && r.m_axis_tx_tready) {
       Beat b;
       Beat &s = tx_slot(net, i, b);  // PointToPoint: the link's own slot, no second copy
@@ -283,6 +294,11 @@ void System::cycle_on(Net &net) {
     }
   }
   net.tick(t);
+  // link and memory movement is folded in by watchdog() (Network and HostMem last_move)
+  if (wd != 1)
+    wd_ok_ = t;
+  else if (t - wd_ok_ >= wd_limit_)
+    watchdog(t);
   now_ = t + 1;
   if (ctx_->gotError()) {
     diag_.error(QRDMA_SIM_ERR_RTL, "RTL error ($fatal or assertion) in a NIC model");
@@ -335,6 +351,115 @@ void System::sign(const Node &nd) {
              m.m_axis_tx_tlast);
   h = fold(h, uint8_t(m.s_axis_rx_tready && m.s_axis_rx_tvalid));
   sig_ = h;
+}
+
+// Cycles wd_ok_ + 1 .. t had a NIC busy and none waiting for a ring slot. A stall when
+// no beat moved on a link or memory port in them either: then the dump, the error and
+// (watchdog_exit) the exit. Runs once every watchdog_cycles in a moving system, every
+// cycle in a stalled one.
+void System::watchdog(uint64_t t) {
+  if (net_->last_move() > wd_ok_) wd_ok_ = net_->last_move();
+  for (auto &n : nodes_)
+    if (n->mem.last_move() > wd_ok_) wd_ok_ = n->mem.last_move();
+  if (t - wd_ok_ < wd_limit_ || wd_ok_ == wd_trip_ok_) return;  // moving, or tripped already
+  wd_trip_ok_ = wd_ok_;
+  std::string who;
+  for (auto &n : nodes_)
+    if (n->nic->rootp->busy)
+      who += (who.empty() ? "" : ",") + std::to_string(&n - &nodes_[0]);
+  fprintf(stderr,
+          "qrdma_sim: watchdog: cycles %llu .. %llu (%llu) without a beat on any link or "
+          "memory port while a NIC was busy and none waited for a notification ring slot; "
+          "busy: node %s\n",
+          (unsigned long long)(wd_ok_ + 1), (unsigned long long)t,
+          (unsigned long long)(t - wd_ok_), who.c_str());
+  dump_state();
+  diag_.error(QRDMA_SIM_ERR_STALL,
+              "watchdog: no beat moved in cycles %llu .. %llu while busy: node %s",
+              (unsigned long long)(wd_ok_ + 1), (unsigned long long)t, who.c_str());
+  if (!opt_.watchdog_exit) return;
+#if QRDMA_SIM_TRACE
+  for (auto &n : nodes_)
+    if (n->vcd) n->vcd->close();
+#endif
+  fprintf(stderr, "qrdma_sim: watchdog: exit status %d\n", QRDMA_SIM_EXIT_STALL);
+  fflush(nullptr);
+  _exit(QRDMA_SIM_EXIT_STALL);  // from inside the cycle loop: no atexit handler runs
+}
+
+namespace {
+// bits [lsb, lsb + w) of a wide port (w <= 32)
+uint32_t port_bits(const uint32_t *words, unsigned lsb, unsigned w) {
+  uint64_t two = words[lsb / 32];
+  if (lsb % 32 + w > 32) two |= uint64_t(words[lsb / 32 + 1]) << 32;
+  return static_cast<uint32_t>((two >> (lsb % 32)) & ((1ull << w) - 1));
+}
+}  // namespace
+
+// The fields of nic_state (tools/formats.py) the dump shows, by their generated macros.
+#define QRDMA_SIM_STATE_FIELDS(X)                                                         \
+  X(XFERS, "xfers") X(TX_SLOTS, "tx_slots") X(TX_JOBS, "tx_jobs") X(TX_PAY, "tx_pay")     \
+  X(TX_RSP, "tx_rsp") X(RX_BUF, "rx_buf") X(RX_PKTS, "rx_pkts") X(RX_EVTS, "rx_evts")     \
+  X(RX_RSP, "rx_rsp") X(RX_NTF, "rx_ntf") X(RX_WR, "rx_wr")
+#define QRDMA_SIM_STATE_CHECK(F, name)                                                    \
+  static_assert(QRDMA_NIC_STATE_##F##_W <= 32 &&                                          \
+                    QRDMA_NIC_STATE_##F##_LSB + QRDMA_NIC_STATE_##F##_W <= QRDMA_NIC_STATE_BITS, \
+                "nic_state field " name ": at most 32 bits, inside the layout");
+QRDMA_SIM_STATE_FIELDS(QRDMA_SIM_STATE_CHECK)
+#undef QRDMA_SIM_STATE_CHECK
+static_assert(sizeof(Vqrdma_nic___024root::state) * 8 == QRDMA_NIC_STATE_BITS,
+              "the NIC's state port is nic_state of qrdma_fmt.h");
+
+void System::dump_state() const {
+#define QRDMA_SIM_STATE_ROW(F, name) {name, QRDMA_NIC_STATE_##F##_LSB, QRDMA_NIC_STATE_##F##_W},
+  static const struct {
+    const char *name;
+    unsigned lsb, w;
+  } fields[] = {QRDMA_SIM_STATE_FIELDS(QRDMA_SIM_STATE_ROW)};
+#undef QRDMA_SIM_STATE_ROW
+  const uint64_t t = now_;
+  for (unsigned i = 0; i < nodes_.size(); ++i) {
+    const Node &nd = *nodes_[i];
+    const Vqrdma_nic___024root &r = *nd.nic->rootp;
+    std::string line;
+    char buf[96];
+    for (const auto &f : fields) {
+      snprintf(buf, sizeof buf, " %s=%u", f.name, port_bits(r.state.data(), f.lsb, f.w));
+      line += buf;
+    }
+    fprintf(stderr, "qrdma_sim: node %u: busy=%u nq_wait=%u%s\n", i, unsigned(r.busy),
+            unsigned(r.nq_wait), line.c_str());
+    fprintf(stderr,
+            "qrdma_sim: node %u: link: tx offers a beat %u, link takes %u; rx offered a beat "
+            "%u, refused %u\n",
+            i, unsigned(r.m_axis_tx_tvalid), unsigned(r.m_axis_tx_tready),
+            unsigned(nd.rx_offered != nullptr),
+            unsigned(nd.rx_offered != nullptr && !r.s_axis_rx_tready));
+    for (unsigned k = 0; k < net_->link_count(); ++k) {
+      LinkState l = net_->link_state(k, t);
+      if (l.src == i && (l.dst != i || nodes_.size() == 1))  // the router's self links: unused
+        fprintf(stderr,
+                "qrdma_sim: node %u: link to node %u: %zu beats held, %zu of them arrived\n",
+                i, l.dst, l.held, l.arrived);
+    }
+    fprintf(stderr,
+            "qrdma_sim: node %u: mmio: %llu writes without B, %zu reads outstanding; memory: "
+            "%zu read bursts, %zu write bursts, %zu W beats held\n",
+            i, (unsigned long long)(nd.mmio.writes_posted() - nd.mmio.writes_answered()),
+            nd.mmio.reads_outstanding(), nd.mem.reads_outstanding(),
+            nd.mem.writes_outstanding(), nd.mem.write_beats_held());
+    fprintf(stderr,
+            "qrdma_sim: node %u: beats: tx %llu, rx %llu; memory AR %llu, R %llu, AW %llu, W "
+            "%llu, B %llu (last in cycle %llu)\n",
+            i, (unsigned long long)nd.tx_beats, (unsigned long long)nd.rx_beats,
+            (unsigned long long)nd.mem.read_bursts(), (unsigned long long)nd.mem.read_beats(),
+            (unsigned long long)nd.mem.write_bursts(), (unsigned long long)nd.mem.write_beats(),
+            (unsigned long long)(nd.mem.write_resps(0) + nd.mem.write_resps(1) +
+                                 nd.mem.write_resps(2) + nd.mem.write_resps(3)),
+            (unsigned long long)nd.mem.last_move());
+  }
+  fprintf(stderr, "qrdma_sim: network %s: %llu packets dropped\n", net_->name(),
+          (unsigned long long)net_->dropped_packets());
 }
 
 bool System::quiet() const {

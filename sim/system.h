@@ -9,6 +9,7 @@
 //      clk = 0 and eval(): the NIC's outputs settle for the cycle;
 //   2. per node: the harness samples the handshakes of the cycle (valid && ready on every
 //      channel), updates its state, then clk = 1 and eval(): the rising edge.
+// Then the liveness watchdog looks at the cycle (docs/sim.md "Watchdog").
 // The C API (qrdma_sim.h) wraps this class.
 #pragma once
 
@@ -73,6 +74,8 @@ class System {
   bool quiet() const;
   uint64_t signature() const { return sig_; }
   bool evaluates_both_edges() const { return both_edges_; }
+  // the watchdog's state dump (docs/sim.md "Watchdog") to stderr
+  void dump_state() const;
 
   // CPU operations (advance time as described in mmio.h)
   uint64_t mmio_read64(unsigned node, uint64_t off, int *resp);
@@ -91,12 +94,21 @@ class System {
   template <bool Both, class Net>
   void cycle_on(Net &net);
   void sign(const Node &nd);
+  void watchdog(uint64_t t);
 
   qrdma_sim_options opt_;
   Diag diag_;
   uint64_t now_ = 0;
   uint64_t sig_ = 0;  // options.signature
   bool both_edges_ = false;  // evaluate the falling edge too (options.eval_both_edges)
+  // Watchdog (options.watchdog_cycles): wd_ok_ is the last cycle known not to be stalled
+  // (no NIC busy, or a NIC's nq_wait high, or a beat moved: watchdog() folds in the
+  // movement from Network::last_move and HostMem::last_move); watchdog() runs once
+  // t - wd_ok_ reaches wd_limit_ (UINT64_MAX: off, and until the end of construction).
+  // wd_trip_ok_ is wd_ok_ of the last trip: the same stall trips once.
+  uint64_t wd_ok_ = 0;
+  uint64_t wd_limit_ = UINT64_MAX;
+  uint64_t wd_trip_ok_ = UINT64_MAX;
   std::unique_ptr<VerilatedContext> ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::unique_ptr<Network> net_;

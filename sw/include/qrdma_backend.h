@@ -173,7 +173,8 @@ static inline void qrdma_backend_close(struct qrdma_backend *be)
  * qrdma_tool_backend_open with the string given by its -B option (or NULL: the backend's
  * default); the backend object linked into the tool defines it:
  *   sw/lib/backend_mmap_tool.c  spec "reg=PATH[@OFF],mem=PATH[@OFF],len=N,phys=ADDR[;...]"
- *   the simulation harness      its own spec (e.g. nodes and latencies)
+ *   the simulation harness      its own spec (e.g. nodes, latencies, watchdog;
+ *                               sim/qrdma_backend_sim.h)
  *   sw/tests/fake_tool.c        the unit tests' fake device
  * Returns 0 and *out, or a negative QRDMA_E* code (and a message on stderr). Release with
  * qrdma_backend_close. */
