@@ -91,22 +91,31 @@ _top("qrdma_nic_regs", ["rtl/top/qrdma_nic_regs.sv"], area="top",
 
 # ---------------------------------------------------------------- NIC (docs/nic.md)
 _top("qrdma_tx", ["rtl/tx/qrdma_tx_pkg.sv", "rtl/tx/qrdma_tx_sched.sv", "rtl/tx/qrdma_tx_rd.sv",
-                  "rtl/tx/qrdma_tx_realign.sv", "rtl/tx/qrdma_tx_asm.sv", "rtl/tx/qrdma_tx.sv"],
+                  "rtl/tx/qrdma_tx_realign.sv", "rtl/tx/qrdma_tx_rsp.sv", "rtl/tx/qrdma_tx_asm.sv",
+                  "rtl/tx/qrdma_tx.sv"],
      area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_id_pool", "qrdma_multi_queue", "qrdma_arb_rr",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      lint=({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
            {"NUM_NODES": 1, "MAX_PAYLOAD": 256, "SLOTS": 2, "READ_WINDOW_BEATS": 4,
             "AXI_ID_W": 1}))
-_top("qrdma_rx", ["rtl/rx/qrdma_rx_pkg.sv", "rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
-                  "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx_notif.sv", "rtl/rx/qrdma_rx.sv"],
+_top("qrdma_rx_pkg", ["rtl/rx/qrdma_rx_pkg.sv"], no_synth=True, area="rx")
+_top("qrdma_rx_cpl", ["rtl/rx/qrdma_rx_cpl.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram"],
+     synth={"NENT": 4096}, lint=({"NENT": 16},))
+_top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sdp_ram"],
+     synth={"NENT": 4096}, lint=({"NENT": 16},))
+_top("qrdma_rx", ["rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
+                  "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx.sv"],
      area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_cpl", "qrdma_rx_notif",
+           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
 
 _top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
-     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_rx", "qrdma_nic_regs"],
+     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
      lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
             "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16},))
 

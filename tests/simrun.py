@@ -58,7 +58,8 @@ def full() -> bool:
 def run(top: str, test_module: str, parameters: dict | None = None,
         testcase: str | None = None, extra_env: dict | None = None,
         hdl_toplevel: str | None = None, build_args: list[str] | None = None) -> None:
-    """Build `top` (registered in rtl/manifest.py) and run cocotb module `test_module`."""
+    """Build `top` (registered in rtl/manifest.py) and run cocotb module `test_module`.
+    Assertions are on (Verilator --assert): an RTL assertion that fails fails the test."""
     ensure_tool_path()
     sys.path.insert(0, str(ROOT))
     from rtl import manifest
@@ -81,7 +82,7 @@ def run(top: str, test_module: str, parameters: dict | None = None,
         hdl_toplevel=hdl_toplevel,
         parameters=parameters,
         build_dir=str(build_dir),
-        build_args=list(build_args or []),
+        build_args=["--assert"] + [a for a in (build_args or []) if a != "--assert"],
         waves=waves,
     )
     fcntl.flock(lock, fcntl.LOCK_UN)

@@ -187,6 +187,16 @@ ACK_DESC = _layout(
     ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM)"),
 )
 
+RSP_DESC = _layout(
+    "rsp_desc", 48,
+    "Response request, receive unit -> send unit: one ACK or NACK packet to send.",
+    ("dst_node", 0, 16, "node the response goes to (the block's sender)"),
+    ("tid", 16, 10, "transaction ID of the block / inline packet"),
+    ("seq", 26, 16, "its sequence number"),
+    ("nack", 42, 1, "1: NACK"),
+    ("reason", 43, 4, "NACK: ERR_* reason"),
+)
+
 NET_HDR = _layout(
     "net_hdr", 512,
     "Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The "
@@ -278,7 +288,7 @@ NIC_STATE = _layout(
     ("rx_wr", 160, 16, "receive unit: write bursts issued, B not yet back"),
 )
 
-LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, STATUS_SINGLE, ERR_INFO,
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, STATUS_SINGLE, ERR_INFO,
            ID_REG, PARAMS_REG, NET_HDR, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers

@@ -253,6 +253,27 @@ package qrdma_fmt_pkg;
     logic [9:0] tid;  // transaction ID of the acknowledged block / inline packet
   } ack_desc_t;
 
+  // Response request, receive unit -> send unit: one ACK or NACK packet to send.
+  localparam int unsigned RSP_DESC_W = 48;
+  localparam int unsigned RSP_DESC_DST_NODE_LSB = 0;
+  localparam int unsigned RSP_DESC_DST_NODE_W = 16;
+  localparam int unsigned RSP_DESC_TID_LSB = 16;
+  localparam int unsigned RSP_DESC_TID_W = 10;
+  localparam int unsigned RSP_DESC_SEQ_LSB = 26;
+  localparam int unsigned RSP_DESC_SEQ_W = 16;
+  localparam int unsigned RSP_DESC_NACK_LSB = 42;
+  localparam int unsigned RSP_DESC_NACK_W = 1;
+  localparam int unsigned RSP_DESC_REASON_LSB = 43;
+  localparam int unsigned RSP_DESC_REASON_W = 4;
+  typedef struct packed {
+    logic [0:0] rsvd47;
+    logic [3:0] reason;  // NACK: ERR_* reason
+    logic [0:0] nack;  // 1: NACK
+    logic [15:0] seq;  // its sequence number
+    logic [9:0] tid;  // transaction ID of the block / inline packet
+    logic [15:0] dst_node;  // node the response goes to (the block's sender)
+  } rsp_desc_t;
+
   // 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE).
   localparam int unsigned STATUS_SINGLE_W = 64;
   localparam int unsigned STATUS_SINGLE_STATUS_LSB = 0;

@@ -1,48 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; seed 004
-// §3.2-3.3: block registration by bitmask, duplicate and stale drop, local completion
-// notification into a queue with an "empty" marker). Four parts, in packet order:
+// qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSR] §3.2-3.3:
+// block tracking by bitmask, duplicate and stale drop, completion notification into a
+// ring with an "empty" marker). Five parts, in packet order:
 //
-//   s_axis_rx ─▶ qrdma_rx_buf ──headers──▶ qrdma_rx_hdr ──commands──▶ qrdma_rx_wr ─▶ m_axi AW/W
-//                (ring + CRC)  ◀──read/skip payload beats───────────┘      │   ◀── B
-//                                         │ events              done_cmd/done_ntf
-//                                         ▼                                 ▼
-//                               qrdma_rx_notif ──▶ m_ackreq, notification writes (via qrdma_rx_wr)
-//                               m_ack ◀── ACK/NACK packets (qrdma_rx_hdr)
+//   s_axis_rx -> qrdma_rx_buf --headers--> qrdma_rx_hdr --commands--> qrdma_rx_wr -> m_axi AW/W
+//                (ring + CRC) <--read/skip payload beats-----------------+   <- B
+//                                  | events, ACK/NACK (m_ack)            | done_cmd (key, err)
+//                                  v                                     v
+//                             qrdma_rx_cpl --responses (NENT FIFO)--> m_rsp (to the send unit)
+//                                  | notification requests (NENT FIFO)
+//                                  v
+//                             qrdma_rx_notif --ring writes--> qrdma_rx_wr; held ACKs --> qrdma_rx_cpl
 //
-//   qrdma_rx_buf    store and forward: payload beats in a ring of BUF_BEATS beats, headers
-//                   in a FIFO of HDR_DEPTH packets, CRC-32 checked against tuser of the
-//                   last beat (realigned so that DATA payload at any lane is checked).
-//   qrdma_rx_hdr    drops bad CRC / malformed packets, forwards ACK/NACK, tracks blocks
-//                   in a table of NUM_NODES*1024 entries keyed by (src_node mod
-//                   NUM_NODES, tid): newer seq starts afresh, older is stale, a set bit
-//                   is a duplicate; emits write commands and completion events.
-//   qrdma_rx_wr     AXI4 INCR bursts (AWSIZE 6, one ID 0, strobes on partial beats),
-//                   notification writes, B counting.
-//   qrdma_rx_notif  ACK requests and notification entries, each after the B responses of
-//                   the data it covers; the ring is never written past NQ_TAIL + NQ_SIZE.
-//
-// After rst the block table is cleared in NUM_NODES*1024 cycles; packets arriving
+// The unit takes packets from the link whatever the send unit, the link back or the
+// notification ring do: it waits only for its own memory writes (docs/nic.md "Deadlock
+// freedom"). NENT = NUM_NODES * 1024 tracking entries, one per (src_node mod NUM_NODES,
+// tid). After rst the tracking table is cleared in NENT cycles; packets arriving
 // meanwhile wait in the buffer (s_axis_rx_tready falls when it is full).
-//
-// Timing (cycles, no backpressure; checked by tests/rx/test_qrdma_rx.py rx_timing):
-//   last beat of a packet taken (n) -> its AW valid: n+13 when the last beat holds no
-//     payload byte at a lane >= the lane of the first payload byte, else n+14 (e.g. every
-//     packet whose payload starts at lane 0: its last CRC beat goes a cycle later, see
-//     qrdma_rx_buf); the first W beat follows one cycle after the AW
-//   B of the block's last write (b) -> m_ackreq_valid: b+4
-//   B of the last write a notification covers (b) -> notification AW valid: b+6; the
-//     notification's own B (c) -> nq_head advanced and stat_notif: c+2
-//   throughput: one beat per cycle in (s_axis_rx_tready stays high for back-to-back
-//     1 KiB packets at any lane); the write side needs only the payload beats (not the
-//     header beat), so it keeps up with the link.
-// Internal sizes: header FIFO HDR_DEPTH = 64 packets, event FIFO EVT_DEPTH = 64
-// completion events, 32 bursts in flight on AXI, W FIFO of 4 beats.
 // stat_* are one-cycle pulses (stat_bytes carries the payload bytes of the accepted
-// DATA/INLINE packet of that cycle, else 0), registered, at the packet's decision
-// (stat_notif: when the notification's B comes back).
+// DATA/INLINE packet of that cycle, else 0).
 `default_nettype none
 
 module qrdma_rx
@@ -87,19 +65,25 @@ module qrdma_rx
   output logic                 m_ack_valid,
   input  logic                 m_ack_ready,
   output logic [31:0]          m_ack_data,
-  // ACK requests to the send unit
-  output logic                 m_ackreq_valid,
-  input  logic                 m_ackreq_ready,
-  output logic [15:0]          m_ackreq_dst,
-  output logic [9:0]           m_ackreq_tid,
-  output logic [15:0]          m_ackreq_seq,
-  output logic                 m_ackreq_nack,       // always 0
+  // responses (ACK / NACK packets to send) to the send unit
+  output logic                 m_rsp_valid,
+  input  logic                 m_rsp_ready,
+  output logic [RSP_DESC_W-1:0] m_rsp_data,
   // notification ring (NIC registers)
   input  logic [63:0]          cfg_nq_base,         // 64-byte aligned
   input  logic [31:0]          cfg_nq_size,         // entries, power of 2; 0: off
   input  logic [31:0]          cfg_nq_tail,         // entries taken by software
   input  logic                 cfg_nq_reset,        // pulse: nq_head <- 0
   output logic [31:0]          nq_head,             // entries written (B back)
+  output logic                 nq_wait,             // a notification waits for a ring slot
+  // work outstanding and occupancy (state snapshot)
+  output logic                 busy,
+  output logic [15:0]          occ_buf,             // buffer beats in use
+  output logic [15:0]          occ_pkts,            // packets in the buffer not yet decided
+  output logic [15:0]          occ_evts,            // completion events waiting for B
+  output logic [15:0]          occ_rsp,             // responses queued
+  output logic [15:0]          occ_ntf,             // notifications waiting for a ring slot
+  output logic [15:0]          occ_wr,              // write bursts in flight
   // statistics (one-cycle pulses)
   output logic                 stat_data_pkt,       // DATA accepted (written)
   output logic                 stat_ctrl_pkt,       // INLINE / CONTROL / ACK / NACK accepted
@@ -108,11 +92,18 @@ module qrdma_rx
   output logic                 stat_dup_drop,
   output logic                 stat_stale_drop,
   output logic                 stat_bad_drop,
-  output logic                 stat_notif           // notification written
+  output logic                 stat_notif,          // notification written
+  output logic                 stat_notif_off,      // notification dropped: ring off
+  output logic                 stat_nack,           // NACK queued (a block refused)
+  output logic                 stat_mem_err,        // write burst answered SLVERR/DECERR
+  output logic                 stat_link_stall,     // a beat offered and not taken
+  output logic                 stat_evt_stall       // header pipeline waits for an output FIFO
 );
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
   localparam int unsigned EVT_DEPTH = 64;  // completion events waiting for their B
+  localparam int unsigned KQ_DEPTH  = 32;  // write bursts in flight
+  localparam int unsigned NENT      = NUM_NODES * 1024;
 
   net_hdr_t        hdr;
   logic            hdr_valid, hdr_ready, hdr_long, hdr_crc_ok;
@@ -123,9 +114,22 @@ module qrdma_rx
   logic            cmd_valid, cmd_ready, evt_valid, evt_ready;
   rx_cmd_t         cmd;
   rx_evt_t         evt;
-  logic            ntf_valid, ntf_ready, done_cmd, done_ntf;
-  logic [BAW-1:0]  ntf_baddr;
-  logic [511:0]    ntf_data;
+  logic            ctl_we;
+  logic [KEYW-1:0] ctl_key;
+  rx_ctrl_t        ctl;
+  logic            done_cmd, done_first, done_err, done_ntf;
+  logic [KEYW-1:0] done_key;
+  logic            ntf_valid, ntf_ready, wr_valid, wr_ready, hack_valid, hack_ready;
+  rx_ntf_t         ntf;
+  rsp_desc_t       hack, rsp;
+  logic [BAW-1:0]  wr_baddr;
+  logic [511:0]    wr_data;
+  logic            notif_off_cpl, notif_off_ntf;
+  logic [idx_w(BUF_BEATS):0]    o_beats;
+  logic [cnt_w(HDR_DEPTH)-1:0]  o_pkts;
+  logic [cnt_w(EVT_DEPTH)-1:0]  o_evts;
+  logic [cnt_w(NENT)-1:0]       o_rsp, o_ntf;
+  logic [cnt_w(KQ_DEPTH)-1:0]   o_wr;
 
   qrdma_rx_buf #(
     .MAX_PAYLOAD (MAX_PAYLOAD),
@@ -137,7 +141,8 @@ module qrdma_rx
     .s_axis_rx_tvalid, .s_axis_rx_tready,
     .m_hdr_valid(hdr_valid), .m_hdr_ready(hdr_ready), .m_hdr(hdr),
     .m_hdr_nbeats(hdr_nbeats), .m_hdr_long(hdr_long), .m_hdr_crc_ok(hdr_crc_ok),
-    .rd_en, .rd_data, .skip_en, .skip_n
+    .rd_en, .rd_data, .skip_en, .skip_n,
+    .occ_beats(o_beats), .occ_pkts(o_pkts)
   );
 
   qrdma_rx_hdr #(
@@ -152,35 +157,74 @@ module qrdma_rx
     .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready), .m_cmd(cmd),
     .m_evt_valid(evt_valid), .m_evt_ready(evt_ready), .m_evt(evt),
     .m_ack_valid, .m_ack_ready, .m_ack_data,
+    .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
+    .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
     .stat_stale_drop, .stat_bad_drop
   );
 
   qrdma_rx_wr #(
-    .AXI_ID_W (AXI_ID_W)
+    .AXI_ID_W (AXI_ID_W),
+    .KQ_DEPTH (KQ_DEPTH)
   ) u_wr (
     .clk, .rst,
     .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready), .s_cmd(cmd),
-    .s_ntf_valid(ntf_valid), .s_ntf_ready(ntf_ready), .s_ntf_baddr(ntf_baddr),
-    .s_ntf_data(ntf_data),
+    .s_ntf_valid(wr_valid), .s_ntf_ready(wr_ready), .s_ntf_baddr(wr_baddr),
+    .s_ntf_data(wr_data),
     .buf_rd_en(rd_en), .buf_rd_data(rd_data), .buf_skip_en(skip_en), .buf_skip_n(skip_n),
     .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
     .m_axi_awvalid, .m_axi_awready,
     .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,
     .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready,
-    .done_cmd, .done_ntf
+    .done_cmd, .done_key, .done_first, .done_err, .done_ntf,
+    .occ_bursts(o_wr), .stat_mem_err
   );
 
-  qrdma_rx_notif u_notif (
+  qrdma_rx_cpl #(.NENT(NENT)) u_cpl (
     .clk, .rst,
     .s_evt_valid(evt_valid), .s_evt_ready(evt_ready), .s_evt(evt),
-    .done_cmd, .done_ntf,
-    .m_ackreq_valid, .m_ackreq_ready, .m_ackreq_dst, .m_ackreq_tid, .m_ackreq_seq,
-    .m_ackreq_nack,
-    .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf_baddr(ntf_baddr),
-    .m_ntf_data(ntf_data),
-    .cfg_nq_base, .cfg_nq_size, .cfg_nq_tail, .cfg_nq_reset, .nq_head, .stat_notif
+    .done_cmd, .done_key, .done_first, .done_err,
+    .cfg_nq_off(cfg_nq_size == '0),
+    .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
+    .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
+    .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
+    .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl)
   );
+
+  qrdma_rx_notif #(.NENT(NENT)) u_notif (
+    .clk, .rst,
+    .ctl_we, .ctl_key, .ctl,
+    .s_ntf_valid(ntf_valid), .s_ntf_ready(ntf_ready), .s_ntf(ntf),
+    .m_wr_valid(wr_valid), .m_wr_ready(wr_ready), .m_wr_baddr(wr_baddr), .m_wr_data(wr_data),
+    .done_ntf,
+    .m_hack_valid(hack_valid), .m_hack_ready(hack_ready), .m_hack(hack),
+    .cfg_nq_base, .cfg_nq_size, .cfg_nq_tail, .cfg_nq_reset, .nq_head, .nq_wait,
+    .stat_notif, .stat_notif_off(notif_off_ntf)
+  );
+
+  assign m_rsp_data     = rsp;
+  assign stat_notif_off = notif_off_cpl || notif_off_ntf;
+
+  // occupancy, saturated to 16 bits
+  function automatic logic [15:0] sat16(input logic [31:0] v);
+    return (v > 32'hFFFF) ? 16'hFFFF : v[15:0];
+  endfunction
+
+  always_ff @(posedge clk) begin
+    occ_buf  <= sat16(32'(o_beats));
+    occ_pkts <= sat16(32'(o_pkts));
+    occ_evts <= sat16(32'(o_evts));
+    occ_rsp  <= sat16(32'(o_rsp));
+    occ_ntf  <= sat16(32'(o_ntf));
+    occ_wr   <= sat16(32'(o_wr));
+    busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
+                || o_ntf != '0 || o_wr != '0 || cmd_valid || hack_valid || wr_valid;
+    stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
+    if (rst) begin
+      busy            <= 1'b0;
+      stat_link_stall <= 1'b0;
+    end
+  end
 
 endmodule
 

@@ -56,7 +56,7 @@ module qrdma_rx_buf
   // packets in arrival order, once their CRC is known
   output logic              m_hdr_valid,
   input  logic              m_hdr_ready,
-  output net_hdr_t          m_hdr,             // header (bits 255:184 read as zero)
+  output net_hdr_t          m_hdr,             // header (bits 255:HLW read as zero)
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
@@ -65,12 +65,18 @@ module qrdma_rx_buf
   output logic [511:0]      rd_data,
   input  logic              skip_en,
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [NBW-1:0]    skip_n         // < BUF_BEATS: only the ring index bits are used
+  input  logic [NBW-1:0]    skip_n,        // < BUF_BEATS: only the ring index bits are used
   /* verilator lint_on UNUSEDSIGNAL */
+  // occupancy (for the NIC's state snapshot and stall counters)
+  output logic [PW:0]       occ_beats,     // payload beats in the ring
+  output logic [cnt_w(HDR_DEPTH)-1:0] occ_pkts  // packets (headers) waiting
 );
 
   localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
-  localparam int unsigned HQW  = 256 + 184 + 32 + NBW + 1;
+  // header bits kept below 256: the fields up to `reason` (the rest of the low half is
+  // reserved and reads as zero)
+  localparam int unsigned HLW  = NET_HDR_REASON_LSB + NET_HDR_REASON_W;
+  localparam int unsigned HQW  = 256 + HLW + 32 + NBW + 1;
 
 `ifndef SYNTHESIS
   initial begin
@@ -85,7 +91,7 @@ module qrdma_rx_buf
   // ------------------------------------------------------------------ input side
   logic               in_pkt_q;            // the next beat is a payload beat
   logic [255:0]       hhi_q;               // header beat of the packet being received
-  logic [183:0]       hlo_q;
+  logic [HLW-1:0]     hlo_q;
   logic [NBW-1:0]     nb_q;                // payload beats stored so far
   logic               long_q;
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
@@ -105,11 +111,11 @@ module qrdma_rx_buf
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok;
 
-  // Header FIFO entry: header bits 511:256, tuser, payload beats, long, header bits 183:0
-  // (bits 255:184 are not kept); both header parts stay 32-bit aligned (faster simulation).
+  // Header FIFO entry: header bits 511:256, tuser, payload beats, long, header bits HLW-1:0
+  // (bits 255:HLW are not kept).
   always_comb begin
     if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tuser, NBW'(0), 1'b0,
-                               s_axis_rx_tdata[183:0]};
+                               s_axis_rx_tdata[HLW-1:0]};
     else          hq_s_data = {hhi_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
                                long_q || !store_ok, hlo_q};
   end
@@ -117,7 +123,7 @@ module qrdma_rx_buf
   always_ff @(posedge clk) begin
     if (in_fire && hdr_beat) begin
       hhi_q <= s_axis_rx_tdata[511:256];
-      hlo_q <= s_axis_rx_tdata[183:0];
+      hlo_q <= s_axis_rx_tdata[HLW-1:0];
     end
   end
 
@@ -276,9 +282,11 @@ module qrdma_rx_buf
 
   assign m_hdr_valid = hq_m_valid && cq_m_valid;
   assign hq_pop      = m_hdr_valid && m_hdr_ready;
-  assign {m_hdr[511:256], tuser_q, m_hdr_nbeats, m_hdr_long, m_hdr[183:0]} = hq_m_data;
-  assign m_hdr[255:184] = '0;
+  assign {m_hdr[511:256], tuser_q, m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0]} = hq_m_data;
+  assign m_hdr[255:HLW] = '0;
   assign m_hdr_crc_ok   = (cq_m_data == tuser_q);
+  assign occ_beats      = used;
+  assign occ_pkts       = hq_count;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin

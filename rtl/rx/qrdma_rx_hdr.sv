@@ -1,56 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"; seed 004
-// §3.2-3.3 block registration, duplicate detection and notification). It takes the
-// packets of the receive buffer in arrival order, once their CRC is known, and decides:
-//   * bad CRC                                   -> dropped (stat_crc_drop)
-//   * malformed: type not DATA/INLINE/CONTROL/ACK/NACK, dst_node != node_id, DATA with
-//     len 0 or > MAX_PAYLOAD, crossing a MAX_PAYLOAD boundary, blk_pkts 0 or
-//     > MAX_BLK_PKTS, pkt_idx >= blk_pkts, or a payload beat count that does not match
-//     dst_addr/len; INLINE with len 0 or > 32; any payload beat on a one-beat type; more
-//     payload beats than any legal packet has (s_hdr_long)
-//                                               -> dropped (stat_bad_drop)
-//   * ACK / NACK                                -> m_ack (ACK_DESC)
-//   * DATA / INLINE (a one-packet block) / CONTROL: looked up in the block-tracking table,
-//     one entry per (src_node mod NUM_NODES, tid): valid, seq, mask of the packets
-//     written, their count, done (all blk_pkts written), ctrl (the CONTROL naming this
-//     block came). A packet whose seq differs from a done entry's (its block is complete
-//     and acknowledged) starts the entry afresh; on an entry still being filled, a newer
-//     seq (modulo 2^16; or an unused entry) starts it afresh and an older one is dropped
-//     (stat_stale_drop). The sender reuses a TID only after the ACK of its previous block,
-//     i.e. after that block's entry is done, so a new block is never mistaken for an old
-//     one however many sequence numbers (one global 16-bit counter) went by meanwhile;
-//     a late copy of an older block's packet reaching a done entry would be taken as a
-//     new block (no such copies exist without retransmission: the reliability layer
-//     must bring its own duplicate filter). A packet whose bit is set (or a second
-//     CONTROL) is dropped (stat_dup_drop). An accepted DATA/INLINE packet becomes a write
-//     command; the one that completes its block emits a completion event (ACK request),
-//     with a notification when ctrl is set (fields of the CONTROL, kept in a second table
-//     until then) or when it is an INLINE with notify. A CONTROL for a block already done
-//     emits a notification event; otherwise it marks the entry notify-pending.
-// Every dropped packet's payload beats become a SKIP command (released unwritten). Write
-// commands and events leave in packet order; each event carries the number of write
-// commands issued up to it (wtag), and is acted on only once that many have their B.
+// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"; [RSR] §3.2
+// block registration by bitmask, duplicate drop). It takes the packets of the receive
+// buffer in arrival order, once their CRC is known, and decides for each: dropped (bad
+// CRC, malformed, stale, duplicate: its payload beats are released unwritten), ACK/NACK
+// (to the QoS engine), or accepted into the block-tracking table (one entry per
+// (src_node mod NUM_NODES, tid)): DATA/INLINE payload becomes a write command, the packet
+// that completes a block (or the CONTROL that completes a notifying transfer's last
+// block) a completion event. The rules: docs/nic.md "Receive unit".
 //
-// Tables: qrdma_sdp_ram with RDW_NEW, NUM_NODES*1024 entries. After rst they are cleared
-// by a sweep of NUM_NODES*1024 cycles during which no packet is taken (they wait in the
-// receive buffer). Pipeline, one packet per cycle:
-//   t    stage 0: the packet is taken, both tables are read;
-//   t+1  stage 1: the table outputs arrive and are registered (a write in the cycle of
-//        the read comes by RDW_NEW, a write made by stage 2 since, by a snoop); the
-//        packet waits here while stage 2 holds one;
-//   t+2  stage 2: the decision; the tables are written (read-modify-write of the entry);
-//   t+3  stage 3: command / event / ACK pushed into their output FIFOs (visible at t+4;
-//        the event FIFO is block RAM: t+5). Stage 3 waits while any output FIFO is full,
-//        and the stages behind it wait with it.
-// The registers at the table outputs and after the decision keep the block RAM's
-// clock-to-output and the FIFO pushes out of the decision path.
-// Simulation speed (docs/sim.md): the checks of stage 0 are evaluated inside the stage-1
-// registers' always_ff (only when a packet is taken; node_id, a top-level input, is then
-// read by no combinational logic), the write command, event and ACK of stage 2 inside
-// the stage-3 registers' always_ff (only when stage 2 fires): Verilator skips them in
-// every other cycle.
+// Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
+// events, in packet order; each carries wtag, the count of write commands up to it),
+// m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
+// the notification writer). The table is cleared by a sweep of NUM_NODES*1024 cycles
+// after rst, during which no packet is taken.
+// Pipeline, one packet per cycle: t stage 0 takes the packet and reads the table; t+1
+// stage 1 registers the entry (a write made since the read is snooped); t+2 stage 2
+// decides and writes the entry back; t+3 stage 3 pushes command, event, ACK into their
+// FIFOs and waits while any of them is full (the stages behind it wait with it).
 `default_nettype none
 
 module qrdma_rx_hdr
@@ -87,6 +55,13 @@ module qrdma_rx_hdr
   output logic                  m_ack_valid,
   input  logic                  m_ack_ready,
   output logic [31:0]           m_ack_data,
+  // notification fields table writes (CONTROL, notifying INLINE), by tracking entry
+  output logic                  m_ctl_we,
+  output logic [KEYW-1:0]       m_ctl_key,
+  output rx_ctrl_t              m_ctl,
+  // occupancy and stall (state snapshot, counters)
+  output logic [cnt_w(EVT_DEPTH)-1:0] occ_evts,   // completion events queued
+  output logic                  stat_stall,       // stage 3 waits for room in an output FIFO
   // one-cycle pulses (registered)
   output logic                  stat_data_pkt,
   output logic                  stat_ctrl_pkt,
@@ -106,6 +81,7 @@ module qrdma_rx_hdr
       $fatal(1, "qrdma_rx_hdr: NUM_NODES must be a power of 2");
     if (MAX_BLK_PKTS < 1 || MAX_BLK_PKTS > 256)
       $fatal(1, "qrdma_rx_hdr: MAX_BLK_PKTS must be in 1..256");
+    if (EAW > KEYW) $fatal(1, "qrdma_rx_hdr: NUM_NODES must be <= 64 (entry keys of KEYW bits)");
   end
 `endif
 
@@ -113,6 +89,7 @@ module qrdma_rx_hdr
     logic                    valid;  // used since the sweep
     logic                    done;   // all packets of block seq written
     logic                    ctrl;   // the CONTROL naming block seq came
+    logic                    wseen;  // a write of block seq was issued
     logic [15:0]             seq;
     logic [CW-1:0]           cnt;    // packets written
     logic [MAX_BLK_PKTS-1:0] mask;   // packets written, by pkt_idx
@@ -185,12 +162,10 @@ module qrdma_rx_hdr
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // ------------------------------------------------------------------ tables
+  // ------------------------------------------------------------------ table
   ent_t           ent_rd;     // table output: entry of the packet taken the cycle before
   ent_t           ent_wr;     // stage 2: the entry written back
-  rx_ctrl_t       ctl_rd;
-  rx_ctrl_t       ctl_wr;     // stage 2: the CONTROL fields of its packet (a register)
-  logic           tbl_we, ctl_we;
+  logic           tbl_we;
   logic [EAW-1:0] key1_q, key2_q;
 
   qrdma_sdp_ram #(.WIDTH($bits(ent_t)), .DEPTH(NENT), .RDW_NEW(1'b1)) u_table (
@@ -198,12 +173,6 @@ module qrdma_rx_hdr
     .wr_en(init_q || tbl_we), .wr_be(1'b1),
     .wr_addr(init_q ? init_idx_q : key2_q), .wr_data(init_q ? '0 : ent_wr),
     .rd_en(take), .rd_addr(key0), .rd_data(ent_rd)
-  );
-
-  qrdma_sdp_ram #(.WIDTH($bits(rx_ctrl_t)), .DEPTH(NENT), .RDW_NEW(1'b1)) u_ctrl_table (
-    .clk,
-    .wr_en(ctl_we), .wr_be(1'b1), .wr_addr(key2_q), .wr_data(ctl_wr),
-    .rd_en(take), .rd_addr(key0), .rd_data(ctl_rd)
   );
 
   // ------------------------------------------------------------------ stage 1: entry
@@ -221,21 +190,19 @@ module qrdma_rx_hdr
   logic [NBW-1:0] nb1_q, nb2_q;
   logic [13:0]    end1_q, end2_q;
   ent_t           ent1, ent2_q;
-  rx_ctrl_t       ctl1, ctl2_q;
+  rx_ctrl_t       ctl2_q;     // stage 2: the notification fields of its packet
   logic           s2_valid_q, s2_fire, s1_move, snoop;
   logic [TAGW-1:0] wcnt_q;    // write commands issued (RING and IMM)
 
   assign s1_move = s1_valid_q && (!s2_valid_q || s2_fire);
   assign s_hdr_ready = !init_q && (!s1_valid_q || s1_move);
   // stage 2 fires on the entry of the packet in stage 1: ent_wr is its new value (the
-  // entry unchanged when nothing is written), the CONTROL fields only when written
+  // entry unchanged when nothing is written)
   assign snoop   = s2_fire && key2_q == key1_q;
 
   always_comb begin
     ent1 = ent_rd;
-    ctl1 = ctl_rd;
     if (snoop) ent1 = ent_wr;
-    if (snoop && ctl_we) ctl1 = ctl_wr;
   end
 
   always_ff @(posedge clk) begin
@@ -251,17 +218,19 @@ module qrdma_rx_hdr
     end
     if (s1_move) begin
       h2_q   <= h1_q;
-      ctl_wr.xfer     <= h1_q.xfer;
-      ctl_wr.pd       <= h1_q.pd;
-      ctl_wr.size     <= h1_q[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W];
-      ctl_wr.tag      <= h1_q[NET_HDR_TAG_LSB +: NET_HDR_TAG_W];
-      ctl_wr.dst_addr <= h1_q.dst_addr;
+      // the fields a notification reports: a CONTROL's, or a (notifying) INLINE's
+      ctl2_q.is_ctrl  <= (k1_q == K_CONTROL);
+      ctl2_q.xfer     <= h1_q.xfer;
+      ctl2_q.pd       <= h1_q.pd;
+      ctl2_q.size     <= (k1_q == K_CONTROL) ? h1_q[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]
+                                             : 33'(h1_q.len);
+      ctl2_q.tag      <= (k1_q == K_CONTROL) ? h1_q[NET_HDR_TAG_LSB +: NET_HDR_TAG_W] : '0;
+      ctl2_q.dst_addr <= h1_q.dst_addr;
       k2_q   <= k1_q;
       nb2_q  <= nb1_q;
       end2_q <= end1_q;
       key2_q <= key1_q;
       ent2_q <= ent1;
-      ctl2_q <= ctl1;
     end
   end
 
@@ -279,8 +248,8 @@ module qrdma_rx_hdr
   logic [15:0]  sdiff;
   logic [IW-1:0] idx;
   logic [8:0]   bp;
-  logic         acc_wr, acc_ctl, dup, stale, complete, ntf, ntf_from_tbl;
-  logic         want_cmd, want_evt, want_ack;
+  logic         acc_wr, acc_ctl, dup, stale, complete, evt, ntf, first, ctl_keep;
+  logic         want_cmd, want_ack;
   logic [MAX_BLK_PKTS-1:0] onehot;
   ent_t         ent;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -298,40 +267,59 @@ module qrdma_rx_hdr
   assign bit_set = ent.mask[idx];
   assign onehot = MAX_BLK_PKTS'(1) << idx;
 
+  // Completion rules (docs/nic.md "Receive unit"): a block's completion event (its ACK,
+  // and a notification when the transfer asks for one) comes with the packet that
+  // completes it; the last block of a notifying transfer (DATA with `notify`) also waits
+  // for its CONTROL, whichever of the two comes second. An INLINE is a one-packet block
+  // that carries its own notify.
   always_comb begin
     acc_wr   = 1'b0;   // DATA / INLINE written
     acc_ctl  = 1'b0;   // CONTROL taken
     dup      = 1'b0;
     stale    = 1'b0;
-    complete = 1'b0;   // the block is done with this packet: ACK
-    ntf      = 1'b0;   // notification
-    ntf_from_tbl = 1'b0;  // its fields come from the CONTROL table
+    complete = 1'b0;   // the block's packets are all in with this packet
+    evt      = 1'b0;   // completion event
+    ntf      = 1'b0;   // ... with a notification
+    first    = 1'b0;   // the block's first write
+    ctl_keep = 1'b0;   // keep this packet's fields for the notification
     ent_wr   = ent;
     if (s2_valid_q) unique case (k2_q)  // (nothing is used without a packet in stage 2)
       K_DATA, K_INLINE: begin
         if (newer) begin
           acc_wr        = 1'b1;
+          first         = 1'b1;
           ent_wr        = '0;
           ent_wr.valid  = 1'b1;
           ent_wr.seq    = h.seq;
           ent_wr.cnt    = CW'(1);
           ent_wr.mask   = onehot;
+          ent_wr.wseen  = 1'b1;
           complete      = (bp == 9'd1);
           ent_wr.done   = complete;
         end else if (same && !bit_set) begin
           acc_wr        = 1'b1;
+          first         = !ent.wseen;
           ent_wr.cnt    = ent.cnt + CW'(1);
           ent_wr.mask   = ent.mask | onehot;
+          ent_wr.wseen  = 1'b1;
           complete      = !ent.done && (9'(ent.cnt) + 9'd1 == bp);
           ent_wr.done   = ent.done || complete;
-          ntf_from_tbl  = complete && ent.ctrl;
         end else begin
           dup   = same;
           stale = older;
         end
-        ntf = ntf_from_tbl || (acc_wr && k2_q == K_INLINE && h.notify);
+        if (k2_q == K_INLINE) begin
+          evt      = complete;
+          ntf      = complete && h.notify;
+          ctl_keep = complete && h.notify;
+        end else begin
+          // the last block of a notifying transfer waits for its CONTROL
+          evt = complete && (!h.notify || (!newer && ent.ctrl));
+          ntf = complete && h.notify;
+        end
       end
       K_CONTROL: begin
+        ctl_keep = 1'b1;
         if (newer) begin
           acc_ctl       = 1'b1;
           ent_wr        = '0;
@@ -341,8 +329,10 @@ module qrdma_rx_hdr
         end else if (same && !ent.ctrl) begin
           acc_ctl       = 1'b1;
           ent_wr.ctrl   = 1'b1;
-          ntf           = ent.done;   // the block is already complete
+          evt           = ent.done;   // the block is already complete
+          ntf           = ent.done;
         end else begin
+          ctl_keep = 1'b0;
           dup   = same;
           stale = older;
         end
@@ -351,12 +341,7 @@ module qrdma_rx_hdr
     endcase
   end
 
-  // CONTROL fields (ctl_wr, the packet's in stage 2): written at every CONTROL taken (read
-  // back when its block completes). Registered from stage 1 when the packet moves (in the
-  // always_ff of stage 1): a register, not a selection made again every cycle.
-
   assign want_cmd = acc_wr || nb2_q != '0;
-  assign want_evt = complete || ntf;
   assign want_ack = (k2_q == K_ACK);
 
   // ------------------------------------------------------------------ stage 3: push
@@ -372,17 +357,33 @@ module qrdma_rx_hdr
   assign s3_fire = s3_valid_q && cmd_ready && evt_ready && ack_ready;
   assign s2_fire = s2_valid_q && (!s3_valid_q || s3_fire);
   assign tbl_we  = s2_fire && (acc_wr || acc_ctl);
-  assign ctl_we  = s2_fire && acc_ctl;
+
+  // The notification fields table: written with the packet whose fields a notification
+  // will report (a CONTROL taken, an INLINE with notify that completes its block). The
+  // entry is read by the notification writer only after the completion event, and the
+  // sender reuses the TID only after the ACK, which waits for the notification.
+  always_ff @(posedge clk) begin
+    m_ctl_we <= s2_fire && ctl_keep && (acc_ctl || acc_wr);
+    if (rst) m_ctl_we <= 1'b0;
+  end
+  always_ff @(posedge clk) begin
+    if (s2_fire) begin
+      m_ctl_key <= KEYW'(key2_q);
+      m_ctl     <= ctl2_q;
+    end
+  end
 
   // The write command, completion event and ACK of the decision, built only when stage 2
   // fires (they are used only from the stage-3 registers).
   always_ff @(posedge clk) begin
     if (s2_fire) begin
       rx_cmd_t   cmd;
-      rx_evt_t   evt;
+      rx_evt_t   ev;
       ack_desc_t ack;
       // write command
       cmd        = '0;
+      cmd.key    = KEYW'(key2_q);
+      cmd.first  = first;
       cmd.baddr  = h.dst_addr[63:6];
       cmd.lo     = h.dst_addr[5:0];
       cmd.hi     = 6'(end2_q - 14'd1);
@@ -398,42 +399,23 @@ module qrdma_rx_hdr
         cmd.op = OP_SKIP;
       end
       // completion event
-      evt          = '0;
-      evt.ack      = complete;
-      evt.ntf      = ntf;
-      evt.src_node = h.src_node;
-      evt.tid      = h.tid;
-      evt.seq      = h.seq;
-      evt.wtag     = wcnt_q + TAGW'(acc_wr);
-      if (ntf_from_tbl || k2_q == K_CONTROL) begin
-        // the CONTROL fields: from the table (notification of an earlier CONTROL), else
-        // of this packet
-        rx_ctrl_t c;
-        c = ntf_from_tbl ? ctl2_q : ctl_wr;
-        evt.kind     = 4'(NET_CONTROL);
-        evt.xfer     = c.xfer;
-        evt.pd       = c.pd;
-        evt.size     = c.size;
-        evt.tag      = c.tag;
-        evt.dst_addr = c.dst_addr;
-      end else begin
-        evt.kind     = 4'(NET_INLINE);
-        evt.xfer     = h.xfer;
-        evt.pd       = h.pd;
-        evt.size     = 33'(h.len);
-        evt.tag      = '0;
-        evt.dst_addr = h.dst_addr;
-      end
+      ev          = '0;
+      ev.ntf      = ntf;
+      ev.src_node = h.src_node;
+      ev.key      = KEYW'(key2_q);
+      ev.seq      = h.seq;
+      ev.wtag     = wcnt_q + TAGW'(acc_wr);
       // received ACK / NACK
-      ack      = '0;
-      ack.tid  = h.tid;
-      ack.seq  = h.seq;
-      ack.nack = (h.ptype == 4'(NET_NACK));
+      ack        = '0;
+      ack.tid    = h.tid;
+      ack.seq    = h.seq;
+      ack.nack   = (h.ptype == 4'(NET_NACK));
+      ack.reason = ack.nack ? h.reason : '0;
       cmd3_q   <= cmd;
-      evt3_q   <= evt;
+      evt3_q   <= ev;
       ack3_q   <= ack;
       w3_cmd_q <= want_cmd;
-      w3_evt_q <= want_evt;
+      w3_evt_q <= evt;
       w3_ack_q <= want_ack;
     end
   end
@@ -451,9 +433,8 @@ module qrdma_rx_hdr
     end
   end
 
-  /* verilator lint_off UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */  // FIFO outputs this block has no use for
   logic [cnt_w(4)-1:0]         cq_count, aq_count;
-  logic [cnt_w(EVT_DEPTH)-1:0] eq_count;
   logic                        cq_af, eq_af, aq_af;
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -468,7 +449,7 @@ module qrdma_rx_hdr
     .clk, .rst,
     .s_valid(s3_fire && w3_evt_q), .s_ready(evt_ready), .s_data(evt3_q),
     .m_valid(m_evt_valid), .m_ready(m_evt_ready), .m_data(m_evt),
-    .count(eq_count), .almost_full(eq_af)
+    .count(occ_evts), .almost_full(eq_af)
   );
 
   qrdma_sync_fifo #(.WIDTH(32), .DEPTH(4)) u_ack_fifo (
@@ -488,7 +469,9 @@ module qrdma_rx_hdr
       stat_dup_drop   <= 1'b0;
       stat_stale_drop <= 1'b0;
       stat_bad_drop   <= 1'b0;
+      stat_stall      <= 1'b0;
     end else begin
+      stat_stall      <= s3_valid_q && !s3_fire;
       stat_data_pkt   <= s2_fire && acc_wr && k2_q == K_DATA;
       stat_ctrl_pkt   <= s2_fire && ((acc_wr && k2_q == K_INLINE) || acc_ctl || want_ack);
       stat_bytes      <= (s2_fire && acc_wr) ? h.len : '0;

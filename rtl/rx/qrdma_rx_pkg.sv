@@ -3,9 +3,10 @@
 //
 // qrdma_rx_pkg: records passed between the parts of the receive unit qrdma_rx
 // (docs/nic.md "Receive unit"): the write command (header processor -> AXI write engine),
-// the completion event (header processor -> notification writer) and the CONTROL packet
-// fields kept per table entry until the block they name completes. Packet and
-// notification layouts come from the generated qrdma_fmt_pkg (docs/formats.md).
+// the completion event (header processor -> completion unit), the notification request
+// (completion unit -> notification writer) and the fields a notification reports, kept
+// per tracking entry. Packet, response and notification layouts come from the generated
+// qrdma_fmt_pkg (docs/formats.md).
 `default_nettype none
 
 // Not every constant is used by every user of the package.
@@ -19,6 +20,10 @@ package qrdma_rx_pkg;
   localparam int unsigned TAGW = 32;
   localparam int unsigned BAW  = 58;  // beat address: byte address bits 63:6
 
+  // Key of a block-tracking entry: {src_node mod NUM_NODES, tid}, at most 16 bits wide
+  // (NUM_NODES <= 64).
+  localparam int unsigned KEYW = 16;
+
   // Operation of a write command.
   typedef enum logic [1:0] {
     OP_SKIP = 2'd0,  // release nbeats beats of the receive buffer (dropped packet)
@@ -29,6 +34,8 @@ package qrdma_rx_pkg;
   // Write command, header processor -> AXI write engine (in packet order).
   typedef struct packed {
     op_e             op;
+    logic [KEYW-1:0] key;     // RING, IMM: the block's tracking entry
+    logic            first;   // RING, IMM: the block's first write (restarts its error state)
     logic [BAW-1:0]  baddr;   // beat address of the first beat (dst_addr[63:6])
     logic [NBW-1:0]  nbeats;  // beats written (RING, IMM) or released (SKIP)
     logic [5:0]      lo;      // lane of the first payload byte (first beat)
@@ -37,25 +44,28 @@ package qrdma_rx_pkg;
     logic [255:0]    data;    // IMM: inline payload, byte 0 in bits 7:0
   } rx_cmd_t;
 
-  // Completion event, header processor -> notification writer (in packet order). Acted
-  // on once TAGW-bit count of completed write commands >= wtag.
+  // Completion event, header processor -> completion unit (in packet order): a block is
+  // complete (and, for the last block of a notifying transfer, its CONTROL is in). Acted
+  // on once the TAGW-bit count of completed write commands reaches wtag.
   typedef struct packed {
-    logic            ack;       // request an ACK (tid, seq) to src_node
-    logic            ntf;       // write a notification entry
-    logic [3:0]      kind;      // NET_INLINE / NET_CONTROL (notification)
-    logic [15:0]     src_node;
-    logic [9:0]      tid;
+    logic            ntf;       // a notification is due (its fields: the CONTROL table)
+    logic [15:0]     src_node;  // the sender: the response goes there
+    logic [KEYW-1:0] key;       // tracking entry (tid = key[9:0])
     logic [15:0]     seq;
-    logic [10:0]     xfer;
-    logic [3:0]      pd;
-    logic [32:0]     size;
-    logic [31:0]     tag;
-    logic [63:0]     dst_addr;
     logic [TAGW-1:0] wtag;      // write commands that must be complete (B) first
   } rx_evt_t;
 
-  // Fields of a CONTROL packet, kept per table entry until its block completes.
+  // A notification waiting for a ring slot (completion unit -> notification writer).
   typedef struct packed {
+    logic [15:0]     src_node;
+    logic [KEYW-1:0] key;
+    logic [15:0]     seq;
+  } rx_ntf_t;
+
+  // What a notification reports of its transfer, kept per tracking entry from the CONTROL
+  // (or the notifying INLINE) packet until the notification is written.
+  typedef struct packed {
+    logic        is_ctrl;   // NET_CONTROL (else NET_INLINE)
     logic [10:0] xfer;
     logic [3:0]  pd;
     logic [32:0] size;

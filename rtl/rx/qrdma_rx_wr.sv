@@ -11,9 +11,10 @@
 // one ID, strobes for the partial first/last beat); only an INLINE crossing a 4 KiB
 // boundary takes two one-beat bursts (a DATA packet never crosses MAX_PAYLOAD <= 4 KiB).
 // B responses come back in order (one ID): a FIFO of KQ_DEPTH entries remembers, per
-// burst, whether it is a notification and whether it ends its command, so each B becomes
-// a pulse done_cmd (a RING/IMM command is complete) or done_ntf (a notification is
-// written). BRESP is not checked (an error response still completes the write).
+// burst, whether it is a notification, whether it ends its command, and the command's
+// tracking entry, so each B becomes a pulse done_cmd (a RING/IMM command is complete,
+// with its key, first flag and done_err = one of its bursts was answered SLVERR/DECERR)
+// or done_ntf (a notification is written). An error response still completes the write.
 //
 // Timing: command taken in cycle t -> AW valid (registered) from t+2; its first ring
 // beat read at t+1, in the W FIFO at t+2, W valid from t+3 (W FIFO of 4 beats, one beat
@@ -60,13 +61,19 @@ module qrdma_rx_wr
   input  logic                 m_axi_wready,
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [AXI_ID_W-1:0]  m_axi_bid,    // one ID: nothing to match
-  input  logic [1:0]           m_axi_bresp,  // not checked (see header)
+  input  logic [1:0]           m_axi_bresp,  // bit 1: SLVERR or DECERR (bit 0 tells them apart)
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic                 m_axi_bvalid,
   output logic                 m_axi_bready,
   // completions (one-cycle pulses, registered)
   output logic                 done_cmd,
-  output logic                 done_ntf
+  output logic [KEYW-1:0]      done_key,     // with done_cmd: the command's tracking entry
+  output logic                 done_first,   // ... it was its block's first write
+  output logic                 done_err,     // ... a burst of it was answered SLVERR/DECERR
+  output logic                 done_ntf,
+  // occupancy and errors
+  output logic [cnt_w(KQ_DEPTH)-1:0] occ_bursts,  // bursts issued, B not yet back
+  output logic                 stat_mem_err  // a B answered SLVERR/DECERR (pulse)
 );
 
   localparam int unsigned WQ_DEPTH = 4;
@@ -88,6 +95,8 @@ module qrdma_rx_wr
   logic            split_q;
   logic [511:0]    imm_q;        // IMM / notification data
   logic [1:0]      aw_q;         // bursts issued for it
+  logic [KEYW-1:0] key_q;        // RING/IMM: its tracking entry
+  logic            first_q;      // RING/IMM: its block's first write
 
   logic            aw_go, w_go, aw_done, w_done, fin, load, load_ntf, load_cmd;
   logic [1:0]      aw_need;
@@ -184,6 +193,8 @@ module qrdma_rx_wr
       split_q  <= 1'b0;
       imm_q    <= s_ntf_data;
     end else if (load_cmd) begin
+      key_q    <= s_cmd.key;
+      first_q  <= s_cmd.first;
       ntf_q    <= 1'b0;
       ring_q   <= (s_cmd.op == OP_RING);
       baddr_q  <= s_cmd.baddr;
@@ -249,36 +260,48 @@ module qrdma_rx_wr
   assign {m_axi_wstrb, m_axi_wlast, m_axi_wdata} = wq_m_data;
 
   // ------------------------------------------------------------------ B channel
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [cnt_w(KQ_DEPTH)-1:0] kq_count;
+  /* verilator lint_off UNUSEDSIGNAL */  // FIFO outputs this block has no use for
   logic                       kq_af, kq_m_valid;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic                       kq_ntf, kq_end;
+  logic                       kq_ntf, kq_end, kq_first, b_err, err_q;
+  logic [KEYW-1:0]            kq_key;
 
-  qrdma_sync_fifo #(.WIDTH(2), .DEPTH(KQ_DEPTH)) u_kind_fifo (
+  qrdma_sync_fifo #(.WIDTH(3 + KEYW), .DEPTH(KQ_DEPTH)) u_kind_fifo (
     .clk, .rst,
-    .s_valid(aw_go), .s_ready(kq_s_ready), .s_data({ntf_q, aw_q + 2'd1 == aw_need}),
-    .m_valid(kq_m_valid), .m_ready(m_axi_bvalid), .m_data({kq_ntf, kq_end}),
-    .count(kq_count), .almost_full(kq_af)
+    .s_valid(aw_go), .s_ready(kq_s_ready),
+    .s_data({ntf_q, aw_q + 2'd1 == aw_need, first_q, key_q}),
+    .m_valid(kq_m_valid), .m_ready(m_axi_bvalid), .m_data({kq_ntf, kq_end, kq_first, kq_key}),
+    .count(occ_bursts), .almost_full(kq_af)
   );
 
   assign m_axi_bready = 1'b1;
+  assign b_err        = m_axi_bresp[1];   // SLVERR or DECERR
 
+  // err_q: the first burst of a split IMM was answered with an error (its second burst
+  // ends the command and comes next in B order)
   always_ff @(posedge clk) begin
+    if (m_axi_bvalid) begin
+      done_key   <= kq_key;
+      done_first <= kq_first;
+      done_err   <= b_err || err_q;
+      err_q      <= !kq_end && b_err;
+    end
+    done_cmd     <= m_axi_bvalid && !kq_ntf && kq_end;
+    done_ntf     <= m_axi_bvalid && kq_ntf;
+    stat_mem_err <= m_axi_bvalid && b_err;
     if (rst) begin
-      done_cmd <= 1'b0;
-      done_ntf <= 1'b0;
-    end else begin
-      done_cmd <= m_axi_bvalid && !kq_ntf && kq_end;
-      done_ntf <= m_axi_bvalid && kq_ntf;
+      done_cmd     <= 1'b0;
+      done_ntf     <= 1'b0;
+      stat_mem_err <= 1'b0;
+      err_q        <= 1'b0;
     end
   end
 
 `ifndef SYNTHESIS
+  // every B answers a burst this engine issued
   always_ff @(posedge clk) begin
-    if (m_axi_bvalid)  // nested: idle cycles cost one test (docs/sim.md "Speed")
-      if (!rst && !kq_m_valid)
-        $display("ERROR: %m: t=%0t B response without an outstanding burst", $time);
+    if (!rst && m_axi_bvalid) assert (kq_m_valid)
+      else $error("qrdma_rx_wr: B response without an outstanding burst");
   end
 `endif
 

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_nic: one qrdma network interface (docs/nic.md): the QoS engine (seed 000 ch. 2-3,
+// qrdma_nic: one qrdma network interface (docs/nic.md): the QoS engine ([QoS-RDMA] ch. 2-3,
 // docs/qos.md) feeding the send unit (qrdma_tx), the receive unit (qrdma_rx) feeding
-// acknowledgements back to the engine and ACK requests to the send unit, and the NIC
-// registers (qrdma_nic_regs) on the host port's external register window.
+// acknowledgements back to the engine and responses (ACK/NACK packets) to the send unit,
+// and the NIC registers (qrdma_nic_regs) on the host port's external register window.
 //
-//   s_axi (host, AXI4 slave) ─▶ qrdma_qos_engine ─blk/pkt─▶ qrdma_tx ─▶ m_axis_tx (512b)
-//                                    ▲ ack                   ▲ ackreq │ AR/R
-//   s_axis_rx (512b) ─▶ qrdma_rx ───┴───────────────────────┘        ▼
-//                          │ AW/W/B                              m_axi (AXI4 master, 512b)
+//   s_axi (host, AXI4 slave) -> qrdma_qos_engine -blk/pkt-> qrdma_tx -> m_axis_tx (512b)
+//                                    ^ ack (rx ACK/NACK, tx local NACK)  ^ rsp  | AR/R
+//   s_axis_rx (512b) -> qrdma_rx ----+-----------------------------------+      v
+//                          | AW/W/B                                  m_axi (AXI4 master, 512b)
 //
+// Message classes (docs/nic.md "Deadlock freedom"): requests (DATA, INLINE, CONTROL)
+// take send slots and VOQs; responses (ACK, NACK) have their own queue in the receive
+// unit, sized so that it is never full, and their own path to the link in the send unit;
+// the receive unit takes every packet whatever the send side does.
 // The memory master is shared without arbitration: AR/R belong to the send unit (payload
 // reads), AW/W/B to the receive unit (payload and notification writes). All IDs are 0.
-// tx_pause[d] stops new packets to destination d (d = dst_node mod NUM_NODES) from the
-// cycle after it rises (registered in the send unit); it is the hook for link-level credits
-// (a later block) and is tied low by a plain link.
-// After rst: `ready` rises when the engine's ID pools are filled (transfers may be posted
-// from then on); the host port accepts AXI requests earlier (status registers cleared).
+// tx_pause[d] stops new request packets to destination d (d = dst_node mod NUM_NODES)
+// from the cycle after it rises (registered in the send unit); it is the hook for
+// link-level credits and is tied low by a plain link.
+// busy: work is outstanding (a transfer posted and not finished, or a packet, write,
+// response or notification in flight); nq_wait: a notification waits for a ring slot
+// (software must take entries); state: occupancy snapshot (nic_state, docs/formats.md),
+// registered. After rst: `ready` rises when the engine's ID pools are filled (transfers
+// may be posted from then on); the host port accepts AXI requests earlier.
 `default_nettype none
 
 module qrdma_nic
@@ -114,7 +121,11 @@ module qrdma_nic
   input  logic                      s_axis_rx_tvalid,
   output logic                      s_axis_rx_tready,
   // per-destination pause (link credits); tie low without flow control
-  input  logic [NUM_NODES-1:0]      tx_pause
+  input  logic [NUM_NODES-1:0]      tx_pause,
+  // work outstanding, waiting for software, occupancy (watchdogs, debug)
+  output logic                      busy,
+  output logic                      nq_wait,
+  output logic [NIC_STATE_W-1:0]    state
 );
 
 `ifndef SYNTHESIS
@@ -129,9 +140,10 @@ module qrdma_nic
   logic [BLOCK_DESC_W-1:0]  blk_data;
   logic [PKT_DESC_W-1:0]    pkt_data;
   logic [ACK_DESC_W-1:0]    ack_data;
-  logic                     ackreq_valid, ackreq_ready, ackreq_nack;
-  logic [15:0]              ackreq_dst, ackreq_seq;
-  logic [9:0]               ackreq_tid;
+  logic                     rx_ack_valid, rx_ack_ready, lnack_valid, lnack_ready;
+  logic [ACK_DESC_W-1:0]    rx_ack_data, lnack_data;
+  logic                     rsp_valid, rsp_ready;
+  logic [RSP_DESC_W-1:0]    rsp_data;
   // registers
   logic                     ext_wr_en, ext_wr_err, ext_rd_err;
   logic [11:0]              ext_wr_addr, ext_rd_addr;
@@ -143,12 +155,23 @@ module qrdma_nic
   logic                     tx_data_pkt, tx_ctrl_pkt, rx_data_pkt, rx_ctrl_pkt;
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
+  logic                     tx_mem_err, tx_slot_stall, tx_link_stall, rx_mem_err, rx_nack;
+  logic                     rx_notif_off, rx_link_stall, rx_evt_stall;
+  // state
+  logic                     tx_busy, rx_busy;
+  nic_state_t               st;
+
+  // PARAMS bits 63:32: what software needs of the NIC's parameters (params_reg)
+  localparam logic [31:0] EXT_PARAMS =
+      32'(($clog2(MAX_PAYLOAD) << (PARAMS_REG_MAX_PAYLOAD_LOG2_LSB - 32))
+          | ($clog2(NUM_NODES) << (PARAMS_REG_NODES_LOG2_LSB - 32)));
 
   qrdma_qos_engine #(
     .HOST_DATA_W     (HOST_DATA_W),
     .HOST_ID_W       (HOST_ID_W),
     .BLOCK_SIZE      (BLOCK_SIZE),
-    .MAX_OUTSTANDING (MAX_OUTSTANDING)
+    .MAX_OUTSTANDING (MAX_OUTSTANDING),
+    .EXT_PARAMS      (EXT_PARAMS)
   ) u_engine (
     .clk, .rst, .ready,
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
@@ -162,7 +185,8 @@ module qrdma_nic
     .m_pkt_valid(pkt_valid), .m_pkt_ready(pkt_ready), .m_pkt_data(pkt_data),
     .s_ack_valid(ack_valid), .s_ack_ready(ack_ready), .s_ack_data(ack_data),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
-    .ext_rd_addr, .ext_rd_data, .ext_rd_err
+    .ext_rd_addr, .ext_rd_data, .ext_rd_err,
+    .xfers(st.xfers)
   );
 
   qrdma_tx #(
@@ -175,16 +199,18 @@ module qrdma_nic
     .clk, .rst, .node_id,
     .s_blk_valid(blk_valid), .s_blk_ready(blk_ready), .s_blk_data(blk_data),
     .s_pkt_valid(pkt_valid), .s_pkt_ready(pkt_ready), .s_pkt_data(pkt_data),
-    .s_ackreq_valid(ackreq_valid), .s_ackreq_ready(ackreq_ready),
-    .s_ackreq_dst(ackreq_dst), .s_ackreq_tid(ackreq_tid), .s_ackreq_seq(ackreq_seq),
-    .s_ackreq_nack(ackreq_nack),
+    .s_rsp_valid(rsp_valid), .s_rsp_ready(rsp_ready), .s_rsp_data(rsp_data),
+    .m_lnack_valid(lnack_valid), .m_lnack_ready(lnack_ready), .m_lnack_data(lnack_data),
     .tx_pause,
     .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst,
     .m_axi_arvalid, .m_axi_arready,
     .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready,
     .m_axis_tx_tdata, .m_axis_tx_tkeep, .m_axis_tx_tlast, .m_axis_tx_tuser,
     .m_axis_tx_tvalid, .m_axis_tx_tready,
-    .stat_data_pkt(tx_data_pkt), .stat_ctrl_pkt(tx_ctrl_pkt), .stat_bytes(tx_bytes)
+    .busy(tx_busy), .occ_slots(st.tx_slots), .occ_jobs(st.tx_jobs), .occ_pay(st.tx_pay),
+    .occ_rsp(st.tx_rsp),
+    .stat_data_pkt(tx_data_pkt), .stat_ctrl_pkt(tx_ctrl_pkt), .stat_bytes(tx_bytes),
+    .stat_mem_err(tx_mem_err), .stat_slot_stall(tx_slot_stall), .stat_link_stall(tx_link_stall)
   );
 
   qrdma_rx #(
@@ -201,16 +227,33 @@ module qrdma_nic
     .m_axi_awvalid, .m_axi_awready,
     .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,
     .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready,
-    .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_data(ack_data),
-    .m_ackreq_valid(ackreq_valid), .m_ackreq_ready(ackreq_ready),
-    .m_ackreq_dst(ackreq_dst), .m_ackreq_tid(ackreq_tid), .m_ackreq_seq(ackreq_seq),
-    .m_ackreq_nack(ackreq_nack),
+    .m_ack_valid(rx_ack_valid), .m_ack_ready(rx_ack_ready), .m_ack_data(rx_ack_data),
+    .m_rsp_valid(rsp_valid), .m_rsp_ready(rsp_ready), .m_rsp_data(rsp_data),
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
-    .cfg_nq_reset(nq_reset), .nq_head,
+    .cfg_nq_reset(nq_reset), .nq_head, .nq_wait,
+    .busy(rx_busy), .occ_buf(st.rx_buf), .occ_pkts(st.rx_pkts), .occ_evts(st.rx_evts),
+    .occ_rsp(st.rx_rsp), .occ_ntf(st.rx_ntf), .occ_wr(st.rx_wr),
     .stat_data_pkt(rx_data_pkt), .stat_ctrl_pkt(rx_ctrl_pkt), .stat_bytes(rx_bytes),
     .stat_crc_drop(rx_crc_drop), .stat_dup_drop(rx_dup_drop),
-    .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif)
+    .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif),
+    .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
+    .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall)
   );
+
+  // acknowledgements to the engine: received ACK/NACKs and local NACKs, round robin
+  logic [1:0] ack_gnt;
+  /* verilator lint_off UNUSEDSIGNAL */  // the one-hot grant says it all
+  logic       ack_any, ack_idx;
+  /* verilator lint_on UNUSEDSIGNAL */
+  qrdma_arb_rr #(.N(2)) u_ack_arb (
+    .clk, .rst,
+    .req({lnack_valid, rx_ack_valid}), .ack(ack_valid && ack_ready),
+    .gnt(ack_gnt), .gnt_valid(ack_any), .gnt_idx(ack_idx)
+  );
+  assign ack_valid    = rx_ack_valid || lnack_valid;
+  assign ack_data     = ack_gnt[1] ? lnack_data : rx_ack_data;
+  assign rx_ack_ready = ack_ready && ack_gnt[0];
+  assign lnack_ready  = ack_ready && ack_gnt[1];
 
   qrdma_nic_regs u_regs (
     .clk, .rst, .node_id,
@@ -220,8 +263,19 @@ module qrdma_nic
     .cfg_nq_reset(nq_reset), .nq_head,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,
     .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,
-    .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif
+    .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif,
+    .tx_mem_err, .tx_slot_stall, .tx_link_stall, .rx_mem_err, .rx_nack, .rx_notif_off,
+    .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall,
+    .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
+
+  // ------------------------------------------------------------------ state
+  assign st.rsvd176 = '0;
+  always_ff @(posedge clk) begin
+    busy  <= tx_busy || rx_busy || st.xfers != '0;
+    state <= st;
+    if (rst) busy <= 1'b0;
+  end
 
 endmodule
 

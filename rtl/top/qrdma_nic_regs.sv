@@ -3,8 +3,9 @@
 //
 // qrdma_nic_regs: the NIC's registers (docs/formats.md, offsets NIC_REG_FIRST.. from
 // REG_BASE), reached through the QoS engine's host port on its external register port:
-// NODE_ID, the notification ring (NQ_BASE, NQ_SIZE, NQ_HEAD, NQ_TAIL) and the send /
-// receive statistics counters.
+// NODE_ID, the notification ring (NQ_BASE, NQ_SIZE, NQ_HEAD, NQ_TAIL), the send / receive
+// statistics counters (TX_DATA_PKTS .. RX_EVT_STALL, consecutive) and the high-water
+// marks of the receive unit's response and notification queues.
 // ext_rd_data / ext_rd_err are combinational from ext_rd_addr (the host port registers
 // them on R), ext_wr_err from ext_wr_addr; a write (ext_wr_en) takes effect at the clock
 // edge. ext_rd_err: no register at the address; ext_wr_err: no writable register there
@@ -45,16 +46,28 @@ module qrdma_nic_regs
   input  logic        rx_dup_drop,
   input  logic        rx_stale_drop,
   input  logic        rx_bad_drop,
-  input  logic        rx_notif
+  input  logic        rx_notif,
+  input  logic        tx_mem_err,
+  input  logic        tx_slot_stall,
+  input  logic        tx_link_stall,
+  input  logic        rx_mem_err,
+  input  logic        rx_nack,
+  input  logic        rx_notif_off,
+  input  logic        rx_nq_wait,
+  input  logic        rx_link_stall,
+  input  logic        rx_evt_stall,
+  // occupancy of the receive unit's response and notification queues (for the peaks)
+  input  logic [15:0] rx_rsp_occ,
+  input  logic [15:0] rx_ntf_occ
 );
 
-  localparam int unsigned NCNT = 11;  // TX_DATA_PKTS .. RX_NOTIFS, consecutive registers
+  localparam int unsigned NCNT = 21;  // TX_DATA_PKTS .. RX_EVT_STALL, consecutive registers
   localparam logic [11:0] CNT_FIRST = 12'(REG_TX_DATA_PKTS);
-  localparam logic [11:0] CNT_LAST  = 12'(REG_RX_NOTIFS);
+  localparam logic [11:0] CNT_LAST  = 12'(REG_RX_EVT_STALL);
 
 `ifndef SYNTHESIS
   initial begin
-    if (REG_RX_NOTIFS - REG_TX_DATA_PKTS != 8 * (NCNT - 1))
+    if (REG_RX_EVT_STALL - REG_TX_DATA_PKTS != 8 * (NCNT - 1))
       $fatal(1, "qrdma_nic_regs: counter registers must be consecutive (tools/formats.py)");
   end
 `endif
@@ -94,33 +107,38 @@ module qrdma_nic_regs
   assign cfg_nq_tail  = nq_tail_q;
   assign cfg_nq_reset = nq_reset_q;
 
-  // Two banks, send (TX_DATA_PKTS..TX_BYTES, 3) and receive (RX_DATA_PKTS..RX_NOTIFS, 8):
-  // the send unit's pulses come combinationally from m_axis_tx_tready, the receive unit's
-  // are registers, so the receive bank's increments are not rebuilt for every change of
-  // a top-level input in a simulation (same counters, same read mux in effect).
-  localparam int unsigned NTX = 3;
-  logic [NTX-1:0][12:0]      inc_tx;
-  logic [NCNT-NTX-1:0][12:0] inc_rx;
-  logic [3:0]                cnt_idx;
-  logic [CNT_W-1:0]          cnt_val, cnt_tx, cnt_rx;
+  // One bank: increment i of the counter at CNT_FIRST + 8 i (payload byte counts as
+  // values, everything else as pulses).
+  logic [NCNT-1:0][12:0] inc;
+  logic [4:0]            cnt_idx;
+  logic [CNT_W-1:0]      cnt_val;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [11:0]               cnt_off;  // only the counter index bits [6:3] select
+  logic [11:0]           cnt_off;  // only the counter index bits [7:3] select
   /* verilator lint_on UNUSEDSIGNAL */
 
-  assign inc_tx = {tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
-  assign inc_rx = {13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
-                   13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt)};
+  assign inc = {13'(rx_evt_stall), 13'(rx_link_stall), 13'(rx_nq_wait), 13'(rx_notif_off),
+                13'(rx_nack), 13'(rx_mem_err), 13'(tx_link_stall), 13'(tx_slot_stall),
+                13'(tx_mem_err), tx_data_pkt ? tx_bytes : 13'd0,
+                13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
+                13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt),
+                tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
   assign cnt_off = ext_rd_addr - CNT_FIRST;
-  assign cnt_idx = cnt_off[6:3];
-  assign cnt_val = (cnt_idx < 4'(NTX)) ? cnt_tx : cnt_rx;
+  assign cnt_idx = cnt_off[7:3];
 
-  qrdma_counters #(.N(NTX), .CNT_W(CNT_W), .INC_W(13)) u_cnt_tx (
-    .clk, .rst, .inc(inc_tx), .rd_idx(2'(cnt_idx)), .rd_data(cnt_tx)
+  qrdma_counters #(.N(NCNT), .CNT_W(CNT_W), .INC_W(13)) u_cnt (
+    .clk, .rst, .inc, .rd_idx(cnt_idx), .rd_data(cnt_val)
   );
 
-  qrdma_counters #(.N(NCNT - NTX), .CNT_W(CNT_W), .INC_W(13)) u_cnt_rx (
-    .clk, .rst, .inc(inc_rx), .rd_idx(3'(cnt_idx - 4'(NTX))), .rd_data(cnt_rx)
-  );
+  // high-water marks
+  logic [15:0] rsp_peak_q, ntf_peak_q;
+  always_ff @(posedge clk) begin
+    if (rx_rsp_occ > rsp_peak_q) rsp_peak_q <= rx_rsp_occ;
+    if (rx_ntf_occ > ntf_peak_q) ntf_peak_q <= rx_ntf_occ;
+    if (rst) begin
+      rsp_peak_q <= '0;
+      ntf_peak_q <= '0;
+    end
+  end
 
   always_comb begin
     ext_rd_data = '0;
@@ -134,6 +152,8 @@ module qrdma_nic_regs
         12'(REG_NQ_SIZE): ext_rd_data = 64'(nq_size_q);
         12'(REG_NQ_HEAD): ext_rd_data = 64'(nq_head);
         12'(REG_NQ_TAIL): ext_rd_data = 64'(nq_tail_q);
+        12'(REG_RX_RSP_PEAK): ext_rd_data = 64'(rsp_peak_q);
+        12'(REG_RX_NTF_PEAK): ext_rd_data = 64'(ntf_peak_q);
         default:          ext_rd_err  = 1'b1;
       endcase
     end

@@ -2,20 +2,25 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx: the send unit of the NIC (docs/nic.md "Send unit", "Packet format",
-// "Packetization"; VOQs of seed 002 §2.5). Block descriptors, inline/control packet
-// descriptors and ACK requests wait in per-destination virtual output queues; a
+// "Packetization"; VOQs of [FPGA-NI] §2.5). Block descriptors and inline/control packet
+// descriptors (the request class) wait in per-destination virtual output queues; a
 // round-robin scheduler picks one packet at a time among the destinations that have work
 // and are not paused (a block goes back to the tail of its queue after each packet);
 // the payload of a DATA packet is read ahead from host memory over AXI4, packed, and
 // moved to lane dst_addr mod 64; every packet leaves on m_axis_tx as a header beat (plus
-// payload beats for DATA) with its CRC-32 in tuser of the last beat.
+// payload beats for DATA) with its CRC-32 in tuser of the last beat. ACK/NACK responses
+// (s_rsp) are the response class: they bypass the slots and VOQs and go to the link
+// ahead of the next request-class packet.
 //
-//   s_blk/s_pkt/s_ackreq -> qrdma_tx_sched (slots, VOQs, round robin, packetization,
-//                           header) --job--> job FIFO -------------------> qrdma_tx_asm
-//                                     --rd--> rd FIFO -> qrdma_tx_rd (AR) --info--+  ^
-//   m_axi_r* -> qrdma_tx_realign (pack to lane 0) -> payload FIFO (READ_WINDOW_BEATS)-+
+//   s_blk/s_pkt -> qrdma_tx_sched (slots, VOQs, round robin, packetization,
+//                  header) --job--> job FIFO ---------------------------> qrdma_tx_asm
+//                            --rd--> rd FIFO -> qrdma_tx_rd (AR) --info--+    ^  ^
+//   m_axi_r* -> qrdma_tx_realign (pack to lane 0) -> payload FIFO ------+----+  |
+//                                                 -> read status FIFO -------+  |
+//   s_rsp -> qrdma_tx_rsp (ACK/NACK header) ------------------------------------+
 //   qrdma_tx_asm: header + payload beats at the destination lane, CRC on the packed view,
-//                 output buffer until the CRC is known -> m_axis_tx
+//                 output buffer until the CRC is known -> m_axis_tx; a DATA packet whose
+//                 read failed is not sent: local NACK on m_lnack
 //
 // Read window: a packet is picked only when the payload FIFO has MAX_PAYLOAD/64 beats of
 // space not yet reserved; the pick reserves that much, the packet's true need (its packed
@@ -26,9 +31,11 @@
 // front of the assembler) is still sent, and it never blocks other destinations.
 //
 // Timing (cycles; checked by tests/tx/test_qrdma_tx.py "tx_latency", "tx_throughput"):
+//   response taken in cycle 0, assembler idle: its beat is valid in cycle 7 (response
+//     register and header into the output buffer in 1, CRC LATENCY 5, CRC queue 1)
 //   descriptor taken (s_*_valid && s_*_ready) in cycle 0, unit idle, no backpressure:
 //     pick in 1, packet known in 3 (scheduler stages A, B; job pushed at the end of 3)
-//     ACK / NACK / INLINE / CONTROL: the (only) beat is valid in cycle 11 (job FIFO 2,
+//     INLINE / CONTROL: the (only) beat is valid in cycle 11 (job FIFO 2,
 //       header into the output buffer in 5, CRC LATENCY 5, CRC queue 1)
 //     DATA: m_axi_arvalid in cycle 5 (read FIFO, AR issuer); the header beat is valid 4
 //       cycles after the R beat that completes the packet's payload (R register, packing,
@@ -45,9 +52,9 @@
 //   After reset the inputs are ready once the slot pool is initialised (SLOTS cycles).
 //
 // Limits: a block descriptor's size is 1 .. 510 * MAX_PAYLOAD bytes (blk_pkts is 9 bits;
-// any 64 KiB block qualifies); rresp is not checked (data is sent as read). Slots are
-// shared: descriptors for a paused destination keep theirs, so a sender that queues
-// SLOTS of them stalls the inputs (the inputs are single streams anyway).
+// any 64 KiB block qualifies). Slots are shared by the request class: descriptors for a
+// paused destination keep theirs, so a sender that queues SLOTS of them stalls the
+// request inputs (the inputs are single streams anyway); responses are not affected.
 `default_nettype none
 
 module qrdma_tx
@@ -57,7 +64,7 @@ module qrdma_tx
 #(
   parameter int unsigned NUM_NODES         = 4,     // VOQs; a packet to dst_node waits in VOQ dst_node mod NUM_NODES (tx_pause bit of the same index)
   parameter int unsigned MAX_PAYLOAD       = 1024,  // largest DATA payload and packetization boundary (power of 2, 256..4096)
-  parameter int unsigned SLOTS             = 64,    // descriptor slots shared by all VOQs (blocks, packet descriptors, ACK requests)
+  parameter int unsigned SLOTS             = 64,    // descriptor slots shared by all VOQs (block and packet descriptors)
   parameter int unsigned READ_WINDOW_BEATS = 256,   // payload buffer in 64-byte beats = payload reserved/in flight (>= MAX_PAYLOAD/64)
   parameter int unsigned AXI_ID_W          = 4      // width of m_axi_arid / m_axi_rid (one ID, 0, is used)
 ) (
@@ -72,13 +79,14 @@ module qrdma_tx
   input  logic                   s_pkt_valid,
   output logic                   s_pkt_ready,
   input  logic [511:0]           s_pkt_data,
-  // ACK / NACK requests from the receive unit
-  input  logic                   s_ackreq_valid,
-  output logic                   s_ackreq_ready,
-  input  logic [15:0]            s_ackreq_dst,    // destination node
-  input  logic [9:0]             s_ackreq_tid,
-  input  logic [15:0]            s_ackreq_seq,
-  input  logic                   s_ackreq_nack,   // 1: NACK
+  // responses (ACK / NACK packets to send, RSP_DESC) from the receive unit
+  input  logic                   s_rsp_valid,
+  output logic                   s_rsp_ready,
+  input  logic [RSP_DESC_W-1:0]  s_rsp_data,
+  // local NACKs (ACK_DESC) to the QoS engine: DATA packets not sent (read error)
+  output logic                   m_lnack_valid,
+  input  logic                   m_lnack_ready,
+  output logic [ACK_DESC_W-1:0]  m_lnack_data,
   // link-level pause per VOQ: no new packet is picked for a paused destination; registered
   // at the port (a change takes effect one cycle later)
   input  logic [NUM_NODES-1:0]   tx_pause,
@@ -94,8 +102,8 @@ module qrdma_tx
   input  logic [AXI_ID_W-1:0]    m_axi_rid,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [511:0]           m_axi_rdata,
-  /* verilator lint_off UNUSEDSIGNAL */  // data is sent as read; beats are counted
-  input  logic [1:0]             m_axi_rresp,
+  input  logic [1:0]             m_axi_rresp,     // SLVERR/DECERR: the packet is not sent
+  /* verilator lint_off UNUSEDSIGNAL */  // beats are counted
   input  logic                   m_axi_rlast,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic                   m_axi_rvalid,
@@ -107,10 +115,19 @@ module qrdma_tx
   output logic [31:0]            m_axis_tx_tuser, // CRC-32 of the packet on the last beat, else 0
   output logic                   m_axis_tx_tvalid,
   input  logic                   m_axis_tx_tready,
+  // work outstanding and occupancy (state snapshot)
+  output logic                   busy,
+  output logic [15:0]            occ_slots,       // descriptor slots in use
+  output logic [15:0]            occ_jobs,        // packets picked, not yet on the link
+  output logic [15:0]            occ_pay,         // payload-buffer beats reserved or filled
+  output logic [15:0]            occ_rsp,         // a response waits for the assembler (0/1)
   // statistics: one-cycle pulses in the cycle a packet's last beat is taken
   output logic                   stat_data_pkt,   // a DATA packet
   output logic                   stat_ctrl_pkt,   // an INLINE, CONTROL, ACK or NACK packet
-  output logic [12:0]            stat_bytes       // its payload bytes (DATA, INLINE), else 0
+  output logic [12:0]            stat_bytes,      // its payload bytes (DATA, INLINE), else 0
+  output logic                   stat_mem_err,    // a DATA packet dropped: read error
+  output logic                   stat_slot_stall, // a descriptor waits for a free slot
+  output logic                   stat_link_stall  // the link did not take an offered beat
 );
 
   localparam int unsigned MPB       = MAX_PAYLOAD / BEAT_BYTES;  // beats of a full payload
@@ -135,6 +152,7 @@ module qrdma_tx
   // ------------------------------------------------------------------ scheduler
   logic    pick, pick_ok;
   logic    sj_valid, sr_valid;
+  logic [idx_w(SLOTS):0] slots_used;
   job_t    sj;
   rd_cmd_t sr;
 
@@ -161,19 +179,15 @@ module qrdma_tx
     .s_pkt_valid    (s_pkt_valid),
     .s_pkt_ready    (s_pkt_ready),
     .s_pkt_data     (s_pkt_data),
-    .s_ackreq_valid (s_ackreq_valid),
-    .s_ackreq_ready (s_ackreq_ready),
-    .s_ackreq_dst   (s_ackreq_dst),
-    .s_ackreq_tid   (s_ackreq_tid),
-    .s_ackreq_seq   (s_ackreq_seq),
-    .s_ackreq_nack  (s_ackreq_nack),
     .tx_pause       (tx_pause_q),
     .pick_ok        (pick_ok),
     .pick           (pick),
     .job_valid      (sj_valid),
     .job            (sj),
     .rd_valid       (sr_valid),
-    .rd             (sr)
+    .rd             (sr),
+    .occ_slots      (slots_used),
+    .stat_slot_stall(stat_slot_stall)
   );
 
   // ------------------------------------------------------------------ queues
@@ -253,16 +267,56 @@ module qrdma_tx
   logic              pk_valid;
   logic [DATA_W-1:0] pk_data;
 
+  logic pe_s_valid, pe_s_data, pe_valid, pe_ready, pe_data;
+
   qrdma_tx_realign u_realign (
-    .clk        (clk),
-    .rst        (rst),
-    .r_valid    (m_axi_rvalid),
-    .r_data     (m_axi_rdata),
-    .info_valid (info_valid),
-    .info_ready (info_ready),
-    .info       (rd_info_t'(info_data)),
-    .o_valid    (pk_valid),
-    .o_data     (pk_data)
+    .clk          (clk),
+    .rst          (rst),
+    .r_valid      (m_axi_rvalid),
+    .r_data       (m_axi_rdata),
+    .r_resp       (m_axi_rresp),
+    .info_valid   (info_valid),
+    .info_ready   (info_ready),
+    .info         (rd_info_t'(info_data)),
+    .o_valid      (pk_valid),
+    .o_data       (pk_data),
+    .o_perr_valid (pe_s_valid),
+    .o_perr       (pe_s_data)
+  );
+
+  // read status of the DATA packets between the realigner and the assembler: no more
+  // than the job FIFO holds
+  /* verilator lint_off UNUSEDSIGNAL */  // never full: bounded by the job FIFO
+  logic                        pe_s_ready, pe_af;
+  logic [cnt_w(JOB_DEPTH)-1:0] pe_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(JOB_DEPTH), .RAM_MIN_DEPTH(JOB_DEPTH + 1)) u_perrq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (pe_s_valid),
+    .s_ready     (pe_s_ready),
+    .s_data      (pe_s_data),
+    .m_valid     (pe_valid),
+    .m_ready     (pe_ready),
+    .m_data      (pe_data),
+    .count       (pe_count),
+    .almost_full (pe_af)
+  );
+
+  // ------------------------------------------------------------------ responses
+  logic rj_valid, rj_ready;
+  job_t rj;
+
+  qrdma_tx_rsp u_rsp (
+    .clk     (clk),
+    .rst     (rst),
+    .node_id (node_id),
+    .s_valid (s_rsp_valid),
+    .s_ready (s_rsp_ready),
+    .s_data  (s_rsp_data),
+    .m_valid (rj_valid),
+    .m_ready (rj_ready),
+    .m_job   (rj)
   );
 
   assign m_axi_rready = 1'b1;
@@ -315,6 +369,15 @@ module qrdma_tx
     .job_valid        (job_valid),
     .job_ready        (job_ready),
     .job              (job_t'(job_data)),
+    .rsp_valid        (rj_valid),
+    .rsp_ready        (rj_ready),
+    .rsp_job          (rj),
+    .perr_valid       (pe_valid),
+    .perr_ready       (pe_ready),
+    .perr             (pe_data),
+    .m_lnack_valid    (m_lnack_valid),
+    .m_lnack_ready    (m_lnack_ready),
+    .m_lnack_data     (m_lnack_data),
     .pay_valid        (pay_valid),
     .pay_ready        (pay_ready),
     .pay_data         (pay_data),
@@ -327,28 +390,50 @@ module qrdma_tx
     .m_axis_tx_tready (m_axis_tx_tready),
     .stat_data_pkt    (stat_data_pkt),
     .stat_ctrl_pkt    (stat_ctrl_pkt),
-    .stat_bytes       (stat_bytes)
+    .stat_bytes       (stat_bytes),
+    .stat_mem_err     (stat_mem_err),
+    .ob_busy          (ob_busy)
   );
 
+  // ------------------------------------------------------------------ state
+  logic ob_busy;
+
+  function automatic logic [15:0] sat16(input logic [31:0] v);
+    return (v > 32'hFFFF) ? 16'hFFFF : v[15:0];
+  endfunction
+
+  always_ff @(posedge clk) begin
+    occ_slots <= sat16(32'(slots_used));
+    occ_jobs  <= sat16(32'(job_count));
+    occ_pay   <= sat16(READ_WINDOW_BEATS - 32'(credit_q));
+    occ_rsp   <= 16'(rj_valid);
+    busy      <= slots_used != '0 || job_count != '0 || credit_q != PCW'(READ_WINDOW_BEATS)
+                 || rj_valid || m_lnack_valid || ob_busy;
+    stat_link_stall <= m_axis_tx_tvalid && !m_axis_tx_tready;
+    if (rst) begin
+      busy            <= 1'b0;
+      stat_link_stall <= 1'b0;
+    end
+  end
+
 `ifndef SYNTHESIS
-  // Simulation-only checks, sticky in sim_err_q (read by tests; "ERROR: ..." printed):
-  // R data when the payload buffer is full (a reservation bug), and the errors flagged
-  // by the blocks inside (pool, queues, scheduler, realigner, assembler).
+  // R data always finds room in the payload buffer (space is reserved before the AR)
+  always_ff @(posedge clk) begin
+    if (!rst && pk_valid) assert (pay_s_ready)
+      else $error("qrdma_tx: payload buffer overflow");
+  end
+
+  // The errors flagged by the blocks inside (pool, queues, scheduler), sticky in
+  // sim_err_q (read by tests; "ERROR: ..." printed by the block).
   /* verilator lint_off UNUSEDSIGNAL */
   logic sim_err_q;
   /* verilator lint_on UNUSEDSIGNAL */
   always_ff @(posedge clk) begin
     if (rst) begin
       sim_err_q <= 1'b0;
-    end else begin
-      if (pk_valid) if (!pay_s_ready) begin
-        $display("ERROR: %m: t=%0t payload buffer overflow", $time);
-        sim_err_q <= 1'b1;
-      end
-      if (u_sched.u_pool.err_double_free_q || u_sched.u_pool.err_free_range_q
-          || u_sched.u_voq.sim_err_q || u_sched.sim_err_q || u_realign.sim_err_q
-          || u_asm.sim_err_q)
-        sim_err_q <= 1'b1;
+    end else if (u_sched.u_pool.err_double_free_q || u_sched.u_pool.err_free_range_q
+                 || u_sched.u_voq.sim_err_q || u_sched.sim_err_q) begin
+      sim_err_q <= 1'b1;
     end
   end
 `endif

@@ -10,7 +10,12 @@
 // tkeep come out zero: the last packed beat is cleared past the packet's end before the
 // rotation, and packed beat -1 (a register, the previous packed beat) is zero for j = 0.
 // A DATA header waits until all n_p packed beats of its packet are in the buffer, so a
-// packet never stalls in the middle for want of data.
+// packet never stalls in the middle for want of data. Its read status (perr, one per
+// DATA packet, in order) is known by then: a packet whose payload read was answered
+// SLVERR/DECERR is not sent; its packed beats are released and a local NACK (tid, seq,
+// reason ERR_LOCAL_MEM) goes to the QoS engine (m_lnack).
+// Responses (rsp_job: one-beat ACK/NACK packets) are taken before the next request-class
+// job at every packet boundary: they never wait behind requests here.
 // Simulation speed (docs/sim.md): the beat is one expression that Verilator evaluates
 // only where the output buffer is written (no per-byte masks, no 512-bit temporaries
 // every cycle); the record fields are ordered so that the 512-bit data stays word-aligned.
@@ -30,6 +35,7 @@
 
 module qrdma_tx_asm
   import qrdma_pkg::*;
+  import qrdma_fmt_pkg::*;
   import qrdma_tx_pkg::*;
 #(
   parameter int unsigned  PAY_DEPTH = 256,  // beats of the payload buffer (width of pay_count)
@@ -42,6 +48,18 @@ module qrdma_tx_asm
   input  logic                  job_valid,
   output logic                  job_ready,
   input  job_t                  job,
+  // response jobs: one-beat packets, taken first at a packet boundary
+  input  logic                  rsp_valid,
+  output logic                  rsp_ready,
+  input  job_t                  rsp_job,
+  // read status of the DATA packets, in order (1: a read beat was SLVERR/DECERR)
+  input  logic                  perr_valid,
+  output logic                  perr_ready,
+  input  logic                  perr,
+  // local NACKs (ACK_DESC) of DATA packets not sent
+  output logic                  m_lnack_valid,
+  input  logic                  m_lnack_ready,
+  output logic [ACK_DESC_W-1:0] m_lnack_data,
   // packed payload beats (show-ahead) and how many are in the buffer
   input  logic                  pay_valid,
   output logic                  pay_ready,
@@ -57,16 +75,23 @@ module qrdma_tx_asm
   // stat pulses: the last beat of a packet is taken in this cycle
   output logic                  stat_data_pkt,
   output logic                  stat_ctrl_pkt,
-  output logic [LEN_W-1:0]      stat_bytes
+  output logic [LEN_W-1:0]      stat_bytes,
+  output logic                  stat_mem_err,  // a DATA packet dropped: read error (pulse)
+  output logic                  ob_busy        // the output buffer holds beats
 );
 
   localparam int unsigned OW = $bits(obeat_t);
 
   logic                  pay_q;      // in the payload beats of the head job
+  logic                  skip_q;     // ... releasing them: the packet is dropped
   logic [BEATS_W-1:0]    j_q;        // index of the next payload beat on the link
   logic [DATA_W-1:0]     prev_q;     // packed beat j-1 (zero for j = 0)
   logic                  ob_s_ready;
   logic                  hdr_go, pay_go, need, last_w, last_p;
+  logic                  start, drop_go, req_go, rsp_go, skip_go, lnack_free;
+  /* verilator lint_off UNUSEDSIGNAL */  // the payload fields are read from `job` only
+  job_t                  jb;         // the job whose header goes: a response first
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [LANE_W-1:0]     end_lane;   // lane of the packet's last payload byte on the link
   logic [LANE_W-1:0]     plast_lane; // lane of its last byte in the last packed beat
   logic [BEAT_BYTES-1:0] keep_w;
@@ -80,13 +105,25 @@ module qrdma_tx_asm
   assign last_p     = (j_q == job.n_p - BEATS_W'(1));
   assign end_lane   = LANE_W'(job.dlane + LANE_W'(job.len) - LANE_W'(1));
   assign plast_lane = LANE_W'(job.len - LEN_W'(1));
-  assign hdr_go     = !pay_q && job_valid && ob_s_ready
-                      && (!job.is_data || pay_count >= PCW'(job.n_p));
-  assign pay_go     = pay_q && ob_s_ready && (!need || pay_valid);
+  // at a packet boundary: a response, else the head job once it can go whole (DATA: all
+  // its packed beats and its read status are in); a DATA packet with a read error is
+  // dropped (its beats released) when the local NACK register is free
+  assign lnack_free = !m_lnack_valid || m_lnack_ready;
+  assign rsp_go     = !pay_q && rsp_valid && ob_s_ready;
+  assign start      = !pay_q && !rsp_valid && job_valid
+                      && (!job.is_data || (pay_count >= PCW'(job.n_p) && perr_valid));
+  assign drop_go    = start && job.is_data && perr && lnack_free;
+  assign req_go     = start && !(job.is_data && perr) && ob_s_ready;
+  assign hdr_go     = rsp_go || req_go;
+  assign jb         = rsp_go ? rsp_job : job;
+  assign pay_go     = pay_q && !skip_q && ob_s_ready && (!need || pay_valid);
+  assign skip_go    = pay_q && skip_q && pay_valid;
   assign keep_w     = lane_mask((j_q == '0) ? job.dlane : '0,
                                 last_w ? end_lane : LANE_W'(BEAT_BYTES - 1));
-  assign pay_ready  = pay_go && need;
-  assign job_ready  = (hdr_go && !job.is_data) || (pay_go && last_w);
+  assign pay_ready  = (pay_go && need) || skip_go;
+  assign job_ready  = (req_go && !job.is_data) || (pay_go && last_w) || (skip_go && last_p);
+  assign rsp_ready  = rsp_go;
+  assign perr_ready = (req_go || drop_go) && job.is_data;
 
   // Link beat j: the upper half of {packed j, packed j-1} << 8*dlane, formed as one
   // rotation: packed j in lanes ..63-dlane, packed j-1 above, rotated left by dlane bytes
@@ -112,24 +149,50 @@ module qrdma_tx_asm
   always_comb begin
     ob_in.data    = pay_q ? beat_of(cur_of(pay_data, need, last_p, plast_lane), prev_q,
                                     job.dlane)
-                          : job.hdr;
+                          : jb.hdr;
     ob_in.keep    = pay_q ? keep_w : '1;
-    ob_in.last    = pay_q ? last_w : !job.is_data;
-    ob_in.is_data = job.is_data;
-    ob_in.len     = job.len;
+    ob_in.last    = pay_q ? last_w : !jb.is_data;
+    ob_in.is_data = jb.is_data;
+    ob_in.len     = jb.len;
   end
 
   always_ff @(posedge clk) begin
-    if (hdr_go && job.is_data) begin
-      pay_q <= 1'b1;
-      j_q   <= '0;
-    end else if (pay_go) begin
-      pay_q <= !last_w;
+    if ((req_go && job.is_data) || drop_go) begin
+      pay_q  <= 1'b1;
+      skip_q <= drop_go;
+      j_q    <= '0;
+    end else if (pay_go || skip_go) begin
+      pay_q <= !(skip_q ? last_p : last_w);
       j_q   <= j_q + BEATS_W'(1);
     end
-    if (rst) begin  // last: overrides (docs/development.md)
-      pay_q <= 1'b0;
-      j_q   <= '0;
+    if (rst) begin  // last: overrides
+      pay_q  <= 1'b0;
+      skip_q <= 1'b0;
+      j_q    <= '0;
+    end
+  end
+
+  // local NACK of a dropped packet: its block's tid and seq from the header
+  always_ff @(posedge clk) begin
+    if (drop_go) begin
+      ack_desc_t a;
+      /* verilator lint_off UNUSEDSIGNAL */  // tid and seq are read
+      net_hdr_t  h;
+      /* verilator lint_on UNUSEDSIGNAL */
+      h = net_hdr_t'(job.hdr);
+      a        = '0;
+      a.tid    = h.tid;
+      a.seq    = h.seq;
+      a.nack   = 1'b1;
+      a.reason = 4'(ERR_LOCAL_MEM);
+      m_lnack_data <= a;
+    end
+    if (drop_go)            m_lnack_valid <= 1'b1;
+    else if (m_lnack_ready) m_lnack_valid <= 1'b0;
+    stat_mem_err <= drop_go;
+    if (rst) begin
+      m_lnack_valid <= 1'b0;
+      stat_mem_err  <= 1'b0;
     end
   end
 
@@ -140,9 +203,9 @@ module qrdma_tx_asm
 
   // ------------------------------------------------------------------ CRC
   assign crc_s_valid = hdr_go || (pay_go && need);
-  assign crc_s_data  = pay_q ? pay_data : job.hdr;  // (not valid when !need)
+  assign crc_s_data  = pay_q ? pay_data : jb.hdr;  // (not valid when !need)
   assign crc_s_keep  = (pay_q && last_p) ? lane_mask('0, plast_lane) : '1;
-  assign crc_s_last  = pay_q ? last_p : !job.is_data;
+  assign crc_s_last  = pay_q ? last_p : !jb.is_data;
 
   logic        crc_m_valid;
   logic [31:0] crc_m_crc;
@@ -201,6 +264,7 @@ module qrdma_tx_asm
   );
 
   assign ob               = obeat_t'(ob_m_data);
+  assign ob_busy          = ob_m_valid;
   assign m_axis_tx_tvalid = ob_m_valid && (!ob.last || cq_valid);
   assign ob_pop           = m_axis_tx_tvalid && m_axis_tx_tready;
   assign cq_pop           = ob_pop && ob.last;
@@ -217,16 +281,10 @@ module qrdma_tx_asm
     if (OUT_DEPTH < 2) $fatal(1, "qrdma_tx_asm: OUT_DEPTH must be >= 2");
   end
 
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic sim_err_q;  // sticky, read by tests
-  /* verilator lint_on UNUSEDSIGNAL */
+  // a CRC always finds room (see u_crcq); a read status comes with every DATA packet
   always_ff @(posedge clk) begin
-    if (rst) begin
-      sim_err_q <= 1'b0;
-    end else if (crc_m_valid) if (!cq_s_ready) begin
-      $display("ERROR: %m: t=%0t CRC queue overflow", $time);
-      sim_err_q <= 1'b1;
-    end
+    if (!rst && crc_m_valid) assert (cq_s_ready)
+      else $error("qrdma_tx_asm: CRC queue overflow");
   end
 `endif
 

@@ -19,22 +19,12 @@ package qrdma_tx_pkg;
   localparam int unsigned BEATS_W    = 7;                // beats of one packet's payload, 0..65
 
   // What a descriptor slot holds.
-  typedef enum logic [1:0] {
-    SLOT_BLK = 2'd0,  // a block descriptor (BLOCK_DESC), sent as one or more DATA packets
-    SLOT_PKT = 2'd1,  // a packet descriptor (PKT_DESC): one INLINE or CONTROL packet
-    SLOT_ACK = 2'd2   // an ACK request: one ACK or NACK packet
+  typedef enum logic {
+    SLOT_BLK = 1'b0,  // a block descriptor (BLOCK_DESC), sent as one or more DATA packets
+    SLOT_PKT = 1'b1   // a packet descriptor (PKT_DESC): one INLINE or CONTROL packet
   } slot_kind_e;
 
-  // An ACK request as kept in a slot.
-  typedef struct packed {
-    logic        nack;
-    logic [15:0] seq;
-    logic [9:0]  tid;
-    logic [15:0] dst_node;
-  } ack_req_t;
-
-  // One descriptor slot: data is a block_desc_t (bits 255:0), a pkt_desc_t, or an
-  // ack_req_t (low bits), by kind.
+  // One descriptor slot: data is a block_desc_t (bits 255:0) or a pkt_desc_t, by kind.
   typedef struct packed {
     slot_kind_e        kind;
     logic [DATA_W-1:0] data;

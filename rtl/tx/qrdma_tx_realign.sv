@@ -21,7 +21,10 @@
 // ahead of anything new. It never needs to hold two: a beat that yields 2 was preceded
 // by that packet's first beat, which yielded none and so emptied the register, and every
 // other beat yields at most one (pending + one new: one out, one kept).
-// R is always accepted (rready = 1; the caller reserved the buffer space).
+// R is always accepted (rready = 1; the caller reserved the buffer space). The read
+// status of each packet (1: one of its read beats came with RRESP SLVERR/DECERR) is
+// reported once per packet (o_perr_valid) with its last read beat, never after its last
+// packed beat.
 // Timing: R beat taken in cycle t -> registered in t+1 (shift) -> o_valid in t+2, or in
 // t+3 for a beat that went through the pending register.
 // Simulation speed (docs/sim.md): the data is computed in the registers' own always_ff,
@@ -37,13 +40,19 @@ module qrdma_tx_realign
   // read data beats (taken every cycle r_valid is high)
   input  logic              r_valid,
   input  logic [DATA_W-1:0] r_data,
+  /* verilator lint_off UNUSEDSIGNAL */  // bit 1: SLVERR or DECERR (bit 0 tells them apart)
+  input  logic [1:0]        r_resp,
+  /* verilator lint_on UNUSEDSIGNAL */
   // read info of the packet being received (show-ahead; popped on its last beat)
   input  logic              info_valid,
   output logic              info_ready,
   input  rd_info_t          info,
   // packed beats (always accepted)
   output logic              o_valid,
-  output logic [DATA_W-1:0] o_data
+  output logic [DATA_W-1:0] o_data,
+  // read status per packet (always accepted)
+  output logic              o_perr_valid,
+  output logic              o_perr
 );
 
   logic                rv_q;
@@ -61,6 +70,21 @@ module qrdma_tx_realign
 
   always_ff @(posedge clk) begin
     if (r_valid) rdat_q <= r_data;
+  end
+
+  // read status: rerr_q with rdat_q, accumulated over the packet's beats
+  logic rerr_q, racc_q;
+  always_ff @(posedge clk) begin
+    if (r_valid) rerr_q <= r_resp[1];
+    if (rv_q) begin
+      racc_q <= !last_beat && (racc_q || rerr_q);
+      o_perr <= racc_q || rerr_q;
+    end
+    o_perr_valid <= rv_q && last_beat;
+    if (rst) begin
+      racc_q       <= 1'b0;
+      o_perr_valid <= 1'b0;
+    end
   end
 
   assign last_beat  = (k_q == info.n_src - BEATS_W'(1));
@@ -116,24 +140,12 @@ module qrdma_tx_realign
   assign o_data  = o_data_q;
 
 `ifndef SYNTHESIS
-  // Read data without read info, or three packed beats at once (the pending register
-  // would overflow): "ERROR: ..." and the sticky sim_err_q, read by tests.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic sim_err_q;
-  /* verilator lint_on UNUSEDSIGNAL */
+  // read data comes only for a read command; the pending register never overflows
   always_ff @(posedge clk) begin
-    if (rst) begin
-      sim_err_q <= 1'b0;
-    end else begin
-      if (rv_q) if (!info_valid) begin
-        $display("ERROR: %m: t=%0t read data without a read command", $time);
-        sim_err_q <= 1'b1;
-      end
-      if (pend_v_q) if (lo_emit && hi_emit) begin
-        $display("ERROR: %m: t=%0t packed beat lost (pending register full)", $time);
-        sim_err_q <= 1'b1;
-      end
-    end
+    if (!rst && rv_q) assert (info_valid)
+      else $error("qrdma_tx_realign: read data without a read command");
+    if (!rst && pend_v_q) assert (!(lo_emit && hi_emit))
+      else $error("qrdma_tx_realign: packed beat lost (pending register full)");
   end
 `endif
 

@@ -2,17 +2,18 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx_sched: the VOQs and packet scheduler of the send unit (docs/nic.md "Send
-// unit", seed 002 §2.5). Block descriptors, packet descriptors and ACK requests each take
-// a descriptor slot (qrdma_id_pool) and wait in the queue of their destination
+// unit", [FPGA-NI] §2.5). Block descriptors and packet descriptors (the request class)
+// each take a descriptor slot (qrdma_id_pool) and wait in the queue of their destination
 // (qrdma_multi_queue, queue = dst_node mod NUM_NODES). A round-robin arbiter (qrdma_arb_rr)
 // picks, one packet at a time, among the queues that are not empty and not paused; the
 // picked slot's packet is computed (packetization of docs/nic.md for a block) and its
 // header beat built; a block with packets left goes back to the tail of its queue, any
 // other slot is freed.
 //
-// Input side: one descriptor per cycle is accepted (round robin among the three inputs)
+// Input side: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
-// block in that cycle.
+// block in that cycle. ACK/NACK responses never take a slot: they have their own path
+// to the assembler (qrdma_tx_rsp), so a send unit full of requests still answers.
 // Pipeline (cycle t = the cycle of the pick):
 //   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
 //   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs);
@@ -49,12 +50,6 @@ module qrdma_tx_sched
   input  logic                     s_pkt_valid,
   output logic                     s_pkt_ready,
   input  logic [PKT_DESC_W-1:0]    s_pkt_data,
-  input  logic                     s_ackreq_valid,
-  output logic                     s_ackreq_ready,
-  input  logic [15:0]              s_ackreq_dst,
-  input  logic [9:0]               s_ackreq_tid,
-  input  logic [15:0]              s_ackreq_seq,
-  input  logic                     s_ackreq_nack,
   input  logic [NUM_NODES-1:0]     tx_pause,        // queue k is not picked while high
   // picks
   input  logic                     pick_ok,         // room for one more packet (see header)
@@ -63,7 +58,10 @@ module qrdma_tx_sched
   output logic                     job_valid,
   output job_t                     job,
   output logic                     rd_valid,        // DATA: its payload read
-  output rd_cmd_t                  rd
+  output rd_cmd_t                  rd,
+  // occupancy and stall
+  output logic [SW:0]              occ_slots,       // slots in use
+  output logic                     stat_slot_stall  // a descriptor waits: no slot free
 );
 
   localparam int unsigned LG     = $clog2(MAX_PAYLOAD);
@@ -96,11 +94,10 @@ module qrdma_tx_sched
   endfunction
 
   // ------------------------------------------------------------------ input side
-  ack_req_t    in_ack;
   slot_rec_t   in_rec;
-  logic [2:0]  in_req, in_gnt;
+  logic [1:0]  in_req, in_gnt;
   logic        in_gnt_valid;
-  logic [1:0]  in_idx;
+  logic        in_idx;
   logic        in_open;    // a descriptor can be accepted in this cycle
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
@@ -115,11 +112,9 @@ module qrdma_tx_sched
 
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
 
-  assign in_ack = '{nack: s_ackreq_nack, seq: s_ackreq_seq, tid: s_ackreq_tid,
-                    dst_node: s_ackreq_dst};
-  assign in_req = {s_ackreq_valid, s_pkt_valid, s_blk_valid};
+  assign in_req = {s_pkt_valid, s_blk_valid};
 
-  qrdma_arb_rr #(.N(3)) u_in_arb (
+  qrdma_arb_rr #(.N(2)) u_in_arb (
     .clk       (clk),
     .rst       (rst),
     .req       (in_req),
@@ -133,17 +128,22 @@ module qrdma_tx_sched
   assign in_acc         = in_open && in_gnt_valid;
   assign s_blk_ready    = in_open && in_gnt[0];
   assign s_pkt_ready    = in_open && in_gnt[1];
-  assign s_ackreq_ready = in_open && in_gnt[2];
 
-  // (continuous selects rather than a case: the record is then built only where the slot
-  // RAM is written, not every cycle)
-  assign in_rec   = (in_idx == 2'd1) ? '{kind: SLOT_PKT, data: s_pkt_data}
-                  : (in_idx == 2'd2) ? '{kind: SLOT_ACK, data: DATA_W'(in_ack)}
-                  :                    '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
+  assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
+                           : '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
   assign in_queue = node_queue(
-      (in_idx == 2'd1) ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
-    : (in_idx == 2'd2) ? s_ackreq_dst
-    :                    s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
+      in_idx ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
+             : s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
+
+  // slots in use; a descriptor waiting for one
+  always_ff @(posedge clk) begin
+    occ_slots       <= occ_slots + (SW + 1)'(in_acc) - (SW + 1)'(free_valid);
+    stat_slot_stall <= (s_blk_valid || s_pkt_valid) && !pool_valid;
+    if (rst) begin
+      occ_slots       <= '0;
+      stat_slot_stall <= 1'b0;
+    end
+  end
 
   qrdma_id_pool #(.NUM_IDS(SLOTS), .ID_W(SW)) u_pool (
     .clk        (clk),
@@ -310,13 +310,11 @@ module qrdma_tx_sched
     /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block; reserved bits
     block_desc_t b;
     pkt_desc_t   p;
-    ack_req_t    k;
     /* verilator lint_on UNUSEDSIGNAL */
     net_hdr_t          h;
     logic [DATA_W-1:0] x;
     b = block_desc_t'(r.data[BLOCK_DESC_W-1:0]);
     p = pkt_desc_t'(r.data);
-    k = ack_req_t'(r.data[$bits(ack_req_t)-1:0]);
     h          = '0;
     h.src_node = src;
     unique case (r.kind)
@@ -336,7 +334,7 @@ module qrdma_tx_sched
         h.last     = b.last;
         h.xfer     = b.xfer;
       end
-      SLOT_PKT: begin
+      default: begin  // SLOT_PKT
         h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
         h.dst_node = p.dst_node;
         h.tid      = p.tid;
@@ -351,12 +349,6 @@ module qrdma_tx_sched
           h.inline_data = (p.len >= 6'd32) ? p.payload
                         : p.payload & ~({256{1'b1}} << {p.len[4:0], 3'b000});
         end
-      end
-      default: begin  // SLOT_ACK
-        h.ptype    = k.nack ? 4'(NET_NACK) : 4'(NET_ACK);
-        h.dst_node = k.dst_node;
-        h.tid      = k.tid;
-        h.seq      = k.seq;
       end
     endcase
     x = DATA_W'(h);

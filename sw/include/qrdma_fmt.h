@@ -189,6 +189,19 @@
 #define QRDMA_ACK_DESC_REASON_LSB 27
 #define QRDMA_ACK_DESC_REASON_W 4
 
+/* Response request, receive unit -> send unit: one ACK or NACK packet to send. */
+#define QRDMA_RSP_DESC_BITS 48
+#define QRDMA_RSP_DESC_DST_NODE_LSB 0
+#define QRDMA_RSP_DESC_DST_NODE_W 16
+#define QRDMA_RSP_DESC_TID_LSB 16
+#define QRDMA_RSP_DESC_TID_W 10
+#define QRDMA_RSP_DESC_SEQ_LSB 26
+#define QRDMA_RSP_DESC_SEQ_W 16
+#define QRDMA_RSP_DESC_NACK_LSB 42
+#define QRDMA_RSP_DESC_NACK_W 1
+#define QRDMA_RSP_DESC_REASON_LSB 43
+#define QRDMA_RSP_DESC_REASON_W 4
+
 /* 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE). */
 #define QRDMA_STATUS_SINGLE_BITS 64
 #define QRDMA_STATUS_SINGLE_STATUS_LSB 0

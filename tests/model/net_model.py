@@ -8,6 +8,7 @@ tuser = CRC on the last beat) and parses them back.
   packetize(dst, size, max_payload)      -> [(offset_in_block, len), ...]
   data_packet(hdr_fields, payload, dst)  -> Packet (header beat + payload beats at lane dst%64)
   one_beat_packet(hdr_fields)            -> Packet (INLINE/CONTROL/ACK/NACK)
+  inline_packet / control_packet / ack_packet -> the one-beat packets, field by field
   Packet.crc / Packet.beats / Packet.to_axis_frame() / parse(beats)
   block_packets(block_desc, mem_read, node_id, max_payload) -> [Packet] of a block
 """
@@ -141,6 +142,10 @@ def control_packet(pkt: dict, node_id: int) -> Packet:
                                 size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"]))
 
 
-def ack_packet(dst_node: int, node_id: int, tid: int, seq: int, nack: bool = False) -> Packet:
+def ack_packet(dst_node: int, node_id: int, tid: int, seq: int, nack: bool = False,
+               reason: int = 0) -> Packet:
+    """The ACK or NACK packet of a block / inline packet (tid, seq) to dst_node. A NACK
+    carries `reason` (ERR_*); an ACK carries none (reason 0, whatever is passed)."""
     return one_beat_packet(dict(ptype=C["NET_NACK"] if nack else C["NET_ACK"],
-                                dst_node=dst_node, src_node=node_id, tid=tid, seq=seq))
+                                dst_node=dst_node, src_node=node_id, tid=tid, seq=seq,
+                                reason=reason if nack else 0))

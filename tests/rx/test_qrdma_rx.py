@@ -1,24 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_rx (docs/nic.md "Receive unit"; seed 004 §3.3) against the reference model RxModel
+"""qrdma_rx (docs/nic.md "Receive unit"; [RSR] §3.3) against the reference model RxModel
 below.
 
 The network is a cocotbext-axi AxiStreamSource on s_axis_rx (frames built with
-tests/model/net_model.py, CRC in tuser of the last beat, random idle); host memory is an
-AxiRamWrite (the write half of AxiRam: the unit has no read channels) with random
-backpressure on AW, W and B; m_ack and m_ackreq go to StreamSinks with random
-backpressure. A software model polls the notification ring, checks and takes entries and
-advances cfg_nq_tail slowly. RxModel runs the packet sequence first and predicts every
-output; the bench then checks, cycle by cycle:
-  * every ACK request and every notification AW, in the first cycle it is valid: the data
+tests/model/net_model.py, CRC in tuser of the last beat, random idle); host memory is
+cocotbext-axi's AxiSlaveWrite (the unit has no read channels) with a Memory target that
+answers SLVERR for writes to "bad" 64-byte lines, with random backpressure on AW, W and
+B; m_ack and m_rsp go to StreamSinks with random backpressure. A software model polls the
+notification ring, checks and takes entries and advances cfg_nq_tail slowly. RxModel
+runs the packet sequence first and predicts every output; the bench then checks, cycle
+by cycle:
+  * every response and every notification AW, in the first cycle it is valid: the data
     it covers is in memory byte for byte, and no burst that wrote it still lacks its B;
+  * responses in the model's order within each class (with and without a notification:
+    an ACK that waits for its notification may be passed by the others);
   * every notification AW: slot = issued mod NQ_SIZE, issued - NQ_TAIL < NQ_SIZE, the
     slot's marker is NOTIF_EMPTY (software took it);
-and at the end: ACK requests, m_ack records and ring entries equal the model's lists in
-order (each exactly once, none extra after a quiet period), memory equals the initial
-contents plus the model's writes byte for byte (so nothing outside destination ranges
-was written), nq_head and every stat_* pulse count match, the CRC block's keep check
-never fired.
+and at the end: responses, m_ack records and ring entries equal the model's lists (each
+exactly once, none extra after a quiet period), memory equals the initial contents plus
+the model's writes byte for byte (so nothing outside destination ranges was written),
+nq_head and every stat_* pulse count match, the CRC block's keep check never fired.
 
   rx_random     random blocks (size, alignment, 1..MAX_BLK_PKTS packets) from two source
                 nodes, packets shuffled within a block and interleaved across blocks,
@@ -26,18 +28,24 @@ never fired.
                 the same TID (stale drops), late packets with older seqs, 16-bit seq
                 wrap, CONTROL before / during / after its block (and duplicated), INLINE
                 with and without notify (some across 64-byte and 4 KiB boundaries),
-                ACK/NACK packets, malformed packets; small ring, slow software
+                ACK/NACK packets, malformed packets, a few bad memory lines (NACKs); small
+                ring, slow software
   rx_reverse    a block of MAX_BLK_PKTS unaligned packets in reverse order, its CONTROL
                 first; then its duplicates and its CONTROL again (dropped); then a new
                 block of the same TID whose seq is 40,000 later (older modulo 2^16):
                 accepted, since the TID's entry is done
   rx_bad        each malformed kind (docs/nic.md list) and CRC errors, one by one: counted
                 as bad / CRC drops, nothing written, nothing acknowledged; ACK/NACK pass
-  rx_ring_full  NQ_SIZE 2 with software away: two entries written, the third waits and
-                holds the later ACKs; entries in order once software takes them;
-                NQ_SIZE 0: ACKs but no entries; cfg_nq_reset: NQ_HEAD 0, entries from
-                slot 0 again
-  rx_timing     latencies (last beat -> AW, B -> ACK request, B -> notification AW) and
+  rx_errors     writes answered SLVERR in the first, a middle or the last packet of a
+                block, in a notifying block, in an INLINE and in the second burst of a
+                split INLINE: NACK with ERR_REMOTE_MEM, no notification; the TID's next
+                block is acknowledged
+  rx_ring_full  NQ_SIZE 2 with software away: two entries written, the other notifying
+                packets wait and hold only their own ACKs (the others are acknowledged,
+                the link is never stopped); entries in order once software takes them;
+                NQ_SIZE 0: ACKs but no entries; cfg_nq_reset: NQ_HEAD 0, entries from slot
+                0 again; the ring turned off while requests wait: dropped, ACKs sent
+  rx_timing     latencies (last beat -> AW, B -> response, B -> notification AW) and
                 throughput (back-to-back 1 KiB packets, aligned and not: no stall)
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N blocks per source in
@@ -54,12 +62,12 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
-from cocotbext.axi import AxiRamWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
+from cocotbext.axi import AxiSlaveWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
 from handshake import StreamSink, seed_rng
 from model.net_model import (ack_packet, block_packets, control_packet, crc_of, data_packet,
                              inline_packet, one_beat_packet, packetize)
-from tools.formats import ACK_DESC, C, NET_HDR, NOTIF_ENTRY
+from tools.formats import ACK_DESC, C, NET_HDR, NOTIF_ENTRY, RSP_DESC
 
 NET_DATA, NET_INLINE, NET_CONTROL = C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"]
 NET_ACK, NET_NACK = C["NET_ACK"], C["NET_NACK"]
@@ -67,7 +75,7 @@ NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
 
 NODE_ID = 0x0105
 SRCS = (2, 7)                 # source nodes (distinct entries mod NUM_NODES >= 2)
-MEM_SIZE = 1 << 21
+MEM_SIZE = 1 << 23                 # (room for the destinations of the make test-full stream)
 RING_MAX = 64                 # ring entries at most
 RING_BASE = MEM_SIZE - 64 * RING_MAX
 TRAP = 0x1000                 # malformed packets point here (must never be written)
@@ -142,28 +150,50 @@ class Entry:
     done: bool = False
     ctrl: bool = False
     ctl: dict | None = None
+    err: bool = False                            # a write of this block hit a bad line
     ranges: list = field(default_factory=list)   # (addr, bytes) written for this seq
+
+
+def lines_of(a: int, n: int) -> range:
+    return range(a // 64, (a + max(n, 1) - 1) // 64 + 1)
 
 
 class RxModel:
     """What qrdma_rx does with a sequence of packets (docs/nic.md "Receive unit"): plain
-    Python, run over the whole sequence before the simulation."""
+    Python, run over the whole sequence before the simulation.
 
-    def __init__(self, p: Params, node_id: int):
+    Completion events, in the order the unit decides them, become responses: a NACK
+    (reason ERR_REMOTE_MEM) when a write of the block hit a bad line (the memory answers
+    SLVERR there and writes nothing of that beat), else an ACK; a notification is due for
+    an INLINE with notify, and for a DATA block with notify once both its last packet and
+    its CONTROL are in (the ACK waits for both). Responses of events without a due
+    notification (or with the ring off, packets of `ring_off`) keep their event order
+    ("plain" class); an ACK with a notification is released only once the notification
+    is handed to the ring, so those keep their own order ("ntf" class) and may pass or
+    fall behind plain ones."""
+
+    def __init__(self, p: Params, node_id: int, bad_lines=frozenset()):
         self.p = p
         self.node_id = node_id
+        self.bad = bad_lines
         self.ent: dict[tuple[int, int], Entry] = {}
         self.stats = collections.Counter()
         self.acks: list[int] = []          # m_ack records (ACK_DESC)
-        self.ackreqs: list[dict] = []      # dst, tid, seq, ranges
+        self.rsps: dict[str, list[dict]] = {"plain": [], "ntf": []}
         self.notifs: list[dict] = []       # NOTIF_ENTRY fields + ranges covered
         self.writes: list[tuple[int, bytes]] = []
         self.outcomes: list[str] = []
+        self.ring_off: set[int] = set()
 
-    def run(self, items: list[Wire]) -> "RxModel":
-        for w in items:
+    def run(self, items: list[Wire], ring_off=frozenset()) -> "RxModel":
+        for i, w in enumerate(items):
+            self.off = i in ring_off
             self.outcomes.append(self.process(w))
         return self
+
+    @property
+    def nrsp(self) -> int:
+        return len(self.rsps["plain"]) + len(self.rsps["ntf"])
 
     def _bad(self, h: dict, nb: int) -> bool:
         p = self.p
@@ -180,10 +210,40 @@ class RxModel:
             return bad or nb != 0
         return True
 
-    def _notif(self, kind, src, seq, xfer, pd, size, tag, dst_addr, ranges):
-        self.notifs.append(dict(marker=NOTIF_FULL, kind=kind, src_node=src, xfer=xfer, pd=pd,
-                                size=size, tag=tag, dst_addr=dst_addr, seq=seq,
-                                ranges=list(ranges)))
+    def _complete(self, src, tid, seq, e: Entry, ntf: dict | None):
+        """The completion event of block (src, tid, seq) with entry e; ntf: the fields of
+        a due notification."""
+        rsp = dict(dst_node=src, tid=tid, seq=seq, nack=int(e.err),
+                   reason=C["ERR_REMOTE_MEM"] if e.err else 0, ranges=list(e.ranges))
+        if e.err:
+            self.stats["nack"] += 1
+            self.rsps["plain"].append(rsp)
+        elif ntf is not None and self.off:
+            self.stats["notif_off"] += 1
+            self.rsps["plain"].append(rsp)
+        elif ntf is not None:
+            self.notifs.append(dict(marker=NOTIF_FULL, src_node=src, seq=seq,
+                                    ranges=list(e.ranges), **ntf))
+            self.rsps["ntf"].append(rsp)
+        else:
+            self.rsps["plain"].append(rsp)
+
+    def _write(self, e: Entry, da: int, data: bytes):
+        """A write of len(data) bytes at da: beats on bad lines are not written."""
+        e.err = e.err or any(ln in self.bad for ln in lines_of(da, len(data)))
+        kept = bytearray()
+        start = da
+        for i, byte in enumerate(data):
+            if (da + i) // 64 in self.bad:
+                if kept:
+                    self.writes.append((start, bytes(kept)))
+                    e.ranges.append((start, bytes(kept)))
+                kept, start = bytearray(), da + i + 1
+            else:
+                kept.append(byte)
+        if kept:
+            self.writes.append((start, bytes(kept)))
+            e.ranges.append((start, bytes(kept)))
 
     def process(self, w: Wire) -> str:
         st = self.stats
@@ -197,24 +257,26 @@ class RxModel:
             return "bad"
         pt, src, tid, seq = h["ptype"], h["src_node"], h["tid"], h["seq"]
         if pt in (NET_ACK, NET_NACK):
-            self.acks.append(ACK_DESC.pack(tid=tid, seq=seq, nack=int(pt == NET_NACK)))
+            nack = int(pt == NET_NACK)
+            self.acks.append(ACK_DESC.pack(tid=tid, seq=seq, nack=nack,
+                                           reason=h["reason"] if nack else 0))
             st["ctrl"] += 1
             return "ack"
         key = (src % self.p.num_nodes, tid)
         e = self.ent.get(key)
         # a done entry takes any other seq as a new block (the sender reuses a TID only
-        # after its block's ACK); an entry being filled compares modulo 2^16
+        # after its block's response); an entry being filled compares modulo 2^16
         newer = e is None or (seq != e.seq and (e.done or (seq - e.seq) % 65536 < 32768))
         same = e is not None and e.seq == seq
         if pt == NET_CONTROL:
-            ctl = dict(xfer=h["xfer"], pd=h["pd"], size=h["size"], tag=h["tag"],
-                       dst_addr=h["dst_addr"])
+            ctl = dict(kind=NET_CONTROL, xfer=h["xfer"], pd=h["pd"], size=h["size"],
+                       tag=h["tag"], dst_addr=h["dst_addr"])
             if newer:
                 self.ent[key] = Entry(seq, ctrl=True, ctl=ctl)
             elif same and not e.ctrl:
                 e.ctrl, e.ctl = True, ctl
-                if e.done:
-                    self._notif(NET_CONTROL, src, seq, ranges=e.ranges, **ctl)
+                if e.done:      # the block's ACK waited for this CONTROL
+                    self._complete(src, tid, seq, e, ctl)
             else:
                 st["dup" if same else "stale"] += 1
                 return "dup" if same else "stale"
@@ -235,18 +297,21 @@ class RxModel:
             st["dup" if same else "stale"] += 1
             return "dup" if same else "stale"
         e.mask.add(idx)
-        e.ranges.append((da, data))
-        self.writes.append((da, data))
+        self._write(e, da, data)
         complete = not e.done and len(e.mask) == bp
         e.done = e.done or complete
         st["data" if pt == NET_DATA else "ctrl"] += 1
         st["bytes"] += ln
         if complete:
-            self.ackreqs.append(dict(dst=src, tid=tid, seq=seq, ranges=list(e.ranges)))
-        if complete and e.ctrl:
-            self._notif(NET_CONTROL, src, seq, ranges=e.ranges, **e.ctl)
-        elif pt == NET_INLINE and h["notify"]:
-            self._notif(NET_INLINE, src, seq, h["xfer"], h["pd"], ln, 0, da, [(da, data)])
+            if pt == NET_INLINE:
+                ntf = (dict(kind=NET_INLINE, xfer=h["xfer"], pd=h["pd"], size=ln, tag=0,
+                            dst_addr=da) if h["notify"] else None)
+                self._complete(src, tid, seq, e, ntf)
+            elif not h["notify"]:
+                self._complete(src, tid, seq, e, None)
+            elif e.ctrl:
+                self._complete(src, tid, seq, e, e.ctl)
+            # else: the last block of a notifying transfer waits for its CONTROL
         return "data" if pt == NET_DATA else "inline"
 
 
@@ -276,6 +341,14 @@ class Stim:
         self.p, self.rng = p, rng
         self.alloc = Alloc(rng)
         self.seq = {s: 65536 - rng.randint(1, 300) for s in SRCS}   # wraps in every run
+        # TIDs of notifying blocks and INLINEs, each used once: a sender reuses a TID only
+        # after its response, which waits for the notification (the receive unit keeps
+        # the notification's fields per TID until then), so a stream made in advance
+        # must not reuse them
+        self.fresh = {s: iter(range(100, 900)) for s in SRCS}
+
+    def ntf_tid(self, src: int) -> int | None:
+        return next(self.fresh[src], None)
 
     def next_seq(self, src: int) -> int:
         v = self.seq[src]
@@ -397,6 +470,13 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
 
     stale_sent = [False]
 
+    def random_inline(cross4k=False):
+        src = rng.choice(SRCS)
+        tid = stim.ntf_tid(src) if rng.random() < 0.5 else None
+        if tid is None:
+            return stim.inline(src, 900 + rng.randrange(100), notify=False, cross4k=cross4k)
+        return stim.inline(src, tid, notify=True, cross4k=cross4k)
+
     def emit(w):
         r = rng.random()
         if r < 0.04:
@@ -407,8 +487,10 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
 
     def start(src):
         busy = {b["tid"] for b in active if b["src"] == src}
-        tid = rng.choice([t for t in tids[src] if t not in busy])
-        b = stim.block(src, tid)
+        tid = stim.ntf_tid(src) if rng.random() < 0.35 else None
+        if tid is None:
+            tid = rng.choice([t for t in tids[src] if t not in busy])
+        b = stim.block(src, tid, notify=tid >= 100)
         rng.shuffle(b["pkts"])
         b["had_ctrl"] = b["notify"]
         if b["notify"]:
@@ -433,8 +515,7 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             continue
         r = rng.random()
         if r < 0.06:
-            emit(stim.inline(rng.choice(SRCS), 900 + rng.randrange(100),
-                             cross4k=rng.random() < 0.3))
+            emit(random_inline(cross4k=rng.random() < 0.3))
             continue
         if r < 0.08:
             out.append(stim.ack(rng.choice(SRCS)))
@@ -451,9 +532,9 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             # abandon b: a newer block of the same TID starts; b's rest arrives late (stale)
             active.remove(b)
             rest = b["pkts"]
-            nb = stim.block(b["src"], b["tid"])
+            nb = stim.block(b["src"], b["tid"], notify=False)
             rng.shuffle(nb["pkts"])
-            nb["notify"] = nb["had_ctrl"] = False    # (its CONTROL is not sent)
+            nb["had_ctrl"] = False
             emit(nb["pkts"].pop())
             if nb["pkts"]:
                 active.append(nb)
@@ -483,12 +564,33 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
     for _ in range(3):
         for w in (stim.bad(rng.choice(Stim.BAD_KINDS), rng.choice(SRCS)),
                   stim.ack(rng.choice(SRCS)),
-                  stim.inline(rng.choice(SRCS), 900 + rng.randrange(100))):
+                  random_inline()):
             out.insert(rng.randrange(len(out) + 1), w)
     return out
 
 
 # ------------------------------------------------------------------ test bench
+class Memory:
+    """Host memory behind cocotbext-axi's AxiSlaveWrite (its `target`): a write touching
+    a bad 64-byte line raises, which AxiSlaveWrite answers with BRESP SLVERR; nothing of
+    that beat is written."""
+
+    def __init__(self, size: int):
+        self.mem = bytearray(size)
+        self.bad: set[int] = set()
+
+    async def write(self, addr: int, data: bytes) -> None:
+        if any(ln in self.bad for ln in lines_of(addr, len(data))):
+            raise IOError(f"bad line at {addr:#x}")
+        self.mem[addr:addr + len(data)] = data
+
+    def poke(self, addr: int, data: bytes) -> None:
+        self.mem[addr:addr + len(data)] = data
+
+    def read(self, addr: int, n: int) -> bytes:
+        return bytes(self.mem[addr:addr + n])
+
+
 class TB:
     def __init__(self, dut, name: str, nq_size: int = 8, idle: float = 0.2,
                  stall: float = 0.3):
@@ -499,27 +601,30 @@ class TB:
         self.errors: list[str] = []
         self.cycle = 0
         self.model: RxModel | None = None
-        for lg in ("s_axis_rx", "m_axi"):
-            logging.getLogger(f"cocotb.{dut._name}.{lg}").setLevel(logging.WARNING)
+        logging.getLogger(f"cocotb.{dut._name}.s_axis_rx").setLevel(logging.WARNING)
+        # (ERROR: it warns of every write the Memory refuses, which the tests do on purpose)
+        logging.getLogger(f"cocotb.{dut._name}.m_axi").setLevel(logging.ERROR)
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         self.src = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis_rx"), dut.clk, dut.rst)
-        self.ram = AxiRamWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst,
-                               size=MEM_SIZE)
+        self.ram = Memory(MEM_SIZE)
+        self.slave = AxiSlaveWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst,
+                                   target=self.ram)
         self.ack_snk = StreamSink(dut.clk, dut, "m_ack_", ["data"], self.rng, stall=stall,
                                   callback=self._on_ack)
-        self.req_snk = StreamSink(dut.clk, dut, "m_ackreq_", ["dst", "tid", "seq", "nack"],
-                                  self.rng, stall=stall, callback=self._on_ackreq)
+        self.rsp_snk = StreamSink(dut.clk, dut, "m_rsp_", ["data"], self.rng, stall=stall,
+                                  callback=self._on_rsp)
         self.set_idle(idle)
         self.set_backpressure(stall)
         # observed
         self.acks: list[int] = []
-        self.reqs: list[dict] = []
+        self.rsps: list[dict] = []
+        self.got = {"plain": 0, "ntf": 0}   # responses seen of each class
         self.taken: list[dict] = []         # ring entries taken by software
         self.aws: list[tuple[int, int]] = []  # [lo, hi) of every AW handshake
         self.nb = 0                         # B handshakes
         self.ntf_aw = 0                     # notification AWs seen valid
         self.ntf_base = 0                   # ntf_aw at the last cfg_nq_reset
-        self.req_seen = 0                   # ACK requests seen valid
+        self.rsp_seen = 0                   # responses seen valid
         self.tail = 0
         self.sw_on = True
         self.sw_poll = (20, 200)
@@ -543,10 +648,10 @@ class TB:
         def gen(pr):
             while True:
                 yield rng.random() < pr
-        for ch in (self.ram.aw_channel, self.ram.w_channel, self.ram.b_channel):
+        for ch in (self.slave.aw_channel, self.slave.w_channel, self.slave.b_channel):
             ch.set_pause_generator(gen(stall) if stall else None)
         self.ack_snk.stall = stall
-        self.req_snk.stall = stall
+        self.rsp_snk.stall = stall
 
     def err(self, msg: str):
         if len(self.errors) < 20:
@@ -566,7 +671,7 @@ class TB:
         mem = bytearray(self.rng.randbytes(MEM_SIZE))
         mem[RING_BASE:] = bytes(MEM_SIZE - RING_BASE)
         self.mem0 = bytes(mem)
-        self.ram.write(0, self.mem0)
+        self.ram.poke(0, self.mem0)
         for _ in range(5):
             await RisingEdge(d.clk)
         d.rst.value = 0
@@ -575,6 +680,9 @@ class TB:
         if wait_init:
             for _ in range(self.p.entries + 10):
                 await RisingEdge(d.clk)
+
+    def new_model(self, items: list[Wire], ring_off=frozenset()) -> RxModel:
+        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad)).run(items, ring_off)
 
     # ---- callbacks of the sinks (ReadOnly of the handshake cycle)
     def _on_ack(self, item):
@@ -587,18 +695,29 @@ class TB:
             self.err(f"m_ack #{i}: {ACK_DESC.unpack(item['data'])} expected "
                      f"{ACK_DESC.unpack(exp[i])}")
 
-    def _on_ackreq(self, item):
-        i = len(self.reqs)
-        self.reqs.append(item)
-        self.ev["ackreq_hs"].append(self.cycle)
-        exp = self.model.ackreqs
-        if i >= len(exp):
-            self.err(f"extra ACK request {item}")
+    def _match_rsp(self, data: int):
+        """The class and expected response an observed response is the next one of."""
+        got = RSP_DESC.unpack(data)
+        for cls in ("plain", "ntf"):
+            exp = self.model.rsps[cls]
+            i = self.got[cls]
+            if i < len(exp) and all(got[k] == exp[i][k] for k in got if k != "rsvd"):
+                return cls, exp[i]
+        return None, None
+
+    def _on_rsp(self, item):
+        self.rsps.append(item)
+        self.ev["rsp_hs"].append(self.cycle)
+        cls, e = self._match_rsp(item["data"])
+        if cls is None:
+            heads = {c: ({k: v for k, v in self.model.rsps[c][self.got[c]].items()
+                          if k != "ranges"} if self.got[c] < len(self.model.rsps[c]) else None)
+                     for c in ("plain", "ntf")}
+            self.err(f"response {RSP_DESC.unpack(item['data'])} is neither next expected "
+                     f"one: {heads}")
             return
-        e = exp[i]
-        got = (item["dst"], item["tid"], item["seq"], item["nack"])
-        if got != (e["dst"], e["tid"], e["seq"], 0):
-            self.err(f"ACK request #{i}: {got} expected {(e['dst'], e['tid'], e['seq'], 0)}")
+        self.got[cls] += 1
+        self.cov[f"{cls} responses"] += 1
 
     # ---- checks of one cycle
     def _covered_done(self, ranges, what: str, pend_aw=None):
@@ -635,9 +754,9 @@ class TB:
 
     async def _monitor(self):
         d = self.dut
-        aw_pend = req_pend = False
+        aw_pend = rsp_pend = False
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
-                      "bad_drop", "notif")
+                      "bad_drop", "notif", "notif_off", "nack", "mem_err")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -649,17 +768,17 @@ class TB:
             aw_v, aw_r = int(d.m_axi_awvalid.value), int(d.m_axi_awready.value)
             addr, ln = int(d.m_axi_awaddr.value), int(d.m_axi_awlen.value)
             cur_aw = (addr, addr + 64 * (ln + 1))
-            # ACK request / notification AW: checked in the first cycle they are valid,
+            # response / notification AW: checked in the first cycle they are valid,
             # before this cycle's B counts
-            req_v = int(d.m_ackreq_valid.value)
-            if req_v and not req_pend:
-                self.ev["ackreq"].append(self.cycle)
-                i = self.req_seen
-                self.req_seen += 1
-                if i < len(self.model.ackreqs):
-                    self._covered_done(self.model.ackreqs[i]["ranges"], f"ACK request #{i}",
+            rsp_v = int(d.m_rsp_valid.value)
+            if rsp_v and not rsp_pend:
+                self.ev["rsp"].append(self.cycle)
+                self.rsp_seen += 1
+                _, e = self._match_rsp(int(d.m_rsp_data.value))
+                if e is not None:
+                    self._covered_done(e["ranges"], f"response {e['tid']}/{e['seq']}",
                                        cur_aw if aw_v else None)
-            req_pend = bool(req_v and not int(d.m_ackreq_ready.value))
+            rsp_pend = bool(rsp_v and not int(d.m_rsp_ready.value))
             if aw_v and not aw_pend:
                 self.ev["aw"].append(self.cycle)
                 if int(d.m_axi_awsize.value) != 6 or int(d.m_axi_awburst.value) != 1 \
@@ -675,7 +794,7 @@ class TB:
             aw_pend = bool(aw_v and not aw_r)
             if int(d.m_axi_wvalid.value) and int(d.m_axi_wready.value):
                 self.ev["w"].append(self.cycle)
-            if self.nq_size and self.ntf_aw - self.ntf_base - self.tail >= self.nq_size:
+            if int(d.nq_wait.value):
                 self.cov["ring full cycles"] += 1
             if int(d.s_axis_rx_tvalid.value) and not int(d.s_axis_rx_tready.value):
                 self.cov["tready low cycles"] += 1
@@ -711,17 +830,18 @@ class TB:
                 want = {k: v for k, v in exp[i].items() if k != "ranges"}
                 if got != want:
                     self.err(f"notification #{i}: {got} expected {want}")
-            self.ram.write(addr, bytes([NOTIF_EMPTY]))
+            self.ram.poke(addr, bytes([NOTIF_EMPTY]))
             self.tail += 1
             d.cfg_nq_tail.value = self.tail
 
     # ---- run a packet sequence
     async def run(self, items: list[Wire], quiet: int = 400):
-        self.model = RxModel(self.p, NODE_ID).run(items)
+        self.model = self.new_model(items)
         m = self.model
-        self.dut._log.info("%d packets: %s; %d ACK requests, %d notifications, %d m_ack",
-                           len(items), dict(collections.Counter(m.outcomes)), len(m.ackreqs),
-                           len(m.notifs), len(m.acks))
+        self.dut._log.info("%d packets: %s; %d responses (%d with a notification), "
+                           "%d notifications, %d m_ack",
+                           len(items), dict(collections.Counter(m.outcomes)), m.nrsp,
+                           len(m.rsps["ntf"]), len(m.notifs), len(m.acks))
         for w in items:
             self.src.send_nowait(w.frame())
         await self.wait_done()
@@ -730,7 +850,7 @@ class TB:
         self.final_checks()
 
     def progress(self):
-        return (len(self.ev["in_beat"]), len(self.reqs), len(self.acks), len(self.taken),
+        return (len(self.ev["in_beat"]), len(self.rsps), len(self.acks), len(self.taken),
                 self.nb)
 
     async def until(self, cond, what: str):
@@ -741,35 +861,40 @@ class TB:
             pr = self.progress()
             since = 0 if pr != last else since + 1
             last = pr
-            assert since < STUCK, f"stuck waiting for {what}: (beats in, ACK requests, " \
+            assert since < STUCK, f"stuck waiting for {what}: (beats in, responses, " \
                                   f"m_ack, entries taken, B) = {pr}"
             assert not self.errors, self.errors[0]
 
     async def wait_done(self):
         m = self.model
         await self.until(lambda: (self.src.empty() and not self.src.active
-                                  and len(self.reqs) >= len(m.ackreqs)
+                                  and len(self.rsps) >= m.nrsp
                                   and len(self.acks) >= len(m.acks)
                                   and len(self.taken) >= (len(m.notifs) if self.nq_size else 0)
                                   and self.nb >= len(self.aws)),
-                         f"{len(m.ackreqs)} ACK requests, {len(m.acks)} m_ack, "
+                         f"{m.nrsp} responses, {len(m.acks)} m_ack, "
                          f"{len(m.notifs)} notifications")
 
     def final_checks(self):
         m, d = self.model, self.dut
         assert not self.errors, f"{len(self.errors)} errors, first: {self.errors[0]}"
-        assert len(self.reqs) == len(m.ackreqs), "ACK request count"
+        assert len(self.rsps) == m.nrsp, "response count"
+        assert self.got == {c: len(m.rsps[c]) for c in m.rsps}, (self.got, "response classes")
         assert len(self.acks) == len(m.acks), "m_ack count"
         if self.nq_size:
             assert len(self.taken) == len(m.notifs), "notification count"
             assert self.ntf_aw == len(m.notifs), "notification writes"
         else:
             assert self.ntf_aw == 0
-        assert int(d.nq_head.value) == self.ntf_aw, "nq_head"
+        assert int(d.nq_head.value) == self.ntf_aw - self.ntf_base, "nq_head"
+        mem_err = sum(1 for lo, hi in self.aws
+                      if any(ln in self.ram.bad for ln in range(lo // 64, hi // 64)))
         want = collections.Counter({"data_pkt": m.stats["data"], "ctrl_pkt": m.stats["ctrl"],
                                     "crc_drop": m.stats["crc"], "dup_drop": m.stats["dup"],
                                     "stale_drop": m.stats["stale"], "bad_drop": m.stats["bad"],
-                                    "notif": self.ntf_aw, "bytes": m.stats["bytes"]})
+                                    "notif": self.ntf_aw, "bytes": m.stats["bytes"],
+                                    "nack": m.stats["nack"], "notif_off": m.stats["notif_off"],
+                                    "mem_err": mem_err})
         for k in want:
             assert self.stats[k] == want[k], f"stat_{k}: {self.stats[k]} expected {want[k]}"
         # memory: initial + the model's writes; the ring as written, markers taken
@@ -798,6 +923,11 @@ async def rx_random(dut):
     await tb.reset()
     n = int(os.environ.get("P_N", "40"))
     items = random_stream(Stim(tb.p, tb.rng), n)
+    # a few bad memory lines under random destinations: their blocks are NACKed
+    for w in tb.rng.sample(items, 6):
+        h = NET_HDR.unpack(w.beats[0][0])
+        if h["ptype"] in (NET_DATA, NET_INLINE) and BLOCK_BASE <= h["dst_addr"] < RING_BASE:
+            tb.ram.bad.add(h["dst_addr"] // 64)
     # phases of load: the knobs change while the stream runs; early on software goes away
     # until the ring is full (or no notification is left to come) and stays away a while
     async def phases():
@@ -823,6 +953,7 @@ async def rx_random(dut):
         assert c[k] > 0 or n < 20, f"random stream without a {k} packet"
     assert tb.cov["ring full cycles"] > 0 or len(tb.model.notifs) < tb.nq_size + 2, \
         "the ring was never full"
+    assert tb.model.stats["nack"] > 0 or n < 20, "no block hit a bad line"
 
 
 @cocotb.test(skip=not DIRECTED)
@@ -843,7 +974,7 @@ async def rx_reverse(dut):
              + b2["pkts"][::-1])
     await tb.run(items)
     o = tb.model.outcomes
-    assert o.count("dup") == 4 and len(tb.reqs) == 2 and len(tb.taken) == 1, o
+    assert o.count("dup") == 4 and len(tb.rsps) == 2 and len(tb.taken) == 1, o
     assert "stale" not in o, o
 
 
@@ -863,7 +994,47 @@ async def rx_bad(dut):
     await tb.run(items)
     o = tb.model.outcomes
     assert o.count("bad") == len(Stim.BAD_KINDS) and o.count("crc") == 12, o
-    assert not tb.model.writes and not tb.reqs and o.count("ack") == 4
+    assert not tb.model.writes and not tb.rsps and o.count("ack") == 4
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_errors(dut):
+    """Writes answered SLVERR: the block is NACKed (reason ERR_REMOTE_MEM) whichever of
+    its packets failed, a notifying block or INLINE gets no notification, the TID's next
+    block starts with a clean error state (also when its CONTROL came first), and the
+    other blocks are acknowledged as usual."""
+    tb = TB(dut, "rx_errors", nq_size=8)
+    await tb.reset()
+    stim = Stim(tb.p, tb.rng)
+    mp = tb.p.max_payload
+    items, bad = [], set()
+    for i, where in enumerate(("first", "middle", "last", "none")):
+        b = stim.block(SRCS[i % 2], 10 + i, size=3 * mp + 100, notify=(i % 2 == 0))
+        pk = [NET_HDR.unpack(w.beats[0][0]) for w in b["pkts"]]
+        j = {"first": 0, "middle": 1, "last": len(pk) - 1}.get(where)
+        if j is not None:
+            bad.add(pk[j]["dst_addr"] // 64 + (1 if where == "middle" else 0))
+        seq = b["pkts"][:]
+        tb.rng.shuffle(seq)
+        items += seq + ([b["ctrl"]] if b["notify"] else [])
+        # the same TID again, fresh: acknowledged (its CONTROL first for a notifying one)
+        b2 = stim.block(SRCS[i % 2], 10 + i, size=mp, notify=(i % 2 == 0))
+        items += ([b2["ctrl"]] if b2["notify"] else []) + b2["pkts"]
+    # INLINEs: one on a bad line (notifying), one crossing into a bad line (2 bursts)
+    w = stim.inline(SRCS[0], 30, notify=True, ln=16)
+    bad.add(NET_HDR.unpack(w.beats[0][0])["dst_addr"] // 64)
+    w2 = stim.inline(SRCS[1], 31, notify=False, ln=32, cross4k=True)
+    a2 = NET_HDR.unpack(w2.beats[0][0])["dst_addr"]
+    bad.add((a2 + 31) // 64)
+    items += [w, w2, stim.inline(SRCS[0], 32, notify=True)]
+    tb.ram.bad = bad
+    await tb.run(items)
+    m = tb.model
+    assert m.stats["nack"] == 5, m.stats
+    assert m.nrsp == 11 and len(m.notifs) == 3, (m.rsps, m.notifs)
+    nacks = [r for r in tb.rsps if RSP_DESC.unpack(r["data"])["nack"]]
+    assert len(nacks) == 5 and all(RSP_DESC.unpack(r["data"])["reason"] == C["ERR_REMOTE_MEM"]
+                                   for r in nacks)
 
 
 @cocotb.test(skip=not DIRECTED)
@@ -872,59 +1043,77 @@ async def rx_ring_full(dut):
     await tb.reset(wait_init=True)
     stim = Stim(tb.p, tb.rng)
     tb.sw_on = False
-    # (across 64-byte and 4 KiB boundaries: two one-beat bursts)
+    # six notifying INLINEs (across 64-byte and 4 KiB boundaries: two one-beat bursts)
+    # among four without notification
     items = [stim.inline(SRCS[i % 2], 40 + i, notify=True, ln=32, cross4k=True)
              for i in range(6)]
-    tb.model = RxModel(tb.p, NODE_ID).run(items)
+    for i in range(4):
+        items.insert(2 * i + 1, stim.inline(SRCS[i % 2], 50 + i, notify=False))
+    tb.model = tb.new_model(items)
     for w in items:
         tb.src.send_nowait(w.frame())
     for _ in range(2000):
         await RisingEdge(dut.clk)
-    # two entries written; the third event's ACK went, its notification waits and holds
-    # the later events
+    # two entries written; the other four notifications wait for software and hold only
+    # their own ACKs: the four packets without notification are acknowledged
     assert tb.ntf_aw == 2 and int(dut.nq_head.value) == 2, (tb.ntf_aw, int(dut.nq_head.value))
-    assert len(tb.reqs) == 3, len(tb.reqs)
+    assert tb.got == {"plain": 4, "ntf": 2}, tb.got
+    assert int(dut.nq_wait.value) == 1 and len(tb.ev["in_beat"]) == len(items)
     tb.sw_on = True
     tb.sw_poll = (200, 400)
     await tb.wait_done()
     for _ in range(300):
         await RisingEdge(dut.clk)
     tb.final_checks()
-    # NQ_SIZE 0: notifications off, ACKs still go
-    n1 = len(tb.model.notifs)
+    assert int(dut.nq_wait.value) == 0
+    # NQ_SIZE 0: notifications off, their ACKs go, nothing is written
     dut.cfg_nq_size.value = 0
     tb.nq_size = 0
     more = [stim.inline(SRCS[0], 60 + i, notify=True) for i in range(3)]
-    tb.model = RxModel(tb.p, NODE_ID).run(items + more)
+    seq = items + more
+    tb.model = tb.new_model(seq, ring_off=range(len(items), len(seq)))
     for w in more:
         tb.src.send_nowait(w.frame())
-    await tb.until(lambda: len(tb.reqs) >= len(tb.model.ackreqs), "the ACK requests")
+    await tb.until(lambda: len(tb.rsps) >= tb.model.nrsp, "the responses")
     for _ in range(300):
         await RisingEdge(dut.clk)
     assert tb.ntf_aw == 6 and int(dut.nq_head.value) == 6 and not tb.errors
-    # cfg_nq_reset: NQ_HEAD back to 0, software starts again at entry 0 of a 4-entry ring
+    assert tb.stats["notif_off"] == 3, tb.stats
+    # cfg_nq_reset: NQ_HEAD back to 0, software starts again at entry 0 of a 2-entry ring,
+    # but takes nothing: two entries are written, two requests wait; the ring is turned
+    # off: the waiting two are dropped and their ACKs go
     await RisingEdge(dut.clk)
     dut.cfg_nq_reset.value = 1
-    dut.cfg_nq_size.value = 4
+    dut.cfg_nq_size.value = 2
     await RisingEdge(dut.clk)
     dut.cfg_nq_reset.value = 0
     tb.tail = 0
     dut.cfg_nq_tail.value = 0
-    tb.nq_size = 4
+    tb.nq_size = 2
     tb.ntf_base = tb.ntf_aw
+    tb.sw_on = False
     await RisingEdge(dut.clk)
     await ReadOnly()
     assert int(dut.nq_head.value) == 0, "cfg_nq_reset"
-    last = [stim.inline(SRCS[1], 70 + i, notify=True) for i in range(5)]
-    m3 = RxModel(tb.p, NODE_ID).run(items + more + last)
-    del m3.notifs[n1:n1 + len(more)]         # not written: the ring was off
+    await RisingEdge(dut.clk)
+    last = [stim.inline(SRCS[1], 70 + i, notify=True) for i in range(4)]
+    seq3 = seq + last
+    m3 = tb.new_model(seq3, ring_off=range(len(items), len(seq)))
+    n_written = len(m3.notifs) - 2
     tb.model = m3
     for w in last:
         tb.src.send_nowait(w.frame())
-    await tb.until(lambda: len(tb.taken) >= len(m3.notifs), "the notifications")
+    await tb.until(lambda: tb.ntf_aw - tb.ntf_base >= 2 and int(dut.nq_wait.value),
+                   "two entries and a waiting request")
+    dut.cfg_nq_size.value = 0
+    tb.nq_size = 0
+    await tb.until(lambda: len(tb.rsps) >= m3.nrsp, "the responses")
     for _ in range(300):
         await RisingEdge(dut.clk)
-    assert int(dut.nq_head.value) == 5 and tb.ntf_aw == 11 and not tb.errors, tb.errors[:1]
+    assert tb.ntf_aw - tb.ntf_base == 2 and int(dut.nq_head.value) == 2, tb.ntf_aw
+    assert tb.stats["notif_off"] == 5 and tb.got["ntf"] == len(m3.rsps["ntf"]), \
+        (tb.stats, tb.got)
+    assert n_written == 8 and not tb.errors, tb.errors[:1]
 
 
 @cocotb.test(skip=not DIRECTED)
@@ -938,33 +1127,37 @@ async def rx_timing(dut):
 
     async def one(items):
         sent.extend(items)     # the observed lists are cumulative: so is the model
-        tb.model = RxModel(tb.p, NODE_ID).run(sent)
+        tb.model = tb.new_model(sent)
         for k in list(ev):
             ev[k].clear()
         for w in items:
             tb.src.send_nowait(w.frame())
-        await tb.until(lambda: len(tb.reqs) >= len(tb.model.ackreqs)
-                       and tb.ntf_aw >= len(tb.model.notifs), "the outputs")
+        await tb.until(lambda: len(tb.rsps) >= tb.model.nrsp
+                       and tb.ntf_aw >= len(tb.model.notifs)
+                       and tb.nb >= len(tb.aws) and tb.stats["notif"] >= tb.ntf_aw,
+                       "the outputs")
         for _ in range(50):
             await RisingEdge(dut.clk)
 
     res = {}
     # payload at lanes 32..63, 0..31: the last CRC beat goes with the last wire beat
-    await one([stim.block(SRCS[0], 1, size=64, align=4096 - 32)["pkts"][0]])
+    await one([stim.block(SRCS[0], 1, size=64, align=4096 - 32, notify=False)["pkts"][0]])
     res["last->AW"] = ev["aw"][0] - ev["in_last"][0]
-    res["B->ACK request"] = ev["ackreq"][0] - ev["b"][0]
+    res["B->response"] = ev["rsp"][0] - ev["b"][0]
     # aligned packet: the last wire beat still has bytes for a CRC beat (flushed a cycle
     # later), as for every packet whose last beat has bytes at lanes >= the first lane
-    await one([stim.block(SRCS[0], 2, size=mp, align=4096)["pkts"][0]])
+    await one([stim.block(SRCS[0], 2, size=mp, align=4096, notify=False)["pkts"][0]])
     res["last->AW flushed"] = ev["aw"][0] - ev["in_last"][0]
     # CONTROL first, then its one-packet block: notification after the data's B
     b = stim.block(SRCS[1], 3, size=100, notify=True)
     await one([b["ctrl"]] + b["pkts"])
     res["B->notification AW"] = ev["ntf_aw"][0] - ev["b"][0]
     res["notification B->stat_notif"] = ev["notif"][0] - ev["b"][1]
+    res["B->response with notification"] = ev["rsp"][0] - ev["b"][0]
     dut._log.info("latencies (cycles): %s", res)
-    assert res == {"last->AW": 13, "B->ACK request": 4, "last->AW flushed": 14,
-                   "B->notification AW": 6, "notification B->stat_notif": 2}, res
+    assert res == {"last->AW": 13, "B->response": 6, "last->AW flushed": 14,
+                   "B->notification AW": 10, "notification B->stat_notif": 2,
+                   "B->response with notification": 10}, res
     # throughput: 48 one-packet blocks of MAX_PAYLOAD bytes back to back, then unaligned
     for off in (0, 20):
         items = [stim.block(SRCS[i % 2], 100 + i, size=mp - off, align=4096 - off,

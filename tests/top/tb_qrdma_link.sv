@@ -33,7 +33,8 @@ module tb_qrdma_link #(
   input  logic [8:0]   flip_bit,
   output logic [31:0]  flips,
   output logic [511:0] flip_hdr,   // the last corrupted header as it was sent
-  output logic [31:0]  beats       // beats delivered on m_axis
+  output logic [31:0]  beats,      // beats delivered on m_axis
+  output logic [15:0]  occ         // beats held
 );
 
 `ifndef SYNTHESIS
@@ -80,14 +81,16 @@ module tb_qrdma_link #(
     end
   end
 
+  logic [$clog2(DEPTH + 1)-1:0] count;
   /* verilator lint_off PINCONNECTEMPTY */
   qrdma_sync_fifo #(.WIDTH($bits(beat_t)), .DEPTH(DEPTH)) u_fifo (
     .clk, .rst,
     .s_valid (s_axis_tvalid), .s_ready (s_axis_tready), .s_data (in),
     .m_valid (out_valid), .m_ready (m_axis_tvalid && m_axis_tready), .m_data (out),
-    .count (), .almost_full ()
+    .count (count), .almost_full ()
   );
   /* verilator lint_on PINCONNECTEMPTY */
+  assign occ = 16'(count);
 
   // the head beat is due once LATENCY cycles have passed since it was taken
   assign m_axis_tvalid = out_valid && (now_q - out.ts >= 32'(LATENCY));

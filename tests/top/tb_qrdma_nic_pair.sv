@@ -86,6 +86,9 @@ module tb_qrdma_nic_pair
   output logic n0_m_axi_rready,
   output logic n0_ready,
   input  logic [NUM_NODES-1:0] n0_tx_pause,
+  output logic n0_busy,
+  output logic n0_nq_wait,
+  output logic [NIC_STATE_W-1:0] n0_state,
   // link from node 0 to node 1: fault injection and counters
   input  logic l0_flip_en,
   input  logic [8:0] l0_flip_bit,
@@ -153,12 +156,19 @@ module tb_qrdma_nic_pair
   output logic n1_m_axi_rready,
   output logic n1_ready,
   input  logic [NUM_NODES-1:0] n1_tx_pause,
+  output logic n1_busy,
+  output logic n1_nq_wait,
+  output logic [NIC_STATE_W-1:0] n1_state,
   // link from node 1 to node 0: fault injection and counters
   input  logic l1_flip_en,
   input  logic [8:0] l1_flip_bit,
   output logic [31:0] l1_flips,
   output logic [511:0] l1_flip_hdr,
   output logic [31:0] l1_beats,
+  output logic [15:0] l1_occ,
+  output logic [15:0] l0_occ,
+  // cycles in which a beat moved on a link or on a memory port of either node (watchdog)
+  output logic [31:0] activity,
   // injection into node 1's receive port (directed tests): while inj_sel is high node 1
   // takes packets from inj_* and link 0 holds its beats
   input  logic         inj_sel,
@@ -262,7 +272,8 @@ module tb_qrdma_nic_pair
     .m_axis_tx_tuser(t0_tuser), .m_axis_tx_tvalid(t0_tvalid), .m_axis_tx_tready(t0_tready),
     .s_axis_rx_tdata(r0_tdata), .s_axis_rx_tkeep(r0_tkeep), .s_axis_rx_tlast(r0_tlast),
     .s_axis_rx_tuser(r0_tuser), .s_axis_rx_tvalid(r0_tvalid), .s_axis_rx_tready(r0_tready),
-    .tx_pause(n0_tx_pause)
+    .tx_pause(n0_tx_pause),
+    .busy(n0_busy), .nq_wait(n0_nq_wait), .state(n0_state)
   );
 
   tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH)) u_link0 (
@@ -271,7 +282,8 @@ module tb_qrdma_nic_pair
     .s_axis_tuser(t0_tuser), .s_axis_tvalid(t0_tvalid), .s_axis_tready(t0_tready),
     .m_axis_tdata(l0_tdata), .m_axis_tkeep(l0_tkeep), .m_axis_tlast(l0_tlast),
     .m_axis_tuser(l0_tuser), .m_axis_tvalid(l0_tvalid), .m_axis_tready(l0_tready),
-    .flip_en(l0_flip_en), .flip_bit(l0_flip_bit), .flips(l0_flips), .flip_hdr(l0_flip_hdr), .beats(l0_beats)
+    .flip_en(l0_flip_en), .flip_bit(l0_flip_bit), .flips(l0_flips), .flip_hdr(l0_flip_hdr), .beats(l0_beats),
+    .occ(l0_occ)
   );
 
   qrdma_nic #(
@@ -342,7 +354,8 @@ module tb_qrdma_nic_pair
     .m_axis_tx_tuser(t1_tuser), .m_axis_tx_tvalid(t1_tvalid), .m_axis_tx_tready(t1_tready),
     .s_axis_rx_tdata(r1_tdata), .s_axis_rx_tkeep(r1_tkeep), .s_axis_rx_tlast(r1_tlast),
     .s_axis_rx_tuser(r1_tuser), .s_axis_rx_tvalid(r1_tvalid), .s_axis_rx_tready(r1_tready),
-    .tx_pause(n1_tx_pause)
+    .tx_pause(n1_tx_pause),
+    .busy(n1_busy), .nq_wait(n1_nq_wait), .state(n1_state)
   );
 
   tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH)) u_link1 (
@@ -351,8 +364,22 @@ module tb_qrdma_nic_pair
     .s_axis_tuser(t1_tuser), .s_axis_tvalid(t1_tvalid), .s_axis_tready(t1_tready),
     .m_axis_tdata(r0_tdata), .m_axis_tkeep(r0_tkeep), .m_axis_tlast(r0_tlast),
     .m_axis_tuser(r0_tuser), .m_axis_tvalid(r0_tvalid), .m_axis_tready(r0_tready),
-    .flip_en(l1_flip_en), .flip_bit(l1_flip_bit), .flips(l1_flips), .flip_hdr(l1_flip_hdr), .beats(l1_beats)
+    .flip_en(l1_flip_en), .flip_bit(l1_flip_bit), .flips(l1_flips), .flip_hdr(l1_flip_hdr), .beats(l1_beats),
+    .occ(l1_occ)
   );
+
+  always_ff @(posedge clk) begin
+    if (rst) activity <= '0;
+    else if ((t0_tvalid && t0_tready) || (t1_tvalid && t1_tready)
+             || (r0_tvalid && r0_tready) || (r1_tvalid && r1_tready)
+             || (n0_m_axi_arvalid && n0_m_axi_arready) || (n0_m_axi_rvalid && n0_m_axi_rready)
+             || (n0_m_axi_awvalid && n0_m_axi_awready) || (n0_m_axi_wvalid && n0_m_axi_wready)
+             || (n0_m_axi_bvalid && n0_m_axi_bready)
+             || (n1_m_axi_arvalid && n1_m_axi_arready) || (n1_m_axi_rvalid && n1_m_axi_rready)
+             || (n1_m_axi_awvalid && n1_m_axi_awready) || (n1_m_axi_wvalid && n1_m_axi_wready)
+             || (n1_m_axi_bvalid && n1_m_axi_bready))
+      activity <= activity + 32'd1;
+  end
 
 endmodule
 

@@ -3,45 +3,92 @@
 """qrdma_tx, the send unit (docs/nic.md "Send unit"), against the packet model
 tests/model/net_model.py.
 
-Host memory is cocotbext-axi's AxiRamRead (the read half of AxiRam: the unit has only
-AR/R) with random contents, subclassed to answer each burst a given number of cycles after
-its AR (bursts pipelined, R in order), with random AR/R pauses; the network is an
-AxiStreamSink with random backpressure (subclassed only to sample each beat once instead
-of once per byte lane, 64x fewer simulator reads), the CRC taken from frame.tuser of the
-last beat; descriptors come from StreamSources (tests/handshake.py) with random idle.
-Every packet is compared beat by beat (tdata of every lane, tkeep, tlast) and by CRC with
-the model's packets (nm.block_packets, inline_packet, control_packet, ack_packet) and the
-model's crc_of. The scoreboard keeps, per VOQ (dst_node mod NUM_NODES), the descriptors in
-the order the unit accepted them: the first packet of each must be the oldest not yet
-started (FIFO service of a queue), every further packet of a block must be the next one
-of that block (blocks interleave at packet granularity); at the end nothing may be
-missing and no stray packet may follow. The stat pulses are checked against each packet
-and the simulation-only checkers of the RTL (sim_err_q: slot pool, VOQs, realigner,
-payload buffer, CRC queue) must stay quiet. AR bursts are checked (ARSIZE 6, INCR, ID 0,
-no 4 KiB crossing) and R must never be refused.
+Stand-ins:
+  host memory   ReadMem: a 2 MiB random image behind m_axi_ar*/r*, made of cocotbext-axi's
+                AR sink and R source channel models (public API). Each burst is answered
+                latency() cycles after its AR was taken, several bursts in flight at once (a
+                pipelined memory), R in AR order, random AR and R pauses. A beat of a "bad"
+                64-byte line comes back with RRESP SLVERR or DECERR.
+  network       m_axis_tx_tready at random; the beats are sampled by the test's per-cycle
+                monitor, one read per signal and beat (cocotbext-axi's AxiStreamSink reads
+                each of the 64 byte lanes of a beat separately, which dominates the run
+                time of this test).
+  descriptors   s_blk, s_pkt (request class) and s_rsp (response class): StreamSources
+                (tests/handshake.py) with random idle.
+  local NACKs   m_lnack_ready at random; sampled by the monitor.
 
+Checks:
+  request class  Every packet is compared beat by beat (tdata of every lane, tkeep, tlast)
+                 and by CRC (tuser of the last beat) with the model's packets
+                 (nm.block_packets, inline_packet, control_packet) and nm.crc_of. Per VOQ
+                 (dst_node mod NUM_NODES) the descriptors are kept in the order the unit took
+                 them: the first packet of each must be the oldest not yet started (FIFO
+                 service of a queue), every further packet of a block the next one of that
+                 block (blocks interleave at packet granularity).
+  read errors    A DATA packet whose source bytes touch a bad line is not sent: the
+                 scoreboard skips it (a descriptor whose first packet is dropped starts
+                 unseen, so the next one in its VOQ may start after it) and expects one local
+                 NACK for it on m_lnack (ack_desc: the block's tid and seq, nack 1, reason
+                 ERR_LOCAL_MEM) and one stat_mem_err pulse. Every other packet, including the
+                 other packets of the same block, is exact.
+  responses      Each is the model's ACK/NACK packet (nm.ack_packet: a NACK carries the
+                 request's reason, an ACK reason 0), one beat, in the order they were taken.
+                 Order against the request class, from qrdma_tx_rsp and qrdma_tx_asm: a
+                 response taken on s_rsp in cycle t is in the response register from t+1,
+                 and the assembler starts no request-class job while a response waits (it
+                 takes the response at its next packet boundary, never between the beats
+                 of a DATA packet); the output buffer is a FIFO. So the request-class packets
+                 that leave before the response are exactly those whose header beat entered
+                 the output buffer in cycle t or earlier. The test counts those header
+                 pushes (u_asm.req_go; besides sim_err_q the one internal signal it reads)
+                 and checks that exactly that many request-class packets preceded each
+                 response on the link.
+  outputs        stat_data_pkt/ctrl_pkt/bytes with each last beat; stat_mem_err per
+                 dropped packet; stat_link_stall = tvalid && !tready of the cycle before;
+                 stat_slot_stall only after a cycle in which a descriptor waited; occ_*
+                 within their bounds (occ_slots also <= the descriptors taken and not
+                 finished); busy high from the second cycle after a descriptor or response
+                 is taken until the cycle after its last beat (or its local NACK) was
+                 taken; at the end busy and every occ_* are 0.
+  RTL checks     The assertions of qrdma_tx_asm and qrdma_tx_realign stop the simulation,
+                 which fails the test (built with --assert); qrdma_tx's sim_err_q (slot pool,
+                 VOQs, scheduler, payload buffer) must stay 0.
+  At the end nothing may be missing and no stray packet or local NACK may follow. AR bursts
+  are checked (ARSIZE 6, INCR, ID 0, no 4 KiB crossing) and R must never be refused.
+
+Tests:
   tx_random        mixed traffic: blocks 1 B .. 64 KiB with random src/dst alignment and
-                   64-bit addresses, INLINE (1..32 B), CONTROL, ACK and NACK to random
-                   dst_node (16 bits: the mod-NUM_NODES mapping), random pause toggling,
-                   random memory latency, every stream idle/backpressured
+                   64-bit addresses, INLINE (1..32 B), CONTROL, and ACK/NACK responses to
+                   random dst_node (16 bits: the mod-NUM_NODES mapping), random pause
+                   toggling, random memory latency, every stream idle/backpressured
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
-                   and between dst-1 descriptors) completes, nothing goes to dst 1; then
-                   pause dst 1 while it is sending: at most the read window of its payload
-                   still leaves; un-pausing lets it complete
+                   and between dst-1 descriptors) completes, and responses to dst 1 go out,
+                   no request packet to dst 1; then pause dst 1 while it is sending: at most
+                   the read window of its payload still leaves; un-pausing lets it complete
+  tx_rsp_full      every slot taken by blocks to a paused destination and more descriptors
+                   waiting: responses (to that destination too) still all leave; occ_slots,
+                   busy and stat_slot_stall show the stall; un-pausing completes everything
+  tx_memerr        blocks whose sources touch bad lines (SLVERR, DECERR): in the first, a
+                   middle or the last packet, a line read by two packets, random ones;
+                   mixed with other traffic, pauses, backpressure on the link and on
+                   m_lnack; then the same sources without errors: the unit goes on normally
   tx_throughput    8 x 64 KiB blocks (1 KiB-aligned destinations), memory latency 200
                    cycles, no backpressure: every packet is exactly 17 beats and the link
                    has no idle cycle from the end of the first packet to the last beat
                    (bound 0, explained in the test)
-  tx_latency       idle unit, memory latency 1: cycles from descriptor to first beat for an
-                   ACK and DATA packets, as documented in rtl/tx/qrdma_tx.sv; 100 ACKs
-                   back to back leave at one per 2 cycles
+  tx_latency       idle unit, memory latency 1: cycles from descriptor or response to first
+                   beat for a response, a CONTROL packet and DATA packets, as documented in
+                   rtl/tx/qrdma_tx.sv; 100 CONTROL packets back to back leave at one per 2
+                   cycles, 100 responses at one per cycle
 
-Parameter sets (CASES at the bottom): defaults (MAX_PAYLOAD 1024) for all four tests;
-MAX_PAYLOAD 256; and NUM_NODES 3 (a modulo that is not a bit slice), MAX_PAYLOAD 4096
-(65-beat packets, two bursts per packet), SLOTS 8, READ_WINDOW_BEATS 128 for tx_random.
+Parameter sets (CASES at the bottom): defaults (MAX_PAYLOAD 1024) for all tests;
+MAX_PAYLOAD 256 for tx_random; and NUM_NODES 3 (a modulo that is not a bit slice),
+MAX_PAYLOAD 4096 (65-beat packets, two bursts per packet), SLOTS 8, READ_WINDOW_BEATS 128
+for tx_random, tx_rsp_full and tx_memerr.
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N descriptors per kind
-in tx_random (40 in the default run, 400 with make test-full).
+in tx_random (responses: 2 P_N), P_N / 2 random blocks (1 B .. 16 KiB) in tx_memerr
+(P_N = 40 in the default run, 400 with make test-full).
 """
 from __future__ import annotations
 
@@ -53,15 +100,17 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, Event, ReadOnly, RisingEdge
-from cocotb.utils import get_sim_time
-from cocotbext.axi import AxiRamRead, AxiReadBus, AxiStreamBus, AxiStreamFrame, AxiStreamSink
+from cocotbext.axi import AxiReadBus, AxiResp
+from cocotbext.axi.axi_channels import AxiARSink, AxiRSource, AxiRTransaction
 
 from handshake import StreamSource, seed_rng
 from model import net_model as nm
-from tools.formats import BLOCK_DESC, C, NET_HDR, PKT_DESC
+from tools.formats import ACK_DESC, BLOCK_DESC, C, NET_HDR, PKT_DESC, RSP_DESC
 
 BEAT = nm.BEAT
 MEM_SIZE = 1 << 21          # host memory model: addresses are taken mod 2 MiB
+JOB_DEPTH = 64              # qrdma_tx's job FIFO (bound of occ_jobs)
+RSP_TYPES = (C["NET_ACK"], C["NET_NACK"])
 
 
 def param(name, default):
@@ -75,100 +124,70 @@ SLOTS = param("SLOTS", 64)
 
 
 # ---------------------------------------------------------------------------- memory
-class LatencyRam(AxiRamRead):
-    """AxiRamRead whose bursts are answered `latency()` cycles after their AR was taken,
-    several bursts in flight at once (a pipelined memory), R in AR order. Checks every AR
-    against the send unit's rules (ARSIZE 6, INCR, ID 0, no 4 KiB crossing) and records
-    (cycle, addr, beats) of each."""
+class ReadMem:
+    """Host memory on an AXI4 read port: bursts answered `latency()` cycles after their AR
+    was taken, pipelined, R in AR order. Built from cocotbext-axi's AxiARSink and
+    AxiRSource (their pause generators give random AR/R pauses). A beat of a line in
+    `bad` (64-byte line index -> RRESP) carries that RRESP. Checks every AR against the
+    send unit's rules (ARSIZE 6, INCR, ID 0, no 4 KiB crossing) and records (cycle, addr,
+    beats) of each."""
 
-    def __init__(self, bus, clock, reset, now, latency):
+    def __init__(self, dut, clock, reset, now, latency, data):
+        bus = AxiReadBus.from_prefix(dut, "m_axi")
+        self.ar_channel = AxiARSink(bus.ar, clock, reset)
+        self.r_channel = AxiRSource(bus.r, clock, reset)
+        self.clock = clock
         self.now = now            # callable: current cycle
         self.latency = latency    # callable: latency of the next burst
+        self.mem = data
+        self.bad = {}
         self.ars = []
         self.errors = []
-        self._pending = collections.deque()   # (cycle due, AR) in AR order
+        self._due = collections.deque()   # (cycle due, addr, beats) in AR order
         self._ev = Event()
-        super().__init__(bus, clock, reset, size=MEM_SIZE)
-        # One AR taker for the model's lifetime: the base class starts and kills
-        # _process_read on reset edges (and once at construction), a taker owned by it
-        # could be orphaned and steal ARs.
         cocotb.start_soon(self._take())
+        cocotb.start_soon(self._answer())
 
-    def _check_ar(self, ar):
-        addr, beats = int(ar.araddr), int(ar.arlen) + 1
-        if int(ar.arsize) != 6 or int(ar.arburst) != 1 or int(ar.arid) != 0:
-            self.errors.append(f"AR size {int(ar.arsize)} burst {int(ar.arburst)} id {int(ar.arid)}")
-        if addr % BEAT or (addr % 4096) + beats * BEAT > 4096:
-            self.errors.append(f"AR 0x{addr:x} x{beats} misaligned or crosses 4 KiB")
-        self.ars.append((self.now(), addr, beats))
+    def read(self, addr, n):
+        a = addr % MEM_SIZE
+        assert a + n <= MEM_SIZE
+        return bytes(self.mem[a:a + n])
+
+    def set_bad(self, addr, resp):
+        self.bad[(addr % MEM_SIZE) // BEAT] = resp
+
+    def touches_bad(self, addr, n):
+        """Whether bytes addr .. addr+n-1 touch a bad line (the unit reads those lines)."""
+        lo = (addr % MEM_SIZE) // BEAT
+        hi = (addr % MEM_SIZE + n - 1) // BEAT
+        return any(lo <= line <= hi for line in self.bad)
 
     async def _take(self):
         while True:
             ar = await self.ar_channel.recv()
-            self._check_ar(ar)
-            self._pending.append((self.now() + self.latency(), ar))
+            addr, beats = int(ar.araddr), int(ar.arlen) + 1
+            if int(ar.arsize) != 6 or int(ar.arburst) != 1 or int(ar.arid) != 0:
+                self.errors.append(f"AR size {int(ar.arsize)} burst {int(ar.arburst)} "
+                                   f"id {int(ar.arid)}")
+            if addr % BEAT or (addr % 4096) + beats * BEAT > 4096:
+                self.errors.append(f"AR 0x{addr:x} x{beats} misaligned or crosses 4 KiB")
+            self.ars.append((self.now(), addr, beats))
+            self._due.append((self.now() + self.latency(), addr, beats))
             self._ev.set()
 
-    async def _process_read(self):
-        pending = self._pending
+    async def _answer(self):
         while True:
-            while not pending:
+            while not self._due:
                 self._ev.clear()
                 await self._ev.wait()
-            due, ar = pending.popleft()
+            due, addr, n = self._due.popleft()
             if self.now() < due:
                 await ClockCycles(self.clock, due - self.now())
-            addr = int(ar.araddr)
-            n = int(ar.arlen) + 1
             for i in range(n):
-                r = self.r_channel._transaction_obj()
-                r.rid = int(ar.arid)
-                r.rlast = i == n - 1
-                r.rresp = 0
-                r.rdata = int.from_bytes(self.read((addr + i * BEAT) % MEM_SIZE, BEAT), "little")
-                await self.r_channel.send(r)
-
-
-class FastAxiStreamSink(AxiStreamSink):
-    """AxiStreamSink with its monitor loop reading tdata/tkeep/tuser once per beat instead
-    of once per byte lane (64x fewer simulator reads; the frames, the pause generator and
-    recv() are cocotbext-axi's). Only for a bus with tready, tvalid, tlast, tkeep and
-    tuser, 8-bit lanes."""
-
-    async def _run(self):
-        frame = None
-        self.active = False
-        bus = self.bus
-        lanes = self.byte_lanes
-        clock_edge_event = RisingEdge(self.clock)
-        wake_event = self.wake_event.wait()
-        while True:
-            pause_sample = bool(self.pause)
-            await clock_edge_event
-            tvalid_sample = bool(bus.tvalid.value)
-            if bool(bus.tready.value) and tvalid_sample:
-                if not frame:
-                    frame = AxiStreamFrame(bytearray(), [], [], [], [])
-                    frame.sim_time_start = get_sim_time()
-                    self.active = True
-                frame.tdata.extend(int(bus.tdata.value).to_bytes(lanes, "little"))
-                keep = int(bus.tkeep.value)
-                frame.tkeep.extend((keep >> i) & 1 for i in range(lanes))
-                frame.tuser.extend([int(bus.tuser.value)] * lanes)
-                if bus.tlast.value:
-                    frame.sim_time_end = get_sim_time()
-                    self.queue_occupancy_bytes += len(frame)
-                    self.queue_occupancy_frames += 1
-                    self.queue.put_nowait(frame)
-                    self.active_event.set()
-                    frame = None
-            else:
-                self.active = bool(frame)
-            paused = self.full() or pause_sample
-            bus.tready.value = not paused
-            if (not tvalid_sample or paused) and (pause_sample == bool(self.pause)):
-                self.wake_event.clear()
-                await wake_event
+                a = (addr + i * BEAT) % MEM_SIZE
+                self.r_channel.send_nowait(AxiRTransaction(
+                    rid=0, rdata=int.from_bytes(self.mem[a:a + BEAT], "little"),
+                    rresp=self.bad.get(a // BEAT, AxiResp.OKAY), rlast=int(i == n - 1)))
 
 
 def pauses(rng, p):
@@ -178,68 +197,154 @@ def pauses(rng, p):
 
 
 # ---------------------------------------------------------------------------- scoreboard
-class Scoreboard:
-    """Expected packets per VOQ. pending[q]: accepted descriptors not yet started, in
-    acceptance order; active[q]: blocks started, each [packets, next index]."""
+class Item:
+    """A descriptor's expected packets: pkts[i] and drop[i] (not sent: read error), the
+    index i of the next one, and a text for messages."""
 
-    def __init__(self, nq, log):
+    def __init__(self, pkts, drop, what):
+        self.pkts = pkts
+        self.drop = drop
+        self.i = 0
+        self.what = what
+
+    def next(self):
+        """Index of the next packet that goes to the link, None when none is left."""
+        j = self.i
+        while j < len(self.pkts) and self.drop[j]:
+            j += 1
+        return j if j < len(self.pkts) else None
+
+
+class Scoreboard:
+    """Request class per VOQ: pending[q], descriptors not yet started in acceptance order;
+    active[q], blocks started. Responses: rsp, in the order taken, each with the number of
+    request-class packets that must precede it. lnacks: (tid, seq) -> local NACKs due."""
+
+    def __init__(self, nq):
         self.nq = nq
-        self.log = log
         self.pending = [collections.deque() for _ in range(nq)]
         self.active = [[] for _ in range(nq)]
+        self.rsp = collections.deque()
+        self.lnacks = collections.Counter()
         self.errors = []
         self.packets = 0
+        self.req_frames = 0                    # request-class packets received
         self.data_pkts = 0
         self.payload = 0
-        self.by_node = collections.Counter()   # packets received per dst_node
+        self.dropped = 0                       # DATA packets expected to be dropped
+        self.partial = 0                       # blocks with packets dropped and sent
+        self.by_node = collections.Counter()   # request-class packets per dst_node
+        self.rsp_by_q = collections.Counter()  # responses per dst_node mod nq
 
-    def add(self, q, packets, what):
-        self.pending[q].append([packets, 0, what])
+    def add(self, q, pkts, drop, what, tid_seq=None):
+        for d in drop:
+            if d:
+                self.lnacks[tid_seq] += 1
+                self.dropped += 1
+        self.partial += any(drop) and not all(drop)
+        if not all(drop):   # a descriptor with nothing on the link constrains nothing
+            self.pending[q].append(Item(pkts, drop, what))
+
+    def add_rsp(self, pkt, what, need):
+        self.rsp.append((pkt, what, need))
+
+    def lnack(self, v):
+        f = ACK_DESC.unpack(v)
+        key = (f["tid"], f["seq"])
+        want = ACK_DESC.pack(tid=f["tid"], seq=f["seq"], nack=1, reason=C["ERR_LOCAL_MEM"])
+        if v != want:
+            self.errors.append(f"local NACK 0x{v:x} != 0x{want:x} ({f})")
+        elif not self.lnacks[key]:
+            self.errors.append(f"local NACK for tid {key[0]} seq {key[1]}: no packet of it "
+                               f"dropped (or one NACK too many)")
+        else:
+            self.lnacks[key] -= 1
+            if not self.lnacks[key]:
+                del self.lnacks[key]
+
+    def descriptors_open(self):
+        """Request-class descriptors taken and not finished: packets still to come on the
+        link, or local NACKs (at least one per descriptor with a dropped packet)."""
+        return (sum(len(p) for p in self.pending) + sum(len(a) for a in self.active)
+                + sum(self.lnacks.values()))
 
     def outstanding(self, q=None):
+        """Request-class descriptors with packets still to come (VOQ q, or all); for all,
+        also the responses and local NACKs still due."""
         qs = range(self.nq) if q is None else [q]
-        return sum(len(self.pending[k]) + len(self.active[k]) for k in qs)
+        n = sum(len(self.pending[k]) + len(self.active[k]) for k in qs)
+        if q is None:
+            n += len(self.rsp) + sum(self.lnacks.values())
+        return n
 
     def check(self, beats, tusers):
         """beats: [(tdata, tkeep)] of a received frame; tusers: tuser of every beat."""
         hdr = NET_HDR.unpack(beats[0][0])
-        q = hdr["dst_node"] % self.nq
-        self.by_node[hdr["dst_node"]] += 1
         crc = nm.crc_of(beats)
         if tusers[-1] != crc or any(tusers[:-1]):
             self.errors.append(f"tuser {[hex(t) for t in tusers]} != CRC 0x{crc:08x}")
-        cands = [(it, True) for it in self.active[q]]
-        if self.pending[q]:
-            cands.append((self.pending[q][0], False))
-        for it, started in cands:
-            p = it[0][it[1]]
+        self.packets += 1
+        if hdr["ptype"] in RSP_TYPES:
+            self._check_rsp(hdr, beats, crc)
+        else:
+            self._check_req(hdr, beats, crc)
+        return hdr
+
+    def _check_rsp(self, hdr, beats, crc):
+        self.rsp_by_q[hdr["dst_node"] % self.nq] += 1
+        if not self.rsp:
+            self.errors.append(f"unexpected response {hdr}")
+            return
+        p, what, need = self.rsp.popleft()
+        if p.beats != beats:
+            eh = p.header()
+            diff = {k: (hdr[k], v) for k, v in eh.items() if hdr[k] != v}
+            self.errors.append(f"response {what}: header diff (got, want) {diff}, "
+                               f"{len(beats)} beats")
+        if self.req_frames != need:
+            self.errors.append(f"response {what} after {self.req_frames} request-class "
+                               f"packets, want {need} (those started when it was taken)")
+
+    def _check_req(self, hdr, beats, crc):
+        q = hdr["dst_node"] % self.nq
+        self.by_node[hdr["dst_node"]] += 1
+        self.req_frames += 1
+        # candidates: the next packet of every started block; the oldest pending
+        # descriptor, and the ones after it while the ones before started unseen (their
+        # first packet dropped)
+        cands = [(it, None) for it in self.active[q]]
+        for k, it in enumerate(self.pending[q]):
+            cands.append((it, k))
+            if not it.drop[0]:
+                break
+        for it, k in cands:
+            j = it.next()
+            p = it.pkts[j]
             if p.beats == beats:
                 if p.crc != crc:
                     self.errors.append(f"model CRC 0x{p.crc:08x} != crc_of 0x{crc:08x}")
-                it[1] += 1
-                if not started:
-                    self.pending[q].popleft()
-                    if it[1] < len(it[0]):
-                        self.active[q].append(it)
-                elif it[1] == len(it[0]):
+                it.i = j + 1
+                if k is not None:
+                    for _ in range(k + 1):
+                        self.active[q].append(self.pending[q].popleft())
+                if it.next() is None:
                     self.active[q].remove(it)
-                self.packets += 1
                 if hdr["ptype"] == C["NET_DATA"]:
                     self.data_pkts += 1
                     self.payload += hdr["len"]
                 elif hdr["ptype"] == C["NET_INLINE"]:
                     self.payload += hdr["len"]
-                return hdr
+                return
         self.errors.append(self._explain(q, hdr, beats, cands))
-        return hdr
 
     def _explain(self, q, hdr, beats, cands):
         msg = [f"unexpected packet in VOQ {q}: {hdr} ({len(beats)} beats)"]
-        for it, started in cands:
-            p = it[0][it[1]]
+        for it, k in cands:
+            p = it.pkts[it.next()]
             eh = p.header()
             diff = {k: (hdr[k], v) for k, v in eh.items() if hdr[k] != v}
-            msg.append(f"  candidate {it[2]} pkt {it[1]} ({'active' if started else 'next'}):"
+            msg.append(f"  candidate {it.what} pkt {it.next()} "
+                       f"({'active' if k is None else f'pending {k}'}):"
                        f" header diff (got, want) {diff}, beats {len(p.beats)}")
             if not diff:
                 for i, (a, b) in enumerate(zip(beats, p.beats)):
@@ -260,15 +365,20 @@ class TB:
         logging.getLogger(f"cocotb.{dut._name}").setLevel(logging.WARNING)
         self.cycle = 0
         self.node_id = self.rng.randrange(1 << 16)
-        self.sb = Scoreboard(NUM_NODES, self.log)
+        self.sb = Scoreboard(NUM_NODES)
         self.lat = (1, 40)       # memory latency range of the next burst, cycles
+        self.stall = 0.0         # link backpressure: m_axis_tx_tready low with this probability
+        self.lnack_stall = 0.0   # the same for m_lnack_ready
         self.mon_errors = []
+        self.busy_errors = []
         self.beat_log = []       # (cycle, tlast) of every beat taken
         self.first_beat = []     # cycle of the first beat of every packet
-        self.accepted = []       # (cycle, kind) of every descriptor taken
+        self.accepted = []       # (cycle, kind) of every descriptor / response taken
         self.ar_cycles = []      # cycle of every AR handshake
         self.r_cycles = []       # cycle of every R beat
         self.stats = collections.Counter()
+        self.occ = {}            # occ_* outputs in the current cycle
+        self.req_pushed = 0      # request-class headers into the assembler's output buffer
         self.seq = 0
 
     async def start(self):
@@ -277,27 +387,29 @@ class TB:
         d.rst.value = 1
         d.node_id.value = self.node_id
         d.tx_pause.value = 0
+        d.m_axis_tx_tready.value = 0
+        d.m_lnack_ready.value = 0
         d.m_axi_arready.value = 0
         d.m_axi_rvalid.value = 0
-        self.ram = LatencyRam(AxiReadBus.from_prefix(d, "m_axi"), d.clk, d.rst,
-                              lambda: self.cycle, lambda: self.rng.randint(*self.lat))
-        self.ram.write(0, self.rng.randbytes(MEM_SIZE))
-        self.sink = FastAxiStreamSink(AxiStreamBus.from_prefix(d, "m_axis_tx"), d.clk, d.rst)
+        self.ram = ReadMem(d, d.clk, d.rst, lambda: self.cycle,
+                           lambda: self.rng.randint(*self.lat),
+                           bytearray(self.rng.randbytes(MEM_SIZE)))
         self.blk = StreamSource(d.clk, d, "s_blk_", ["data"], self.rng)
         self.pkt = StreamSource(d.clk, d, "s_pkt_", ["data"], self.rng)
-        self.ack = StreamSource(d.clk, d, "s_ackreq_", ["dst", "tid", "seq", "nack"], self.rng)
+        self.rsp = StreamSource(d.clk, d, "s_rsp_", ["data"], self.rng)
+        cocotb.start_soon(self._ready())
+        cocotb.start_soon(self._monitor())
         for _ in range(5):
             await RisingEdge(d.clk)
         d.rst.value = 0
-        cocotb.start_soon(self._monitor())
-        cocotb.start_soon(self._rx())
 
-    def set_random(self, idle, stall, ar_pause, r_pause):
-        for s in (self.blk, self.pkt, self.ack):
+    def set_random(self, idle, stall, ar_pause, r_pause, lnack_stall=None):
+        for s in (self.blk, self.pkt, self.rsp):
             s.idle = idle
+        self.stall = stall
+        self.lnack_stall = stall if lnack_stall is None else lnack_stall
         # clear_pause_generator() leaves `pause` at its last value: reset it explicitly
-        for ch, p in ((self.sink, stall), (self.ram.ar_channel, ar_pause),
-                      (self.ram.r_channel, r_pause)):
+        for ch, p in ((self.ram.ar_channel, ar_pause), (self.ram.r_channel, r_pause)):
             if p:
                 ch.set_pause_generator(pauses(self.rng, p))
             else:
@@ -305,11 +417,6 @@ class TB:
                 ch.pause = False
 
     # -------------------------------------------------------------- descriptors
-    def mem_read(self, addr, n):
-        a = addr % MEM_SIZE
-        assert a + n <= MEM_SIZE
-        return self.ram.read(a, n)
-
     def src_addr(self, size, align=None):
         off = self.rng.randrange(MEM_SIZE - size + 1)
         if align:
@@ -349,131 +456,204 @@ class TB:
                  payload=r.getrandbits(256))   # bytes past len must not reach the packet
         self.pkt.send({"data": PKT_DESC.pack(**f)})
 
-    def send_ack(self, dst_node):
+    def send_rsp(self, dst_node):
+        """A response request; an ACK's reason is random too (the packet must carry 0)."""
         r = self.rng
-        self.ack.send({"dst": dst_node, "tid": r.randrange(1024), "seq": self.next_seq(),
-                       "nack": r.randrange(2)})
+        self.rsp.send({"data": RSP_DESC.pack(dst_node=dst_node, tid=r.randrange(1024),
+                                             seq=self.next_seq(), nack=r.randrange(2),
+                                             reason=r.randrange(16))})
 
     def _accept(self, kind, v):
-        """A descriptor was taken by the unit: queue its expected packets."""
+        """A descriptor or response was taken by the unit: queue what it must produce."""
         if kind == "blk":
             f = BLOCK_DESC.unpack(v)
-            pk = nm.block_packets(f, self.mem_read, self.node_id, MAX_PAYLOAD)
-            what = f"block seq {f['seq']} size {f['size']} src 0x{f['src_addr']:x} dst 0x{f['dst_addr']:x}"
+            pk = nm.block_packets(f, self.ram.read, self.node_id, MAX_PAYLOAD)
+            drop = [self.ram.touches_bad(f["src_addr"] + off, n)
+                    for off, n in nm.packetize(f["dst_addr"], f["size"], MAX_PAYLOAD)]
+            what = (f"block seq {f['seq']} size {f['size']} src 0x{f['src_addr']:x} "
+                    f"dst 0x{f['dst_addr']:x}")
+            self.sb.add(f["dst_node"] % NUM_NODES, pk, drop, what, (f["tid"], f["seq"]))
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
             if f["kind"] == C["PKT_CONTROL"]:
-                pk = [nm.control_packet(f, self.node_id)]
+                pk = nm.control_packet(f, self.node_id)
             else:
-                pk = [nm.inline_packet(f, self.node_id)]
-            what = f"pkt seq {f['seq']} kind {f['kind']}"
+                pk = nm.inline_packet(f, self.node_id)
+            self.sb.add(f["dst_node"] % NUM_NODES, [pk], [False],
+                        f"pkt seq {f['seq']} kind {f['kind']}")
         else:
-            dst, tid, seq, nack = v
-            f = dict(dst_node=dst)
-            pk = [nm.ack_packet(dst, self.node_id, tid, seq, bool(nack))]
-            what = f"ack seq {seq}"
-        self.sb.add(f["dst_node"] % NUM_NODES, pk, what)
+            f = RSP_DESC.unpack(v)
+            pk = nm.ack_packet(f["dst_node"], self.node_id, f["tid"], f["seq"],
+                               bool(f["nack"]), f["reason"])
+            # every request-class header pushed up to this cycle goes before it
+            self.sb.add_rsp(pk, f"seq {f['seq']} nack {f['nack']}", self.req_pushed)
+            self.stats["rsp_overtake"] += self.occ["occ_jobs"] > 0
 
     # -------------------------------------------------------------- monitors
-    async def _monitor(self):
-        """Once per cycle (ReadOnly): descriptors taken, link beats and stat pulses, AR/R."""
+    async def _ready(self):
+        """Random backpressure on the link and on the local NACK port."""
         d = self.dut
-        cur = None   # (is_data, len) of the packet on the link
+        rng = self.rng
+        while True:
+            await RisingEdge(d.clk)
+            d.m_axis_tx_tready.value = int(rng.random() >= self.stall)
+            d.m_lnack_ready.value = int(rng.random() >= self.lnack_stall)
+
+    async def _monitor(self):
+        """Once per cycle (ReadOnly): descriptors and responses taken, link beats and
+        frames, stat pulses, local NACKs, AR/R, and the state outputs."""
+        d = self.dut
+        err = self.mon_errors
+        frame = []       # (tdata, tkeep, tuser) of the packet on the link
+        cur = None       # (is_data, len) of that packet
+        link_wait = 0    # the cycle before: tvalid && !tready
+        desc_wait = 0    # the cycle before: a descriptor waited
+        open_hist = collections.deque([0, 0], maxlen=2)   # outstanding after the 2 last cycles
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
             self.cycle += 1
+            c = self.cycle
+            if d.rst.value:
+                continue
+            # registered outputs: state of the cycle(s) before
+            ls, ss = int(d.stat_link_stall.value), int(d.stat_slot_stall.value)
+            if ls != link_wait:
+                err.append(f"cycle {c}: stat_link_stall {ls}, link stalled before: {link_wait}")
+            if ss and not desc_wait:
+                err.append(f"cycle {c}: stat_slot_stall without a waiting descriptor")
+            self.stats["slot_stall"] += ss
+            self.stats["link_stall"] += ls
+            busy = int(d.busy.value)
+            if open_hist[0] and not busy:
+                self.busy_errors.append(f"cycle {c}: busy low with work outstanding since "
+                                        f"cycle {c - 2}")
+            self.occ = occ = {k: int(getattr(d, k).value)
+                              for k in ("occ_slots", "occ_jobs", "occ_pay", "occ_rsp")}
+            limit = {"occ_slots": min(SLOTS, self.sb.descriptors_open()),
+                     "occ_jobs": JOB_DEPTH, "occ_pay": WINDOW, "occ_rsp": 1}
+            for k, v in occ.items():
+                if v > limit[k]:
+                    err.append(f"cycle {c}: {k} {v} > {limit[k]}")
+            # request-class headers into the output buffer (before the responses taken now)
+            if int(d.u_asm.req_go.value):
+                self.req_pushed += 1
             taken = []
-            if d.s_blk_valid.value and d.s_blk_ready.value:
-                taken.append(("blk", int(d.s_blk_data.value)))
-            if d.s_pkt_valid.value and d.s_pkt_ready.value:
-                taken.append(("pkt", int(d.s_pkt_data.value)))
-            if d.s_ackreq_valid.value and d.s_ackreq_ready.value:
-                taken.append(("ack", (int(d.s_ackreq_dst.value), int(d.s_ackreq_tid.value),
-                                      int(d.s_ackreq_seq.value), int(d.s_ackreq_nack.value))))
+            desc_wait = 0
+            for kind, valid, ready, data in (("blk", d.s_blk_valid, d.s_blk_ready, d.s_blk_data),
+                                             ("pkt", d.s_pkt_valid, d.s_pkt_ready, d.s_pkt_data)):
+                if valid.value:
+                    if ready.value:
+                        taken.append((kind, int(data.value)))
+                    else:
+                        desc_wait = 1
             if len(taken) > 1:
                 # the unit takes one descriptor per cycle (its VOQs have one enqueue port)
-                self.mon_errors.append(f"cycle {self.cycle}: {len(taken)} descriptors taken at once")
+                err.append(f"cycle {c}: {len(taken)} descriptors taken at once")
+            if d.s_rsp_valid.value and d.s_rsp_ready.value:
+                taken.append(("rsp", int(d.s_rsp_data.value)))
             for kind, v in taken:
-                self.accepted.append((self.cycle, kind))
+                self.accepted.append((c, kind))
                 self._accept(kind, v)
             if d.m_axi_arvalid.value and d.m_axi_arready.value:
-                self.ar_cycles.append(self.cycle)
+                self.ar_cycles.append(c)
             if d.m_axi_rvalid.value:
-                self.r_cycles.append(self.cycle)
+                self.r_cycles.append(c)
                 if not d.m_axi_rready.value:
-                    self.mon_errors.append(f"cycle {self.cycle}: R refused")
-            fire = d.m_axis_tx_tvalid.value and d.m_axis_tx_tready.value
+                    err.append(f"cycle {c}: R refused")
+            if d.m_lnack_valid.value and d.m_lnack_ready.value:
+                self.stats["lnack"] += 1
+                self.sb.lnack(int(d.m_lnack_data.value))
+            self.stats["mem_err"] += int(d.stat_mem_err.value)
+            tvalid = bool(d.m_axis_tx_tvalid.value)
+            fire = tvalid and bool(d.m_axis_tx_tready.value)
+            link_wait = int(tvalid and not fire)
             sd, sc, sb = int(d.stat_data_pkt.value), int(d.stat_ctrl_pkt.value), int(d.stat_bytes.value)
+            last = 0
             if fire:
                 last = int(d.m_axis_tx_tlast.value)
-                self.beat_log.append((self.cycle, last))
+                h = int(d.m_axis_tx_tdata.value)
+                frame.append((h, int(d.m_axis_tx_tkeep.value), int(d.m_axis_tx_tuser.value)))
+                self.beat_log.append((c, last))
                 if cur is None:
-                    self.first_beat.append(self.cycle)
-                    h = int(d.m_axis_tx_tdata.value)
+                    self.first_beat.append(c)
                     ptype = (h >> NET_HDR.field("ptype").lsb) & 0xF
                     ln = (h >> NET_HDR.field("len").lsb) & ((1 << NET_HDR.field("len").width) - 1)
                     cur = (ptype == C["NET_DATA"], ln)
                 if last:
                     want = (int(cur[0]), int(not cur[0]), cur[1])
                     if (sd, sc, sb) != want:
-                        self.mon_errors.append(f"cycle {self.cycle}: stats {(sd, sc, sb)} != {want}")
+                        err.append(f"cycle {c}: stats {(sd, sc, sb)} != {want}")
                     self.stats["data"] += sd
                     self.stats["ctrl"] += sc
                     self.stats["bytes"] += sb
-                    cur = None
-                    continue
-            if sd or sc or sb:
-                self.mon_errors.append(f"cycle {self.cycle}: stat pulse without a last beat")
-
-    async def _rx(self):
-        while True:
-            fr = await self.sink.recv(compact=False)
-            n = len(fr.tdata) // BEAT
-            beats, tusers = [], []
-            for i in range(n):
-                keep = 0
-                for j, k in enumerate(fr.tkeep[i * BEAT:(i + 1) * BEAT]):
-                    keep |= (k & 1) << j
-                beats.append((int.from_bytes(bytes(fr.tdata[i * BEAT:(i + 1) * BEAT]), "little"), keep))
-                tusers.append(fr.tuser[i * BEAT])
-            self.sb.check(beats, tusers)
+                    self.sb.check([(t, k) for t, k, _ in frame], [u for _, _, u in frame])
+                    frame, cur = [], None
+            if not last and (sd or sc or sb):
+                err.append(f"cycle {c}: stat pulse without a last beat")
+            open_hist.append(self.sb.outstanding())
 
     # -------------------------------------------------------------- end
+    def inputs_queued(self):
+        return self.blk.queue or self.pkt.queue or self.rsp.queue
+
     async def wait_done(self, max_cycles, q=None):
+        """Until every descriptor and response is taken and everything of VOQ q (all:
+        None; then also every response and local NACK) is out."""
         start = self.cycle
-        """Until every descriptor is taken and every packet of VOQ q (all: None) is out."""
-        while (self.sb.outstanding(q) or self.blk.queue or self.pkt.queue
-               or self.ack.queue):
+        while self.sb.outstanding(q) or self.inputs_queued():
             await ClockCycles(self.dut.clk, 20)
             assert not self.sb.errors, self.sb.errors[0]
+            assert not self.mon_errors, self.mon_errors[0]
             if self.cycle - start > max_cycles:
-                left = [(k, [it[2] for it in self.sb.pending[k]][:3], len(self.sb.active[k]))
+                left = [(k, [it.what for it in self.sb.pending[k]][:3], len(self.sb.active[k]))
                         for k in range(NUM_NODES)]
-                raise AssertionError(f"timeout after {max_cycles} cycles; left per VOQ: {left}")
+                raise AssertionError(f"timeout after {max_cycles} cycles; left per VOQ: {left};"
+                                     f" responses {len(self.sb.rsp)}, local NACKs"
+                                     f" {dict(self.sb.lnacks)}")
 
     async def finish(self):
-        """Everything sent: no stray packet follows, every check is clean."""
-        await ClockCycles(self.dut.clk, 400)
-        assert self.sink.empty(), "stray packets after the last expected one"
+        """Everything sent: no stray packet follows, every check is clean, the unit idle."""
+        d = self.dut
+        nbeats, nlnack = len(self.beat_log), self.stats["lnack"]
+        await ClockCycles(d.clk, 400)
+        self.log.info("%d packets (%d DATA, %d payload bytes, %d responses, %d of them taken "
+                      "while request packets waited for the assembler), %d DATA packets "
+                      "dropped, in %d cycles, %d ARs", self.sb.packets, self.sb.data_pkts,
+                      self.sb.payload, self.sb.packets - self.sb.req_frames,
+                      self.stats["rsp_overtake"], self.sb.dropped, self.cycle,
+                      len(self.ram.ars))
+        assert len(self.beat_log) == nbeats, "stray packets after the last expected one"
+        assert self.stats["lnack"] == nlnack, "stray local NACKs"
         assert not self.sb.errors, "\n".join(self.sb.errors[:5])
         assert not self.mon_errors, "\n".join(self.mon_errors[:5])
         assert not self.ram.errors, "\n".join(self.ram.errors[:5])
         assert self.sb.outstanding() == 0
-        assert int(self.dut.sim_err_q.value) == 0, "an RTL checker fired (see ERROR lines)"
+        assert int(d.sim_err_q.value) == 0, "an RTL checker fired (see ERROR lines)"
         assert self.stats["data"] == self.sb.data_pkts
         assert self.stats["data"] + self.stats["ctrl"] == self.sb.packets
         assert self.stats["bytes"] == self.sb.payload
-        self.log.info("%d packets (%d DATA, %d payload bytes) in %d cycles, %d ARs",
-                      self.sb.packets, self.sb.data_pkts, self.sb.payload, self.cycle,
-                      len(self.ram.ars))
+        assert self.stats["mem_err"] == self.sb.dropped == self.stats["lnack"], \
+            f"stat_mem_err {self.stats['mem_err']}, dropped {self.sb.dropped}, " \
+            f"local NACKs {self.stats['lnack']}"
+        state = {k: int(getattr(d, k).value)
+                 for k in ("busy", "occ_slots", "occ_jobs", "occ_pay", "occ_rsp")}
+        assert not any(state.values()), f"not idle at the end: {state}"
+        assert not self.busy_errors, \
+            f"{len(self.busy_errors)} cycles: " + "\n".join(self.busy_errors[:5])
 
 
-def block_size(rng):
-    """1 B .. 64 KiB: a third tiny (<= 2 beats), a third up to 4 KiB, a third up to 64 KiB."""
+def block_size(rng, top=65536):
+    """1 B .. top: a third tiny (<= 2 beats), a third up to 4 KiB, a third up to top."""
     c = rng.randrange(3)
-    hi = (128, 4096, 65536)[c]
+    hi = (128, 4096, top)[c]
     return rng.randint(1, hi)
+
+
+async def pause_toggler(tb):
+    while True:
+        await ClockCycles(tb.dut.clk, tb.rng.randint(20, 400))
+        tb.dut.tx_pause.value = tb.rng.getrandbits(NUM_NODES) & tb.rng.getrandbits(NUM_NODES)
 
 
 # ---------------------------------------------------------------------------- tests
@@ -485,21 +665,17 @@ async def tx_random(dut):
     n = param("N", 40)
     tb.set_random(idle=0.3, stall=0.3, ar_pause=0.2, r_pause=0.1)
 
-    async def pause_toggler():
-        while True:
-            await ClockCycles(dut.clk, rng.randint(20, 400))
-            dut.tx_pause.value = rng.getrandbits(NUM_NODES) & rng.getrandbits(NUM_NODES)
-
     async def phaser():   # phases of randomness: idle, backpressure, pauses, latency
         while True:
             await ClockCycles(dut.clk, rng.randint(200, 3000))
             tb.set_random(idle=rng.choice([0, 0.3, 0.8]), stall=rng.choice([0, 0.3, 0.7]),
                           ar_pause=rng.choice([0, 0.3]), r_pause=rng.choice([0, 0.2]))
+            tb.rsp.idle = rng.choice([0, 0.5, 0.9])
             tb.lat = rng.choice([(1, 5), (1, 40), (50, 250)])
 
-    toggler = cocotb.start_soon(pause_toggler())
+    toggler = cocotb.start_soon(pause_toggler(tb))
     phases = cocotb.start_soon(phaser())
-    kinds = ["blk"] * n + ["inline"] * n + ["control"] * n + ["ack"] * n
+    kinds = ["blk"] * n + ["inline"] * n + ["control"] * n + ["rsp"] * (2 * n)
     rng.shuffle(kinds)
     i = 0
     while i < len(kinds):   # bursts of descriptors with gaps, so queues fill and drain
@@ -507,8 +683,8 @@ async def tx_random(dut):
             node = rng.randrange(1 << 16)
             if k == "blk":
                 tb.send_block(node, block_size(rng))
-            elif k == "ack":
-                tb.send_ack(node)
+            elif k == "rsp":
+                tb.send_rsp(node)
             else:
                 tb.send_pkt(node, k == "control")
             i += 1
@@ -533,22 +709,29 @@ async def tx_pause(dut):
     rng = tb.rng
     tb.set_random(idle=0.2, stall=0.2, ar_pause=0.1, r_pause=0.1)
     tb.lat = (20, 60)
-    # part 1: dst 1 paused from the start; its descriptors first and between the others
+    # part 1: dst 1 paused from the start; its descriptors first and between the others;
+    # responses to dst 1 are not paused
     dut.tx_pause.value = 0b10
     per = min(SLOTS // 4, 12)   # fewer than SLOTS for dst 1, so slots stay free for 0 and 2
     for i in range(per):
         tb.send_block(1, rng.randint(1, 8192))
-        tb.send_ack(1 + NUM_NODES)
+        tb.send_rsp(1 + NUM_NODES)
         tb.send_block(0, rng.randint(1, 8192))
         tb.send_pkt(2, bool(i & 1))
         tb.send_block(2, rng.randint(1, 8192))
-        tb.send_ack(0)
+        tb.send_rsp(0)
     await tb.wait_done(max_cycles=200_000, q=0)
     await tb.wait_done(max_cycles=200_000, q=2)
+    for _ in range(100):
+        if not tb.sb.rsp and not tb.rsp.queue:
+            break
+        await ClockCycles(dut.clk, 20)
     await ClockCycles(dut.clk, 200)
     sent1 = sum(v for k, v in tb.sb.by_node.items() if k % NUM_NODES == 1)
     assert sent1 == 0, f"{sent1} packets went to paused dst 1"
-    assert tb.sb.outstanding(1) == 2 * per
+    assert tb.sb.rsp_by_q[1] == per, f"{tb.sb.rsp_by_q[1]} of {per} responses to dst 1 left"
+    assert not tb.sb.rsp, "responses left behind"
+    assert tb.sb.outstanding(1) == per
     dut.tx_pause.value = 0
     await tb.wait_done(max_cycles=200_000)
     # part 2: pause dst 1 while it sends 64 KiB blocks; count what still leaves
@@ -577,6 +760,107 @@ async def tx_pause(dut):
     assert tb.sb.by_node[1] == held, "dst 1 kept sending while paused"
     dut.tx_pause.value = 0
     await tb.wait_done(max_cycles=100_000)
+    await tb.finish()
+
+
+@cocotb.test()
+async def tx_rsp_full(dut):
+    """All SLOTS slots hold blocks to paused dst 1, two more descriptors wait for a slot:
+    no request packet can leave, responses (to dst 1 too) still all do."""
+    tb = TB(dut, "tx_rsp_full")
+    await tb.start()
+    rng = tb.rng
+    tb.set_random(idle=0.3, stall=0.3, ar_pause=0.1, r_pause=0.1)
+    dut.tx_pause.value = 0b10
+    for _ in range(SLOTS):
+        tb.send_block(1 + NUM_NODES * rng.randrange(100), rng.randint(1, 2048))
+    for _ in range(200):
+        if len(tb.accepted) == SLOTS:
+            break
+        await ClockCycles(dut.clk, 10)
+    tb.send_block(0, rng.randint(1, 2048))
+    tb.send_pkt(2 % NUM_NODES, False)
+    await ClockCycles(dut.clk, 50)
+    assert int(dut.occ_slots.value) == SLOTS, f"occ_slots {int(dut.occ_slots.value)}"
+    assert len(tb.accepted) == SLOTS, "a descriptor was taken with every slot held"
+    nrsp = 3 * SLOTS
+    for _ in range(nrsp):
+        tb.send_rsp(rng.choice([1, 1 + NUM_NODES, rng.randrange(1 << 16)]))
+    for _ in range(2000):
+        if not tb.sb.rsp and not tb.rsp.queue:
+            break
+        await ClockCycles(dut.clk, 10)
+    assert not tb.sb.rsp and not tb.rsp.queue, \
+        f"{len(tb.sb.rsp) + len(tb.rsp.queue)} of {nrsp} responses still waiting"
+    await ClockCycles(dut.clk, 20)
+    assert tb.sb.req_frames == 0, "a request packet left"
+    assert tb.sb.packets == nrsp
+    state = {k: int(getattr(dut, k).value)
+             for k in ("busy", "occ_slots", "occ_rsp", "stat_slot_stall")}
+    assert state == {"busy": 1, "occ_slots": SLOTS, "occ_rsp": 0, "stat_slot_stall": 1}, state
+    assert tb.stats["slot_stall"] > 0
+    tb.log.info("%d responses sent with all %d slots held; %d slot-stall cycles", nrsp,
+                SLOTS, tb.stats["slot_stall"])
+    dut.tx_pause.value = 0
+    await tb.wait_done(max_cycles=200_000)
+    await tb.finish()
+
+
+@cocotb.test()
+async def tx_memerr(dut):
+    """Blocks whose sources touch bad lines (SLVERR or DECERR): the packets that read them
+    are dropped with a local NACK each; then the same sources read without errors."""
+    tb = TB(dut, "tx_memerr")
+    await tb.start()
+    rng = tb.rng
+    n = param("N", 40) // 2
+    tb.set_random(idle=0.3, stall=0.3, ar_pause=0.2, r_pause=0.1, lnack_stall=0.5)
+    tb.lat = (1, 60)
+    err = [AxiResp.SLVERR, AxiResp.DECERR]
+    mp = MAX_PAYLOAD
+    # (size, source lane, destination lane, offsets of bad bytes): a bad line in packet 1
+    # of 4, in the first packet, in the last byte (lanes 17 -> 40), and one line read by
+    # packets 0 and 1 (source lane 32, destination lane 0)
+    edges = [(4 * mp, 0, 0, [mp + 64]), (3 * mp, 0, 0, [0]),
+             (2 * mp + 100, 17, 40, [2 * mp + 99]), (2 * mp, 32, 0, [mp])]
+    blocks = []
+    for size, sl, dl, bad in edges:
+        src = tb.src_addr(size + 64, 64) + sl
+        dst = tb.dst_addr(size + mp, mp) + dl
+        blocks.append((rng.randrange(1 << 16), size, src, dst))
+        for off in bad:
+            tb.ram.set_bad(src + off, rng.choice(err))
+    for _ in range(n):
+        size = block_size(rng, 16384)
+        src = tb.src_addr(size)
+        blocks.append((rng.randrange(1 << 16), size, src, tb.dst_addr(size)))
+        if rng.random() < 0.6:   # 1..3 bad lines in its source
+            for _ in range(rng.randint(1, 3)):
+                tb.ram.set_bad(src + rng.randrange(size), rng.choice(err))
+    toggler = cocotb.start_soon(pause_toggler(tb))
+    for node, size, src, dst in blocks:
+        tb.send_block(node, size, src=src, dst=dst)
+        if rng.random() < 0.3:
+            tb.send_pkt(rng.randrange(1 << 16), rng.random() < 0.5)
+        if rng.random() < 0.5:
+            tb.send_rsp(rng.randrange(1 << 16))
+        if rng.random() < 0.2:
+            await ClockCycles(dut.clk, rng.choice([10, 300, 1000]))
+    await tb.wait_done(max_cycles=400_000)
+    dropped = tb.sb.dropped
+    tb.log.info("phase 1: %d DATA packets dropped, %d sent; %d blocks partly dropped",
+                dropped, tb.sb.data_pkts, tb.sb.partial)
+    assert dropped > 0 and tb.sb.partial > 0
+    # phase 2: no bad lines; the same sources
+    toggler.cancel()
+    dut.tx_pause.value = 0
+    tb.ram.bad.clear()
+    tb.set_random(idle=0.2, stall=0.2, ar_pause=0.1, r_pause=0.1)
+    for node, size, src, dst in blocks[:len(edges) + n // 4]:
+        tb.send_block(node, size, src=src, dst=dst)
+        tb.send_rsp(rng.randrange(1 << 16))
+    await tb.wait_done(max_cycles=400_000)
+    assert tb.sb.dropped == dropped
     await tb.finish()
 
 
@@ -627,15 +911,22 @@ async def tx_throughput(dut):
 
 @cocotb.test()
 async def tx_latency(dut):
-    """Idle unit, memory latency 1, no backpressure: descriptor -> first beat."""
+    """Idle unit, memory latency 1, no backpressure: descriptor or response -> first beat
+    (cycles as in rtl/tx/qrdma_tx.sv "Timing")."""
     tb = TB(dut, "tx_latency")
     await tb.start()
     tb.set_random(idle=0, stall=0, ar_pause=0, r_pause=0)
     tb.lat = (1, 1)
     await ClockCycles(dut.clk, SLOTS + 10)   # slot pool initialised
-    tb.send_ack(5)
-    await tb.wait_done(max_cycles=1000)
-    ack_lat = tb.first_beat[0] - tb.accepted[0][0]
+
+    async def one(send):
+        k = len(tb.first_beat)
+        send()
+        await tb.wait_done(max_cycles=1000)
+        return tb.first_beat[k] - tb.accepted[-1][0]
+
+    rsp_lat = await one(lambda: tb.send_rsp(5))
+    ctl_lat = await one(lambda: tb.send_pkt(3, True))
     for size, sa in ((64, 0), (1024, 0), (1024, 8)):
         k = len(tb.first_beat)
         nar, nr = len(tb.ar_cycles), len(tb.r_cycles)
@@ -651,16 +942,26 @@ async def tx_latency(dut):
                     hdr - r1, tb.beat_log[-1][0] - acc)
         assert ar - acc == 5, "AR not in cycle 5 after the descriptor"
         assert hdr - r1 == 4, "header not 4 cycles after the packet's last R beat"
-    tb.log.info("ACK: first beat %d cycles after the descriptor", ack_lat)
-    assert ack_lat == 11, "ACK not in cycle 11 after its request"
-    # one-beat packets back to back: the scheduler picks one per 2 cycles
+    tb.log.info("response: beat %d cycles after it was taken; CONTROL: %d cycles after its "
+                "descriptor", rsp_lat, ctl_lat)
+    assert ctl_lat == 11, "CONTROL packet not in cycle 11 after its descriptor"
+    assert rsp_lat == 7, "response not in cycle 7 after it was taken"
+    # one-beat request packets back to back: the scheduler picks one per 2 cycles
     k = len(tb.first_beat)
     for i in range(100):
-        tb.send_ack(i)
+        tb.send_pkt(i, True)
     await tb.wait_done(max_cycles=2000)
     span = tb.first_beat[-1] - tb.first_beat[k + 10]
-    tb.log.info("ACKs back to back: %d in %d cycles", 89, span)
-    assert span == 2 * 89, "one-beat packets not at one per 2 cycles"
+    tb.log.info("CONTROL packets back to back: %d in %d cycles", 89, span)
+    assert span == 2 * 89, "one-beat request packets not at one per 2 cycles"
+    # responses back to back: one per cycle
+    k = len(tb.first_beat)
+    for i in range(100):
+        tb.send_rsp(i)
+    await tb.wait_done(max_cycles=2000)
+    span = tb.first_beat[-1] - tb.first_beat[k + 10]
+    tb.log.info("responses back to back: %d in %d cycles", 89, span)
+    assert span == 89, "responses not at one per cycle"
     await tb.finish()
 
 
@@ -668,9 +969,10 @@ async def tx_latency(dut):
 CASES = [
     # (parameters, cocotb tests)
     ({}, "tx_random,tx_pause"),
-    ({}, "tx_throughput,tx_latency"),
+    ({}, "tx_throughput,tx_latency,tx_rsp_full,tx_memerr"),
     ({"MAX_PAYLOAD": 256}, "tx_random"),
-    ({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128}, "tx_random"),
+    ({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
+     "tx_random,tx_rsp_full,tx_memerr"),
 ]
 
 

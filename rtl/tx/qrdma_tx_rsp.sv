@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_tx_rsp: the response path of the send unit (docs/nic.md "Send unit", "Deadlock
+// freedom"). A response request of the receive unit (rsp_desc: ACK or NACK of a block,
+// to its sender) becomes a one-beat packet job: the net_hdr header beat (ptype NET_ACK or
+// NET_NACK with reason, src_node = node_id). Responses take no descriptor slot and do
+// not wait in the VOQs: the assembler takes this job ahead of the request class at the
+// next packet boundary, so responses wait only for the link.
+// Timing: a request taken in cycle t is offered (m_valid) from t+1; one per cycle.
+`default_nettype none
+
+module qrdma_tx_rsp
+  import qrdma_fmt_pkg::*;
+  import qrdma_tx_pkg::*;
+(
+  input  logic                  clk,
+  input  logic                  rst,
+  input  logic [15:0]           node_id,
+  // response requests (receive unit)
+  input  logic                  s_valid,
+  output logic                  s_ready,
+  input  logic [RSP_DESC_W-1:0] s_data,
+  // the packet job (assembler)
+  output logic                  m_valid,
+  input  logic                  m_ready,
+  output job_t                  m_job
+);
+
+  /* verilator lint_off UNUSEDSIGNAL */  // the reserved bit
+  rsp_desc_t r;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign r       = rsp_desc_t'(s_data);
+  assign s_ready = !m_valid || m_ready;
+
+  always_ff @(posedge clk) begin
+    if (s_ready) m_valid <= s_valid;
+    if (rst)     m_valid <= 1'b0;
+  end
+
+  always_ff @(posedge clk) begin
+    if (s_valid && s_ready) begin
+      net_hdr_t h;
+      job_t     j;
+      h          = '0;
+      h.ptype    = r.nack ? 4'(NET_NACK) : 4'(NET_ACK);
+      h.dst_node = r.dst_node;
+      h.src_node = node_id;
+      h.tid      = r.tid;
+      h.seq      = r.seq;
+      h.reason   = r.nack ? r.reason : '0;
+      j          = '0;   // one beat, no payload
+      j.hdr      = DATA_W'(h);
+      m_job     <= j;
+    end
+  end
+
+endmodule
+
+`default_nettype wire
