@@ -7,8 +7,10 @@
  * 0's memory has every R beat of its source reads answered DECERR; one whose destination
  * lies beyond node 1's memory has every write burst answered DECERR and leaves node 1's
  * memory unchanged, byte for byte; each such burst counts once as QRDMA_SIM_ERR_DECERR.
- * What the NICs make of the DECERR (the channel's status) is not checked here. Exit
- * status 0 when all pass.
+ * The transfer ends in ERROR with the reason of the failing side: ERR_LOCAL_MEM for a
+ * source read answered DECERR, ERR_REMOTE_MEM (the receiver's NACK) for a destination
+ * write answered DECERR; the channel then takes a good transfer. Exit status 0 when all
+ * pass.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,8 +42,8 @@ static uint64_t cat_sum(const qrdma_sim *s)
 }
 
 /* Post a memory write on channel ch of node 0 and let it run out: poll its status until it
- * is not BUSY (at most 4000 reads, whatever it ends in), then until the harness is quiet. */
-static void run_write(qrdma_sim *s, unsigned ch, uint64_t src, uint64_t dst, uint64_t size)
+ * is not BUSY (at most 4000 reads), then until the harness is quiet. Returns the status. */
+static uint64_t run_write(qrdma_sim *s, unsigned ch, uint64_t src, uint64_t dst, uint64_t size)
 {
     uint8_t line[32];
     sim_desc_mem(line, src, dst, size, 1, 0, 0);
@@ -55,6 +57,15 @@ static void run_write(qrdma_sim *s, unsigned ch, uint64_t src, uint64_t dst, uin
     }
     printf("     channel %u status %" PRIu64 " at cycle %" PRIu64 "\n", ch, st, qrdma_sim_now(s));
     check(qrdma_sim_wait_quiet(s, 200000) >= 0, "harness quiet afterwards: every burst answered");
+    return st;
+}
+
+/* The error reason of channel ch of node 0's page 0. */
+static uint64_t reason(qrdma_sim *s, unsigned ch)
+{
+    int resp = 0;
+    uint64_t v = qrdma_sim_mmio_read64(s, 0, sim_err_addr(0, ch), &resp);
+    return resp ? ~0ULL : v;
 }
 
 int main(void)
@@ -119,7 +130,10 @@ int main(void)
     qrdma_sim_node_stats_get(s, 0, &a0);
     qrdma_sim_node_stats_get(s, 1, &a1);
     uint64_t dec0 = qrdma_sim_error_count(s, QRDMA_SIM_ERR_DECERR);
-    run_write(s, 0, MEM_BYTES, dst1, 4096);
+    check(reason(s, 0) == QRDMA_ERR_NONE, "channel 0: no error reason before");
+    check(run_write(s, 0, MEM_BYTES, dst1, 4096) == QRDMA_ST_ERROR,
+          "source beyond memory: the transfer ends in ERROR");
+    check(reason(s, 0) == QRDMA_ERR_LOCAL_MEM, "... with reason ERR_LOCAL_MEM");
     qrdma_sim_node_stats_get(s, 0, &b0);
     qrdma_sim_node_stats_get(s, 1, &b1);
     uint64_t rbursts = b0.mem_read_bursts - a0.mem_read_bursts;
@@ -150,7 +164,9 @@ int main(void)
     qrdma_sim_node_stats_get(s, 0, &a0);
     qrdma_sim_node_stats_get(s, 1, &a1);
     dec0 = qrdma_sim_error_count(s, QRDMA_SIM_ERR_DECERR);
-    run_write(s, 2, src0, MEM_BYTES + 3 * 4096, 8192);
+    check(run_write(s, 2, src0, MEM_BYTES + 3 * 4096, 8192) == QRDMA_ST_ERROR,
+          "destination beyond the receiver's memory: the transfer ends in ERROR");
+    check(reason(s, 2) == QRDMA_ERR_REMOTE_MEM, "... with reason ERR_REMOTE_MEM");
     qrdma_sim_node_stats_get(s, 0, &b0);
     qrdma_sim_node_stats_get(s, 1, &b1);
     uint64_t wbursts = b1.mem_write_bursts - a1.mem_write_bursts;
@@ -170,6 +186,14 @@ int main(void)
     check(memcmp(now1, snap, MEM_BYTES) == 0, "node 1 memory unchanged, all 1 MiB");
     check(b0.mem_read_decerr_beats == a0.mem_read_decerr_beats,
           "node 0's source reads: no DECERR");
+
+    /* ---- the channels take good transfers afterwards; the reasons stay until the next
+     * ERROR */
+    uint64_t dst2 = qrdma_sim_mem_alloc(s, 1, 8192, 4096);
+    check(run_write(s, 0, src0, dst2, 8192) == QRDMA_ST_DONE &&
+              !memcmp(qrdma_sim_mem(s, 1, dst2, 8192), sp, 8192),
+          "channel 0 afterwards: a good transfer, DONE, bytes exact");
+    check(reason(s, 0) == QRDMA_ERR_LOCAL_MEM, "channel 0's reason kept (not reset by DONE)");
 
     /* ---- the accounting */
     snprintf(what, sizeof what,

@@ -76,4 +76,10 @@ static inline uint64_t sim_status_addr(unsigned pg, unsigned ch)
     return pg * QRDMA_PAGE_STRIDE + QRDMA_STATUS_OFFSET + 8 * ch;
 }
 
+/* error reason (err_info) of write channel ch of page pg */
+static inline uint64_t sim_err_addr(unsigned pg, unsigned ch)
+{
+    return pg * QRDMA_PAGE_STRIDE + QRDMA_ERR_OFFSET + 8 * ch;
+}
+
 #endif /* QRDMA_SIM_DESC_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * qrdma.h: libqrdma, the C11 host library of qrdma (issue 5 "Host library"; seed 000 §2,
- * §3.1, §3.4, §3.6; seed 004 §3.3 for the notification ring).
+ * qrdma.h: libqrdma, the C11 host library of qrdma ([QoS-RDMA] §2, §3.1, §3.4, §3.6;
+ * [RSR] §3.3 for the notification ring).
  *
  * A process opens a node through a backend (qrdma_backend.h), claims pages (protection
  * domains, 16 per node, 64 write channels each), allocates channels in a page, posts
@@ -39,6 +39,8 @@ struct qrdma_info {
     uint32_t block_size;      /* PARAMS: engine block size in bytes */
     uint32_t max_outstanding; /* PARAMS: blocks of one transfer in flight */
     uint32_t host_data_w;     /* PARAMS: host port data width in bits */
+    uint32_t max_payload;     /* PARAMS: largest DATA packet payload; packets split at its multiples */
+    uint32_t num_nodes;       /* PARAMS: source nodes the receive unit tells apart (node IDs mod this) */
 };
 
 const char *qrdma_strerror(int err);
@@ -160,6 +162,16 @@ struct qrdma_coll {
 /* Poll channels 32 g .. 32 g + 31 (g = 0 or 1) with one 64-bit read of the collective
  * status; every DONE / ERROR found is reset to IDLE by that read. */
 int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out);
+
+/* Why channel ch last ended in ERROR: one 64-bit read of its error reason (ERR_OFFSET
+ * window). Returns QRDMA_ERR_NONE (no ERROR since reset), QRDMA_ERR_BAD_DESC (the
+ * descriptor was refused), QRDMA_ERR_LOCAL_MEM (a payload read of this node's memory
+ * failed), QRDMA_ERR_REMOTE_MEM (the receiver's memory refused a write: NACK), or a
+ * negative error. The reason is kept until the channel's next ERROR (reads do not reset
+ * it): read it after a poll returned ERROR. */
+int qrdma_chan_error(qrdma_page *p, unsigned ch);
+/* A short text for an ERR_* reason ("remote memory write refused", ...). */
+const char *qrdma_err_reason_str(int reason);
 
 /* Spin on qrdma_poll until channel ch is DONE or ERROR (returned, >= 0), calling the
  * backend's idle hook between polls; QRDMA_ETIMEDOUT after timeout_ticks backend ticks

@@ -169,6 +169,11 @@ int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
     n->info.max_outstanding = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB,
                                                   QRDMA_PARAMS_REG_MAX_OUTSTANDING_W);
     n->info.host_data_w = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_DATA_W_LSB, QRDMA_PARAMS_REG_DATA_W_W);
+    unsigned mp2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB,
+                                       QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_W);
+    unsigned nn2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_NODES_LOG2_LSB, QRDMA_PARAMS_REG_NODES_LOG2_W);
+    n->info.max_payload = mp2 < 32 ? 1u << mp2 : 0;
+    n->info.num_nodes = nn2 < 32 ? 1u << nn2 : 0;
     for (unsigned p = 0; p < QRDMA_NUM_PAGES; p++) {
         n->pages[p].node = n;
         n->pages[p].index = p;
@@ -428,6 +433,28 @@ int qrdma_poll(qrdma_page *p, unsigned ch)
     unsigned st = (unsigned)reg_field(v, QRDMA_STATUS_SINGLE_STATUS_LSB, QRDMA_STATUS_SINGLE_STATUS_W);
     seen(p, ch, st);
     return (int)st;
+}
+
+int qrdma_chan_error(qrdma_page *p, unsigned ch)
+{
+    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
+        return QRDMA_EINVAL;
+    uint64_t v;
+    int e = rd(p->node, page_base(p) + QRDMA_ERR_OFFSET + 8 * ch, &v);
+    if (e)
+        return e;
+    return (int)reg_field(v, QRDMA_ERR_INFO_REASON_LSB, QRDMA_ERR_INFO_REASON_W);
+}
+
+const char *qrdma_err_reason_str(int reason)
+{
+    switch (reason) {
+    case QRDMA_ERR_NONE: return "no error";
+    case QRDMA_ERR_BAD_DESC: return "descriptor refused";
+    case QRDMA_ERR_LOCAL_MEM: return "local memory read refused (SLVERR/DECERR)";
+    case QRDMA_ERR_REMOTE_MEM: return "remote memory write refused (NACK)";
+    default: return "unknown reason";
+    }
 }
 
 int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out)

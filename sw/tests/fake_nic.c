@@ -41,6 +41,7 @@ struct fnode {
     void *mem_map;
     uint64_t phys;
     uint8_t st[16][64];
+    uint8_t why[16][64];   /* ERR_* of the channel's last ERROR */
     int lng[16][64];      /* the BUSY transfer of (page, ch) is a long descriptor */
     int pend_ch[16];      /* page waits for line 1 at pend_ch + 1 (-1: none) */
     uint8_t pend_l0[16][32];
@@ -170,10 +171,18 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
     int dn = node_by_id(f, G0(x->l0, DST_NODE));
     uint8_t *d = dn >= 0 ? fake_mem(f, (unsigned)dn, dst, size) : NULL;
     const uint8_t *s = inl ? NULL : fake_mem(f, node, src, size);
-    if (st == QRDMA_ST_DONE && (!d || (!inl && !s)))
-        st = QRDMA_ST_ERROR; /* the NIC would NACK (bad address / node) */
+    /* (an ERROR asked for by the test stands for a NACK of the receiver) */
+    unsigned why = st == QRDMA_ST_ERROR ? QRDMA_ERR_REMOTE_MEM : QRDMA_ERR_NONE;
+    if (st == QRDMA_ST_DONE && !inl && !s) {
+        st = QRDMA_ST_ERROR; /* the source read would be answered DECERR */
+        why = QRDMA_ERR_LOCAL_MEM;
+    } else if (st == QRDMA_ST_DONE && !d) {
+        st = QRDMA_ST_ERROR; /* the receiver would NACK (bad address / node) */
+        why = QRDMA_ERR_REMOTE_MEM;
+    }
     if (st == QRDMA_ST_DONE && f->fail) {
         st = QRDMA_ST_ERROR;
+        why = QRDMA_ERR_REMOTE_MEM;
         f->fail--;
     }
     struct fnode *m = dn >= 0 ? &f->n[dn] : NULL;
@@ -239,6 +248,8 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
         R(n, CNT_DONE)++;
     }
     n->st[x->page][x->ch] = (uint8_t)st;
+    if (st == QRDMA_ST_ERROR)
+        n->why[x->page][x->ch] = (uint8_t)why;
     n->lng[x->page][x->ch] = 0;
     n->stats.finished++;
     remove_at(n, i);
@@ -299,6 +310,7 @@ static int line_write(struct fake *f, unsigned node, uint64_t a, const uint8_t *
               (lng && n->st[p][ch + 1] == QRDMA_ST_BUSY);
     if (bad) {
         n->st[p][ch] = QRDMA_ST_ERROR;
+        n->why[p][ch] = QRDMA_ERR_BAD_DESC;
         R(n, CNT_DESC_ERR)++;
         return QRDMA_ESLVERR;
     }
@@ -376,7 +388,7 @@ static int f_read64(void *ctx, unsigned node, uint64_t addr, uint64_t *val)
     progress(f);
     n->stats.reads++;
     uint64_t page = addr / QRDMA_PAGE_STRIDE, off = addr % QRDMA_PAGE_STRIDE, v = 0;
-    int kind = 0; /* 1 single, 2 collective, 3 register */
+    int kind = 0; /* 1 single, 2 collective, 3 register, 4 error reason */
     if (addr & 7)
         kind = 0;
     else if (page < NPG && off >= QRDMA_STATUS_OFFSET && off < QRDMA_STATUS_OFFSET + 8 * NCH)
@@ -385,6 +397,8 @@ static int f_read64(void *ctx, unsigned node, uint64_t addr, uint64_t *val)
         kind = 2;
     else if (reg_exists(addr))
         kind = 3;
+    else if (page < NPG && off >= QRDMA_ERR_OFFSET && off < QRDMA_ERR_OFFSET + 8 * NCH)
+        kind = 4;
     unsigned p = (unsigned)page;
     if (kind == 1) {
         v = n->st[p][(off - QRDMA_STATUS_OFFSET) / 8];
@@ -394,6 +408,8 @@ static int f_read64(void *ctx, unsigned node, uint64_t addr, uint64_t *val)
             v |= (uint64_t)n->st[p][32 * g + i] << (2 * i);
     } else if (kind == 3) {
         v = n->reg[reg_idx(addr)];
+    } else if (kind == 4) {
+        v = n->why[p][(off - QRDMA_ERR_OFFSET) / 8];
     } else {
         *val = 0;
         n->stats.slverr++;
@@ -524,7 +540,8 @@ int fake_create(const struct fake_cfg *cfg, struct fake **out)
             n->pend_ch[p] = -1;
         R(n, ID) = QRDMA_ID_MAGIC | (uint64_t)QRDMA_FORMAT_VERSION << QRDMA_ID_REG_VERSION_LSB;
         R(n, PARAMS) = (uint64_t)BLOCK_LOG2 << QRDMA_PARAMS_REG_BLOCK_LOG2_LSB |
-                       2ULL << QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB | 256ULL << QRDMA_PARAMS_REG_DATA_W_LSB;
+                       2ULL << QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB | 256ULL << QRDMA_PARAMS_REG_DATA_W_LSB |
+                       10ULL << QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB | 2ULL << QRDMA_PARAMS_REG_NODES_LOG2_LSB;
         R(n, NODE_ID) = 0x30 + 3 * i; /* network IDs differ from node indices */
     }
     if (!err)

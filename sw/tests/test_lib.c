@@ -71,6 +71,8 @@ static void test_open(void)
     EQ(i0->block_size, 65536, "PARAMS block size");
     EQ(i0->max_outstanding, 2, "PARAMS max outstanding");
     EQ(i0->host_data_w, 256, "PARAMS host data width");
+    EQ(i0->max_payload, 1024, "PARAMS max payload");
+    EQ(i0->num_nodes, 4, "PARAMS nodes told apart");
     EQ(qrdma_node_index(n1), 1, "node index");
     qrdma_close(n0);
     qrdma_close(n1);
@@ -213,9 +215,18 @@ static void test_post_poll(void)
     EQ(stats(0).reads - s0.reads, 3, "three polls, three reads");
     MEMEQ((uint8_t *)dst.cpu + 128, (uint8_t *)src.cpu + 64, 3000, "data arrived in node 1's memory");
     EQ(qrdma_post_write(pg, 7, &w), QRDMA_OK, "channel 7 usable again");
+    EQ(qrdma_chan_error(pg, 7), QRDMA_ERR_NONE, "error reason before any ERROR: none");
     fake_finish(F, 0, 5, 7, QRDMA_ST_ERROR);
     EQ(qrdma_poll(pg, 7), QRDMA_ST_ERROR, "poll: ERROR");
     EQ(qrdma_poll(pg, 7), QRDMA_ST_IDLE, "ERROR reset to IDLE by the read");
+    s0 = stats(0);
+    EQ(qrdma_chan_error(pg, 7), QRDMA_ERR_REMOTE_MEM, "error reason: the receiver's NACK");
+    EQ(stats(0).reads - s0.reads, 1, "the reason is one read");
+    EQ(qrdma_chan_error(pg, 7), QRDMA_ERR_REMOTE_MEM, "the reason stays (not reset by the read)");
+    EQ(qrdma_chan_error(pg, 64), QRDMA_EINVAL, "reason of channel 64 -> EINVAL");
+    OK(!strcmp(qrdma_err_reason_str(QRDMA_ERR_LOCAL_MEM), "local memory read refused (SLVERR/DECERR)") &&
+           !strcmp(qrdma_err_reason_str(99), "unknown reason"),
+       "reason texts");
 
     /* ---- long descriptors on the pair 8-9 */
     b = w;

@@ -292,8 +292,9 @@ static struct row run_size(uint64_t size, const struct opts *o)
                 if (st == (int)QRDMA_ST_DONE)
                     break;
                 if (st < 0 || st == (int)QRDMA_ST_ERROR)
-                    die(3, "transfer #%llu (size %llu, channel %d): %s", (unsigned long long)posted,
-                        (unsigned long long)size, chan, st < 0 ? qrdma_strerror(st) : "status ERROR");
+                    die(3, "transfer #%llu (size %llu, channel %d): %s%s", (unsigned long long)posted,
+                        (unsigned long long)size, chan, st < 0 ? qrdma_strerror(st) : "status ERROR: ",
+                        st < 0 ? "" : qrdma_err_reason_str(qrdma_chan_error(g.pg, (unsigned)chan)));
                 if (t_read - t0 > timeout)
                     die(3, "transfer #%llu (size %llu, channel %d) not DONE after %llu ms", (unsigned long long)posted,
                         (unsigned long long)size, chan, (unsigned long long)o->timeout_ms);
@@ -329,8 +330,9 @@ static struct row run_size(uint64_t size, const struct opts *o)
                     if (k < 0 || !r.slot_used[k])
                         continue;
                     if (c.error >> i & 1)
-                        die(3, "transfer #%llu (size %llu, channel %u): status ERROR",
-                            (unsigned long long)r.slot_xfer[k], (unsigned long long)size, 32 * grp + i);
+                        die(3, "transfer #%llu (size %llu, channel %u): status ERROR: %s",
+                            (unsigned long long)r.slot_xfer[k], (unsigned long long)size, 32 * grp + i,
+                            qrdma_err_reason_str(qrdma_chan_error(g.pg, 32 * grp + i)));
                     if (!(c.done >> i & 1))
                         continue;
                     r.slot_used[k] = 0;

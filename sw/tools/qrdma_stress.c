@@ -298,8 +298,9 @@ static int poll_node(unsigned n, unsigned rounds)
             if (s->node != n || s->page != p || !s->busy)
                 continue;
             if (c.error >> s->ch & 1)
-                die(3, "node %u page %u channel %u: transfer %u (%s %" PRIu64 " B) ended in ERROR", n, p, s->ch,
-                    s->posted - 1, s->inl ? "inline" : "write", s->size);
+                die(3, "node %u page %u channel %u: transfer %u (%s %" PRIu64 " B) ended in ERROR: %s", n, p,
+                    s->ch, s->posted - 1, s->inl ? "inline" : "write", s->size,
+                    qrdma_err_reason_str(qrdma_chan_error(g.pg[n][p], s->ch)));
             if (!(c.done >> s->ch & 1))
                 continue;
             completed(s);
