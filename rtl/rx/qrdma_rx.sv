@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSR] §3.2-3.3:
+// qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSN] §3.2-3.3:
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
 // ring with an "empty" marker). Five parts, in packet order:
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"; [RSR] §3.2
+// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"; [RSN] §3.2
 // block registration by bitmask, duplicate drop). It takes the packets of the receive
 // buffer in arrival order, once their CRC is known, and decides for each: dropped (bad
 // CRC, malformed, stale, duplicate: its payload beats are released unwritten), ACK/NACK

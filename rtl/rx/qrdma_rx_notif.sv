@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_rx_notif: the notification writer of qrdma_rx (docs/nic.md "Receive unit";
-// [RSR] §3.3 notification queue). It owns the notification fields table (one rx_ctrl_t
+// [RSN] §3.3 notification queue). It owns the notification fields table (one rx_ctrl_t
 // per tracking entry, written by the header processor with a CONTROL or a notifying
 // INLINE packet) and the ring pointers. A notification request (from the completion
 // unit, in completion order) waits until the ring has a free slot

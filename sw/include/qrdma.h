@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The qrdma authors
  *
  * qrdma.h: libqrdma, the C11 host library of qrdma ([QoS-RDMA] §2, §3.1, §3.4, §3.6;
- * [RSR] §3.3 for the notification ring).
+ * [RSN] §3.3 for the notification ring).
  *
  * A process opens a node through a backend (qrdma_backend.h), claims pages (protection
  * domains, 16 per node, 64 write channels each), allocates channels in a page, posts

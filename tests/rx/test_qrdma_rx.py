@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_rx (docs/nic.md "Receive unit"; [RSR] §3.3) against the reference model RxModel
+"""qrdma_rx (docs/nic.md "Receive unit"; [RSN] §3.3) against the reference model RxModel
 below.
 
 The network is a cocotbext-axi AxiStreamSource on s_axis_rx (frames built with
