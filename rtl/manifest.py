@@ -109,7 +109,7 @@ _top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
 _top("qrdma_rx", ["rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
                   "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx.sv"],
      area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_cpl", "qrdma_rx_notif",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
@@ -135,6 +135,10 @@ def sources(name: str) -> list[Path]:
         for d in t.deps:
             visit(d)
         for f in t.files:
+_top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
+     deps=["qrdma_rx_pkg", "qrdma_sdp_ram"],
+     synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
+     lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
             if f not in seen:
                 seen.append(f)
 

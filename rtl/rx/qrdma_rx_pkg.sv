@@ -24,6 +24,36 @@ package qrdma_rx_pkg;
   // (NUM_NODES <= 64).
   localparam int unsigned KEYW = 16;
 
+  // What a packet asks of the block tracker.
+  typedef enum logic [1:0] {
+    TRK_NONE    = 2'd0,  // nothing (a dropped packet, an ACK/NACK): passed through in order
+    TRK_DATA    = 2'd1,  // a DATA packet of a block
+    TRK_INLINE  = 2'd2,  // an INLINE packet (a one-packet block)
+    TRK_CONTROL = 2'd3   // a CONTROL packet naming a block
+  } trk_op_e;
+
+  // Lookup of one packet in the block tracker.
+  typedef struct packed {
+    trk_op_e         op;
+    logic [KEYW-1:0] key;     // tracking entry: {src_node mod NUM_NODES, tid}
+    logic [15:0]     seq;
+    logic [8:0]      idx;     // DATA: pkt_idx
+    logic [8:0]      bp;      // DATA: blk_pkts
+    logic            notify;  // DATA: last block of a notifying transfer; INLINE: notify
+  } trk_req_t;
+
+  // The tracker's decision for it.
+  typedef struct packed {
+    logic acc_wr;    // DATA / INLINE: write its payload (its packet bit was clear)
+    logic acc_ctl;   // CONTROL: taken
+    logic dup;       // dropped: a duplicate (same seq, bit set / CONTROL already seen)
+    logic stale;     // dropped: older seq than the entry's block being filled
+    logic first;     // the write is the block's first
+    logic evt;       // the block's completion event is due with this packet
+    logic ntf;       // ... with a notification
+    logic ctl_keep;  // keep this packet's fields for the notification
+  } trk_dec_t;
+
   // Operation of a write command.
   typedef enum logic [1:0] {
     OP_SKIP = 2'd0,  // release nbeats beats of the receive buffer (dropped packet)

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""Reference model of the receive unit's block tracker (rtl/rx/qrdma_rx_track.sv,
+docs/nic.md "Receive unit"): one entry per tracking key, the decision for each packet
+looked up in order. Plain Python; used by tests/rx/test_qrdma_rx_track.py and by the
+receive unit's model (tests/rx/test_qrdma_rx.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DATA, INLINE, CONTROL = "data", "inline", "control"
+DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_keep")
+
+
+@dataclass
+class _Entry:
+    seq: int
+    mask: set = field(default_factory=set)
+    done: bool = False
+    ctrl: bool = False
+    wseen: bool = False
+
+
+class TrackModel:
+    """What the tracker decides for each lookup (op, key, seq, idx, bp, notify)."""
+
+    def __init__(self):
+        self.ent: dict[int, _Entry] = {}
+
+    def lookup(self, op: str, key: int, seq: int, idx: int = 0, bp: int = 1,
+               notify: bool = False) -> dict:
+        d = dict.fromkeys(DECISION, False)
+        if op not in (DATA, INLINE, CONTROL):
+            return d
+        e = self.ent.get(key)
+        # a done entry takes any other seq as a new block (its sender reuses a TID only
+        # after the block's response); an entry being filled compares modulo 2^16
+        newer = e is None or (seq != e.seq and (e.done or (seq - e.seq) % 65536 < 32768))
+        same = e is not None and e.seq == seq
+        if op == CONTROL:
+            if newer:
+                self.ent[key] = _Entry(seq, ctrl=True)
+                d["acc_ctl"] = d["ctl_keep"] = True
+            elif same and not e.ctrl:
+                e.ctrl = True
+                d["acc_ctl"] = d["ctl_keep"] = True
+                d["evt"] = d["ntf"] = e.done    # the block's ACK waited for this CONTROL
+            else:
+                d["dup" if same else "stale"] = True
+            return d
+        if op == INLINE:
+            idx, bp = 0, 1
+        if newer:
+            e = self.ent[key] = _Entry(seq)
+            d["first"] = True
+        elif same and idx not in e.mask:
+            d["first"] = not e.wseen
+        else:
+            d["dup" if same else "stale"] = True
+            return d
+        d["acc_wr"] = True
+        e.mask.add(idx)
+        e.wseen = True
+        complete = not e.done and len(e.mask) == bp
+        e.done = e.done or complete
+        if op == INLINE:
+            d["evt"] = complete
+            d["ntf"] = d["ctl_keep"] = complete and bool(notify)
+        else:
+            # the last block of a notifying transfer waits for its CONTROL
+            d["evt"] = complete and (not notify or (not newer and e.ctrl))
+            d["ntf"] = complete and bool(notify)
+        return d
