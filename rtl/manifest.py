@@ -72,8 +72,21 @@ if "qrdma_fmt_pkg" not in TOPS:
 # ---------------------------------------------------------------- host port (docs/qos.md)
 _top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg"],
      area="host")
+_top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg"],
+     no_synth=True, area="host")
+_top("qrdma_host_wr", ["rtl/host/qrdma_host_wr.sv"], area="host",
+     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo"],
+     synth={"DATA_W": 256, "ID_W": 4},
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2},
+           {"NEW_FIFO_DEPTH": 64, "EXT_SPAN": 8192}))
+_top("qrdma_host_rd", ["rtl/host/qrdma_host_rd.sv"], area="host",
+     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo"],
+     synth={"DATA_W": 256, "ID_W": 4},
+     lint=({"DATA_W": 128, "ID_W": 1, "CNT_W": 64, "EXT_PARAMS": 0x12345678},
+           {"CNT_W": 1, "EXT_SPAN": 8192}))
 _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
-     deps=["qrdma_fmt_pkg", "qrdma_status_regs", "qrdma_sync_fifo", "qrdma_mem_2w"],
+     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_status_regs", "qrdma_mem_2w",
+           "qrdma_host_wr", "qrdma_host_rd"],
      lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2, "CNT_W": 64},))
 
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_host_if (seed 000 §3.6, docs/qos.md "Descriptors and their acceptance") driven by
-cocotbext-axi's AxiMaster, against a cycle-by-cycle reference model of the address map,
-the acceptance rules, the status registers and the counters (layouts and addresses from
+"""qrdma_host_if ([QoS-RDMA] §3.4, §3.6; docs/qos.md "Descriptors and their acceptance")
+driven by cocotbext-axi's AxiMaster, against the cycle-by-cycle reference model of the
+address map, the acceptance rules, the status registers and the counters
+(tests/model/host_model.py; stimulus: tests/host/host_stim.py; layouts and addresses from
 tools.formats).
 
 A monitor samples every port each cycle; the model runs one cycle behind it and predicts
@@ -10,7 +11,7 @@ A monitor samples every port each cycle; the model runs one cycle behind it and 
     write (row, byte enables, bytes; compared every cycle), the status update, the new
     transfer, the counters, and the B response of every burst (compared in order);
   - every R beat (value, RRESP, RLAST, RID): a beat reads the status (or error reason) in
-    the cycle before it becomes visible on R (docs: "Read path");
+    the cycle before it becomes visible on R;
   - the new-transfer stream: its fields, and the table bytes of the descriptor it starts.
 A fake engine completes started transfers at random times (st_valid, st_err with a random
 st_reason) and pulses ev.
@@ -41,301 +42,10 @@ from cocotbext.axi import AxiBurstType, AxiBus, AxiMaster, AxiResp
 from cocotbext.axi.axi_master import AxiWriteRespCmd
 
 from handshake import StreamSink, seed_rng
-from tools import formats as F
-
-C = F.C
-L0 = F.DESC_LINE0
-IDLE, BUSY, DONE, ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
-NPAGES, WRCH = C["NUM_PAGES"], C["WR_CH_PER_PAGE"]
-LINE = C["DESC_LINE_BYTES"]
-ADDR_SPACE = 1 << C["ADDR_W"]
-INCR, FIXED, WRAP = 1, 0, 2
-OKAY, SLVERR = 0, 2
-# the QoS engine's registers (the host port's); NIC registers from NIC_REG_FIRST on are
-# served elsewhere: the host port answers them with SLVERR
-QOS_REGS = [(off, name) for off, name, _, _ in F.REGISTERS
-            if off < C.get("NIC_REG_FIRST", 1 << 32)]
-REG_NAMES = dict(QOS_REGS)
-NREGS = len(QOS_REGS)
-assert [off for off, _ in QOS_REGS] == [8 * k for k in range(NREGS)]
-EV_NAMES = ["CNT_BLOCKS", "CNT_INLINE", "CNT_CONTROL", "CNT_ACK", "CNT_NACK", "CNT_STALE",
-            "CNT_DONE"]  # ev[0..6]
-REFUSALS = ["R1_size", "R2_burst", "R3_align", "R4_strobe", "R5_address", "R6_busy",
-            "R7_conflict", "R8_skip"]
-LONG_LSB = L0.field("long_desc").lsb          # long_desc: bit 3 of line byte 24
-FULL = (1 << (LINE // 8)) - 1                 # the four words of a line
-BAD_DESC = ["D1_zero", "D2_over", "D3_inline_gt32", "D4_inline_no_long", "D5_long_odd",
-            "D6_long_busy"]
-
-
-# ====================================================================== reference model
-def decode(addr):
-    """What an address is (docs/formats.md)."""
-    if addr >= C["REG_BASE"]:
-        return ("reg", addr - C["REG_BASE"])
-    if addr >= NPAGES * C["PAGE_STRIDE"]:
-        return ("none",)
-    page, off = divmod(addr, C["PAGE_STRIDE"])
-    if 0 <= off - C["DESC_OFFSET"] < WRCH * LINE:
-        return ("desc", page, (off - C["DESC_OFFSET"]) // LINE)
-    if 0 <= off - C["STATUS_OFFSET"] < WRCH * 8:
-        return ("single", page, (off - C["STATUS_OFFSET"]) // 8)
-    if 0 <= off - C["COLL_OFFSET"] < (WRCH // 32) * 8:
-        return ("coll", page, (off - C["COLL_OFFSET"]) // 8)
-    if 0 <= off - C["ERR_OFFSET"] < WRCH * 8:
-        return ("err", page, (off - C["ERR_OFFSET"]) // 8)
-    return ("none",)
-
-
-def beat_addr(addr, size, i):
-    """Address of beat i of an INCR burst (AXI: later beats aligned to the size)."""
-    if i == 0:
-        return addr
-    return ((addr & ~((1 << size) - 1)) + i * (1 << size)) % ADDR_SPACE
-
-
-class HostIfModel:
-    """What the host port must do; the caller steps it cycle by cycle (no simulator)."""
-
-    def __init__(self, db, block_size, max_out, data_w, cnt_w, ext_params=0):
-        self.db = db
-        self.st = [IDLE] * (NPAGES * WRCH)          # status, index page*64 + c
-        self.reason = [C["ERR_NONE"]] * (NPAGES * WRCH)   # ERR_* of the last ERROR
-        self.lng = [False] * (NPAGES * WRCH)        # long flag of a started descriptor
-        self.pages = [dict(act=False, line1=False, chan=0, mask=0) for _ in range(NPAGES)]
-        # skip record: (c, words of line 1 seen) while line 1 of a refused long descriptor
-        # of channel c is expected in c+1 (its beats are refused), else None
-        self.skip = [None] * NPAGES
-        self.table = collections.defaultdict(lambda: bytearray(2 * LINE))  # row -> bytes
-        self.cnt = {name: 0 for _, name in QOS_REGS if name.startswith("CNT_")}
-        self.cnt_mask = (1 << cnt_w) - 1
-        self.regs_fixed = {
-            "ID": F.ID_REG.pack(magic=C["ID_MAGIC"], version=F.FORMAT_VERSION),
-            "PARAMS": F.PARAMS_REG.pack(block_log2=block_size.bit_length() - 1,
-                                        max_outstanding=max_out, data_w=data_w)
-                      | (ext_params << 32),
-        }
-        self.cov = collections.Counter()
-        self.pending = None   # status update of the previous decision (applied a cycle later)
-        self.cnt_now = []     # counter events of this cycle's decision
-        self.cnt_prev = []    # events of the previous cycle: counted at the end of this one
-
-    def view(self, ch):
-        """Status as the decision sees it: the previous decision's update forwarded."""
-        if self.pending is not None and self.pending[0] == ch:
-            return self.pending[1]
-        return self.st[ch]
-
-    # ---------------------------------------------------------------- writes
-    def carried(self, a, burst, wdata, wstrb):
-        """What a beat at address a carries of its line by its strobes: the mask of words
-        with all 8 strobes, and whether it writes long_desc = 1 (lane k = line byte
-        (a mod 32) - (a mod DB) + k; INCR bursts only)."""
-        if burst != INCR:
-            return 0, False
-        sl = (a % LINE) - (a % self.db) if self.db < LINE else 0
-        words = 0
-        for w in range(LINE // 8):
-            k = 8 * w - sl
-            if 0 <= k and k + 8 <= self.db and (wstrb >> k) & 0xFF == 0xFF:
-                words |= 1 << w
-        k = LONG_LSB // 8 - sl
-        lng = 0 <= k < self.db and bool((wstrb >> k) & 1) \
-            and bool((wdata >> (8 * k + LONG_LSB % 8)) & 1)
-        return words, lng
-
-    def decide(self, aw, i, wdata, wstrb):
-        """Decision for beat i of burst aw = (id, addr, len, size, burst). Mutates the page
-        state, the table, the long flags and the CNT_DESC_* counters; returns a dict with
-        the table write, the status update (applied by the caller) and the new transfer."""
-        awid, addr, alen, size, burst = aw
-        nb = 1 << size
-        d = dict(tt=None, host=None, new=None, err=False, last=(i == alen), id=awid)
-        a = beat_addr(addr, size, i)
-        lane = a % self.db
-        what = decode(a)
-        reason = None
-        if size < 3 or nb > self.db:
-            reason = "R1_size"
-        elif burst != INCR:
-            reason = "R2_burst"
-        elif a % nb:
-            reason = "R3_align"
-        elif wstrb != ((1 << nb) - 1) << lane:
-            reason = "R4_strobe"
-        elif what[0] != "desc":
-            reason = "R5_address"
-        desc = what[0] == "desc"
-        skip_hit = False
-        if desc:
-            page, c = what[1], what[2]
-            ch = page * WRCH + c
-            pg = self.pages[page]
-            sk = self.skip[page]
-            skip_hit = sk is not None and c == sk[0] + 1
-        if reason is None:
-            if self.view(ch) == BUSY or (c % 2 and self.view(ch - 1) == BUSY and self.lng[ch - 1]):
-                reason = "R6_busy"
-            elif pg["act"] and c != (pg["chan"] | 1 if pg["line1"] else pg["chan"]):
-                reason = "R7_conflict"
-        if skip_hit:
-            reason = "R8_skip"
-        if reason is not None:
-            self.cov[reason] += 1
-            d["err"] = True
-            self.cnt_now.append("CNT_DESC_ERR")
-            if desc:
-                self._refused_line_beat(page, c, skip_hit, *self.carried(a, burst, wdata, wstrb))
-            return d
-        # accepted: bytes into the table; the page's skip record ends
-        self.skip[page] = None
-        self.cov["beat_ok"] += 1
-        xfer = page * C["CH_PER_PAGE"] + c
-        row = xfer >> 1
-        off = (c % 2) * LINE + (a % LINE)
-        data = bytes((wdata >> (8 * (lane + k))) & 0xFF for k in range(nb))
-        self.table[row][off:off + nb] = data
-        d["tt"] = (row, ((1 << nb) - 1) << off, data, off)
-        words = ((1 << (nb // 8)) - 1) << ((a % LINE) // 8)
-        line1 = pg["act"] and pg["line1"]
-        mask = (pg["mask"] if pg["act"] else 0) | words
-        if mask != FULL:
-            if not pg["act"]:
-                pg.update(act=True, line1=False, chan=c)
-            pg["mask"] = mask
-            return d
-        if line1:
-            c0 = pg["chan"]
-            self.cov["long_start"] += 1
-            return self._start(d, page, c0, True)
-        f = L0.unpack(int.from_bytes(self.line(page, c), "little"))
-        size_ = f["size"]
-        bad = None
-        if size_ == 0:
-            bad = "D1_zero"
-        elif size_ > C["MAX_TRANSFER_BYTES"]:
-            bad = "D2_over"
-        elif f["is_inline"] and size_ > C["INLINE_MAX"]:
-            bad = "D3_inline_gt32"
-        elif f["is_inline"] and size_ > C["INLINE_SHORT_MAX"] and not f["long_desc"]:
-            bad = "D4_inline_no_long"
-        elif f["long_desc"] and c % 2:
-            bad = "D5_long_odd"
-        elif f["long_desc"] and self.view(ch + 1) == BUSY:
-            bad = "D6_long_busy"
-        if bad is not None:
-            self.cov[bad] += 1
-            pg["act"] = False
-            d["err"] = True
-            d["host"] = (ch, ERROR)
-            self.cnt_now.append("CNT_DESC_ERR")
-            if f["long_desc"] and c % 2 == 0:
-                self.cov["skip_bad_desc"] += 1
-                self.skip[page] = (c, 0)
-            return d
-        if f["long_desc"]:
-            pg.update(act=True, line1=True, chan=c, mask=0)
-            return d
-        self.cov["short_start"] += 1
-        return self._start(d, page, c, False)
-
-    def _refused_line_beat(self, page, c, skip_hit, words, lng):
-        """The skip rules for a refused beat addressed to write channel c of page (docs:
-        "Host port: precise rules")."""
-        pg = self.pages[page]
-        sk = self.skip[page]
-        abandon = pg["act"] and pg["line1"] and c == pg["chan"] | 1
-        if c % 2 == 0 and lng:                   # a refused line 0 of a long descriptor
-            self.cov["skip_refused_line0"] += 1
-            self.skip[page] = (c, 0)
-        elif skip_hit:
-            m = sk[1] | words
-            self.skip[page] = (sk[0], m) if m != FULL else None
-        elif abandon:                            # a refused beat of line 1
-            self.cov["skip_line1_refused"] += 1
-            m = pg["mask"] | words
-            self.skip[page] = (pg["chan"], m) if m != FULL else None
-        if abandon:
-            self.cov["line1_abandoned"] += 1
-            pg["act"] = False
-
-    def _start(self, d, page, c, long_):
-        ch = page * WRCH + c
-        f = L0.unpack(int.from_bytes(self.line(page, c), "little"))
-        self.pages[page]["act"] = False
-        if c % 2 == 0:
-            self.lng[ch] = long_
-        d["host"] = (ch, BUSY)
-        d["new"] = dict(xfer=page * C["CH_PER_PAGE"] + c, size=f["size"],
-                        inline=f["is_inline"], multipath=f["multipath"], prio=f["prio"],
-                        long=long_)
-        self.cnt_now.append("CNT_DESC_OK")
-        return d
-
-    def line(self, page, c):
-        row = (page * C["CH_PER_PAGE"] + c) >> 1
-        return bytes(self.table[row][(c % 2) * LINE:(c % 2 + 1) * LINE])
-
-    # ---------------------------------------------------------------- reads
-    def read(self, ar, i):
-        """Beat i of read burst ar: (value, rresp, reset) where reset = (chs) to clear."""
-        arid, addr, alen, size, burst = ar
-        a = beat_addr(addr, size, i)
-        what = decode(a)
-        if size != 3 or burst != INCR or a % 8:
-            self.cov["rd_bad"] += 1
-            return 0, SLVERR, ()
-        if what[0] == "single":
-            ch = what[1] * WRCH + what[2]
-            self.cov["rd_single"] += 1
-            return self.st[ch], OKAY, (ch,)
-        if what[0] == "coll":
-            base = what[1] * WRCH + 32 * what[2]
-            self.cov["rd_coll"] += 1
-            v = sum(self.st[base + k] << (2 * k) for k in range(32))
-            return v, OKAY, tuple(range(base, base + 32))
-        if what[0] == "err":
-            self.cov["rd_err"] += 1
-            return self.reason[what[1] * WRCH + what[2]], OKAY, ()
-        if what[0] == "reg" and what[1] in REG_NAMES:
-            name = REG_NAMES[what[1]]
-            self.cov["rd_reg"] += 1
-            v = self.regs_fixed[name] if name in self.regs_fixed else self.cnt[name]
-            return v & ((1 << 64) - 1), OKAY, ()
-        self.cov["rd_bad"] += 1
-        return 0, SLVERR, ()
-
-    # ---------------------------------------------------------------- end of a cycle
-    def end_of_cycle(self, host, eng, rd_reset):
-        """Apply one cycle's status updates: host set (of the previous cycle's decision) >
-        engine set > read reset; `host` (this cycle's decision) is applied next cycle. The
-        error reasons are written with them: ERR_BAD_DESC by a host ERROR, the engine's
-        reason by every engine ERROR (st_err)."""
-        host, self.pending = self.pending, host
-        new = {}
-        for ch in rd_reset:
-            if self.st[ch] in (DONE, ERROR):
-                new[ch] = IDLE
-        if eng is not None:
-            ch, err, why = eng
-            if self.st[ch] == BUSY:
-                new[ch] = ERROR if err else DONE
-            if err:
-                self.reason[ch] = why
-        if host is not None:
-            new[host[0]] = host[1]
-            if host[1] == ERROR:
-                self.reason[host[0]] = C["ERR_BAD_DESC"]
-        for ch, v in new.items():
-            self.st[ch] = v
-
-    def events(self, ev):
-        """End of a cycle: the counters take the previous cycle's events (the host port
-        registers them first) and this cycle's wait for the next."""
-        for name in self.cnt_prev:
-            self.cnt[name] = (self.cnt[name] + 1) & self.cnt_mask
-        self.cnt_prev = self.cnt_now + [name for k, name in enumerate(EV_NAMES) if (ev >> k) & 1]
-        self.cnt_now = []
+from host.host_stim import (Issuer, make_line, page_program, read_everything, read_program,
+                            set_long)
+from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
+                              OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0, HostIfModel)
 
 
 # ====================================================================== test bench
@@ -347,6 +57,7 @@ class Env:
         self.rng = rng
         self.data_w = int(os.environ["P_DATA_W"])
         self.db = self.data_w // 8
+        self.id_w = int(os.environ["P_ID_W"])
         self.model = HostIfModel(self.db, int(os.environ["P_BLOCK_SIZE"]),
                                  int(os.environ["P_MAX_OUTSTANDING"]), self.data_w,
                                  int(os.environ.get("P_CNT_W", "48")),
@@ -364,6 +75,8 @@ class Env:
                 logging.getLogger(name).setLevel(logging.WARNING)
         self.master.write_if.log.setLevel(logging.WARNING)
         self.master.read_if.log.setLevel(logging.WARNING)
+        self.wmaster = self.master.write_if
+        self.rmaster = self.master.read_if
         self.sink = StreamSink(dut.clk, dut, "new_", [], rng, stall=stall,
                                callback=lambda _: None)
         self.p_done = p_done
@@ -453,7 +166,8 @@ class Env:
         d = self.dut
         v = lambda s: int(s.value)  # noqa: E731
         r = dict(aw=None, w=None, tt=None, st=None, ev=v(d.ev), ar=None, r=None, b=None,
-                 nw=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready))
+                 nw=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready),
+                 ext=(v(d.ext_wr_addr), v(d.ext_wr_data)) if v(d.ext_wr_en) else None)
         if v(d.s_axi_awvalid) and v(d.s_axi_awready):
             r["aw"] = (v(d.s_axi_awid), v(d.s_axi_awaddr), v(d.s_axi_awlen),
                        v(d.s_axi_awsize), v(d.s_axi_awburst))
@@ -523,6 +237,7 @@ class Env:
             aw, i, wdata, wstrb = self.prev_w
             dec = m.decide(aw, i, wdata, wstrb)
             host = dec["host"]
+            assert rec["ext"] == dec["ext"], f"cycle {k}: external write {rec['ext']} != {dec['ext']}"
             if dec["tt"] is None:
                 assert rec["tt"] is None, f"cycle {k}: table write of a refused beat"
             else:
@@ -541,6 +256,7 @@ class Env:
                 self.burst_err = False
         else:
             assert rec["tt"] is None, f"cycle {k}: table write without a beat"
+            assert rec["ext"] is None, f"cycle {k}: external write without a beat"
         if rec["tt"] is not None:
             row, be, data = rec["tt"]
             b = data.to_bytes(2 * LINE, "little")
@@ -595,260 +311,6 @@ class Env:
         assert not self.aw_q and not self.ar_q, "bursts without all their beats"
         assert self.prev_w is None
 
-    async def read_everything(self):
-        """Collective status of every row, the error reasons of every channel (one burst
-        per page), then every register (all checked by the model)."""
-        for p in range(NPAGES):
-            for g in range(WRCH // 32):
-                await self.master.read(F.coll_addr(p, g), 8, size=3)
-            await self.master.read(F.err_addr(p, 0), 8 * WRCH, size=3)
-        await self.master.read(C["REG_BASE"], 8 * NREGS, size=3)
-
-
-# ====================================================================== stimulus
-def make_line(rng, kind, c):
-    """32-byte line 0 of a descriptor; kind: 'short', 'long', or a bad-descriptor name."""
-    f = dict(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64),
-             dst_node=rng.getrandbits(16), prio=rng.getrandbits(4), notify=rng.getrandbits(1),
-             multipath=rng.getrandbits(1), tag=rng.getrandbits(32), is_inline=0, long_desc=0)
-    r = rng.random()
-    if kind == "short":
-        if r < 0.4:
-            f.update(is_inline=1, size=rng.randint(1, C["INLINE_SHORT_MAX"]))
-        elif r < 0.9:
-            f.update(size=rng.randint(1, 1 << 20))
-        else:
-            f.update(size=rng.choice([C["MAX_TRANSFER_BYTES"], rng.randint(1, 1 << 32)]))
-    elif kind == "long":
-        f.update(long_desc=1)
-        if r < 0.5:
-            f.update(is_inline=1, size=rng.randint(1, C["INLINE_MAX"]))
-        else:
-            f.update(size=rng.randint(1, C["MAX_TRANSFER_BYTES"]))
-    elif kind == "D1_zero":
-        f.update(size=0, is_inline=rng.getrandbits(1))
-    elif kind == "D2_over":
-        f.update(size=rng.choice([C["MAX_TRANSFER_BYTES"] + 1, rng.randint(1 << 32, (1 << 40) - 1)]))
-    elif kind == "D3_inline_gt32":
-        f.update(is_inline=1, long_desc=rng.getrandbits(1) if c % 2 == 0 else 0,
-                 size=rng.choice([33, rng.randint(33, 1 << 32)]))
-    elif kind == "D4_inline_no_long":
-        f.update(is_inline=1, size=rng.randint(C["INLINE_SHORT_MAX"] + 1, C["INLINE_MAX"]))
-    elif kind == "D5_long_odd":
-        f.update(long_desc=1, size=rng.randint(1, 1 << 20))
-    else:
-        raise ValueError(kind)
-    return L0.pack(**f).to_bytes(LINE, "little")
-
-
-def set_long(line, on=True):
-    """line with long_desc set (on) or cleared."""
-    v = int.from_bytes(line, "little") & ~(1 << LONG_LSB) | (int(on) << LONG_LSB)
-    return v.to_bytes(LINE, "little")
-
-
-def line_ops(rng, db, addr, data):
-    """Write ops (addr, data, size, burst) that write the 32-byte line `data` at `addr`:
-    words of a random size in random order, sometimes one multi-beat burst, sometimes a
-    word written twice."""
-    s = rng.choice([x for x in (8, 16, 32) if x <= db])
-    if rng.random() < 0.25:
-        s2 = rng.choice([x for x in (8, 16) if x <= db])
-        return [(addr, data, s2.bit_length() - 1, INCR)]  # whole line, one INCR burst
-    chunks = [(addr + o, data[o:o + s]) for o in range(0, LINE, s)]
-    rng.shuffle(chunks)
-    if len(chunks) > 1 and rng.random() < 0.1:
-        chunks.insert(rng.randrange(len(chunks)), chunks[rng.randrange(len(chunks))])
-    return [(a, d, s.bit_length() - 1, INCR) for a, d in chunks]
-
-
-def bad_beat_op(rng, db, page):
-    """One write op whose every beat is refused (R1..R5), and its reason."""
-    base = F.page_base(page)
-    c = rng.randrange(WRCH)
-    kind = rng.choice(["size", "burst_fixed", "burst_wrap", "align", "strobe", "readch",
-                       "status", "coll", "reg", "unmapped"])
-    if kind == "size":
-        return (F.desc_addr(page, c), rng.randbytes(rng.choice([4, 8])), 2, INCR)
-    if kind == "burst_fixed":
-        return (F.desc_addr(page, c), rng.randbytes(16), 3, FIXED)
-    if kind == "burst_wrap":
-        return (F.desc_addr(page, c), rng.randbytes(32), 3, WRAP)
-    if kind == "align":
-        return (F.desc_addr(page, c) + 8 * rng.randrange(4) + 4, rng.randbytes(8), 3, INCR)
-    if kind == "strobe":
-        return (F.desc_addr(page, c) + 8 * rng.randrange(4), rng.randbytes(rng.randint(1, 7)),
-                3, INCR)
-    if kind == "readch":
-        return (base + C["DESC_OFFSET"] + LINE * rng.randrange(WRCH, C["CH_PER_PAGE"]),
-                rng.randbytes(LINE), min(5, db.bit_length() - 1), INCR)
-    if kind == "status":
-        return (F.status_addr(page, c), rng.randbytes(8), 3, INCR)
-    if kind == "coll":
-        return (F.coll_addr(page, rng.randrange(2)), rng.randbytes(8), 3, INCR)
-    if kind == "reg":
-        return (C["REG_BASE"] + 8 * rng.randrange(NREGS + 4), rng.randbytes(8), 3,
-                INCR)
-    return (base + rng.choice([0x1400, 0x1210, 0x1800, 0x1FF8]), rng.randbytes(8), 3, INCR)
-
-
-class Issuer:
-    """Issues write ops in the order of each page's queue, pages interleaved at random,
-    at most one new op per cycle and only when the master can take it at once (so the
-    AXI order is the issue order)."""
-
-    def __init__(self, env):
-        self.env = env
-        self.queues = {p: collections.deque() for p in range(NPAGES)}
-        cocotb.start_soon(self._run())
-
-    def put(self, page, op):
-        ev = Event()
-        self.queues[page].append((op, ev))
-        return ev
-
-    async def _run(self):
-        env = self.env
-        wq = env.master.write_if.write_command_queue
-        while True:
-            await RisingEdge(env.dut.clk)
-            ready = [p for p, q in self.queues.items() if q]
-            if not ready or wq.full():
-                continue
-            (addr, data, size, burst), ev = self.queues[env.rng.choice(ready)].popleft()
-            # the master queues the command when the task first runs: tasks run in the
-            # order they are started, so the AXI order is the issue order
-            task = cocotb.start_soon(env.master.write(addr, data, awid=env.rng.randrange(16),
-                                                      size=size, burst=burst))
-            cocotb.start_soon(_chain(task, ev))
-
-
-async def _chain(task, ev):
-    await task
-    ev.set()
-
-
-async def page_program(env, issuer, page, ntrans, hot):
-    """Transactions on one page, one at a time (all its writes answered before the next):
-    descriptors (good and bad), bad beats, conflicting lines, writes to BUSY channels."""
-    rng = env.rng
-    m = env.model
-    db = env.db
-    for _ in range(ntrans):
-        ops = []
-        pg = m.pages[page]
-        if pg["act"]:
-            # a line left incomplete (its other words were refused): complete it
-            c = pg["chan"] | 1 if pg["line1"] else pg["chan"]
-            data = make_line(rng, "short", c)
-            for w in range(4):
-                if not (pg["mask"] >> w) & 1:
-                    ops.append((F.desc_addr(page, c) + 8 * w, data[8 * w:8 * w + 8], 3, INCR))
-        else:
-            r = rng.random()
-            free = [c for c in hot if m.st[page * WRCH + c] != BUSY]
-            if r < 0.12:
-                ops.append(bad_beat_op(rng, db, page))
-            else:
-                if r < 0.2 or not free:
-                    kind = rng.choice(BAD_DESC[:5])
-                elif r < 0.25:
-                    kind = "bad_long"
-                elif r < 0.5:
-                    kind = "long"
-                else:
-                    kind = "short"
-                if kind == "D5_long_odd":
-                    c = rng.choice([c for c in hot if c % 2] or [1])
-                elif kind in ("long", "bad_long"):
-                    evens = [c for c in free if c % 2 == 0 and c + 1 in hot]
-                    busy = [c for c in hot if c % 2 == 0 and m.st[page * WRCH + c] == BUSY]
-                    if busy and rng.random() < 0.2:
-                        c = rng.choice(busy)      # line 0 refused: line 1 must be too
-                    elif evens and rng.random() < 0.9:
-                        c = rng.choice(evens)
-                    else:
-                        c = rng.choice(hot) & ~1
-                else:
-                    c = rng.choice(free) if free and rng.random() < 0.85 else rng.choice(hot)
-                if kind == "bad_long":
-                    data = set_long(make_line(rng, rng.choice(BAD_DESC[:3]), c))
-                else:
-                    data = make_line(rng, kind, c)
-                lops = line_ops(rng, db, F.desc_addr(page, c), data)
-                if kind == "long" and rng.random() < 0.08:
-                    # line 0 in 4-byte beats: every beat refused, one carries long_desc
-                    lops = [(F.desc_addr(page, c), data, 2, INCR)]
-                if rng.random() < 0.15 and len(lops) > 1:
-                    # another channel of the page while the line is being assembled (a
-                    # whole line, so that it is a complete descriptor if it is accepted)
-                    c2 = rng.choice([x for x in hot if x != c])
-                    lops.insert(rng.randrange(1, len(lops)),
-                                (F.desc_addr(page, c2), make_line(rng, "short", c2),
-                                 min(5, db.bit_length() - 1), INCR))
-                ops += lops
-                if kind in ("long", "bad_long") and c % 2 == 0:
-                    line1 = rng.randbytes(LINE)
-                    if db == 32 and rng.random() < 0.2 and len(lops) == 1 and lops[0][2] == 5:
-                        # both lines in one burst of two 32-byte beats
-                        ops[-1] = (F.desc_addr(page, c), data + line1, 5, INCR)
-                    else:
-                        l1ops = line_ops(rng, db, F.desc_addr(page, c + 1), line1)
-                        if rng.random() < 0.12:
-                            # a refused beat in line 1 (strobes short of its bytes or
-                            # 4-byte beats): the whole descriptor is refused
-                            k = rng.randrange(len(l1ops))
-                            a1, d1, s1, b1 = l1ops[k]
-                            l1ops[k] = ((a1, d1[:-rng.randint(1, 7)], s1, b1)
-                                        if rng.random() < 0.6 else (a1, d1, 2, b1))
-                        ops += l1ops
-        evs = [issuer.put(page, op) for op in ops]
-        for ev in evs:
-            await ev.wait()
-        env.progress += 1
-
-
-async def read_program(env, stop):
-    """Random reads until stop is set: single/collective status of the hot channels,
-    registers, bursts, and reads that must get SLVERR."""
-    rng = env.rng
-    m = env.master
-    while not stop.is_set():
-        await RisingEdge(env.dut.clk)
-        if rng.random() > 0.15 or not m.read_if.read_command_queue.empty():
-            continue
-        p = rng.randrange(NPAGES)
-        r = rng.random()
-        if r < 0.4:
-            m.init_read(F.status_addr(p, rng.randrange(WRCH)), 8, arid=rng.randrange(16), size=3)
-        elif r < 0.6:
-            m.init_read(F.coll_addr(p, rng.randrange(2)), 8, arid=rng.randrange(16), size=3)
-        elif r < 0.7:
-            n = rng.randint(1, 6)
-            m.init_read(F.status_addr(p, rng.randrange(WRCH - n)), 8 * n, size=3)
-        elif r < 0.75:
-            m.init_read(C["REG_BASE"] + 8 * rng.randrange(NREGS), 8, size=3)
-        elif r < 0.8:
-            n = rng.randint(1, 3)
-            m.init_read(F.err_addr(p, rng.randrange(WRCH - n + 1)), 8 * n, size=3)
-        else:
-            kind = rng.randrange(7)
-            if kind == 0:
-                m.init_read(F.status_addr(p, 0), 4, size=2)                   # size
-            elif kind == 1:
-                m.init_read(F.status_addr(p, 0), 16, size=3, burst=AxiBurstType.FIXED)
-            elif kind == 2:
-                m.init_read(F.status_addr(p, 1) + 4, 8, size=3)               # unaligned
-            elif kind == 3:
-                m.init_read(F.desc_addr(p, rng.randrange(WRCH)), 8, size=3)   # descriptor
-            elif kind == 4:
-                m.init_read(F.coll_addr(p, 0), 32, size=3)                    # coll + unmapped
-                m.init_read(F.err_addr(p, WRCH - 1), 16, size=3)              # err + unmapped
-            elif kind == 5:
-                m.init_read(C["REG_BASE"] + 8 * NREGS - 8, 24, size=3)      # past the last
-            else:
-                m.init_read(C["REG_BASE"] + C.get("NIC_REG_FIRST", 0x100), 8, size=3)  # NIC's
-
 
 # ====================================================================== tests
 @cocotb.test()
@@ -882,7 +344,7 @@ async def hif_random(dut):
     await rd
     env.set_pauses(0.0)
     await env.drain()
-    await env.read_everything()
+    await read_everything(env)
     await env.drain()
     env.check_empty()
     cov = env.model.cov
@@ -1041,7 +503,7 @@ async def hif_bad_inputs(dut):
         else:
             r = await m.read(F.desc_addr(0, 0), 8, size=3)
         assert r.resp == AxiResp.SLVERR, kind
-    await env.read_everything()
+    await read_everything(env)
     await env.drain()
     env.check_empty()
 
