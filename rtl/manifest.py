@@ -119,6 +119,10 @@ _top("qrdma_rx_cpl", ["rtl/rx/qrdma_rx_cpl.sv"], area="rx",
 _top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sdp_ram"],
      synth={"NENT": 4096}, lint=({"NENT": 16},))
+_top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
+     deps=["qrdma_rx_pkg", "qrdma_sdp_ram"],
+     synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
+     lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
 _top("qrdma_rx", ["rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
                   "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx.sv"],
      area="rx",
@@ -148,10 +152,6 @@ def sources(name: str) -> list[Path]:
         for d in t.deps:
             visit(d)
         for f in t.files:
-_top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
-     deps=["qrdma_rx_pkg", "qrdma_sdp_ram"],
-     synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
-     lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
             if f not in seen:
                 seen.append(f)
 
