@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""make lint: `verilator --lint-only -Wall` over every registered top (rtl/manifest.py),
-with its default parameters and with each extra parameter set the manifest lists.
-Exits non-zero on the first warning or error."""
+"""make lint: the RTL rule of tools/rtl_rules.py (no simulation-only logic in synthesizable
+RTL) over the files of the tops, then `verilator --lint-only -Wall` over every registered
+top (rtl/manifest.py), with its default parameters and with each extra parameter set the
+manifest lists. Exits non-zero on any finding, warning or error.
+
+  python tools/lint.py [top ...]    only these tops"""
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +16,19 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from rtl import manifest  # noqa: E402
 from simrun import ensure_tool_path  # noqa: E402
+from tools import rtl_rules  # noqa: E402
 
 
 def main(argv):
     ensure_tool_path()
     only = set(argv[1:])
+    files = sorted({f for top in manifest.rtl_tops() if not only or top in only
+                    for f in manifest.relative_sources(top) if f.startswith("rtl/")})
+    findings = rtl_rules.scan(files)
+    rule_fail = [f for f in findings if f.path not in rtl_rules.PENDING]
+    for f in findings:
+        print(("FAIL " if f in rule_fail else "pending ") + str(f))
+    print(f"rtl rules: {len(files)} files, {len(rule_fail)} finding(s)")
     failed = 0
     runs = 0
     for top in manifest.rtl_tops():
@@ -37,7 +48,7 @@ def main(argv):
             else:
                 print(f"ok   {label}")
     print(f"lint: {runs - failed} clean, {failed} failing")
-    return 1 if failed or runs == 0 else 0
+    return 1 if failed or rule_fail or runs == 0 else 0
 
 
 if __name__ == "__main__":

@@ -15,9 +15,9 @@
 // The send unit delays its data by LATENCY cycles to append the CRC.
 //
 // s_keep rule: all ones on every beat but the last; on the last beat contiguous from bit 0
-// (1..KEEP_W bytes). Bytes outside s_keep are ignored. Violations are reported in
-// simulation only ($display "ERROR" and the sticky flag keep_error_q, cleared by rst); in
-// hardware they give a wrong CRC. While s_valid is low s_data/s_keep/s_last are ignored.
+// (1..KEEP_W bytes). Bytes outside s_keep are ignored. A violation fails an assertion in
+// simulation; in hardware it gives a wrong CRC. While s_valid is low s_data/s_keep/s_last
+// are ignored.
 //
 // Architecture. The CRC is affine over GF(2); c is the raw reflected 32-bit register.
 //   * A beat of KEEP_W bytes moves c to  M_BEAT c ^ D(data),  M_BEAT = F^KEEP_W, where F
@@ -29,7 +29,7 @@
 //     n+1  part_q   D split in GROUPS partial XORs of 8 bytes each (keep-masked), and m,
 //                   the count of missing bytes, from s_keep (XORs of a thermometer code).
 //     n+2  state_q  the only loop: c <- M_BEAT c ^ XOR(part_q), at most ~29 inputs per
-//                   bit. On the last beat the frame's raw state goes to raw_q and state_q
+//                   bit. On the last beat the frame's raw state goes to corr_x_q[0] and state_q
 //                   is set to all ones for the next frame (the flop's synchronous set, off
 //                   the XOR path), so back-to-back frames need no mux in the loop.
 //     n+3..n+5      3 correction stages: stage s applies F^-(v << 2s), v = m[2s +: 2], one
@@ -40,35 +40,16 @@
 //                   stage adds the final xor.
 //   Every matrix is computed at elaboration by the SV functions below (Verilator and
 //   read_slang both evaluate them).
-//   Simulation speed (docs/sim.md "Speed"): Verilator evaluates every combinational
-//   statement on every cycle, so the data term is written as constant tables and computed
-//   only where it is registered: per 64-bit group, the keep mask (on a last beat only) is
-//   applied with two 4-bit lookups, and part_q[g] is the XOR of one table entry per
-//   TAB_BITS bits of data (each entry the XOR of the D columns of the slice's set bits),
-//   loaded only with a beat (s_valid, the flops' clock enable). TAB_BITS is 8 in
-//   simulation (64 lookups a beat) and 4 in synthesis (`ifdef SYNTHESIS`; 256-entry tables
-//   would take Yosys very long to reduce): the same function, both checked by the unit
-//   test. The loop and the correction stages compute only in a cycle in
-//   which they load, with the matrix products written out where they are used (a matrix
-//   passed to a function is copied by Verilator), and m is taken only on a last beat, as
-//   parities of masked ~keep. The two instances of the NIC went from ~8,500 to ~800
-//   machine instructions per node-cycle of traffic (tools/sim_profile.py), and to ~600
-//   with TAB_BITS 8 and the last-beat-only mask; same ports, LATENCY and results (tests,
-//   harness signatures unchanged).
-//   Synthesis (TAB_BITS 4, `python syn/synth.py qrdma_crc32_512`): 3,828 LUT / 471 FF,
-//   ECP5 seed 1 152.6 MHz with the loop register and the first correction load in one
-//   process (reset last); 3,774 / 471 / 148.9 before that, with the last-beat-only mask
-//   (the same logic: netlist noise). Before the mask: UltraScale+
-//   3,744 LUT / 471 FF (the previous form, masked
-//   columns computed every cycle: 4,148 / 471). ECP5-85 speed 6, nextpnr --seed 1..10
-//   (the seed alone moves Fmax by up to +-7%): this form 142..155 MHz, mean 150 (seed 1:
-//   149); the previous form 145..161, mean 154 (seed 1: 145); the previous logic with only
-//   the data term's XOR order reversed 137..158, mean 151 (netlist noise of a few %); this
-//   data term computed every cycle (not gated) mean 146. The critical paths are in the
-//   correction stages, unchanged in logic, which ABC maps one LUT level deeper here. Earlier forms:
-//   per-bit AND-XOR terms with selects decoded one stage ahead, 140..157 MHz, mean 148;
-//   1 bit of m per correction stage and the partials XORed in a stage of their own, 170 MHz
-//   at LATENCY 9 (seed 1); 3 bits per stage (LATENCY 4) 140 MHz (seed 1).
+//   Evaluation cost (docs/development.md, "Writing RTL that Verilator evaluates cheaply"):
+//   the data term is written as constant tables and computed only where it is
+//   registered: per 64-bit group, the keep mask (on a last beat only) is applied with two
+//   4-bit lookups, and part_q[g] is the XOR of one table entry per TAB_BITS bits of data
+//   (each entry the XOR of the D columns of the slice's set bits), loaded only with a beat
+//   (s_valid, the flops' clock enable). The loop and the correction stages compute only in
+//   a cycle in which they load, with the matrix products written out where they are used
+//   (a matrix passed to a function is copied by Verilator), and m is taken only on a last
+//   beat, as parities of masked ~keep. Area and Fmax: docs/synth.md
+//   (`python syn/synth.py qrdma_crc32_512`).
 `default_nettype none
 
 module qrdma_crc32_512
@@ -76,15 +57,9 @@ module qrdma_crc32_512
 #(
   parameter int unsigned  DATA_W  = 512,  // beat width in bits, a multiple of 8
   // data bits per table lookup of the data term, 4 or 8: the same function either way.
-  // 4 (16-entry tables, each output bit one LUT4 of a nibble) is the form synthesized and
-  // measured; 8 (256-entry tables) halves the lookups a cycle-based simulation does per
-  // beat, at 256-entry tables Yosys would take very long to reduce. Default: 4 in
-  // synthesis, 8 in simulation (docs/sim.md "Speed"); the unit test checks both.
-`ifdef SYNTHESIS
+  // 4 (16-entry tables, each output bit one LUT4 of a nibble) is the form synthesized;
+  // with 8 (256-entry tables) Yosys takes very long to reduce the tables.
   parameter int unsigned  TAB_BITS = 4,
-`else
-  parameter int unsigned  TAB_BITS = 8,
-`endif
   localparam int unsigned KEEP_W  = DATA_W / 8,
   // cycles from the s_last beat to m_valid: 1 (data term) + 1 (loop) + ceil(log2(KEEP_W)/2)
   // correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for 8..32)
@@ -102,7 +77,7 @@ module qrdma_crc32_512
   output logic [31:0]       m_crc
 );
 
-  // Design constants (see the header for the measured alternatives); LATENCY follows them.
+  // Design constants; LATENCY follows them.
   localparam int unsigned GROUP_BYTES = 8;  // bytes per partial XOR of the data term
   localparam int unsigned CORR_BITS   = 2;  // bits of m undone per correction stage (1..3)
   localparam int unsigned GROUPS      = (KEEP_W + GROUP_BYTES - 1) / GROUP_BYTES;
@@ -396,25 +371,12 @@ module qrdma_crc32_512
 
   // ------------------------------------------------------------ simulation-only check
 `ifndef SYNTHESIS
-  // sticky: some beat broke the s_keep rule (cleared by rst); read by tests, not by logic
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic keep_error_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  // computed only with a beat (docs/sim.md "Speed")
+  // the s_keep rule, checked only with a beat
   always_ff @(posedge clk) begin
-    if (rst) begin
-      keep_error_q <= 1'b0;
-    end else if (s_valid) begin
-      logic keep_ok;
-      if (s_last) keep_ok = s_keep[0] && ((s_keep & (s_keep + KEEP_W'(1))) == '0);
-      else        keep_ok = &s_keep;
-      if (!keep_ok) begin
-        $display("ERROR: %m: t=%0t s_keep=%h with s_last=%0d breaks the keep rule",
-                 $time, s_keep, s_last);
-        keep_error_q <= 1'b1;
-      end
-    end
+    if (s_valid)
+      if (!rst) assert (s_last ? s_keep[0] && ((s_keep & (s_keep + KEEP_W'(1))) == '0) : &s_keep)
+        else $error("qrdma_crc32_512: s_keep=%h with s_last=%0d breaks the keep rule",
+                    s_keep, s_last);
   end
 `endif
 

@@ -20,12 +20,9 @@
 // NUM_IDS IDs. A returned ID can be allocated again 1 cycle later when the FIFO is made
 // of registers (NUM_IDS < RAM_MIN_DEPTH), 2 cycles later with block RAM.
 //
-// Simulation only (`ifndef SYNTHESIS): a bitmap of free IDs checks every return. A return
-// of an ID that is already free, or of an ID outside the pool's range, prints a line
-// starting with "ERROR: " ($display, not $error: Verilator stops at the first $error by
-// default, and the tests need to observe the report and carry on) and sets a sticky flag,
-// err_double_free_q or err_free_range_q, cleared only by reset. Testbenches read these
-// flags by hierarchy (cocotb: dut.err_double_free_q) and should assert they stay 0.
+// Checked in simulation (`ifndef SYNTHESIS): a bitmap of free IDs, the checker's own state,
+// checks every return. A return of an ID that is already free, or of an ID outside the
+// pool's range, fails an assertion.
 `default_nettype none
 
 module qrdma_id_pool
@@ -119,11 +116,6 @@ module qrdma_id_pool
   localparam int unsigned MW = idx_w(NUM_IDS);
 
   logic [NUM_IDS-1:0] free_map_q;
-  // Read by testbenches through the hierarchy, not by the RTL.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic               err_double_free_q;  // sticky: an ID that was free has been returned
-  logic               err_free_range_q;   // sticky: an ID outside the pool has been returned
-  /* verilator lint_on UNUSEDSIGNAL */
   logic [ID_W:0]      free_off;           // free_id - FIRST_ID; wraps high when below FIRST_ID
   logic [MW-1:0]      free_bit;
   logic [MW-1:0]      alloc_bit;
@@ -132,37 +124,26 @@ module qrdma_id_pool
   assign free_bit  = MW'(free_off);
   assign alloc_bit = MW'(m_id - ID_W'(FIRST_ID));
 
-  // The map is this checker's own state, read by nothing else, so it is updated with
-  // blocking assignments: Verilator then keeps no per-cycle shadow copy of the
-  // NUM_IDS-bit map (docs/sim.md "Speed"). Simulation only, like the whole checker.
-  /* verilator lint_off BLKSEQ */
-  always @(posedge clk) begin
-    if (rst) begin
-      free_map_q         = '1;
-      err_double_free_q <= 1'b0;
-      err_free_range_q  <= 1'b0;
-    end else if ((m_valid && m_ready) || free_valid) begin
+  // Computed only in a cycle with an allocation or a return. The map is written once, after
+  // its reads, and the reset last: Verilator then updates it in place (docs/development.md).
+  always_ff @(posedge clk) begin
+    if ((m_valid && m_ready) || free_valid) begin
       logic [NUM_IDS-1:0] map;
       map = free_map_q;
       if (m_valid && m_ready) map[alloc_bit] = 1'b0;
       if (free_valid) begin
-        if (free_off >= (ID_W + 1)'(NUM_IDS)) begin
-          $display("ERROR: %m: t=%0t: return of ID %0d, outside the pool %0d..%0d",
-                   $time, free_id, FIRST_ID, FIRST_ID + NUM_IDS - 1);
-          err_free_range_q <= 1'b1;
-        end else if (free_map_q[free_bit]) begin
-          // Also catches returning an ID in the cycle it is allocated: it was still free.
-          $display("ERROR: %m: t=%0t: double free of ID %0d (it is already free)",
-                   $time, free_id);
-          err_double_free_q <= 1'b1;
-        end else begin
-          map[free_bit] = 1'b1;
-        end
+        if (!rst) assert (free_off < (ID_W + 1)'(NUM_IDS))
+          else $error("qrdma_id_pool: return of ID %0d, outside the pool %0d..%0d",
+                      free_id, FIRST_ID, FIRST_ID + NUM_IDS - 1);
+        // also catches returning an ID in the cycle it is allocated: it was still free
+        if (!rst) assert (free_off >= (ID_W + 1)'(NUM_IDS) || !free_map_q[free_bit])
+          else $error("qrdma_id_pool: double free of ID %0d (it is already free)", free_id);
+        if (free_off < (ID_W + 1)'(NUM_IDS)) map[free_bit] = 1'b1;
       end
-      free_map_q = map;
+      free_map_q <= map;
     end
+    if (rst) free_map_q <= '1;
   end
-  /* verilator lint_on BLKSEQ */
 `endif
 
 endmodule

@@ -8,7 +8,7 @@
 // LUT RAM instead of DEPTH x WIDTH flops with two decoders.
 //
 // Timing: a write is visible to the read port the next cycle. Both ports writing the same
-// address in one cycle is not allowed (flagged in simulation). No reset: the contents
+// address in one cycle is not allowed (an assertion in simulation). No reset: the contents
 // start unknown; a user that needs a known start clears every address after reset.
 // Used for the pending table's valid bits (seed 000 §3.5: set at issue by the segmenter,
 // cleared on ACK by the message handler).
@@ -38,8 +38,8 @@ module qrdma_mem_2w
     if (DEPTH < 2) $fatal(1, "qrdma_mem_2w: DEPTH must be >= 2");
   end
   always_ff @(posedge clk) begin
-    if (a_en) if (b_en && a_addr == b_addr)
-      $display("ERROR: qrdma_mem_2w %m: both ports write address %0d in one cycle", a_addr);
+    if (a_en && b_en) assert (a_addr != b_addr)
+      else $error("qrdma_mem_2w: both ports write address %0d in one cycle", a_addr);
   end
 `endif
 

@@ -29,9 +29,9 @@
 //     and tail (the leaving entry's next pointer is not used, so the read of the address
 //     being written in the same cycle -- the only possible collision -- does not matter);
 //   - the entry being dequeued may be enqueued again (into any queue) in the same cycle.
-// Rules for the user, checked in simulation (sim_err_q, "ERROR: ..." messages):
-// deq_valid only for a non-empty queue; enq_entry in no queue (except the entry being
-// dequeued in the same cycle); queue and entry numbers in range.
+// Rules for the user, checked by assertions in simulation: deq_valid only for a non-empty
+// queue; enq_entry in no queue (except the entry being dequeued in the same cycle); queue
+// and entry numbers in range.
 //
 // Per-queue registers are written only at the indices that change in a cycle (enq_queue,
 // the pending queue; the empty flag also at deq_queue), with variable-index writes in
@@ -207,13 +207,9 @@ module qrdma_multi_queue
   end
 
 `ifndef SYNTHESIS
-  // Simulation-only checker: an in-queue bitmap of the entries. A violation prints
-  // "ERROR: ..." and sets sim_err_q (sticky until rst), which tests read. Checked in the
-  // cycle of the request, so a violation is reported at the edge that would execute it.
-  // sim_err_q is read only by tests (through VPI), never by the RTL.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic                   sim_err_q;
-  /* verilator lint_on UNUSEDSIGNAL */
+  // Checker: an in-queue bitmap of the entries and a copy of the next pointers, its own
+  // state. Checked in the cycle of the request, so a violation is reported at the edge
+  // that would execute it.
   logic [NUM_ENTRIES-1:0] sim_inq_q;       // entry is in some queue
   logic [EW-1:0]          sim_next [NUM_ENTRIES];  // a copy of the next-pointer RAM
   logic                   sim_enq_v_q, sim_wb_v_q;
@@ -229,79 +225,71 @@ module qrdma_multi_queue
 
   // The checks are computed only in a cycle with a request or a queue to check, inside
   // the clocked process: Verilator then spends nothing on them in other cycles. The
-  // bitmap is this process's own state, read by nothing else, and is updated with
-  // blocking assignments after its reads, so that Verilator keeps no per-cycle shadow copy
-  // of its NUM_ENTRIES bits (docs/sim.md "Speed").
-  /* verilator lint_off BLKSEQ */
-  always @(posedge clk) begin
-    if (rst) begin
-      sim_err_q <= 1'b0;
-      sim_inq_q  = '0;
-    end else begin
-      if (deq_valid || enq_valid) begin
-        logic deq_range, deq_empty, deq_stray, deq_ok, enq_qrange, enq_erange, enq_dup;
-        deq_range  = deq_valid && 32'(deq_queue) >= NUM_QUEUES;
-        deq_empty  = deq_valid && !deq_range && empty_q[deq_queue];
-        deq_stray  = deq_valid && !deq_range && !deq_empty
-                     && (32'(deq_entry) >= NUM_ENTRIES || !sim_inq_q[deq_entry]);
-        deq_ok     = deq_valid && !deq_range && !deq_empty && !deq_stray;
-        enq_qrange = enq_valid && 32'(enq_queue) >= NUM_QUEUES;
-        enq_erange = enq_valid && 32'(enq_entry) >= NUM_ENTRIES;
-        // the entry being dequeued in this cycle may be enqueued again
-        enq_dup    = enq_valid && !enq_erange && sim_inq_q[enq_entry]
-                     && !(deq_ok && deq_entry == enq_entry);
-        if (deq_range)
-          $display("ERROR: %m: t=%0t dequeue from queue %0d: out of range", $time, deq_queue);
-        if (deq_empty)
-          $display("ERROR: %m: t=%0t dequeue from empty queue %0d", $time, deq_queue);
-        if (deq_stray)
-          $display("ERROR: %m: t=%0t queue %0d returned entry %0d that is in no queue",
-                   $time, deq_queue, deq_entry);
-        if (enq_qrange)
-          $display("ERROR: %m: t=%0t enqueue into queue %0d: out of range", $time, enq_queue);
-        if (enq_erange)
-          $display("ERROR: %m: t=%0t enqueue of entry %0d: out of range", $time, enq_entry);
-        if (enq_dup)
-          $display("ERROR: %m: t=%0t enqueue of entry %0d into queue %0d: already in a queue",
-                   $time, enq_entry, enq_queue);
-        if (deq_range || deq_empty || deq_stray || enq_qrange || enq_erange || enq_dup)
-          sim_err_q <= 1'b1;
-        if (deq_ok) sim_inq_q[deq_entry] = 1'b0;
-        if (enq_valid && !enq_erange) sim_inq_q[enq_entry] = 1'b1;
+  // bitmap is written after its reads, and the reset last, so that Verilator updates it in
+  // place (docs/development.md).
+  always_ff @(posedge clk) begin
+    if (deq_valid || enq_valid) begin
+      logic deq_range, deq_empty, deq_ok, enq_erange;
+      deq_range  = 32'(deq_queue) >= NUM_QUEUES;
+      deq_empty  = !deq_range && empty_q[deq_queue];
+      deq_ok     = deq_valid && !deq_range && !deq_empty;
+      enq_erange = 32'(enq_entry) >= NUM_ENTRIES;
+      if (deq_valid) begin
+        if (!rst) assert (!deq_range)
+          else $error("qrdma_multi_queue: dequeue from queue %0d: out of range", deq_queue);
+        if (!rst) assert (deq_range || !empty_q[deq_queue])
+          else $error("qrdma_multi_queue: dequeue from empty queue %0d", deq_queue);
+        if (!rst) assert (!deq_ok || (32'(deq_entry) < NUM_ENTRIES && sim_inq_q[deq_entry]))
+          else $error("qrdma_multi_queue: queue %0d returned entry %0d that is in no queue",
+                      deq_queue, deq_entry);
       end
-      // invariants: a settled (not pending) non-empty queue has one_q == (head == tail),
-      // and with two or more entries next[pt] == tail; the pending queue likewise with its
-      // head in rd_data and its flag in pend_one. Checked for the queues whose state
-      // changed at the last edge (enqueued, settled; a dequeued queue is pending or empty
-      // now) and the pending queue (new read data): the others are as already checked.
-      if (pend_q || sim_enq_v_q || sim_wb_v_q) begin
-        for (int unsigned i = 0; i < 3; i++) begin
-          logic          chk_k, pend_k, one_k;
-          logic [QW-1:0] k;
-          logic [EW-1:0] head_k;
-          unique case (i)
-            0:       begin chk_k = pend_q;      k = pend_queue_q; end
-            1:       begin chk_k = sim_enq_v_q; k = sim_enq_q_q;  end
-            default: begin chk_k = sim_wb_v_q;  k = sim_wb_q_q;   end
-          endcase
-          if (chk_k && 32'(k) < NUM_QUEUES && !empty_q[k]) begin
-            pend_k = pend_q && pend_queue_q == k;
-            head_k = pend_k ? rd_data : head_q[k];
-            one_k  = pend_k ? pend_one : one_q[k];
-            if (one_k != (head_k == tail_q[k])
-                || (!one_k && sim_next[pt_q[k]] != tail_q[k])
-                || (pend_k && !one_k && pend_pt_q != pt_q[k])) begin
-              $display("ERROR: %m: t=%0t queue %0d: inconsistent state (tail %0d, pt %0d)",
-                       $time, k, tail_q[k], pt_q[k]);
-              sim_err_q <= 1'b1;
-            end
-          end
+      if (enq_valid) begin
+        if (!rst) assert (32'(enq_queue) < NUM_QUEUES)
+          else $error("qrdma_multi_queue: enqueue into queue %0d: out of range", enq_queue);
+        if (!rst) assert (!enq_erange)
+          else $error("qrdma_multi_queue: enqueue of entry %0d: out of range", enq_entry);
+        // the entry being dequeued in this cycle may be enqueued again
+        if (!rst) assert (enq_erange || !sim_inq_q[enq_entry]
+                          || (deq_ok && deq_entry == enq_entry))
+          else $error("qrdma_multi_queue: enqueue of entry %0d (queue %0d): already in a queue",
+                      enq_entry, enq_queue);
+      end
+      if (deq_ok && 32'(deq_entry) < NUM_ENTRIES) sim_inq_q[deq_entry] <= 1'b0;
+      if (enq_valid && !enq_erange)               sim_inq_q[enq_entry] <= 1'b1;
+    end
+    if (rst) sim_inq_q <= '0;
+  end
+
+  // Invariants: a settled (not pending) non-empty queue has one_q == (head == tail), and
+  // with two or more entries next[pt] == tail; the pending queue likewise with its head in
+  // rd_data and its flag in pend_one. Checked for the queues whose state changed at the
+  // last edge (enqueued, settled; a dequeued queue is pending or empty now) and the
+  // pending queue (new read data): the others are as already checked.
+  always_ff @(posedge clk) begin
+    if (pend_q || sim_enq_v_q || sim_wb_v_q) begin
+      for (int unsigned i = 0; i < 3; i++) begin
+        logic          chk_k, pend_k, one_k;
+        logic [QW-1:0] k;
+        logic [EW-1:0] head_k;
+        unique case (i)
+          0:       begin chk_k = pend_q;      k = pend_queue_q; end
+          1:       begin chk_k = sim_enq_v_q; k = sim_enq_q_q;  end
+          default: begin chk_k = sim_wb_v_q;  k = sim_wb_q_q;   end
+        endcase
+        if (chk_k && 32'(k) < NUM_QUEUES && !empty_q[k]) begin
+          pend_k = pend_q && pend_queue_q == k;
+          head_k = pend_k ? rd_data : head_q[k];
+          one_k  = pend_k ? pend_one : one_q[k];
+          if (!rst) assert (one_k == (head_k == tail_q[k])
+                            && (one_k || sim_next[pt_q[k]] == tail_q[k])
+                            && !(pend_k && !one_k && pend_pt_q != pt_q[k]))
+            else $error("qrdma_multi_queue: queue %0d: inconsistent state (tail %0d, pt %0d)",
+                        k, tail_q[k], pt_q[k]);
         end
       end
-      if (enq_link) sim_next[enq_tail] <= enq_entry;
     end
+    if (enq_link) sim_next[enq_tail] <= enq_entry;
   end
-  /* verilator lint_on BLKSEQ */
 `endif
 
 endmodule

@@ -50,22 +50,12 @@ module qrdma_sdp_ram
   logic [WIDTH-1:0] mem [DEPTH];
   logic [WIDTH-1:0] rd_q;
 
-  // One process, the read first. In simulation the array is written with blocking
-  // assignments: it is read nowhere else, and only before the write, so they behave exactly
-  // as the nonblocking ones synthesis sees (the read gets the word as it was before the
-  // edge: read-first), and Verilator keeps no per-cycle bookkeeping of delayed array
-  // writes (docs/development.md, "Writing RTL that Verilator evaluates cheaply"). Yosys
-  // infers block RAM only from the nonblocking form.
+  // One process, the read first: the read gets the word as it was before the edge
+  // (read-first), the form Yosys infers block RAM from.
   always_ff @(posedge clk) begin
     if (rd_en) rd_q <= mem[rd_addr];
     for (int i = 0; i < int'(BE_W); i++) begin
-`ifdef SYNTHESIS
       if (wr_en && wr_be[i]) mem[wr_addr][i*LW +: LW] <= wr_data[i*LW +: LW];
-`else
-      /* verilator lint_off BLKSEQ */
-      if (wr_en && wr_be[i]) mem[wr_addr][i*LW +: LW] = wr_data[i*LW +: LW];
-      /* verilator lint_on BLKSEQ */
-`endif
     end
   end
 

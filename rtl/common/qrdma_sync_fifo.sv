@@ -79,19 +79,10 @@ module qrdma_sync_fifo
 
     // The write and the pointer updates share one process, the write first: every read of
     // a pointer comes before its update, so Verilator updates the pointers in place
-    // (docs/development.md, "Writing RTL that Verilator evaluates cheaply"). In simulation
-    // the array is written with a blocking assignment (no per-cycle bookkeeping of a
-    // delayed array write): it changes no word a reader can see, because a push writes
-    // the head word (wr_ptr == rd_ptr) only into an empty FIFO, whose m_data is undefined
-    // (m_valid low); synthesis keeps the nonblocking form (LUT RAM inference).
+    // (docs/development.md, "Writing RTL that Verilator evaluates cheaply"). The array is
+    // written with `<=`, the form synthesis infers LUT RAM from.
     always_ff @(posedge clk) begin
-`ifdef SYNTHESIS
       if (push) mem[wr_ptr_q] <= s_data;
-`else
-      /* verilator lint_off BLKSEQ */
-      if (push) mem[wr_ptr_q] = s_data;
-      /* verilator lint_on BLKSEQ */
-`endif
       if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       if (rst) begin

@@ -289,13 +289,13 @@ module qrdma_rx_buf
   assign occ_pkts       = hq_count;
 
 `ifndef SYNTHESIS
+  // each check nested under its valid (docs/development.md)
   always_ff @(posedge clk) begin
-    // each check nested under its valid (docs/sim.md "Speed")
     if (crc_valid)
-      if (!rst && !cq_s_ready) $display("ERROR: %m: t=%0t CRC result lost (FIFO full)", $time);
+      if (!rst) assert (cq_s_ready) else $error("qrdma_rx_buf: CRC result lost (FIFO full)");
     if (in_fire)
-      if (!rst && s_axis_rx_tlast && !hq_s_ready)
-        $display("ERROR: %m: t=%0t header FIFO full at a last beat", $time);
+      if (!rst && s_axis_rx_tlast) assert (hq_s_ready)
+        else $error("qrdma_rx_buf: header FIFO full at a last beat");
   end
 `endif
 

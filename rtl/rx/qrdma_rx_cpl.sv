@@ -183,10 +183,12 @@ module qrdma_rx_cpl
   // one response and at most one notification per tracking entry at a time: the FIFOs
   // never overflow (a violation means a sender reused a TID before its response)
   always_ff @(posedge clk) begin
-    if (!rst && rsp_push) assert (rsp_s_ready)
-      else $error("qrdma_rx_cpl: response FIFO full (%0d entries)", NENT);
-    if (!rst && ntf_push) assert (ntf_s_ready)
-      else $error("qrdma_rx_cpl: notification FIFO full (%0d entries)", NENT);
+    if (rsp_push)
+      if (!rst) assert (rsp_s_ready)
+        else $error("qrdma_rx_cpl: response FIFO full (%0d entries)", NENT);
+    if (ntf_push)
+      if (!rst) assert (ntf_s_ready)
+        else $error("qrdma_rx_cpl: notification FIFO full (%0d entries)", NENT);
   end
 `endif
 

@@ -300,8 +300,9 @@ module qrdma_rx_wr
 `ifndef SYNTHESIS
   // every B answers a burst this engine issued
   always_ff @(posedge clk) begin
-    if (!rst && m_axi_bvalid) assert (kq_m_valid)
-      else $error("qrdma_rx_wr: B response without an outstanding burst");
+    if (m_axi_bvalid)
+      if (!rst) assert (kq_m_valid)
+        else $error("qrdma_rx_wr: B response without an outstanding burst");
   end
 `endif
 

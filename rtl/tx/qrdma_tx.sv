@@ -419,22 +419,9 @@ module qrdma_tx
 `ifndef SYNTHESIS
   // R data always finds room in the payload buffer (space is reserved before the AR)
   always_ff @(posedge clk) begin
-    if (!rst && pk_valid) assert (pay_s_ready)
-      else $error("qrdma_tx: payload buffer overflow");
-  end
-
-  // The errors flagged by the blocks inside (pool, queues, scheduler), sticky in
-  // sim_err_q (read by tests; "ERROR: ..." printed by the block).
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic sim_err_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      sim_err_q <= 1'b0;
-    end else if (u_sched.u_pool.err_double_free_q || u_sched.u_pool.err_free_range_q
-                 || u_sched.u_voq.sim_err_q || u_sched.sim_err_q) begin
-      sim_err_q <= 1'b1;
-    end
+    if (pk_valid)
+      if (!rst) assert (pay_s_ready)
+        else $error("qrdma_tx: payload buffer overflow");
   end
 `endif
 

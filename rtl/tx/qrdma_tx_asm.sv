@@ -283,8 +283,9 @@ module qrdma_tx_asm
 
   // a CRC always finds room (see u_crcq); a read status comes with every DATA packet
   always_ff @(posedge clk) begin
-    if (!rst && crc_m_valid) assert (cq_s_ready)
-      else $error("qrdma_tx_asm: CRC queue overflow");
+    if (crc_m_valid)
+      if (!rst) assert (cq_s_ready)
+        else $error("qrdma_tx_asm: CRC queue overflow");
   end
 `endif
 

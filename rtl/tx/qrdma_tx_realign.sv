@@ -142,10 +142,12 @@ module qrdma_tx_realign
 `ifndef SYNTHESIS
   // read data comes only for a read command; the pending register never overflows
   always_ff @(posedge clk) begin
-    if (!rst && rv_q) assert (info_valid)
-      else $error("qrdma_tx_realign: read data without a read command");
-    if (!rst && pend_v_q) assert (!(lo_emit && hi_emit))
-      else $error("qrdma_tx_realign: packed beat lost (pending register full)");
+    if (rv_q)
+      if (!rst) assert (info_valid)
+        else $error("qrdma_tx_realign: read data without a read command");
+    if (pend_v_q)
+      if (!rst) assert (!(lo_emit && hi_emit))
+        else $error("qrdma_tx_realign: packed beat lost (pending register full)");
   end
 `endif
 

@@ -390,19 +390,12 @@ module qrdma_tx_sched
 `ifndef SYNTHESIS
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
   // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD).
-  // "ERROR: ..." and the sticky sim_err_q, read by tests.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic sim_err_q;
-  /* verilator lint_on UNUSEDSIGNAL */
   always_ff @(posedge clk) begin
-    if (rst) sim_err_q <= 1'b0;
-    else if (a_valid_q) if (rec.kind == SLOT_BLK
-             && (blk.size == '0
-                 || pkts_of(dlow, blk.size) > (SIZE_W + 1)'((1 << PIDX_W) - 1))) begin
-      $display("ERROR: %m: t=%0t block of %0d bytes at 0x%0h: not packetizable",
-               $time, blk.size, blk.dst_addr);
-      sim_err_q <= 1'b1;
-    end
+    if (a_valid_q)
+      if (!rst && rec.kind == SLOT_BLK)
+        assert (blk.size != '0 && pkts_of(dlow, blk.size) <= (SIZE_W + 1)'((1 << PIDX_W) - 1))
+          else $error("qrdma_tx_sched: block of %0d bytes at 0x%0h: not packetizable",
+                      blk.size, blk.dst_addr);
   end
 `endif
 

@@ -5,7 +5,9 @@ one and two beats, and 9000), back to back and with random idle cycles, random b
 outside s_keep and random inputs while s_valid is low; every m_crc is compared with
 zlib.crc32, m_valid must pulse exactly once per frame, in order, exactly LATENCY cycles
 after the frame's last beat. Also: a reset in the middle of a frame starts a new frame,
-and the simulation-only s_keep check fires on each kind of violation (and only then)."""
+and the s_keep check (an assertion) stops the simulation on each kind of violation, one
+simulation per violation (tests/violation.py); legal frames never fail it (every
+simulation runs with assertions on)."""
 import collections
 import os
 import zlib
@@ -15,6 +17,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+import violation
 from handshake import seed_rng
 from simrun import full
 
@@ -153,7 +156,6 @@ async def crc_random_frames(dut):
                 await drv.cycle()
     await drv.drain()
     assert drv.crcs == len(sizes)
-    assert int(dut.keep_error_q.value) == 0, "keep check fired on legal frames"
     dut._log.info("%d frames, %d cycles", len(sizes), drv.now)
 
 
@@ -186,39 +188,40 @@ async def crc_reset_mid_frame(dut):
         await drv.drain()
 
 
-@cocotb.test()
-async def crc_keep_violations(dut):
-    """The simulation-only s_keep check: silent on legal beats, fires on each violation."""
-    rng, drv = await setup(dut, "crc_keep_violations")
-    kw = drv.kw
+def keep_violations(kw):
+    """(case, what, s_keep, s_last) of every kind of s_keep violation a KEEP_W of kw has."""
     ones = (1 << kw) - 1
-    bad = []  # (s_keep, s_last)
+    bad = []
     if kw > 1:
-        bad += [(ones >> 1, 0),            # short beat that is not the last
-                (ones & ~(1 << (kw // 2)), 0),
-                ((1 << kw) - 2, 1)]        # last beat without byte 0
+        bad += [("short_not_last", "short beat that is not the last", ones >> 1, 0),
+                ("hole_not_last", "beat with a hole that is not the last",
+                 ones & ~(1 << (kw // 2)), 0),
+                ("last_no_byte0", "last beat without byte 0", (1 << kw) - 2, 1)]
     if kw > 2:
-        bad.append((0b101, 1))             # last beat with a hole
-    bad.append((0, 1))                     # last beat with no byte
-    for keep, last in bad:
-        await drv.send(rng.randbytes(3 * kw - 1), 0.0)
-        await drv.drain()
-        assert int(dut.keep_error_q.value) == 0, "keep check fired on a legal frame"
+        bad.append(("last_hole", "last beat with a hole", 0b101, 1))
+    bad.append(("last_empty", "last beat with no byte", 0, 1))
+    return bad
+
+
+@cocotb.test(skip=violation.skip())
+async def crc_keep_violation(dut):
+    """A legal frame, then the s_keep violation P_VIOLATION: the assertion stops the run."""
+    rng, drv = await setup(dut, "crc_keep_violation")
+    kw = drv.kw
+    _, what, keep, last = next(v for v in keep_violations(kw) if v[0] == violation.case())
+    await drv.send(rng.randbytes(3 * kw - 1), 0.0)
+    await drv.drain()
+    await RisingEdge(dut.clk)
+    violation.announce(dut, what)
+    dut.s_valid.value = 1
+    dut.s_data.value = rng.getrandbits(8 * kw)
+    dut.s_keep.value = keep
+    dut.s_last.value = last
+    await RisingEdge(dut.clk)
+    dut.s_valid.value = 0
+    for _ in range(3):
         await RisingEdge(dut.clk)
-        dut.s_valid.value = 1
-        dut.s_data.value = rng.getrandbits(8 * kw)
-        dut.s_keep.value = keep
-        dut.s_last.value = last
-        await RisingEdge(dut.clk)
-        dut.s_valid.value = 0
-        await ReadOnly()
-        assert int(dut.keep_error_q.value) == 1, f"keep {keep:#x} last {last} not flagged"
-        await RisingEdge(dut.clk)
-        await reset(dut)
-        await ReadOnly()
-        assert int(dut.keep_error_q.value) == 0, "rst does not clear keep_error_q"
-        drv.now = 0
-        drv.model.due.clear()
+    violation.not_stopped(what)
 
 
 def idx_w(n):
@@ -231,12 +234,22 @@ def latency(data_w):
     return 2 + (idx_w(data_w // 8) + 1) // 2
 
 
-# TAB_BITS: 8 is the simulation default, 4 the form synthesized (the same function;
-# rtl/common/qrdma_crc32_512.sv): both are checked at 512 and 64 bits
-@pytest.mark.parametrize("data_w,tab_bits", [(512, 8), (512, 4), (64, 8), (64, 4), (24, 8),
+# TAB_BITS: 4 (the default, the form synthesized) and 8, the same function: both are
+# checked at 512 and 64 bits
+@pytest.mark.parametrize("data_w,tab_bits", [(512, 4), (512, 8), (64, 4), (64, 8), (24, 8),
                                              (8, 4)])
 def test_qrdma_crc32_512(data_w, tab_bits):
     from simrun import run
 
     run("qrdma_crc32_512", "test_qrdma_crc32_512", {"DATA_W": data_w, "TAB_BITS": tab_bits},
         extra_env={"P_DATA_W": str(data_w), "P_LATENCY": str(latency(data_w))})
+
+
+@pytest.mark.parametrize("kind", [v[0] for v in keep_violations(8)])
+def test_qrdma_crc32_512_keep_violation(capfd, kind):
+    """Each kind of s_keep violation stops the simulation on the keep assertion (64-bit
+    beats: every kind exists)."""
+    p = {"DATA_W": 64, "TAB_BITS": 4}
+    violation.run_violation(capfd, "qrdma_crc32_512", "test_qrdma_crc32_512", p,
+                            "crc_keep_violation", kind, "breaks the keep rule",
+                            extra_env={"P_DATA_W": "64", "P_LATENCY": str(latency(64))})

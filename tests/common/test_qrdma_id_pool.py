@@ -11,12 +11,12 @@
                        free one, m_valid is high once the oldest free ID has had the FIFO's
                        latency (1 cycle registers, 2 block RAM) to reach the head; phases
                        drain the pool to exhaustion and refill it; nothing is lost at the end
-  id_pool_errors       the sim-only checks: double free (of a pooled ID, of an ID returned
-                       twice, during initialisation, in the cycle it is allocated) sets
-                       err_double_free_q; an out-of-range return sets err_free_range_q;
-                       legal returns set neither; reset clears them
-The error flags are read through the hierarchy (the cocotb runner builds with
---public-flat-rw); the RTL also prints "ERROR: ..." for each (see qrdma_id_pool.sv).
+  id_pool_violation    the RTL checks (assertions): one simulation per violation, expected
+                       to stop on its assertion (tests/violation.py): double free of a
+                       pooled ID, of an ID returned twice (the first return is legal),
+                       during initialisation, in the cycle it is allocated; a return of an
+                       ID below and above the pool's range
+Legal traffic never fails an assertion: every simulation runs with assertions on.
 """
 import collections
 import os
@@ -26,6 +26,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+import violation
 from handshake import StreamSink, seed_rng
 
 
@@ -77,10 +78,6 @@ async def reset(dut):
     dut.rst.value = 0
 
 
-def errors(dut):
-    return int(dut.err_double_free_q.value), int(dut.err_free_range_q.value)
-
-
 class PoolBench:
     """Drives returns (random idle) and checks every cycle against IdPoolModel; the
     allocation side is a StreamSink with random backpressure."""
@@ -124,7 +121,6 @@ class PoolBench:
             self.returnable.append(got)
         if ret is not None:
             m.free(ret, self.now)
-        assert errors(dut) == (0, 0), f"cycle {self.now}: error flag on a legal sequence"
         self.now += 1
         await RisingEdge(dut.clk)
 
@@ -177,7 +173,6 @@ async def id_pool_init(dut):
         await RisingEdge(dut.clk)
     dut.m_ready.value = 0
     assert got == order
-    assert errors(dut) == (0, 0)
 
 
 @cocotb.test()
@@ -215,10 +210,24 @@ async def id_pool_random(dut):
     assert b.sink.received >= 1000
 
 
-@cocotb.test()
-async def id_pool_errors(dut):
+# (case, what, expected assertion message) of id_pool_violation
+VIOLATIONS = [
+    ("pooled", "return of a pooled ID (never allocated)", "double free"),
+    ("twice", "second return of an allocated ID", "double free"),
+    ("init", "return during initialisation", "double free"),
+    ("alloc_cycle", "return of the ID allocated in the same cycle", "double free"),
+    ("below", "return of an ID below the pool", "outside the pool"),
+    ("above", "return of an ID above the pool", "outside the pool"),
+]
+
+
+@cocotb.test(skip=violation.skip())
+async def id_pool_violation(dut):
+    """Legal traffic, then the one violation P_VIOLATION: the assertion stops the run."""
     n, first, id_w, _ = cfg()
     last = first + n - 1
+    kind = violation.case()
+    what = dict((c, w) for c, w, _ in VIOLATIONS)[kind]
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
     dut.m_ready.value = 0
 
@@ -238,10 +247,7 @@ async def id_pool_errors(dut):
         await RisingEdge(dut.clk)
         dut.free_valid.value = 0
         dut.m_ready.value = 0
-        await ReadOnly()
-        flags = errors(dut)
         await RisingEdge(dut.clk)
-        return flags
 
     async def take():
         dut.m_ready.value = 1
@@ -252,35 +258,33 @@ async def id_pool_errors(dut):
         dut.m_ready.value = 0
         return i
 
-    # a pooled ID (never allocated) returned
     await reset(dut)
-    await wait_ready()
-    assert errors(dut) == (0, 0)
-    assert await ret(last) == (1, 0), "double free of a pooled ID not flagged"
-    assert await ret(first) == (1, 0), "flag is not sticky"
-    # reset clears; an allocated ID returned once is legal, twice is not
-    await reset(dut)
-    assert errors(dut) == (0, 0), "reset does not clear the flags"
-    await wait_ready()
-    i = await take()
-    assert i == first
-    assert await ret(i) == (0, 0), "legal return flagged"
-    assert await ret(i) == (1, 0), "second return of the same ID not flagged"
-    # a return during initialisation: every ID is free from reset on
-    await reset(dut)
-    assert await ret(first + n // 2) == (1, 0), "return during initialisation not flagged"
-    # a return of the ID being allocated in the same cycle (it is still free)
-    await reset(dut)
-    await wait_ready()
-    assert await ret(first, take=True) == (1, 0), "return in the cycle of allocation not flagged"
-    # out of range, below and above
-    outside = ([first - 1] if first > 0 else []) + ([last + 1] if last + 1 < 1 << id_w else [])
-    for o in outside:
-        await reset(dut)
+    if kind == "init":
+        violation.announce(dut, what)
+        await ret(first + n // 2)
+    else:
         await wait_ready()
-        await take()  # so that a return in range would be legal: only the range is wrong
-        assert await ret(o) == (0, 1), f"return of out-of-range ID {o} not flagged as such"
-    assert outside or (first == 0 and n == 1 << id_w), "no out-of-range ID was tried"
+        i = await take()
+        assert i == first
+        if kind == "pooled":
+            violation.announce(dut, what)
+            await ret(last if n > 1 else first - 1)
+        elif kind == "twice":
+            await ret(i)                       # legal
+            violation.announce(dut, what)
+            await ret(i)
+        elif kind == "alloc_cycle":
+            await ret(i)                       # legal: the pool is full again
+            violation.announce(dut, what)
+            await ret(first + 1 if n > 1 else first, take=True)
+        else:                                  # out of range: ID i may be returned
+            o = first - 1 if kind == "below" else last + 1
+            assert 0 <= o < 1 << id_w, "test bug: ID not representable"
+            violation.announce(dut, what)
+            await ret(o)
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    violation.not_stopped(what)
 
 
 def id_w_default(num_ids, first_id):
@@ -307,3 +311,14 @@ def test_qrdma_id_pool(num_ids, first_id, id_w, ram_min):
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env["P_ID_W"] = str(id_w if id_w is not None else id_w_default(num_ids, first_id))
     run("qrdma_id_pool", "test_qrdma_id_pool", p, extra_env=env)
+
+
+@pytest.mark.parametrize("kind,expect", [(c, e) for c, _, e in VIOLATIONS])
+def test_qrdma_id_pool_violation(capfd, kind, expect):
+    """Each violation stops the simulation on the pool's assertion (NUM_IDS 16, FIRST_ID 4:
+    IDs below and above the pool are representable)."""
+    p = {"NUM_IDS": 16, "FIRST_ID": 4, "RAM_MIN_DEPTH": 64}
+    env = {f"P_{k}": str(v) for k, v in p.items()}
+    env["P_ID_W"] = str(id_w_default(16, 4))
+    violation.run_violation(capfd, "qrdma_id_pool", "test_qrdma_id_pool", p,
+                            "id_pool_violation", kind, expect, extra_env=env)

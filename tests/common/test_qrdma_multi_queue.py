@@ -10,8 +10,14 @@ deq_valid) and the whole empty vector (registered: reflects every earlier operat
                  an empty queue then dequeue it the next cycle, re-enqueue of the entry
                  being dequeued, a few queues vs all queues, near-full (every entry queued)
   mq_full_rate   100,000 cycles with an enqueue AND a dequeue in every cycle
-  mq_violations  the simulation-only checks fire (dequeue from empty, double enqueue,
-                 out-of-range numbers) and stay quiet on legal traffic
+  mq_corners     legal corner cases one by one: enqueue into an empty queue, enqueue into
+                 a queue whose only entry leaves, re-enqueue of the leaving entry
+  mq_violation   the RTL checks (assertions): one simulation per violation, expected to
+                 stop on its assertion (tests/violation.py): dequeue from an empty queue
+                 and from a queue just emptied, double enqueue (into another queue, into
+                 the same queue, next to a dequeue of another entry), queue and entry
+                 numbers out of range
+Legal traffic never fails an assertion: every simulation runs with assertions on.
 
 The random operations are split over several configurations (parameters in PARAMS below,
 the seed's 66 x 2048 for the largest share) that pytest-xdist runs in parallel; together
@@ -25,6 +31,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+import violation
 from handshake import seed_rng
 
 
@@ -309,10 +316,6 @@ class Driver:
         assert self.empty.value.to_unsigned() == (1 << self.m.nq) - 1
 
 
-def check_no_error(dut):
-    assert int(dut.sim_err_q.value) == 0, "simulation checker flagged legal traffic"
-
-
 # ------------------------------------------------------------------ tests
 @cocotb.test()
 async def mq_random(dut):
@@ -343,7 +346,6 @@ async def mq_random(dut):
 
     await drv.run(ops())
     await drv.drain(stim)
-    check_no_error(dut)
     dut._log.info("mq_random %dx%d: %s", nq, ne, dict(sorted(stats.c.items())))
     c = stats.c
     assert c["cycles"] >= n_ops
@@ -394,91 +396,87 @@ async def mq_full_rate(dut):
     await drv.run(ops())
     assert drv.cycle - c0 == n and both == n
     await drv.drain(stim)
-    check_no_error(dut)
     dut._log.info("mq_full_rate %dx%d: %d cycles, each with an enqueue and a dequeue: %s",
                   nq, ne, n, dict(sorted(stats.c.items())))
     assert stats.c["enq_and_deq"] == n
 
 
+async def op(dut, eq=None, ee=None, dq=None):
+    """One cycle with the given enqueue and/or dequeue, then one idle cycle."""
+    await RisingEdge(dut.clk)
+    dut.enq_valid.value = int(eq is not None)
+    dut.deq_valid.value = int(dq is not None)
+    if eq is not None:
+        dut.enq_queue.value = eq
+        dut.enq_entry.value = ee
+    if dq is not None:
+        dut.deq_queue.value = dq
+    await RisingEdge(dut.clk)
+    dut.enq_valid.value = 0
+    dut.deq_valid.value = 0
+
+
 @cocotb.test()
-async def mq_violations(dut):
-    """Dequeue from an empty queue, double enqueue and out-of-range numbers are flagged."""
+async def mq_corners(dut):
+    """Legal corner cases, each from an empty multi-queue, checked against the model."""
     nq, ne = params()
     await start(dut)
-    err = dut.sim_err_q
-    model = MultiQueueModel(nq, ne)
-    drv = Driver(dut, model)
-
-    async def cycle(eq=None, ee=None, dq=None):
-        await RisingEdge(dut.clk)
-        dut.enq_valid.value = int(eq is not None)
-        dut.deq_valid.value = int(dq is not None)
-        if eq is not None:
-            dut.enq_queue.value = eq
-            dut.enq_entry.value = ee
-        if dq is not None:
-            dut.deq_queue.value = dq
-        await RisingEdge(dut.clk)
-        dut.enq_valid.value = 0
-        dut.deq_valid.value = 0
-        await ReadOnly()
-        return int(err.value)
-
-    async def fresh():
-        await RisingEdge(dut.clk)
-        await reset(dut)
-        await ReadOnly()
-        assert int(err.value) == 0
-
     a, b = 0, 1            # two entries (NUM_ENTRIES >= 2)
     q0, q1 = 0, 1 % nq     # two queues (the same one when NUM_QUEUES is 1)
-
-    # legal traffic, including the corner cases, raises nothing: enqueue into an empty
-    # queue, enqueue into a queue whose only entry leaves, re-enqueue of the leaving entry
-    await fresh()
-    drv.m = MultiQueueModel(nq, ne)
+    drv = Driver(dut, MultiQueueModel(nq, ne))
+    # enqueue into an empty queue, enqueue into a queue whose only entry leaves,
+    # re-enqueue of the leaving entry
     await drv.run(iter([(q0, a, None, None, None), (q0, b, q0, a, None),
                         (q1, a, q0, b, None), (q1, b, q1, a, None), (q1, a, q1, b, None)]))
     await drv.drain()
-    check_no_error(dut)
+    await RisingEdge(dut.clk)
+    await reset(dut)
+    await op(dut, eq=q0, ee=a)
+    await op(dut, eq=q1, ee=a, dq=q0)  # the leaving entry into another queue
+    await op(dut, dq=q1)
 
-    # dequeue from an empty queue
-    await fresh()
-    assert await cycle(dq=q0) == 1, "dequeue from empty queue not flagged"
-    await fresh()
-    assert await cycle(eq=q1, ee=b) == 0
-    assert await cycle(dq=q1) == 0
-    assert await cycle(dq=q1) == 1, "dequeue from a queue just emptied not flagged"
 
-    # double enqueue: into another queue, into the same queue, next to a dequeue
-    await fresh()
-    assert await cycle(eq=q0, ee=a) == 0
-    assert await cycle(eq=q1, ee=a) == 1, "double enqueue (other queue) not flagged"
-    await fresh()
-    assert await cycle(eq=q0, ee=a) == 0
-    assert await cycle(eq=q0, ee=b) == 0
-    assert await cycle(eq=q0, ee=b) == 1, "double enqueue (same queue) not flagged"
-    await fresh()
-    assert await cycle(eq=q0, ee=a) == 0
-    assert await cycle(eq=q0, ee=b) == 0
-    # the dequeue frees a, not b
-    assert await cycle(eq=q1, ee=b, dq=q0) == 1, "double enqueue next to a dequeue not flagged"
-    await fresh()
-    assert await cycle(eq=q0, ee=a) == 0
-    assert await cycle(eq=q1, ee=a, dq=q0) == 0, "re-enqueue of the leaving entry flagged"
+# (case, what, expected assertion message) of mq_violation; the range cases need
+# NUM_QUEUES and NUM_ENTRIES that are not powers of 2
+VIOLATIONS = [
+    ("deq_empty", "dequeue from an empty queue", "dequeue from empty queue"),
+    ("deq_emptied", "dequeue from a queue just emptied", "dequeue from empty queue"),
+    ("dup_other", "double enqueue into another queue", "already in a queue"),
+    ("dup_same", "double enqueue into the same queue", "already in a queue"),
+    ("dup_deq", "double enqueue next to a dequeue of another entry", "already in a queue"),
+    ("enq_queue_range", "enqueue into a queue out of range", "out of range"),
+    ("deq_queue_range", "dequeue from a queue out of range", "out of range"),
+    ("enq_entry_range", "enqueue of an entry out of range", "out of range"),
+]
 
-    # numbers out of range (only representable when not a power of two)
-    qw = max(1, (nq - 1).bit_length())
-    ew = max(1, (ne - 1).bit_length())
-    if nq < (1 << qw):
-        await fresh()
-        assert await cycle(eq=nq, ee=0) == 1, "enqueue into queue out of range not flagged"
-        await fresh()
-        assert await cycle(dq=nq) == 1, "dequeue from queue out of range not flagged"
-    if ne < (1 << ew):
-        await fresh()
-        assert await cycle(eq=0, ee=ne) == 1, "enqueue of entry out of range not flagged"
-    await fresh()
+
+@cocotb.test(skip=violation.skip())
+async def mq_violation(dut):
+    """Legal operations, then the one violation P_VIOLATION: the assertion stops the run."""
+    nq, ne = params()
+    kind = violation.case()
+    what = dict((c, w) for c, w, _ in VIOLATIONS)[kind]
+    await start(dut)
+    a, b = 0, 1
+    q0, q1 = 0, 1 % nq
+    legal, bad = {
+        "deq_empty":       ([], dict(dq=q0)),
+        "deq_emptied":     ([dict(eq=q1, ee=b), dict(dq=q1)], dict(dq=q1)),
+        "dup_other":       ([dict(eq=q0, ee=a)], dict(eq=q1, ee=a)),
+        "dup_same":        ([dict(eq=q0, ee=a), dict(eq=q0, ee=b)], dict(eq=q0, ee=b)),
+        # the dequeue frees a, not b
+        "dup_deq":         ([dict(eq=q0, ee=a), dict(eq=q0, ee=b)], dict(eq=q1, ee=b, dq=q0)),
+        "enq_queue_range": ([], dict(eq=nq, ee=0)),
+        "deq_queue_range": ([dict(eq=q0, ee=a)], dict(dq=nq)),
+        "enq_entry_range": ([], dict(eq=0, ee=ne)),
+    }[kind]
+    for o in legal:
+        await op(dut, **o)
+    violation.announce(dut, what)
+    await op(dut, **bad)
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    violation.not_stopped(what)
 
 
 # ------------------------------------------------------------------ pytest
@@ -487,8 +485,8 @@ async def mq_violations(dut):
 PARAMS = [
     ("mq_random,mq_full_rate", 66, 2048, 600_000),  # the seed's configuration
     ("mq_random", 8, 128, 250_000),
-    ("mq_random,mq_violations", 5, 12, 150_000),    # few queues, often full; ranges
-    ("mq_random,mq_violations", 1, 2, 25_000),      # degenerate: one queue, two entries
+    ("mq_random,mq_corners", 5, 12, 150_000),       # few queues, often full
+    ("mq_random,mq_corners", 1, 2, 25_000),         # degenerate: one queue, two entries
 ]
 FULL_SCALE = 10
 
@@ -508,3 +506,13 @@ def test_qrdma_multi_queue(tests, nq, ne, ops):
 def test_total_random_operations():
     """The default run's random operations add up to at least 1,000,000 cycles."""
     assert sum(r[3] for r in PARAMS if "mq_random" in r[0]) >= 1_000_000
+
+
+@pytest.mark.parametrize("kind,expect", [(c, e) for c, _, e in VIOLATIONS])
+def test_qrdma_multi_queue_violation(capfd, kind, expect):
+    """Each violation stops the simulation on the multi-queue's assertion (5 queues, 12
+    entries: numbers out of range are representable)."""
+    p = {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}
+    env = {f"P_{k}": str(v) for k, v in p.items()}
+    violation.run_violation(capfd, "qrdma_multi_queue", "test_qrdma_multi_queue", p,
+                            "mq_violation", kind, expect, extra_env=env)
