@@ -109,8 +109,9 @@ def tokens(text: str, first_line: int) -> list[tuple[str, int]]:
 # ------------------------------------------------------------------ regions
 def regions(text: str) -> list[tuple[str, int, str]]:
     """(kind, first line, text) of each run of lines that is 'sim' (simulation only) or
-    'syn' (synthesis only); comments are already stripped, directive lines blanked."""
-    stack = []  # per open `if: [macro, in_first_branch]
+    'syn' (synthesis only); comments are already stripped. A line's kind follows from the
+    `ifdef / `ifndef / `elsif / `else branches it is in."""
+    stack = []  # per open `ifdef: ([(macro, true when defined)], branch index)
     kinds = []
     lines = text.split("\n")
     for ln in lines:
@@ -118,21 +119,22 @@ def regions(text: str) -> list[tuple[str, int, str]]:
         if m:
             d, macro = m.groups()
             if d in ("ifdef", "ifndef"):
-                stack.append([macro, d == "ifdef"])
+                stack.append(([(macro, d == "ifdef")], 0))
             elif d == "elsif" and stack:
-                stack[-1] = [None, True]   # neither SYNTHESIS nor its negation holds alone
-            elif d == "else" and stack and stack[-1][0] is not None:
-                stack[-1][1] = not stack[-1][1]
+                tests, k = stack[-1]
+                stack[-1] = (tests + [(macro, True)], k + 1)
+            elif d == "else" and stack:
+                stack[-1] = (stack[-1][0], len(stack[-1][0]))
             elif d == "endif" and stack:
                 stack.pop()
             kinds.append(None)
             continue
-        kind = None
-        for macro, defined in stack:
-            if macro in SIM_MACROS:
-                sim = defined == SIM_MACROS[macro]
-                kind = "syn" if (not sim or kind == "syn") else "sim"
-        kinds.append(kind)
+        # what the branch requires of each macro: the earlier tests false, its own true
+        need = [(mac, pol == (j == k)) for tests, k in stack
+                for j, (mac, pol) in enumerate(tests) if j <= k]
+        sides = {"sim" if defined == SIM_MACROS[mac] else "syn"
+                 for mac, defined in need if mac in SIM_MACROS}
+        kinds.append("syn" if "syn" in sides else "sim" if sides else None)
     out = []
     for i, k in enumerate(kinds):
         if k is None:
@@ -423,8 +425,8 @@ def scan_text(text: str, path: str = "<text>") -> list[Finding]:
             continue
         if kind == "syn":
             for ln in sorted({l for _, l in toks}):
-                bad.append((ln, "synthesis-only code: a second implementation that "
-                                "simulation never runs"))
+                bad.append((ln, "synthesis-only code (Verilator never runs it): a second "
+                                "implementation"))
             continue
         p = Parser(toks, raw_lines)
         p.items()
