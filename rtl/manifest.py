@@ -91,9 +91,25 @@ _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
 
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)
 _top("qrdma_qos_pkg", ["rtl/qos/qrdma_qos_pkg.sv"], no_synth=True, area="qos")
+_top("qrdma_qos_ids", ["rtl/qos/qrdma_qos_ids.sv"], area="qos",
+     deps=["qrdma_qos_pkg", "qrdma_id_pool"],
+     synth={"NUM_TIDS": 512}, lint=({"NUM_TIDS": 2}, {"NUM_TIDS": 100}))
+_top("qrdma_qos_meta", ["rtl/qos/qrdma_qos_meta.sv"], area="qos",
+     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_sdp_ram"], synth={})
+_top("qrdma_qos_handler", ["rtl/qos/qrdma_qos_handler.sv"], area="qos",
+     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_sdp_ram", "qrdma_mem_2w",
+           "qrdma_sync_fifo"],
+     synth={"MAX_OUTSTANDING": 2, "ACT_FIFO_DEPTH": 4},
+     lint=({"MAX_OUTSTANDING": 4, "ACT_FIFO_DEPTH": 2},
+           {"MAX_OUTSTANDING": 1, "ACT_FIFO_DEPTH": 64}))
+_top("qrdma_qos_seg", ["rtl/qos/qrdma_qos_seg.sv"], area="qos",
+     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_multi_queue", "qrdma_arb_fixed",
+           "qrdma_sync_fifo"],
+     synth={"BLOCK_SIZE": 65536, "MAX_OUTSTANDING": 2},
+     lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "OUT_FIFO_DEPTH": 2},
+           {"MAX_OUTSTANDING": 1, "CM_MIN_BYTES": 64, "MP_MIN_BYTES": 64}))
 _top("qrdma_qos_core", ["rtl/qos/qrdma_qos_core.sv"], area="qos",
-     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_id_pool", "qrdma_multi_queue",
-           "qrdma_arb_fixed", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_mem_2w"],
+     deps=["qrdma_qos_ids", "qrdma_qos_meta", "qrdma_qos_handler", "qrdma_qos_seg"],
      lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "NUM_TIDS": 16},))
 _top("qrdma_qos_engine", ["rtl/qos/qrdma_qos_engine.sv"], area="qos",
      deps=["qrdma_host_if", "qrdma_qos_core"],

@@ -5,10 +5,10 @@
 Synthesizes qrdma_qos_engine (default parameters: 2048 channels, 256-bit host port) for
 UltraScale+ with the hierarchy kept (`read_slang --keep-hierarchy`, then
 `synth_xilinx -family xcup -noiopad` without -flatten). read_slang names every module it
-keeps after its instance path (e.g. `qrdma_id_pool$qrdma_qos_engine.u_core.u_tid_pool`),
+keeps after its instance path (e.g. `qrdma_id_pool$qrdma_qos_engine.u_core.u_ids.u_tid_pool`),
 but such names are not a contract: the script walks the hierarchy from the top by
 instance name (the module-typed cells of `write_json`), so every instance gets a path
-such as `u_core.u_tid_pool`, and the seed rows are attached to instance paths.
+such as `u_core.u_ids.u_tid_pool`, and the seed rows are attached to instance paths.
 
 Each instance's own cells (LUT / FF / BRAM36, counted as in syn/synth.py) go to the
 group of the longest claimed path that prefixes it, so the groups add up exactly to the
@@ -68,19 +68,23 @@ GROUPS = [
     ("status registers (qrdma_status_regs, LUT RAM, 3 writers)",
      ["u_host.u_status"], ["Status Registers"]),
     ("transfer table (1024 x 512 b)", ["u_transfer_table"], ["Transfer Table"]),
-    ("metadata table", ["u_core.u_meta"], ["Metadata Table"]),
+    ("metadata table", ["u_core.u_meta.u_meta"], ["Metadata Table"]),
     ("pending transactions table (+ its valid bits)",
-     ["u_core.u_pending", "u_core.u_pend_valid"], ["Pending Transactions Table"]),
+     ["u_core.u_handler.u_pending", "u_core.u_handler.u_pend_valid"],
+     ["Pending Transactions Table"]),
     ("scheduling queues (66 queues in shared space) + strict-order pick",
-     ["u_core.u_queues", "u_core.u_pick"], ["Scheduling FIFOs"]),
-    ("TID pool (512, fills itself after reset)", ["u_core.u_tid_pool"],
+     ["u_core.u_seg.u_queues", "u_core.u_seg.u_pick"], ["Scheduling FIFOs"]),
+    ("TID pool (512, fills itself after reset)", ["u_core.u_ids.u_tid_pool"],
      ["TID FIFO", "ID FIFO Initializer"]),
-    ("1xFID pool (64)", ["u_core.u_fid1_pool"], ["1x FID FIFO"]),
-    ("4xFID pool (16 groups)", ["u_core.u_fid4_pool"], ["4x FID FIFO"]),
-    ("core logic: segmenter, message handler, packet creation, metadata slot "
-     "arbitration, sequence number, output and action FIFOs",
-     ["u_core"], ["Transfer Segmenter", "Message Handler", "Packet Creator",
-                  "Metadata Table Arbiter", "Sequence number generator"]),
+    ("1xFID pool (64)", ["u_core.u_ids.u_fid1_pool"], ["1x FID FIFO"]),
+    ("4xFID pool (16 groups)", ["u_core.u_ids.u_fid4_pool"], ["4x FID FIFO"]),
+    ("transfer segmenter: queue pick, issue, packet creation, sequence number, output "
+     "FIFOs, enqueue and completion ports (qrdma_qos_seg)",
+     ["u_core.u_seg"], ["Transfer Segmenter", "Packet Creator", "Sequence number generator"]),
+    ("message handler: ACK matching, retire, action FIFO (qrdma_qos_handler)",
+     ["u_core.u_handler"], ["Message Handler"]),
+    ("metadata slot arbitration (qrdma_qos_meta)", ["u_core.u_meta"], ["Metadata Table Arbiter"]),
+    ("core glue (qrdma_qos_core, qrdma_qos_ids)", ["u_core"], []),
     ("engine top (glue)", [""], []),
 ]
 

@@ -100,7 +100,7 @@ module qrdma_qos_engine
   logic            st_valid, st_err;
   logic [9:0]      st_ch;
   logic [3:0]      st_reason;
-  logic [6:0]      ev;
+  qos_ev_t         ev;
 
   qrdma_host_if #(
     .DATA_W          (HOST_DATA_W),
