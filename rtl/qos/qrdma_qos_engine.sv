@@ -100,7 +100,8 @@ module qrdma_qos_engine
   logic            st_valid, st_err;
   logic [9:0]      st_ch;
   logic [3:0]      st_reason;
-  qos_ev_t         ev;
+  qos_ev_t         ev;       // the core's event pulses
+  qrdma_host_pkg::eng_ev_t host_ev;   // ... as the host port's counters take them
 
   qrdma_host_if #(
     .DATA_W          (HOST_DATA_W),
@@ -122,7 +123,7 @@ module qrdma_qos_engine
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
     .st_valid, .st_ch, .st_err, .st_reason,
-    .ev
+    .ev(host_ev)
   );
 
   // Transfer table (seed §3.1): written by the host port, read by the segmenter. A row is
@@ -158,6 +159,9 @@ module qrdma_qos_engine
     .st_valid, .st_ch, .st_err, .st_reason,
     .ev
   );
+
+  assign host_ev = '{done: ev.done, stale: ev.stale, nack: ev.nack, ack: ev.ack,
+                     control: ev.control, inl: ev.inl, block: ev.block};
 
   // Transfers in the core: +1 per handover (new_valid && new_ready), -1 per completion
   // (st_valid, always of a transfer handed over in an earlier cycle).
