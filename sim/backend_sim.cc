@@ -184,10 +184,11 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else if (key == "link_depth") o.link_depth = static_cast<uint32_t>(v);
     else if (key == "watchdog") o.watchdog_cycles = v;
     else if (key == "watchdog_exit") o.watchdog_exit = static_cast<uint32_t>(v);
+    else if (key == "threads") o.threads = static_cast<int32_t>(v);
     else {
       fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
               "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, watchdog, "
-              "watchdog_exit, trace)\n",
+              "watchdog_exit, threads, trace)\n",
               key.c_str());
       return QRDMA_EINVAL;
     }

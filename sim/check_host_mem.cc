@@ -3,7 +3,7 @@
 //
 // qrdma_sim_check_host_mem: the host memory model (host_mem.h) at its AXI port, cycle by
 // cycle (tests/sim/test_sim_harness.py runs it). The program stands in for the NIC's
-// memory master: it sets the m_axi_* outputs of a NIC model's root directly (the model is
+// memory master: it sets the m_axi_* output ports of a NIC model directly (the model is
 // never evaluated) and reads what HostMem drives. Checked: bursts inside memory (data,
 // RLAST, timing), every burst that touches a byte outside memory answered DECERR (zeros
 // and RRESP = 3 on every read beat, nothing written and BRESP = 3 for a write, also when
@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "Vqrdma_nic.h"
-#include "Vqrdma_nic___024root.h"
 #include "diag.h"
 #include "host_mem.h"
 #include "verilated.h"
@@ -42,10 +41,11 @@ struct RBeat {
 struct Bench {
   VerilatedContext ctx;
   Vqrdma_nic nic{&ctx, "hostmem"};
-  Vqrdma_nic___024root &r = *nic.rootp;
+  Vqrdma_nic &r = nic;
   qsim::Diag diag;
+  qsim::NodeLog log{diag};
   uint64_t now = 0;
-  qsim::HostMem mem{0, kMem, kRdLat, kWrLat, 4, diag};
+  qsim::HostMem mem{0, kMem, kRdLat, kWrLat, 4, log};
 
   Bench() {
     diag.now = &now;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "Vqrdma_nic___024root.h"
+#include "Vqrdma_nic.h"
 
 namespace qsim {
 
@@ -19,9 +19,9 @@ constexpr size_t kWBufBeats = 4096;  // write buffer (256 KiB): ample for wr_lat
 }  // namespace
 
 HostMem::HostMem(unsigned node, uint64_t bytes, unsigned rd_latency, unsigned wr_latency,
-                 unsigned max_bursts, Diag &diag)
+                 unsigned max_bursts, NodeLog &log)
     : node_(node), size_(bytes), rd_latency_(rd_latency), wr_latency_(wr_latency),
-      max_bursts_(max_bursts ? max_bursts : 1), diag_(diag), rq_(max_bursts_),
+      max_bursts_(max_bursts ? max_bursts : 1), log_(log), rq_(max_bursts_),
       awq_(max_bursts_), wbuf_(kWBufBeats), wdone_(kWBufBeats), pend_(kWBufBeats),
       bq_(kWBufBeats) {
   void *p = mmap(nullptr, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
@@ -36,17 +36,17 @@ HostMem::~HostMem() {
 
 // The response of a burst (AR or AW): DECERR if it touches a byte outside the memory, else
 // SLVERR if it breaks another rule, else OKAY; every rule it breaks is reported.
-uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsigned size,
-                             unsigned burst) {
+uint8_t HostMem::check_burst(uint64_t now, const char *ch, uint64_t addr, unsigned len,
+                             unsigned size, unsigned burst) {
   uint8_t resp = 0;
   if (burst != 1) {
-    diag_.error(QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: burst type %u (only INCR)", node_, ch,
-                burst);
+    log_.error(now, QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: burst type %u (only INCR)", node_,
+               ch, burst);
     resp = 2;
   }
   if ((1u << size) > kBeatBytes) {
-    diag_.error(QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: size %u above the bus width", node_, ch,
-                size);
+    log_.error(now, QRDMA_SIM_ERR_AXI, "node %u m_axi_%s: size %u above the bus width", node_,
+               ch, size);
     resp = 2;
   }
   // the bytes the burst addresses: from addr to the end of its last beat (beats after the
@@ -56,17 +56,17 @@ uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsign
   const uint64_t span = (uint64_t(len) + 1) * bytes;
   const uint64_t last = base + span - 1;  // wraps only past 2^64, outside memory anyway
   if ((addr >> 12) != (last >> 12)) {
-    diag_.error(QRDMA_SIM_ERR_4K,
-                "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes crosses 4 KiB",
-                node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes);
+    log_.error(now, QRDMA_SIM_ERR_4K,
+               "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes crosses 4 KiB",
+               node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes);
     resp = 2;
   }
   if (span > size_ || base > size_ - span) {
-    diag_.error(QRDMA_SIM_ERR_DECERR,
-                "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes outside host "
-                "memory (%llu bytes): DECERR",
-                node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes,
-                (unsigned long long)size_);
+    log_.error(now, QRDMA_SIM_ERR_DECERR,
+               "node %u m_axi_%s: burst at 0x%llx, %u beats of %llu bytes outside host "
+               "memory (%llu bytes): DECERR",
+               node_, ch, (unsigned long long)addr, len + 1, (unsigned long long)bytes,
+               (unsigned long long)size_);
     resp = 3;
   }
   return resp;
@@ -74,7 +74,7 @@ uint8_t HostMem::check_burst(const char *ch, uint64_t addr, unsigned len, unsign
 
 // drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
 // wrappers below (the both-edges flow).
-__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic &m, uint64_t now) {
   // ---- read data
   m.m_axi_arready = rq_.size() < max_bursts_;
   r_offered_ = false;
@@ -115,7 +115,7 @@ __attribute__((always_inline)) inline void HostMem::drive_impl(Vqrdma_nic___024r
   }
 }
 
-__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
+__attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic &m, uint64_t now) {
   // ---- AR
   if (m.m_axi_arvalid && m.m_axi_arready) {
     Burst &b = rq_.back_slot();
@@ -124,7 +124,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.size = m.m_axi_arsize;
     b.id = m.m_axi_arid;
     b.t = now + rd_latency_;
-    b.resp = check_burst("ar", b.addr, b.len, b.size, m.m_axi_arburst);
+    b.resp = check_burst(now, "ar", b.addr, b.len, b.size, m.m_axi_arburst);
     rq_.push();
     ++ar_bursts_;
     last_move_ = now;
@@ -150,7 +150,7 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     b.size = m.m_axi_awsize;
     b.id = m.m_axi_awid;
     b.t = 0;
-    b.resp = check_burst("aw", b.addr, b.len, b.size, m.m_axi_awburst);
+    b.resp = check_burst(now, "aw", b.addr, b.len, b.size, m.m_axi_awburst);
     awq_.push();
     ++aw_bursts_;
     last_move_ = now;
@@ -182,9 +182,9 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
     p.aw.t = now + wr_latency_;
     p.beats = wdone_.front().beats;
     if (p.beats != uint32_t(p.aw.len) + 1u) {
-      diag_.error(QRDMA_SIM_ERR_AXI,
-                  "node %u m_axi_w: burst at 0x%llx has AWLEN+1 = %u beats but WLAST on beat %u",
-                  node_, (unsigned long long)p.aw.addr, p.aw.len + 1u, p.beats);
+      log_.error(now, QRDMA_SIM_ERR_AXI,
+                 "node %u m_axi_w: burst at 0x%llx has AWLEN+1 = %u beats but WLAST on beat %u",
+                 node_, (unsigned long long)p.aw.addr, p.aw.len + 1u, p.beats);
       if (!p.aw.resp) p.aw.resp = 2;
     }
     pend_.push();
@@ -193,9 +193,9 @@ __attribute__((always_inline)) inline void HostMem::sample_impl(Vqrdma_nic___024
   }
 }
 
-void HostMem::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
-void HostMem::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
-void HostMem::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
+void HostMem::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
+void HostMem::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
+void HostMem::drive_sample(Vqrdma_nic &m, uint64_t now) {
   drive_impl(m, now);
   sample_impl(m, now);
   quiet_ = idle() && wdone_.empty() && m.m_axi_arready && m.m_axi_awready && m.m_axi_wready &&

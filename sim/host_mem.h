@@ -13,10 +13,12 @@
 //     t + wr_latency, and its B response is offered in that same cycle. So data the NIC
 //     writes is visible to the CPU exactly when the NIC could know it is written.
 // The store is one flat mmap'ed array (untouched pages cost nothing), addressed from 0.
-// Checks (reported through Diag, by category): INCR bursts only, size <= 64 bytes, WLAST
-// on beat AWLEN (QRDMA_SIM_ERR_AXI, SLVERR); no 4 KiB crossing (QRDMA_SIM_ERR_4K, SLVERR);
-// every byte the burst addresses inside the memory (QRDMA_SIM_ERR_DECERR): else the burst
-// is answered DECERR, a read with zeros on every beat, a write with nothing written.
+// Checks (reported through the node's NodeLog, by category): INCR bursts only, size <= 64
+// bytes, WLAST on beat AWLEN (QRDMA_SIM_ERR_AXI, SLVERR); no 4 KiB crossing
+// (QRDMA_SIM_ERR_4K, SLVERR); every byte the burst addresses inside the memory
+// (QRDMA_SIM_ERR_DECERR): else the burst is answered DECERR, a read with zeros on every
+// beat, a write with nothing written. Everything here is the node's own: a node's thread
+// runs it (system.h).
 #pragma once
 
 #include <cstdint>
@@ -24,14 +26,14 @@
 #include "diag.h"
 #include "ring.h"
 
-class Vqrdma_nic___024root;
+class Vqrdma_nic;
 
 namespace qsim {
 
 class HostMem {
  public:
   HostMem(unsigned node, uint64_t bytes, unsigned rd_latency, unsigned wr_latency,
-          unsigned max_bursts, Diag &diag);
+          unsigned max_bursts, NodeLog &log);
   ~HostMem();
   HostMem(const HostMem &) = delete;
   HostMem &operator=(const HostMem &) = delete;
@@ -43,13 +45,13 @@ class HostMem {
     return (addr <= size_ && len <= size_ - addr) ? mem_ + addr : nullptr;
   }
 
-  void drive(Vqrdma_nic___024root &m, uint64_t now);   // inputs of cycle `now`
-  void sample(Vqrdma_nic___024root &m, uint64_t now);  // handshakes of cycle `now` (after eval)
-  // drive then sample in one call: for the one-evaluation cycle loop, where the model is
-  // not evaluated between the two (its outputs are those of the last rising edge), so the
+  void drive(Vqrdma_nic &m, uint64_t now);   // inputs of cycle `now`
+  void sample(Vqrdma_nic &m, uint64_t now);  // handshakes of cycle `now` (after eval)
+  // drive then sample in one call: for the default cycle loop, where the model is not
+  // evaluated between the two (its outputs are those of the last rising edge), so the
   // handshakes are the same; one call and one pass over this object's state instead of two
-  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
-  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the memory is
+  void drive_sample(Vqrdma_nic &m, uint64_t now);
+  // The default flow's per-cycle call: drive_sample, skipped while the memory is
   // quiet (nothing queued, the inputs it drove last those of an idle memory, which still
   // hold) and the NIC requests nothing. A template only so that this header needs no
   // definition of the model class.
@@ -65,7 +67,9 @@ class HostMem {
   // R beats / B responses taken with response resp (0 OKAY, 2 SLVERR, 3 DECERR)
   uint64_t read_beats_resp(unsigned resp) const { return resp < 4 ? r_resp_beats_[resp] : 0; }
   uint64_t write_resps(unsigned resp) const { return resp < 4 ? b_resps_[resp] : 0; }
-  bool idle() const { return rq_.empty() && awq_.empty() && wbuf_.empty() && pend_.empty() && bq_.empty(); }
+  bool idle() const {
+    return rq_.empty() && awq_.empty() && wbuf_.empty() && pend_.empty() && bq_.empty();
+  }
   // the last cycle with a handshake on AR, R, AW, W or B (0: none yet): the watchdog's
   // movement on this port
   uint64_t last_move() const { return last_move_; }
@@ -74,6 +78,13 @@ class HostMem {
   size_t reads_outstanding() const { return rq_.size(); }
   size_t writes_outstanding() const { return awq_.size() + pend_.size() + bq_.size(); }
   size_t write_beats_held() const { return wbuf_.size(); }
+  // The first cycle, from cycle now on, in which the NIC's writes may change the memory:
+  // a burst lands wr_latency cycles after it is complete, and none completes before now.
+  uint64_t next_write(uint64_t now) const {
+    uint64_t t = now + wr_latency_;
+    if (!pend_.empty() && pend_.front().aw.t < t) t = pend_.front().aw.t;
+    return t < now ? now : t;
+  }
 
  private:
   struct Burst {
@@ -99,21 +110,22 @@ class HostMem {
     uint8_t id, resp;
   };
 
-  uint8_t check_burst(const char *ch, uint64_t addr, unsigned len, unsigned size, unsigned burst);
+  uint8_t check_burst(uint64_t now, const char *ch, uint64_t addr, unsigned len, unsigned size,
+                      unsigned burst);
   uint64_t beat_addr(const Burst &b, unsigned i) const {
     if (i == 0) return b.addr;
     uint64_t bytes = 1ull << b.size;
     return (b.addr & ~(bytes - 1)) + i * bytes;
   }
   void apply(const Pending &p);
-  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
-  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
 
   unsigned node_;
   uint8_t *mem_ = nullptr;
   uint64_t size_ = 0;
   unsigned rd_latency_, wr_latency_, max_bursts_;
-  Diag &diag_;
+  NodeLog &log_;
 
   // read side
   Ring<Burst> rq_;

@@ -4,27 +4,27 @@
 // MmioPort: CPU-side AXI4 master of the host port (see mmio.h).
 #include "mmio.h"
 
-#include "Vqrdma_nic___024root.h"
+#include "Vqrdma_nic.h"
 
 namespace qsim {
 
-MmioPort::MmioPort(unsigned node, unsigned rt_cycles, Diag &diag)
-    : node_(node), d_req_(rt_cycles / 2), d_resp_(rt_cycles - rt_cycles / 2), diag_(diag),
+MmioPort::MmioPort(unsigned node, unsigned rt_cycles, NodeLog &log)
+    : node_(node), d_req_(rt_cycles / 2), d_resp_(rt_cycles - rt_cycles / 2), log_(log),
       awq_(1024), wq_(4096), arq_(64), arf_(64), rres_(64) {}
 
 int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint64_t now) {
   if (len == 0 || len % 8 || addr % 8 || len > 256 * kBusBytes ||
       (addr >> 12) != ((addr + len - 1) >> 12)) {
-    diag_.error(QRDMA_SIM_ERR_API,
-                "node %u mmio write: %zu bytes at 0x%llx (need a multiple of 8 bytes, "
-                "8-aligned, within 4 KiB)", node_, len, (unsigned long long)addr);
+    log_.error(now, QRDMA_SIM_ERR_API,
+               "node %u mmio write: %zu bytes at 0x%llx (need a multiple of 8 bytes, "
+               "8-aligned, within 4 KiB)", node_, len, (unsigned long long)addr);
     return -1;
   }
   unsigned beat = kBusBytes;  // largest beat size dividing address and length
   while (beat > 8 && (addr % beat || len % beat)) beat /= 2;
   unsigned nbeats = static_cast<unsigned>(len / beat);
   if (awq_.full() || wq_.size() + nbeats > wq_.capacity()) {
-    diag_.error(QRDMA_SIM_ERR_API, "node %u mmio write: request queue full", node_);
+    log_.error(now, QRDMA_SIM_ERR_API, "node %u mmio write: request queue full", node_);
     return -1;
   }
   uint64_t t = now + d_req_;
@@ -48,8 +48,9 @@ int64_t MmioPort::post_write(uint64_t addr, const void *bytes, size_t len, uint6
 
 bool MmioPort::post_read(uint64_t addr, uint64_t now) {
   if (addr % 8 || arq_.full()) {
-    diag_.error(QRDMA_SIM_ERR_API, "node %u mmio read at 0x%llx: not 8-aligned or queue full",
-                node_, (unsigned long long)addr);
+    log_.error(now, QRDMA_SIM_ERR_API,
+               "node %u mmio read at 0x%llx: not 8-aligned or queue full", node_,
+               (unsigned long long)addr);
     return false;
   }
   arq_.push(Ar{static_cast<uint32_t>(addr), now + d_req_, w_posted_});
@@ -67,7 +68,7 @@ bool MmioPort::read_done(uint64_t now, uint64_t *val, unsigned *resp) {
 
 // drive and sample are inlined into drive_sample (the hot path) and into their out-of-line
 // wrappers below (the both-edges flow).
-__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic___024root &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic &m, uint64_t now) {
   const bool aw = !awq_.empty() && awq_.front().t <= now;
   const bool w = !wq_.empty() && wq_.front().t <= now;
   const bool ar = !arq_.empty() && arq_.front().t <= now &&
@@ -124,7 +125,7 @@ __attribute__((always_inline)) inline void MmioPort::drive_impl(Vqrdma_nic___024
   m.s_axi_rready = 1;
 }
 
-__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___024root &m, uint64_t now) {
+__attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic &m, uint64_t now) {
   if (aw_offered_ && m.s_axi_awready) awq_.pop();
   if (w_offered_ && m.s_axi_wready) {
     wq_.pop();
@@ -135,7 +136,7 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___02
     if (last_bresp_) ++err_count_;
     ++b_count_;
     if (b_count_ > w_posted_)
-      diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_b: B without a write", node_);
+      log_.error(now, QRDMA_SIM_ERR_AXI, "node %u s_axi_b: B without a write", node_);
   }
   if (ar_offered_ && m.s_axi_arready) {
     arf_.push(arq_.front());
@@ -143,14 +144,15 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___02
   }
   if (m.s_axi_rvalid) {
     if (arf_.empty()) {
-      diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_r: R without a read", node_);
+      log_.error(now, QRDMA_SIM_ERR_AXI, "node %u s_axi_r: R without a read", node_);
     } else {
       const Ar &a = arf_.front();
       unsigned lane = a.addr % kBusBytes;
       uint64_t v;
       memcpy(&v, reinterpret_cast<const uint8_t *>(m.s_axi_rdata.data()) + lane, 8);
       if (!m.s_axi_rlast)
-        diag_.error(QRDMA_SIM_ERR_AXI, "node %u s_axi_r: single-beat read without RLAST", node_);
+        log_.error(now, QRDMA_SIM_ERR_AXI, "node %u s_axi_r: single-beat read without RLAST",
+                   node_);
       if (m.s_axi_rresp) ++err_count_;
       rres_.push(RRes{v, now + d_resp_, static_cast<uint8_t>(m.s_axi_rresp)});
       arf_.pop();
@@ -158,9 +160,9 @@ __attribute__((always_inline)) inline void MmioPort::sample_impl(Vqrdma_nic___02
   }
 }
 
-void MmioPort::drive(Vqrdma_nic___024root &m, uint64_t now) { drive_impl(m, now); }
-void MmioPort::sample(Vqrdma_nic___024root &m, uint64_t now) { sample_impl(m, now); }
-void MmioPort::drive_sample(Vqrdma_nic___024root &m, uint64_t now) {
+void MmioPort::drive(Vqrdma_nic &m, uint64_t now) { drive_impl(m, now); }
+void MmioPort::sample(Vqrdma_nic &m, uint64_t now) { sample_impl(m, now); }
+void MmioPort::drive_sample(Vqrdma_nic &m, uint64_t now) {
   drive_impl(m, now);
   sample_impl(m, now);
 }

@@ -15,6 +15,8 @@
 //     port makes a write visible to status reads by the time of its B, docs/qos.md).
 //   - one write call = one INCR burst: beats of the largest size (8 bytes .. bus width)
 //     that divides both the address and the length, strobes exactly the bytes addressed.
+// The CPU's calls (post_*, read_done) come from the thread of the C API between cycles;
+// drive and sample from the thread that runs the node (system.h).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,7 @@
 #define QRDMA_SIM_HOST_DATA_W 256
 #endif
 
-class Vqrdma_nic___024root;
+class Vqrdma_nic;
 
 namespace qsim {
 
@@ -36,7 +38,7 @@ class MmioPort {
   static constexpr unsigned kBusBytes = QRDMA_SIM_HOST_DATA_W / 8;
   static_assert(kBusBytes == 16 || kBusBytes == 32, "host port is 128 or 256 bits");
 
-  MmioPort(unsigned node, unsigned rt_cycles, Diag &diag);
+  MmioPort(unsigned node, unsigned rt_cycles, NodeLog &log);
 
   // Queue a write of len bytes (multiple of 8, 8-aligned, not crossing 4 KiB) issued by
   // the CPU in cycle now. Returns its sequence number (its B is the seq-th), or -1.
@@ -45,20 +47,36 @@ class MmioPort {
   bool post_read(uint64_t addr, uint64_t now);
   // The oldest read's result, once it has reached the CPU by cycle now.
   bool read_done(uint64_t now, uint64_t *val, unsigned *resp);
+  // The first cycle, from now on, by which the oldest outstanding read may have reached
+  // the CPU: its data comes back rt - rt/2 cycles after its R beat, and the R beat of a
+  // read whose AR is still queued comes at least one cycle after the AR is taken (the
+  // NIC's outputs depend on its registers only), which is no earlier than it is offered.
+  uint64_t read_done_bound(uint64_t now) const {
+    uint64_t t = now;
+    if (!rres_.empty())
+      t = rres_.front().t;
+    else if (!arf_.empty())
+      t = now + d_resp_;
+    else if (!arq_.empty())
+      t = (arq_.front().t > now ? arq_.front().t : now) + 1 + d_resp_;
+    return t < now ? now : t;
+  }
 
   uint64_t writes_posted() const { return w_posted_; }
   uint64_t writes_answered() const { return b_count_; }
   unsigned last_bresp() const { return last_bresp_; }  // of write number writes_answered()-1
   uint64_t errors() const { return err_count_; }       // SLVERR/DECERR answers (B and R)
-  bool idle() const { return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty(); }
+  bool idle() const {
+    return awq_.empty() && wq_.empty() && arq_.empty() && arf_.empty() && rres_.empty();
+  }
   // reads posted whose data has not reached the CPU (for state dumps)
   size_t reads_outstanding() const { return arq_.size() + arf_.size() + rres_.size(); }
 
-  void drive(Vqrdma_nic___024root &m, uint64_t now);
-  void sample(Vqrdma_nic___024root &m, uint64_t now);
-  // drive then sample in one call, for the one-evaluation cycle loop (as HostMem's)
-  void drive_sample(Vqrdma_nic___024root &m, uint64_t now);
-  // The one-evaluation flow's per-cycle call: drive_sample, skipped while the port has
+  void drive(Vqrdma_nic &m, uint64_t now);
+  void sample(Vqrdma_nic &m, uint64_t now);
+  // drive then sample in one call, for the default cycle loop (as HostMem's)
+  void drive_sample(Vqrdma_nic &m, uint64_t now);
+  // The default flow's per-cycle call: drive_sample, skipped while the port has
   // nothing to offer before cycle wake_ (its valids lowered: the inputs it drove last still
   // hold) and the NIC offers no B or R. A template only so that this header needs no
   // definition of the model class.
@@ -90,12 +108,12 @@ class MmioPort {
     uint8_t resp;
   };
 
-  inline void drive_impl(Vqrdma_nic___024root &m, uint64_t now);
-  inline void sample_impl(Vqrdma_nic___024root &m, uint64_t now);
+  inline void drive_impl(Vqrdma_nic &m, uint64_t now);
+  inline void sample_impl(Vqrdma_nic &m, uint64_t now);
 
   unsigned node_;
   unsigned d_req_, d_resp_;
-  Diag &diag_;
+  NodeLog &log_;
   Ring<Aw> awq_;
   Ring<W> wq_;
   Ring<Ar> arq_;

@@ -11,22 +11,31 @@
 
 namespace qsim {
 
-PointToPoint::PointToPoint(unsigned nodes, unsigned latency, unsigned depth) {
+FifoLink::FifoLink(unsigned latency, unsigned depth) : latency_(latency), depth_(depth) {
+  uint64_t cap = 1;
+  while (cap < depth_) cap <<= 1;
+  ring_.resize(cap);
+  mask_ = cap - 1;
+}
+
+Network::Network(unsigned links, unsigned latency, unsigned depth) : latency_(latency) {
+  links_.reserve(links);
+  for (unsigned i = 0; i < links; ++i) links_.emplace_back(latency, depth);
+}
+
+PointToPoint::PointToPoint(unsigned nodes, unsigned latency, unsigned depth)
+    : Network(nodes, latency, depth) {
   if (nodes < 1 || nodes > 2) throw std::invalid_argument("PointToPoint: 1 or 2 nodes");
-  for (unsigned i = 0; i < nodes; ++i) link_.emplace_back(latency, depth);
   peer_[0] = nodes == 2 ? 1 : 0;
   peer_[1] = 0;
 }
 
 SimpleRouter::SimpleRouter(unsigned nodes, unsigned latency, unsigned depth)
-    : n_(nodes), in_(nodes), out_(nodes) {
-  links_.reserve(static_cast<size_t>(nodes) * nodes);
-  for (unsigned i = 0; i < nodes * nodes; ++i) links_.emplace_back(latency, depth);
-}
+    : Network(nodes * nodes, latency, depth), n_(nodes), in_(nodes), out_(nodes) {}
 
 // The destination is known only from the header beat, which is offered in the same cycle
 // as tready is decided: a source may send when every link from it has room.
-bool SimpleRouter::tx_ready(unsigned node, uint64_t) {
+bool SimpleRouter::tx_ready(unsigned node) {
   for (unsigned d = 0; d < n_; ++d)
     if (!link(node, d).can_push()) return false;
   return true;
@@ -43,11 +52,10 @@ void SimpleRouter::tx_push(unsigned node, const Beat &b, uint64_t now) {
   if (!in.in_packet) {
     unsigned d = hdr_dst_node(b);
     in.dst = (d < n_ && d != node) ? static_cast<int>(d) : -1;
-    if (in.dst < 0) ++dropped_;
+    if (in.dst < 0) ++in.dropped;
   }
   if (in.dst >= 0) link(node, static_cast<unsigned>(in.dst)).push(b, now);
   in.in_packet = !b.last;
-  last_move_ = now;
 }
 
 const Beat *SimpleRouter::rx_peek(unsigned node, uint64_t now) {
@@ -64,13 +72,12 @@ const Beat *SimpleRouter::rx_peek(unsigned node, uint64_t now) {
   return nullptr;
 }
 
-void SimpleRouter::rx_pop(unsigned node, uint64_t now) {
+void SimpleRouter::rx_pop(unsigned node) {
   Out &o = out_[node];
   FifoLink &l = link(static_cast<unsigned>(o.src), node);
-  bool last = l.peek(UINT64_MAX)->last;  // the beat offered this cycle (due by now)
+  bool last = l.front().last;  // the beat offered this cycle
   l.pop();
   if (last) o.src = -1;
-  last_move_ = now;
 }
 
 }  // namespace qsim

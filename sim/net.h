@@ -10,13 +10,16 @@
 //     pair, packets routed by the header's dst_node (net_hdr, sw/include/qrdma_fmt.h),
 //     a round-robin, packet-atomic output per destination. Packets for a node that does
 //     not exist (or for their own source) are dropped and counted.
-// A switch (later issue) implements Network the same way.
+// Every per-cycle call for node i touches only what belongs to node i: the sending end of
+// the links from it, the receiving end of the links to it, and its own routing state. What
+// one end sees of the other end is a snapshot taken by sync() (system.h: every cycle when
+// the nodes run in lockstep, once per quantum when they run in threads), so the nodes of a
+// quantum may run concurrently and still see exactly what they see in lockstep.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include "ring.h"
 
 namespace qsim {
 
@@ -32,43 +35,59 @@ struct Beat {
 // One direction of a link: a beat taken at cycle t is offered from cycle t + latency on,
 // in order. Lossless: it holds at most `depth` beats (in flight plus waiting at the far
 // end); can_push() is low when full. Full rate needs depth >= latency + 2.
+// The sending end owns `tail_` (beats pushed), the receiving end `head_` (beats popped);
+// each end reads the other's counter only as of the last sync(). In lockstep (sync before
+// every cycle) that is the state at the start of the cycle, as the protocol of Network
+// asks. Over a quantum of q cycles it is exact as long as q <= latency (a beat pushed in
+// the quantum is due after it) and q <= depth - occupancy at its start (the link cannot
+// fill in it, so can_push() is 1 throughout, as in lockstep): Network::quantum_room().
 class FifoLink {
  public:
-  FifoLink(unsigned latency, unsigned depth) : latency_(latency), ring_(depth) {
-    depth_ = depth;
-  }
-  bool can_push() const { return ring_.size() < depth_; }
-  void push(const Beat &b, uint64_t now) {
-    Beat &s = ring_.back_slot();
-    s = b;
-    s.t_out = now + latency_;
-    ring_.push();
-  }
+  FifoLink(unsigned latency, unsigned depth);
+  // sending end
+  bool can_push() const { return tail_ - head_seen_ < depth_; }
   // push in place: fill slot() (all but t_out), then commit(now); only when can_push()
-  Beat &slot() { return ring_.back_slot(); }
+  Beat &slot() { return ring_[tail_ & mask_]; }
   void commit(uint64_t now) {
-    ring_.back_slot().t_out = now + latency_;
-    ring_.push();
+    ring_[tail_ & mask_].t_out = now + latency_;
+    ++tail_;
   }
+  void push(const Beat &b, uint64_t now) {
+    slot() = b;
+    commit(now);
+  }
+  // receiving end: the oldest beat if it is due by cycle now
   const Beat *peek(uint64_t now) const {
-    if (ring_.empty()) return nullptr;
-    const Beat &h = ring_.front();
+    if (head_ == tail_seen_) return nullptr;
+    const Beat &h = ring_[head_ & mask_];
     return h.t_out <= now ? &h : nullptr;
   }
-  void pop() { ring_.pop(); }
-  size_t occupancy() const { return ring_.size(); }
+  const Beat &front() const { return ring_[head_ & mask_]; }  // when peek() gave a beat
+  void pop() { ++head_; }
+  // both ends (only while no node runs)
+  void sync() {
+    head_seen_ = head_;
+    tail_seen_ = tail_;
+  }
+  size_t occupancy() const { return static_cast<size_t>(tail_ - head_); }
+  size_t room() const { return depth_ - occupancy(); }
   // beats that have reached the far end by cycle now (offered or waiting to be)
   size_t arrived(uint64_t now) const {
     size_t k = 0;
-    while (k < ring_.size() && ring_.at(k).t_out <= now) ++k;
+    while (k < occupancy() && ring_[(head_ + k) & mask_].t_out <= now) ++k;
     return k;
   }
   unsigned latency() const { return latency_; }
 
  private:
   unsigned latency_;
-  size_t depth_;
-  Ring<Beat> ring_;
+  uint64_t depth_, mask_;
+  std::vector<Beat> ring_;  // power-of-two slots >= depth
+  // each end's counters on its own cache line: two threads write them
+  alignas(64) uint64_t tail_ = 0;  // sending end
+  uint64_t head_seen_ = 0;
+  alignas(64) uint64_t head_ = 0;  // receiving end
+  uint64_t tail_seen_ = 0;
 };
 
 // What one link (direction) holds, for state dumps: from src to dst, `held` beats in all,
@@ -78,88 +97,86 @@ struct LinkState {
   size_t held, arrived;
 };
 
-// Per-cycle protocol (the system loop calls, for cycle t, in this order):
-//   tx_ready(i, t) and rx_peek(i, t) for every node (inputs of the cycle), then, after the
-//   models have settled, tx_push(i, beat, t) for every beat taken from node i
-//   (tvalid && tready) and rx_pop(i, t) for every offered beat node i took, then tick(t).
-// rx_peek must keep offering the same beat until it is popped (AXI-Stream stability), and
-// tx_ready may depend only on state at the start of the cycle.
+// Per-cycle protocol (the system loop calls, for cycle t): tx_ready(i) and rx_peek(i, t)
+// (inputs of the cycle), then, after the models have settled, tx_push(i, beat, t) for a
+// beat taken from node i (tvalid && tready) and rx_pop(i) for an offered beat node i took.
+// rx_peek must keep offering the same beat until it is popped (AXI-Stream stability);
+// tx_ready and rx_peek depend only on state as of the last sync(). The calls for node i
+// touch node i's state only (see the top of this file).
 class Network {
  public:
   virtual ~Network() = default;
-  virtual bool tx_ready(unsigned node, uint64_t now) = 0;
+  virtual bool tx_ready(unsigned node) = 0;
   virtual void tx_push(unsigned node, const Beat &b, uint64_t now) = 0;
   virtual const Beat *rx_peek(unsigned node, uint64_t now) = 0;
-  virtual void rx_pop(unsigned node, uint64_t now) = 0;
-  virtual void tick(uint64_t) {}
-  virtual bool idle() const = 0;  // no beat in flight anywhere
+  virtual void rx_pop(unsigned node) = 0;
+  // between cycles (no node running): publish each end's progress to the other
+  void sync() {
+    for (FifoLink &l : links_) l.sync();
+  }
+  // the longest quantum the nodes may run without seeing each other: the link latency,
+  // and no more cycles than the fullest link has room for beats
+  uint64_t quantum_room() const {
+    uint64_t q = latency_;
+    for (const FifoLink &l : links_)
+      if (l.room() < q) q = l.room();
+    return q;
+  }
+  bool idle() const {  // no beat in flight anywhere
+    for (const FifoLink &l : links_)
+      if (l.occupancy()) return false;
+    return true;
+  }
   virtual uint64_t dropped_packets() const { return 0; }
   virtual const char *name() const = 0;
-  // the last cycle a beat was pushed or popped on any link (0: none yet): the watchdog's
-  // movement on the links; every implementation sets last_move_ in tx_push (and its
-  // in-place form) and rx_pop
-  uint64_t last_move() const { return last_move_; }
   // the links, for state dumps (not on the per-cycle path)
-  virtual unsigned link_count() const = 0;
+  unsigned link_count() const { return static_cast<unsigned>(links_.size()); }
   virtual LinkState link_state(unsigned k, uint64_t now) const = 0;
 
  protected:
-  uint64_t last_move_ = 0;
+  Network(unsigned links, unsigned latency, unsigned depth);
+  unsigned latency_;
+  std::vector<FifoLink> links_;
 };
 
 // N = 2: node i transmits to node 1 - i. N = 1: node 0 to itself.
 class PointToPoint final : public Network {
  public:
   PointToPoint(unsigned nodes, unsigned latency, unsigned depth);
-  bool tx_ready(unsigned node, uint64_t) override { return link_[node].can_push(); }
-  void tx_push(unsigned node, const Beat &b, uint64_t now) override {
-    link_[node].push(b, now);
-    last_move_ = now;
-  }
+  bool tx_ready(unsigned node) override { return links_[node].can_push(); }
+  void tx_push(unsigned node, const Beat &b, uint64_t now) override { links_[node].push(b, now); }
   // tx_push in place (the system loop's fast path): fill tx_slot(node), then tx_commit
-  Beat &tx_slot(unsigned node) { return link_[node].slot(); }
-  void tx_commit(unsigned node, uint64_t now) {
-    link_[node].commit(now);
-    last_move_ = now;
+  Beat &tx_slot(unsigned node) { return links_[node].slot(); }
+  void tx_commit(unsigned node, uint64_t now) { links_[node].commit(now); }
+  const Beat *rx_peek(unsigned node, uint64_t now) override {
+    return links_[peer_[node]].peek(now);
   }
-  const Beat *rx_peek(unsigned node, uint64_t now) override { return link_[peer_[node]].peek(now); }
-  void rx_pop(unsigned node, uint64_t now) override {
-    link_[peer_[node]].pop();
-    last_move_ = now;
-  }
-  bool idle() const override {
-    for (const FifoLink &l : link_)
-      if (l.occupancy()) return false;
-    return true;
-  }
+  void rx_pop(unsigned node) override { links_[peer_[node]].pop(); }
   const char *name() const override { return "point-to-point"; }
-  unsigned link_count() const override { return static_cast<unsigned>(link_.size()); }
   LinkState link_state(unsigned k, uint64_t now) const override {
-    const FifoLink &l = link_[k];
-    return LinkState{k, link_.size() == 2 ? 1 - k : k, l.occupancy(), l.arrived(now)};
+    const FifoLink &l = links_[k];
+    return LinkState{k, links_.size() == 2 ? 1 - k : k, l.occupancy(), l.arrived(now)};
   }
 
  private:
-  std::vector<FifoLink> link_;  // link_[i]: from node i
-  unsigned peer_[2];            // peer_[i]: the node whose link feeds node i
+  unsigned peer_[2];  // peer_[i]: the node whose link feeds node i
 };
 
 // N > 2 without a switch: full mesh of FifoLinks, routing by dst_node of the header beat.
+// The delay from a source to a destination is the links' latency: the router adds none.
 class SimpleRouter final : public Network {
  public:
   SimpleRouter(unsigned nodes, unsigned latency, unsigned depth);
-  bool tx_ready(unsigned node, uint64_t now) override;
+  bool tx_ready(unsigned node) override;
   void tx_push(unsigned node, const Beat &b, uint64_t now) override;
   const Beat *rx_peek(unsigned node, uint64_t now) override;
-  void rx_pop(unsigned node, uint64_t now) override;
-  bool idle() const override {
-    for (const FifoLink &l : links_)
-      if (l.occupancy()) return false;
-    return true;
+  void rx_pop(unsigned node) override;
+  uint64_t dropped_packets() const override {
+    uint64_t k = 0;
+    for (const In &in : in_) k += in.dropped;
+    return k;
   }
-  uint64_t dropped_packets() const override { return dropped_; }
   const char *name() const override { return "simple-router"; }
-  unsigned link_count() const override { return static_cast<unsigned>(links_.size()); }
   LinkState link_state(unsigned k, uint64_t now) const override {
     const FifoLink &l = links_[k];
     return LinkState{k / n_, k % n_, l.occupancy(), l.arrived(now)};
@@ -168,18 +185,19 @@ class SimpleRouter final : public Network {
  private:
   FifoLink &link(unsigned src, unsigned dst) { return links_[src * n_ + dst]; }
   unsigned n_;
-  std::vector<FifoLink> links_;
-  struct In {
+  // per source (its sending side) and per destination (its output): each on its own
+  // cache line, written by the thread of its node
+  struct alignas(64) In {
     bool in_packet = false;  // next beat taken continues a packet
     int dst = -1;            // its destination (-1: dropped)
+    uint64_t dropped = 0;    // packets dropped
   };
-  struct Out {
+  struct alignas(64) Out {
     int src = -1;     // source the output is locked to (mid packet), -1: none
     unsigned rr = 0;  // next source to look at
   };
   std::vector<In> in_;
   std::vector<Out> out_;
-  uint64_t dropped_ = 0;
 };
 
 }  // namespace qsim

@@ -10,7 +10,8 @@
  * default (mmio_write64 and desc_write return 0 after the CPU's issue time, like the mmap
  * backend; a refused write shows as channel ERROR, CNT_DESC_ERR and
  * qrdma_sim_mmio_errors()); with options.mmio_sync_writes = 1 every write waits for its
- * B response and returns QRDMA_ESLVERR when refused. One thread drives all nodes.
+ * B response and returns QRDMA_ESLVERR when refused. One thread calls the backend (inside a
+ * call the simulation may run its nodes on several threads, options.threads).
  */
 #ifndef QRDMA_BACKEND_SIM_H
 #define QRDMA_BACKEND_SIM_H
@@ -34,8 +35,9 @@ qrdma_sim *qrdma_backend_sim_get(struct qrdma_backend *be);
 /* qrdma_tool_backend_open (qrdma_backend.h) of the simulation: spec is NULL or a comma-
  * separated list of key=value: nodes (2), mem (bytes, suffix K/M/G; 64M), mem_rd (200),
  * mem_wr (100), mmio_rt (30), mmio_wr (1), max_posted (64), sync_writes (0), link (100),
- * link_depth (0 = auto), watchdog (cycles, 200000; 0 = off), watchdog_exit (1), trace (VCD
- * prefix, TRACE=1 builds). Latencies in cycles of the 200 MHz clock. A watchdog trip
+ * link_depth (0 = auto), watchdog (cycles, 200000; 0 = off), watchdog_exit (1), threads
+ * (options.threads: 0 one thread, 1 threaded; default: QRDMA_SIM_THREADS, else threaded),
+ * trace (VCD prefix, TRACE=1 builds). Latencies in cycles of the 200 MHz clock. A watchdog trip
  * (qrdma_sim.h options.watchdog_cycles) exits the process with QRDMA_SIM_EXIT_STALL unless
  * watchdog_exit=0. */
 

@@ -4,8 +4,6 @@
 // The C API of qrdma_sim.h on top of qsim::System.
 #include "qrdma_sim.h"
 
-#include "huge_code.h"
-
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -69,6 +67,7 @@ void qrdma_sim_default_options(qrdma_sim_options *o) {
   o->reset_cycles = 16;
   o->watchdog_cycles = 200000;
   o->watchdog_exit = 1;
+  o->threads = QRDMA_SIM_THREADS_AUTO;
 }
 
 qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
@@ -77,7 +76,6 @@ qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
     o = *opt;
   else
     qrdma_sim_default_options(&o);
-  qsim::huge_code();  // once per process (docs/sim.md "Speed")
   try {
     return new qrdma_sim(nodes, o);
   } catch (const std::exception &e) {
@@ -92,7 +90,7 @@ unsigned qrdma_sim_num_nodes(const qrdma_sim *s) { return s ? s->sys.size() : 0;
 unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }
 unsigned qrdma_sim_host_data_w(void) { return QRDMA_SIM_HOST_DATA_W; }
 int qrdma_sim_has_trace(void) { return QRDMA_SIM_TRACE; }
-unsigned long qrdma_sim_huge_code_bytes(void) { return qsim::huge_code(); }
+unsigned qrdma_sim_threads(const qrdma_sim *s) { return s ? s->sys.threads() : 0; }
 const char *qrdma_sim_network_name(const qrdma_sim *s) {
   return s->sys.net().name();
 }
@@ -196,12 +194,19 @@ int64_t qrdma_sim_wait_mem64(qrdma_sim *s, unsigned node, uint64_t addr, uint64_
                              uint64_t want, uint64_t max_cycles) {
   const uint8_t *p = static_cast<const uint8_t *>(mem_span(s, node, addr, 8, __func__));
   if (!p) return -1;
-  for (uint64_t k = 0;; ++k) {
+  const qsim::HostMem &mem = s->sys.node(node).mem;
+  for (uint64_t k = 0;;) {
     uint64_t v;
     memcpy(&v, p, 8);
     if ((v & mask) == want) return static_cast<int64_t>(k);
     if (max_cycles && k >= max_cycles) return -1;
-    s->sys.step(1);
+    // the word cannot change before the NIC's next write lands: step there at once
+    const uint64_t now = s->sys.now();
+    uint64_t n = mem.next_write(now) - now;
+    if (n == 0) n = 1;
+    if (max_cycles && n > max_cycles - k) n = max_cycles - k;
+    s->sys.step(n);
+    k += n;
   }
 }
 

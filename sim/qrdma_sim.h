@@ -12,7 +12,9 @@
  * Time only advances inside qrdma_sim_* calls: qrdma_sim_step() and the calls that stand
  * for CPU work (an MMIO read blocks for its round trip, a posted write for its issue
  * time, the wait helpers step until their condition holds). The API is single-threaded:
- * one thread drives all nodes of a qrdma_sim.
+ * one thread drives all nodes of a qrdma_sim. Inside a call the nodes may run on several
+ * threads (options.threads), with the same results cycle for cycle; whenever a call
+ * returns, every node has reached qrdma_sim_now().
  *
  * Host memory addresses are device (bus) addresses of that node's memory, 0 .. mem_bytes-1;
  * qrdma_sim_mem() turns them into CPU pointers (valid until qrdma_sim_destroy).
@@ -32,6 +34,8 @@ extern "C" {
 /* exit status of a process whose watchdog trips with options.watchdog_exit (docs/sim.md
  * "Watchdog") */
 #define QRDMA_SIM_EXIT_STALL 4
+/* options.threads: threaded when it can help (see there) */
+#define QRDMA_SIM_THREADS_AUTO (-1)
 
 typedef struct qrdma_sim qrdma_sim;
 
@@ -64,6 +68,13 @@ typedef struct qrdma_sim_options {
     uint32_t watchdog_exit;    /* 1: a trip dumps the state to stderr, records a
                                   QRDMA_SIM_ERR_STALL error and exits the process with
                                   QRDMA_SIM_EXIT_STALL; 0: dumps and records only (1) */
+    int32_t threads;           /* 0: all nodes on the calling thread; 1: the nodes spread
+                                  over one thread per CPU the process may use (at most one
+                                  per node), run in quanta of up to link_latency cycles;
+                                  k > 1: k threads; QRDMA_SIM_THREADS_AUTO (default): the
+                                  environment's QRDMA_SIM_THREADS if set, else 1. One thread
+                                  whatever the setting for N = 1, a link_latency below 8 and
+                                  TRACE=1 builds (docs/sim.md "Threads") */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
@@ -77,9 +88,7 @@ unsigned qrdma_sim_num_nodes(const qrdma_sim *s);
 unsigned qrdma_sim_max_nodes(void);       /* NUM_NODES the NIC model was built with */
 unsigned qrdma_sim_host_data_w(void);     /* host port width the model was built with */
 int qrdma_sim_has_trace(void);            /* 1: built with TRACE=1 (options.trace works) */
-/* bytes of the executable's code and constants moved onto transparent huge pages by the
- * first qrdma_sim_create of the process (0: none; docs/sim.md "Speed") */
-unsigned long qrdma_sim_huge_code_bytes(void);
+unsigned qrdma_sim_threads(const qrdma_sim *s); /* threads running the nodes (1: lockstep) */
 const char *qrdma_sim_network_name(const qrdma_sim *s);
 
 /* ------------------------------------------------------------------ time */

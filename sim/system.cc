@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// System: node construction, reset, the lockstep cycle loop and the CPU operations.
+// System: node construction, reset, the cycle loop in lockstep and in threaded quanta,
+// and the CPU operations (see system.h).
 #include "system.h"
 
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "Vqrdma_nic.h"
-#include "Vqrdma_nic___024root.h"
 #include "qrdma_fmt.h"
 #include "verilated.h"
 
@@ -21,21 +26,6 @@
 #ifndef QRDMA_SIM_TRACE
 #define QRDMA_SIM_TRACE 0
 #endif
-#ifndef QRDMA_SIM_FAST_EVAL
-#define QRDMA_SIM_FAST_EVAL 0
-#endif
-#if QRDMA_SIM_FAST_EVAL
-#include "Vqrdma_nic__Syms.h"
-// The rising edge without Vqrdma_nic::eval(): eval() wraps the generated
-// Vqrdma_nic___024root___eval in runtime bookkeeping that is a no-op for this model (three
-// mutexes, ~100 instructions per call), and that in turn wraps the model's input and
-// clocked functions in a scheduler that, on a rising clk edge, always calls them once each
-// (~100 more). sim/check_fast_eval.py proves both from the generated code at every
-// Verilation (sim/Makefile FAST_EVAL=1) and writes qrdma_fast_eval.h, whose
-// qrdma_fast_eval_rise() calls exactly those functions; a Verilator that generates
-// something else fails the check, a renamed function fails the link.
-#include "qrdma_fast_eval.h"
-#endif
 #if QRDMA_SIM_TRACE
 #include "verilated_vcd_c.h"
 #endif
@@ -43,46 +33,131 @@
 namespace qsim {
 
 namespace {
-// One evaluation per cycle (docs/sim.md "The cycle loop"): the falling edge is not
-// evaluated, only recorded as the clock value the model last saw, so that the next rising
-// edge triggers. This needs the model's trigger state, an internal of the Verilated class;
-// with a Verilator that names it differently the harness falls back to evaluating both
-// edges (the result is the same, only slower).
-template <typename R>
-auto record_fall(R *r, int) -> decltype(r->__Vtrigprevexpr___TOP__clk__0 = 0, bool()) {
-  r->__Vtrigprevexpr___TOP__clk__0 = 0;
-  return true;
-}
-template <typename R>
-bool record_fall(R *, long) {
-  return false;
-}
-
-// The rising edge's evaluation in the one-evaluation flow (see QRDMA_SIM_FAST_EVAL above);
-// the model must have been evaluated once through eval() (its initialisation), which
-// System's constructor does and checks.
-inline void eval_fast(Vqrdma_nic &m) {
-#if QRDMA_SIM_FAST_EVAL
-  qrdma_fast_eval_rise(m.rootp);
-#else
-  m.eval();
-#endif
-}
-bool fast_eval_ready(const Vqrdma_nic &m) {
-#if QRDMA_SIM_FAST_EVAL
-  return m.threads() == 1 && m.rootp->vlSymsp->__Vm_didInit;
-#else
-  (void)m;
-  return true;
-#endif
-}
-
 // A beat taken from node i's m_axis_tx: filled in place in a PointToPoint link, through a
 // local Beat and tx_push otherwise (the same beat reaches the link either way).
 inline Beat &tx_slot(PointToPoint &net, unsigned i, Beat &) { return net.tx_slot(i); }
 inline Beat &tx_slot(Network &, unsigned, Beat &local) { return local; }
 inline void tx_commit(PointToPoint &net, unsigned i, Beat &, uint64_t t) { net.tx_commit(i, t); }
 inline void tx_commit(Network &net, unsigned i, Beat &b, uint64_t t) { net.tx_push(i, b, t); }
+
+// The signature's hash: FNV-1a over the bytes of each value, in the order sign() gives
+// them. Fnv folds at once (lockstep); Bytes keeps the bytes for folding after a quantum.
+struct Fnv {
+  uint64_t h;
+  template <typename T>
+  void put(const T &v) {
+    const unsigned char *p = reinterpret_cast<const unsigned char *>(&v);
+    for (size_t k = 0; k < sizeof v; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  }
+  void put_bytes(const uint8_t *p, size_t n) {
+    for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  }
+};
+struct Bytes {
+  std::vector<uint8_t> &b;
+  template <typename T>
+  void put(const T &v) {
+    const size_t at = b.size();
+    b.resize(at + sizeof v);
+    memcpy(b.data() + at, &v, sizeof v);
+  }
+};
+
+// Every output of the NIC in this cycle that means something: each valid, its payload
+// while valid, and each ready the NIC drives where the harness offers a valid.
+template <class S>
+void sign(const Vqrdma_nic &m, S &s) {
+  s.put(m.ready);
+  // host port (AXI4 slave): readies against the harness's valids, B and R channels
+  s.put(uint8_t(m.s_axi_awready && m.s_axi_awvalid));
+  s.put(uint8_t(m.s_axi_wready && m.s_axi_wvalid));
+  s.put(uint8_t(m.s_axi_arready && m.s_axi_arvalid));
+  s.put(m.s_axi_bvalid);
+  if (m.s_axi_bvalid) {
+    s.put(m.s_axi_bid);
+    s.put(m.s_axi_bresp);
+  }
+  s.put(m.s_axi_rvalid);
+  if (m.s_axi_rvalid) {
+    s.put(m.s_axi_rid);
+    s.put(m.s_axi_rresp);
+    s.put(m.s_axi_rlast);
+    s.put(m.s_axi_rdata);
+  }
+  // memory port (AXI4 master)
+  s.put(m.m_axi_awvalid);
+  if (m.m_axi_awvalid) {
+    s.put(m.m_axi_awid);
+    s.put(m.m_axi_awaddr);
+    s.put(m.m_axi_awlen);
+    s.put(m.m_axi_awsize);
+    s.put(m.m_axi_awburst);
+  }
+  s.put(m.m_axi_wvalid);
+  if (m.m_axi_wvalid) {
+    s.put(m.m_axi_wdata);
+    s.put(m.m_axi_wstrb);
+    s.put(m.m_axi_wlast);
+  }
+  s.put(uint8_t(m.m_axi_bready && m.m_axi_bvalid));
+  s.put(m.m_axi_arvalid);
+  if (m.m_axi_arvalid) {
+    s.put(m.m_axi_arid);
+    s.put(m.m_axi_araddr);
+    s.put(m.m_axi_arlen);
+    s.put(m.m_axi_arsize);
+    s.put(m.m_axi_arburst);
+  }
+  s.put(uint8_t(m.m_axi_rready && m.m_axi_rvalid));
+  // link
+  s.put(m.m_axis_tx_tvalid);
+  if (m.m_axis_tx_tvalid) {
+    s.put(m.m_axis_tx_tdata);
+    s.put(m.m_axis_tx_tkeep);
+    s.put(m.m_axis_tx_tuser);
+    s.put(m.m_axis_tx_tlast);
+  }
+  s.put(uint8_t(m.s_axis_rx_tready && m.s_axis_rx_tvalid));
+}
+
+// options.threads with QRDMA_SIM_THREADS_AUTO resolved: the environment's
+// QRDMA_SIM_THREADS if set, else QRDMA_SIM_THREADS_AUTO
+int32_t threads_option(const qrdma_sim_options &o) {
+  if (o.threads != QRDMA_SIM_THREADS_AUTO) return o.threads;
+  const char *e = getenv("QRDMA_SIM_THREADS");
+  return e && *e ? atoi(e) : QRDMA_SIM_THREADS_AUTO;
+}
+
+// Threads of a threaded system: at most one per node and per CPU the process may run on
+// (threads option 1 or automatic) or the number asked for; 1 for N = 1, a link latency
+// below min_latency and TRACE=1 builds.
+unsigned thread_count(int32_t want, unsigned nodes, unsigned latency, unsigned min_latency) {
+  if (want == 0 || nodes < 2 || latency < min_latency || QRDMA_SIM_TRACE) return 1;
+  unsigned cpus = std::thread::hardware_concurrency();
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+  unsigned n = want > 1 ? static_cast<unsigned>(want) : cpus;
+  return std::max(1u, std::min(n, nodes));
+}
+
+constexpr const char *kRtlError = "RTL error ($fatal or assertion) in a NIC model";
+
+double now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+// A node's Verilator context: one thread (the model is single-threaded: no thread pool),
+// an RTL $fatal / assertion reported, not exit()ed.
+VerilatedContext *new_context() {
+  VerilatedContext *c = new VerilatedContext;
+  c->threads(1);
+  c->fatalOnError(false);
+  return c;
+}
 }  // namespace
 
 uint64_t Allocator::alloc(uint64_t size, uint64_t align) {
@@ -125,11 +200,15 @@ bool Allocator::free(uint64_t addr) {
   return true;
 }
 
-Node::Node(unsigned index, const qrdma_sim_options &o, VerilatedContext *ctx, Diag &diag)
-    : nic(new Vqrdma_nic(ctx, ("node" + std::to_string(index)).c_str())),
-      mem(index, o.mem_bytes, o.mem_rd_latency, o.mem_wr_latency, o.mem_max_bursts, diag),
-      mmio(index, o.mmio_rt_cycles, diag),
-      alloc(o.mem_bytes > 4096 ? 4096 : 0, o.mem_bytes) {}
+Node::Node(unsigned index, const qrdma_sim_options &o, Diag &diag)
+    : ctx(new_context()),
+      nic(new Vqrdma_nic(ctx.get(), ("node" + std::to_string(index)).c_str())),
+      log(diag),
+      mem(index, o.mem_bytes, o.mem_rd_latency, o.mem_wr_latency, o.mem_max_bursts, log),
+      mmio(index, o.mmio_rt_cycles, log),
+      alloc(o.mem_bytes > 4096 ? 4096 : 0, o.mem_bytes),
+      wd(System::kMaxQuantum) {
+}
 
 Node::~Node() {
 #if QRDMA_SIM_TRACE
@@ -138,10 +217,10 @@ Node::~Node() {
     delete vcd;
   }
 #endif
+  nic.reset();  // before its context
 }
 
-System::System(unsigned nodes, const qrdma_sim_options &opt)
-    : opt_(opt), ctx_(new VerilatedContext) {
+System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
   diag_.now = &now_;
   if (nodes < 1 || nodes > QRDMA_SIM_NIC_NODES)
     throw std::invalid_argument("nodes must be 1.." + std::to_string(QRDMA_SIM_NIC_NODES) +
@@ -153,17 +232,15 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
     if (depth < 256) depth = 256;
   }
   opt_.link_depth = depth;
-  ctx_->fatalOnError(false);  // an RTL $fatal / assertion is reported, not exit()ed
-#if QRDMA_SIM_TRACE
-  if (opt_.trace) ctx_->traceEverOn(true);
-#else
+#if !QRDMA_SIM_TRACE
   if (opt_.trace) throw std::invalid_argument("options.trace needs a TRACE=1 build");
 #endif
-  for (unsigned i = 0; i < nodes; ++i) nodes_.emplace_back(new Node(i, opt_, ctx_.get(), diag_));
+  for (unsigned i = 0; i < nodes; ++i) nodes_.emplace_back(new Node(i, opt_, diag_));
 #if QRDMA_SIM_TRACE
   if (opt_.trace) {
     for (unsigned i = 0; i < nodes; ++i) {
       Node &nd = *nodes_[i];
+      nd.ctx->traceEverOn(true);
       nd.vcd = new VerilatedVcdC;
       nd.nic->trace(nd.vcd, 99);
       nd.vcd->open((std::string(opt_.trace) + ".node" + std::to_string(i) + ".vcd").c_str());
@@ -174,6 +251,13 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
     net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   else
     net_.reset(new SimpleRouter(nodes, opt_.link_latency, depth));
+  const int32_t want = threads_option(opt_);
+  const unsigned threads = thread_count(want, nodes, opt_.link_latency, kMinLatency);
+  if (threads > 1) {
+    crew_.reset(new Crew(threads, nodes));
+    threaded_ = true;
+    adapt_ = want == QRDMA_SIM_THREADS_AUTO;
+  }
 
   both_edges_ = opt_.eval_both_edges || QRDMA_SIM_TRACE;
   for (auto &n : nodes_) {
@@ -182,9 +266,8 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
     m.tx_pause = 0;
     m.rst = 1;
     m.clk = 0;
+    Verilated::threadContextp(n->ctx.get());
     m.eval();  // outputs settle before the first cycle samples them
-    if (!record_fall(m.rootp, 0)) both_edges_ = true;
-    if (!fast_eval_ready(m)) both_edges_ = true;
   }
   step(opt_.reset_cycles ? opt_.reset_cycles : 1);
   for (auto &n : nodes_) n->nic->rst = 0;
@@ -194,12 +277,13 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
   // through the harness pays the initialisation.
   const uint64_t rx_init_done = now_ + uint64_t(QRDMA_SIM_NIC_NODES) * 1024 + 16;
   const uint64_t limit = now_ + 100000;
+  step(rx_init_done - now_);
   for (;;) {
     bool all = true;
     for (auto &n : nodes_) all = all && n->nic->ready;
-    if (all && now_ >= rx_init_done) break;
+    if (all) break;
     if (now_ >= limit) throw std::runtime_error("NICs not ready 100000 cycles after reset");
-    cycle();
+    step(1);
   }
   // the watchdog watches from here on
   wd_ok_ = now_;
@@ -207,150 +291,269 @@ System::System(unsigned nodes, const qrdma_sim_options &opt)
 }
 
 System::~System() {
-  for (auto &n : nodes_) n->nic->final();
+  crew_.reset();
+  for (auto &n : nodes_) {
+    Verilated::threadContextp(n->ctx.get());
+    n->nic->final();
+  }
+}
+
+// ---- the cycle loop
+
+// Node i's inputs of cycle t (in the reference flow also its memory's and MMIO port's, and
+// the falling edge).
+template <bool Both, class Net>
+inline void System::inputs(Node &nd, unsigned i, Net &net, uint64_t t) {
+  Vqrdma_nic &m = *nd.nic;
+  if (Both) {
+    nd.mem.drive(m, t);
+    nd.mmio.drive(m, t);
+  }
+  m.m_axis_tx_tready = net.tx_ready(i);
+  const Beat *rb = net.rx_peek(i, t);
+  nd.rx_offered = rb;
+  if (rb) {
+    memcpy(m.s_axis_rx_tdata.data(), rb->data, sizeof rb->data);
+    m.s_axis_rx_tkeep = rb->keep;
+    m.s_axis_rx_tuser = rb->user;
+    m.s_axis_rx_tlast = rb->last;
+    m.s_axis_rx_tvalid = 1;
+  } else {
+    m.s_axis_rx_tvalid = 0;
+  }
+  if (Both) {
+    m.clk = 0;
+    m.eval();
+#if QRDMA_SIM_TRACE
+    if (nd.vcd) nd.vcd->dump(5000 * t + 2500);  // in ps at 200 MHz: falling edge mid-cycle
+#endif
+  }
+}
+
+// Node i's handshakes of cycle t and its rising edge. In the default flow the memory and
+// MMIO models drive their inputs here, right before they sample (the model is not
+// evaluated in between and they depend on no other node, so the handshakes are the same),
+// and the falling edge is evaluated right after the rising one (the NIC's outputs depend
+// on its registers only: it changes nothing the next cycle samples). Returns busy | nq_wait
+// << 1 of the cycle (NIC outputs as the last rising edge left them) | 4 for an RTL error.
+// Keep: a quantum's cycle (the signature's bytes kept), else lockstep (folded at once).
+template <bool Both, bool Keep, class Net>
+inline unsigned System::edge(Node &nd, unsigned i, Net &net, uint64_t t) {
+  Vqrdma_nic &m = *nd.nic;
+  if (Both) {
+    nd.mem.sample(m, t);
+    nd.mmio.sample(m, t);
+  } else {
+    nd.mem.cycle(m, t);
+    nd.mmio.cycle(m, t);
+  }
+  unsigned wd = m.busy | m.nq_wait << 1;
+  if (m.m_axis_tx_tvalid && m.m_axis_tx_tready) {
+    Beat b;
+    Beat &s = tx_slot(net, i, b);  // PointToPoint: the link's own slot, no second copy
+    memcpy(s.data, m.m_axis_tx_tdata.data(), sizeof s.data);
+    s.keep = m.m_axis_tx_tkeep;
+    s.user = m.m_axis_tx_tuser;
+    s.last = m.m_axis_tx_tlast;
+    tx_commit(net, i, s, t);
+    ++nd.tx_beats;
+    nd.link_move = t;
+  }
+  if (nd.rx_offered && m.s_axis_rx_tready) {
+    net.rx_pop(i);
+    ++nd.rx_beats;
+    nd.link_move = t;
+  }
+  if (opt_.signature) {
+    if (Keep) {
+      Bytes s{nd.sig};
+      sign(m, s);
+      nd.sig_end.push_back(static_cast<uint32_t>(nd.sig.size()));
+    } else {
+      Fnv s{sig_ ^ t};
+      sign(m, s);
+      sig_ = s.h;
+    }
+  }
+  m.clk = 1;
+  m.eval();
+#if QRDMA_SIM_TRACE
+  if (nd.vcd) nd.vcd->dump(5000 * t + 5000);
+#endif
+  if (!Both) {
+    m.clk = 0;
+    m.eval();
+  }
+  if (nd.ctx->gotError()) {
+    nd.ctx->gotError(false);
+    wd |= 4;
+  }
+  return wd;
 }
 
 template <bool Both, class Net>
-void System::cycle_on(Net &net) {
+void System::lockstep(Net &net) {
   const uint64_t t = now_;
   const unsigned n = static_cast<unsigned>(nodes_.size());
-  // locals: the calls below are opaque, members would be reloaded after each
-  std::unique_ptr<Node> *const nodes = nodes_.data();
-  constexpr bool both = Both;  // both_edges_
-  const bool signature = opt_.signature;
-  // the watchdog's view of the cycle (NIC outputs as the last rising edge left them): bit 0
-  // some NIC busy, bit 1 some NIC's nq_wait
+  std::unique_ptr<Node> *const nodes = nodes_.data();  // a local: the calls are opaque
+  net.sync();  // each end sees the other as of the start of the cycle
+  for (unsigned i = 0; i < n; ++i) {
+    Verilated::threadContextp(nodes[i]->ctx.get());  // see node_quantum()
+    inputs<Both>(*nodes[i], i, net, t);
+  }
   unsigned wd = 0;
-  // 1. inputs of cycle t (and, evaluating both edges, the falling edge). With one
-  // evaluation per cycle the memory and MMIO models drive their inputs in step 2, right
-  // before they sample: the model is not evaluated in between, and they depend on no
-  // other node, so the handshakes are the same.
   for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes[i];
-    Vqrdma_nic &m = *nd.nic;
-    Vqrdma_nic___024root &r = *m.rootp;  // its ports as members: one load fewer each
-    if (both) {
-      nd.mem.drive(r, t);
-      nd.mmio.drive(r, t);
-    }
-    r.m_axis_tx_tready = net.tx_ready(i, t);
-    const Beat *rb = net.rx_peek(i, t);
-    nd.rx_offered = rb;
-    if (rb) {
-      memcpy(r.s_axis_rx_tdata.data(), rb->data, sizeof rb->data);
-      r.s_axis_rx_tkeep = rb->keep;
-      r.s_axis_rx_tuser = rb->user;
-      r.s_axis_rx_tlast = rb->last;
-      r.s_axis_rx_tvalid = 1;
-    } else {
-      r.s_axis_rx_tvalid = 0;
-    }
-    if (both) {
-      r.clk = 0;
-      m.eval();
-#if QRDMA_SIM_TRACE
-      if (nd.vcd) nd.vcd->dump(5000 * t + 2500);  // in ps at 200 MHz: falling edge mid-cycle
-#endif
-    }
+    Verilated::threadContextp(nodes[i]->ctx.get());
+    wd |= edge<Both, false>(*nodes[i], i, net, t);
   }
-  // 2. handshakes of cycle t, rising edge
-  for (unsigned i = 0; i < n; ++i) {
-    Node &nd = *nodes[i];
-    Vqrdma_nic &m = *nd.nic;
-    Vqrdma_nic___024root &r = *m.rootp;  // its ports as members: one load fewer each
-    if (both) {
-      nd.mem.sample(r, t);
-      nd.mmio.sample(r, t);
-    } else {
-      nd.mem.cycle(r, t);
-      nd.mmio.cycle(r, t);
-    }
-    wd |= r.busy | r.nq_wait << 1;  // outputs of cycle t: the rising edge comes below
-    if (r.m_axis_tx_tvalid && r.m_axis_tx_tready) {
-      Beat b;
-      Beat &s = tx_slot(net, i, b);  // PointToPoint: the link's own slot, no second copy
-      memcpy(s.data, r.m_axis_tx_tdata.data(), sizeof s.data);
-      s.keep = r.m_axis_tx_tkeep;
-      s.user = r.m_axis_tx_tuser;
-      s.last = r.m_axis_tx_tlast;
-      tx_commit(net, i, s, t);
-      ++nd.tx_beats;
-    }
-    if (nd.rx_offered && r.s_axis_rx_tready) {
-      net.rx_pop(i, t);
-      ++nd.rx_beats;
-    }
-    if (signature) sign(nd);
-    r.clk = 1;
-    if (both) {  // the reference flow: public API only
-      m.eval();
-#if QRDMA_SIM_TRACE
-      if (nd.vcd) nd.vcd->dump(5000 * t + 5000);
-#endif
-    } else {
-      eval_fast(m);
-      r.clk = 0;
-      record_fall(m.rootp, 0);
-    }
-  }
-  net.tick(t);
-  // link and memory movement is folded in by watchdog() (Network and HostMem last_move)
-  if (wd != 1)
+  end_cycle(t, wd);
+}
+
+// The end of cycle t: the watchdog (bits 0, 1 of wd: some NIC busy, some NIC's nq_wait;
+// the link and memory movement is folded in by watchdog()), the clock, an RTL error (bit
+// 2), which is reported with the cycle after t.
+void System::end_cycle(uint64_t t, unsigned wd) {
+  if ((wd & 3) != 1)
     wd_ok_ = t;
   else if (t - wd_ok_ >= wd_limit_)
     watchdog(t);
   now_ = t + 1;
-  if (ctx_->gotError()) {
-    diag_.error(QRDMA_SIM_ERR_RTL, "RTL error ($fatal or assertion) in a NIC model");
-    ctx_->gotError(false);
+  if (wd & 4) diag_.error(QRDMA_SIM_ERR_RTL, "%s", kRtlError);
+}
+
+void System::step(uint64_t cycles) {
+  if (threaded_) {
+    while (cycles) {
+      const uint64_t q = quantum(cycles);
+      run_quantum(q);
+      cycles -= q;
+    }
+  } else {
+    while (cycles--) cycle();
+  }
+  if (adapt_ && now_ >= win_end_) adapt();
+}
+
+// The quantum that may start at now_: at most `want` and kMaxQuantum cycles; no node may
+// see another's output of the quantum inside it (Network::quantum_room; one cycle always
+// can: every node sees the others as of its start, as in lockstep); and the watchdog can
+// trip in its last cycle at the earliest, where every node has reached the end of the
+// cycle as in lockstep: wd_ok_ + wd_limit_, or, after a trip that nothing has ended yet,
+// wd_limit_ cycles after the first cycle that could end it.
+uint64_t System::quantum(uint64_t want) {
+  uint64_t q = std::min(std::min(want, kMaxQuantum), std::max<uint64_t>(net_->quantum_room(), 1));
+  if (wd_limit_ != UINT64_MAX) {
+    watchdog_fold();
+    const uint64_t trip = (wd_ok_ == wd_trip_ok_ ? now_ : wd_ok_) + wd_limit_;
+    q = std::min(q, trip >= now_ ? trip - now_ + 1 : 1);
+  }
+  return q;
+}
+
+void System::run_quantum(uint64_t q) {
+  q_t0_ = now_;
+  q_len_ = q;
+  net_->sync();
+  for (auto &n : nodes_) {
+    n->log.keep(true);
+    n->sig.clear();
+    n->sig_end.clear();
+  }
+  crew_->run(&System::quantum_member, this, size());
+  for (auto &n : nodes_) n->log.keep(false);
+  fold_quantum();
+}
+
+// The automatic choice at the end of a window: the speed of the mode used in it; after a
+// window that tried the other mode, the faster of the two; after probe_every_ windows, a
+// window of the other mode.
+void System::adapt() {
+  const double t = now_ns();
+  if (win_t0_ != 0) {
+    const uint64_t cycles = now_ - (win_end_ - kAdaptWindow);
+    ns_per_cycle_[threaded_] = (t - win_t0_) / static_cast<double>(cycles ? cycles : 1);
+    if (probing_) {
+      probing_ = false;
+      const bool faster = ns_per_cycle_[1] <= ns_per_cycle_[0];
+      probe_every_ = faster == threaded_ ? kAdaptProbe : std::min(2 * probe_every_, kAdaptProbeMax);
+      threaded_ = faster;
+    } else if (++since_probe_ >= probe_every_ || ns_per_cycle_[!threaded_] == 0) {
+      since_probe_ = 0;
+      probing_ = true;
+      threaded_ = !threaded_;
+    }
+  }
+  win_t0_ = t;
+  win_end_ = now_ + kAdaptWindow;
+}
+
+// Node i's cycles of the quantum, on the crew member that claimed it.
+void System::quantum_member(void *self, unsigned i) {
+  System &s = *static_cast<System *>(self);
+  Node &nd = *s.nodes_[i];
+  if (s.p2p_)
+    s.both_edges_ ? s.node_quantum<true>(nd, i, *s.p2p_) : s.node_quantum<false>(nd, i, *s.p2p_);
+  else
+    s.both_edges_ ? s.node_quantum<true>(nd, i, *s.net_) : s.node_quantum<false>(nd, i, *s.net_);
+}
+
+template <bool Both, class Net>
+void System::node_quantum(Node &nd, unsigned i, Net &net) {
+  const uint64_t t0 = q_t0_, q = q_len_;
+  // the thread's Verilator context: where the runtime records an RTL error ($stop, $fatal,
+  // an assertion) of the model it evaluates, which edge() then finds in the node's context
+  Verilated::threadContextp(nd.ctx.get());
+  for (uint64_t k = 0; k < q; ++k) {
+    inputs<Both>(nd, i, net, t0 + k);
+    nd.wd[k] = static_cast<uint8_t>(edge<Both, true>(nd, i, net, t0 + k));
   }
 }
 
-namespace {
-// FNV-1a over the bytes of one value
-template <typename T>
-inline uint64_t fold(uint64_t h, const T &v) {
-  const unsigned char *p = reinterpret_cast<const unsigned char *>(&v);
-  for (size_t k = 0; k < sizeof v; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
-  return h;
+// After a quantum: what the nodes recorded, folded in cycle by cycle and node by node, as
+// lockstep folds it: each node's errors, the signature, the watchdog's view, an RTL error.
+// The last cycle ends as in lockstep (end_cycle): every node stands where lockstep leaves
+// it, so a watchdog trip there dumps the same state; no trip is due before it (quantum()).
+void System::fold_quantum() {
+  const unsigned n = size();
+  size_t at[QRDMA_SIM_NIC_NODES] = {};  // per node: its next kept error
+  for (uint64_t k = 0; k < q_len_; ++k) {
+    const uint64_t t = q_t0_ + k;
+    unsigned wd = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      Node &nd = *nodes_[i];
+      const std::vector<NodeLog::Entry> &kept = nd.log.kept();
+      for (; at[i] < kept.size() && kept[at[i]].t == t; ++at[i])
+        diag_.record(t, kept[at[i]].cat, kept[at[i]].text.c_str());
+      wd |= nd.wd[k];
+    }
+    if (opt_.signature) {
+      for (unsigned i = 0; i < n; ++i) {
+        const Node &nd = *nodes_[i];
+        const uint32_t b = k ? nd.sig_end[k - 1] : 0, e = nd.sig_end[k];
+        Fnv s{sig_ ^ t};
+        s.put_bytes(nd.sig.data() + b, e - b);
+        sig_ = s.h;
+      }
+    }
+    now_ = t;
+    if (k + 1 == q_len_) {
+      end_cycle(t, wd);
+    } else {
+      if ((wd & 3) != 1) wd_ok_ = t;
+      if (wd & 4) diag_.record(t + 1, QRDMA_SIM_ERR_RTL, kRtlError);
+    }
+  }
+  for (auto &nd : nodes_) nd->log.kept().clear();
 }
-}  // namespace
 
-// Every output of the NIC in this cycle that means something: each valid, its payload
-// while valid, and each ready the NIC drives where the harness offers a valid.
-void System::sign(const Node &nd) {
-  const Vqrdma_nic &m = *nd.nic;
-  uint64_t h = sig_ ^ now_;
-  h = fold(h, m.ready);
-  // host port (AXI4 slave): readies against the harness's valids, B and R channels
-  h = fold(h, uint8_t(m.s_axi_awready && m.s_axi_awvalid));
-  h = fold(h, uint8_t(m.s_axi_wready && m.s_axi_wvalid));
-  h = fold(h, uint8_t(m.s_axi_arready && m.s_axi_arvalid));
-  h = fold(h, m.s_axi_bvalid);
-  if (m.s_axi_bvalid) h = fold(fold(h, m.s_axi_bid), m.s_axi_bresp);
-  h = fold(h, m.s_axi_rvalid);
-  if (m.s_axi_rvalid)
-    h = fold(fold(fold(fold(h, m.s_axi_rid), m.s_axi_rresp), m.s_axi_rlast), m.s_axi_rdata);
-  // memory port (AXI4 master)
-  h = fold(h, m.m_axi_awvalid);
-  if (m.m_axi_awvalid)
-    h = fold(fold(fold(fold(fold(h, m.m_axi_awid), m.m_axi_awaddr), m.m_axi_awlen),
-                  m.m_axi_awsize), m.m_axi_awburst);
-  h = fold(h, m.m_axi_wvalid);
-  if (m.m_axi_wvalid) h = fold(fold(fold(h, m.m_axi_wdata), m.m_axi_wstrb), m.m_axi_wlast);
-  h = fold(h, uint8_t(m.m_axi_bready && m.m_axi_bvalid));
-  h = fold(h, m.m_axi_arvalid);
-  if (m.m_axi_arvalid)
-    h = fold(fold(fold(fold(fold(h, m.m_axi_arid), m.m_axi_araddr), m.m_axi_arlen),
-                  m.m_axi_arsize), m.m_axi_arburst);
-  h = fold(h, uint8_t(m.m_axi_rready && m.m_axi_rvalid));
-  // link
-  h = fold(h, m.m_axis_tx_tvalid);
-  if (m.m_axis_tx_tvalid)
-    h = fold(fold(fold(fold(h, m.m_axis_tx_tdata), m.m_axis_tx_tkeep), m.m_axis_tx_tuser),
-             m.m_axis_tx_tlast);
-  h = fold(h, uint8_t(m.s_axis_rx_tready && m.s_axis_rx_tvalid));
-  sig_ = h;
+// ---- the watchdog
+
+// wd_ok_ with the last link and memory movement folded in
+void System::watchdog_fold() {
+  for (auto &n : nodes_) {
+    if (n->link_move > wd_ok_) wd_ok_ = n->link_move;
+    if (n->mem.last_move() > wd_ok_) wd_ok_ = n->mem.last_move();
+  }
 }
 
 // Cycles wd_ok_ + 1 .. t had a NIC busy and none waiting for a ring slot. A stall when
@@ -358,14 +561,12 @@ void System::sign(const Node &nd) {
 // (watchdog_exit) the exit. Runs once every watchdog_cycles in a moving system, every
 // cycle in a stalled one.
 void System::watchdog(uint64_t t) {
-  if (net_->last_move() > wd_ok_) wd_ok_ = net_->last_move();
-  for (auto &n : nodes_)
-    if (n->mem.last_move() > wd_ok_) wd_ok_ = n->mem.last_move();
+  watchdog_fold();
   if (t - wd_ok_ < wd_limit_ || wd_ok_ == wd_trip_ok_) return;  // moving, or tripped already
   wd_trip_ok_ = wd_ok_;
   std::string who;
   for (auto &n : nodes_)
-    if (n->nic->rootp->busy)
+    if (n->nic->busy)
       who += (who.empty() ? "" : ",") + std::to_string(&n - &nodes_[0]);
   fprintf(stderr,
           "qrdma_sim: watchdog: cycles %llu .. %llu (%llu) without a beat on any link or "
@@ -407,7 +608,7 @@ uint32_t port_bits(const uint32_t *words, unsigned lsb, unsigned w) {
                 "nic_state field " name ": at most 32 bits, inside the layout");
 QRDMA_SIM_STATE_FIELDS(QRDMA_SIM_STATE_CHECK)
 #undef QRDMA_SIM_STATE_CHECK
-static_assert(sizeof(Vqrdma_nic___024root::state) * 8 == QRDMA_NIC_STATE_BITS,
+static_assert(sizeof(Vqrdma_nic::state) * 8 == QRDMA_NIC_STATE_BITS,
               "the NIC's state port is nic_state of qrdma_fmt.h");
 
 void System::dump_state() const {
@@ -420,7 +621,7 @@ void System::dump_state() const {
   const uint64_t t = now_;
   for (unsigned i = 0; i < nodes_.size(); ++i) {
     const Node &nd = *nodes_[i];
-    const Vqrdma_nic___024root &r = *nd.nic->rootp;
+    const Vqrdma_nic &r = *nd.nic;
     std::string line;
     char buf[96];
     for (const auto &f : fields) {
@@ -476,7 +677,8 @@ uint64_t System::mmio_read64(unsigned node, uint64_t off, int *resp) {
   }
   uint64_t v = 0;
   unsigned r = 0;
-  while (!p.read_done(now_, &v, &r)) cycle();
+  // the result cannot be back before read_done_bound(): step there at once
+  while (!p.read_done(now_, &v, &r)) step(std::max<uint64_t>(p.read_done_bound(now_) - now_, 1));
   ++nodes_[node]->mmio_reads;
   if (resp) *resp = static_cast<int>(r);
   return r ? 0 : v;
@@ -484,12 +686,12 @@ uint64_t System::mmio_read64(unsigned node, uint64_t off, int *resp) {
 
 int System::mmio_write(unsigned node, uint64_t off, const void *bytes, size_t len) {
   MmioPort &p = nodes_[node]->mmio;
-  while (p.writes_posted() - p.writes_answered() >= opt_.mmio_max_posted) cycle();
+  while (p.writes_posted() - p.writes_answered() >= opt_.mmio_max_posted) step(1);
   int64_t seq = p.post_write(off, bytes, len, now_);
   if (seq < 0) return -1;
   step(opt_.mmio_wr_cycles);
   if (!opt_.mmio_sync_writes) return 0;
-  while (p.writes_answered() <= static_cast<uint64_t>(seq)) cycle();
+  while (p.writes_answered() <= static_cast<uint64_t>(seq)) step(1);
   int resp = static_cast<int>(p.last_bresp());
   step(opt_.mmio_rt_cycles - opt_.mmio_rt_cycles / 2);  // the response travels back
   return resp;
@@ -497,7 +699,7 @@ int System::mmio_write(unsigned node, uint64_t off, const void *bytes, size_t le
 
 void System::mmio_drain(unsigned node) {
   MmioPort &p = nodes_[node]->mmio;
-  while (p.writes_answered() < p.writes_posted()) cycle();
+  while (p.writes_answered() < p.writes_posted()) step(1);
 }
 
 }  // namespace qsim

@@ -3,8 +3,8 @@
 """Where the system simulation spends its time, in machine instructions (docs/sim.md "Speed").
 
 Builds the harness with debug line info into its own directory (build/sim_prof), runs
-`qrdma_sim_bench` (N = 2, node 0 -> node 1 traffic) under valgrind's callgrind twice, with
-two traffic lengths, and prints:
+`qrdma_sim_bench` (N = 2, node 0 -> node 1 traffic, the nodes in lockstep on one thread)
+under valgrind's callgrind twice, with two traffic lengths, and prints:
   * instructions per simulated node-cycle of traffic: the difference of the two runs'
     totals over the difference of their cycles (so set-up, reset and idle cancel out);
     exact and repeatable, unlike wall-clock speed on a shared machine;
@@ -107,10 +107,8 @@ def attribute(cost, obj_dir: Path, depth: int):
 def run_bench(exe: Path, out: Path, cycles: int) -> tuple[int, int]:
     """callgrind run; returns (total instructions, traffic cycles)."""
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(exe),
-           "--cycles", str(cycles), "--warmup", "5000", "--idle-cycles", "2000"]
-    # the code stays in the file's pages (sim/huge_code.cc), where valgrind has its symbols
-    env = dict(os.environ, QRDMA_SIM_HUGE_CODE="0")
-    r = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+           "--cycles", str(cycles), "--warmup", "5000", "--idle-cycles", "2000", "--threads", "0"]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
     m = re.search(r"Collected : (\d+)", r.stderr)
     t = re.search(r"traffic: (\d+) cycles", r.stdout)
     if not m or not t:
@@ -129,8 +127,8 @@ def main() -> int:
     ap.add_argument("--cycles", type=int, default=20000, help="traffic cycles, longer run")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--pgo", action="store_true",
-                    help="build the model with profile-guided optimisation (sim/Makefile PGO=1); "
-                         "by default PGO=0, the figures of docs/sim.md \"Speed\"")
+                    help="build the model with profile-guided optimisation (sim/Makefile PGO=1; "
+                         "default: the default build's PGO=0)")
     ap.add_argument("--json", help="also write the figures as JSON")
     a = ap.parse_args()
     if not shutil.which("valgrind"):
@@ -138,7 +136,7 @@ def main() -> int:
     build = Path(a.build).resolve()  # make -C sim runs elsewhere
     if not a.no_build:
         subprocess.run(["make", "-s", "-C", str(ROOT / "sim"), f"BUILD={build}",
-                        f"PGO={1 if a.pgo else 0}", "MARCH=", "VERILATOR_EXTRA=-CFLAGS -g",
+                        f"PGO={1 if a.pgo else 0}", "VERILATOR_EXTRA=-CFLAGS -g",
                         f"{build}/qrdma_sim_bench"], check=True)
     exe = build / "qrdma_sim_bench"
     short = max(a.cycles // 4, 1000)

@@ -5,14 +5,14 @@ sim/Makefile (Verilator model of qrdma_nic + C++ models) and runs its end-to-end
 NODE_ID of every node, a 4 KiB memory write from node 0 to node 1 completed by single
 status polling with the bytes compared, inline writes, an unaligned write back, a
 multi-block write; then the same through the simple router with 3 nodes, libqrdma (sw/)
-on the simulation backend, the one-evaluation-per-cycle flow against both edges, the host
-memory model at its AXI port, the error categories through the C API, and docs/sim.md's
-recipe for linking a program against the harness, run as written."""
+on the simulation backend, the default flow against the reference flow (falling edge
+evaluated before sampling), the host memory model at its AXI port, the error categories
+through the C API, and docs/sim.md's recipe for linking a program against the harness, run
+as written. The threaded runs against lockstep: test_threads.py."""
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import re
 import subprocess
 import sys
@@ -84,11 +84,13 @@ def _signature(out: str) -> str:
     return sig[0]
 
 
-def test_one_evaluation_per_cycle(harness: Path) -> None:
-    """The harness evaluates each model once per cycle (docs/sim.md "The cycle loop"): the
-    NICs must show exactly what they show when both clock edges are evaluated, every output
-    of every cycle (the signature), for the end-to-end check and for a traffic run; and the
-    signature must see a change of behaviour (3 instead of 4 transfers in flight)."""
+def test_default_flow_against_both_edges(harness: Path) -> None:
+    """The default flow samples the handshakes before any evaluation with the cycle's
+    inputs and evaluates the falling edge after the rising one (docs/sim.md "The cycle
+    loop"): the NICs must show exactly what they show in the reference flow, which
+    evaluates the falling edge before sampling, every output of every cycle (the
+    signature), for the end-to-end check and for a traffic run; and the signature must see
+    a change of behaviour (3 instead of 4 transfers in flight)."""
     one = _signature(_run(harness / "qrdma_sim_check", "--signature"))
     both = _signature(_run(harness / "qrdma_sim_check", "--signature", "--both-edges"))
     assert one == both
@@ -106,24 +108,6 @@ def test_speed_smoke(harness: Path) -> None:
     out = _run(harness / "qrdma_sim_bench", "--cycles", "20000", "--idle-cycles", "5000",
                "--warmup", "5000")
     assert "data verified" in out
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the move is Linux-only")
-def test_huge_code(harness: Path, tmp_path: Path) -> None:
-    """The executables move their code and constants onto huge pages at the first
-    qrdma_sim_create (sim/huge_code.cc): whole 2 MiB regions, at least the code; the NICs
-    behave the same with the move turned off (QRDMA_SIM_HUGE_CODE=0), which moves nothing."""
-    import json
-    bench = [harness / "qrdma_sim_bench", "--signature", "--cycles", "20000",
-             "--idle-cycles", "1000", "--warmup", "2000"]
-    on = _run(*bench, "--json", tmp_path / "on.json")
-    env = dict(os.environ, QRDMA_SIM_HUGE_CODE="0")
-    off = _run(*bench, "--json", tmp_path / "off.json", env=env)
-    moved = json.loads((tmp_path / "on.json").read_text())["huge_code_bytes"]
-    assert moved >= 2 << 20 and moved % (2 << 20) == 0
-    assert json.loads((tmp_path / "off.json").read_text())["huge_code_bytes"] == 0
-    assert "code on huge pages: 0 MiB" in off
-    assert _signature(on) == _signature(off)
 
 
 def test_host_mem_port(harness: Path) -> None:
