@@ -62,8 +62,8 @@ module qrdma_qos_core
   logic            tid_valid, tid_take, fid1_valid, fid1_take, fid4_valid, fid4_take;
   logic [TIDW-1:0] tid_id;
   logic [FIDW-1:0] fid1_id, fid4_fid;
-  logic            tid_free;
-  logic [TIDW-1:0] tid_free_id;
+  logic            tid_free, tid_ret;
+  logic [TIDW-1:0] tid_free_id, tid_ret_id;
   // metadata slot
   logic            seg_meta_allow, seg_meta_rd, seg_meta_wr;
   logic [XW-1:0]   seg_meta_rd_addr, seg_meta_wr_addr;
@@ -114,6 +114,7 @@ module qrdma_qos_core
     .meta_rd_allow(seg_meta_allow), .meta_rd_en(seg_meta_rd), .meta_rd_addr(seg_meta_rd_addr),
     .meta_rd_data(meta_rdata),
     .meta_wr_en(seg_meta_wr), .meta_wr_addr(seg_meta_wr_addr), .meta_wr_data(seg_meta_wdata),
+    .tid_ret_valid(tid_ret), .tid_ret_id,
     .pend_wr_en, .pend_wr_tid, .pend_wr_data,
     .s_act_valid(act_valid), .s_act_ready(act_ready), .s_act_data(act_data),
     .m_blk_valid, .m_blk_ready, .m_blk_data,
@@ -132,6 +133,7 @@ module qrdma_qos_core
     .meta_rd_want(hdl_meta_want), .meta_rd_allow(hdl_meta_allow),
     .meta_rd_en(hdl_meta_rd), .meta_rd_addr(hdl_meta_rd_addr), .meta_rd_data(meta_rdata),
     .meta_wr_en(hdl_meta_wr), .meta_wr_addr(hdl_meta_wr_addr), .meta_wr_data(hdl_meta_wdata),
+    .tid_ret_valid(tid_ret), .tid_ret_id,
     .tid_free_valid(tid_free), .tid_free_id(tid_free_id),
     .m_act_valid(act_valid), .m_act_ready(act_ready), .m_act_data(act_data),
     .ev_ack(ev.ack), .ev_nack(ev.nack), .ev_stale(ev.stale)

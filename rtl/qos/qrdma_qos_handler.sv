@@ -8,7 +8,8 @@
 // multi-block transfer; H2 updates the metadata and pushes an action (re-queue, control
 // queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the
 // segmenter writes a pending entry (pend_wr_*) for every block and inline packet it
-// issues; ACKs are taken only with en; init_done rises once every valid bit is cleared.
+// issues; ACKs are taken only with en; init_done rises once every valid bit is cleared;
+// tid_free_* carries the TID pool's returns, the segmenter's unused TIDs (tid_ret_*) too.
 `default_nettype none
 
 module qrdma_qos_handler
@@ -40,6 +41,9 @@ module qrdma_qos_handler
   output logic                  meta_wr_en,
   output logic [XW-1:0]         meta_wr_addr,
   output meta_t                 meta_wr_data,
+  // a TID the segmenter took and did not use (it goes back first; H1 waits that cycle)
+  input  logic                  tid_ret_valid,
+  input  logic [TIDW-1:0]       tid_ret_id,
   // a TID-only TID back to its pool
   output logic                  tid_free_valid,
   output logic [TIDW-1:0]       tid_free_id,
@@ -91,7 +95,7 @@ module qrdma_qos_handler
   logic [TIDW-1:0] h1_tid_q;
   logic [SEQW-1:0] h1_seq_q;
   pend_t           h1_pend;
-  logic [0:0]      h1_pv;
+  logic            h1_pv_q;
   logic            h1_match, h1_need_meta, h1_adv;
   logic            act_room;
   logic [ACW-1:0]  act_cnt;
@@ -107,17 +111,23 @@ module qrdma_qos_handler
   );
 
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
-  // or by the clear after reset (port B), read in H1
+  // or by the clear after reset (port B). Read in H0 with the entry, as it is at the end
+  // of that cycle (a write or a retire of the same TID in that cycle included), so that
+  // H1 matches the entry it holds even when that TID is issued again while H1 waits.
   logic            pv_b_en;
   logic [TIDW-1:0] pv_b_addr;
+  logic [0:0]      h0_pv_rd;
+  logic            h0_pv;
   assign pv_b_en   = init_q || (h1_adv && h1_match);
   assign pv_b_addr = init_q ? init_cnt_q : h1_tid_q;
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
     .clk,
     .a_en(pend_wr_en), .a_addr(pend_wr_tid), .a_data(1'b1),
     .b_en(pv_b_en), .b_addr(pv_b_addr), .b_data(1'b0),
-    .rd_addr(h1_tid_q), .rd_data(h1_pv)
+    .rd_addr(ack.tid), .rd_data(h0_pv_rd)
   );
+  assign h0_pv = (h0_pv_rd[0] || (pend_wr_en && pend_wr_tid == ack.tid))
+              && !(pv_b_en && pv_b_addr == ack.tid);
 
   always_ff @(posedge clk) begin
     if (rst) h1_valid_q <= 1'b0;
@@ -127,22 +137,24 @@ module qrdma_qos_handler
       h1_seq_q    <= ack.seq;
       h1_nack_q   <= ack.nack;
       h1_reason_q <= ack.reason;
+      h1_pv_q     <= h0_pv;
     end
   end
 
   // ================================================================ H1: match, retire
-  assign h1_match     = h1_pv[0] && (h1_pend.seq == h1_seq_q);
+  assign h1_match     = h1_pv_q && (h1_pend.seq == h1_seq_q);
   assign h1_need_meta = h1_match && !h1_pend.single;
   assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 2));
-  assign h1_adv       = h1_valid_q && act_room && (!h1_need_meta || meta_rd_allow);
+  assign h1_adv       = h1_valid_q && act_room && (!h1_need_meta || meta_rd_allow)
+                      && !tid_ret_valid;
 
   assign meta_rd_want = h1_valid_q && h1_need_meta;
   assign meta_rd_en   = h1_adv && h1_need_meta;
   assign meta_rd_addr = h1_pend.xfer;
 
   // a TID-only TID goes back as soon as its block is retired
-  assign tid_free_valid = h1_adv && h1_match && (h1_pend.cls == CLS_TID);
-  assign tid_free_id    = h1_tid_q;
+  assign tid_free_valid = tid_ret_valid || (h1_adv && h1_match && (h1_pend.cls == CLS_TID));
+  assign tid_free_id    = tid_ret_valid ? tid_ret_id : h1_tid_q;
 
   assign ev_ack   = h1_adv && h1_match && !h1_nack_q;
   assign ev_nack  = h1_adv && h1_match && h1_nack_q;

@@ -56,6 +56,10 @@ module qrdma_qos_seg
   output logic                    meta_wr_en,
   output logic [XW-1:0]           meta_wr_addr,
   output meta_t                   meta_wr_data,
+  // a TID taken in stage 1 and not used: an aborted TID-only transfer ends (to the pool
+  // through qrdma_qos_handler, the cycle after stage 2)
+  output logic                    tid_ret_valid,
+  output logic [TIDW-1:0]         tid_ret_id,
   // pending-table entry of an issued block or inline packet (qrdma_qos_handler)
   output logic                    pend_wr_en,
   output logic [TIDW-1:0]         pend_wr_tid,
@@ -253,6 +257,7 @@ module qrdma_qos_seg
   logic               s2_cmpl;     // stage 2 uses the completion port
   logic               s2_cmpl_err;
   logic               s2_meta_wr;
+  logic               s2_tid_unused; // the TID taken in stage 1 goes back
 
   // Stage 2 computes only in a cycle with s2_valid_q: every result is used only then (the
   // enables -- pushes, writes, enqueue, completion -- are 0 in the other cycles, which
@@ -264,6 +269,7 @@ module qrdma_qos_seg
     s2_cmpl     = 1'b0;
     s2_cmpl_err = 1'b0;
     s2_meta_wr  = 1'b0;
+    s2_tid_unused = 1'b0;
     blk_push    = 1'b0;
     pkt_push    = 1'b0;
     meta_q = 'x; meta_d = 'x; blk_d = 'x; pkt_d = 'x;
@@ -395,10 +401,11 @@ module qrdma_qos_seg
         // belongs to another channel)
         pkt_d.payload  = {d1.inline_hi, d0.src_addr} & ((256'(1) << {size[5:0], 3'b000}) - 256'(1));
       end else if (s2_abort_path) begin
-        s2_meta_wr  = 1'b1;
-        meta_d.in_q = 1'b0;
-        s2_cmpl     = (meta_q.acked == meta_q.issued);
-        s2_cmpl_err = 1'b1;
+        s2_meta_wr    = 1'b1;
+        meta_d.in_q   = 1'b0;
+        s2_cmpl       = (meta_q.acked == meta_q.issued);
+        s2_cmpl_err   = 1'b1;
+        s2_tid_unused = (s2_cls == CLS_TID);   // dequeued from the TID queue
       end else begin
         blk_push = 1'b1;
         s2_meta_wr = 1'b1;
@@ -448,6 +455,16 @@ module qrdma_qos_seg
     if (pend_wr_en) seq_q <= seq_q + SEQW'(1);
     if (rst)        seq_q <= '0;
   end
+
+  logic            tid_ret_q;
+  logic [TIDW-1:0] tid_ret_id_q;
+  always_ff @(posedge clk) begin
+    if (rst) tid_ret_q <= 1'b0;
+    else     tid_ret_q <= s2_tid_unused;
+    if (s2_tid_unused) tid_ret_id_q <= s2_tid_q;
+  end
+  assign tid_ret_valid = tid_ret_q;
+  assign tid_ret_id    = tid_ret_id_q;
 
   // ================================================================ output FIFOs
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: stage 1 checks the counts
