@@ -109,7 +109,7 @@ module qrdma_rx
   logic            hdr_valid, hdr_ready, hdr_long, hdr_crc_ok;
   logic [NBW-1:0]  hdr_nbeats;
   logic            rd_en, skip_en;
-  logic [NBW-1:0]  skip_n;
+  logic [NBW-1:0]  skip_beats;
   logic [511:0]    rd_data;
   logic            cmd_valid, cmd_ready, evt_valid, evt_ready;
   rx_cmd_t         cmd;
@@ -141,7 +141,7 @@ module qrdma_rx
     .s_axis_rx_tvalid, .s_axis_rx_tready,
     .m_hdr_valid(hdr_valid), .m_hdr_ready(hdr_ready), .m_hdr(hdr),
     .m_hdr_nbeats(hdr_nbeats), .m_hdr_long(hdr_long), .m_hdr_crc_ok(hdr_crc_ok),
-    .rd_en, .rd_data, .skip_en, .skip_n,
+    .rd_en, .rd_data, .skip_en, .skip_beats,
     .occ_beats(o_beats), .occ_pkts(o_pkts)
   );
 
@@ -171,7 +171,7 @@ module qrdma_rx
     .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready), .s_cmd(cmd),
     .s_ntf_valid(wr_valid), .s_ntf_ready(wr_ready), .s_ntf_baddr(wr_baddr),
     .s_ntf_data(wr_data),
-    .buf_rd_en(rd_en), .buf_rd_data(rd_data), .buf_skip_en(skip_en), .buf_skip_n(skip_n),
+    .buf_rd_en(rd_en), .buf_rd_data(rd_data), .buf_skip_en(skip_en), .buf_skip_beats(skip_beats),
     .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
     .m_axi_awvalid, .m_axi_awready,
     .m_axi_wdata, .m_axi_wstrb, .m_axi_wlast, .m_axi_wvalid, .m_axi_wready,

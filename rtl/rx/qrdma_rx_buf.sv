@@ -60,12 +60,12 @@ module qrdma_rx_buf
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
-  // payload beats, in order: read one (rd_data the next cycle) and/or release skip_n
+  // payload beats, in order: read one (rd_data the next cycle) and/or release skip_beats
   input  logic              rd_en,
   output logic [511:0]      rd_data,
   input  logic              skip_en,
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [NBW-1:0]    skip_n,        // < BUF_BEATS: only the ring index bits are used
+  input  logic [NBW-1:0]    skip_beats,        // < BUF_BEATS: only the ring index bits are used
   /* verilator lint_on UNUSEDSIGNAL */
   // occupancy (for the NIC's state snapshot and stall counters)
   output logic [PW:0]       occ_beats,     // payload beats in the ring
@@ -170,7 +170,7 @@ module qrdma_rx_buf
   );
 
   always_ff @(posedge clk) begin
-    rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_n) : '0);
+    rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_beats) : '0);
     if (rst) rd_ptr_q <= '0;
   end
 

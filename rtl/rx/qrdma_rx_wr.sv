@@ -45,7 +45,7 @@ module qrdma_rx_wr
   output logic                 buf_rd_en,
   input  logic [511:0]         buf_rd_data,
   output logic                 buf_skip_en,
-  output logic [NBW-1:0]       buf_skip_n,
+  output logic [NBW-1:0]       buf_skip_beats,
   // AXI4 write master
   output logic [AXI_ID_W-1:0]  m_axi_awid,
   output logic [63:0]          m_axi_awaddr,
@@ -143,7 +143,7 @@ module qrdma_rx_wr
 
   assign buf_rd_en   = w_go && ring_q;
   assign buf_skip_en = load_cmd && s_cmd.op == OP_SKIP;
-  assign buf_skip_n  = s_cmd.nbeats;
+  assign buf_skip_beats  = s_cmd.nbeats;
 
   always_comb begin
     strb = {64{1'b1}};
@@ -168,20 +168,20 @@ module qrdma_rx_wr
   // register is read before it is written, so Verilator updates them in place
   // (docs/development.md).
   always_ff @(posedge clk) begin
-    logic           act_n, split_n;
-    logic [1:0]     aw_n, need_n;
-    logic [NBW-1:0] beat_n, nb_n;
-    act_n   = !rst && ((load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) || (act_q && !fin));
-    split_n = load_ntf ? 1'b0 : load_cmd ? s_cmd.split : split_q;
-    nb_n    = load_ntf ? NBW'(1) : load_cmd ? s_cmd.nbeats : nbeats_q;
-    aw_n    = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
-    beat_n  = (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
-    need_n  = split_n ? 2'd2 : 2'd1;
-    aw_more_q <= act_n && aw_n != need_n;
-    aw_last_q <= (aw_n + 2'd1 == need_n);
-    w_more_q  <= act_n && beat_n != nb_n;
-    w_last_q  <= (beat_n + NBW'(1) == nb_n);
-    w_b2_q    <= split_n && beat_n != '0;
+    logic           act_d, split_d;
+    logic [1:0]     aw_d, need_d;
+    logic [NBW-1:0] beat_d, nb_d;
+    act_d   = !rst && ((load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) || (act_q && !fin));
+    split_d = load_ntf ? 1'b0 : load_cmd ? s_cmd.split : split_q;
+    nb_d    = load_ntf ? NBW'(1) : load_cmd ? s_cmd.nbeats : nbeats_q;
+    aw_d    = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
+    beat_d  = (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
+    need_d  = split_d ? 2'd2 : 2'd1;
+    aw_more_q <= act_d && aw_d != need_d;
+    aw_last_q <= (aw_d + 2'd1 == need_d);
+    w_more_q  <= act_d && beat_d != nb_d;
+    w_last_q  <= (beat_d + NBW'(1) == nb_d);
+    w_b2_q    <= split_d && beat_d != '0;
 
     if (load_ntf) begin
       ntf_q    <= 1'b1;
@@ -204,8 +204,8 @@ module qrdma_rx_wr
       split_q  <= s_cmd.split;
       if (s_cmd.op == OP_IMM) imm_q <= rotate(s_cmd.data, s_cmd.lo);  // (else unused)
     end
-    beat_q <= beat_n;
-    aw_q   <= aw_n;
+    beat_q <= beat_d;
+    aw_q   <= aw_d;
     if (w_go) begin
       pipe_strb_q <= strb;
       pipe_last_q <= wlast;
