@@ -24,6 +24,18 @@ posts and what it observes, and it says what the engine must have done.
                     observed block / packet against the expected outputs of its transfer;
                     at the end says what is missing
 
+The core's blocks, each a model its cocotb unit test (tests/qos/test_qrdma_qos_*.py) checks
+the RTL against or uses as the rest of the core around it:
+  META, PEND, ACT   the records of qrdma_qos_pkg (meta_t, pend_t, act_t) as Layouts
+  IdPools           the TID / 1xFID / 4xFID pools (qrdma_qos_ids): oldest free ID first
+  Queues            the 66 scheduling queues with their fresh bits, strict-order pick
+  SegmenterModel    stage 2 of qrdma_qos_seg: what one dequeued transfer issues (block,
+                    inline or control packet, pending entry, metadata, re-queue, completion)
+  HandlerModel      qrdma_qos_handler: what one ACK / NACK does (match, retire, metadata,
+                    action)
+  CoreModel         the four composed, untimed: the engine's core as the Scoreboard sees it
+                    (tests/model/test_qos_model.py runs it against the Scoreboard)
+
 Every offset and field comes from tools/formats.py (Layout.pack/unpack, address helpers).
 
 Interpretations of docs/qos.md made here (where the spec is silent or ambiguous):
@@ -47,8 +59,10 @@ import enum
 import random
 from dataclasses import dataclass, field
 
+import collections
+
 from tools.formats import (ACK_DESC, BLOCK_DESC, C, DESC_LINE0, DESC_LINE1, PKT_DESC,
-                           REGISTERS, desc_addr)
+                           REGISTERS, Field, Layout, desc_addr)
 
 MASK64 = (1 << 64) - 1
 SEQ_MOD = 1 << BLOCK_DESC.field("seq").width          # the global 16-bit counter wraps
@@ -211,33 +225,40 @@ def segment(dst_addr: int, size: int, block_size: int) -> list[tuple[int, int]]:
     return out
 
 
+def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
+    """Block b of memory transfer d in channel ch of page: every BLOCK_DESC field but tid,
+    seq and fid (run-time allocation)."""
+    bs = p.block_size
+    c = transfer_class(d, p)
+    cm = int(c is not Cls.TID)
+    o = d.dst_addr % bs
+    n = num_blocks(d.dst_addr, d.size, bs)
+    off = 0 if b == 0 else bs - o + (b - 1) * bs
+    end = min(d.size, bs - o + b * bs)
+    last = int(b == n - 1)
+    return dict(
+        src_addr=(d.src_addr + off) & MASK64,
+        dst_addr=(d.dst_addr + off) & MASK64,
+        dst_node=d.dst_node,
+        pd=page,
+        size=end - off,
+        cm=cm,
+        chained=int(cm and b > 0),
+        has_next=int(cm and b < n - 1),
+        notify=int(last and d.notify),
+        last=last,
+        path=b % 4 if c is Cls.FID4 else 0,
+        xfer=xfer_index(page, ch),
+        block=b,
+    )
+
+
 def expected_blocks(d: Descriptor, page: int, ch: int, p: Params) -> list[dict]:
     """The block descriptors of memory transfer d in channel ch of page, in block order:
     every BLOCK_DESC field but tid, seq and fid (checked by check_ids)."""
     assert not d.is_inline
-    c = transfer_class(d, p)
-    cm = int(c is not Cls.TID)
-    segs = segment(d.dst_addr, d.size, p.block_size)
-    n = len(segs)
-    out = []
-    for b, (off, sz) in enumerate(segs):
-        last = int(b == n - 1)
-        out.append(dict(
-            src_addr=(d.src_addr + off) & MASK64,
-            dst_addr=(d.dst_addr + off) & MASK64,
-            dst_node=d.dst_node,
-            pd=page,
-            size=sz,
-            cm=cm,
-            chained=int(cm and b > 0),
-            has_next=int(cm and b < n - 1),
-            notify=int(last and d.notify),
-            last=last,
-            path=b % 4 if c is Cls.FID4 else 0,
-            xfer=xfer_index(page, ch),
-            block=b,
-        ))
-    return out
+    return [block_fields(d, page, ch, p, b)
+            for b in range(num_blocks(d.dst_addr, d.size, p.block_size))]
 
 
 # ------------------------------------------------------------------ ID rules
@@ -250,24 +271,35 @@ def valid_first_fid(c: Cls, fid: int) -> bool:
     return FID4_FIRST <= fid < FID4_FIRST + 4 * FID4_GROUPS and fid % 4 == 0
 
 
+def frog_leap(c: Cls, f0: int, b: int) -> tuple[int, int]:
+    """(FID, TID) of block b of a congestion-managed transfer whose first FID is f0
+    ([QoS-RDMA] §3.8; qrdma_qos_pkg::frog_leap). 1xFID: FID f0, TID 4 f0 + (b mod 4).
+    4xFID: FID f0 + (b mod 4), TID 4 (f0 + b mod 4) + ((b div 4) mod 4)."""
+    assert c is not Cls.TID
+    if c is Cls.FID1:
+        return f0, FLOW_BLOCKS * f0 + b % FLOW_BLOCKS
+    f = f0 + b % 4
+    return f, FLOW_BLOCKS * f + (b // 4) % FLOW_BLOCKS
+
+
+def tid_slot(c: Cls, b: int) -> int:
+    """Bit of block b's TID in meta_t.tid_busy (qrdma_qos_pkg::tid_slot)."""
+    return b % 16 if c is Cls.FID4 else b % 4
+
+
 def fid_of_block(c: Cls, b: int, fid0: int) -> int:
     """FID of block b given block 0's FID (1xFID: f; 4xFID: f0 + b mod 4; TID-only: 0)."""
     if c is Cls.TID:
         return 0
-    if c is Cls.FID1:
-        return fid0
-    return fid0 + b % 4
+    return frog_leap(c, fid0, b)[0]
 
 
 def tid_of_block(c: Cls, b: int, fid0: int) -> int | None:
-    """TID of block b given block 0's FID. TID-only: None (any free TID of the pool).
-    1xFID: 4f + (b mod 4). 4xFID (frog-leap, seed §3.8): 4 (f0 + b mod 4) + (b div 4) mod 4."""
+    """TID of block b given block 0's FID. TID-only: None (any free TID of the pool);
+    else frog_leap()."""
     if c is Cls.TID:
         return None
-    f = fid_of_block(c, b, fid0)
-    if c is Cls.FID1:
-        return FLOW_BLOCKS * f + b % FLOW_BLOCKS
-    return FLOW_BLOCKS * f + (b // 4) % FLOW_BLOCKS
+    return frog_leap(c, fid0, b)[1]
 
 
 def check_ids(c: Cls, b: int, tid: int, fid: int, fid0: int | None, p: Params) -> str | None:
@@ -964,3 +996,388 @@ def in_flight(sb: Scoreboard) -> int:
     """Transfers the engine has taken and not yet completed, as far as the outputs and
     ACKs seen tell (exact once the engine is quiet): posted and not complete."""
     return sum(1 for t in sb.active.values() if not t.complete)
+
+
+# ------------------------------------------------------------------ the core's records
+def sv_struct(name: str, fields: list[tuple[str, int]]) -> Layout:
+    """The Layout of a SystemVerilog packed struct whose members (name, width) are listed
+    in declaration order (the first is the most significant)."""
+    width = sum(w for _, w in fields)
+    out, lsb = [], width
+    for n, w in fields:
+        lsb -= w
+        out.append(Field(n, lsb, w, ""))
+    return Layout(name, width, tuple(out), "")
+
+
+BW = 20                                  # block index / count bits (qrdma_qos_pkg::BW)
+BMASK = (1 << BW) - 1
+CLS_CTRL = 0                             # cls_e codes
+CLS_CODE = {Cls.TID: 1, Cls.FID1: 2, Cls.FID4: 3}
+CLS_OF = {v: k for k, v in CLS_CODE.items()}
+Q_CTRL, Q_TID = CONTROL_QUEUE, TID_QUEUE
+Q_FID1_HAVE, Q_FID1_NEED, Q_FID4_HAVE, Q_FID4_NEED = 2, 18, 34, 50
+NUM_QUEUES = 66
+
+# qrdma_qos_pkg (tests/model/test_qos_model.py checks these against the package source)
+META = sv_struct("meta_t", [
+    ("issued", BW), ("acked", BW), ("blocks", BW), ("fid", 8), ("tid_busy", 16),
+    ("in_q", 1), ("notify", 1), ("ctrl_sent", 1), ("last_acked", 1), ("aborted", 1),
+    ("reason", 4), ("last_tid", 10), ("last_seq", 16), ("hq", 7), ("cls", 2)])
+PEND = sv_struct("pend_t", [
+    ("seq", 16), ("xfer", 11), ("block", BW), ("single", 1), ("cls", 2), ("fid", 8),
+    ("time_", 32)])
+ACT = sv_struct("act_t", [
+    ("enq", 1), ("q", 7), ("cmpl", 1), ("err", 1), ("reason", 4), ("xfer", 11), ("cls", 2),
+    ("fid", 8)])
+
+
+def meta_zero() -> dict:
+    return {f.name: 0 for f in META.fields}
+
+
+def queue_cls(q: int):
+    """Class of queue q: CLS_CTRL for the control queue, else a Cls."""
+    if q == Q_CTRL:
+        return CLS_CTRL
+    if q == Q_TID:
+        return Cls.TID
+    return Cls.FID1 if q < Q_FID4_HAVE else Cls.FID4
+
+
+def queue_takes(q: int) -> str | None:
+    """The pool a dequeue from queue q takes an ID from: "tid", "fid1", "fid4" or None."""
+    if q == Q_TID:
+        return "tid"
+    if Q_FID1_NEED <= q < Q_FID4_HAVE:
+        return "fid1"
+    if q >= Q_FID4_NEED:
+        return "fid4"
+    return None
+
+
+def act_relevant(a: dict) -> dict:
+    """The fields of an act_t the segmenter uses: q only with enq, the completion fields
+    only with cmpl."""
+    keep = ["enq", "cmpl", "xfer"] + (["q"] if a["enq"] else []) \
+        + (["err", "reason", "cls", "fid"] if a["cmpl"] else [])
+    return {k: a[k] for k in keep}
+
+
+# ------------------------------------------------------------------ ID pools
+class IdPools:
+    """qrdma_qos_ids: FIFOs of free IDs, handed out oldest first (after reset in order):
+    TIDs 0..num_tids-1, 1xFIDs 128..191, 4xFID groups as their first FID 192, 196, ..."""
+
+    KINDS = ("tid", "fid1", "fid4")
+
+    def __init__(self, num_tids: int):
+        self.free = {"tid": collections.deque(range(num_tids)),
+                     "fid1": collections.deque(range(FID1_FIRST, FID1_FIRST + FID1_NUM)),
+                     "fid4": collections.deque(range(FID4_FIRST, FID4_FIRST + 4 * FID4_GROUPS, 4))}
+        self.size = {k: len(v) for k, v in self.free.items()}
+        self.taken: dict[str, set] = {k: set() for k in self.KINDS}
+
+    def avail(self, kind: str) -> bool:
+        return bool(self.free[kind])
+
+    def head(self, kind: str) -> int | None:
+        return self.free[kind][0] if self.free[kind] else None
+
+    def take(self, kind: str) -> int:
+        i = self.free[kind].popleft()
+        self.taken[kind].add(i)
+        return i
+
+    def give(self, kind: str, i: int) -> None:
+        if i not in self.taken[kind]:
+            raise ModelError(f"{kind} {i} returned but not taken")
+        self.taken[kind].remove(i)
+        self.free[kind].append(i)
+
+    def give_fids(self, cls, fid0: int) -> None:
+        """The FIDs of a completed transfer of class cls (a Cls or CLS_CTRL)."""
+        if cls is Cls.FID1:
+            self.give("fid1", fid0)
+        elif cls is Cls.FID4:
+            self.give("fid4", fid0)
+
+    def all_free(self) -> bool:
+        return all(len(self.free[k]) == self.size[k] for k in self.KINDS)
+
+
+# ------------------------------------------------------------------ scheduling queues
+class Queues:
+    """The 66 scheduling queues (FIFOs of transfers) with each transfer's fresh bit (set
+    when the host queues it, clear on every re-queue), served in strict order of their
+    number, a queue being eligible when the pool its dequeue takes from has an ID."""
+
+    def __init__(self):
+        self.q = [collections.deque() for _ in range(NUM_QUEUES)]
+        self.where: dict[int, int] = {}
+        self.fresh: dict[int, bool] = {}
+
+    def push(self, q: int, x: int, fresh: bool) -> None:
+        if x in self.where:
+            raise ModelError(f"xfer {x} queued in {q} while in queue {self.where[x]}")
+        self.q[q].append(x)
+        self.where[x] = q
+        self.fresh[x] = fresh
+
+    def pop(self, q: int, x: int | None = None) -> tuple[int, bool]:
+        """Dequeue the head of q (which must be x when given): (xfer, fresh)."""
+        if not self.q[q]:
+            raise ModelError(f"dequeue from empty queue {q}")
+        if x is not None and self.q[q][0] != x:
+            raise ModelError(f"xfer {x} dequeued from queue {q}, whose head is "
+                             f"{self.q[q][0]}")
+        x = self.q[q].popleft()
+        del self.where[x]
+        return x, self.fresh.pop(x)
+
+    def eligible(self, q: int, pools: IdPools) -> bool:
+        k = queue_takes(q)
+        return bool(self.q[q]) and (k is None or pools.avail(k))
+
+    def pick(self, pools: IdPools) -> int | None:
+        for q in range(NUM_QUEUES):
+            if self.eligible(q, pools):
+                return q
+        return None
+
+    def empty(self) -> bool:
+        return not self.where
+
+
+# ------------------------------------------------------------------ segmenter
+@dataclass
+class Issue:
+    """What stage 2 of the segmenter does with one dequeued transfer."""
+    kind: str                    # "block", "inline", "control", "abort"
+    blk: dict | None = None      # BLOCK_DESC fields
+    pkt: dict | None = None      # PKT_DESC fields
+    pend: tuple | None = None    # (tid, PEND fields)
+    meta: dict | None = None     # META fields written back
+    enq: int | None = None       # queue the transfer goes back into
+    cmpl: dict | None = None     # err, reason, cls (code), fid
+    tid_ret: int | None = None   # the TID taken for it and not used (back to the pool)
+
+
+class SegmenterModel:
+    """Stage 2 of qrdma_qos_seg (docs/qos.md "Segmentation", "Inline transfers",
+    "Completion"): given a transfer dequeued from queue q with its fresh bit, its metadata
+    as read, the TID taken from the pool (TID queue) and the FID the pools offered (the
+    one taken from a need-FID queue), say what is issued and written. The global sequence
+    number (+1 per block and inline packet) lives here."""
+
+    def __init__(self, p: Params):
+        self.p = p
+        self.seq = 0
+
+    def issue(self, d: Descriptor, x: int, q: int, fresh_bit: bool, meta_rd: dict,
+              pool_tid: int, new_fid: int, now: int = 0) -> Issue:
+        p = self.p
+        page, ch = xfer_page_ch(x)
+        ctrl = q == Q_CTRL
+        cls = CLS_OF[meta_rd["cls"]] if ctrl else queue_cls(q)
+        if cls is Cls.TID:
+            fresh = fresh_bit and not ctrl
+        else:
+            fresh = not ctrl and queue_takes(q) is not None
+        m = meta_zero() if fresh else dict(meta_rd)
+        seq = self.seq % SEQ_MOD
+        n = num_blocks(d.dst_addr, d.size, p.block_size) & BMASK
+        common = dict(dst_node=d.dst_node, pd=page, dst_addr=d.dst_addr, xfer=x,
+                      size=d.size, tag=d.tag)
+        cmpl_fields = dict(reason=m["reason"], cls=CLS_CODE.get(cls, CLS_CTRL), fid=m["fid"])
+        if ctrl:
+            w = dict(m, in_q=0)
+            if m["aborted"]:
+                cm = dict(cmpl_fields, err=1) if m["acked"] == m["issued"] else None
+                return Issue("abort", meta=w, cmpl=cm)
+            pkt = dict(common, kind=C["PKT_CONTROL"], tid=m["last_tid"], seq=m["last_seq"],
+                       blocks=m["blocks"])
+            w["ctrl_sent"] = 1
+            cm = dict(cmpl_fields, err=0) if m["acked"] == m["blocks"] else None
+            return Issue("control", pkt=pkt, meta=w, cmpl=cm)
+        f0 = new_fid if fresh else m["fid"]
+        if d.is_inline:
+            pkt = dict(common, kind=C["PKT_INLINE"], tid=pool_tid, seq=seq, len=d.size,
+                       notify=d.notify, payload=int.from_bytes(d.payload(), "little"))
+            pend = dict(seq=seq, xfer=x, block=0, single=1, cls=CLS_CODE[Cls.TID], fid=f0,
+                        time_=now)
+            self.seq += 1
+            return Issue("inline", pkt=pkt, pend=(pool_tid, pend))
+        if m["aborted"]:
+            cm = dict(cmpl_fields, err=1) if m["acked"] == m["issued"] else None
+            return Issue("abort", meta=dict(m, in_q=0), cmpl=cm,
+                         tid_ret=pool_tid if cls is Cls.TID else None)
+        b = m["issued"]
+        last = b + 1 == n
+        if cls is Cls.TID:
+            fid, tid, busy, busy_next, hq = 0, pool_tid, 0, False, Q_TID
+        else:
+            fid, tid = frog_leap(cls, f0, b)
+            busy = m["tid_busy"] | (1 << tid_slot(cls, b))
+            busy_next = bool((busy >> tid_slot(cls, b + 1)) & 1)
+            hq = (Q_FID1_HAVE if cls is Cls.FID1 else Q_FID4_HAVE) + d.prio
+        requeue = not last and ((b + 1 - m["acked"]) & BMASK) < p.max_outstanding \
+            and not busy_next
+        ctrl_now = last and bool(d.notify) and m["acked"] == n - 1
+        blk = dict(block_fields(d, page, ch, p, b), tid=tid, seq=seq, fid=fid)
+        w = dict(m, issued=b + 1, blocks=n, fid=f0, tid_busy=busy, in_q=int(requeue),
+                 notify=d.notify, ctrl_sent=int(ctrl_now), aborted=0, hq=hq,
+                 cls=CLS_CODE[cls])
+        if last:
+            w.update(last_tid=tid, last_seq=seq)
+        pkt = None
+        if ctrl_now:
+            pkt = dict(common, kind=C["PKT_CONTROL"], tid=tid, seq=seq, blocks=n)
+        pend = dict(seq=seq, xfer=x, block=b, single=int(n == 1), cls=CLS_CODE[cls], fid=f0,
+                    time_=now)
+        self.seq += 1
+        return Issue("block", blk=blk, pkt=pkt, pend=(tid, pend), meta=w,
+                     enq=hq if requeue else None)
+
+
+# ------------------------------------------------------------------ message handler
+@dataclass
+class Retire:
+    """What the message handler does with one matching ACK / NACK."""
+    tid_free: int | None         # a TID-only TID back to its pool
+    meta: dict | None            # META written back (multi-block transfers)
+    act: dict | None             # ACT fields pushed (re-queue / control queue / completion)
+
+
+class HandlerModel:
+    """qrdma_qos_handler (docs/qos.md "Completion"): an ACK matches when its TID has a
+    pending entry with the same sequence number; a match retires the block (the entry
+    leaves the table), updates the transfer's metadata and asks for at most one action."""
+
+    def __init__(self, p: Params):
+        self.p = p
+
+    @staticmethod
+    def matches(entry: dict | None, seq: int) -> bool:
+        """entry: the valid pending entry of the ACK's TID, None when there is none."""
+        return entry is not None and entry["seq"] == seq % SEQ_MOD
+
+    def retire(self, tid: int, entry: dict, m: dict | None, nack: bool,
+               reason: int) -> Retire:
+        """A matching ACK of the block in entry; m: the transfer's metadata as read (not
+        used for a single-block or inline transfer)."""
+        free = tid if entry["cls"] == CLS_CODE[Cls.TID] else None
+        x = entry["xfer"]
+        if entry["single"]:
+            act = dict(enq=0, q=0, cmpl=1, err=int(nack), reason=reason, xfer=x,
+                       cls=entry["cls"], fid=entry["fid"])
+            return Retire(free, None, act)
+        cls = CLS_OF.get(m["cls"], Cls.TID)
+        acked = (m["acked"] + 1) & BMASK
+        last_acked = int(bool(m["last_acked"]) or entry["block"] == m["blocks"] - 1)
+        busy = 0 if cls is Cls.TID else m["tid_busy"] & ~(1 << tid_slot(cls, entry["block"]))
+        aborted = int(bool(m["aborted"]) or nack)
+        why = m["reason"] if m["aborted"] else reason         # the first NACK's
+        enq = None
+        if aborted:
+            cmpl = acked == m["issued"] and not m["in_q"]
+        else:
+            cmpl = acked == m["blocks"] and (not m["notify"] or bool(m["ctrl_sent"]))
+            # the control packet goes once the last block is issued and every block but
+            # the last is acknowledged
+            if (not m["in_q"] and m["notify"] and not m["ctrl_sent"]
+                    and m["issued"] == m["blocks"] and acked - last_acked == m["blocks"] - 1):
+                enq = Q_CTRL
+            elif (not m["in_q"] and m["issued"] < m["blocks"]
+                  and ((m["issued"] - acked) & BMASK) < self.p.max_outstanding
+                  and not (busy >> tid_slot(cls, m["issued"])) & 1):
+                enq = m["hq"]
+        w = dict(m, acked=acked, last_acked=last_acked, tid_busy=busy, aborted=aborted,
+                 reason=why, in_q=int(bool(m["in_q"]) or enq is not None))
+        act = None
+        if enq is not None or cmpl:
+            act = dict(enq=int(enq is not None), q=enq or 0, cmpl=int(cmpl),
+                       err=int(bool(aborted)), reason=why, xfer=x, cls=m["cls"], fid=m["fid"])
+        return Retire(free, w, act)
+
+
+# ------------------------------------------------------------------ the core, untimed
+class CoreModel:
+    """qrdma_qos_core without timing: the queues, the pools, the segmenter and the message
+    handler sharing the metadata and pending tables. step() issues one dequeued transfer
+    (the first eligible queue's head), ack() handles one ACK / NACK; completions are
+    appended to `done` as (xfer, err, reason). Handler actions are applied at once (the
+    segmenter's and the handler's uses of the enqueue and completion ports are
+    serialized)."""
+
+    def __init__(self, p: Params):
+        self.p = p
+        self.desc: dict[int, Descriptor] = {}      # the transfer table
+        self.queues = Queues()
+        self.pools = IdPools(p.num_tids)
+        self.meta: dict[int, dict] = collections.defaultdict(meta_zero)
+        self.pending: dict[int, dict] = {}         # TID -> valid pending entry
+        self.seg = SegmenterModel(p)
+        self.hdl = HandlerModel(p)
+        self.done: list[tuple[int, int, int]] = []
+        self.now = 0
+        self.return_unused = True    # step() returns an unused TID to the pool itself
+
+    def post(self, x: int, d: Descriptor) -> None:
+        self.desc[x] = d
+        self.queues.push(queue_of(d, self.p), x, True)
+
+    def step(self) -> Issue | None:
+        self.now += 1
+        q = self.queues.pick(self.pools)
+        if q is None:
+            return None
+        x, fresh = self.queues.pop(q)
+        k = queue_takes(q)
+        pool_tid = self.pools.take("tid") if k == "tid" else None
+        # the FID taken from a need-FID queue (else the value is kept but unused: 0)
+        fid = self.pools.take(k) if k in ("fid1", "fid4") else 0
+        iss = self.seg.issue(self.desc[x], x, q, fresh, self.meta[x], pool_tid, fid, self.now)
+        self.apply_issue(x, iss)
+        return iss
+
+    def apply_issue(self, x: int, iss: Issue) -> None:
+        if iss.meta is not None:
+            self.meta[x] = iss.meta
+        if iss.pend is not None:
+            tid, e = iss.pend
+            if tid in self.pending:
+                raise ModelError(f"TID {tid} issued while pending")
+            self.pending[tid] = e
+        if iss.tid_ret is not None and self.return_unused:
+            self.pools.give("tid", iss.tid_ret)
+        if iss.enq is not None:
+            self.queues.push(iss.enq, x, False)
+        if iss.cmpl is not None:
+            self.complete(x, iss.cmpl)
+
+    def complete(self, x: int, c: dict) -> None:
+        self.pools.give_fids(CLS_OF.get(c["cls"], CLS_CTRL), c["fid"])
+        self.done.append((x, c["err"], c["reason"]))
+
+    def ack(self, tid: int, seq: int, nack: bool = False, reason: int = 0) -> Retire | None:
+        """None when the ACK is stale (dropped)."""
+        e = self.pending.get(tid)
+        if not self.hdl.matches(e, seq):
+            return None
+        del self.pending[tid]
+        r = self.hdl.retire(tid, e, None if e["single"] else self.meta[e["xfer"]], nack,
+                            reason)
+        if r.tid_free is not None:
+            self.pools.give("tid", r.tid_free)
+        if r.meta is not None:
+            self.meta[e["xfer"]] = r.meta
+        if r.act is not None:
+            self.apply_action(r.act)
+        return r
+
+    def apply_action(self, a: dict) -> None:
+        if a["enq"]:
+            self.queues.push(a["q"], a["xfer"], False)
+        if a["cmpl"]:
+            self.complete(a["xfer"], a)

@@ -821,3 +821,163 @@ def test_seq_unwrap():
     assert sb.unwrap(SEQ_MOD - 100) == SEQ_MOD - 100   # a late one from before the wrap
     sb.seq_hi = 3 * SEQ_MOD + 5
     assert sb.unwrap(2) == 3 * SEQ_MOD + 2 and sb.unwrap(7) == 3 * SEQ_MOD + 7
+
+
+# ------------------------------------------------------------------ the core's blocks
+def _pkg_structs() -> dict[str, list[tuple[str, int]]]:
+    """The packed structs of rtl/qos/qrdma_qos_pkg.sv: name -> [(member, width)], with
+    widths from the package's localparams (enough of SystemVerilog for that file)."""
+    import re
+    from pathlib import Path
+    src = (Path(__file__).resolve().parents[2] / "rtl/qos/qrdma_qos_pkg.sv").read_text()
+    src = re.sub(r"//.*", "", src)
+    consts = {k: int(v) for k, v in
+              re.findall(r"localparam\s+int\s+unsigned\s+(\w+)\s*=\s*(\d+)\s*;", src)}
+    enums = {m.group(2): int(eval(m.group(1), {}, dict(consts))) + 1 for m in
+             re.finditer(r"typedef\s+enum\s+logic\s*\[([^:\]]+):0\]\s*{[^}]*}\s*(\w+)\s*;",
+                         src)}
+    out = {}
+    for body, name in re.findall(r"typedef\s+struct\s+packed\s*{([^}]*)}\s*(\w+)\s*;", src):
+        fields = []
+        for decl in body.split(";"):
+            decl = decl.strip()
+            if not decl:
+                continue
+            m = re.fullmatch(r"logic\s*(?:\[([^:\]]+):0\])?\s*(\w+)", decl)
+            if m:
+                w = int(eval(m.group(1), {}, dict(consts))) + 1 if m.group(1) else 1
+                fields.append((m.group(2), w))
+            else:
+                typ, n = decl.split()
+                fields.append((n, enums[typ]))
+        out[name] = fields
+    return out
+
+
+def test_records_match_package():
+    """META / PEND / ACT are the package's meta_t / pend_t / act_t, member by member."""
+    from model.qos_model import ACT, META, PEND
+    structs = _pkg_structs()
+    for lay in (META, PEND, ACT):
+        assert [(f.name, f.width) for f in lay.fields] == structs[lay.name], lay.name
+
+
+def test_frog_leap_rules():
+    """docs/qos.md: 4xFID block b: FID f0 + b mod 4, TID 4 (f0 + b mod 4) + (b div 4)
+    mod 4; 1xFID: TID 4f + b mod 4. 16 consecutive 4xFID blocks take 16 distinct TIDs of
+    the group, 4 consecutive ones 4 distinct FIDs; the tid_busy slots are one-to-one."""
+    from model.qos_model import frog_leap, tid_slot
+    for f0 in range(FID4_FIRST, 256, 4):
+        for b0 in range(0, 40, 3):
+            ids = [frog_leap(Cls.FID4, f0, b) for b in range(b0, b0 + 16)]
+            assert sorted(t for _, t in ids) == list(range(4 * f0, 4 * f0 + 16))
+            assert len({f for f, _ in ids[:4]}) == 4
+            assert sorted(tid_slot(Cls.FID4, b) for b in range(b0, b0 + 16)) == list(range(16))
+        for b in range(40):
+            assert frog_leap(Cls.FID4, f0, b) == (f0 + b % 4, 4 * (f0 + b % 4) + (b // 4) % 4)
+    for f in range(FID1_FIRST, FID1_FIRST + 64):
+        assert [frog_leap(Cls.FID1, f, b) for b in range(8)] == \
+            [(f, 4 * f + b % 4) for b in range(8)]
+
+
+def test_id_pools_order():
+    from model.qos_model import IdPools
+    pools = IdPools(4)
+    assert [pools.take("tid") for _ in range(3)] == [0, 1, 2]
+    pools.give("tid", 1)
+    assert [pools.take("tid") for _ in range(2)] == [3, 1]
+    assert not pools.avail("tid")
+    with pytest.raises(ModelError):
+        pools.give("tid", 3) or pools.give("tid", 3)
+    assert pools.take("fid4") == FID4_FIRST and pools.take("fid4") == FID4_FIRST + 4
+    pools.give_fids(Cls.FID4, FID4_FIRST)
+    assert pools.free["fid4"][-1] == FID4_FIRST
+
+
+def test_handler_control_rule():
+    """The last block's ACK, arriving first, does not send the control packet; the ACK
+    that completes blocks 0..n-2 does (docs/qos.md "Completion")."""
+    from model.qos_model import CoreModel
+    core = CoreModel(P)
+    core.post(5, Descriptor(size=3 * BS, dst_addr=0, notify=1))
+    outs = []
+    while (iss := core.step()) is not None:
+        outs.append(iss)
+    assert [i.kind for i in outs] == ["block", "block"]       # MAX_OUTSTANDING 2
+    t0, s0 = outs[0].pend[0], outs[0].pend[1]["seq"]
+    t1, s1 = outs[1].pend[0], outs[1].pend[1]["seq"]
+    core.ack(t1, s1)
+    i2 = core.step()
+    assert i2.kind == "block" and i2.pkt is None and i2.blk["last"] == 1
+    t2, s2 = i2.pend[0], i2.pend[1]["seq"]
+    core.ack(t2, s2)                   # the last block: no control packet yet
+    assert core.step() is None
+    r = core.ack(t0, s0)               # blocks 0..1 acked now
+    assert r.act == dict(r.act, enq=1, q=0)
+    c = core.step()
+    assert c.kind == "control" and c.pkt["tid"] == t2 and c.pkt["seq"] == s2
+    assert core.done == [(5, 0, 0)] and core.pools.all_free()
+
+
+def run_core_model(p, rng, n_xfers, nack_rate=0.0, max_active=40):
+    """CoreModel driven like the engine: random transfers, outputs to the Scoreboard,
+    ACKs (some NACKs, some stale) in random order. Returns (core, scoreboard, posted)."""
+    from model.qos_model import CoreModel
+    core = CoreModel(p)
+    sb = Scoreboard(p)
+    free = [(pg, ch) for pg in range(16) for ch in range(0, 64, 2)]
+    rng.shuffle(free)
+    free = free[:max_active]
+    posted, pend, live = 0, [], {}
+    n_done = 0
+    while posted < n_xfers or live:
+        if posted < n_xfers and free and rng.random() < 0.3:
+            page, ch = free.pop()
+            d = random_desc(rng, p)
+            x = xfer_index(page, ch)
+            live[x] = (sb.post(page, ch, d), (page, ch))
+            posted += 1
+            core.post(x, d)
+        if rng.random() < 0.7 and (iss := core.step()) is not None:
+            if iss.blk is not None:
+                sb.on_block(BLOCK_DESC.unpack(BLOCK_DESC.pack(**iss.blk)))
+            if iss.pkt is not None:
+                sb.on_packet(PKT_DESC.unpack(PKT_DESC.pack(**iss.pkt)))
+            if iss.pend is not None:
+                pend.append((iss.pend[0], iss.pend[1]["seq"]))
+        if pend and rng.random() < 0.5:
+            tid, seq = pend.pop(rng.randrange(len(pend)))
+            nack = rng.random() < nack_rate
+            why = rng.randrange(16) if nack else 0
+            t = sb.on_ack(tid, seq, nack, why)
+            assert (core.ack(tid, seq, nack, why) is not None) == (t is not None)
+            if rng.random() < 0.05:                     # a duplicate: stale
+                assert core.ack(tid, seq) is None and sb.on_ack(tid, seq) is None
+        while n_done < len(core.done):
+            x, err, why = core.done[n_done]
+            n_done += 1
+            t, key = live.pop(x)
+            assert t.complete, f"xfer {x} completed early: {t.remaining()}"
+            assert err == int(t.nacked)
+            if err:
+                assert why == t.nack_reason
+            sb.retire(t)
+            free.insert(0, key)
+    return core, sb, posted
+
+
+@pytest.mark.parametrize("p,nack_rate", [
+    (Params(), 0.0),
+    (Params(), 0.05),
+    (Params(block_size=4096, cm_min_bytes=8192, mp_min_bytes=32768, num_tids=16,
+            max_outstanding=4), 0.02),
+    (Params(block_size=8192, max_outstanding=1, num_tids=4), 0.0),
+])
+def test_core_model_against_scoreboard(p, nack_rate):
+    """The unit models composed (CoreModel) behave as the Scoreboard demands: every
+    output legal, every transfer completed once (ERROR with the first NACK's reason when
+    NACKed), every ID back, no queue or pending entry left."""
+    core, sb, posted = run_core_model(p, random.Random(11), 400, nack_rate)
+    assert sb.check_end() == []
+    assert len(core.done) == posted
+    assert core.pools.all_free() and core.queues.empty() and not core.pending
