@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_qos_engine: the QoS engine of qrdma (seed 000 ch. 2-3, Fig. 2.2; docs/qos.md):
+// qrdma_qos_engine: the QoS engine of qrdma ([QoS-RDMA] ch. 2-3, Fig. 2.2; docs/qos.md):
 // the host port (AXI4 slave: descriptors, status, registers), the transfer table
 // (2048 channels x 32 bytes, kept as 1024 rows of 512 bits so that a 64-byte descriptor
 // is read in one cycle) and the core (queues, segmenter, tables, message handler).
@@ -126,7 +126,7 @@ module qrdma_qos_engine
     .ev(host_ev)
   );
 
-  // Transfer table (seed §3.1): written by the host port, read by the segmenter. A row is
+  // Transfer table ([QoS-RDMA] §3.1): written by the host port, read by the segmenter. A row is
   // read at most once per transfer dequeue; the host never writes a BUSY channel, so a
   // read never meets a write of the same descriptor. The host port writes whole aligned
   // 8-byte words (an accepted beat is 8 << AWSIZE bytes, aligned, with exactly those

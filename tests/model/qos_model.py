@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""Reference model of the QoS engine (docs/qos.md; seed 000 §3.6-§3.13). Plain Python, no
+"""Reference model of the QoS engine (docs/qos.md; [QoS-RDMA] §3.6-§3.13). Plain Python, no
 simulator inside: the engine test (tests/qos/test_qrdma_qos_engine.py) feeds it what it
 posts and what it observes, and it says what the engine must have done.
 

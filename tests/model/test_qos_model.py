@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """Unit tests of the QoS engine reference model (tests/model/qos_model.py), no simulator:
-segmentation, the seed's frog-leap TIDs, classification thresholds and queues,
+segmentation, [QoS-RDMA]'s frog-leap TIDs, classification thresholds and queues,
 acceptance (descriptor and beat refusals), the posting writes, and the scoreboard against
 an ideal engine written here (it must accept every legal behaviour, including the 16-bit
 sequence wrap, and catch each kind of wrong output)."""
@@ -123,7 +123,7 @@ def test_address_wrap():
 
 # ------------------------------------------------------------------ IDs
 def test_frog_leap_seed_example():
-    """Seed §3.8: multipath transfer of 16 blocks with FID 192: TIDs 768, 772, 776, 780,
+    """[QoS-RDMA] §3.8: multipath transfer of 16 blocks with FID 192: TIDs 768, 772, 776, 780,
     769, 773, ... 783."""
     tids = [tid_of_block(Cls.FID4, b, 192) for b in range(16)]
     assert tids[:6] == [768, 772, 776, 780, 769, 773]
@@ -136,7 +136,7 @@ def test_frog_leap_seed_example():
 
 
 def test_unipath_tids():
-    """Seed §3.8: FID 128 uses TIDs 512, 513, 514, 515, 512, ..."""
+    """[QoS-RDMA] §3.8: FID 128 uses TIDs 512, 513, 514, 515, 512, ..."""
     assert [tid_of_block(Cls.FID1, b, 128) for b in range(6)] == [512, 513, 514, 515, 512, 513]
     assert [fid_of_block(Cls.FID1, b, 191) for b in range(5)] == [191] * 5
     assert tid_of_block(Cls.TID, 3, 0) is None

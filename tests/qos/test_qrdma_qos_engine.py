@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_qos_engine (docs/qos.md, seed 000 ch. 2-3) against the reference model
-tests/model/qos_model.py: the seed's QoS test-bench (§4.2 ii) at its scale, plus directed
+"""qrdma_qos_engine (docs/qos.md, [QoS-RDMA] ch. 2-3) against the reference model
+tests/model/qos_model.py: [QoS-RDMA]'s QoS test-bench (§4.2 ii) at its scale, plus directed
 tests of the scheduling, ID and acceptance rules.
 
 A simulated CPU (cocotbext-axi AxiMaster) posts descriptors and polls status; a responder
@@ -851,7 +851,7 @@ async def qos_small_behind_elephant(dut):
 
 @cocotb.test()
 async def qos_fid_exhaustion(dut):
-    """Seed §3.9.1: with every 1xFID (then every 4xFID group) held by transfers waiting
+    """[QoS-RDMA] §3.9.1: with every 1xFID (then every 4xFID group) held by transfers waiting
     for ACKs, a new transfer of that class waits while a have-FID transfer of lower
     priority and TID-only transfers proceed; the first FID returned goes to it."""
     tb = TB(dut, "qos_fid_exhaustion")

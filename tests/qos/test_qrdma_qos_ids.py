@@ -132,7 +132,7 @@ async def ids_random(dut):
         start = b.now
         while not cond():
             await b.cycle()
-            assert b.now - start < limit, "phase did not reach its goal"
+            assert b.now - start < limit, "phase did not reach its end"
 
     # random, drain every pool, refill, bursts, random
     stop = b.now + n // 3
