@@ -48,7 +48,7 @@
 //     (after the first packet's CRC wait) with a memory latency of 200 cycles, which needs
 //     a read window of about 15 KiB (measured: 240 beats suffice, 224 do not; the
 //     default 256 leaves a margin).
-//   one-beat packets: one per 2 cycles (the scheduler picks every other cycle).
+//   one-beat packets: one per cycle (the scheduler picks every cycle).
 //   After reset the inputs are ready once the slot pool is initialised (SLOTS cycles).
 //
 // Limits: a block descriptor's size is 1 .. 510 * MAX_PAYLOAD bytes (blk_pkts is 9 bits;
@@ -205,8 +205,8 @@ module qrdma_tx
   logic [cnt_w(RD_DEPTH)-1:0]  rdq_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // almost_full at DEPTH-1: a pick needs room for itself and the packet in stage B
-  qrdma_sync_fifo #(.WIDTH($bits(job_t)), .DEPTH(JOB_DEPTH), .ALMOST_FULL(JOB_DEPTH - 1)) u_jobq (
+  // almost_full at DEPTH-2: a pick needs room for itself and the packets in stages A and B
+  qrdma_sync_fifo #(.WIDTH($bits(job_t)), .DEPTH(JOB_DEPTH), .ALMOST_FULL(JOB_DEPTH - 2)) u_jobq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (sj_valid),
@@ -219,7 +219,7 @@ module qrdma_tx
     .almost_full (job_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH), .ALMOST_FULL(RD_DEPTH - 1)) u_rdq (
+  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH), .ALMOST_FULL(RD_DEPTH - 2)) u_rdq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (sr_valid),

@@ -14,19 +14,17 @@
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
 // block in that cycle. ACK/NACK responses never take a slot: they have their own path
 // to the assembler (qrdma_tx_rsp), so a send unit full of requests still answers.
-// Pipeline (cycle t = the cycle of the pick):
+// Pipeline (cycle t = the cycle of the pick), one pick per cycle:
 //   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
 //   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs);
-//        node_id sampled
+//        the slot record registered for B; node_id sampled
 //   t+2  B: addresses, header beat; job_valid (and rd_valid for DATA) for one cycle;
 //        the block is re-queued (progress + 1) or the slot freed
-// Simulation speed (docs/sim.md): the header beat is built only in the cycle its job is
-// valid (a branch Verilator skips otherwise), from registers only (node_id is sampled in
-// A, so no logic here is evaluated again for every change of a top-level input).
-// A pick is allowed every other cycle (none in t+1), so that the RAM outputs hold
-// through stage B and re-queues leave every other cycle to the inputs: at most one packet
-// per 2 cycles, far above the link's need (a packet of n payload beats takes n+1 cycles).
-// pick_ok (the caller's room for one more packet) must cover the packet in stage B too.
+// A block's slot is out of its queue from its pick until B re-queues it, so a slot is never
+// in two stages at once; its progress is written in B and read at its next pick, which
+// comes at the earliest one cycle later. pick_ok (the caller's room for one more packet)
+// must cover the packets in stages A and B too. A re-queue takes the enqueue port from the
+// inputs for that cycle (only blocks re-queue, and they go at the link's pace).
 `default_nettype none
 
 module qrdma_tx_sched
@@ -211,7 +209,7 @@ module qrdma_tx_sched
   logic [NUM_NODES-1:0] pick_gnt;  // one-hot form of pick_queue
   /* verilator lint_on UNUSEDSIGNAL */
   logic                 pick_any;
-  logic                 a_valid_q;  // stage A holds a pick (so no pick in this cycle)
+  logic                 a_valid_q;  // stage A holds a pick
 
   assign elig = ~q_empty & ~tx_pause;
 
@@ -225,11 +223,12 @@ module qrdma_tx_sched
     .gnt_idx   (pick_queue)
   );
 
-  assign pick = pick_any && pick_ok && !a_valid_q;
+  assign pick = pick_any && pick_ok;
 
   // ------------------------------------------------------------------ stage A
   // The RAM outputs hold the picked slot in A and B (no RAM read in A, see header).
-  slot_rec_t          rec;
+  slot_rec_t          rec;       // A: the picked slot's record (RAM output)
+  slot_rec_t          rec_b_q;   // B: the same, registered
   /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not in the header
   block_desc_t        blk;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -290,14 +289,19 @@ module qrdma_tx_sched
       b_more_q  <= (rec.kind == SLOT_BLK) && (a_rem > (OFF_W + 1)'(a_room));
       b_pkts_q  <= PIDX_W'(pkts_of(dlow, blk.size));
       b_node_q  <= node_id;
+      rec_b_q   <= rec;
     end
   end
 
   // ------------------------------------------------------------------ stage B
   logic [63:0]        pkt_dst, pkt_src;
+  /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not in the header
+  block_desc_t        blk_b;
+  /* verilator lint_on UNUSEDSIGNAL */
 
-  assign pkt_dst = blk.dst_addr + 64'(b_off_q);
-  assign pkt_src = blk.src_addr + 64'(b_off_q);
+  assign blk_b   = block_desc_t'(rec_b_q.data[BLOCK_DESC_W-1:0]);
+  assign pkt_dst = blk_b.dst_addr + 64'(b_off_q);
+  assign pkt_src = blk_b.src_addr + 64'(b_off_q);
 
   // The header beat: fields by slot kind; the CONTROL fields that share bits with
   // inline_data are set last.
@@ -364,14 +368,14 @@ module qrdma_tx_sched
   // cycles the job is not pushed and its value does not matter.
   always_comb begin
     job_valid   = b_valid_q;
-    if (b_valid_q) job.hdr = make_hdr(rec, b_node_q, b_pidx_q, b_pkts_q, b_len_q, pkt_dst);
+    if (b_valid_q) job.hdr = make_hdr(rec_b_q, b_node_q, b_pidx_q, b_pkts_q, b_len_q, pkt_dst);
     else           job.hdr = '0;
-    job.is_data = (rec.kind == SLOT_BLK);
+    job.is_data = (rec_b_q.kind == SLOT_BLK);
     job.dlane   = pkt_dst[LANE_W-1:0];
     job.len     = job.hdr[NET_HDR_LEN_LSB +: LEN_W];
     job.n_p     = beats_of('0, b_len_q);
     job.n_out   = beats_of(pkt_dst[LANE_W-1:0], b_len_q);
-    rd_valid    = b_valid_q && (rec.kind == SLOT_BLK);
+    rd_valid    = b_valid_q && (rec_b_q.kind == SLOT_BLK);
     rd.addr     = pkt_src;
     rd.len      = b_len_q;
   end
