@@ -84,8 +84,7 @@ module qrdma_qos_engine
 
   logic            tt_wr_en;
   logic [9:0]      tt_wr_row;
-  // only bit 0 of each byte-enable octet is used (whole 8-byte words, see the table)
-  /* verilator lint_off UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */  // bit 0 of each byte-enable octet is used (whole words)
   logic [63:0]     tt_wr_be;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [511:0]    tt_wr_data;
