@@ -10,7 +10,7 @@ For each top:
     the Fmax nextpnr reports for the clock `clk`.
 Writes build/results/synth.json ({"<top>": {"lut", "ff", "bram36", "ecp5_fmax_mhz"}}) and
 regenerates docs/synth.md. yowasp tools see relative paths only: everything runs from the
-repository root with relative paths (TOOLCHAIN.md #7).
+repository root with relative paths (docs/development.md "Toolchain notes").
 
   python syn/synth.py [top ...]      only these tops (the report keeps the others' figures)
   --pnr-timeout=MIN                  stop nextpnr-ecp5 after MIN minutes (default 40); the

