@@ -45,7 +45,7 @@ bench: $(STAMP)
 	$(PY) tools/bench.py
 
 ## make demo: the main job. Builds the harness and qrdma-perf, runs write_lat and write_bw
-## over all sizes in seed 000's two modes, prints the tables and the comparison with the
+## over all sizes in [QoS-RDMA]'s two modes, prints the tables and the comparison with the
 ## seed, writes build/results/demo.json and the plots demo_latency.png, demo_throughput.png
 demo: $(STAMP)
 	$(MAKE) -C sim -j2 all libqrdma

@@ -66,7 +66,7 @@ def _layout(name, width, doc, *fields, overlap_ok=()):
 
 # ----------------------------------------------------------------- constants
 CONST = {
-    # host side (seed 000 §2, §3.1)
+    # host side ([QoS-RDMA] §2, §3.1)
     "NUM_PAGES": (16, "protection domains (pages)"),
     "CH_PER_PAGE": (128, "channels per page: 64 write + 64 read"),
     "WR_CH_PER_PAGE": (64, "write channels per page (0..63); 64..127 are read channels"),
@@ -75,7 +75,7 @@ CONST = {
     "INLINE_SHORT_MAX": (8, "inline payload bytes that fit a 32-byte descriptor"),
     "INLINE_MAX": (32, "inline payload bytes of a 64-byte descriptor"),
     "MAX_TRANSFER_BYTES": (1 << 32, "largest transfer (4 GiB)"),
-    # status codes (seed 000 §3.4, Fig. 3.2)
+    # status codes ([QoS-RDMA] §3.4, Fig. 3.2)
     "ST_IDLE": (0, "channel status: no transfer"),
     "ST_BUSY": (1, "channel status: transfer posted, not yet complete"),
     "ST_DONE": (2, "channel status: every block acknowledged"),

@@ -4,8 +4,8 @@
 // qrdma_crc32_512: CRC-32 (Ethernet polynomial, reflected, init and final xor 0xFFFFFFFF:
 // the CRC of Python's zlib.crc32) over frames given as DATA_W-bit beats, one beat per
 // cycle, no backpressure. The CRC of the send unit (appended to packets) and of the
-// receive unit (checked before data is placed): docs ARCHITECTURE §3, §4; seed 002 §2.4,
-// seed 004 §3.2.
+// receive unit (checked before data is placed): docs ARCHITECTURE §3, §4; [FPGA-NI] §2.4,
+// [RSN] §3.2.
 //
 // Byte 0 of a beat is s_data[7:0] and is first on the wire; bit 0 of each byte goes first.
 // A frame is the beats after the previous s_last (or reset) up to and including the beat

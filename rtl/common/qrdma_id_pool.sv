@@ -4,7 +4,7 @@
 // qrdma_id_pool: a pool of NUM_IDS IDs FIRST_ID..FIRST_ID+NUM_IDS-1, kept as a FIFO of
 // free IDs (a qrdma_sync_fifo). IDs are allocated from the FIFO head and returned to its
 // tail, so they are handed out in the order they were freed. Implements the transaction
-// and flow ID FIFO queues of seed 000 §3.8 with the initializer of §3.14 built in.
+// and flow ID FIFO queues of [QoS-RDMA] §3.8 with the initializer of §3.14 built in.
 //
 // Initialisation: after reset the pool pushes FIRST_ID, FIRST_ID+1, ... into the FIFO,
 // one per cycle, in the first NUM_IDS cycles with rst low (cycles 0..NUM_IDS-1). ready is

@@ -10,7 +10,7 @@
 // Timing: a write is visible to the read port the next cycle. Both ports writing the same
 // address in one cycle is not allowed (an assertion in simulation). No reset: the contents
 // start unknown; a user that needs a known start clears every address after reset.
-// Used for the pending table's valid bits (seed 000 §3.5: set at issue by the segmenter,
+// Used for the pending table's valid bits ([QoS-RDMA] §3.5: set at issue by the segmenter,
 // cleared on ACK by the message handler).
 `default_nettype none
 

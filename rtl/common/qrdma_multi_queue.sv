@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_multi_queue: NUM_QUEUES FIFO queues of entry numbers in one dynamic shared space of
-// NUM_ENTRIES entries (seed 000 §3.7, Algorithms 1 and 2, Figures 3.7/3.8): the scheduling
+// NUM_ENTRIES entries ([QoS-RDMA] §3.7, Algorithms 1 and 2, Figures 3.7/3.8): the scheduling
 // queues. Every entry is in at most one queue at a time, so the queues are linked lists
 // threaded through ONE next-pointer RAM (qrdma_sdp_ram, NUM_ENTRIES x idx_w(NUM_ENTRIES)
 // bits): its write port serves enqueues (next[tail] = entry), its read port dequeues

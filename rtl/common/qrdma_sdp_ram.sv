@@ -14,7 +14,7 @@
 //   1  the read returns the NEW content: the write is forwarded around the RAM by a
 //      registered compare and a mux on rd_data (one WIDTH-wide mux, no extra latency).
 // Used by the FIFO, the shared-space multi-queue and every table of the engine
-// (seed 000 §3.1-§3.5 tables are all dual-port memories).
+// ([QoS-RDMA] §3.1-§3.5 tables are all dual-port memories).
 `default_nettype none
 
 module qrdma_sdp_ram

@@ -4,7 +4,7 @@
 // qrdma_status_regs: the status (ST_IDLE / ST_BUSY / ST_DONE / ST_ERROR) of the 1024 write
 // channels (channel index = page * 64 + c), kept as 32 rows of 32 channels x 2 bits
 // (row = page * 2 + c / 32, channel c mod 32 in bits 2i+1:2i), so that one 64-bit load
-// returns a whole row (the collective status read). Implements seed 000 §3.4 with the
+// returns a whole row (the collective status read). Implements [QoS-RDMA] §3.4 with the
 // host port, the engine and the reads as three independent writers in every cycle.
 //
 // Storage: LUT RAM with three write ports built the XOR way (one bank per writer, the

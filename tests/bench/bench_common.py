@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """Benchmark of the common blocks: sustained operations per cycle of the shared-space
-multi-queue (qrdma_multi_queue, seed 000 §3.7) at the seed's size (66 queues, 2048
+multi-queue (qrdma_multi_queue, [QoS-RDMA] §3.7) at the seed's size (66 queues, 2048
 entries), measured in simulation by tests/common/bench_qrdma_multi_queue.py:
 
   full_rate   enqueue + dequeue every cycle over 10,000 cycles, all queues

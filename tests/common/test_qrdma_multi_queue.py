@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_multi_queue (seed 000 §3.7) against a reference model: a list of deques and the set
+"""qrdma_multi_queue ([QoS-RDMA] §3.7) against a reference model: a list of deques and the set
 of entries in queues. Every cycle the test checks deq_entry (combinational, same cycle as
 deq_valid) and the whole empty vector (registered: reflects every earlier operation).
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_status_regs (seed 000 §3.4) against a reference model, cycle by cycle.
+"""qrdma_status_regs ([QoS-RDMA] §3.4) against a reference model, cycle by cycle.
 
 Every cycle the test drives random host / engine / read operations and checks chk_st and
 rd_data (the state of the addressed rows at the start of the cycle) against the model,
