@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The qrdma authors
  *
  * qrdma_backend.h: the interface between libqrdma and whatever carries its loads and
- * stores to a qrdma device (issue 5 "Host library"). A backend is a struct of function
+ * stores to a qrdma device. A backend is a struct of function
  * pointers plus a context; libqrdma never touches a device or its host memory any other
  * way. Two backends implement it:
  *   - mmap (sw/lib/backend_mmap.c, sw/include/qrdma_backend_mmap.h): device registers

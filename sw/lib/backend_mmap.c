@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * The mmap backend of libqrdma (issue 5): device registers mapped from a file, 64-bit
+ * The mmap backend of libqrdma: device registers mapped from a file, 64-bit
  * volatile loads and stores, descriptor lines as aligned 64-bit (or 256-bit) stores with
  * a store fence after each line, and a first-fit allocator over a user-provided
  * physically contiguous DMA buffer. Usage and caveats: sw/include/qrdma_backend_mmap.h.

@@ -188,7 +188,7 @@ async def id_pool_random(dut):
         start = b.now
         while not cond():
             await b.cycle()
-            assert b.now - start < limit, "phase did not reach its goal"
+            assert b.now - start < limit, "phase did not reach its end condition"
 
     # (free idle, alloc stall, until): random, drain to exhaustion, refill, burst, random
     await run_until(lambda: b.now >= n + 1500, 10 * n + 5000)
