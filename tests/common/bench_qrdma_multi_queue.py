@@ -19,7 +19,7 @@ import os
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import seed_rng
+from seeding import seed_rng
 from test_qrdma_multi_queue import Driver, MultiQueueModel, start
 
 

@@ -10,7 +10,7 @@ import cocotb
 import pytest
 from cocotb.triggers import Timer
 
-from handshake import seed_rng
+from seeding import seed_rng
 
 
 class ArbFixedModel:

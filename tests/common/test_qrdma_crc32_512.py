@@ -18,7 +18,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 import violation
-from handshake import seed_rng
+from seeding import seed_rng
 from simrun import full
 
 

@@ -25,9 +25,14 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
+from cocotbext.axi.stream import define_stream
 
 import violation
-from handshake import StreamSink, seed_rng
+from seeding import seed_rng
+from streams import quiet, random_pause
+
+IdBus, IdTransaction, IdSource, IdSink, IdMonitor = define_stream(
+    "Id", signals=["id", "valid", "ready"])
 
 
 def cfg():
@@ -87,13 +92,18 @@ class PoolBench:
         self.rng = rng
         self.n, self.first, self.id_w, self.lat = cfg()
         self.free_idle = free_idle
-        self.sink = StreamSink(dut.clk, dut, "m_", ["id"], rng, stall=alloc_stall,
-                               callback=lambda _: None)
+        quiet(dut, "m")
+        self.sink = IdSink(IdBus.from_prefix(dut, "m"), dut.clk, dut.rst)
+        self.stall(alloc_stall)
         self.now = 0
         self.model = IdPoolModel(self.n, self.first, self.lat)
         self.returnable = []      # allocated and not yet chosen for return
         self.exhausted = 0        # cycles with ready and every ID allocated
         self.full = 0             # cycles after ready with every ID in the pool
+
+    def stall(self, p):
+        """Backpressure on the allocation side: m_ready low with probability p."""
+        random_pause(self.sink, self.rng, p)
 
     async def cycle(self):
         """One clock cycle: we are right after a rising edge (now = this cycle)."""
@@ -192,22 +202,27 @@ async def id_pool_random(dut):
 
     # (free idle, alloc stall, until): random, drain to exhaustion, refill, burst, random
     await run_until(lambda: b.now >= n + 1500, 10 * n + 5000)
-    b.free_idle, b.sink.stall, b.exhausted = 1.0, 0.2, 0
+    b.free_idle, b.exhausted = 1.0, 0
+    b.stall(0.2)
     await run_until(lambda: b.exhausted > 30, 20 * n + 200)
-    b.free_idle, b.sink.stall, b.full = 0.2, 1.0, 0
+    b.free_idle, b.full = 0.2, 0
+    b.stall(1.0)
     await run_until(lambda: b.full > 30, 20 * n + 200)
-    b.free_idle, b.sink.stall = 0.0, 0.0
+    b.free_idle = 0.0
+    b.stall(0.0)
     stop = b.now + 1000
     await run_until(lambda: b.now >= stop, 2000)
-    b.free_idle, b.sink.stall = 0.6, 0.6
+    b.free_idle = 0.6
+    b.stall(0.6)
     stop = b.now + 1500
     await run_until(lambda: b.now >= stop, 2000)
     # scoreboard: return everything, every ID is in the pool exactly once
-    b.free_idle, b.sink.stall = 0.0, 1.0
+    b.free_idle = 0.0
+    b.stall(1.0)
     await run_until(lambda: not m.allocated, 20 * n + 200)
     assert sorted(i for i, _ in m.q) == list(range(first, first + n))
     assert b.exhausted > 30 and b.full > 30
-    assert b.sink.received >= 1000
+    assert b.sink.count() >= 1000    # IDs allocated
 
 
 # (case, what, expected assertion message) of id_pool_violation

@@ -10,7 +10,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import seed_rng
+from seeding import seed_rng
 
 
 @cocotb.test()

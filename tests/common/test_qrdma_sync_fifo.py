@@ -11,7 +11,8 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import StreamSink, StreamSource, seed_rng
+from seeding import seed_rng
+from streams import DataBus, DataSink, DataSource, DataTransaction, quiet, random_pause
 
 
 class FifoModel:
@@ -56,13 +57,16 @@ async def fifo_random(dut):
     dut.m_ready.value = 0
     await reset(dut)
 
-    src = StreamSource(dut.clk, dut, "s_", ["data"], rng, idle=0.3)
-    snk = StreamSink(dut.clk, dut, "m_", ["data"], rng, stall=0.3, callback=lambda _: None)
+    quiet(dut, "s", "m")
+    src = DataSource(DataBus.from_prefix(dut, "s"), dut.clk, dut.rst)
+    snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)
+    random_pause(src, rng, 0.3)
+    random_pause(snk, rng, 0.3)
     model = FifoModel(depth, af, 2 if ram else 1)
     n = 4000 if depth < 200 else 3 * depth + 2000
     words = [rng.randrange(1 << width) for _ in range(n)]
     for w in words:
-        src.send({"data": w})
+        src.send_nowait(DataTransaction(data=w))
 
     got = []
     now = 0
@@ -75,7 +79,9 @@ async def fifo_random(dut):
         await ReadOnly()  # settled values of this cycle: what the next edge samples
         now += 1
         if now in phases:
-            src.idle, snk.stall = phases.pop(now)
+            idle, stall = phases.pop(now)
+            random_pause(src, rng, idle)
+            random_pause(snk, rng, stall)
         s_valid, s_ready = int(dut.s_valid.value), int(dut.s_ready.value)
         m_valid, m_ready = int(dut.m_valid.value), int(dut.m_ready.value)
         count = int(dut.count.value)
@@ -96,7 +102,8 @@ async def fifo_random(dut):
         assert now < 40 * n, "timeout"
     assert got == words
     await RisingEdge(dut.clk)
-    assert snk.received == n
+    await ReadOnly()      # the sink has taken the last word at this edge
+    assert snk.count() == n
 
 
 PARAMS = [

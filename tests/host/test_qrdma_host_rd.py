@@ -38,7 +38,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import Event, ReadOnly, ReadWrite, RisingEdge
 from cocotbext.axi import AxiMasterRead, AxiReadBus
 
-from handshake import seed_rng
+from seeding import seed_rng
 from host.host_stim import read_everything, read_program
 from model.host_model import (BUSY, DONE, ERROR, EV_NAMES, NPAGES, SLVERR, WRCH, C,
                               HostIfModel)

@@ -24,7 +24,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import seed_rng
+from seeding import seed_rng
 from model.qos_model import CLS_CODE, CLS_CTRL, FID1_FIRST, Cls, IdPools
 
 KINDS = ("tid", "fid1", "fid4")

@@ -26,7 +26,7 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import seed_rng
+from seeding import seed_rng
 from model.qos_model import META
 
 CYCLES = 20000

@@ -40,7 +40,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from handshake import seed_rng
+from seeding import seed_rng
 from model.qos_model import (ACT, META, PEND, SEQ_MOD, CoreModel, Descriptor, HandlerModel,
                              Params, Scoreboard, queue_of, queue_takes, xfer_index)
 from tools.formats import BLOCK_DESC, C, PKT_DESC

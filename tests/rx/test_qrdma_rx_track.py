@@ -31,7 +31,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from cocotbext.axi.stream import define_stream
 
-from handshake import seed_rng
+from seeding import seed_rng
 from model.rx_track_model import CONTROL, DATA, DECISION, INLINE, TrackModel
 
 NENT = int(os.environ.get("P_NENT", "16"))

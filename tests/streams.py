@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""Random idle and backpressure for cocotbext-axi streams and channels, through their public
+pause API: a source paused in a cycle does not start a transfer (idle), a sink paused in a
+cycle holds its ready low (backpressure). The probability can be changed at any time by
+calling again, for bursts and stall phases."""
+from __future__ import annotations
+
+import logging
+import random
+
+from cocotbext.axi.stream import define_stream
+
+
+def random_pause(stream, rng: random.Random, p: float) -> None:
+    """Pause `stream` (anything with set_pause_generator / clear_pause_generator / pause,
+    e.g. a define_stream source or sink, an AXI channel) in each cycle with probability p:
+    0 never, 1 always."""
+    if 0 < p < 1:
+        stream.set_pause_generator(iter(lambda: rng.random() < p, None))
+    else:
+        # clear_pause_generator() leaves `pause` at its last value: set it explicitly
+        stream.clear_pause_generator()
+        stream.pause = p >= 1
+
+
+def quiet(dut, *prefixes: str) -> None:
+    """Keep the loggers of the cocotbext-axi models on these port prefixes at WARNING (they
+    log under cocotb.<dut>.<prefix>); call before constructing the models."""
+    for p in prefixes:
+        logging.getLogger(f"cocotb.{dut._name}.{p}").setLevel(logging.WARNING)
+
+
+# A valid/ready stream with one payload field `data` (descriptors, ACKs, FIFO words):
+# DataSource(DataBus.from_prefix(dut, "s_blk"), dut.clk, dut.rst) drives s_blk_data /
+# s_blk_valid and honours s_blk_ready.
+DataBus, DataTransaction, DataSource, DataSink, DataMonitor = define_stream(
+    "Data", signals=["data", "valid", "ready"])
+
+# Only the valid/ready pair: a sink that gives a stream random backpressure while the
+# test's own per-cycle monitor reads the payload (FlowSink(FlowBus.from_prefix(dut, "new"), ...)).
+FlowBus, FlowTransaction, FlowSource, FlowSink, FlowMonitor = define_stream(
+    "Flow", signals=["valid", "ready"])
