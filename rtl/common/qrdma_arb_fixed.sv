@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_arb_fixed: fixed-priority arbiter over N requesters, purely combinational.
-// Requester 0 has the highest priority: gnt is the lowest set bit of req (one-hot, or zero
-// when nothing is requested), gnt_valid = |req, and gnt_idx is the index of the granted
-// requester (0 when nothing is requested). No state, so the grant of a cycle depends only
-// on req of that cycle. A common block of qrdma (STYLE.md: arbiters live in rtl/common).
+// qrdma_arb_fixed: fixed-priority arbiter over N requesters, purely combinational: the
+// strict-order pick of the scheduling queues ([QoS-RDMA] §3.9.1, qrdma_qos_seg) and the
+// two halves of qrdma_arb_rr. A common block (STYLE.md: arbiters live in rtl/common).
+//
+// Contract: requester 0 has the highest priority. gnt is the lowest set bit of req
+// (one-hot, or zero when nothing is requested), gnt_valid = |req, and gnt_idx is the index
+// of the granted requester (0 when nothing is requested). No state: the grant of a cycle
+// depends only on req of that cycle.
 `default_nettype none
 
 module qrdma_arb_fixed

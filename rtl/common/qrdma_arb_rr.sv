@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_arb_rr: round-robin arbiter over N requesters.
+// qrdma_arb_rr: round-robin arbiter over N requesters: the VOQ scheduler of the send unit
+// ([FPGA-NI] §2.5, qrdma_tx_sched), its two inputs, and the NIC's two acknowledgement
+// sources. Inside: docs/modules.md#qrdma_arb_rr.
 //
-// A registered pointer ptr_q names the requester with the highest priority this cycle;
-// priority falls from ptr_q upwards and wraps around to ptr_q-1. The grant is
+// Contract: a registered pointer ptr_q names the requester with the highest priority this
+// cycle; priority falls from ptr_q upwards and wraps around to ptr_q-1. The grant is
 // combinational from req and ptr_q: exactly one bit of gnt is set whenever req != 0
-// (gnt_valid = |req), none otherwise; gnt_idx is its index (0 when none).
-// The grant counts as taken when ack is high in the same cycle: at that clock edge the
-// pointer moves to just past the granted requester, so it gets the lowest priority next.
-// With ack low the pointer stays, so a valid/ready consumer can drive ack = ready and
-// hold the same grant until it is accepted, as long as req does not change: a request
-// raised meanwhile by a requester nearer the pointer takes the grant over (a consumer
-// that needs a stable choice, e.g. an AXI-Stream mux, registers or locks it).
-// Under constant requests from k requesters, each of them is granted exactly once in
-// every k consecutive acked grants. After reset the pointer is 0.
-// A common block of qrdma (STYLE.md: arbiters live in rtl/common).
+// (gnt_valid = |req), none otherwise; gnt_idx is its index (0 when none). The grant counts
+// as taken when ack is high in the same cycle: at that edge the pointer moves to just past
+// the granted requester, so it gets the lowest priority next. With ack low the pointer
+// stays, so a valid/ready consumer can drive ack = ready and hold the same grant until it
+// is accepted, as long as req does not change: a request raised meanwhile by a requester
+// nearer the pointer takes the grant over (a consumer that needs a stable choice, e.g. an
+// AXI-Stream mux, registers or locks it). Under constant requests from k requesters, each
+// is granted exactly once in every k consecutive acked grants. After reset the pointer is 0.
 `default_nettype none
 
 module qrdma_arb_rr

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_counters: a bank of N statistics counters. Counter i adds inc[i] every cycle
-// (0 for none; a pulse is inc = 1, a byte count is its value) and wraps at 2^CNT_W.
-// rd_data is the value of counter rd_idx, combinational (the user registers it on its
-// bus). Used for the engine's and the NIC's statistics registers.
+// qrdma_counters: a bank of N statistics counters: the NIC's send / receive statistics
+// registers (qrdma_nic_regs; docs/nic.md "Registers").
+//
+// Contract: counter i adds inc[i] every cycle (0 for none; a pulse is inc = 1, a byte
+// count is its value) and wraps at 2^CNT_W. rd_data is the value of counter rd_idx,
+// combinational (the user registers it on its bus).
 `default_nettype none
 
 module qrdma_counters

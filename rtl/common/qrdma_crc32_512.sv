@@ -3,53 +3,19 @@
 //
 // qrdma_crc32_512: CRC-32 (Ethernet polynomial, reflected, init and final xor 0xFFFFFFFF:
 // the CRC of Python's zlib.crc32) over frames given as DATA_W-bit beats, one beat per
-// cycle, no backpressure. The CRC of the send unit (appended to packets) and of the
-// receive unit (checked before data is placed): docs ARCHITECTURE §3, §4; [FPGA-NI] §2.4,
-// [RSN] §3.2.
+// cycle, no backpressure: the CRC the send unit appends to packets and the receive unit
+// checks before data is placed ([FPGA-NI] §2.4, [RSN] §3.2; docs/nic.md "Packet format").
+// Inside (affine decomposition, pipeline, evaluation cost): docs/modules.md#qrdma_crc32_512.
 //
-// Byte 0 of a beat is s_data[7:0] and is first on the wire; bit 0 of each byte goes first.
-// A frame is the beats after the previous s_last (or reset) up to and including the beat
-// with s_last; frames may follow back to back, a frame may be one beat. For every frame
-// m_valid pulses once, for one cycle, exactly LATENCY cycles after its s_last beat (beat
-// in cycle n -> m_valid and m_crc in cycle n + LATENCY); LATENCY is 5 for 512-bit beats.
-// The send unit delays its data by LATENCY cycles to append the CRC.
-//
-// s_keep rule: all ones on every beat but the last; on the last beat contiguous from bit 0
-// (1..KEEP_W bytes). Bytes outside s_keep are ignored. A violation fails an assertion in
-// simulation; in hardware it gives a wrong CRC. While s_valid is low s_data/s_keep/s_last
-// are ignored.
-//
-// Architecture. The CRC is affine over GF(2); c is the raw reflected 32-bit register.
-//   * A beat of KEEP_W bytes moves c to  M_BEAT c ^ D(data),  M_BEAT = F^KEEP_W, where F
-//     advances c by one zero byte and D is linear in the data and independent of c.
-//   * A short last beat of k bytes is taken as the k bytes followed by m = KEEP_W - k zero
-//     bytes (bytes outside s_keep are masked to zero), so D needs no per-keep variants;
-//     the raw state is then F^m of the true one, which is recovered as F^-m of it.
-//   Pipeline (beat in cycle n; the signal named is valid in the cycle given):
-//     n+1  part_q   D split in GROUPS partial XORs of 8 bytes each (keep-masked), and m,
-//                   the count of missing bytes, from s_keep (XORs of a thermometer code).
-//     n+2  state_q  the only loop: c <- M_BEAT c ^ XOR(part_q), at most ~29 inputs per
-//                   bit. On the last beat the frame's raw state goes to corr_x_q[0] and state_q
-//                   is set to all ones for the next frame (the flop's synchronous set, off
-//                   the XOR path), so back-to-back frames need no mux in the loop.
-//     n+3..n+5      3 correction stages: stage s applies F^-(v << 2s), v = m[2s +: 2], one
-//                   of 4 constant 32x32 matrices, picked by v one stage ahead into flops
-//                   g; each output bit is the XOR of x[j] & g[j][r]. Each g[j][r] is one of
-//                   at most 16 functions of v, so synthesis keeps one flop per distinct
-//                   function and a stage is ~32 AND-XOR terms of flops per bit. The last
-//                   stage adds the final xor.
-//   Every matrix is computed at elaboration by the SV functions below (Verilator and
-//   read_slang both evaluate them).
-//   Evaluation cost (docs/development.md, "Writing RTL that Verilator evaluates cheaply"):
-//   the data term is written as constant tables and computed only where it is
-//   registered: per 64-bit group, the keep mask (on a last beat only) is applied with two
-//   4-bit lookups, and part_q[g] is the XOR of one table entry per TAB_BITS bits of data
-//   (each entry the XOR of the D columns of the slice's set bits), loaded only with a beat
-//   (s_valid, the flops' clock enable). The loop and the correction stages compute only in
-//   a cycle in which they load, with the matrix products written out where they are used
-//   (a matrix passed to a function is copied by Verilator), and m is taken only on a last
-//   beat, as parities of masked ~keep. Area and Fmax: docs/synth.md
-//   (`python syn/synth.py qrdma_crc32_512`).
+// Contract: byte 0 of a beat is s_data[7:0] and is first on the wire; bit 0 of each byte
+// goes first. A frame is the beats after the previous s_last (or reset) up to and
+// including the beat with s_last; frames may follow back to back, a frame may be one
+// beat. For every frame m_valid pulses once, for one cycle, exactly LATENCY cycles after
+// its s_last beat (beat in cycle n -> m_valid and m_crc in cycle n + LATENCY); LATENCY is
+// 5 for 512-bit beats. s_keep is all ones on every beat but the last, and on the last beat
+// contiguous from bit 0 (1..KEEP_W bytes); bytes outside s_keep are ignored. A violation
+// fails an assertion in simulation; in hardware it gives a wrong CRC. While s_valid is
+// low s_data/s_keep/s_last are ignored.
 `default_nettype none
 
 module qrdma_crc32_512

@@ -2,27 +2,20 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_id_pool: a pool of NUM_IDS IDs FIRST_ID..FIRST_ID+NUM_IDS-1, kept as a FIFO of
-// free IDs (a qrdma_sync_fifo). IDs are allocated from the FIFO head and returned to its
-// tail, so they are handed out in the order they were freed. Implements the transaction
-// and flow ID FIFO queues of [QoS-RDMA] §3.8 with the initializer of §3.14 built in.
+// free IDs (a qrdma_sync_fifo): allocated from the head, returned to the tail, so IDs are
+// handed out in the order they were freed. The transaction and flow ID FIFO queues of
+// [QoS-RDMA] §3.8 with the initializer of §3.14 built in (docs/modules.md#qrdma_id_pool).
 //
-// Initialisation: after reset the pool pushes FIRST_ID, FIRST_ID+1, ... into the FIFO,
-// one per cycle, in the first NUM_IDS cycles with rst low (cycles 0..NUM_IDS-1). ready is
-// low during reset and those NUM_IDS cycles, and high from cycle NUM_IDS until the next
-// reset; m_valid stays low while ready is low, and in cycle NUM_IDS all IDs are in the
-// pool and m_valid is high (the FIFO's show-ahead latency, 1 or 2 cycles, has elapsed).
-// The IDs are logically free from reset on, so returning one before ready is a double free
-// (it is dropped; unlike the seed design there is no initializer/return collision).
-//
+// Contract: after reset the pool pushes FIRST_ID, FIRST_ID+1, ... one per cycle in the
+// first NUM_IDS cycles with rst low; ready is low during reset and those NUM_IDS cycles,
+// high from cycle NUM_IDS on; m_valid stays low while ready is low, and in cycle NUM_IDS
+// all IDs are in the pool and m_valid is high. The IDs are free from reset on, so a
+// return before ready is a double free (dropped).
 // Allocation (m_*) is a show-ahead valid/ready stream: m_id is the next free ID while
 // m_valid is high, taken at a clock edge with m_ready high. A returned ID (free_valid,
-// free_id) is always accepted: without a double free the FIFO never holds more than
-// NUM_IDS IDs. A returned ID can be allocated again 1 cycle later when the FIFO is made
-// of registers (NUM_IDS < RAM_MIN_DEPTH), 2 cycles later with block RAM.
-//
-// Checked in simulation (`ifndef SYNTHESIS): a bitmap of free IDs, the checker's own state,
-// checks every return. A return of an ID that is already free, or of an ID outside the
-// pool's range, fails an assertion.
+// free_id) is always accepted; it can be allocated again 1 cycle later when the FIFO is
+// made of registers (NUM_IDS < RAM_MIN_DEPTH), 2 cycles later with block RAM. A return of
+// an ID that is already free or outside the pool's range fails an assertion in simulation.
 `default_nettype none
 
 module qrdma_id_pool

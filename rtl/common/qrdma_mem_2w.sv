@@ -2,16 +2,14 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_mem_2w: a small memory with two write ports and one asynchronous read port,
-// built from two single-write banks the XOR way: the stored value is bank_a ^ bank_b;
-// port A writes (data ^ bank_b[addr]) into bank_a, port B (data ^ bank_a[addr]) into
-// bank_b. Each bank is a one-write, asynchronous-read array, so synthesis maps it to
-// LUT RAM instead of DEPTH x WIDTH flops with two decoders.
+// built from two single-write LUT-RAM banks the XOR way (docs/modules.md#qrdma_mem_2w).
+// Used for the pending table's valid bits ([QoS-RDMA] §3.5: set at issue by the
+// segmenter, cleared on ACK by the message handler) and the host port's error reasons.
 //
-// Timing: a write is visible to the read port the next cycle. Both ports writing the same
-// address in one cycle is not allowed (an assertion in simulation). No reset: the contents
-// start unknown; a user that needs a known start clears every address after reset.
-// Used for the pending table's valid bits ([QoS-RDMA] §3.5: set at issue by the segmenter,
-// cleared on ACK by the message handler).
+// Contract: a write is visible to the read port the next cycle. Both ports writing the
+// same address in one cycle is not allowed (an assertion in simulation). No reset: the
+// contents start unknown; a user that needs a known start clears every address after
+// reset.
 `default_nettype none
 
 module qrdma_mem_2w

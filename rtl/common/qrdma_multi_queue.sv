@@ -1,65 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_multi_queue: NUM_QUEUES FIFO queues of entry numbers in one dynamic shared space of
-// NUM_ENTRIES entries ([QoS-RDMA] §3.7, Algorithms 1 and 2, Figures 3.7/3.8): the scheduling
-// queues. Every entry is in at most one queue at a time, so the queues are linked lists
-// threaded through ONE next-pointer RAM (qrdma_sdp_ram, NUM_ENTRIES x idx_w(NUM_ENTRIES)
-// bits): its write port serves enqueues (next[tail] = entry), its read port dequeues
-// (read next[head]). Each queue has head and tail registers and an empty flag (Figure
-// 3.7), plus what makes one dequeue per cycle possible: a one-entry flag and the tail's
-// predecessor (pt).
+// qrdma_multi_queue: NUM_QUEUES FIFO queues of entry numbers in one dynamic shared space
+// of NUM_ENTRIES entries ([QoS-RDMA] §3.7, Algorithms 1 and 2, Figures 3.7/3.8): the
+// scheduling queues of the QoS engine and the VOQs of the send unit. Every entry is in at
+// most one queue at a time; the queues are linked lists threaded through one next-pointer
+// block RAM. Inside (pending queue, one-cycle special cases, evaluation cost, longest
+// paths): docs/modules.md#qrdma_multi_queue.
 //
-// One enqueue and one dequeue every cycle, to any queues including the same one; no stall.
-// Timing (cycle t = the cycle a request is presented; it takes effect at the clock edge
-// that ends cycle t):
+// Contract: one enqueue and one dequeue every cycle, to any queues including the same
+// one; no stall. Cycle t = the cycle a request is presented; it takes effect at the edge
+// that ends cycle t:
 //   deq_entry  combinational in cycle t: the head of deq_queue (the entry dequeued).
 //   empty      registered: in cycle t+1 it reflects every enqueue and dequeue of cycle t,
 //              so a queue enqueued in cycle t can be dequeued in cycle t+1.
-// A dequeue needs the next pointer of the head, which the block RAM returns one cycle
-// late, so the dequeued queue is "pending" in cycle t+1: its head is the RAM read data
-// (the seed's "fwd control"); a dequeue of the same queue in t+1 is served from it
-// (back-to-back dequeues of one queue), otherwise it is written to the head register at
-// the end of t+1. Whether the queue is empty after a dequeue must be known from flags,
-// not from the late read data: a pending queue has exactly one entry iff it had exactly
-// two, i.e. iff the head it lost was pt (one compare, registered on its own:
-// pend_rd_pt_q).
-// Special cases of one cycle:
-//   - enqueue into a queue whose only entry is being dequeued: the new entry becomes head
-//     and tail (the leaving entry's next pointer is not used, so the read of the address
-//     being written in the same cycle -- the only possible collision -- does not matter);
-//   - the entry being dequeued may be enqueued again (into any queue) in the same cycle.
-// Rules for the user, checked by assertions in simulation: deq_valid only for a non-empty
-// queue; enq_entry in no queue (except the entry being dequeued in the same cycle); queue
-// and entry numbers in range.
-//
-// Per-queue registers are written only at the indices that change in a cycle (enq_queue,
-// the pending queue; the empty flag also at deq_queue), with variable-index writes in
-// always_ff: no next-state logic per queue, so a cycle-based simulator (Verilator) does
-// not evaluate 66 queues every cycle, and nothing at all on idle cycles. Synthesis
-// (Yosys) infers LUT RAM for tail and pt (one write and one asynchronous read port each)
-// and flops for head (two write ports) and the flags.
-//
-// Longest paths (logic levels on UltraScale+ LUT6 / ECP5 LUT4):
-//   RAM read data (late: block-RAM clock-to-out) -> EW-bit compare with pend_pt_q ->
-//     pend_rd_pt_q: 2-3 / 3-4 levels. The longest register path in nextpnr-ecp5 (the
-//     EBR's 5.8 ns clock-to-out at speed 6 is most of it). The pending queue's one-entry
-//     flag (pend_one) is put together from three flops after the edge, so that synthesis
-//     cannot fold the compare into a wider function and put the RAM data at the start of
-//     a chain.
-//   RAM read data -> forward mux -> deq_entry -> RAM read address: 1 level (the loop of
-//     back-to-back dequeues; a synchronous RAM cannot make it shorter).
-//   deq_queue -> NUM_QUEUES:1 head mux -> forward mux -> deq_entry / RAM read address, and
-//     deq_queue -> flag muxes -> empty / pending flags: 3-4 / 5-6 levels from the input,
-//     to be added to the scheduler's logic that chooses deq_queue.
-// The RAM read data reaches no empty flag and no control of the other queues.
+// An enqueue into a queue whose only entry is being dequeued is allowed, and the entry
+// being dequeued may be enqueued again (into any queue) in the same cycle.
+// The user guarantees (assertions in simulation): deq_valid only for a non-empty queue;
+// enq_entry in no queue (except the entry being dequeued in the same cycle); queue and
+// entry numbers in range.
 `default_nettype none
 
 module qrdma_multi_queue
   import qrdma_pkg::*;
 #(
   parameter int unsigned NUM_QUEUES  = 66,   // queues (2 + 4 x 16 classes, ARCHITECTURE.md)
-  parameter int unsigned NUM_ENTRIES = 2048, // entries shared by all queues (seed: transfers)
+  parameter int unsigned NUM_ENTRIES = 2048, // entries shared by all queues ([QoS-RDMA]: the transfers)
   localparam int unsigned QW         = idx_w(NUM_QUEUES),
   localparam int unsigned EW         = idx_w(NUM_ENTRIES)
 ) (

@@ -2,19 +2,19 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_sdp_ram: simple dual-port RAM (one write port, one read port, one clock) written
-// so that synthesis infers block RAM: no reset on the array, synchronous read.
+// so that synthesis infers block RAM: no reset on the array, synchronous read. Used by the
+// FIFO, the shared-space multi-queue and every table of the engine ([QoS-RDMA] §3.1-§3.5:
+// the tables are dual-port memories).
 //
-// Byte (lane) enables: the write port has BE_W enables of WIDTH/BE_W bits each (BE_W = 1:
-// one enable, wr_be tied high by the user); a lane is written when wr_en and its enable
-// are high (block RAMs have per-byte write enables; used by the transfer table).
-// Timing: rd_data is valid the cycle after rd_en and holds its value while rd_en is low.
-// Read during write to the same address in the same cycle (RDW_NEW):
-//   0  the read returns the OLD content. This is the block-RAM behaviour (read-first);
-//      nothing extra is built.
+// Contract: the write port has BE_W lane enables of WIDTH/BE_W bits each (BE_W = 1: one
+// enable, wr_be tied high by the user); a lane is written when wr_en and its enable are
+// high (the transfer table uses per-byte enables). rd_data is valid the cycle after rd_en
+// and holds its value while rd_en is low. Read during write to the same address in the
+// same cycle (RDW_NEW):
+//   0  the read returns the OLD content: the block-RAM behaviour (read-first); nothing
+//      extra is built.
 //   1  the read returns the NEW content: the write is forwarded around the RAM by a
 //      registered compare and a mux on rd_data (one WIDTH-wide mux, no extra latency).
-// Used by the FIFO, the shared-space multi-queue and every table of the engine
-// ([QoS-RDMA] §3.1-§3.5 tables are all dual-port memories).
 `default_nettype none
 
 module qrdma_sdp_ram

@@ -2,19 +2,19 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_sync_fifo: synchronous FIFO with a show-ahead (first-word-fall-through) output,
-// valid/ready on both sides, an occupancy count and an almost-full flag.
+// valid/ready on both sides, an occupancy count and an almost-full flag. The common FIFO
+// of qrdma (STYLE.md): every FIFO in the NIC is one of these.
 //
 // Two implementations, chosen by depth:
 //   DEPTH <  RAM_MIN_DEPTH  registers (or LUT RAM); m_data is read combinationally from the
 //                           array, a write is visible at the output the next cycle.
-//   DEPTH >= RAM_MIN_DEPTH  qrdma_sdp_ram (block RAM, synchronous read) followed by the RAM's
-//                           own output register used as the show-ahead stage; a write is
-//                           visible at the output two cycles later, throughput stays one
-//                           word per cycle.
-// In both, s_ready = (count < DEPTH) is a registered signal (no combinational path from
-// m_ready to s_ready), and the FIFO holds exactly DEPTH words. m_data is undefined while
+//   DEPTH >= RAM_MIN_DEPTH  qrdma_sdp_ram (block RAM, synchronous read) followed by the
+//                           RAM's own output register used as the show-ahead stage; a
+//                           write is visible at the output two cycles later, throughput
+//                           stays one word per cycle.
+// Contract, both: s_ready = (count < DEPTH) is registered (no combinational path from
+// m_ready to s_ready), the FIFO holds exactly DEPTH words, m_data is undefined while
 // m_valid is low.
-// The common FIFO of qrdma (STYLE.md): every queue in the engine is one of these.
 `default_nettype none
 
 module qrdma_sync_fifo
