@@ -2,13 +2,13 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_host_if: the AXI4 slave of the QoS engine ([QoS-RDMA] §3.4, §3.6; behaviour:
-// docs/qos.md "Descriptors and their acceptance", "Host port: precise rules and timing",
-// "Host port modules"; address map: docs/formats.md). The write path (qrdma_host_wr: AW/W/B,
-// descriptors into the transfer table, new transfers) and the read path (qrdma_host_rd:
-// AR/R, status, error-reason and register reads, event counters) around the state both
-// use: the status of the 1024 write channels (qrdma_status_regs) and the error reason of
-// each channel's last ERROR (1024 x 4-bit LUT RAM, qrdma_mem_2w: the host port and the
-// engine write it in the same cycle).
+// docs/qos.md "Descriptors and their acceptance", "Refusal reasons", "Host port: precise
+// rules and timing", "Host port modules"; address map: docs/formats.md). The write path
+// (qrdma_host_wr: AW/W/B, descriptors into the transfer table, new transfers) and the
+// read path (qrdma_host_rd: AR/R, status, error-reason and register reads, event
+// counters) around the state both use: the status of the 1024 write channels
+// (qrdma_status_regs) and the error reason of each channel's last ERROR (1024 x 4-bit
+// LUT RAM, qrdma_mem_2w: the host port and the engine write it in the same cycle).
 //
 // Timing (W beat handshake in t): table write in t+1, new_valid and bvalid in t+2 at the
 // earliest, status / error reason / CNT_DESC_* visible to a read performed in t+3; AR

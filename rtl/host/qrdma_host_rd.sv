@@ -5,7 +5,8 @@
 // and collective status reads (the storage resets what it returns), error-reason reads,
 // the engine's registers (ID, PARAMS and the event counters, which live here) and the
 // external register window. Rules and timing: docs/qos.md "Host port: precise rules and
-// timing", "Host port modules"; address map: docs/formats.md.
+// timing", "Host port modules"; address map: docs/formats.md; inside:
+// docs/modules.md#qrdma_host_rd.
 //
 // Contract: AR -> AR FIFO -> one beat per cycle into the R output register when it is
 // empty or being emptied (AR handshake in t -> rvalid in t+2 at the earliest). In the

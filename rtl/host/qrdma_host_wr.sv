@@ -6,8 +6,9 @@
 // being assembled (word mask, channel, the fields the checks and the scheduler need),
 // refuses beats and bad descriptors, keeps the long-descriptor skip record, starts good
 // descriptors (status BUSY, new-transfer output) and forwards external register writes.
-// Rules and timing: docs/qos.md "Descriptors and their acceptance", "Host port: precise
-// rules and timing", "Host port modules".
+// Rules and timing: docs/qos.md "Descriptors and their acceptance", "Refusal reasons"
+// (R1-R8, D1-D6), "Host port: precise rules and timing", "Host port modules"; pipeline:
+// docs/modules.md#qrdma_host_wr.
 //
 // Contract (W beat handshake in cycle t; no stall inside, one beat per cycle sustained):
 //   t+1  W1: the decision; chk_st must be the status row chk_row at the start of this

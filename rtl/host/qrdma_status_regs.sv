@@ -5,16 +5,11 @@
 // channels (channel index = page * 64 + c), kept as 32 rows of 32 channels x 2 bits
 // (row = page * 2 + c / 32, channel c mod 32 in bits 2i+1:2i), so that one 64-bit load
 // returns a whole row (the collective status read). Implements [QoS-RDMA] §3.4 with the
-// host port, the engine and the reads as three independent writers in every cycle.
+// host port, the engine and the reads as three independent writers in every cycle, in
+// LUT RAM with three write ports built the XOR way (docs/modules.md#qrdma_status_regs).
 //
-// Storage: LUT RAM with three write ports built the XOR way (one bank per writer, the
-// row is the XOR of the three banks, writer k writes bank_k[row] ^ change; async reads),
-// instead of the seed's 3,072 one-hot flops (UltraScale+: 1,096 LUTs and 6 FFs against
-// 7,253 LUTs and 2,048 FFs for 2-bit flops; docs/qos.md "Host port"). LUT RAM has no reset: after rst the rows are cleared by a
-// sweep of ROWS cycles (bank R := bank H ^ bank E, row by row), during which `ready` is
-// low, the outputs are meaningless and every update is ignored.
-//
-// Ports and timing (one cycle, no latency):
+// Contract (one cycle, no latency). After rst the rows are cleared in ROWS cycles, during
+// which ready is low, the outputs are meaningless and every update is ignored.
 //   check  chk_row selects a row; chk_st is that row's state at the start of the cycle
 //          (the host port's BUSY checks; no side effect).
 //   host   host_set / host_ch / host_err: the channel becomes BUSY (a descriptor started)
@@ -24,10 +19,10 @@
 //   read   rd_valid / rd_row: rd_data is the row's state at the start of the cycle; every
 //          channel found DONE or ERROR is reset to IDLE (rd_single: only channel rd_sel).
 // Same cycle, same channel: host set > engine set > read reset, applied to the state at
-// the start of the cycle, whose value every read of the cycle returns. (An engine set
+// the start of the cycle, whose value every read of the cycle returns (an engine set
 // needs BUSY and a read reset DONE/ERROR, so those two never meet on one channel; a host
-// set overrides both, e.g. a DONE channel read and re-posted in one cycle reads DONE and
-// ends BUSY.) The result is visible on chk_st / rd_data in the next cycle.
+// set overrides both: a DONE channel read and re-posted in one cycle reads DONE and ends
+// BUSY). The result is visible on chk_st / rd_data in the next cycle.
 `default_nettype none
 
 module qrdma_status_regs

@@ -129,8 +129,9 @@ module qrdma_qos_engine
   // read at most once per transfer dequeue; the host never writes a BUSY channel, so a
   // read never meets a write of the same descriptor. The host port writes whole aligned
   // 8-byte words (an accepted beat is 8 << AWSIZE bytes, aligned, with exactly those
-  // strobes: qrdma_host_if R1, R3, R4), so the table has one enable per 8-byte word: the
-  // byte enables of a word are all equal (8 lanes instead of 64 to evaluate per cycle).
+  // strobes: docs/qos.md "Refusal reasons" R1, R3, R4), so the table has one enable per
+  // 8-byte word: the byte enables of a word are all equal (8 lanes instead of 64 to
+  // evaluate per cycle).
   logic [7:0] tt_wr_we;
   for (genvar i = 0; i < 8; i++) begin : gen_tt_we
     assign tt_wr_we[i] = tt_wr_be[8 * i];
