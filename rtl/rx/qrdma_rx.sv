@@ -3,22 +3,16 @@
 //
 // qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSN] §3.2-3.3:
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
-// ring with an "empty" marker). Five parts, in packet order:
+// ring with an "empty" marker). Five parts, in packet order: the receive buffer with the
+// CRC check (qrdma_rx_buf), the header processor with the block tracker (qrdma_rx_hdr),
+// the AXI4 write engine (qrdma_rx_wr), the completion unit (qrdma_rx_cpl) and the
+// notification writer (qrdma_rx_notif); block diagram: docs/modules.md#qrdma_rx.
 //
-//   s_axis_rx -> qrdma_rx_buf --headers--> qrdma_rx_hdr --commands--> qrdma_rx_wr -> m_axi AW/W
-//                (ring + CRC) <--read/skip payload beats-----------------+   <- B
-//                                  | events, ACK/NACK (m_ack)            | done_cmd (key, err)
-//                                  v                                     v
-//                             qrdma_rx_cpl --responses (NENT FIFO)--> m_rsp (to the send unit)
-//                                  | notification requests (NENT FIFO)
-//                                  v
-//                             qrdma_rx_notif --ring writes--> qrdma_rx_wr; held ACKs --> qrdma_rx_cpl
-//
-// The unit takes packets from the link whatever the send unit, the link back or the
-// notification ring do: it waits only for its own memory writes (docs/nic.md "Deadlock
-// freedom"). NENT = NUM_NODES * 1024 tracking entries, one per (src_node mod NUM_NODES,
-// tid). After rst the tracking table is cleared in NENT cycles; packets arriving
-// meanwhile wait in the buffer (s_axis_rx_tready falls when it is full).
+// Contract: the unit takes packets from the link whatever the send unit, the link back or
+// the notification ring do: it waits only for its own memory writes (docs/nic.md
+// "Deadlock freedom"). NENT = NUM_NODES * 1024 tracking entries, one per
+// (src_node mod NUM_NODES, tid). After rst the tracking table is cleared in NENT cycles;
+// packets arriving meanwhile wait in the buffer (s_axis_rx_tready falls when it is full).
 // stat_* are one-cycle pulses (stat_bytes carries the payload bytes of the accepted
 // DATA/INLINE packet of that cycle, else 0).
 `default_nettype none

@@ -2,33 +2,21 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_rx_buf: the store-and-forward receive buffer of qrdma_rx with its CRC check
-// (docs/nic.md "Receive unit"). Packets arrive on s_axis_rx (512-bit beats, beat 0 the
-// header, CRC-32 of all tkeep bytes in tuser of the last beat). The header beat goes into
-// a header FIFO (pushed at the packet's last beat, with tuser and the payload beat count),
-// the payload beats into a ring of BUF_BEATS beats (qrdma_sdp_ram) as they are. Every
-// beat also goes to the CRC (qrdma_crc32_512) through a realigner: DATA payload sits at
-// lane dst_addr mod 64 on the wire, the CRC block wants the packet's bytes packed from
-// lane 0, so payload beats are shifted down by the lane of the first payload byte (taken
-// from tkeep, not from the header, so a corrupted header still gives an exact CRC of what
-// came). The CRC results queue in order; a packet leaves on m_hdr_* once its CRC is known,
-// with m_hdr_crc_ok = (CRC == tuser). Nothing here drops a packet: the header processor
-// decides and then reads (rd_en) or releases (skip_en) the payload beats, in order.
+// (docs/nic.md "Receive unit"; [RSN] §3.2). Packets arrive on s_axis_rx (512-bit beats,
+// beat 0 the header, CRC-32 of all tkeep bytes in tuser of the last beat). The header
+// beat goes into a header FIFO (pushed at the packet's last beat, with tuser and the
+// payload beat count), the payload beats into a ring of BUF_BEATS beats (qrdma_sdp_ram)
+// as they are. Every beat also goes to the CRC (qrdma_crc32_512) through a realigner
+// that packs the payload from lane 0. Inside (realigner, evaluation cost):
+// docs/modules.md#qrdma_rx_buf.
 //
-// Flow control (lossless): a header beat is taken while the header FIFO has room, a
-// payload beat while the ring has room. A packet with more than MAX_PAYLOAD/64 + 1
-// payload beats (longer than any legal one) keeps only that many in the ring, the rest
-// is taken and dropped and m_hdr_long is set, so a malformed packet cannot stall the unit.
-//
-// Realigner (one beat per cycle, no backpressure): it holds the last beat taken; when the
-// next beat comes it emits a CRC beat from the two (header: as it is; payload: bytes
-// sh..63 of the held beat followed by bytes 0..sh-1 of the new one). A packet's last CRC
-// beat is emitted with its last wire beat when that beat has no bytes at lanes >= sh,
-// else from the held beat in the next cycle without a new beat or with the next packet's
-// header beat (which is then held). So at most one CRC beat per cycle, and a packet's CRC
-// beats end 0 or 1 cycle after its last wire beat. The CRC beat registers are loaded only
-// when a beat is emitted (the CRC ignores them otherwise), the shift only for sh != 0, so
-// that the simulation skips the 1024-bit shift in every other cycle (docs/sim.md, speed).
-//
+// Contract: a packet leaves on m_hdr_* once its CRC is known, with m_hdr_crc_ok =
+// (CRC == tuser). Nothing here drops a packet: the header processor decides and then
+// reads (rd_en) or releases (skip_en) the payload beats, in order. Flow control
+// (lossless): a header beat is taken while the header FIFO has room, a payload beat while
+// the ring has room. A packet with more than MAX_PAYLOAD/64 + 1 payload beats (longer than
+// any legal one) keeps only that many in the ring, the rest is taken and dropped and
+// m_hdr_long is set, so a malformed packet cannot stall the unit.
 // Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+1 (n+2
 // with the flush) -> CRC result at n+1+LATENCY (+1) -> m_hdr_valid at n+2+LATENCY (+1)
 // (LATENCY = 5: n+7 or n+8). rd_data is valid the cycle after rd_en.

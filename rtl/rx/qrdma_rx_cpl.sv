@@ -2,25 +2,21 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_rx_cpl: the completion unit of qrdma_rx (docs/nic.md "Receive unit", "Deadlock
-// freedom"). It takes the completion events of the header processor in order; the event
-// at the head waits until the write commands it covers have their B responses (done_cmd
-// pulses counted against its wtag), then becomes a response:
+// freedom"; [RSN] §3.2-3.3). It takes the completion events of the header
+// processor in order; the event at the head waits until the write commands it covers
+// have their B responses (done_cmd pulses counted against its wtag), then becomes a
+// response:
 //   * a NACK (reason ERR_REMOTE_MEM) when a write of its block was answered SLVERR/DECERR
-//     (per tracking entry, an error bit is written at the B of the block's first write
-//     and set by any later failing write of it; B responses come in command order, so the
-//     bit holds exactly the block's own errors when its event is due);
+//     (an error bit per tracking entry);
 //   * else, with a notification due and the ring on, a notification request (the ACK is
 //     held by the notification writer until the notification is handed to the write
 //     engine, which returns it on s_hack);
 //   * else an ACK (a notification with the ring off is dropped and counted).
-// Responses and notification requests wait in two FIFOs of one entry per tracking entry
-// (NENT): a block is completed at most once per sequence number and its sender reuses
-// the TID only after the response, so neither FIFO can be full when pushed. The unit
-// therefore never waits for the send unit, the link or the ring: only for B responses.
-//
-// Pipeline: E0 the head event, found due one cycle after the count reaches its wtag;
-// going on, it reads the error bit and moves to E1; E1 decides and pushes. One event per
-// cycle; E1 waits a cycle when a held ACK takes the response FIFO's write port.
+// Responses and notification requests wait in two FIFOs of NENT entries, which are never
+// full when pushed, so the unit never waits for the send unit, the link or the ring: only
+// for B responses. Inside (pipeline, error bit, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
+// Timing: one event per cycle; an event is found due one cycle after the B count reaches
+// its wtag.
 `default_nettype none
 
 module qrdma_rx_cpl

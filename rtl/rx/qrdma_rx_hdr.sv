@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"). It takes the
-// packets of the receive buffer in arrival order, once their CRC is known, classifies
-// each (bad CRC, malformed, ACK/NACK, DATA, INLINE, CONTROL; the checks: docs/nic.md),
-// looks it up in the block tracker (qrdma_rx_track) and turns the decision into its
-// outputs: a write command for accepted DATA/INLINE payload (a release of the buffer
-// beats for anything dropped), a completion event for a packet that completes a block,
-// the ACK/NACK record for the QoS engine, a write of the notification fields table.
+// qrdma_rx_hdr: the header processor of qrdma_rx (docs/nic.md "Receive unit"; [RSN] §3.2
+// duplicate and stale drop). It takes the packets of the receive buffer in arrival order,
+// once their CRC is known, classifies each (bad CRC, malformed, ACK/NACK, DATA, INLINE,
+// CONTROL; the checks: docs/nic.md), looks it up in the block tracker (qrdma_rx_track)
+// and turns the decision into its outputs: a write command for accepted DATA/INLINE
+// payload (a release of the buffer beats for anything dropped), a completion event for a
+// packet that completes a block, the ACK/NACK record for the QoS engine, a write of the
+// notification fields table.
 //
 // Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
 // events, in packet order; each carries wtag, the count of write commands up to it),

@@ -7,15 +7,14 @@
 // dst_addr mod 64); IMM: an INLINE payload rotated to its lane (1 beat, or 2 when it
 // crosses a 64-byte boundary); SKIP: release the beats of a dropped packet -- and the
 // notification writes of the notification writer (one beat), which go first at the next
-// command boundary. Each write is one INCR burst (AWSIZE 6, AWADDR 64-byte aligned,
-// one ID, strobes for the partial first/last beat); only an INLINE crossing a 4 KiB
-// boundary takes two one-beat bursts (a DATA packet never crosses MAX_PAYLOAD <= 4 KiB).
-// B responses come back in order (one ID): a FIFO of KQ_DEPTH entries remembers, per
-// burst, whether it is a notification, whether it ends its command, and the command's
-// tracking entry, so each B becomes a pulse done_cmd (a RING/IMM command is complete,
-// with its key, first flag and done_err = one of its bursts was answered SLVERR/DECERR)
-// or done_ntf (a notification is written). An error response still completes the write.
+// command boundary. Each write is one INCR burst (AWSIZE 6, AWADDR 64-byte aligned, one
+// ID, strobes for the partial first/last beat); only an INLINE crossing a 4 KiB boundary
+// takes two one-beat bursts (a DATA packet never crosses MAX_PAYLOAD <= 4 KiB).
 //
+// Contract: B responses come back in order (one ID); a FIFO of KQ_DEPTH entries turns
+// each into a pulse done_cmd (a RING/IMM command is complete, with its key, first flag and
+// done_err = one of its bursts was answered SLVERR/DECERR) or done_ntf (a notification is
+// written). An error response still completes the write.
 // Timing: command taken in cycle t -> AW valid (registered) from t+2; its first ring
 // beat read at t+1, in the W FIFO at t+2, W valid from t+3 (W FIFO of 4 beats, one beat
 // per cycle sustained). A W beat is never offered before the AW of its burst. The next

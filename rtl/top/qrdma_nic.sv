@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_nic: one qrdma network interface (docs/nic.md): the QoS engine ([QoS-RDMA] ch. 2-3,
-// docs/qos.md) feeding the send unit (qrdma_tx), the receive unit (qrdma_rx) feeding
-// acknowledgements back to the engine and responses (ACK/NACK packets) to the send unit,
-// and the NIC registers (qrdma_nic_regs) on the host port's external register window.
+// qrdma_nic: one qrdma network interface (docs/nic.md; [QoS-RDMA] ch. 2-3 engine,
+// [FPGA-NI] §2.5 VOQs, [RSN] §3 receive side): the QoS engine (docs/qos.md) feeding the
+// send unit (qrdma_tx), the receive unit (qrdma_rx) feeding acknowledgements back to the
+// engine and responses (ACK/NACK packets) to the send unit, and the NIC registers
+// (qrdma_nic_regs) on the host port's external register window. Block diagram:
+// docs/modules.md#qrdma_nic.
 //
-//   s_axi (host, AXI4 slave) -> qrdma_qos_engine -blk/pkt-> qrdma_tx -> m_axis_tx (512b)
-//                                    ^ ack (rx ACK/NACK, tx local NACK)  ^ rsp  | AR/R
-//   s_axis_rx (512b) -> qrdma_rx ----+-----------------------------------+      v
-//                          | AW/W/B                                  m_axi (AXI4 master, 512b)
-//
-// Message classes (docs/nic.md "Deadlock freedom"): requests (DATA, INLINE, CONTROL)
-// take send slots and VOQs; responses (ACK, NACK) have their own queue in the receive
-// unit, sized so that it is never full, and their own path to the link in the send unit;
-// the receive unit takes every packet whatever the send side does.
+// Contract. Message classes (docs/nic.md "Deadlock freedom"): requests (DATA, INLINE,
+// CONTROL) take send slots and VOQs; responses (ACK, NACK) have their own queue in the
+// receive unit, sized so that it is never full, and their own path to the link in the
+// send unit; the receive unit takes every packet whatever the send side does.
 // The memory master is shared without arbitration: AR/R belong to the send unit (payload
 // reads), AW/W/B to the receive unit (payload and notification writes). All IDs are 0.
 // tx_pause[d] stops new request packets to destination d (d = dst_node mod NUM_NODES)

@@ -5,56 +5,25 @@
 // "Packetization"; VOQs of [FPGA-NI] §2.5). Block descriptors and inline/control packet
 // descriptors (the request class) wait in per-destination virtual output queues; a
 // round-robin scheduler picks one packet at a time among the destinations that have work
-// and are not paused (a block goes back to the tail of its queue after each packet);
-// the payload of a DATA packet is read ahead from host memory over AXI4, packed, and
-// moved to lane dst_addr mod 64; every packet leaves on m_axis_tx as a header beat (plus
-// payload beats for DATA) with its CRC-32 in tuser of the last beat. ACK/NACK responses
-// (s_rsp) are the response class: they bypass the slots and VOQs and go to the link
-// ahead of the next request-class packet.
+// and are not paused; a DATA packet's payload is read ahead from host memory over AXI4
+// into a reserved read window, packed and moved to lane dst_addr mod 64; every packet
+// leaves on m_axis_tx as a header beat (plus payload beats for DATA) with its CRC-32 in
+// tuser of the last beat. ACK/NACK responses (s_rsp) bypass the slots and VOQs and go
+// ahead of the next request-class packet. Inside (block diagram, read window and its
+// sizing, DATA latency in detail): docs/modules.md#qrdma_tx.
 //
-//   s_blk/s_pkt -> qrdma_tx_sched (slots, VOQs, round robin, packetization,
-//                  header) --job--> job FIFO ---------------------------> qrdma_tx_asm
-//                            --rd--> rd FIFO -> qrdma_tx_rd (AR) --info--+    ^  ^
-//   m_axi_r* -> qrdma_tx_realign (pack to lane 0) -> payload FIFO ------+----+  |
-//                                                 -> read status FIFO -------+  |
-//   s_rsp -> qrdma_tx_rsp (ACK/NACK header) ------------------------------------+
-//   qrdma_tx_asm: header + payload beats at the destination lane, CRC on the packed view,
-//                 output buffer until the CRC is known -> m_axis_tx; a DATA packet whose
-//                 read failed is not sent: local NACK on m_lnack
-//
-// Read window: a packet is picked only when the payload FIFO has MAX_PAYLOAD/64 beats of
-// space not yet reserved; the pick reserves that much, the packet's true need (its packed
-// beats) is kept and the rest returned two cycles later, and every beat the assembler
-// takes from the FIFO returns one. Reads are therefore issued only into reserved space and
-// R is always accepted (m_axi_rready = 1). A paused destination is not picked; what was
-// picked before the pause (at most the read window of DATA payload, plus jobs queued in
-// front of the assembler) is still sent, and it never blocks other destinations.
-//
-// Timing (cycles; checked by tests/tx/test_qrdma_tx.py "tx_latency", "tx_throughput"):
-//   response taken in cycle 0, assembler idle: its beat is valid in cycle 7 (response
-//     register and header into the output buffer in 1, CRC LATENCY 5, CRC queue 1)
-//   descriptor taken (s_*_valid && s_*_ready) in cycle 0, unit idle, no backpressure:
-//     pick in 1, packet known in 3 (scheduler stages A, B; job pushed at the end of 3)
-//     INLINE / CONTROL: the (only) beat is valid in cycle 11 (job FIFO 2,
-//       header into the output buffer in 5, CRC LATENCY 5, CRC queue 1)
-//     DATA: m_axi_arvalid in cycle 5 (read FIFO, AR issuer); the header beat is valid 4
-//       cycles after the R beat that completes the packet's payload (R register, packing,
-//       payload FIFO count); payload beats follow back to back; the last beat also waits
-//       for the CRC, LATENCY + 1 cycles after the last payload beat went into the output
-//       buffer: a lone packet of n link beats takes n + 5 cycles, back-to-back packets n.
-//       E.g. a memory answering 3 cycles after the AR: 1 KiB aligned packet, header in
-//       cycle 27, last beat in 48.
-//   full rate: back-to-back 1 KiB packets leave at 17 beats per packet with no idle cycle
-//     (after the first packet's CRC wait) with a memory latency of 200 cycles, which needs
-//     a read window of about 15 KiB (measured: 240 beats suffice, 224 do not; the
-//     default 256 leaves a margin).
-//   one-beat packets: one per cycle (the scheduler picks every cycle).
-//   After reset the inputs are ready once the slot pool is initialised (SLOTS cycles).
-//
+// Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
+// tx_throughput): response taken in 0 -> its beat valid in 7; descriptor taken in 0 ->
+// INLINE / CONTROL beat valid in 11, DATA m_axi_arvalid in 5 and its header beat 4 cycles
+// after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
+// last payload beat (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
+// Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory
+// latency of 200 cycles (READ_WINDOW_BEATS >= 240); one-beat packets one per cycle. After
+// reset the inputs are ready once the slot pool is initialised (SLOTS cycles). R is always
+// accepted (m_axi_rready = 1). A paused destination is not picked and never blocks others.
 // Limits: a block descriptor's size is 1 .. 510 * MAX_PAYLOAD bytes (blk_pkts is 9 bits;
-// any 64 KiB block qualifies). Slots are shared by the request class: descriptors for a
-// paused destination keep theirs, so a sender that queues SLOTS of them stalls the
-// request inputs (the inputs are single streams anyway); responses are not affected.
+// any 64 KiB block qualifies). Descriptors for a paused destination keep their slots, so
+// SLOTS of them stall the request inputs; responses are not affected.
 `default_nettype none
 
 module qrdma_tx

@@ -2,31 +2,21 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx_asm: the packet assembler and output stage of the send unit (docs/nic.md
-// "Send unit", "Packet format"). Takes packet jobs in link order: the header beat, then
-// for a DATA packet its n_out payload beats, made from the n_p packed beats of the payload
-// buffer moved to the destination lane: beat j = ({packed j, packed j-1} << 8*dlane),
-// upper half (when n_out = n_p + 1 the last beat takes only packed n_p-1), built as one
-// 512-bit rotation of packed j and packed j-1 merged at lane 64-dlane. The lanes outside
-// tkeep come out zero: the last packed beat is cleared past the packet's end before the
-// rotation, and packed beat -1 (a register, the previous packed beat) is zero for j = 0.
-// A DATA header waits until all n_p packed beats of its packet are in the buffer, so a
-// packet never stalls in the middle for want of data. Its read status (perr, one per
-// DATA packet, in order) is known by then: a packet whose payload read was answered
-// SLVERR/DECERR is not sent; its packed beats are released and a local NACK (tid, seq,
-// reason ERR_LOCAL_MEM) goes to the QoS engine (m_lnack).
-// Responses (rsp_job: one-beat ACK/NACK packets) are taken before the next request-class
-// job at every packet boundary: they never wait behind requests here.
-// Simulation speed (docs/sim.md): the beat is one expression that Verilator evaluates
-// only where the output buffer is written (no per-byte masks, no 512-bit temporaries
-// every cycle); the record fields are ordered so that the 512-bit data stays word-aligned.
+// "Send unit", "Packet format"; CRC per packet, [FPGA-NI] §2.4). Takes packet jobs in
+// link order: the header beat, then for a DATA packet its n_out payload beats, made from
+// the n_p packed beats of the payload buffer moved to the destination lane, the lanes
+// outside tkeep zero. The CRC (qrdma_crc32_512, on the packed view) goes into tuser of the
+// last beat: an output buffer delays the stream until it is known. Inside (beat rotation,
+// CRC and output buffer, evaluation cost): docs/modules.md#qrdma_tx_asm.
 //
-// CRC: qrdma_crc32_512 gets the header beat and the packed beats (its byte enables must
-// start at lane 0 on the last beat: the packed view, not the link view), in the cycle
-// the beats enter the output buffer; it reports the packet's CRC LATENCY cycles after
-// its last packed beat. The output buffer (OUT_DEPTH beats) delays the stream so that
-// the CRC is in a second small FIFO when the last beat reaches the port: the last beat
-// is offered (tvalid) only with its CRC, in tuser. At full rate the buffer holds about
-// LATENCY + 1 beats, so the delay costs no bubbles after the first packet of a burst.
+// Contract: a DATA header waits until all n_p packed beats of its packet are in the
+// buffer, so a packet never stalls in the middle for want of data. Its read status (perr,
+// one per DATA packet, in order) is known by then: a packet whose payload read was
+// answered SLVERR/DECERR is not sent; its packed beats are released and a local NACK
+// (tid, seq, reason ERR_LOCAL_MEM) goes to the QoS engine (m_lnack). Responses (rsp_job:
+// one-beat ACK/NACK packets) are taken before the next request-class job at every packet
+// boundary. The last beat is offered (tvalid) only with its CRC; at full rate the delay
+// costs no bubbles after the first packet of a burst.
 // Timing: a job at the head in cycle t (payload present) -> its header beat enters the
 // buffer at the end of t -> m_axis_tx_tvalid in t+1 for a multi-beat packet, in
 // t + LATENCY + 1 for a one-beat packet (the CRC). Stats pulse in the cycle a last beat

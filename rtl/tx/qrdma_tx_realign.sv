@@ -6,30 +6,16 @@
 // beat; out go packed beats, the packet's byte 64j + b in lane b of packed beat j (the
 // last one partly filled). The assembler later moves them to the destination lane; the
 // CRC is computed on the packed beats (its byte-enable rule wants them from lane 0).
+// A read beat yields 0, 1 or 2 packed beats (n_p in all for a packet); the second of two
+// goes through one pending register. Inside (the rotation, why one pending register
+// suffices, evaluation cost): docs/modules.md#qrdma_tx_realign.
 //
-// Packed beat j needs read beats j and j+1 (bytes slane.. of j, 0..slane-1 of j+1):
-// with sh = {beat k, beat k-1} >> 8*slane, read beat k (k >= 1) completes packed beat k-1
-// (sh low half) when slane != 0, and its high half is packed beat k itself when slane == 0
-// (no shift) or when beat k is the packet's last and the packet has as many packed beats
-// as read beats. sh is built from one 512-bit rotation per beat: rc = beat k rotated
-// right by slane bytes, kept as rp for the next beat; low half = rp in lanes below
-// 64 - slane, rc above; high half = rc (its lanes from 64 - slane on are past the
-// packet's end, so they are don't-care: the assembler clears them, the CRC's byte enables
-// drop them). So a read beat yields 0, 1 or 2 packed beats, n_p in all for a packet.
-// It yields 2 only as the last beat (k >= 1) of a packet with slane != 0, whose first beat
-// yielded none; one pending register takes the second and writes it in the next cycle,
-// ahead of anything new. It never needs to hold two: a beat that yields 2 was preceded
-// by that packet's first beat, which yielded none and so emptied the register, and every
-// other beat yields at most one (pending + one new: one out, one kept).
-// R is always accepted (rready = 1; the caller reserved the buffer space). The read
-// status of each packet (1: one of its read beats came with RRESP SLVERR/DECERR) is
+// Contract: R is always accepted (rready = 1; the caller reserved the buffer space). The
+// read status of each packet (1: one of its read beats came with RRESP SLVERR/DECERR) is
 // reported once per packet (o_perr_valid) with its last read beat, never after its last
 // packed beat.
 // Timing: R beat taken in cycle t -> registered in t+1 (shift) -> o_valid in t+2, or in
 // t+3 for a beat that went through the pending register.
-// Simulation speed (docs/sim.md): the data is computed in the registers' own always_ff,
-// only in a cycle with a read beat (Verilator skips it otherwise), the rotation only for
-// slane != 0, the masks as whole-word shifts (no per-byte loops).
 `default_nettype none
 
 module qrdma_tx_realign

@@ -5,26 +5,22 @@
 // unit", [FPGA-NI] §2.5). Block descriptors and packet descriptors (the request class)
 // each take a descriptor slot (qrdma_id_pool) and wait in the queue of their destination
 // (qrdma_multi_queue, queue = dst_node mod NUM_NODES). A round-robin arbiter (qrdma_arb_rr)
-// picks, one packet at a time, among the queues that are not empty and not paused; the
+// picks, one packet per cycle, among the queues that are not empty and not paused; the
 // picked slot's packet is computed (packetization of docs/nic.md for a block) and its
 // header beat built; a block with packets left goes back to the tail of its queue, any
-// other slot is freed.
+// other slot is freed. ACK/NACK responses never take a slot (qrdma_tx_rsp), so a send
+// unit full of requests still answers. Inside: docs/modules.md#qrdma_tx_sched.
 //
-// Input side: one descriptor per cycle is accepted (round robin between the two inputs)
+// Contract: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
-// block in that cycle. ACK/NACK responses never take a slot: they have their own path
-// to the assembler (qrdma_tx_rsp), so a send unit full of requests still answers.
-// Pipeline (cycle t = the cycle of the pick), one pick per cycle:
+// block in that cycle. Pipeline (cycle t = the cycle of the pick):
 //   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
 //   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs);
 //        the slot record registered for B; node_id sampled
 //   t+2  B: addresses, header beat; job_valid (and rd_valid for DATA) for one cycle;
 //        the block is re-queued (progress + 1) or the slot freed
-// A block's slot is out of its queue from its pick until B re-queues it, so a slot is never
-// in two stages at once; its progress is written in B and read at its next pick, which
-// comes at the earliest one cycle later. pick_ok (the caller's room for one more packet)
-// must cover the packets in stages A and B too. A re-queue takes the enqueue port from the
-// inputs for that cycle (only blocks re-queue, and they go at the link's pace).
+// pick_ok (the caller's room for one more packet) must cover the packets in stages A and
+// B too.
 `default_nettype none
 
 module qrdma_tx_sched
