@@ -74,7 +74,42 @@ void be_mem_free(void *ctx, qrdma_buf *buf) {
   buf->cpu = nullptr;
 }
 
-void be_idle(void *ctx, unsigned) { qrdma_sim_step(ctx_of(ctx)->sim, 1); }
+// one cycle, or with reads pending on cores of the node, to the first cycle one may be back
+void be_idle(void *ctx, unsigned node) {
+  SimBackend *b = ctx_of(ctx);
+  if (node < b->be.num_nodes)
+    qrdma_sim_core_idle(b->sim, node);
+  else
+    qrdma_sim_step(b->sim, 1);
+}
+
+int be_core_desc_write(void *ctx, unsigned node, unsigned core, uint64_t addr,
+                       const void *data, size_t len) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (!data || core >= QRDMA_SIM_MAX_CORES || (len != 32 && len != 64) || addr % len)
+    return QRDMA_EINVAL;
+  return resp_to_err(qrdma_sim_core_write(b->sim, node, core, addr, data, len));
+}
+
+int be_core_read_start(void *ctx, unsigned node, unsigned core, uint64_t addr) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (core >= QRDMA_SIM_MAX_CORES || addr % 8) return QRDMA_EINVAL;
+  return resp_to_err(qrdma_sim_core_read_start(b->sim, node, core, addr));
+}
+
+int be_core_read_end(void *ctx, unsigned node, unsigned core, uint64_t *val) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (!val || core >= QRDMA_SIM_MAX_CORES) return QRDMA_EINVAL;
+  int resp = 0;
+  uint64_t v = 0;
+  int done = qrdma_sim_core_read_end(b->sim, node, core, &v, &resp);
+  if (done <= 0) return done < 0 ? QRDMA_EINVAL : 0;
+  *val = resp ? 0 : v;
+  return resp ? resp_to_err(resp) : 1;
+}
 
 uint64_t be_now(void *ctx) { return qrdma_sim_now(ctx_of(ctx)->sim); }
 
@@ -102,6 +137,10 @@ int make(qrdma_sim *sim, bool owned, qrdma_backend **out) {
   be.idle = be_idle;
   be.now = be_now;
   be.destroy = be_destroy;
+  be.num_cores = QRDMA_SIM_MAX_CORES;
+  be.core_desc_write = be_core_desc_write;
+  be.core_read_start = be_core_read_start;
+  be.core_read_end = be_core_read_end;
   *out = &be;
   return QRDMA_OK;
 }

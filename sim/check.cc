@@ -6,7 +6,9 @@
 // NODE_ID and ID registers; a 4 KiB memory write from node 0 to node 1 posted with one
 // descriptor write and completed by single-status polling, the bytes compared (and the
 // bytes around the destination untouched); 8-byte and 32-byte inline writes; an
-// unaligned write back from node 1 to node 0. Exit status 0 when all pass.
+// unaligned write back from node 1 to node 0; the CPU cores' MMIO streams kept apart (a
+// read waits for its own core's writes only, a pending read delays no other core's posts).
+// Exit status 0 when all pass.
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -112,6 +114,78 @@ void inline_write(qrdma_sim *s, unsigned src_node, unsigned dst_node, unsigned c
   qrdma_sim_mem_free(s, dst_node, dst);
 }
 
+// Cycles from now until the read just started on `core` of node 0 is back.
+uint64_t core_read_cycles(qrdma_sim *s, unsigned core, uint64_t t0) {
+  uint64_t v = 0;
+  int resp = 0;
+  while (qrdma_sim_core_read_end(s, 0, core, &v, &resp) == 0) qrdma_sim_core_idle(s, 0);
+  return qrdma_sim_now(s) - t0;
+}
+
+// Cycles from t0 until every write core `core` of node 0 posted is answered (B).
+uint64_t core_writes_cycles(qrdma_sim *s, unsigned core, uint64_t t0) {
+  uint64_t answered = 0;
+  while (qrdma_sim_core_writes(s, 0, core, &answered) != answered) qrdma_sim_step(s, 1);
+  return qrdma_sim_now(s) - t0;
+}
+
+// k posted register writes (NQ_BASE: harmless while NQ_SIZE is 0) from a core of node 0.
+void core_posts(qrdma_sim *s, unsigned core, unsigned k) {
+  for (unsigned i = 0; i < k; ++i) {
+    uint64_t v = 4096 * (i + 1);
+    qrdma_sim_core_write(s, 0, core, QRDMA_REG_NQ_BASE, &v, 8);
+  }
+}
+
+// CPU cores (docs/sim.md "MMIO"): each core's stream is its own. Every case starts from a
+// quiet system, so the same requests take the same cycles; the figures are exact.
+void cores_check(qrdma_sim *s) {
+  const unsigned k = 32;
+  qrdma_sim_wait_quiet(s, 100000);
+  uint64_t t0 = qrdma_sim_now(s);
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  const uint64_t alone = core_read_cycles(s, 0, t0);
+  // core 0's read after core 0's own k writes waits for their B responses
+  qrdma_sim_wait_quiet(s, 100000);
+  t0 = qrdma_sim_now(s);
+  core_posts(s, 0, k);
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  const uint64_t own = core_read_cycles(s, 0, t0);
+  // the same k writes from core 1, whose read then waits; core 0 reads in the same cycle
+  qrdma_sim_wait_quiet(s, 100000);
+  t0 = qrdma_sim_now(s);
+  core_posts(s, 1, k);
+  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG_ID);
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  const uint64_t other = core_read_cycles(s, 0, t0);
+  const uint64_t waited = core_read_cycles(s, 1, t0);
+  printf("     core reads: alone %" PRIu64 ", after %u writes of its core %" PRIu64
+         ", beside %u writes and a waiting read of core 1 %" PRIu64 " (core 1's read %" PRIu64
+         ") cycles\n", alone, k, own, k, other, waited);
+  check(own > alone, "cores: a read waits for the B of its own core's earlier writes");
+  check(other == alone, "cores: another core's writes and waiting read do not delay a read");
+  check(waited == own, "cores: core 1's read waits for its writes as core 0's did");
+  // posts of core 0 while a read of core 1 is pending: issued one per cycle, answered in the
+  // same cycles as with no read anywhere
+  qrdma_sim_wait_quiet(s, 100000);
+  t0 = qrdma_sim_now(s);
+  core_posts(s, 0, k);
+  const uint64_t clock_alone = qrdma_sim_core_now(s, 0, 0) - t0;
+  const uint64_t w_alone = core_writes_cycles(s, 0, t0);
+  qrdma_sim_wait_quiet(s, 100000);
+  t0 = qrdma_sim_now(s);
+  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG_ID);
+  core_posts(s, 0, k);
+  const uint64_t clock_beside = qrdma_sim_core_now(s, 0, 0) - t0;
+  const uint64_t w_beside = core_writes_cycles(s, 0, t0);
+  core_read_cycles(s, 1, t0);
+  printf("     %u posts of core 0: issued in %" PRIu64 " / %" PRIu64 " cycles, answered after %" PRIu64
+         " / %" PRIu64 " cycles (alone / beside a read of core 1)\n", k, clock_alone, clock_beside,
+         w_alone, w_beside);
+  check(clock_alone == k && clock_beside == k, "cores: posts issue one per cycle beside a pending read");
+  check(w_beside == w_alone, "cores: a pending read of core 1 does not delay core 0's writes");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -201,6 +275,7 @@ int main(int argc, char **argv) {
     uint64_t reads = 0;
     check(wait_channel(s, 0, 6, &reads) == QRDMA_ST_DONE, "... and later DONE");
   }
+  cores_check(s);
   qrdma_sim_wait_quiet(s, 100000);
   check(qrdma_sim_errors(s) == 0, "no harness protocol errors");
   for (unsigned n = 0; n < nodes; ++n) {

@@ -133,6 +133,65 @@ uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node) {
   return s->sys.node(node).mmio.errors();
 }
 
+namespace {
+bool bad_core_at(const qrdma_sim *s, unsigned node, unsigned core, const char *call) {
+  if (bad_node_at(s, node, call)) return true;
+  if (core < QRDMA_SIM_MAX_CORES) return false;
+  const_cast<qrdma_sim *>(s)->sys.diag().error(
+      QRDMA_SIM_ERR_API, "%s: core %u does not exist (%u cores)", call, core,
+      static_cast<unsigned>(QRDMA_SIM_MAX_CORES));
+  return true;
+}
+#define bad_core(s, node, core) bad_core_at((s), (node), (core), __func__)
+static_assert(QRDMA_SIM_MAX_CORES == qsim::MmioPort::kMaxCores, "one count of cores");
+}  // namespace
+
+int qrdma_sim_core_write(qrdma_sim *s, unsigned node, unsigned core, uint64_t off,
+                         const void *bytes, size_t len) {
+  if (bad_core(s, node, core)) return -1;
+  if (!bytes) {
+    s->sys.diag().error(QRDMA_SIM_ERR_API, "%s: NULL bytes", __func__);
+    return -1;
+  }
+  return s->sys.mmio_write(node, core, off, bytes, len, false);
+}
+
+int qrdma_sim_core_read_start(qrdma_sim *s, unsigned node, unsigned core, uint64_t off) {
+  if (bad_core(s, node, core)) return -1;
+  return s->sys.core_read_start(node, core, off) ? 0 : -1;
+}
+
+int qrdma_sim_core_read_end(qrdma_sim *s, unsigned node, unsigned core, uint64_t *val,
+                            int *resp) {
+  if (bad_core(s, node, core)) return -1;
+  uint64_t v = 0;
+  unsigned r = 0;
+  int done = s->sys.core_read_end(node, core, &v, &r);
+  if (done == 1) {
+    if (val) *val = v;
+    if (resp) *resp = static_cast<int>(r);
+  }
+  return done;
+}
+
+uint64_t qrdma_sim_core_now(const qrdma_sim *s, unsigned node, unsigned core) {
+  if (bad_core(s, node, core)) return 0;
+  return s->sys.core_now(node, core);
+}
+
+uint64_t qrdma_sim_core_writes(const qrdma_sim *s, unsigned node, unsigned core,
+                               uint64_t *answered) {
+  if (bad_core(s, node, core)) return 0;
+  const qsim::MmioPort &p = s->sys.node(node).mmio;
+  if (answered) *answered = p.writes_answered(core);
+  return p.writes_posted(core);
+}
+
+void qrdma_sim_core_idle(qrdma_sim *s, unsigned node) {
+  if (bad_node(s, node)) return;
+  s->sys.core_idle(node);
+}
+
 int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
                          uint64_t want, uint64_t max_reads, uint64_t *last) {
   if (bad_node(s, node)) return -1;

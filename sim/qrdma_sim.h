@@ -128,6 +128,39 @@ uint64_t qrdma_sim_mmio_errors(const qrdma_sim *s, unsigned node);
 int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
                          uint64_t want, uint64_t max_reads, uint64_t *last);
 
+/* ------------------------------------------------------------------ CPU cores (docs/sim.md "MMIO")
+ * A node's CPU has QRDMA_SIM_MAX_CORES cores, each with its own stream of MMIO requests
+ * and its own clock: the cycle from which its next request issues (never before now). The
+ * calls above issue from core 0 and step the simulation (a blocking read until its data is
+ * back, a write over its issue time). The calls below step nothing, so that one thread can
+ * drive several cores, as several threads would on a host: a write moves the core's clock
+ * by mmio_wr_cycles; a read is started, and its result taken later, once it is back. A
+ * core's requests take effect in its program order (its read waits for the B of its earlier
+ * writes); no core's requests wait for another core's. While a read is pending on a core,
+ * the core waits: a write or another read on it is refused (an API error). */
+#define QRDMA_SIM_MAX_CORES 16
+
+/* Posted write of len bytes (as qrdma_sim_mmio_write_desc) from the core, issued at its
+ * clock; 0, or -1 (bad argument, a read pending on the core). With max_posted writes of the
+ * core unanswered the core stalls: the call steps until one is answered. */
+int qrdma_sim_core_write(qrdma_sim *s, unsigned node, unsigned core, uint64_t off,
+                         const void *bytes, size_t len);
+/* Start a 64-bit read (8-aligned) from the core, issued at its clock: 0, or -1. */
+int qrdma_sim_core_read_start(qrdma_sim *s, unsigned node, unsigned core, uint64_t off);
+/* The core's pending read: 1 and *val (*resp as qrdma_sim_mmio_read64) once its data has
+ * reached the core (its clock moves to that cycle), 0 while not, -1 if none is pending. */
+int qrdma_sim_core_read_end(qrdma_sim *s, unsigned node, unsigned core, uint64_t *val,
+                            int *resp);
+/* The core's clock (at least qrdma_sim_now). */
+uint64_t qrdma_sim_core_now(const qrdma_sim *s, unsigned node, unsigned core);
+/* Writes the core posted so far, and of them those answered (B taken). */
+uint64_t qrdma_sim_core_writes(const qrdma_sim *s, unsigned node, unsigned core,
+                               uint64_t *answered);
+/* Step to the first cycle by which a read pending on one of the node's cores may be back,
+ * at least one cycle (one cycle when none is pending): the wait of a program that has
+ * nothing to do until a read returns. */
+void qrdma_sim_core_idle(qrdma_sim *s, unsigned node);
+
 /* ------------------------------------------------------------------ host memory */
 uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node);
 /* CPU pointer to [addr, addr + len) of the node's memory, NULL if outside. Stores through

@@ -669,32 +669,73 @@ bool System::quiet() const {
   return net_->idle();
 }
 
-uint64_t System::mmio_read64(unsigned node, uint64_t off, int *resp) {
+uint64_t System::mmio_read64(unsigned node, unsigned core, uint64_t off, int *resp) {
   MmioPort &p = nodes_[node]->mmio;
-  if (!p.post_read(off, now_)) {
+  if (p.reads_pending(core) || !p.post_read(core, off, p.issue_cycle(core, now_))) {
+    if (p.reads_pending(core))
+      diag_.error(QRDMA_SIM_ERR_API, "node %u core %u: a blocking read while a read is pending",
+                  node, core);
     if (resp) *resp = -1;
     return 0;
   }
   uint64_t v = 0;
   unsigned r = 0;
   // the result cannot be back before read_done_bound(): step there at once
-  while (!p.read_done(now_, &v, &r)) step(std::max<uint64_t>(p.read_done_bound(now_) - now_, 1));
+  while (!p.read_done(core, now_, &v, &r))
+    step(std::max<uint64_t>(p.read_done_bound(core, now_) - now_, 1));
   ++nodes_[node]->mmio_reads;
   if (resp) *resp = static_cast<int>(r);
   return r ? 0 : v;
 }
 
-int System::mmio_write(unsigned node, uint64_t off, const void *bytes, size_t len) {
+int System::mmio_write(unsigned node, unsigned core, uint64_t off, const void *bytes,
+                       size_t len, bool blocking) {
   MmioPort &p = nodes_[node]->mmio;
-  while (p.writes_posted() - p.writes_answered() >= opt_.mmio_max_posted) step(1);
-  int64_t seq = p.post_write(off, bytes, len, now_);
+  if (!blocking && p.reads_pending(core)) {
+    diag_.error(QRDMA_SIM_ERR_API, "node %u core %u: a write while the core waits for a read",
+                node, core);
+    return -1;
+  }
+  // the core stalls for a write credit
+  while (p.writes_posted(core) - p.writes_answered(core) >= opt_.mmio_max_posted) step(1);
+  const uint64_t issue = p.issue_cycle(core, now_);
+  int64_t seq = p.post_write(core, off, bytes, len, issue);
   if (seq < 0) return -1;
-  step(opt_.mmio_wr_cycles);
+  p.set_clock(core, issue + opt_.mmio_wr_cycles);
+  if (!blocking) return 0;
+  step(issue + opt_.mmio_wr_cycles - now_);
   if (!opt_.mmio_sync_writes) return 0;
-  while (p.writes_answered() <= static_cast<uint64_t>(seq)) step(1);
-  int resp = static_cast<int>(p.last_bresp());
+  while (p.writes_answered(core) <= static_cast<uint64_t>(seq)) step(1);
+  int resp = static_cast<int>(p.last_bresp(core));
   step(opt_.mmio_rt_cycles - opt_.mmio_rt_cycles / 2);  // the response travels back
   return resp;
+}
+
+bool System::core_read_start(unsigned node, unsigned core, uint64_t off) {
+  MmioPort &p = nodes_[node]->mmio;
+  if (p.reads_pending(core)) {
+    diag_.error(QRDMA_SIM_ERR_API, "node %u core %u: a read while a read is pending", node,
+                core);
+    return false;
+  }
+  return p.post_read(core, off, p.issue_cycle(core, now_));
+}
+
+int System::core_read_end(unsigned node, unsigned core, uint64_t *val, unsigned *resp) {
+  MmioPort &p = nodes_[node]->mmio;
+  if (!p.reads_pending(core)) return -1;
+  if (!p.read_done(core, now_, val, resp)) return 0;
+  ++nodes_[node]->mmio_reads;
+  if (*resp) *val = 0;
+  return 1;
+}
+
+void System::core_idle(unsigned node) {
+  const MmioPort &p = nodes_[node]->mmio;
+  uint64_t t = ~0ull;
+  for (unsigned k = 0; k < MmioPort::kMaxCores; ++k)
+    if (p.reads_pending(k)) t = std::min(t, p.read_done_bound(k, now_));
+  step(t == ~0ull || t <= now_ ? 1 : t - now_);
 }
 
 void System::mmio_drain(unsigned node) {

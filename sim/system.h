@@ -109,10 +109,29 @@ class System {
   // the watchdog's state dump (docs/sim.md "Watchdog") to stderr
   void dump_state() const;
 
-  // CPU operations (advance time as described in mmio.h)
-  uint64_t mmio_read64(unsigned node, uint64_t off, int *resp);
-  int mmio_write(unsigned node, uint64_t off, const void *bytes, size_t len);
+  // CPU operations (advance time as described in mmio.h). The blocking ones (a read that
+  // waits for its data, a write that steps over its issue time) issue from core 0, or from
+  // `core`; they step the system. A core's asynchronous ones (core_write, core_read_start)
+  // step nothing: they move the core's clock (docs/sim.md "MMIO").
+  uint64_t mmio_read64(unsigned node, uint64_t off, int *resp) {
+    return mmio_read64(node, 0, off, resp);
+  }
+  uint64_t mmio_read64(unsigned node, unsigned core, uint64_t off, int *resp);
+  int mmio_write(unsigned node, uint64_t off, const void *bytes, size_t len) {
+    return mmio_write(node, 0, off, bytes, len, true);
+  }
+  int mmio_write(unsigned node, unsigned core, uint64_t off, const void *bytes, size_t len,
+                 bool blocking);
   void mmio_drain(unsigned node);
+  bool core_read_start(unsigned node, unsigned core, uint64_t off);
+  // 1 and *val, *resp once the core's read is back; 0 if not yet; -1 if none is pending
+  int core_read_end(unsigned node, unsigned core, uint64_t *val, unsigned *resp);
+  uint64_t core_now(unsigned node, unsigned core) const {
+    return nodes_[node]->mmio.issue_cycle(core, now_);
+  }
+  // step to the first cycle by which a read pending on one of the node's cores may be back
+  // (at least one cycle)
+  void core_idle(unsigned node);
 
  private:
   // one cycle of every node in lockstep; one flow and network per loop (PointToPoint is

@@ -84,6 +84,19 @@ int qrdma_page_release(qrdma_page *p);
 unsigned qrdma_page_index(const qrdma_page *p);
 qrdma_node *qrdma_page_node(const qrdma_page *p);
 
+/* The CPU core that drives the page: its posts and polls are issued from that core
+ * (qrdma_backend.h "Cores"), one core per page as one process per page would run. Default
+ * -1: none, the backend's plain calls. On a backend that models cores (the simulation:
+ * qrdma_num_cores() > 0) the page's posts and polls then take that core's time only, so
+ * one thread can drive pages on several cores, each as if on its own thread; core must be
+ * below qrdma_num_cores() (else QRDMA_EINVAL). On other backends the core is only
+ * recorded (the thread that uses the page runs on whichever core it runs on). QRDMA_EBUSY
+ * while a collective read started on the page is pending. */
+int qrdma_page_bind_core(qrdma_page *p, int core);
+int qrdma_page_core(const qrdma_page *p);
+/* Cores the node's backend models (0: none; qrdma_page_bind_core only records). */
+unsigned qrdma_num_cores(const qrdma_node *n);
+
 /* Allocate a write channel of the page: width 1 gives the lowest free channel c; width 2
  * the lowest free even pair (c, c+1), needed for 64-byte descriptors (inline payload of
  * 9..32 bytes, or a memory write with an rkey). Returns c >= 0, or QRDMA_ENOCHAN /
@@ -162,6 +175,16 @@ struct qrdma_coll {
 /* Poll channels 32 g .. 32 g + 31 (g = 0 or 1) with one 64-bit read of the collective
  * status; every DONE / ERROR found is reset to IDLE by that read. */
 int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out);
+
+/* qrdma_poll_coll in two halves, so that one thread can keep several cores busy: start
+ * issues the read of group g from the page's core and returns at once; end returns 1 and
+ * *out (as qrdma_poll_coll) once the answer is back, 0 while it is not (call the backend's
+ * idle hook, or work on other pages, in between), or a negative error. One read per page
+ * at a time: while it is pending, the page's posts and polls return QRDMA_EBUSY (the core
+ * waits for its read). On a page without a core, or a backend that models none, start
+ * makes the blocking read and end returns its answer. */
+int qrdma_poll_coll_start(qrdma_page *p, unsigned group);
+int qrdma_poll_coll_end(qrdma_page *p, struct qrdma_coll *out);
 
 /* Why channel ch last ended in ERROR: one 64-bit read of its error reason (ERR_OFFSET
  * window). Returns QRDMA_ERR_NONE (no ERROR since reset), QRDMA_ERR_BAD_DESC (the

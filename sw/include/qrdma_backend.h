@@ -70,6 +70,19 @@
  *   always makes progress even if a backend's reads took no time); a hardware backend
  *   does nothing or a CPU pause. idle may be NULL.
  *
+ * Cores
+ *   A host posts from many CPU cores at once, each core with its own stream of loads and
+ *   stores: one core waiting for its status read does not hold up another core's
+ *   descriptor writes. On hardware this needs nothing from a backend: each thread (on its
+ *   core) calls the functions above, and the CPU keeps the streams apart. A backend that
+ *   models the CPU (the simulation) offers the optional core_* functions below, so that
+ *   one thread can drive several cores: libqrdma uses them for a page bound to a core
+ *   (qrdma_page_bind_core), one core per page, as one process per page would. Ordering
+ *   holds per core: a read issued from a core observes the effect of every earlier write
+ *   issued from that core. The calls on one core stand for one core's program: the
+ *   backend keeps each core's time, and idle() is the wait of a program whose cores all
+ *   wait for reads (the simulation steps to the first cycle one may be back).
+ *
  * Threads
  *   libqrdma calls a backend from the threads that use its node handles; it never calls
  *   one node's backend functions from two threads at once if the application obeys
@@ -160,6 +173,19 @@ struct qrdma_backend {
 
     /* Optional: release the backend (unmap, close, free); called by qrdma_backend_close. */
     void (*destroy)(struct qrdma_backend *be);
+
+    /* Optional, all four or none (num_cores 0, NULL): CPU cores (see "Cores" above).
+     * core_desc_write is desc_write issued from `core`; core_read_start issues a 64-bit
+     * read from `core` and returns at once; core_read_end returns 1 and *val once that
+     * read's data is back (a read answered SLVERR: *val 0 and QRDMA_ESLVERR), 0 while it
+     * is not, QRDMA_EINVAL when no read is pending on the core. While a read is pending
+     * the core waits: the library issues nothing else from it until core_read_end has
+     * returned nonzero. */
+    unsigned num_cores;
+    int (*core_desc_write)(void *ctx, unsigned node, unsigned core, uint64_t addr,
+                           const void *data, size_t len);
+    int (*core_read_start)(void *ctx, unsigned node, unsigned core, uint64_t addr);
+    int (*core_read_end)(void *ctx, unsigned node, unsigned core, uint64_t *val);
 };
 
 /* Release a backend through its destroy function (NULL-safe). */

@@ -82,6 +82,11 @@ struct qrdma_page {
     uint64_t pair;     /* bit c: c is the first channel of a pair */
     uint64_t inflight; /* posted, not yet seen DONE / ERROR */
     uint64_t post_err; /* the post returned an error: an IDLE answer clears it too */
+    int core;          /* the CPU core bound to the page (qrdma_page_bind_core), -1: none */
+    int rd_state;      /* qrdma_poll_coll_start: 0 none, 1 read pending on the core, 2 answer held */
+    unsigned rd_group; /* its group */
+    int rd_err;        /* rd_state 2: the blocking read's result */
+    uint64_t rd_val;
 };
 
 struct qrdma_node {
@@ -236,6 +241,8 @@ int qrdma_page_claim(qrdma_node *n, int page, qrdma_page **out)
         if (!pg->claimed) {
             pg->claimed = 1;
             pg->alloc = pg->pair = pg->inflight = pg->post_err = 0;
+            pg->core = -1;
+            pg->rd_state = 0;
             *out = pg;
             return QRDMA_OK;
         }
@@ -247,7 +254,7 @@ int qrdma_page_release(qrdma_page *p)
 {
     if (!p || !p->claimed)
         return QRDMA_EINVAL;
-    if (p->inflight)
+    if (p->inflight || p->rd_state)
         return QRDMA_EBUSY;
     p->claimed = 0;
     p->alloc = p->pair = 0;
@@ -255,6 +262,35 @@ int qrdma_page_release(qrdma_page *p)
 }
 
 unsigned qrdma_page_index(const qrdma_page *p) { return p->index; }
+
+/* The backend models CPU cores (qrdma_backend.h "Cores"). */
+static int has_cores(const struct qrdma_backend *be)
+{
+    return be->num_cores && be->core_desc_write && be->core_read_start && be->core_read_end;
+}
+
+/* Is the page driven through the backend's core calls? */
+static int page_on_core(const qrdma_page *p)
+{
+    return p->core >= 0 && has_cores(p->node->be);
+}
+
+int qrdma_page_bind_core(qrdma_page *p, int core)
+{
+    if (!p || !p->claimed || core < -1)
+        return QRDMA_EINVAL;
+    if (p->rd_state)
+        return QRDMA_EBUSY;
+    const struct qrdma_backend *be = p->node->be;
+    if (core >= 0 && has_cores(be) && (unsigned)core >= be->num_cores)
+        return QRDMA_EINVAL;
+    p->core = core;
+    return QRDMA_OK;
+}
+
+int qrdma_page_core(const qrdma_page *p) { return p->core; }
+
+unsigned qrdma_num_cores(const qrdma_node *n) { return has_cores(n->be) ? n->be->num_cores : 0; }
 qrdma_node *qrdma_page_node(const qrdma_page *p) { return p->node; }
 
 int qrdma_chan_alloc(qrdma_page *p, unsigned width)
@@ -379,11 +415,12 @@ static int post(qrdma_page *p, unsigned ch, const uint8_t *desc, size_t len)
         return QRDMA_ECHAN;
     if (len > LINE_BYTES && !(p->pair >> ch & 1))
         return QRDMA_ECHAN;
-    if (p->inflight >> ch & 1)
+    if (p->inflight >> ch & 1 || p->rd_state)
         return QRDMA_EBUSY;
     qrdma_node *n = p->node;
     uint64_t addr = page_base(p) + QRDMA_DESC_OFFSET + LINE_BYTES * ch;
-    int e = n->be->desc_write(n->be->ctx, n->idx, addr, desc, len);
+    int e = page_on_core(p) ? n->be->core_desc_write(n->be->ctx, n->idx, (unsigned)p->core, addr, desc, len)
+                            : n->be->desc_write(n->be->ctx, n->idx, addr, desc, len);
     p->inflight |= 1ULL << ch;
     if (e)
         p->post_err |= 1ULL << ch;
@@ -412,6 +449,26 @@ int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
 }
 
 /* ----------------------------------------------------------------- completion */
+/* A read of the page's window: from its core when it is bound to one (start, then wait for
+ * the answer with the idle hook between tries), else a plain blocking read. */
+static int page_rd(qrdma_page *p, uint64_t addr, uint64_t *v)
+{
+    qrdma_node *n = p->node;
+    if (p->rd_state)
+        return QRDMA_EBUSY;
+    if (!page_on_core(p))
+        return rd(n, addr, v);
+    int e = n->be->core_read_start(n->be->ctx, n->idx, (unsigned)p->core, addr);
+    if (e)
+        return e;
+    for (;;) {
+        int r = n->be->core_read_end(n->be->ctx, n->idx, (unsigned)p->core, v);
+        if (r)
+            return r < 0 ? r : QRDMA_OK;
+        idle(n);
+    }
+}
+
 /* What a status answer `st` means for the library's view of channel ch. */
 static void seen(qrdma_page *p, unsigned ch, unsigned st)
 {
@@ -427,7 +484,7 @@ int qrdma_poll(qrdma_page *p, unsigned ch)
     if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
         return QRDMA_EINVAL;
     uint64_t v;
-    int e = rd(p->node, page_base(p) + QRDMA_STATUS_OFFSET + STATUS_BYTES * ch, &v);
+    int e = page_rd(p, page_base(p) + QRDMA_STATUS_OFFSET + STATUS_BYTES * ch, &v);
     if (e)
         return e;
     unsigned st = (unsigned)reg_field(v, QRDMA_STATUS_SINGLE_STATUS_LSB, QRDMA_STATUS_SINGLE_STATUS_W);
@@ -440,7 +497,7 @@ int qrdma_chan_error(qrdma_page *p, unsigned ch)
     if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
         return QRDMA_EINVAL;
     uint64_t v;
-    int e = rd(p->node, page_base(p) + QRDMA_ERR_OFFSET + 8 * ch, &v);
+    int e = page_rd(p, page_base(p) + QRDMA_ERR_OFFSET + 8 * ch, &v);
     if (e)
         return e;
     return (int)reg_field(v, QRDMA_ERR_INFO_REASON_LSB, QRDMA_ERR_INFO_REASON_W);
@@ -457,14 +514,9 @@ const char *qrdma_err_reason_str(int reason)
     }
 }
 
-int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out)
+/* What a collective answer v of group g says (seen() on each of its channels). */
+static void coll_decode(qrdma_page *p, unsigned group, uint64_t v, struct qrdma_coll *out)
 {
-    if (!p || !p->claimed || !out || group >= COLL_GROUPS)
-        return QRDMA_EINVAL;
-    uint64_t v;
-    int e = rd(p->node, page_base(p) + QRDMA_COLL_OFFSET + 8 * group, &v);
-    if (e)
-        return e;
     out->raw = v;
     out->done = out->error = out->busy = 0;
     for (unsigned i = 0; i < COLL_CH; i++) {
@@ -477,7 +529,61 @@ int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out)
             out->busy |= 1u << i;
         seen(p, group * COLL_CH + i, st);
     }
+}
+
+static uint64_t coll_addr(const qrdma_page *p, unsigned group)
+{
+    return page_base(p) + QRDMA_COLL_OFFSET + 8 * group;
+}
+
+int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out)
+{
+    if (!p || !p->claimed || !out || group >= COLL_GROUPS)
+        return QRDMA_EINVAL;
+    uint64_t v;
+    int e = page_rd(p, coll_addr(p, group), &v);
+    if (e)
+        return e;
+    coll_decode(p, group, v, out);
     return QRDMA_OK;
+}
+
+int qrdma_poll_coll_start(qrdma_page *p, unsigned group)
+{
+    if (!p || !p->claimed || group >= COLL_GROUPS)
+        return QRDMA_EINVAL;
+    if (p->rd_state)
+        return QRDMA_EBUSY;
+    qrdma_node *n = p->node;
+    p->rd_group = group;
+    if (page_on_core(p)) {
+        int e = n->be->core_read_start(n->be->ctx, n->idx, (unsigned)p->core, coll_addr(p, group));
+        if (e)
+            return e;
+        p->rd_state = 1;
+    } else {
+        p->rd_err = rd(n, coll_addr(p, group), &p->rd_val);
+        p->rd_state = 2;
+    }
+    return QRDMA_OK;
+}
+
+int qrdma_poll_coll_end(qrdma_page *p, struct qrdma_coll *out)
+{
+    if (!p || !p->claimed || !out || !p->rd_state)
+        return QRDMA_EINVAL;
+    qrdma_node *n = p->node;
+    if (p->rd_state == 1) {
+        int r = n->be->core_read_end(n->be->ctx, n->idx, (unsigned)p->core, &p->rd_val);
+        if (r == 0)
+            return 0;
+        p->rd_err = r < 0 ? r : QRDMA_OK;
+    }
+    p->rd_state = 0;
+    if (p->rd_err)
+        return p->rd_err;
+    coll_decode(p, p->rd_group, p->rd_val, out);
+    return 1;
 }
 
 static int timed_out(const qrdma_node *n, uint64_t t0, uint64_t timeout)
