@@ -163,6 +163,19 @@ def test_perf_msg_rate(built: Path, tmp_path: Path, mode: str, sizes) -> None:
         assert x["outstanding"] == (64 if x["bytes"] <= 8 else 32)
 
 
+@pytest.mark.parametrize("spec,code", [("", 0), ("corrupt=1", 2), ("error=1", 3)])
+def test_perf_msg_rate_pages(built: Path, tmp_path: Path, spec: str, code: int) -> None:
+    """msg_rate -q on a backend without cores: the pages are bound (recorded only), the
+    collective reads blocking; every transfer of every page verified."""
+    r = perf(built, tmp_path, "msg_rate", "-q", "3", "-n", "100", "-o", "q.json", spec=spec)
+    assert r.returncode == code, r.stderr
+    if code:
+        return
+    res = json.loads((tmp_path / "q.json").read_text())
+    assert res["pages"] == 3 and res["cores"] == 0 and res["verified"] == "every transfer"
+    assert res["rows"][0]["iterations"] == 300 and res["rows"][0]["inline"]
+
+
 @pytest.mark.parametrize("spec,code,msg", [
     ("corrupt=1", 2, "DATA VERIFICATION FAILED"),
     ("overrun=1", 2, "byte written past slot"),

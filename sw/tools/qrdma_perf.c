@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * qrdma-perf: perftest-style measurements of qrdma remote writes (issue 5 "Tools";
- * seed 000 §4.3 measurement modes). Links with libqrdma and one backend chosen at link
+ * qrdma-perf: perftest-style measurements of qrdma remote writes, in the measurement
+ * modes of [QoS-RDMA] (docs/references.md), and the datapath benchmarks of `make bench`
+ * (tests/bench/bench_datapath.py). Links with libqrdma and one backend chosen at link
  * time (qrdma_tool_backend_open: the simulation harness, the mmap backend, or the unit
  * tests' fake device).
  *
@@ -17,6 +18,17 @@
  *               write_lat: 1)
  *     -m MODE   mem (memory-to-memory descriptors), inline (payload in the descriptor,
  *               sizes <= 32), auto (inline up to 32 B, else mem); msg_rate: auto, else mem
+ *     -A        align every slot to the size, at least 4 KiB, at most the NIC's block size
+ *               (a transfer is whole blocks or lies in one); default 4 KiB
+ *     -N        every transfer asks for a notification; node 1's ring (256 entries) is
+ *               drained and every entry checked field by field against its transfer
+ *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
+ *               receiver's ring entry reads full; needs -N and -t 1)
+ *     -c        NIC counters before and after each size: payload efficiency (below)
+ *     -w W0,W   windowed throughput (write_bw, -t > 1): keep posting until the window
+ *               ends, then drain; -n is ignored (below)
+ *     -q P      msg_rate: P pages (1..16), page p driven from CPU core p, all posting at
+ *               once, each keeping its -t channels busy with collective reads (below)
  *     -T MS     give up when a transfer is not DONE after MS ms of backend time (100)
  *     -B SPEC   backend specification (passed to qrdma_tool_backend_open)
  *     -o FILE   JSON output (default build/results/qrdma_perf_<test>_t<OUT>_<MODE>.json)
@@ -33,7 +45,19 @@
  *                every transfer (or, beyond PEAK_RUN transfers, at PEAK_RUN evenly spaced ones);
  *   MsgRate    = transfers / (last completion - first post);
  *   latency    = post of a transfer -> the status read that saw it DONE (that read included),
- *                t_typical the median, percentiles by rank (ceil(p n)).
+ *                t_typical the median, percentiles by rank (ceil(p n)); with -l notif,
+ *                post -> the first tick at whose start the receiver's ring entry reads
+ *                NOTIF_FULL (host memory checked between idle() calls: every cycle in
+ *                simulation), then the status is polled to DONE untimed.
+ *   window     (-w W0,W) = node 1's RX_BYTES counter read once W0 ticks after the first
+ *                post and again W ticks later: bytes / (ticks between the two reads'
+ *                returns); completed = size x transfers whose DONE was seen in the window.
+ *   efficiency (-c, sizes that are multiples of 64: every packet's payload then starts and
+ *                ends on a 64-byte beat boundary) from counter differences: beats of DATA
+ *                packets = TX_DATA_PKTS + TX_DATA_BYTES / 64 (a header beat and the
+ *                payload beats, docs/formats.md), every other packet one beat;
+ *                data = TX_DATA_BYTES / DATA beats, forward = TX_BYTES / all beats of
+ *                node 0, both = node 0's TX_BYTES / the beats of both nodes (ACKs back).
  * Data verification, of every transfer: each in-flight transfer has its own source and
  * destination slot; source slots hold a pattern that depends on slot and size; before a
  * transfer is posted its destination slot is overwritten with the complement of the
@@ -67,6 +91,10 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 #define SLOT_ALIGN 4096ULL
 #define GUARD 64ULL
 #define PEAK_RUN 4096
+#define NQ_ENTRIES 256
+#define CNT_N 4 /* the counters of -c, per node */
+static const enum qrdma_counter cnt_ids[CNT_N] = {QRDMA_CNT_TX_DATA_PKTS, QRDMA_CNT_TX_CTRL_PKTS,
+                                                  QRDMA_CNT_TX_BYTES, QRDMA_CNT_TX_DATA_BYTES};
 
 struct opts {
     enum test test;
@@ -79,6 +107,8 @@ struct opts {
     uint64_t timeout_ms;
     const char *spec;
     const char *json;
+    int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
+    uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
 };
 
 struct row {
@@ -88,6 +118,12 @@ struct row {
     uint64_t ticks;         /* first post -> last completion */
     double bw_peak, bw_avg, mpps;                          /* Gb/s, Gb/s, Mpps */
     double t_min, t_max, t_typ, t_avg, t_sd, t_p99, t_p999; /* usec */
+    uint64_t t_typ_ticks;
+    uint64_t align;         /* slot alignment */
+    uint64_t notifs;        /* notifications checked */
+    uint64_t w_ticks, w_bytes, w_done;           /* -w: window, RX_BYTES in it, DONE seen in it */
+    int cnt;                                     /* -c: cnt_d valid */
+    uint64_t cnt_d[2][CNT_N];                    /* -c: counter differences, node 0 and node 1 */
 };
 
 static struct {
@@ -111,7 +147,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
-            "                  [-t outstanding] [-m mem|inline|auto] [-T ms]\n"
+            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-N] [-l done|notif] [-c]\n"
+            "                  [-w warmup,window] [-q pages] [-T ms]\n"
             "                  [-B backend-spec] [-o json]\n");
     exit(1);
 }
@@ -160,10 +197,17 @@ struct run {
     uint64_t *lat;                /* per transfer */
     uint64_t slot_xfer[QRDMA_WR_CH_PER_PAGE]; /* transfer index in flight on slot k */
     int slot_used[QRDMA_WR_CH_PER_PAGE];
+    uint64_t align, cap;          /* slot alignment; transfers the arrays hold */
+    int notify;                   /* -N */
+    uint16_t *x_slot, *x_chan;    /* per transfer: its slot and channel (notification checks) */
+    uint8_t *x_notif;             /* per transfer: its notification was seen */
+    uint64_t notifs;              /* notifications checked */
+    int w_phase;                  /* -w: 0 warm-up, 1 window, 2 drain */
+    uint64_t t_w0, t_w1, w_rx0, w_rx1;
 };
 
-static uint8_t *src_slot(struct run *r, unsigned k) { return (uint8_t *)r->src.cpu + SLOT_ALIGN + k * r->stride; }
-static uint8_t *dst_slot(struct run *r, unsigned k) { return (uint8_t *)r->dst.cpu + SLOT_ALIGN + k * r->stride; }
+static uint8_t *src_slot(struct run *r, unsigned k) { return (uint8_t *)r->src.cpu + r->align + k * r->stride; }
+static uint8_t *dst_slot(struct run *r, unsigned k) { return (uint8_t *)r->dst.cpu + r->align + k * r->stride; }
 
 static void poison(struct run *r, unsigned k)
 {
@@ -188,10 +232,10 @@ static void verify(struct run *r, unsigned k, uint64_t xfer)
 static void verify_guards(struct run *r)
 {
     const uint8_t *d = r->dst.cpu;
-    for (uint64_t i = SLOT_ALIGN - GUARD; i < SLOT_ALIGN; i++)
+    for (uint64_t i = r->align - GUARD; i < r->align; i++)
         if (d[i] != 0xA5)
             die(2, "DATA VERIFICATION FAILED: size %llu: byte written before slot 0 (offset -%llu)",
-                (unsigned long long)r->size, (unsigned long long)(SLOT_ALIGN - i));
+                (unsigned long long)r->size, (unsigned long long)(r->align - i));
     for (unsigned k = 0; k < r->out; k++) {
         const uint8_t *e = dst_slot(r, k);
         for (uint64_t i = r->size; i < r->stride; i++)
@@ -201,15 +245,43 @@ static void verify_guards(struct run *r)
     }
 }
 
+/* The per-transfer arrays hold at least n transfers (-w: the count is known at the end). */
+static void reserve(struct run *r, uint64_t n)
+{
+    if (n <= r->cap)
+        return;
+    uint64_t cap = r->cap ? r->cap : 1024;
+    while (cap < n)
+        cap *= 2;
+    uint64_t *tp = realloc(r->t_post, cap * sizeof *tp), *td = realloc(r->t_done, cap * sizeof *td),
+             *la = realloc(r->lat, cap * sizeof *la);
+    r->t_post = tp ? tp : r->t_post;
+    r->t_done = td ? td : r->t_done;
+    r->lat = la ? la : r->lat;
+    uint16_t *xs = realloc(r->x_slot, cap * sizeof *xs), *xc = realloc(r->x_chan, cap * sizeof *xc);
+    r->x_slot = xs ? xs : r->x_slot;
+    r->x_chan = xc ? xc : r->x_chan;
+    uint8_t *xn = realloc(r->x_notif, cap);
+    r->x_notif = xn ? xn : r->x_notif;
+    if (!tp || !td || !la || !xs || !xc || !xn)
+        die(3, "out of memory");
+    memset(r->x_notif + r->cap, 0, cap - r->cap);
+    r->cap = cap;
+}
+
 static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
 {
     struct qrdma_write wr = {
-        .src_addr = r->src.dev + SLOT_ALIGN + k * r->stride,
-        .dst_addr = r->dst.dev + SLOT_ALIGN + k * r->stride,
+        .src_addr = r->src.dev + r->align + k * r->stride,
+        .dst_addr = r->dst.dev + r->align + k * r->stride,
         .size = r->size,
         .dst_node = qrdma_node_info(g.rx)->node_id,
         .tag = (uint32_t)xfer,
+        .flags = r->notify ? QRDMA_WR_NOTIFY : 0,
     };
+    reserve(r, xfer + 1);
+    r->x_slot[xfer] = (uint16_t)k;
+    r->x_chan[xfer] = (uint16_t)chan;
     poison(r, k);
     r->t_post[xfer] = qrdma_now(g.tx);
     int e = r->inl ? qrdma_post_inline(g.pg, (unsigned)chan, &wr, src_slot(r, k), r->size)
@@ -230,12 +302,112 @@ static void completed(struct run *r, unsigned k, uint64_t ndone, uint64_t now)
     verify(r, k, x);
 }
 
+/* ----------------------------------------------------------------- -N, -l notif, -w, -c */
+/* A notification against the transfer it names: by its tag (memory writes, each seen
+ * once), by `expect` (one outstanding), or, for inline writes with more outstanding (tag
+ * 0), the transfer last posted on the slot its destination names. */
+static void notif_check(struct run *r, const struct qrdma_notif *nf, uint64_t posted, uint64_t expect)
+{
+    uint64_t x = expect != UINT64_MAX ? expect : r->inl ? UINT64_MAX : nf->tag;
+    if (x == UINT64_MAX) {
+        uint64_t off = nf->dst_addr - r->dst.dev - r->align;
+        if (off % r->stride == 0 && off / r->stride < r->out)
+            x = r->slot_xfer[off / r->stride];
+    }
+    if (x >= posted || nf->kind != (r->inl ? QRDMA_NET_INLINE : QRDMA_NET_CONTROL) || nf->size != r->size ||
+        nf->tag != (r->inl ? 0 : (uint32_t)x) || nf->src_node != qrdma_node_info(g.tx)->node_id ||
+        nf->dst_addr != r->dst.dev + r->align + r->x_slot[x] * r->stride ||
+        nf->xfer != qrdma_page_index(g.pg) * QRDMA_WR_CH_PER_PAGE + r->x_chan[x] || r->x_notif[x])
+        die(2, "NOTIFICATION CHECK FAILED: size %llu: kind %u size %llu tag %u dst 0x%llx xfer %u src %u "
+               "(transfer #%llu%s)", (unsigned long long)r->size, nf->kind, (unsigned long long)nf->size,
+            nf->tag, (unsigned long long)nf->dst_addr, nf->xfer, nf->src_node, (unsigned long long)x,
+            x < posted && r->x_notif[x] ? ", seen before" : "");
+    r->x_notif[x] = !r->inl || expect != UINT64_MAX;
+    r->notifs++;
+}
+
+/* Take every notification in node 1's ring. */
+static void notif_drain(struct run *r, uint64_t posted)
+{
+    struct qrdma_notif nf;
+    int e;
+    while ((e = qrdma_nq_poll(g.rx, &nf)) == 1)
+        notif_check(r, &nf, posted, UINT64_MAX);
+    if (e < 0)
+        die(3, "notification ring: %s", qrdma_strerror(e));
+}
+
+/* Wait until `want` notifications were checked (expect: as notif_check). */
+static void notif_wait(struct run *r, uint64_t want, uint64_t posted, uint64_t expect, uint64_t timeout)
+{
+    while (r->notifs < want) {
+        struct qrdma_notif nf;
+        int e = qrdma_nq_wait(g.rx, &nf, timeout);
+        if (e != 1)
+            die(3, "size %llu: %llu of %llu notifications: %s", (unsigned long long)r->size,
+                (unsigned long long)r->notifs, (unsigned long long)want, qrdma_strerror(e));
+        notif_check(r, &nf, posted, expect);
+    }
+}
+
+/* -l notif: the first tick at whose start node 1's next ring entry reads NOTIF_FULL. */
+static uint64_t ring_full_tick(struct run *r, uint64_t t0, uint64_t timeout)
+{
+    const struct qrdma_buf *nq = qrdma_nq_buf(g.rx);
+    const volatile uint8_t *m =
+        (const volatile uint8_t *)nq->cpu + 64 * (qrdma_nq_tail(g.rx) % (nq->size / 64));
+    for (;;) {
+        uint64_t t = qrdma_now(g.rx);
+        if (*m == (uint8_t)QRDMA_NOTIF_FULL)
+            return t;
+        if (t - t0 > timeout)
+            die(3, "size %llu: no notification %llu ticks after the post", (unsigned long long)r->size,
+                (unsigned long long)(t - t0));
+        if (g.be->idle)
+            g.be->idle(g.be->ctx, qrdma_node_index(g.rx));
+    }
+}
+
+static void read_counter(qrdma_node *n, enum qrdma_counter c, uint64_t *v)
+{
+    int e = qrdma_counter_read(n, c, v);
+    if (e)
+        die(3, "counter %s: %s", qrdma_counter_name(c), qrdma_strerror(e));
+}
+
+/* -c: cnt_ids of node 0 and node 1 (zeros for node 1 in loopback). */
+static void read_counters(uint64_t v[2][CNT_N])
+{
+    for (unsigned i = 0; i < CNT_N; i++) {
+        read_counter(g.tx, cnt_ids[i], &v[0][i]);
+        v[1][i] = 0;
+        if (g.rx != g.tx)
+            read_counter(g.rx, cnt_ids[i], &v[1][i]);
+    }
+}
+
+/* -w: after each round of status reads; the window's end stops the posting (iters). */
+static void window_step(struct run *r, const struct opts *o, uint64_t posted)
+{
+    uint64_t t = qrdma_now(g.tx);
+    if (r->w_phase == 0 && t - r->t_post[0] >= o->warmup) {
+        read_counter(g.rx, QRDMA_CNT_RX_BYTES, &r->w_rx0);
+        r->t_w0 = qrdma_now(g.tx);
+        r->w_phase = 1;
+    } else if (r->w_phase == 1 && t - r->t_w0 >= o->window) {
+        read_counter(g.rx, QRDMA_CNT_RX_BYTES, &r->w_rx1);
+        r->t_w1 = qrdma_now(g.tx);
+        r->w_phase = 2;
+        r->iters = posted;
+    }
+}
+
 static int alloc_bufs(struct run *r, unsigned want)
 {
     for (unsigned s = want; s >= 1; s /= 2) {
-        uint64_t bytes = SLOT_ALIGN + s * r->stride;
-        if (qrdma_buf_alloc(g.tx, bytes, SLOT_ALIGN, &r->src) == 0) {
-            if (qrdma_buf_alloc(g.rx, bytes, SLOT_ALIGN, &r->dst) == 0)
+        uint64_t bytes = r->align + s * r->stride;
+        if (qrdma_buf_alloc(g.tx, bytes, r->align, &r->src) == 0) {
+            if (qrdma_buf_alloc(g.rx, bytes, r->align, &r->dst) == 0)
                 return (int)s;
             qrdma_buf_free(g.tx, &r->src);
         }
@@ -248,6 +420,9 @@ static struct row run_size(uint64_t size, const struct opts *o)
     struct run r = {.size = size, .iters = o->iters};
     if (o->max_bytes && size * r.iters > o->max_bytes)
         r.iters = o->max_bytes / size < 2 ? 2 : o->max_bytes / size;
+    if (o->window)
+        r.iters = UINT64_MAX; /* until the window ends (window_step) */
+    r.notify = o->notify;
     r.inl = o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX);
     if (r.inl && size > QRDMA_INLINE_MAX)
         die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size, (unsigned long long)QRDMA_INLINE_MAX);
@@ -257,27 +432,32 @@ static struct row run_size(uint64_t size, const struct opts *o)
         if (r.ch[r.nch] < 0)
             die(3, "channel allocation: %s", qrdma_strerror(r.ch[r.nch]));
     }
-    r.stride = (size + GUARD + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
+    r.align = SLOT_ALIGN;
+    if (o->align_size) {
+        uint64_t blk = qrdma_node_info(g.tx)->block_size;
+        while (r.align * 2 <= size && r.align * 2 <= blk)
+            r.align *= 2;
+    }
+    r.stride = (size + GUARD + r.align - 1) / r.align * r.align;
     unsigned want = o->outstanding < r.nch ? o->outstanding : r.nch;
     if ((uint64_t)want > r.iters)
         want = (unsigned)r.iters;
     r.out = (unsigned)alloc_bufs(&r, want);
     if (!r.out)
-        die(3, "cannot allocate 2 x %llu bytes of host memory", (unsigned long long)(SLOT_ALIGN + r.stride));
+        die(3, "cannot allocate 2 x %llu bytes of host memory", (unsigned long long)(r.align + r.stride));
     if (r.out < want)
         fprintf(stderr, "qrdma-perf: size %llu: %u outstanding transfers (host memory for %u buffers)\n",
                 (unsigned long long)size, r.out, r.out);
-    r.t_post = calloc(r.iters, sizeof *r.t_post);
-    r.t_done = calloc(r.iters, sizeof *r.t_done);
-    r.lat = calloc(r.iters, sizeof *r.lat);
-    if (!r.t_post || !r.t_done || !r.lat)
-        die(3, "out of memory");
+    reserve(&r, o->window ? 1 : r.iters);
     for (unsigned k = 0; k < r.out; k++)
         for (uint64_t i = 0; i < size; i++)
             src_slot(&r, k)[i] = pattern(k, i, size);
     memset(r.dst.cpu, 0xA5, r.dst.size);
 
     const uint64_t timeout = o->timeout_ms * (g.be->tick_hz / 1000);
+    uint64_t cnt0[2][CNT_N], cnt1[2][CNT_N];
+    if (o->counters)
+        read_counters(cnt0);
     uint64_t posted = 0, ndone = 0;
     if (r.out == 1) {
         /* one at a time: post, poll its single status until DONE, next channel */
@@ -285,7 +465,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
             int chan = r.ch[posted % r.nch];
             post(&r, 0, posted, chan);
             uint64_t t0 = r.t_post[posted];
-            uint64_t t_read;
+            uint64_t t_read, t_notif = o->lat_notif ? ring_full_tick(&r, t0, timeout) : 0;
             for (;;) {
                 int st = qrdma_poll(g.pg, (unsigned)chan);
                 t_read = qrdma_now(g.tx);
@@ -302,6 +482,10 @@ static struct row run_size(uint64_t size, const struct opts *o)
                     g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
             }
             completed(&r, 0, ndone++, t_read);
+            if (o->lat_notif)
+                r.lat[posted] = t_notif - t0;
+            if (r.notify)
+                notif_wait(&r, posted + 1, posted + 1, posted, timeout);
         }
     } else {
         /* r.out outstanding on channels ch[0..out-1] (slot k on ch[k]); collective polling */
@@ -344,6 +528,10 @@ static struct row run_size(uint64_t size, const struct opts *o)
                     }
                 }
             }
+            if (r.notify)
+                notif_drain(&r, posted);
+            if (o->window)
+                window_step(&r, o, posted);
             uint64_t now = qrdma_now(g.tx);
             if (progress)
                 last = now;
@@ -354,10 +542,24 @@ static struct row run_size(uint64_t size, const struct opts *o)
                 g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
         }
     }
+    if (r.notify)
+        notif_wait(&r, r.iters, r.iters, UINT64_MAX, timeout);
+    if (o->counters)
+        read_counters(cnt1);
     verify_guards(&r);
 
     /* figures */
-    struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl};
+    struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl,
+                    .align = r.align, .notifs = r.notifs, .cnt = o->counters};
+    for (unsigned n = 0; o->counters && n < 2; n++)
+        for (unsigned i = 0; i < CNT_N; i++)
+            w.cnt_d[n][i] = cnt1[n][i] - cnt0[n][i];
+    if (o->window) {
+        w.w_ticks = r.t_w1 - r.t_w0;
+        w.w_bytes = r.w_rx1 - r.w_rx0;
+        for (uint64_t i = 0; i < r.iters; i++)
+            w.w_done += r.t_done[i] > r.t_w0 && r.t_done[i] <= r.t_w1;
+    }
     w.ticks = r.t_done[r.iters - 1] - r.t_post[0];
     double secs = ticks_s(w.ticks ? w.ticks : 1);
     w.bw_avg = (double)size * (double)r.iters * 8 / secs / 1e9;
@@ -383,6 +585,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
     w.t_min = ticks_us(r.lat[0]);
     w.t_max = ticks_us(r.lat[r.iters - 1]);
     w.t_typ = ticks_us(r.lat[r.iters / 2]);
+    w.t_typ_ticks = r.lat[r.iters / 2];
     uint64_t i99 = (uint64_t)ceil(0.99 * (double)r.iters), i999 = (uint64_t)ceil(0.999 * (double)r.iters);
     w.t_p99 = ticks_us(r.lat[(i99 ? i99 : 1) - 1]);
     w.t_p999 = ticks_us(r.lat[(i999 ? i999 : 1) - 1]);
@@ -394,6 +597,9 @@ static struct row run_size(uint64_t size, const struct opts *o)
     free(r.t_post);
     free(r.t_done);
     free(r.lat);
+    free(r.x_slot);
+    free(r.x_chan);
+    free(r.x_notif);
     return w;
 }
 
@@ -421,6 +627,41 @@ static void print_header(const struct opts *o)
     fflush(stdout);
 }
 
+/* -c: payload bytes per beat (top of the file); -1 where not defined. Counter i of
+ * cnt_ids: 0 TX_DATA_PKTS, 1 TX_CTRL_PKTS, 2 TX_BYTES, 3 TX_DATA_BYTES. */
+enum { EFF_DATA, EFF_FORWARD, EFF_BOTH };
+static double efficiency(const struct row *w, int which)
+{
+    const uint64_t *a = w->cnt_d[0], *b = w->cnt_d[1];
+    if (!w->cnt || (!w->is_inline && w->bytes % QRDMA_NET_BEAT_BYTES) || (which == EFF_BOTH && g.rx == g.tx))
+        return -1;
+    uint64_t data = a[0] + a[3] / QRDMA_NET_BEAT_BYTES, fwd = data + a[1];
+    uint64_t back = b[0] + b[3] / QRDMA_NET_BEAT_BYTES + b[1];
+    uint64_t bytes = which == EFF_DATA ? a[3] : a[2], beats = which == EFF_DATA ? data : which == EFF_FORWARD ? fwd : fwd + back;
+    return beats ? (double)bytes / (double)beats : -1;
+}
+
+static void print_extra(const struct opts *o, const struct row *w)
+{
+    if (o->window)
+        printf("   window: %llu B in %llu ticks after %llu of warm-up = %.3f B/tick (%.2f Gb/s); "
+               "%llu transfers DONE in it\n",
+               (unsigned long long)w->w_bytes, (unsigned long long)w->w_ticks, (unsigned long long)o->warmup,
+               (double)w->w_bytes / (double)(w->w_ticks ? w->w_ticks : 1),
+               (double)w->w_bytes * 8 / ticks_s(w->w_ticks ? w->w_ticks : 1) / 1e9, (unsigned long long)w->w_done);
+    if (w->cnt) {
+        printf("   counters (node 0 / node 1):");
+        for (unsigned i = 0; i < CNT_N; i++)
+            printf(" %s %llu / %llu", qrdma_counter_name(cnt_ids[i]), (unsigned long long)w->cnt_d[0][i],
+                   (unsigned long long)w->cnt_d[1][i]);
+        printf("\n   payload per beat: DATA packets %.2f, node 0's link %.2f, both links %.2f (-1: not defined)\n",
+               efficiency(w, EFF_DATA), efficiency(w, EFF_FORWARD), efficiency(w, EFF_BOTH));
+    }
+    if (o->notify)
+        printf("   notifications checked: %llu\n", (unsigned long long)w->notifs);
+    fflush(stdout);
+}
+
 static void print_row(const struct opts *o, const struct row *w)
 {
     if (o->test == T_WRITE_LAT)
@@ -429,7 +670,7 @@ static void print_row(const struct opts *o, const struct row *w)
     else
         printf(" %-10llu %-14llu %-18.2f %-20.2f %-.6f\n", (unsigned long long)w->bytes, (unsigned long long)w->iters,
                w->bw_peak, w->bw_avg, w->mpps);
-    fflush(stdout);
+    print_extra(o, w);
 }
 
 static int mkdirs(const char *path)
@@ -470,6 +711,11 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
             ti->node_id, ri->node_id);
     fprintf(f, "  \"outstanding\": %u,\n  \"mode\": \"%s\",\n  \"verified\": \"every transfer\",\n",
             o->outstanding, mode_names[o->mode]);
+    fprintf(f, "  \"notify\": %s,\n  \"latency_end\": \"%s\",\n  \"slot_align\": \"%s\",\n",
+            o->notify ? "true" : "false", o->lat_notif ? "notification" : "done", o->align_size ? "size" : "4096");
+    if (o->window)
+        fprintf(f, "  \"window_warmup_ticks\": %llu,\n  \"window_min_ticks\": %llu,\n", (unsigned long long)o->warmup,
+                (unsigned long long)o->window);
     fprintf(f, "  \"block_size\": %u,\n  \"host_data_w\": %u,\n  \"rows\": [\n", ti->block_size, ti->host_data_w);
     for (unsigned i = 0; i < n; i++) {
         const struct row *w = &rows[i];
@@ -478,6 +724,31 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
                 w->is_inline ? "true" : "false", (unsigned long long)w->ticks);
         fprintf(f, "\"bw_peak_gbps\": %.6f, \"bw_avg_gbps\": %.6f, \"msg_rate_mpps\": %.6f, ", w->bw_peak, w->bw_avg,
                 w->mpps);
+        fprintf(f, "\"align\": %llu, \"notifications\": %llu, \"t_typical_ticks\": %llu, ", (unsigned long long)w->align,
+                (unsigned long long)w->notifs, (unsigned long long)w->t_typ_ticks);
+        if (o->window)
+            fprintf(f, "\"window_ticks\": %llu, \"window_rx_bytes\": %llu, \"window_done\": %llu, ",
+                    (unsigned long long)w->w_ticks, (unsigned long long)w->w_bytes, (unsigned long long)w->w_done);
+        if (w->cnt) {
+            fprintf(f, "\"counters\": [");
+            for (unsigned n = 0; n < 2; n++) {
+                fprintf(f, "%s{", n ? ", " : "");
+                for (unsigned i = 0; i < CNT_N; i++)
+                    fprintf(f, "%s\"%s\": %llu", i ? ", " : "", qrdma_counter_name(cnt_ids[i]),
+                            (unsigned long long)w->cnt_d[n][i]);
+                fprintf(f, "}");
+            }
+            fprintf(f, "], \"payload_per_beat\": {");
+            static const char *eff_names[] = {"data", "forward", "both"};
+            for (int k = EFF_DATA; k <= EFF_BOTH; k++) {
+                double e = efficiency(w, k);
+                if (e < 0)
+                    fprintf(f, "%s\"%s\": null", k ? ", " : "", eff_names[k]);
+                else
+                    fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", eff_names[k], e);
+            }
+            fprintf(f, "}, ");
+        }
         fprintf(f, "\"t_min_us\": %.6f, \"t_max_us\": %.6f, \"t_typical_us\": %.6f, \"t_avg_us\": %.6f, "
                    "\"t_stdev_us\": %.6f, \"t_p99_us\": %.6f, \"t_p999_us\": %.6f}%s\n",
                 w->t_min, w->t_max, w->t_typ, w->t_avg, w->t_sd, w->t_p99, w->t_p999, i + 1 < n ? "," : "");
@@ -488,6 +759,190 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
     printf(" results: %s\n", path);
 }
 
+/* ----------------------------------------------------------------- msg_rate -q: pages on cores */
+/* -q P: P pages, page p bound to CPU core p (qrdma_page_bind_core), each keeping its channels
+ * busy as run_size's collective mode does; one thread drives them all with the two-halved
+ * collective read (qrdma_poll_coll_start / _end): a page whose read is back handles that
+ * group's completions, reposts on its channels and starts the read of its next group, while
+ * the reads of the other pages are in flight (backend idle() when none is back). */
+static unsigned q_pages; /* 0: one page, run_size */
+
+struct qpage {
+    qrdma_page *pg;
+    struct run r;
+    unsigned group, groups;
+    int slot_of[QRDMA_WR_CH_PER_PAGE];
+    uint64_t posted, ndone;
+};
+
+static void qpage_setup(struct qpage *q, unsigned p, const struct opts *o)
+{
+    struct run *r = &q->r;
+    int e = p ? qrdma_page_claim(g.tx, QRDMA_PAGE_ANY, &q->pg) : (q->pg = g.pg, 0);
+    if (!e)
+        e = qrdma_page_bind_core(q->pg, (int)p);
+    if (e)
+        die(3, "page %u on core %u: %s", p, p, qrdma_strerror(e));
+    *r = (struct run){.size = o->size, .iters = o->iters, .align = SLOT_ALIGN};
+    r->inl = o->mode == M_INLINE || (o->mode == M_AUTO && o->size <= QRDMA_INLINE_MAX);
+    r->width = r->inl && o->size > QRDMA_INLINE_SHORT_MAX ? 2 : 1;
+    for (r->nch = 0; r->nch < QRDMA_WR_CH_PER_PAGE / r->width; r->nch++)
+        if ((r->ch[r->nch] = qrdma_chan_alloc(q->pg, r->width)) < 0)
+            die(3, "channel allocation: %s", qrdma_strerror(r->ch[r->nch]));
+    r->stride = (o->size + GUARD + r->align - 1) / r->align * r->align;
+    unsigned want = o->outstanding < r->nch ? o->outstanding : r->nch;
+    if ((uint64_t)want > r->iters)
+        want = (unsigned)r->iters;
+    if ((r->out = (unsigned)alloc_bufs(r, want)) < want)
+        die(3, "page %u: host memory for %u of %u buffers", p, r->out, want);
+    reserve(r, r->iters);
+    for (unsigned k = 0; k < r->out; k++)
+        for (uint64_t i = 0; i < o->size; i++)
+            src_slot(r, k)[i] = pattern(k, i, o->size);
+    memset(r->dst.cpu, 0xA5, r->dst.size);
+    for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++)
+        q->slot_of[c] = -1;
+    for (unsigned k = 0; k < r->out; k++) {
+        q->slot_of[r->ch[k]] = (int)k;
+        if ((unsigned)r->ch[k] / 32 + 1 > q->groups)
+            q->groups = (unsigned)r->ch[k] / 32 + 1;
+    }
+}
+
+/* Page q's read of its current group is back with c at time now: completions, reposts. */
+static int qpage_answer(struct qpage *q, const struct qrdma_coll *c, uint64_t now)
+{
+    struct run *r = &q->r;
+    int progress = 0;
+    g.pg = q->pg; /* post() posts on g.pg */
+    for (unsigned i = 0; i < 32; i++) {
+        unsigned ch = 32 * q->group + i;
+        int k = q->slot_of[ch];
+        if (k < 0 || !r->slot_used[k])
+            continue;
+        if (c->error >> i & 1)
+            die(3, "page %u: transfer #%llu (size %llu, channel %u): status ERROR: %s", qrdma_page_index(q->pg),
+                (unsigned long long)r->slot_xfer[k], (unsigned long long)r->size, ch,
+                qrdma_err_reason_str(qrdma_chan_error(q->pg, ch)));
+        if (!(c->done >> i & 1))
+            continue;
+        r->slot_used[k] = 0;
+        completed(r, (unsigned)k, q->ndone++, now);
+        progress = 1;
+        if (q->posted < r->iters)
+            post(r, (unsigned)k, q->posted++, r->ch[k]);
+    }
+    return progress;
+}
+
+static void run_pages(const struct opts *o)
+{
+    const unsigned np = q_pages;
+    struct qpage *q = calloc(np, sizeof *q);
+    if (!q)
+        die(3, "out of memory");
+    for (unsigned p = 0; p < np; p++)
+        qpage_setup(&q[p], p, o);
+    printf("%s\n                    RDMA_Write BW Test (qrdma-perf msg_rate -q %u)\n", RULE, np);
+    printf(" Backend: %s   Nodes: %u -> %u   Pages: %u, page p on CPU core p (%u cores modelled)\n", g.be->name,
+           qrdma_node_index(g.tx), qrdma_node_index(g.rx), np, qrdma_num_cores(g.tx));
+    printf(" Outstanding: %u per page   Mode: %s   Data verified: every transfer\n%s\n", q[0].r.out,
+           mode_names[o->mode], RULE);
+    /* every page posts its first transfers, then starts the read of its group 0 */
+    for (unsigned p = 0; p < np; p++) {
+        g.pg = q[p].pg;
+        for (; q[p].posted < q[p].r.out; q[p].posted++)
+            post(&q[p].r, (unsigned)q[p].posted, q[p].posted, q[p].r.ch[q[p].posted]);
+        int e = qrdma_poll_coll_start(q[p].pg, 0);
+        if (e)
+            die(3, "collective status read: %s", qrdma_strerror(e));
+    }
+    const uint64_t timeout = o->timeout_ms * (g.be->tick_hz / 1000);
+    uint64_t last = qrdma_now(g.tx);
+    for (unsigned left = np; left;) {
+        int progress = 0;
+        for (unsigned p = 0; p < np; p++) {
+            if (q[p].ndone == q[p].r.iters)
+                continue;
+            struct qrdma_coll c;
+            int e = qrdma_poll_coll_end(q[p].pg, &c);
+            if (e == 0)
+                continue;
+            if (e < 0)
+                die(3, "collective status read: %s", qrdma_strerror(e));
+            progress |= qpage_answer(&q[p], &c, qrdma_now(g.tx));
+            if (q[p].ndone == q[p].r.iters) {
+                left--;
+                continue;
+            }
+            q[p].group = (q[p].group + 1) % q[p].groups;
+            if ((e = qrdma_poll_coll_start(q[p].pg, q[p].group)))
+                die(3, "collective status read: %s", qrdma_strerror(e));
+        }
+        uint64_t now = qrdma_now(g.tx);
+        if (progress)
+            last = now;
+        else if (now - last > timeout)
+            die(3, "msg_rate -q %u: no transfer completed for %llu ms", np, (unsigned long long)o->timeout_ms);
+        else if (g.be->idle)
+            g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
+    }
+
+    /* figures: all pages' transfers / (last completion - first post) */
+    uint64_t first = UINT64_MAX, end = 0, total = 0;
+    for (unsigned p = 0; p < np; p++) {
+        struct run *r = &q[p].r;
+        verify_guards(r);
+        total += r->iters;
+        if (r->t_post[0] < first)
+            first = r->t_post[0];
+        if (r->t_done[r->iters - 1] > end)
+            end = r->t_done[r->iters - 1];
+    }
+    uint64_t ticks = end - first ? end - first : 1;
+    double mpps = (double)total / ticks_s(ticks) / 1e6, gbps = mpps * 1e6 * (double)o->size * 8 / 1e9;
+    double per_tick = (double)total / (double)ticks;
+    printf(" #bytes     #pages  #iterations    BW average[Gb/sec]   MsgRate[Mpps]   Transfers/tick\n");
+    printf(" %-10llu %-7u %-14llu %-20.2f %-15.6f %.6f\n", (unsigned long long)o->size, np,
+           (unsigned long long)total, gbps, mpps, per_tick);
+    printf("%s\n", RULE);
+
+    char def[256];
+    const char *path = o->json;
+    if (!path) {
+        snprintf(def, sizeof def, "build/results/qrdma_perf_msg_rate_q%u_%s.json", np, mode_names[o->mode]);
+        path = def;
+    }
+    FILE *f = mkdirs(path) == 0 ? fopen(path, "w") : NULL;
+    if (!f)
+        die(3, "cannot write %s", path);
+    fprintf(f, "{\n  \"tool\": \"qrdma-perf\",\n  \"test\": \"msg_rate\",\n  \"backend\": \"%s\",\n  \"tick_hz\": %llu,\n",
+            g.be->name, (unsigned long long)g.be->tick_hz);
+    fprintf(f, "  \"pages\": %u,\n  \"cores\": %u,\n  \"outstanding\": %u,\n  \"mode\": \"%s\",\n", np,
+            qrdma_num_cores(g.tx), q[0].r.out, mode_names[o->mode]);
+    fprintf(f, "  \"verified\": \"every transfer\",\n  \"rows\": [\n");
+    fprintf(f, "    {\"bytes\": %llu, \"pages\": %u, \"iterations\": %llu, \"inline\": %s, \"ticks\": %llu, "
+               "\"msg_rate_mpps\": %.6f, \"bw_avg_gbps\": %.6f, \"transfers_per_tick\": %.6f}\n",
+            (unsigned long long)o->size, np, (unsigned long long)total, q[0].r.inl ? "true" : "false",
+            (unsigned long long)ticks, mpps, gbps, per_tick);
+    fprintf(f, "  ]\n}\n");
+    if (fclose(f) != 0)
+        die(3, "cannot write %s", path);
+    printf(" results: %s\n", path);
+    for (unsigned p = 0; p < np; p++) {
+        struct run *r = &q[p].r;
+        qrdma_buf_free(g.tx, &r->src);
+        qrdma_buf_free(g.rx, &r->dst);
+        free(r->t_post);
+        free(r->t_done);
+        free(r->lat);
+        free(r->x_slot);
+        free(r->x_chan);
+        free(r->x_notif);
+    }
+    free(q);
+}
+
 /* ----------------------------------------------------------------- main */
 int main(int argc, char **argv)
 {
@@ -495,16 +950,16 @@ int main(int argc, char **argv)
         usage();
     struct opts o = {.timeout_ms = 100};
     if (!strcmp(argv[1], "write_bw"))
-        o = (struct opts){T_WRITE_BW, 65536, 0, 5000, 0, 64, M_MEM, 100, NULL, NULL};
+        o = (struct opts){.test = T_WRITE_BW, .size = 65536, .iters = 5000, .outstanding = 64, .mode = M_MEM, .timeout_ms = 100};
     else if (!strcmp(argv[1], "write_lat"))
-        o = (struct opts){T_WRITE_LAT, 2, 0, 1000, 0, 1, M_MEM, 100, NULL, NULL};
+        o = (struct opts){.test = T_WRITE_LAT, .size = 2, .iters = 1000, .outstanding = 1, .mode = M_MEM, .timeout_ms = 100};
     else if (!strcmp(argv[1], "msg_rate"))
-        o = (struct opts){T_MSG_RATE, 8, 0, 10000, 0, 64, M_AUTO, 100, NULL, NULL};
+        o = (struct opts){.test = T_MSG_RATE, .size = 8, .iters = 10000, .outstanding = 64, .mode = M_AUTO, .timeout_ms = 100};
     else
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:ANl:cw:q:h")) != -1) {
         switch (c) {
         case 's': o.size = parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -520,6 +975,26 @@ int main(int argc, char **argv)
         case 'T': o.timeout_ms = parse_u64(optarg, "timeout"); break;
         case 'B': o.spec = optarg; break;
         case 'o': o.json = optarg; break;
+        case 'q': q_pages = (unsigned)parse_u64(optarg, "pages"); break;
+        case 'A': o.align_size = 1; break;
+        case 'N': o.notify = 1; break;
+        case 'l':
+            if (!strcmp(optarg, "done")) o.lat_notif = 0;
+            else if (!strcmp(optarg, "notif")) o.lat_notif = 1;
+            else die(1, "bad latency end point '%s' (done, notif)", optarg);
+            break;
+        case 'c': o.counters = 1; break;
+        case 'w': {
+            char *comma = strchr(optarg, ',');
+            if (!comma)
+                die(1, "bad window '%s' (W0,W)", optarg);
+            *comma = 0;
+            o.warmup = parse_u64(optarg, "warm-up");
+            o.window = parse_u64(comma + 1, "window");
+            if (!o.window)
+                die(1, "the window must be at least 1 tick");
+            break;
+        }
         default: usage();
         }
     }
@@ -531,6 +1006,10 @@ int main(int argc, char **argv)
         die(1, "size must be 1 .. %llu", (unsigned long long)QRDMA_MAX_TRANSFER_BYTES);
     if (!o.all && o.mode == M_INLINE && o.size > QRDMA_INLINE_MAX)
         die(1, "inline mode: size must be 1 .. %llu", (unsigned long long)QRDMA_INLINE_MAX);
+    if (o.lat_notif && (o.test != T_WRITE_LAT || !o.notify || o.outstanding != 1))
+        die(1, "-l notif is a write_lat end point and needs -N and -t 1");
+    if (o.window && (o.test != T_WRITE_BW || o.outstanding < 2))
+        die(1, "-w is a write_bw measurement with -t 2 or more");
 
     int e = qrdma_tool_backend_open(o.spec, &g.be);
     if (e)
@@ -545,7 +1024,20 @@ int main(int argc, char **argv)
     }
     if ((e = qrdma_page_claim(g.tx, QRDMA_PAGE_ANY, &g.pg)))
         die(3, "claim a page: %s", qrdma_strerror(e));
+    if (o.notify && (e = qrdma_nq_setup(g.rx, NQ_ENTRIES)))
+        die(3, "notification ring of node %u: %s", qrdma_node_index(g.rx), qrdma_strerror(e));
 
+    if (q_pages) {
+        if (o.test != T_MSG_RATE || o.all || q_pages > QRDMA_NUM_PAGES || o.notify || o.counters)
+            die(1, "-q is a msg_rate option for one size (-s), 1 <= -q <= %llu, without -N or -c",
+                (unsigned long long)QRDMA_NUM_PAGES);
+        run_pages(&o);
+        if (g.rx != g.tx)
+            qrdma_close(g.rx);
+        qrdma_close(g.tx);
+        qrdma_backend_close(g.be);
+        return 0;
+    }
     uint64_t sizes[32];
     unsigned nsizes = 0;
     if (o.all) {
