@@ -39,9 +39,11 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import Event, ReadOnly, RisingEdge
 from cocotbext.axi import AxiBurstType, AxiBus, AxiMaster, AxiResp
+from cocotbext.axi.axi_channels import AxiAWTransaction, AxiWTransaction
 from cocotbext.axi.axi_master import AxiWriteRespCmd
 
-from handshake import StreamSink, seed_rng
+from seeding import seed_rng
+from streams import FlowBus, FlowSink, quiet, random_pause
 from host.host_stim import (Issuer, make_line, page_program, read_everything, read_program,
                             set_long)
 from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
@@ -77,8 +79,9 @@ class Env:
         self.master.read_if.log.setLevel(logging.WARNING)
         self.wmaster = self.master.write_if
         self.rmaster = self.master.read_if
-        self.sink = StreamSink(dut.clk, dut, "new_", [], rng, stall=stall,
-                               callback=lambda _: None)
+        quiet(dut, "new")
+        self.sink = FlowSink(FlowBus.from_prefix(dut, "new"), dut.clk, dut.rst)
+        random_pause(self.sink, rng, stall)
         self.p_done = p_done
         self.p_ev = p_ev
         self.engine_on = True
@@ -121,17 +124,10 @@ class Env:
 
     def set_pauses(self, p):
         """Random idle/backpressure on every AXI channel (p = probability of a pause)."""
-        def gen():
-            while True:
-                yield self.rng.random() < p
         m = self.master
         for ch in (m.write_if.aw_channel, m.write_if.w_channel, m.write_if.b_channel,
                    m.read_if.ar_channel, m.read_if.r_channel):
-            if p > 0:
-                ch.set_pause_generator(gen())
-            else:
-                ch.clear_pause_generator()
-                ch.pause = False
+            random_pause(ch, self.rng, p)
 
     # ---------------------------------------------------------------- fake engine
     async def _engine(self):
@@ -335,7 +331,7 @@ async def hif_random(dut):
     for frac, pause, stall in ((0.3, 0.2, 0.3), (0.55, 0.0, 0.0), (0.75, 0.0, 0.9),
                                (1.0, 0.5, 0.6)):
         env.set_pauses(pause)
-        env.sink.stall = stall
+        random_pause(env.sink, env.rng, stall)
         while env.progress < frac * total:
             await RisingEdge(dut.clk)
     for t in tasks:
@@ -365,17 +361,15 @@ async def raw_write(env, addr, awsize, beats, awid=0, burst=INCR):
     as AxiMasterWrite._process_write does. Only while the master is idle."""
     m = env.master.write_if
     await m.wait()
-    aw = m.aw_channel._transaction_obj()
-    aw.awid, aw.awaddr, aw.awlen, aw.awsize, aw.awburst = awid, addr, len(beats) - 1, awsize, burst
+    aw = AxiAWTransaction(awid=awid, awaddr=addr, awlen=len(beats) - 1, awsize=awsize,
+                          awburst=burst)
     ev = Event()
     m.in_flight_operations += 1
-    m._idle.clear()
     m.active_id[awid] += 1
     await m.aw_channel.send(aw)
     for k, (data, strb) in enumerate(beats):
-        w = m.w_channel._transaction_obj()
-        w.wdata, w.wstrb, w.wlast = data, strb, int(k == len(beats) - 1)
-        await m.w_channel.send(w)
+        await m.w_channel.send(AxiWTransaction(wdata=data, wstrb=strb,
+                                               wlast=int(k == len(beats) - 1)))
     m.tag_context_manager.start_cmd(awid, AxiWriteRespCmd(addr, 0, awsize, len(beats), 0,
                                                           [len(beats)], ev))
     await ev.wait()

@@ -35,7 +35,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, ReadWrite, RisingEdge
 from cocotbext.axi import AxiMasterWrite, AxiWriteBus
 
-from handshake import StreamSink, seed_rng
+from seeding import seed_rng
+from streams import FlowBus, FlowSink, quiet, random_pause
 from host.host_stim import Issuer, ext_write_op, page_program
 from model.host_model import (BAD_DESC, BUSY, C, ERROR, LINE, NPAGES, OKAY, REFUSALS, SLVERR,
                               WRCH, HostIfModel)
@@ -64,8 +65,9 @@ class WrEnv:
             if name.startswith(f"cocotb.{dut._name}.s_axi"):
                 logging.getLogger(name).setLevel(logging.WARNING)
         self.wmaster.log.setLevel(logging.WARNING)
-        self.sink = StreamSink(dut.clk, dut, "new_", [], rng, stall=0.3,
-                               callback=lambda _: None)
+        quiet(dut, "new")
+        self.sink = FlowSink(FlowBus.from_prefix(dut, "new"), dut.clk, dut.rst)
+        random_pause(self.sink, rng, 0.3)
         self.p_done = 0.15        # fake engine: completes a started transfer
         self.p_read = 0.05        # fake reader: resets the DONE / ERROR channels of a row
         self.p_unready = 0.0      # store_ready falls for a few cycles
@@ -93,15 +95,8 @@ class WrEnv:
 
     def set_pauses(self, p):
         """Random idle/backpressure on AW, W and B (p = probability of a pause)."""
-        def gen():
-            while True:
-                yield self.rng.random() < p
         for ch in (self.wmaster.aw_channel, self.wmaster.w_channel, self.wmaster.b_channel):
-            if p > 0:
-                ch.set_pause_generator(gen())
-            else:
-                ch.clear_pause_generator()
-                ch.pause = False
+            random_pause(ch, self.rng, p)
 
     # ---------------------------------------------------------------- environment
     async def _store_ready(self):
@@ -294,7 +289,7 @@ async def wr_random(dut):
     for frac, pause, stall, unready in ((0.3, 0.2, 0.3, 0.01), (0.55, 0.0, 0.0, 0.0),
                                         (0.75, 0.0, 0.9, 0.0), (1.0, 0.5, 0.6, 0.02)):
         env.set_pauses(pause)
-        env.sink.stall = stall
+        random_pause(env.sink, env.rng, stall)
         env.p_unready = unready
         while env.progress < frac * total:
             await RisingEdge(dut.clk)

@@ -6,8 +6,8 @@ tests of the scheduling, ID and acceptance rules.
 
 A simulated CPU (cocotbext-axi AxiMaster) posts descriptors and polls status; a responder
 answers every block descriptor and inline packet with an ACK after a random delay and in
-random order (StreamSource on s_ack_*); both outputs get random backpressure (StreamSink
-on m_blk_*/m_pkt_*). Every output is checked field by field by the model's Scoreboard
+random order (a cocotbext-axi stream source on s_ack_*, with a stream monitor beside it);
+both outputs get random backpressure (cocotbext-axi stream sinks on m_blk_*/m_pkt_*). Every output is checked field by field by the model's Scoreboard
 (IDs, sequence numbers, block order, MAX_OUTSTANDING, control-packet timing); at the end
 nothing may be missing, every TID/FID must be free (shown by using all of them at once)
 and the engine's counters must agree with what was seen. The `xfers` output (transfers in
@@ -63,7 +63,9 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import Event, ReadOnly, RisingEdge
 
-from handshake import StreamSink, StreamSource, seed_rng
+from seeding import seed_rng
+from streams import (DataBus, DataMonitor, DataSink, DataSource, DataTransaction, quiet,
+                     random_pause)
 from model.qos_model import (MASK64, Cls, Descriptor, HostPort, ModelError, Params,
                              Scoreboard, Write, ack_word, in_flight, interleave, post_writes,
                              transfer_class)
@@ -133,16 +135,16 @@ class TB:
         self.ack_order = 0
         self.held: list[tuple[int, int, object]] = []     # (tid, seq, transfer) not answered
         self.ack_items: collections.deque = collections.deque()   # mirror of the source
-        self.ack_seen = 0
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         from cocotbext.axi import AxiBus, AxiMaster
         logging.getLogger(f"cocotb.{dut._name}.s_axi").setLevel(logging.WARNING)
         self.axi = AxiMaster(AxiBus.from_prefix(dut, "s_axi"), dut.clk, dut.rst)
-        self.blk = StreamSink(dut.clk, dut, "m_blk_", ["data"], self.rng, stall=0.2,
-                              callback=self._on_blk)
-        self.pkt = StreamSink(dut.clk, dut, "m_pkt_", ["data"], self.rng, stall=0.2,
-                              callback=self._on_pkt)
-        self.ack = StreamSource(dut.clk, dut, "s_ack_", ["data"], self.rng, idle=0.1)
+        quiet(dut, "m_blk", "m_pkt", "s_ack")
+        self.blk = DataSink(DataBus.from_prefix(dut, "m_blk"), dut.clk, dut.rst)
+        self.pkt = DataSink(DataBus.from_prefix(dut, "m_pkt"), dut.clk, dut.rst)
+        self.ack = DataSource(DataBus.from_prefix(dut, "s_ack"), dut.clk, dut.rst)
+        self.ack_mon = DataMonitor(DataBus.from_prefix(dut, "s_ack"), dut.clk, dut.rst)
+        self.set_stress(0.2, 0.2, 0.1, self.ack_delay)
         self.lanes = [collections.deque() for _ in range(NLANES)]
         self.lane_ev = [Event() for _ in range(NLANES)]
         self.lane_busy = [False] * NLANES
@@ -176,7 +178,7 @@ class TB:
     def state(self) -> str:
         """A one-line summary for timeout messages."""
         d = self.dut
-        return (f"ACKs queued {len(self.ack.queue)} (s_ack_ready "
+        return (f"ACKs queued {self.ack.count()} (s_ack_ready "
                 f"{int(d.s_ack_ready.value)}), held {len(self.held)}, pending "
                 f"{len(self.sb.tid_owner)}, m_blk_valid {int(d.m_blk_valid.value)}, "
                 f"m_pkt_valid {int(d.m_pkt_valid.value)}, outputs {len(self.outs)}, "
@@ -209,13 +211,25 @@ class TB:
         assert int(self.dut.xfers.value) == 0, "xfers after reset"
 
     def set_stress(self, blk=0.0, pkt=0.0, ack_idle=0.0, delay=(0, 0)) -> None:
-        self.blk.stall, self.pkt.stall, self.ack.idle, self.ack_delay = blk, pkt, ack_idle, delay
+        random_pause(self.blk, self.rng, blk)
+        random_pause(self.pkt, self.rng, pkt)
+        random_pause(self.ack, self.rng, ack_idle)
+        self.ack_delay = delay
 
     # ---------------------------------------------------------- outputs and ACKs
     async def _tick(self):
         mon = self.dut
         while True:
             await RisingEdge(self.dut.clk)
+            await ReadOnly()
+            # the sinks and the ACK monitor sampled the handshakes of cycle self.now at this
+            # edge: its outputs first, then its ACKs (an ACK acts from the next cycle on)
+            while not self.blk.empty():
+                self._on_blk(self.blk.recv_nowait())
+            while not self.pkt.empty():
+                self._on_pkt(self.pkt.recv_nowait())
+            while not self.ack_mon.empty():
+                self._on_ack(self.ack_mon.recv_nowait())
             self.now += 1
             if self.ack_heap and self.ack_heap[0][0] <= self.now:
                 due = []
@@ -228,9 +242,6 @@ class TB:
                         self.ack_order += 1
                         heapq.heappush(self.ack_heap, (self.now + self.rng.randint(1, 100),
                                                        self.ack_order, tid, seq, False))
-            await ReadOnly()
-            if self.ack_seen < self.ack.sent:
-                self.sync_acks()
             if int(mon.s_axi_wvalid.value) and int(mon.s_axi_wready.value) \
                     and int(mon.s_axi_wlast.value):
                 self.last_wlast = self.now
@@ -239,19 +250,20 @@ class TB:
                  reason: int = 0) -> None:
         """Queue an ACK/NACK (reason: the NACK's ERR_*); match: the test expects the engine
         to accept it as matching."""
-        self.ack.send({"data": ack_word(tid, seq, nack, reason)})
+        self.ack.send_nowait(DataTransaction(data=ack_word(tid, seq, nack, reason)))
         self.ack_items.append((tid, seq, nack, match, reason))
 
-    def sync_acks(self) -> None:
-        """Tell the scoreboard about every ACK the engine has taken (s_ack handshakes)."""
-        while self.ack_seen < self.ack.sent:
-            tid, seq, nack, match, reason = self.ack_items.popleft()
-            self.ack_seen += 1
-            t = self.sb.on_ack(tid, seq, nack, reason)
-            if (t is not None) != match:
-                self.fail(f"test bug: ACK tid {tid} seq {seq} nack {nack}: model says "
-                          f"{'match' if t else 'stale'}")
-            self.progress = self.now
+    def _on_ack(self, item) -> None:
+        """Tell the scoreboard about an ACK the engine has taken (s_ack handshake)."""
+        tid, seq, nack, match, reason = self.ack_items.popleft()
+        if int(item.data) != ack_word(tid, seq, nack, reason):
+            self.fail(f"s_ack carried {int(item.data):#x}, the source was given ACK tid {tid} "
+                      f"seq {seq} nack {nack}")
+        t = self.sb.on_ack(tid, seq, nack, reason)
+        if (t is not None) != match:
+            self.fail(f"test bug: ACK tid {tid} seq {seq} nack {nack}: model says "
+                      f"{'match' if t else 'stale'}")
+        self.progress = self.now
 
     def _answer(self, tid: int, seq: int, t) -> None:
         if self.auto_ack(t):
@@ -272,8 +284,7 @@ class TB:
         return len(go)
 
     def _on_blk(self, item):
-        self.sync_acks()
-        f = BLOCK_DESC.unpack(item["data"])
+        f = BLOCK_DESC.unpack(int(item.data))
         try:
             t = self.sb.on_block(f)
         except ModelError as e:
@@ -294,8 +305,7 @@ class TB:
         c["max 4xFID groups held"] = max(c["max 4xFID groups held"], len(sb.fid4))
 
     def _on_pkt(self, item):
-        self.sync_acks()
-        f = PKT_DESC.unpack(item["data"])
+        f = PKT_DESC.unpack(int(item.data))
         try:
             t = self.sb.on_packet(f)
         except ModelError as e:
@@ -443,8 +453,7 @@ class TB:
     # ---------------------------------------------------------- status
     def observe(self, page: int, ch: int, st: int, issued: int) -> None:
         """Check one channel's status as read by a poll issued at cycle `issued`, and
-        learn DONE/ERROR from it."""
-        self.sync_acks()
+        learn DONE/ERROR from it (every ACK taken before its cycle is known: _tick)."""
         key = (page, ch)
         s = self.slots.get(key)
         where = f"status ({page},{ch}) read at {issued}: {ST_NAME[st]}"
@@ -518,13 +527,12 @@ class TB:
         quiet, t0 = 0, self.now
         while quiet < 40:
             await self.cycles(1)
-            busy = (self.ack_heap or self.ack.queue or int(d.m_blk_valid.value)
+            busy = (self.ack_heap or not self.ack.idle() or int(d.m_blk_valid.value)
                     or int(d.m_pkt_valid.value) or not self.lanes_idle())
             quiet = 0 if busy else quiet + 1
             if self.now - t0 > STUCK:
                 raise AssertionError(f"cycle {self.now}: engine never quiet before checking "
                                      f"xfers ({what}; {self.state()})")
-        self.sync_acks()
         got, want = int(self.dut.xfers.value), in_flight(self.sb)
         self.cov["xfers checks"] += 1
         assert got == want, f"cycle {self.now}: xfers {got}, model {want} in flight ({what})"
@@ -827,7 +835,7 @@ async def qos_small_behind_elephant(dut):
         await tb.cycles(rng.randint(0, 40))
         stall = (k // len(smalls)) % 2 == 1
         if stall:
-            tb.blk.stall = 1.0
+            random_pause(tb.blk, rng, 1.0)
             await tb.cycles(30)
         name, mk = smalls[k % len(smalls)]
         d = mk()
@@ -836,7 +844,7 @@ async def qos_small_behind_elephant(dut):
         wl = tb.last_wlast
         if stall:
             await tb.cycles(5)
-            tb.blk.stall = 0.0
+            random_pause(tb.blk, rng, 0.0)
         await tb.wait_for(lambda: bool(slot.t.observed), "the small transfer's output", 500)
         first = tb.outs_of(slot)[0]
         between = [o for o in tb.outs_of(es, "block") if wl < o.cycle < first.cycle]
