@@ -1,31 +1,33 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""make demo: the 2-node system simulation measured with qrdma-perf, beside seed 000 §4.3.
+"""make demo: the 2-node system simulation measured with qrdma-perf, beside [QoS-RDMA] §4.3.
 
 Builds the harness and qrdma-perf (sim/Makefile, unless --no-build), measures the harness
 speed (qrdma_sim_bench, N = 2), runs qrdma-perf write_lat and write_bw over all sizes
-(2 B .. 8 MiB) in the two measurement modes of seed 000 §4.3 -- one transfer at a time
+(2 B .. 8 MiB) in the two measurement modes of [QoS-RDMA] §4.3 -- one transfer at a time
 (post, poll its status until DONE, next channel: -t 1) and 64 outstanding transfers with
-collective status reads (-t 64) -- prints their perftest-style tables, a comparison with
-the seed's figures and writes, into build/results/ (or --out):
+collective status reads (-t 64) -- and the message rate of 8-byte inline writes from 1 to 16
+pages on their own CPU cores (qrdma-perf msg_rate -q P), prints their perftest-style tables,
+a comparison with [QoS-RDMA]'s figures and writes, into build/results/ (or --out):
 
   qrdma_perf_<test>_t<N>_mem[_<config>].json  the tool's figures (one file per sweep)
   demo_sim_speed.json                         the harness speed run (the median of five)
+  msg_rate.json                               the message rate rows (tests/bench/bench_msg_rate.py)
   demo_latency.png, demo_throughput.png       the plots
   demo.json                                   the comparison, speed, runs and wall times
 
 Two harness configurations (-B backend specs of qrdma-perf):
   default   host memory read 200 cycles (1 us), write 100 (500 ns), link 100 (500 ns):
             a host with DRAM and a cable; the sweeps of both tests in both modes
-  seedlike  memory 2 cycles and link 2 cycles: the seed measured BRAM to BRAM inside one
+  seedlike  memory 2 cycles and link 2 cycles: [QoS-RDMA] measured BRAM to BRAM inside one
             node (§4.3), so its figures are the NIC's own; write_lat -t 1 and write_bw -t 64
-Both: 2 nodes, MMIO round trip 30 cycles (150 ns, the seed's PS-PL round trip), nominal
+Both: 2 nodes, MMIO round trip 30 cycles (150 ns, [QoS-RDMA]'s PS-PL round trip), nominal
 200 MHz. Every transfer's data is verified by qrdma-perf; any failing run (wrong byte:
 exit 2, ERROR status or timeout: exit 3) stops the demo with a non-zero exit status.
 
 Iterations are budgeted per size with -n (count) and -b (bytes: at most -b / size
 iterations, at least 2), so that the whole demo, venv and Verilator build included,
-stays under 10 minutes on 2 cores at ~50,000 simulated cycles per CPU second.
+stays within a few minutes on 2 cores.
 
   python tools/demo.py [--quick] [--jobs N] [--out DIR] [--no-build] [--no-plots]
                        [--backend-extra SPEC]
@@ -61,7 +63,7 @@ CLOCK_HZ = 200e6  # nominal NIC clock: the simulation counts cycles
 LINE_RATE_GBPS = 512 * CLOCK_HZ * 16 / 17 / 1e9
 LINE_RATE_FRACTION = 0.95  # "at line rate": BW average >= 95 % of it
 
-# seed 000 §4.3 (Zynq UltraScale+, QoS engine at 150 MHz, user-level A53, intra-node
+# [QoS-RDMA] §4.3 (Zynq UltraScale+, QoS engine at 150 MHz, user-level A53, intra-node
 # BRAM -> BRAM, PS-PL round trip 120-150 ns)
 SEED_CLOCK_HZ = 150e6
 SEED = {
@@ -76,7 +78,7 @@ CONFIGS = {
                 "host memory read 200 cycles (1 us), write 100 (500 ns), link 100 cycles "
                 "(500 ns), MMIO round trip 30 cycles (150 ns)"),
     "seedlike": ("nodes=2,mem_rd=2,mem_wr=2,link=2,mmio_rt=30",
-                 "memory read/write 2 cycles (BRAM, as the seed's tests), link 2 cycles, "
+                 "memory read/write 2 cycles (BRAM, as [QoS-RDMA]'s tests), link 2 cycles, "
                  "MMIO round trip 30 cycles (150 ns)"),
 }
 
@@ -134,7 +136,7 @@ def plan(quick: bool) -> list[Run]:
         Run("write_bw_t1", "write_bw", 1, "default", n=50, b="2M"),
         Run("write_lat_t64", "write_lat", 64, "default", n=640, b="1M"),
         Run("write_lat_t1_seedlike", "write_lat", 1, "seedlike", n=50, b="1M"),
-        # seed 000's outstanding mode exactly: one batch of 64 posts, polled until all done
+        # [QoS-RDMA]'s outstanding mode exactly: one batch of 64 posts, polled until all done
         Run("write_bw_128_batch64", "write_bw", 64, "default", n=64, sizes=[128], suffix="_batch64"),
         Run("write_bw_128_batch64_seedlike", "write_bw", 64, "seedlike", n=64, sizes=[128],
             suffix="_batch64"),
@@ -179,7 +181,7 @@ _stop = threading.Event()
 def _call(cmd: list[str], timeout: float) -> tuple[int, str, str]:
     """Run one process we started; on a demo failure the others are terminated."""
     if _stop.is_set():
-        raise Failed("not started: an earlier run failed")
+        raise Failed("not started: another run failed")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     with _procs_lock:
         _procs.add(p)
@@ -317,7 +319,7 @@ def _name(base: str, config: str) -> str:
 
 
 def compare(runs: dict[str, Run]) -> list[dict]:
-    """The comparison rows: seed 000's figure, ours in both configurations (text and
+    """The comparison rows: [QoS-RDMA]'s figure, ours in both configurations (text and
     value), and what ours measures."""
     rows = []
 
@@ -348,7 +350,7 @@ def compare(runs: dict[str, Run]) -> list[dict]:
     add("128 B, 64 outstanding: one batch",
         _gbps(SEED["bw_128_outstanding_gbps"], SEED_CLOCK_HZ), SEED["bw_128_outstanding_gbps"],
         field_of("write_bw_128_batch64", 128, "bw_avg_gbps"), "Gb/s", _gbps,
-        "write_bw -t 64 -n 64 -s 128, the seed's mode: 64 transfers posted on the 64 channels "
+        "write_bw -t 64 -n 64 -s 128, [QoS-RDMA]'s mode: 64 transfers posted on the 64 channels "
         "of a page, collective status reads until all are DONE; 64 x 128 B / (first post -> "
         "the read that saw the last DONE)")
     add("  128 B, 64 kept in flight", "-", None,
@@ -369,7 +371,7 @@ def compare(runs: dict[str, Run]) -> list[dict]:
         f"{SEED['line_rate_gbps']} / ~68 Gb/s", SEED["line_rate_gbps"],
         lambda c: lr[c][2], "Gb/s", lambda v: f"{LINE_RATE_GBPS:.1f} / {v:.1f} Gb/s",
         f"line rate 16/17 x 512 b x 200 MHz = {LINE_RATE_GBPS:.1f} Gb/s (1 KiB packets + one "
-        f"header beat; seed: 16/18 x 512 b x 150 MHz, header and footer beats); best of the "
+        f"header beat; [QoS-RDMA]: 16/18 x 512 b x 150 MHz, header and footer beats); best of the "
         f"write_bw -t 64 sweep")
     return rows
 
@@ -377,12 +379,12 @@ def compare(runs: dict[str, Run]) -> list[dict]:
 def print_comparison(rows: list[dict], speed: dict) -> None:
     w0 = max(len(r["figure"]) for r in rows)
     cols = ["seed"] + list(CONFIGS)
-    heads = {"seed": "seed 000 §4.3", "default": "qrdma default harness",
+    heads = {"seed": "[QoS-RDMA] §4.3", "default": "qrdma default harness",
              "seedlike": "qrdma seed-like harness"}
     ws = {c: max(len(heads[c]), *(len(str(r[c])) for r in rows)) for c in cols}
     rule = "-" * (1 + w0 + sum(ws.values()) + 3 * len(cols))
     print(rule)
-    print(" Seed 000 §4.3 beside qrdma measured in this run (2-node simulation, cycles at a nominal 200 MHz)")
+    print(" [QoS-RDMA] §4.3 beside qrdma measured in this run (2-node simulation, cycles at a nominal 200 MHz)")
     print(rule)
     print(" " + "figure".ljust(w0) + "".join(" | " + heads[c].ljust(ws[c]) for c in cols))
     print(rule)
@@ -395,9 +397,9 @@ def print_comparison(rows: list[dict], speed: dict) -> None:
     print(" Harness configurations (qrdma-perf -B):")
     for c, (spec, text) in CONFIGS.items():
         print(f"  - {c}: {text} [{spec}]")
-    print(" Seed 000: user-level programs on the Zynq's A53, QoS engine at 150 MHz, one node, BRAM to")
+    print(" [QoS-RDMA]: user-level programs on the Zynq's A53, QoS engine at 150 MHz, one node, BRAM to")
     print(" BRAM, 120-150 ns PS-PL round trip; its outstanding figures are batches of 64 transfers;")
-    print(" cyc = clock cycles (ours at 200 MHz, the seed's at 150 MHz), b/cyc = bits per cycle.")
+    print(" cyc = clock cycles (ours at 200 MHz, [QoS-RDMA]'s at 150 MHz), b/cyc = bits per cycle.")
     print(rule)
     runs = speed["runs_cycles_per_s"]
     what = (f"median of {len(runs)} runs of {speed['cycles']:,} cycles" if len(runs) > 1
@@ -446,14 +448,14 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
         if x:
             ax.plot(x, y, style, label=label, markersize=4)
     for name, label, style in [
-        ("write_bw_t64", "64 outstanding: run time / transfers (seed's cyan curve; default)", "v:"),
+        ("write_bw_t64", "64 outstanding: run time / transfers ([QoS-RDMA]'s cyan curve; default)", "v:"),
         ("write_bw_t64_seedlike", "64 outstanding: run time / transfers (seed-like)", "d:"),
     ]:
         x, y = xy(name, "msg_rate_mpps", lambda v, r: 1.0 / v)
         if x:
             ax.plot(x, y, style, label=label, markersize=4)
     ax.plot([2], [SEED["small_latency_ns"] / 1000], "k*", markersize=12,
-            label="seed 000: 360 ns small-transfer completion (150 MHz FPGA)")
+            label="[QoS-RDMA]: 360 ns small-transfer completion (150 MHz FPGA)")
     ax.set_yscale("log")
     ax.set_ylabel("average time [us] (200 MHz)")
     size_axis(ax)
@@ -479,11 +481,11 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
     ax.axhline(LINE_RATE_GBPS, color="gray", linestyle="-.", linewidth=1,
                label=f"payload line rate {LINE_RATE_GBPS:.1f} Gb/s (512 b x 200 MHz x 16/17)")
     ax.axhline(SEED["line_rate_gbps"], color="k", linestyle=":", linewidth=1,
-               label="seed 000 line rate 68.3 Gb/s (16/18 x 512 b x 150 MHz)")
+               label="[QoS-RDMA] line rate 68.3 Gb/s (16/18 x 512 b x 150 MHz)")
     ax.plot([128], [SEED["bw_128_outstanding_gbps"]], "k*", markersize=12,
-            label="seed 000: 21.6 Gb/s at 128 B, 64 outstanding")
+            label="[QoS-RDMA]: 21.6 Gb/s at 128 B, 64 outstanding")
     ax.plot([SEED["line_rate_from_bytes"]], [SEED["line_rate_gbps"]], "kP", markersize=10,
-            label="seed 000: line rate from 16 KB, 64 outstanding")
+            label="[QoS-RDMA]: line rate from 16 KB, 64 outstanding")
     ax.set_ylabel("BW average [Gb/s] (200 MHz)")
     ax.set_ylim(bottom=0)
     size_axis(ax)
@@ -498,6 +500,24 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ main
+
+def measure_msg_rate(out: Path, quick: bool) -> dict:
+    """qrdma-perf msg_rate -q P for P = 1 .. 16 on both harness configurations
+    (tests/bench/bench_msg_rate.py); prints the table, writes out/msg_rate.json."""
+    sys.path.insert(0, str(ROOT / "tests" / "bench"))
+    import bench_msg_rate
+
+    print("== message rate: 8-byte inline writes, P pages on P CPU cores (qrdma-perf msg_rate -q P)",
+          flush=True)
+    try:
+        res = bench_msg_rate.measure(iters=100 if quick else bench_msg_rate.ITERS)
+    except RuntimeError as e:
+        raise Failed(str(e)) from e
+    (out / "msg_rate.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(bench_msg_rate.table(res), flush=True)
+    print(f" results: {out / 'msg_rate.json'}", flush=True)
+    return res
+
 
 def run_demo(quick: bool = False, jobs: int | None = None, out: Path = RESULTS, do_build: bool = True,
              plots: bool = True, extra: str = "", summary: str = "demo.json") -> dict:
@@ -548,18 +568,20 @@ def run_demo(quick: bool = False, jobs: int | None = None, out: Path = RESULTS, 
     by_name = {r.name: r for r in runs}
     cmp_rows = compare(by_name)
     print_comparison(cmp_rows, speed)
+    rate = measure_msg_rate(out, quick)
     written = plot(by_name, out) if plots else []
     for p in written:
         print(f" plot: {p}")
     res = {
-        "demo": "qrdma-perf on the 2-node system simulation beside seed 000 §4.3",
+        "demo": "qrdma-perf on the 2-node system simulation beside [QoS-RDMA] §4.3",
         "quick": quick,
         "clock_hz": CLOCK_HZ,
         "line_rate_gbps": LINE_RATE_GBPS,
         "configs": {c: {"backend_spec": s, "what": t} for c, (s, t) in CONFIGS.items()},
-        "seed_000": SEED,
+        "qos_rdma": SEED,
         "comparison": cmp_rows,
         "sim_speed": {k: v for k, v in speed.items() if k != "output"},
+        "msg_rate": rate["rows"],
         "runs": [{"name": r.name, "config": r.config, "json": str(r.json_path), "wall_s": round(r.wall_s, 2),
                   "commands": [" ".join(c) for c in r.cmds]} for r in runs],
         "plots": written,

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 The qrdma authors
 """The `make demo` driver (tools/demo.py) end to end in its --quick form: three sizes and a
 few iterations of every qrdma-perf run of the demo on the 2-node harness, the harness speed
-run, the comparison with seed 000 §4.3, the plots and demo.json; and a failing qrdma-perf
+run, the message rate, the comparison with [QoS-RDMA] §4.3, the plots and demo.json; and a failing qrdma-perf
 run must fail the demo. The harness is built in build/sim_harness under the lock that
 tests/sim/test_sim_harness.py takes, so the two tests share one build."""
 from __future__ import annotations
@@ -40,7 +40,8 @@ def test_demo_quick(harness: Path, tmp_path: Path) -> None:
     # the tool's perftest-style tables, the comparison and the harness speed are printed
     assert "#bytes #iterations    t_min[usec]" in r.stdout
     assert "BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]" in r.stdout
-    assert "Seed 000 §4.3 beside qrdma" in r.stdout
+    assert "[QoS-RDMA] §4.3 beside qrdma" in r.stdout
+    assert "transfers/cycle" in r.stdout  # the message-rate table
     assert "simulated cycles per wall-clock second" in r.stdout
 
     res = json.loads((tmp_path / "demo.json").read_text())
@@ -63,6 +64,13 @@ def test_demo_quick(harness: Path, tmp_path: Path) -> None:
             assert figures[name][cfg + "_value"] is not None, (name, cfg)
     small = figures["small transfer, one at a time"]
     assert small["seedlike_value"] < small["default_value"]  # memory and link latency count
+    # the message rate: P = 1 .. 16 pages on both harnesses, every transfer of every page
+    rate = json.loads((tmp_path / "msg_rate.json").read_text())
+    assert rate["verified"] == "every transfer"
+    assert sorted((r["harness"], r["pages"]) for r in rate["rows"]) == sorted(
+        (c, p) for c in demo.CONFIGS for p in (1, 2, 4, 8, 16))
+    assert all(r["transfers"] == r["pages"] * rate["transfers_per_page"] for r in rate["rows"])
+    assert res["msg_rate"] == rate["rows"]
     for png in ("demo_latency.png", "demo_throughput.png"):
         data = (tmp_path / png).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, png
