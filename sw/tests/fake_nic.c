@@ -59,7 +59,7 @@ struct fake {
     struct qrdma_backend *inner;
     struct fake_cfg cfg;
     uint64_t now;
-    unsigned corrupt, overrun, fail;
+    unsigned corrupt, overrun, fail, bad_notif;
     struct fnode n[FAKE_MAX_NODES];
 };
 
@@ -235,7 +235,8 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
             putb(e, QRDMA_NOTIF_ENTRY_PD_LSB, QRDMA_NOTIF_ENTRY_PD_W, x->page);
             putb(e, QRDMA_NOTIF_ENTRY_SIZE_LSB, QRDMA_NOTIF_ENTRY_SIZE_W, size);
             putb(e, QRDMA_NOTIF_ENTRY_TAG_LSB, QRDMA_NOTIF_ENTRY_TAG_W, inl ? 0 : G0(x->l0, TAG));
-            putb(e, QRDMA_NOTIF_ENTRY_DST_ADDR_LSB, QRDMA_NOTIF_ENTRY_DST_ADDR_W, dst);
+            putb(e, QRDMA_NOTIF_ENTRY_DST_ADDR_LSB, QRDMA_NOTIF_ENTRY_DST_ADDR_W, dst + (f->bad_notif ? 64 : 0));
+            f->bad_notif -= f->bad_notif > 0;
             putb(e, QRDMA_NOTIF_ENTRY_SEQ_LSB, QRDMA_NOTIF_ENTRY_SEQ_W, (uint16_t)(n->seq - 1));
             memcpy(ent + 1, e + 1, 63);
             ent[0] = (uint8_t)QRDMA_NOTIF_FULL; /* marker last */
@@ -598,6 +599,7 @@ void fake_set_status(struct fake *f, unsigned node, unsigned page, unsigned ch, 
 uint64_t fake_reg(const struct fake *f, unsigned node, uint64_t addr) { return f->n[node].reg[reg_idx(addr)]; }
 void fake_set_reg(struct fake *f, unsigned node, uint64_t addr, uint64_t val) { f->n[node].reg[reg_idx(addr)] = val; }
 void fake_corrupt_next(struct fake *f, unsigned count) { f->corrupt = count; }
+void fake_bad_notif_next(struct fake *f, unsigned count) { f->bad_notif = count; }
 void fake_overrun_next(struct fake *f, unsigned count) { f->overrun = count; }
 void fake_fail_next(struct fake *f, unsigned count) { f->fail = count; }
 uint64_t fake_cycles(const struct fake *f) { return f->now; }

@@ -79,8 +79,10 @@ int fake_finish(struct fake *f, unsigned node, unsigned page, unsigned ch, unsig
 uint64_t fake_reg(const struct fake *f, unsigned node, uint64_t addr);
 void fake_set_reg(struct fake *f, unsigned node, uint64_t addr, uint64_t val);
 /* Fault injection for the tools' tests: flip one byte in the destination of each of the
- * next `count` transfers; flip the byte just past it; finish them with ERROR. */
+ * next `count` transfers; flip the byte just past it; finish them with ERROR; write their
+ * notifications with a destination address 64 bytes off. */
 void fake_corrupt_next(struct fake *f, unsigned count);
+void fake_bad_notif_next(struct fake *f, unsigned count);
 void fake_overrun_next(struct fake *f, unsigned count);
 void fake_fail_next(struct fake *f, unsigned count);
 uint64_t fake_cycles(const struct fake *f);

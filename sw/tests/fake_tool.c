@@ -8,7 +8,8 @@
  * Spec (-B, else QRDMA_FAKE): comma-separated key=value: nodes=N (2), mem=BYTES per node
  * (64 MiB), latency=CYCLES (72), bpc=BYTES_PER_CYCLE (64), corrupt=K (flip a byte in the
  * destination of the first K transfers), overrun=K (flip the byte after the destination),
- * error=K (finish the first K transfers with status ERROR): the tool must fail loudly.
+ * error=K (finish the first K transfers with status ERROR), bad_notif=K (the first K
+ * notifications name a wrong destination): the tool must fail loudly.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,7 +22,7 @@
 int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
 {
     struct fake_cfg cfg = fake_default_cfg();
-    unsigned long long corrupt = 0, overrun = 0, error = 0;
+    unsigned long long corrupt = 0, overrun = 0, error = 0, bad_notif = 0;
     if (!spec || !*spec)
         spec = getenv("QRDMA_FAKE");
     char *buf = strdup(spec ? spec : "");
@@ -47,6 +48,8 @@ int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
             cfg.bytes_per_cycle = x;
         else if (!strcmp(kv, "corrupt"))
             corrupt = x;
+        else if (!strcmp(kv, "bad_notif"))
+            bad_notif = x;
         else if (!strcmp(kv, "overrun"))
             overrun = x;
         else if (!strcmp(kv, "error"))
@@ -65,6 +68,7 @@ int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
     fake_corrupt_next(f, (unsigned)corrupt);
     fake_overrun_next(f, (unsigned)overrun);
     fake_fail_next(f, (unsigned)error);
+    fake_bad_notif_next(f, (unsigned)bad_notif);
     *out = fake_backend(f);
     return 0;
 }

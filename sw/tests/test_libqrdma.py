@@ -4,7 +4,8 @@
 the C unit tests, checking every TAP line; compares the descriptor bytes the C library
 builds with tools/formats.py packing the same inputs, and its counter table with the
 register list; runs qrdma-perf linked with the fake device: table headers, sizes, JSON,
-and that wrong data, an overrun and an ERROR status make it fail loudly."""
+the benchmark options (-A, -N, -l, -c, -w), and that wrong data, an overrun, an ERROR
+status and a wrong notification make it fail loudly."""
 from __future__ import annotations
 
 import fcntl
@@ -187,6 +188,59 @@ def test_perf_fails_loudly(built: Path, tmp_path: Path, spec: str, code: int, ms
     r = perf(built, tmp_path, test, "-s", "1000", "-n", "100", "-t", out, spec=spec)
     assert r.returncode == code, r.stdout + r.stderr
     assert msg in r.stderr
+
+
+def test_perf_notify_counters_window(built: Path, tmp_path: Path) -> None:
+    """write_bw -A -N -c -w on the fake: one notification per transfer, checked; the
+    counters' differences are the fake's counts of the run; the window's figures."""
+    r = perf(built, tmp_path, "write_bw", "-s", "4096", "-t", "8", "-A", "-N", "-c", "-w", "500,2000",
+             "-o", "w.json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads((tmp_path / "w.json").read_text())
+    assert (res["notify"], res["slot_align"], res["latency_end"]) == (True, "size", "done")
+    assert (res["window_warmup_ticks"], res["window_min_ticks"]) == (500, 2000)
+    x = res["rows"][0]
+    n = x["iterations"]
+    assert x["notifications"] == n and x["align"] == 4096
+    src, dst = x["counters"]
+    # the fake: four DATA packets per 4 KiB transfer (MAX_PAYLOAD 1 KiB), a CONTROL packet
+    # for the notification, one ACK back
+    assert (src["TX_DATA_PKTS"], src["TX_CTRL_PKTS"], src["TX_BYTES"]) == (4 * n, n, 4096 * n)
+    assert (dst["TX_DATA_PKTS"], dst["TX_CTRL_PKTS"]) == (0, n)
+    assert x["window_ticks"] >= 2000 and 0 < x["window_done"] < n
+    assert 0 < x["window_rx_bytes"] <= 4096 * n
+    assert f"window: {x['window_rx_bytes']} B in {x['window_ticks']} ticks" in r.stdout
+
+
+def test_perf_notif_latency(built: Path, tmp_path: Path) -> None:
+    """write_lat -N -l notif ends at the receiver's ring entry, before the status read that
+    sees DONE (-l done) returns; both check every notification."""
+    t = {}
+    for end in ("notif", "done"):
+        r = perf(built, tmp_path, "write_lat", "-s", "64", "-n", "20", "-N", "-l", end, "-o", f"{end}.json")
+        assert r.returncode == 0, r.stderr
+        res = json.loads((tmp_path / f"{end}.json").read_text())
+        assert res["latency_end"] == ("notification" if end == "notif" else "done")
+        assert res["rows"][0]["notifications"] == 20
+        t[end] = res["rows"][0]["t_typical_ticks"]
+    assert 0 < t["notif"] < t["done"]
+
+
+@pytest.mark.parametrize("test,out,mode", [("write_lat", "1", "mem"), ("write_bw", "64", "mem"),
+                                           ("write_bw", "64", "inline")])
+def test_perf_bad_notification(built: Path, tmp_path: Path, test: str, out: str, mode: str) -> None:
+    """A notification naming the wrong destination fails the run (-N)."""
+    r = perf(built, tmp_path, test, "-s", "16", "-m", mode, "-n", "100", "-t", out, "-N", spec="bad_notif=1")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "NOTIFICATION CHECK FAILED" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["write_lat", "-l", "notif"], ["write_bw", "-N", "-l", "notif"],
+                                  ["write_lat", "-w", "10,100"], ["write_bw", "-t", "1", "-w", "10,100"],
+                                  ["write_bw", "-w", "10"]])
+def test_perf_option_checks(built: Path, tmp_path: Path, args: list[str]) -> None:
+    r = perf(built, tmp_path, *args)
+    assert r.returncode == 1, r.stdout + r.stderr
 
 
 def test_perf_mmap_needs_a_spec(built: Path, tmp_path: Path) -> None:
