@@ -7,8 +7,9 @@ The network is a cocotbext-axi AxiStreamSource on s_axis_rx (frames built with
 tests/model/net_model.py, CRC in tuser of the last beat, random idle); host memory is
 cocotbext-axi's AxiSlaveWrite (the unit has no read channels) with a Memory target that
 answers SLVERR for writes to "bad" 64-byte lines, with random backpressure on AW, W and
-B; m_ack and m_rsp go to StreamSinks with random backpressure. A software model polls the
-notification ring, checks and takes entries and advances cfg_nq_tail slowly. RxModel
+B; m_ack and m_rsp go to cocotbext-axi stream sinks (define_stream) with random
+backpressure. A software model polls the notification ring, checks and takes entries and
+advances cfg_nq_tail slowly. RxModel
 runs the packet sequence first and predicts every output; the bench then checks, cycle
 by cycle:
   * every response and every notification AW, in the first cycle it is valid: the data
@@ -64,7 +65,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotbext.axi import AxiSlaveWrite, AxiStreamBus, AxiStreamFrame, AxiStreamSource, AxiWriteBus
 
-from handshake import StreamSink, seed_rng
+from seeding import seed_rng
+from streams import DataBus, DataSink, quiet, random_pause
 from model.net_model import (ack_packet, block_packets, control_packet, crc_of, data_packet,
                              inline_packet, one_beat_packet, packetize)
 from model.rx_track_model import CONTROL, DATA, INLINE, TrackModel
@@ -597,10 +599,9 @@ class TB:
         self.ram = Memory(MEM_SIZE)
         self.slave = AxiSlaveWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst,
                                    target=self.ram)
-        self.ack_snk = StreamSink(dut.clk, dut, "m_ack_", ["data"], self.rng, stall=stall,
-                                  callback=self._on_ack)
-        self.rsp_snk = StreamSink(dut.clk, dut, "m_rsp_", ["data"], self.rng, stall=stall,
-                                  callback=self._on_rsp)
+        quiet(dut, "m_ack", "m_rsp")
+        self.ack_snk = DataSink(DataBus.from_prefix(dut, "m_ack"), dut.clk, dut.rst)
+        self.rsp_snk = DataSink(DataBus.from_prefix(dut, "m_rsp"), dut.clk, dut.rst)
         self.set_idle(idle)
         self.set_backpressure(stall)
         # observed
@@ -623,23 +624,12 @@ class TB:
 
     # ---- stream knobs
     def set_idle(self, idle: float):
-        rng = self.rng
-
-        def gen():
-            while True:
-                yield rng.random() < idle
-        self.src.set_pause_generator(gen() if idle else None)
+        random_pause(self.src, self.rng, idle)
 
     def set_backpressure(self, stall: float):
-        rng = self.rng
-
-        def gen(pr):
-            while True:
-                yield rng.random() < pr
-        for ch in (self.slave.aw_channel, self.slave.w_channel, self.slave.b_channel):
-            ch.set_pause_generator(gen(stall) if stall else None)
-        self.ack_snk.stall = stall
-        self.rsp_snk.stall = stall
+        for ch in (self.slave.aw_channel, self.slave.w_channel, self.slave.b_channel,
+                   self.ack_snk, self.rsp_snk):
+            random_pause(ch, self.rng, stall)
 
     def err(self, msg: str):
         if len(self.errors) < 20:
@@ -672,7 +662,7 @@ class TB:
     def new_model(self, items: list[Wire], ring_off=frozenset()) -> RxModel:
         return RxModel(self.p, NODE_ID, frozenset(self.ram.bad)).run(items, ring_off)
 
-    # ---- callbacks of the sinks (ReadOnly of the handshake cycle)
+    # ---- handshakes the sinks took (called by the monitor with the handshake's cycle)
     def _on_ack(self, item):
         i = len(self.acks)
         self.acks.append(item["data"])
@@ -748,6 +738,11 @@ class TB:
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
+            # the sinks sampled the m_ack / m_rsp handshakes of cycle self.cycle at this edge
+            while not self.ack_snk.empty():
+                self._on_ack({"data": int(self.ack_snk.recv_nowait().data)})
+            while not self.rsp_snk.empty():
+                self._on_rsp({"data": int(self.rsp_snk.recv_nowait().data)})
             self.cycle += 1
             if int(d.s_axis_rx_tvalid.value) and int(d.s_axis_rx_tready.value):
                 self.ev["in_beat"].append(self.cycle)

@@ -13,8 +13,8 @@ Stand-ins:
                 monitor, one read per signal and beat (cocotbext-axi's AxiStreamSink reads
                 each of the 64 byte lanes of a beat separately, which dominates the run
                 time of this test).
-  descriptors   s_blk, s_pkt (request class) and s_rsp (response class): StreamSources
-                (tests/handshake.py) with random idle.
+  descriptors   s_blk, s_pkt (request class) and s_rsp (response class): cocotbext-axi
+                stream sources (define_stream, tests/streams.py) with random idle.
   local NACKs   m_lnack_ready at random; sampled by the monitor.
 
 Checks:
@@ -103,7 +103,8 @@ from cocotb.triggers import ClockCycles, Event, ReadOnly, RisingEdge
 from cocotbext.axi import AxiReadBus, AxiResp
 from cocotbext.axi.axi_channels import AxiARSink, AxiRSource, AxiRTransaction
 
-from handshake import StreamSource, seed_rng
+from seeding import seed_rng
+from streams import DataBus, DataSource, DataTransaction, random_pause
 from model import net_model as nm
 from tools.formats import ACK_DESC, BLOCK_DESC, C, NET_HDR, PKT_DESC, RSP_DESC
 
@@ -188,12 +189,6 @@ class ReadMem:
                 self.r_channel.send_nowait(AxiRTransaction(
                     rid=0, rdata=int.from_bytes(self.mem[a:a + BEAT], "little"),
                     rresp=self.bad.get(a // BEAT, AxiResp.OKAY), rlast=int(i == n - 1)))
-
-
-def pauses(rng, p):
-    """A pause generator: True (pause) with probability p in each cycle."""
-    while True:
-        yield rng.random() < p
 
 
 # ---------------------------------------------------------------------------- scoreboard
@@ -394,9 +389,9 @@ class TB:
         self.ram = ReadMem(d, d.clk, d.rst, lambda: self.cycle,
                            lambda: self.rng.randint(*self.lat),
                            bytearray(self.rng.randbytes(MEM_SIZE)))
-        self.blk = StreamSource(d.clk, d, "s_blk_", ["data"], self.rng)
-        self.pkt = StreamSource(d.clk, d, "s_pkt_", ["data"], self.rng)
-        self.rsp = StreamSource(d.clk, d, "s_rsp_", ["data"], self.rng)
+        self.blk = DataSource(DataBus.from_prefix(d, "s_blk"), d.clk, d.rst)
+        self.pkt = DataSource(DataBus.from_prefix(d, "s_pkt"), d.clk, d.rst)
+        self.rsp = DataSource(DataBus.from_prefix(d, "s_rsp"), d.clk, d.rst)
         cocotb.start_soon(self._ready())
         cocotb.start_soon(self._monitor())
         for _ in range(5):
@@ -405,16 +400,11 @@ class TB:
 
     def set_random(self, idle, stall, ar_pause, r_pause, lnack_stall=None):
         for s in (self.blk, self.pkt, self.rsp):
-            s.idle = idle
+            random_pause(s, self.rng, idle)
         self.stall = stall
         self.lnack_stall = stall if lnack_stall is None else lnack_stall
-        # clear_pause_generator() leaves `pause` at its last value: reset it explicitly
-        for ch, p in ((self.ram.ar_channel, ar_pause), (self.ram.r_channel, r_pause)):
-            if p:
-                ch.set_pause_generator(pauses(self.rng, p))
-            else:
-                ch.clear_pause_generator()
-                ch.pause = False
+        random_pause(self.ram.ar_channel, self.rng, ar_pause)
+        random_pause(self.ram.r_channel, self.rng, r_pause)
 
     # -------------------------------------------------------------- descriptors
     def src_addr(self, size, align=None):
@@ -443,7 +433,7 @@ class TB:
                  fid=r.randrange(256), path=r.randrange(4), xfer=r.randrange(2048),
                  block=r.randrange(1 << 20))
         f.update(kw)
-        self.blk.send({"data": BLOCK_DESC.pack(**f)})
+        self.blk.send_nowait(DataTransaction(data=BLOCK_DESC.pack(**f)))
 
     def send_pkt(self, dst_node, control):
         r = self.rng
@@ -454,14 +444,14 @@ class TB:
                  size=r.getrandbits(33) if control else n, tag=r.getrandbits(32),
                  blocks=r.getrandbits(21), notify=r.randrange(2),
                  payload=r.getrandbits(256))   # bytes past len must not reach the packet
-        self.pkt.send({"data": PKT_DESC.pack(**f)})
+        self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
     def send_rsp(self, dst_node):
         """A response request; an ACK's reason is random too (the packet must carry 0)."""
         r = self.rng
-        self.rsp.send({"data": RSP_DESC.pack(dst_node=dst_node, tid=r.randrange(1024),
-                                             seq=self.next_seq(), nack=r.randrange(2),
-                                             reason=r.randrange(16))})
+        self.rsp.send_nowait(DataTransaction(data=RSP_DESC.pack(
+            dst_node=dst_node, tid=r.randrange(1024), seq=self.next_seq(), nack=r.randrange(2),
+            reason=r.randrange(16))))
 
     def _accept(self, kind, v):
         """A descriptor or response was taken by the unit: queue what it must produce."""
@@ -595,7 +585,7 @@ class TB:
 
     # -------------------------------------------------------------- end
     def inputs_queued(self):
-        return self.blk.queue or self.pkt.queue or self.rsp.queue
+        return not (self.blk.idle() and self.pkt.idle() and self.rsp.idle())
 
     async def wait_done(self, max_cycles, q=None):
         """Until every descriptor and response is taken and everything of VOQ q (all:
@@ -669,7 +659,7 @@ async def tx_random(dut):
             await ClockCycles(dut.clk, rng.randint(200, 3000))
             tb.set_random(idle=rng.choice([0, 0.3, 0.8]), stall=rng.choice([0, 0.3, 0.7]),
                           ar_pause=rng.choice([0, 0.3]), r_pause=rng.choice([0, 0.2]))
-            tb.rsp.idle = rng.choice([0, 0.5, 0.9])
+            random_pause(tb.rsp, rng, rng.choice([0, 0.5, 0.9]))
             tb.lat = rng.choice([(1, 5), (1, 40), (50, 250)])
 
     toggler = cocotb.start_soon(pause_toggler(tb))
@@ -722,7 +712,7 @@ async def tx_pause(dut):
     await tb.wait_done(max_cycles=200_000, q=0)
     await tb.wait_done(max_cycles=200_000, q=2)
     for _ in range(100):
-        if not tb.sb.rsp and not tb.rsp.queue:
+        if not tb.sb.rsp and tb.rsp.idle():
             break
         await ClockCycles(dut.clk, 20)
     await ClockCycles(dut.clk, 200)
@@ -786,11 +776,11 @@ async def tx_rsp_full(dut):
     for _ in range(nrsp):
         tb.send_rsp(rng.choice([1, 1 + NUM_NODES, rng.randrange(1 << 16)]))
     for _ in range(2000):
-        if not tb.sb.rsp and not tb.rsp.queue:
+        if not tb.sb.rsp and tb.rsp.idle():
             break
         await ClockCycles(dut.clk, 10)
-    assert not tb.sb.rsp and not tb.rsp.queue, \
-        f"{len(tb.sb.rsp) + len(tb.rsp.queue)} of {nrsp} responses still waiting"
+    assert not tb.sb.rsp and tb.rsp.idle(), \
+        f"of {nrsp} responses, {len(tb.sb.rsp)} taken and not sent, {tb.rsp.count()} not offered"
     await ClockCycles(dut.clk, 20)
     assert tb.sb.req_frames == 0, "a request packet left"
     assert tb.sb.packets == nrsp
