@@ -5,8 +5,7 @@
 // ([FPGA-NI] §2.5, qrdma_tx_sched), its two inputs, and the NIC's two acknowledgement
 // sources. Inside: docs/modules.md#qrdma_arb_rr.
 //
-// Contract: a registered pointer ptr_q names the requester with the highest priority this
-// cycle; priority falls from ptr_q upwards and wraps around to ptr_q-1. The grant is
+// Contract: a registered pointer names the requester with the highest priority this cycle; priority falls from ptr_q upwards and wraps around to ptr_q-1. The grant is
 // combinational from req and ptr_q: exactly one bit of gnt is set whenever req != 0
 // (gnt_valid = |req), none otherwise; gnt_idx is its index (0 when none). The grant counts
 // as taken when ack is high in the same cycle: at that edge the pointer moves to just past
@@ -39,17 +38,18 @@ module qrdma_arb_rr
   end
 `endif
 
-  logic [IW-1:0] ptr_q;
-  logic [IW-1:0] ptr_d;
-  logic [N-1:0]  mask;    // requesters at or above the pointer
-  logic [N-1:0]  req_hi;  // their requests: these win over the ones below the pointer
+  // The pointer is kept as a thermometer mask: hi_q[i] = requester i is at or above it.
+  // The mask after an acked grant is computed from req and hi_q directly, in parallel with
+  // the grant rather than after it: the requesters strictly above the lowest set bit of r
+  // are r ^ -r, taken of the requests at or above the pointer if there are any, else of
+  // all requests. Past the last requester the mask is empty, which grants like pointer 0.
+  logic [N-1:0]  hi_q, hi_d;
+  logic [N-1:0]  req_hi;     // requests at or above the pointer: these win
   logic [N-1:0]  gnt_hi, gnt_all;
   logic [IW-1:0] idx_hi, idx_all;
   logic          any_hi;
 
-  // ptr_q < N, so 1 << ptr_q fits in N bits.
-  assign mask   = ~((N'(1) << ptr_q) - N'(1));
-  assign req_hi = req & mask;
+  assign req_hi = req & hi_q;
 
   // The lowest request at or above the pointer, else the lowest of all: two fixed-priority
   // arbiters (the common block) and a mux.
@@ -63,15 +63,15 @@ module qrdma_arb_rr
   assign gnt_idx = any_hi ? idx_hi : idx_all;
 
   always_comb begin
-    ptr_d = ptr_q;
+    hi_d = hi_q;
     if (ack && gnt_valid) begin
-      ptr_d = (gnt_idx == IW'(N - 1)) ? '0 : gnt_idx + IW'(1);
+      hi_d = any_hi ? (req_hi ^ (~req_hi + N'(1))) : (req ^ (~req + N'(1)));
     end
   end
 
   always_ff @(posedge clk) begin
-    if (rst) ptr_q <= '0;
-    else     ptr_q <= ptr_d;
+    if (rst) hi_q <= '1;
+    else     hi_q <= hi_d;
   end
 
 endmodule

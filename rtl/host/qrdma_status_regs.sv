@@ -96,14 +96,19 @@ module qrdma_status_regs
   logic [RB-1:0] bank_e [ROWS];
   logic [RB-1:0] bank_r [ROWS];
 
-  logic [RW-1:0] a_h, a_e, a_r;   // write (and read) addresses
+  logic [RW-1:0] a_h, a_e, a_r;   // the writers' rows: read there, written there
+  logic [RW-1:0] wa_h, wa_e, wa_r; // write addresses: the sweep's row while it runs
   logic          we_h, we_e, we_r;
 
-  // The sweep clears a row by writing bank R with bank_h ^ bank_e: only R's address
-  // needs the sweep mux (H and E are disabled meanwhile).
-  assign a_h = host_ch[CHW-1:SW];
-  assign a_e = eng_ch[CHW-1:SW];
-  assign a_r = init_q ? init_row_q : rd_row;
+  // The sweep writes zero into the sweep row of all three banks: its write data does not
+  // depend on a read, and only the write addresses see the sweep mux (the reads of the
+  // update logic are addressed by the writers' rows alone).
+  assign a_h  = host_ch[CHW-1:SW];
+  assign a_e  = eng_ch[CHW-1:SW];
+  assign a_r  = rd_row;
+  assign wa_h = init_q ? init_row_q : a_h;
+  assign wa_e = init_q ? init_row_q : a_e;
+  assign wa_r = init_q ? init_row_q : a_r;
 
   logic [RB-1:0] old_r;   // row state at the read address
 
@@ -125,28 +130,28 @@ module qrdma_status_regs
   logic [1:0] e_chg;          // old ^ new of an engine set on a BUSY channel
 
   assign e_row_h = eng_valid && (eng_ch[CHW-1:SW] == a_h);
-  assign e_row_r = eng_valid && (eng_ch[CHW-1:SW] == rd_row) && !init_q;
+  assign e_row_r = eng_valid && (eng_ch[CHW-1:SW] == rd_row);
   assign r_row_h = rd_valid && (rd_row == a_h);
   assign e_chg   = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
 
-  assign we_h = !init_q && host_set;
-  assign we_r = init_q || (rd_valid && !(host_set && r_row_h));
-  assign we_e = !init_q && eng_valid && !(host_set && e_row_h) && !(rd_valid && e_row_r);
+  assign we_h = host_set;
+  assign we_r = rd_valid && !(host_set && r_row_h);
+  assign we_e = eng_valid && !(host_set && e_row_h) && !(rd_valid && e_row_r);
 
   always_ff @(posedge clk) begin
     // engine row: only its own channel changes, and only from BUSY
-    if (we_e) begin : upd_e
+    if (init_q || we_e) begin : upd_e
       logic [RB-1:0] o, w;
       o = bank_h[a_e] ^ bank_e[a_e] ^ bank_r[a_e];
       for (int j = 0; j < ROW_CH; j++)
         w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j) && o[2*j +: 2] == S_BUSY) ? e_chg : 2'b00;
-      bank_e[a_e] <= bank_e[a_e] ^ w;
+      bank_e[wa_e] <= init_q ? '0 : bank_e[a_e] ^ w;
     end
   end
 
   always_ff @(posedge clk) begin
     // host row
-    if (we_h) begin : upd_h
+    if (init_q || we_h) begin : upd_h
       logic [RB-1:0] o, w;
       logic [1:0]    c, oo;
       o = bank_h[a_h] ^ bank_e[a_h] ^ bank_r[a_h];
@@ -158,23 +163,23 @@ module qrdma_status_regs
         else if (r_row_h && (!rd_single || rd_sel == SW'(j)) && oo[1]) c = oo ^ S_IDLE;
         w[2*j +: 2] = c;
       end
-      bank_h[a_h] <= bank_h[a_h] ^ w;
+      bank_h[wa_h] <= init_q ? '0 : bank_h[a_h] ^ w;
     end
   end
 
   always_ff @(posedge clk) begin
-    // read row (the sweep: every channel to IDLE)
-    if (we_r) begin : upd_r
+    // read row
+    if (init_q || we_r) begin : upd_r
       logic [RB-1:0] w;
       logic [1:0]    c, oo;
       for (int j = 0; j < ROW_CH; j++) begin
         oo = old_r[2*j +: 2];
         c = '0;
         if (e_row_r && eng_ch[SW-1:0] == SW'(j) && oo == S_BUSY) c = e_chg;
-        else if (init_q || ((!rd_single || rd_sel == SW'(j)) && oo[1])) c = oo ^ S_IDLE;
+        else if ((!rd_single || rd_sel == SW'(j)) && oo[1]) c = oo ^ S_IDLE;
         w[2*j +: 2] = c;
       end
-      bank_r[a_r] <= bank_r[a_r] ^ w;
+      bank_r[wa_r] <= init_q ? '0 : bank_r[a_r] ^ w;
     end
   end
 
