@@ -332,6 +332,8 @@ module qrdma_tx
   assign pick_ok = (credit_q >= PCW'(MPB)) && !job_af && !rdq_af;
 
   // ------------------------------------------------------------------ assembler, output
+  logic ob_busy;  // the assembler's output buffer holds beats
+
   qrdma_tx_asm #(.PAY_DEPTH(READ_WINDOW_BEATS), .OUT_DEPTH(OUT_DEPTH)) u_asm (
     .clk              (clk),
     .rst              (rst),
@@ -365,8 +367,6 @@ module qrdma_tx
   );
 
   // ------------------------------------------------------------------ state
-  logic ob_busy;
-
   function automatic logic [15:0] sat16(input logic [31:0] v);
     return (v > 32'hFFFF) ? 16'hFFFF : v[15:0];
   endfunction
