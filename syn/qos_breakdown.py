@@ -234,10 +234,10 @@ def write_doc(groups, inst, total, flat, run, unknown) -> None:
         f"-noiopad` (hierarchy kept), UltraScale+ primitives, default parameters (2048 "
         f"channels, 256-bit host port, 64 KiB blocks, 512 TIDs). LUT counts LUT1-6 and "
         f"LUT-RAM/SRL at their LUT cost, BRAM36 counts a RAMB18 as 0.5 (as syn/synth.py). "
-        f"Seed: Vivado 2017.2, xczu9eg. Different tools and different partitioning: compare "
+        f"[QoS-RDMA]: Vivado 2017.2, xczu9eg. Different tools and different partitioning: compare "
         f"magnitudes, not single LUTs.", "",
-        "| qrdma part (instances) | LUT | FF | BRAM36 | seed rows | seed LUT | seed FF | "
-        "seed BRAM |",
+        "| qrdma part (instances) | LUT | FF | BRAM36 | [QoS-RDMA] rows | LUT | FF | "
+        "BRAM36 |",
         "|---|---:|---:|---:|---|---:|---:|---:|"]
     for g in groups:
         ins = ", ".join(f"`{p or TOP}`" for p in g["instances"])
@@ -256,13 +256,6 @@ def write_doc(groups, inst, total, flat, run, unknown) -> None:
     lines += ["", "A part's figures are its instances' own cells plus those of their "
               "submodules that no other part claims (e.g. the host port's FIFOs count to "
               "the host port, its status registers do not).", ""]
-    src = run.get("modified_sources")
-    if run:
-        lines += [f"Sources: HEAD `{run.get('head', '?')[:10]}`"
-                  + (", with uncommitted changes in " + ", ".join(
-                      f"{f} (sha1 {run.get('sha1', {}).get(f, '?')[:10]})" for f in src)
-                     if src else "")
-                  + f"; yosys ran {run.get('yosys_wall_s', '?')} s.", ""]
     if unknown:
         lines += [f"Cell types not counted: {', '.join(sorted(unknown))}.", ""]
     lines += ["## Every instance", "",
