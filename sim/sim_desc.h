@@ -13,18 +13,6 @@
 
 #include "qrdma_fmt.h"
 
-static inline void sim_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
-{
-    for (unsigned i = 0; i < width; ++i) {
-        unsigned bit = lsb + i;
-        uint8_t m = (uint8_t)(1u << (bit % 8));
-        if (i < 64 && ((v >> i) & 1))
-            buf[bit / 8] |= m;
-        else
-            buf[bit / 8] &= (uint8_t)~m;
-    }
-}
-
 #define SIM_L0(f) QRDMA_DESC_LINE0_##f##_LSB, QRDMA_DESC_LINE0_##f##_W
 
 /* A memory write of `size` bytes: 32-byte descriptor (line 0). */
@@ -32,12 +20,12 @@ static inline void sim_desc_mem(uint8_t line[32], uint64_t src, uint64_t dst, ui
                                 unsigned dst_node, unsigned notify, uint32_t tag)
 {
     memset(line, 0, 32);
-    sim_put_bits(line, SIM_L0(SRC_ADDR), src);
-    sim_put_bits(line, SIM_L0(DST_ADDR), dst);
-    sim_put_bits(line, SIM_L0(SIZE), size);
-    sim_put_bits(line, SIM_L0(DST_NODE), dst_node);
-    sim_put_bits(line, SIM_L0(NOTIFY), notify);
-    sim_put_bits(line, SIM_L0(TAG), tag);
+    qrdma_put_bits(line, SIM_L0(SRC_ADDR), src);
+    qrdma_put_bits(line, SIM_L0(DST_ADDR), dst);
+    qrdma_put_bits(line, SIM_L0(SIZE), size);
+    qrdma_put_bits(line, SIM_L0(DST_NODE), dst_node);
+    qrdma_put_bits(line, SIM_L0(NOTIFY), notify);
+    qrdma_put_bits(line, SIM_L0(TAG), tag);
 }
 
 /* An inline write of len (1..32) bytes: 32-byte descriptor for len <= 8, else 64 bytes
@@ -51,15 +39,15 @@ static inline unsigned sim_desc_inline(uint8_t desc[64], const void *payload, un
     memset(pl, 0, sizeof pl);
     memcpy(pl, payload, len);
     memcpy(&lo, pl, 8);
-    sim_put_bits(desc, SIM_L0(SRC_ADDR), lo);
-    sim_put_bits(desc, SIM_L0(DST_ADDR), dst);
-    sim_put_bits(desc, SIM_L0(SIZE), len);
-    sim_put_bits(desc, SIM_L0(DST_NODE), dst_node);
-    sim_put_bits(desc, SIM_L0(IS_INLINE), 1);
-    sim_put_bits(desc, SIM_L0(NOTIFY), notify);
+    qrdma_put_bits(desc, SIM_L0(SRC_ADDR), lo);
+    qrdma_put_bits(desc, SIM_L0(DST_ADDR), dst);
+    qrdma_put_bits(desc, SIM_L0(SIZE), len);
+    qrdma_put_bits(desc, SIM_L0(DST_NODE), dst_node);
+    qrdma_put_bits(desc, SIM_L0(IS_INLINE), 1);
+    qrdma_put_bits(desc, SIM_L0(NOTIFY), notify);
     if (len <= QRDMA_INLINE_SHORT_MAX)
         return QRDMA_DESC_LINE_BYTES;
-    sim_put_bits(desc, SIM_L0(LONG_DESC), 1);
+    qrdma_put_bits(desc, SIM_L0(LONG_DESC), 1);
     /* line 1: inline_hi holds payload bytes 8..31 from its bit 0 */
     memcpy(desc + QRDMA_DESC_LINE_BYTES + QRDMA_DESC_LINE1_INLINE_HI_LSB / 8,
            pl + QRDMA_INLINE_SHORT_MAX, QRDMA_INLINE_MAX - QRDMA_INLINE_SHORT_MAX);

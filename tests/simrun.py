@@ -78,7 +78,7 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     lock = open(build_dir / ".lock", "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     runner.build(
-        sources=[str(p) for p in manifest.sources(top)],
+        sources=[str(p) for p in manifest.verilator_sources(top)],
         hdl_toplevel=hdl_toplevel,
         parameters=parameters,
         build_dir=str(build_dir),

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """The one source of truth for qrdma's formats: transfer descriptors, the host address map,
-status codes, the QoS engine's output/input records, and the engine's registers.
+status codes, the QoS engine's output/input records and the network packets. The
+registers are described in regs/qrdma_regs.rdl (tools/regs.py, docs/registers.md).
 
 tools/gen_formats.py turns this file into
   rtl/host/qrdma_fmt_pkg.sv     SystemVerilog localparams, packed structs, field offsets
@@ -248,23 +249,6 @@ STATUS_SINGLE = _layout(
     ("status", 0, 2, "ST_* of the channel, before the reset-on-read"),
 )
 
-ID_REG = _layout(
-    "id_reg", 64,
-    "Register ID (REG_BASE + 0x000).",
-    ("magic", 0, 32, "ID_MAGIC"),
-    ("version", 32, 16, "FORMAT_VERSION of these formats"),
-)
-
-PARAMS_REG = _layout(
-    "params_reg", 64,
-    "Register PARAMS (REG_BASE + 0x008): the build parameters software needs.",
-    ("block_log2", 0, 8, "log2 BLOCK_SIZE"),
-    ("max_outstanding", 8, 8, "MAX_OUTSTANDING"),
-    ("data_w", 16, 16, "host port (AXI4 slave) data width in bits"),
-    ("max_payload_log2", 32, 8, "log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples"),
-    ("nodes_log2", 40, 8, "log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)"),
-)
-
 ERR_INFO = _layout(
     "err_info", 64,
     "64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads).",
@@ -289,52 +273,22 @@ NIC_STATE = _layout(
 )
 
 LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, STATUS_SINGLE, ERR_INFO,
-           ID_REG, PARAMS_REG, NET_HDR, NOTIF_ENTRY, NIC_STATE)
+           NET_HDR, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers
-# (offset from REG_BASE, name, access, doc). 64-bit registers.
-REGISTERS = (
-    (0x000, "ID", "ro", "0x51524D41 ('QRMA') in bits 31:0, format version in 47:32"),
-    (0x008, "PARAMS", "ro", "build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES"),
-    (0x010, "CNT_DESC_OK", "ro", "descriptors accepted"),
-    (0x018, "CNT_DESC_ERR", "ro", "descriptor writes refused (SLVERR or ERROR status)"),
-    (0x020, "CNT_BLOCKS", "ro", "block descriptors issued"),
-    (0x028, "CNT_INLINE", "ro", "inline packets issued"),
-    (0x030, "CNT_CONTROL", "ro", "control packets issued"),
-    (0x038, "CNT_ACK", "ro", "ACKs accepted"),
-    (0x040, "CNT_NACK", "ro", "NACKs received"),
-    (0x048, "CNT_STALE", "ro", "ACKs dropped (no pending entry or sequence mismatch)"),
-    (0x050, "CNT_DONE", "ro", "transfers finished (DONE or ERROR after a NACK)"),
-    # NIC registers (qrdma_nic, docs/nic.md), reached through the same host port
-    (0x100, "NODE_ID", "ro", "this node's ID"),
-    (0x108, "NQ_BASE", "rw", "notification ring base address (64-byte aligned)"),
-    (0x110, "NQ_SIZE", "rw", "notification ring entries (power of 2; 0: notifications off)"),
-    (0x118, "NQ_HEAD", "ro", "entries written by the NIC since NQ_SIZE was last written"),
-    (0x120, "NQ_TAIL", "rw", "entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)"),
-    (0x128, "TX_DATA_PKTS", "ro", "DATA packets sent"),
-    (0x130, "TX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets sent"),
-    (0x138, "TX_BYTES", "ro", "payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only)"),
-    (0x140, "RX_DATA_PKTS", "ro", "DATA packets accepted and written"),
-    (0x148, "RX_CTRL_PKTS", "ro", "INLINE, CONTROL, ACK and NACK packets accepted"),
-    (0x150, "RX_BYTES", "ro", "payload bytes written (DATA and INLINE)"),
-    (0x158, "RX_CRC_DROP", "ro", "packets dropped: bad CRC"),
-    (0x160, "RX_DUP_DROP", "ro", "packets dropped: duplicate of a packet already written"),
-    (0x168, "RX_STALE_DROP", "ro", "packets dropped: older sequence number than the block's"),
-    (0x170, "RX_BAD_DROP", "ro", "packets dropped: bad type, length or node"),
-    (0x178, "RX_NOTIFS", "ro", "notifications written"),
-    (0x180, "TX_DATA_BYTES", "ro", "payload bytes of DATA packets sent"),
-    (0x188, "TX_MEM_ERR", "ro", "DATA packets not sent: their payload read was answered SLVERR/DECERR"),
-    (0x190, "TX_SLOT_STALL", "ro", "cycles a block or packet descriptor waited for a free send slot"),
-    (0x198, "TX_LINK_STALL", "ro", "cycles the link did not take an offered beat"),
-    (0x1A0, "RX_MEM_ERR", "ro", "write bursts answered SLVERR/DECERR (their blocks are NACKed)"),
-    (0x1A8, "RX_NACKS", "ro", "NACKs requested (blocks refused)"),
-    (0x1B0, "RX_NOTIF_OFF", "ro", "notifications not written because the ring is off (NQ_SIZE 0)"),
-    (0x1B8, "RX_NQ_WAIT", "ro", "cycles a notification waited for a ring slot (ring full)"),
-    (0x1C0, "RX_LINK_STALL", "ro", "cycles the link offered a beat the receive buffer could not take"),
-    (0x1C8, "RX_EVT_STALL", "ro", "cycles the header pipeline waited for room in its output queues"),
-    (0x1D0, "RX_RSP_PEAK", "ro", "most ACK/NACK responses queued at once since reset"),
-    (0x1D8, "RX_NTF_PEAK", "ro", "most notifications waiting for a ring slot at once since reset"),
-)
+# The registers (offsets, access, the ID and PARAMS fields) are described in
+# regs/qrdma_regs.rdl; tools/regs.py reads it. REGISTERS, ID_REG, PARAMS_REG and reg_addr
+# are taken from there (module __getattr__ below), for the users of this module.
+_FROM_REGS = ("REGISTERS", "ID_REG", "PARAMS_REG", "STATS")
+
+
+def __getattr__(name):
+    if name in _FROM_REGS:
+        from tools import regs
+        return getattr(regs, name)
+    raise AttributeError(name)
+
+
 FORMAT_VERSION = 2
 
 
@@ -359,10 +313,9 @@ def err_addr(page: int, ch: int) -> int:
 
 
 def reg_addr(name: str) -> int:
-    for off, n, _, _ in REGISTERS:
-        if n == name:
-            return CONST["REG_BASE"][0] + off
-    raise KeyError(name)
+    """Byte address of register `name` (regs/qrdma_regs.rdl) on the host port."""
+    from tools import regs
+    return regs.reg_addr(name)
 
 
 C = {k: v for k, (v, _) in CONST.items()}

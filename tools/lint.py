@@ -38,7 +38,7 @@ def main(argv):
         for params in ({},) + t.lint:
             cmd = ["verilator", "--lint-only", "-Wall", "--top-module", top]
             cmd += [f"-G{k}={v}" for k, v in params.items()]
-            cmd += [str(p) for p in manifest.sources(top)]
+            cmd += [str(p) for p in manifest.verilator_sources(top)]
             r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             runs += 1
             label = top + ("" if not params else " " + " ".join(f"{k}={v}" for k, v in params.items()))

@@ -47,46 +47,6 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
   localparam int unsigned FORMAT_VERSION = 2;
 
-  localparam int unsigned REG_ID = 'h000;  // ro: 0x51524D41 ('QRMA') in bits 31:0, format version in 47:32
-  localparam int unsigned REG_PARAMS = 'h008;  // ro: build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES
-  localparam int unsigned REG_CNT_DESC_OK = 'h010;  // ro: descriptors accepted
-  localparam int unsigned REG_CNT_DESC_ERR = 'h018;  // ro: descriptor writes refused (SLVERR or ERROR status)
-  localparam int unsigned REG_CNT_BLOCKS = 'h020;  // ro: block descriptors issued
-  localparam int unsigned REG_CNT_INLINE = 'h028;  // ro: inline packets issued
-  localparam int unsigned REG_CNT_CONTROL = 'h030;  // ro: control packets issued
-  localparam int unsigned REG_CNT_ACK = 'h038;  // ro: ACKs accepted
-  localparam int unsigned REG_CNT_NACK = 'h040;  // ro: NACKs received
-  localparam int unsigned REG_CNT_STALE = 'h048;  // ro: ACKs dropped (no pending entry or sequence mismatch)
-  localparam int unsigned REG_CNT_DONE = 'h050;  // ro: transfers finished (DONE or ERROR after a NACK)
-  localparam int unsigned REG_NODE_ID = 'h100;  // ro: this node's ID
-  localparam int unsigned REG_NQ_BASE = 'h108;  // rw: notification ring base address (64-byte aligned)
-  localparam int unsigned REG_NQ_SIZE = 'h110;  // rw: notification ring entries (power of 2; 0: notifications off)
-  localparam int unsigned REG_NQ_HEAD = 'h118;  // ro: entries written by the NIC since NQ_SIZE was last written
-  localparam int unsigned REG_NQ_TAIL = 'h120;  // rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE)
-  localparam int unsigned REG_TX_DATA_PKTS = 'h128;  // ro: DATA packets sent
-  localparam int unsigned REG_TX_CTRL_PKTS = 'h130;  // ro: INLINE, CONTROL, ACK and NACK packets sent
-  localparam int unsigned REG_TX_BYTES = 'h138;  // ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only)
-  localparam int unsigned REG_RX_DATA_PKTS = 'h140;  // ro: DATA packets accepted and written
-  localparam int unsigned REG_RX_CTRL_PKTS = 'h148;  // ro: INLINE, CONTROL, ACK and NACK packets accepted
-  localparam int unsigned REG_RX_BYTES = 'h150;  // ro: payload bytes written (DATA and INLINE)
-  localparam int unsigned REG_RX_CRC_DROP = 'h158;  // ro: packets dropped: bad CRC
-  localparam int unsigned REG_RX_DUP_DROP = 'h160;  // ro: packets dropped: duplicate of a packet already written
-  localparam int unsigned REG_RX_STALE_DROP = 'h168;  // ro: packets dropped: older sequence number than the block's
-  localparam int unsigned REG_RX_BAD_DROP = 'h170;  // ro: packets dropped: bad type, length or node
-  localparam int unsigned REG_RX_NOTIFS = 'h178;  // ro: notifications written
-  localparam int unsigned REG_TX_DATA_BYTES = 'h180;  // ro: payload bytes of DATA packets sent
-  localparam int unsigned REG_TX_MEM_ERR = 'h188;  // ro: DATA packets not sent: their payload read was answered SLVERR/DECERR
-  localparam int unsigned REG_TX_SLOT_STALL = 'h190;  // ro: cycles a block or packet descriptor waited for a free send slot
-  localparam int unsigned REG_TX_LINK_STALL = 'h198;  // ro: cycles the link did not take an offered beat
-  localparam int unsigned REG_RX_MEM_ERR = 'h1A0;  // ro: write bursts answered SLVERR/DECERR (their blocks are NACKed)
-  localparam int unsigned REG_RX_NACKS = 'h1A8;  // ro: NACKs requested (blocks refused)
-  localparam int unsigned REG_RX_NOTIF_OFF = 'h1B0;  // ro: notifications not written because the ring is off (NQ_SIZE 0)
-  localparam int unsigned REG_RX_NQ_WAIT = 'h1B8;  // ro: cycles a notification waited for a ring slot (ring full)
-  localparam int unsigned REG_RX_LINK_STALL = 'h1C0;  // ro: cycles the link offered a beat the receive buffer could not take
-  localparam int unsigned REG_RX_EVT_STALL = 'h1C8;  // ro: cycles the header pipeline waited for room in its output queues
-  localparam int unsigned REG_RX_RSP_PEAK = 'h1D0;  // ro: most ACK/NACK responses queued at once since reset
-  localparam int unsigned REG_RX_NTF_PEAK = 'h1D8;  // ro: most notifications waiting for a ring slot at once since reset
-
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
   localparam int unsigned DESC_LINE0_SRC_ADDR_LSB = 0;
@@ -292,39 +252,6 @@ package qrdma_fmt_pkg;
     logic [3:0] reason;  // ERR_* of the channel's last ERROR (ERR_NONE if none since reset)
   } err_info_t;
 
-  // Register ID (REG_BASE + 0x000).
-  localparam int unsigned ID_REG_W = 64;
-  localparam int unsigned ID_REG_MAGIC_LSB = 0;
-  localparam int unsigned ID_REG_MAGIC_W = 32;
-  localparam int unsigned ID_REG_VERSION_LSB = 32;
-  localparam int unsigned ID_REG_VERSION_W = 16;
-  typedef struct packed {
-    logic [15:0] rsvd48;
-    logic [15:0] version;  // FORMAT_VERSION of these formats
-    logic [31:0] magic;  // ID_MAGIC
-  } id_reg_t;
-
-  // Register PARAMS (REG_BASE + 0x008): the build parameters software needs.
-  localparam int unsigned PARAMS_REG_W = 64;
-  localparam int unsigned PARAMS_REG_BLOCK_LOG2_LSB = 0;
-  localparam int unsigned PARAMS_REG_BLOCK_LOG2_W = 8;
-  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_LSB = 8;
-  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_W = 8;
-  localparam int unsigned PARAMS_REG_DATA_W_LSB = 16;
-  localparam int unsigned PARAMS_REG_DATA_W_W = 16;
-  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_LSB = 32;
-  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_W = 8;
-  localparam int unsigned PARAMS_REG_NODES_LOG2_LSB = 40;
-  localparam int unsigned PARAMS_REG_NODES_LOG2_W = 8;
-  typedef struct packed {
-    logic [15:0] rsvd48;
-    logic [7:0] nodes_log2;  // log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)
-    logic [7:0] max_payload_log2;  // log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples
-    logic [15:0] data_w;  // host port (AXI4 slave) data width in bits
-    logic [7:0] max_outstanding;  // MAX_OUTSTANDING
-    logic [7:0] block_log2;  // log2 BLOCK_SIZE
-  } params_reg_t;
-
   // Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting.
   localparam int unsigned NET_HDR_W = 512;
   localparam int unsigned NET_HDR_PTYPE_LSB = 0;
@@ -465,6 +392,39 @@ package qrdma_fmt_pkg;
     logic [15:0] tx_slots;  // send unit: descriptor slots in use (blocks, inline and control packets)
     logic [15:0] xfers;  // transfers posted and not finished (QoS engine)
   } nic_state_t;
+
+  // Register ID (REG_BASE + 0x000).
+  localparam int unsigned ID_REG_W = 64;
+  localparam int unsigned ID_REG_MAGIC_LSB = 0;
+  localparam int unsigned ID_REG_MAGIC_W = 32;
+  localparam int unsigned ID_REG_VERSION_LSB = 32;
+  localparam int unsigned ID_REG_VERSION_W = 16;
+  typedef struct packed {
+    logic [15:0] rsvd48;
+    logic [15:0] version;  // FORMAT_VERSION of the descriptor and packet formats (docs/formats.md)
+    logic [31:0] magic;  // ID_MAGIC, 0x51524D41 ('QRMA')
+  } id_reg_t;
+
+  // Register PARAMS (REG_BASE + 0x008).
+  localparam int unsigned PARAMS_REG_W = 64;
+  localparam int unsigned PARAMS_REG_BLOCK_LOG2_LSB = 0;
+  localparam int unsigned PARAMS_REG_BLOCK_LOG2_W = 8;
+  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_LSB = 8;
+  localparam int unsigned PARAMS_REG_MAX_OUTSTANDING_W = 8;
+  localparam int unsigned PARAMS_REG_DATA_W_LSB = 16;
+  localparam int unsigned PARAMS_REG_DATA_W_W = 16;
+  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_LSB = 32;
+  localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_W = 8;
+  localparam int unsigned PARAMS_REG_NODES_LOG2_LSB = 40;
+  localparam int unsigned PARAMS_REG_NODES_LOG2_W = 8;
+  typedef struct packed {
+    logic [15:0] rsvd48;
+    logic [7:0] nodes_log2;  // log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)
+    logic [7:0] max_payload_log2;  // log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples
+    logic [15:0] data_w;  // host port (AXI4 slave) data width in bits
+    logic [7:0] max_outstanding;  // MAX_OUTSTANDING
+    logic [7:0] block_log2;  // log2 BLOCK_SIZE
+  } params_reg_t;
 
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -27,7 +27,6 @@ module qrdma_host_if
   parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 2)
   parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
-  parameter int unsigned CNT_W           = 48,    // bits of the event counters (read as 64)
   parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
   parameter logic [31:0] EXT_PARAMS      = '0     // PARAMS register bits 63:32
 ) (
@@ -68,10 +67,10 @@ module qrdma_host_if
   output logic                s_axi_rvalid,   // R valid
   input  logic                s_axi_rready,   // R ready
   // external register port (offsets from REG_BASE, in the window NIC_REG_FIRST .. EXT_SPAN-1)
-  output logic                ext_wr_en,      // one-cycle write strobe
+  output logic                ext_wr_en,      // write request; no register-window read is served in its cycle
   output logic [$clog2(EXT_SPAN)-1:0] ext_wr_addr,  // write offset
   output logic [63:0]         ext_wr_data,    // write value
-  input  logic                ext_wr_err,     // comb. from ext_wr_addr: unmapped / read-only
+  input  logic                ext_wr_err,     // comb. answer to ext_wr_en: unmapped / read-only (nothing written)
   output logic [$clog2(EXT_SPAN)-1:0] ext_rd_addr,  // read offset
   input  logic [63:0]         ext_rd_data,    // comb. from ext_rd_addr
   input  logic                ext_rd_err,     // comb. from ext_rd_addr: unmapped
@@ -200,7 +199,6 @@ module qrdma_host_if
     .ID_W            (ID_W),
     .BLOCK_SIZE      (BLOCK_SIZE),
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
-    .CNT_W           (CNT_W),
     .EXT_SPAN        (EXT_SPAN),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_rd (
@@ -210,7 +208,7 @@ module qrdma_host_if
     .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
     .sr_rd_valid, .sr_rd_row, .sr_rd_single, .sr_rd_sel, .sr_rd_data,
     .err_rd_addr, .err_rd_data,
-    .ext_rd_addr, .ext_rd_data, .ext_rd_err,
+    .ext_rd_addr, .ext_rd_data, .ext_rd_err, .ext_wr_busy(ext_wr_en),
     .desc_ok, .desc_err,
     .eng_ev (ev)
   );

@@ -3,8 +3,9 @@
 //
 // qrdma_host_rd: the read path of the host port (AXI4 AR/R; [QoS-RDMA] §3.4, §3.6): single
 // and collective status reads (the storage resets what it returns), error-reason reads,
-// the engine's registers (ID, PARAMS and the event counters, which live here) and the
-// external register window. Rules and timing: docs/qos.md "Host port: precise rules and
+// the engine's registers (ID, PARAMS and the event counters, which live here: the
+// register block qrdma_eng_csr, generated from regs/qrdma_regs.rdl) and the external
+// register window. Rules and timing: docs/qos.md "Host port: precise rules and
 // timing", "Host port modules"; address map: docs/formats.md; inside:
 // docs/modules.md#qrdma_host_rd.
 //
@@ -15,18 +16,20 @@
 // ext_rd_data / ext_rd_err combinationally: the storage answers with its state at the
 // start of that cycle and applies the read reset at its end. An event pulse (desc_ok,
 // desc_err, eng_ev) in cycle t is in the counters that a beat loaded in t+2 or later
-// reads. ARREADY is low while store_ready is.
+// reads. ARREADY is low while store_ready is. No beat of the register window (REG_BASE ..
+// + EXT_SPAN - 1) is loaded in a cycle with ext_wr_busy: the external register block then
+// serves one access per cycle (qrdma_nic_regs).
 `default_nettype none
 
 module qrdma_host_rd
   import qrdma_fmt_pkg::*;
   import qrdma_host_pkg::*;
+  import qrdma_eng_csr_pkg::*;
 #(
   parameter int unsigned DATA_W          = 256,   // AXI4 data width: 128 or 256
   parameter int unsigned ID_W            = 4,     // AXI4 ID width
   parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
-  parameter int unsigned CNT_W           = 48,    // bits of the event counters (read as 64)
   parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
   parameter logic [31:0] EXT_PARAMS      = '0,    // PARAMS register bits 63:32
   localparam int unsigned EXT_SH         = $clog2(EXT_SPAN)  // external window offset bits
@@ -62,6 +65,7 @@ module qrdma_host_rd
   output logic [EXT_SH-1:0]   ext_rd_addr,    // register offset
   input  logic [63:0]         ext_rd_data,    // comb. from ext_rd_addr
   input  logic                ext_rd_err,     // comb. from ext_rd_addr: unmapped (the read gets SLVERR)
+  input  logic                ext_wr_busy,    // the write path requests an external register write (ext_wr_en) in this cycle
   // events to count, one pulse each
   input  logic                desc_ok,        // a descriptor started (CNT_DESC_OK)
   input  logic                desc_err,       // a beat refused or a bad descriptor (CNT_DESC_ERR)
@@ -75,7 +79,8 @@ module qrdma_host_rd
     if (DATA_W != 128 && DATA_W != 256)
       $fatal(1, "qrdma_host_rd: DATA_W must be 128 or 256");
     if (ID_W < 1) $fatal(1, "qrdma_host_rd: ID_W must be >= 1");
-    if (CNT_W < 1 || CNT_W > 64) $fatal(1, "qrdma_host_rd: CNT_W must be in 1..64");
+    if (QRDMA_ENG_CSR_DATA_WIDTH != 64 || QRDMA_ENG_CSR_MIN_ADDR_WIDTH > REG_SH)
+      $fatal(1, "qrdma_host_rd: the engine's registers must be 64-bit, inside REG_BASE + 0 .. 127");
     if (BLOCK_SIZE < 1 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0)
       $fatal(1, "qrdma_host_rd: BLOCK_SIZE must be a power of 2");
     if (MAX_OUTSTANDING > 255) $fatal(1, "qrdma_host_rd: MAX_OUTSTANDING must fit 8 bits");
@@ -124,7 +129,10 @@ module qrdma_host_rd
   logic [ID_W-1:0]   rid_q;
   logic [63:0]       rval_q;
 
-  assign r_go   = ar_valid && (!rvalid_q || s_axi_rready);
+  logic r_win;   // the beat is in the register window (waits while the window is written)
+
+  assign r_win  = (r_cur[ADDR_W-1:EXT_SH] == (ADDR_W-EXT_SH)'(REG_BASE >> EXT_SH));
+  assign r_go   = ar_valid && (!rvalid_q || s_axi_rready) && !(ext_wr_busy && r_win);
   assign r_cur  = (rbeat_q == '0) ? ar.addr : raddr_q;
   assign r_last = (rbeat_q == ar.len);
   assign ar_pop = r_go && r_last;
@@ -170,63 +178,57 @@ module qrdma_host_rd
     else     cnt_inc_q <= '{eng: eng_ev, desc_err: desc_err, desc_ok: desc_ok};
   end
 
-  // one register per counter, not an array: a simulator then updates only the counters
-  // that count, with no per-element bookkeeping in every cycle
-  logic [CNT_W-1:0] cnt_desc_ok_q, cnt_desc_err_q, cnt_blocks_q, cnt_inline_q,
-                    cnt_control_q, cnt_ack_q, cnt_nack_q, cnt_stale_q, cnt_done_q;
+  // ------------------------------------------------------------------ engine registers
+  // Read in the cycle a beat is loaded (the block's readback is combinational); a write
+  // never reaches them (the write path refuses the window below NIC_REG_FIRST).
+  localparam int unsigned EAW = QRDMA_ENG_CSR_MIN_ADDR_WIDTH;
 
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.desc_ok)     cnt_desc_ok_q  <= cnt_desc_ok_q  + CNT_W'(1);
-    if (rst)                   cnt_desc_ok_q  <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.desc_err)    cnt_desc_err_q <= cnt_desc_err_q + CNT_W'(1);
-    if (rst)                   cnt_desc_err_q <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.block)   cnt_blocks_q   <= cnt_blocks_q   + CNT_W'(1);
-    if (rst)                   cnt_blocks_q   <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.inl)     cnt_inline_q   <= cnt_inline_q   + CNT_W'(1);
-    if (rst)                   cnt_inline_q   <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.control) cnt_control_q  <= cnt_control_q  + CNT_W'(1);
-    if (rst)                   cnt_control_q  <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.ack)     cnt_ack_q      <= cnt_ack_q      + CNT_W'(1);
-    if (rst)                   cnt_ack_q      <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.nack)    cnt_nack_q     <= cnt_nack_q     + CNT_W'(1);
-    if (rst)                   cnt_nack_q     <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.stale)   cnt_stale_q    <= cnt_stale_q    + CNT_W'(1);
-    if (rst)                   cnt_stale_q    <= '0;
-  end
-  always_ff @(posedge clk) begin
-    if (cnt_inc_q.eng.done)    cnt_done_q     <= cnt_done_q     + CNT_W'(1);
-    if (rst)                   cnt_done_q     <= '0;
-  end
+  qrdma_eng_csr__in_t eng_in;
+  logic               eng_req, eng_ack, eng_err;
+  logic [63:0]        eng_data;
 
-  // ------------------------------------------------------------------ R register
-  id_reg_t     id_val;
-  params_reg_t params_val;
+  assign eng_req = r_go && (r_cur[ADDR_W-1:EAW] == (ADDR_W-EAW)'(REG_BASE >> EAW));
 
   always_comb begin
-    id_val                     = '0;
-    id_val.magic               = 32'(ID_MAGIC);
-    id_val.version             = 16'(FORMAT_VERSION);
-    params_val                 = '0;
-    params_val.block_log2      = 8'($clog2(BLOCK_SIZE));
-    params_val.max_outstanding = 8'(MAX_OUTSTANDING);
-    params_val.data_w          = 16'(DATA_W);
-    params_val[63:32]          = EXT_PARAMS;
+    eng_in.ID.magic.next                = 32'(ID_MAGIC);
+    eng_in.ID.version.next              = 16'(FORMAT_VERSION);
+    eng_in.PARAMS.block_log2.next       = 8'($clog2(BLOCK_SIZE));
+    eng_in.PARAMS.max_outstanding.next  = 8'(MAX_OUTSTANDING);
+    eng_in.PARAMS.data_w.next           = 16'(DATA_W);
+    // EXT_PARAMS: PARAMS bits 63:32, set by the NIC
+    eng_in.PARAMS.max_payload_log2.next = EXT_PARAMS[PARAMS_REG_MAX_PAYLOAD_LOG2_LSB - 32 +: 8];
+    eng_in.PARAMS.nodes_log2.next       = EXT_PARAMS[PARAMS_REG_NODES_LOG2_LSB - 32 +: 8];
+    eng_in.CNT_DESC_OK.cnt.incr         = cnt_inc_q.desc_ok;
+    eng_in.CNT_DESC_ERR.cnt.incr        = cnt_inc_q.desc_err;
+    eng_in.CNT_BLOCKS.cnt.incr          = cnt_inc_q.eng.block;
+    eng_in.CNT_INLINE.cnt.incr          = cnt_inc_q.eng.inl;
+    eng_in.CNT_CONTROL.cnt.incr         = cnt_inc_q.eng.control;
+    eng_in.CNT_ACK.cnt.incr             = cnt_inc_q.eng.ack;
+    eng_in.CNT_NACK.cnt.incr            = cnt_inc_q.eng.nack;
+    eng_in.CNT_STALE.cnt.incr           = cnt_inc_q.eng.stale;
+    eng_in.CNT_DONE.cnt.incr            = cnt_inc_q.eng.done;
   end
 
+  /* verilator lint_off PINCONNECTEMPTY */  // stalls and write answers: reads only, no retiming
+  qrdma_eng_csr u_csr (
+    .clk, .rst,
+    .s_cpuif_req          (eng_req),
+    .s_cpuif_req_is_wr    (1'b0),
+    .s_cpuif_addr         (r_cur[EAW-1:0]),
+    .s_cpuif_wr_data      ('0),
+    .s_cpuif_wr_biten     ('0),
+    .s_cpuif_req_stall_wr (),
+    .s_cpuif_req_stall_rd (),
+    .s_cpuif_rd_ack       (eng_ack),
+    .s_cpuif_rd_err       (eng_err),
+    .s_cpuif_rd_data      (eng_data),
+    .s_cpuif_wr_ack       (),
+    .s_cpuif_wr_err       (),
+    .hwif_in              (eng_in)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // ------------------------------------------------------------------ R register
   always_ff @(posedge clk) begin
     if (rst) begin
       rvalid_q <= 1'b0;
@@ -247,22 +249,8 @@ module qrdma_host_rd
       logic        reg_hit, ok;
       logic [63:0] reg_val;
       d       = decode(r_cur[ADDR_W-1:3], EXT_SPAN);
-      reg_hit = 1'b1;
-      reg_val = '0;
-      unique case (r_cur[REG_SH-1:0])   // offset in the register window (d.regs)
-        REG_SH'(REG_ID):           reg_val = id_val;
-        REG_SH'(REG_PARAMS):       reg_val = params_val;
-        REG_SH'(REG_CNT_DESC_OK):  reg_val = 64'(cnt_desc_ok_q);
-        REG_SH'(REG_CNT_DESC_ERR): reg_val = 64'(cnt_desc_err_q);
-        REG_SH'(REG_CNT_BLOCKS):   reg_val = 64'(cnt_blocks_q);
-        REG_SH'(REG_CNT_INLINE):   reg_val = 64'(cnt_inline_q);
-        REG_SH'(REG_CNT_CONTROL):  reg_val = 64'(cnt_control_q);
-        REG_SH'(REG_CNT_ACK):      reg_val = 64'(cnt_ack_q);
-        REG_SH'(REG_CNT_NACK):     reg_val = 64'(cnt_nack_q);
-        REG_SH'(REG_CNT_STALE):    reg_val = 64'(cnt_stale_q);
-        REG_SH'(REG_CNT_DONE):     reg_val = 64'(cnt_done_q);
-        default:                   reg_hit = 1'b0;
-      endcase
+      reg_hit = eng_ack && !eng_err;   // the block answers in this cycle (eng_req)
+      reg_val = eng_data;
       ok = r_fmt_ok && (d.single || d.coll || d.err || (d.regs && reg_hit)
                         || (d.ext && !ext_rd_err));
       rid_q   <= ar.id;

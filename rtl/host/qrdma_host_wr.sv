@@ -62,10 +62,10 @@ module qrdma_host_wr
   output logic [PW+CW-1:0]    host_ch,        // page * 64 + c
   output logic                host_err,       // 1: ERROR (descriptor refused at completion), 0: BUSY (started)
   // external register write (W1), offsets from REG_BASE in NIC_REG_FIRST .. EXT_SPAN-1
-  output logic                ext_wr_en,      // one-cycle write strobe
+  output logic                ext_wr_en,      // write request (the register block writes unless it answers ext_wr_err)
   output logic [EXT_SH-1:0]   ext_wr_addr,    // register offset
   output logic [63:0]         ext_wr_data,    // register value
-  input  logic                ext_wr_err,     // comb. from ext_wr_addr: unmapped / read-only (the write gets SLVERR)
+  input  logic                ext_wr_err,     // comb. answer to ext_wr_en: unmapped / read-only (the write gets SLVERR)
   // transfer-table write port (W1): row = xfer >> 1 (channels 2k and 2k+1 in one row)
   output logic                tt_wr_en,       // write enable
   output logic [9:0]          tt_wr_row,      // row
@@ -425,7 +425,7 @@ module qrdma_host_wr
   end
 
   // external register write (W1)
-  assign ext_wr_en   = s1_valid_q && s1_ext_q && !ext_wr_err;
+  assign ext_wr_en   = s1_valid_q && s1_ext_q;
   assign ext_wr_addr = s1_eaddr_q;
   assign ext_wr_data = s1_edata_q;
   assign start_xfer  = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);

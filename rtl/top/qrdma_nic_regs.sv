@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_nic_regs: the NIC's registers (docs/formats.md, offsets NIC_REG_FIRST.. from
-// REG_BASE), reached through the QoS engine's host port on its external register port:
-// NODE_ID, the notification ring (NQ_BASE, NQ_SIZE, NQ_HEAD, NQ_TAIL), the send / receive
-// statistics counters (TX_DATA_PKTS .. RX_EVT_STALL, consecutive) and the high-water
-// marks of the receive unit's response and notification queues.
-// ext_rd_data / ext_rd_err are combinational from ext_rd_addr (the host port registers
-// them on R), ext_wr_err from ext_wr_addr; a write (ext_wr_en) takes effect at the clock
-// edge. ext_rd_err: no register at the address; ext_wr_err: no writable register there
-// (the host port answers SLVERR and does not raise ext_wr_en).
-// Writing NQ_SIZE restarts the ring: NQ_HEAD and NQ_TAIL go to 0 (cfg_nq_reset pulses).
+// qrdma_nic_regs: the NIC's registers (regs/qrdma_regs.rdl, addrmap qrdma_nic_csr;
+// docs/registers.md), reached through the QoS engine's host port on its external register
+// port at offsets NIC_REG_FIRST.. from REG_BASE. The register block itself is generated
+// (rtl/generated/qrdma_nic_csr.sv, peakrdl-regblock with the passthrough CPU interface);
+// this module connects it to the external register port and to the NIC's signals.
+//
+// Contract (the host port's external register port, docs/qos.md): ext_wr_en is a write
+// request; ext_wr_err answers it in the same cycle (no register there, or a read-only
+// one: the write gets SLVERR and changes nothing), otherwise the write takes effect at
+// the clock edge. The host port loads no read beat of the register window in a cycle
+// with ext_wr_en, so reads use the block's CPU interface in every other cycle:
+// ext_rd_data / ext_rd_err are combinational from ext_rd_addr (ext_rd_err: no register
+// there). Reads have no side effect. Writing NQ_SIZE sets NQ_TAIL to 0 at the same edge
+// and pulses cfg_nq_reset in the next cycle (the receive unit restarts NQ_HEAD).
 `default_nettype none
 
 module qrdma_nic_regs
   import qrdma_fmt_pkg::*;
-#(
-  parameter int unsigned CNT_W = 48  // bits of the statistics counters (read as 64)
-) (
+  import qrdma_nic_csr_pkg::*;
+(
   input  logic        clk,
   input  logic        rst,
   input  logic [15:0] node_id,
@@ -61,102 +64,100 @@ module qrdma_nic_regs
   input  logic [15:0] rx_ntf_occ
 );
 
-  localparam int unsigned NCNT = 21;  // TX_DATA_PKTS .. RX_EVT_STALL, consecutive registers
-  localparam logic [11:0] CNT_FIRST = 12'(REG_TX_DATA_PKTS);
-  localparam logic [11:0] CNT_LAST  = 12'(REG_RX_EVT_STALL);
+  localparam int unsigned AW = QRDMA_NIC_CSR_MIN_ADDR_WIDTH;  // block offset bits
 
 `ifndef SYNTHESIS
   initial begin
-    if (REG_RX_EVT_STALL - REG_TX_DATA_PKTS != 8 * (NCNT - 1))
-      $fatal(1, "qrdma_nic_regs: counter registers must be consecutive (tools/formats.py)");
+    if (QRDMA_NIC_CSR_DATA_WIDTH != 64) $fatal(1, "qrdma_nic_regs: registers must be 64-bit");
+    if (NIC_REG_FIRST % (1 << AW) != 0 || NIC_REG_FIRST + (1 << AW) > 4096)
+      $fatal(1, "qrdma_nic_regs: the block must sit aligned inside the 4 KiB window");
   end
 `endif
 
-  logic [63:0] nq_base_q;
-  logic [31:0] nq_size_q, nq_tail_q;
-  logic        nq_reset_q;
+  qrdma_nic_csr__in_t  hw_in;
+  qrdma_nic_csr__out_t hw_out;
+
+  // ------------------------------------------------------------------ CPU interface
+  // One access per cycle: the write when there is one, else the read.
+  logic [11:0] addr;
+  logic        in_blk, rd_ack, rd_err, wr_ack, wr_err;
+  logic [63:0] rd_data;
+
+  assign addr   = ext_wr_en ? ext_wr_addr : ext_rd_addr;
+  assign in_blk = (addr[11:AW] == (12-AW)'(NIC_REG_FIRST >> AW));
+
+  /* verilator lint_off PINCONNECTEMPTY */  // stalls: the block never stalls (no retiming)
+  qrdma_nic_csr u_csr (
+    .clk, .rst,
+    .s_cpuif_req          (in_blk),
+    .s_cpuif_req_is_wr    (ext_wr_en),
+    .s_cpuif_addr         (addr[AW-1:0]),
+    .s_cpuif_wr_data      (ext_wr_data),
+    .s_cpuif_wr_biten     ({64{1'b1}}),
+    .s_cpuif_req_stall_wr (),
+    .s_cpuif_req_stall_rd (),
+    .s_cpuif_rd_ack       (rd_ack),
+    .s_cpuif_rd_err       (rd_err),
+    .s_cpuif_rd_data      (rd_data),
+    .s_cpuif_wr_ack       (wr_ack),
+    .s_cpuif_wr_err       (wr_err),
+    .hwif_in              (hw_in),
+    .hwif_out             (hw_out)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  assign ext_wr_err  = !(wr_ack && !wr_err);
+  assign ext_rd_err  = !(rd_ack && !rd_err);
+  assign ext_rd_data = rd_data;
+
+  // ------------------------------------------------------------------ notification ring
+  logic nq_reset_q;
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      nq_base_q  <= '0;
-      nq_size_q  <= '0;
-      nq_tail_q  <= '0;
-      nq_reset_q <= 1'b0;
-    end else begin
-      nq_reset_q <= 1'b0;
-      if (ext_wr_en) begin
-        unique case (ext_wr_addr)
-          12'(REG_NQ_BASE): nq_base_q <= {ext_wr_data[63:6], 6'b0};
-          12'(REG_NQ_SIZE): begin
-            nq_size_q  <= ext_wr_data[31:0];
-            nq_tail_q  <= '0;
-            nq_reset_q <= 1'b1;
-          end
-          12'(REG_NQ_TAIL): nq_tail_q <= ext_wr_data[31:0];
-          default: ;
-        endcase
-      end
-    end
+    nq_reset_q <= hw_out.NQ_SIZE.size.swmod;
+    if (rst) nq_reset_q <= 1'b0;
   end
 
-  assign ext_wr_err = !(ext_wr_addr == 12'(REG_NQ_BASE) || ext_wr_addr == 12'(REG_NQ_SIZE)
-                       || ext_wr_addr == 12'(REG_NQ_TAIL));
-
-  assign cfg_nq_base  = nq_base_q;
-  assign cfg_nq_size  = nq_size_q;
-  assign cfg_nq_tail  = nq_tail_q;
+  assign cfg_nq_base  = {hw_out.NQ_BASE.addr.value, 6'b0};
+  assign cfg_nq_size  = hw_out.NQ_SIZE.size.value;
+  assign cfg_nq_tail  = hw_out.NQ_TAIL.tail.value;
   assign cfg_nq_reset = nq_reset_q;
 
-  // One bank: increment i of the counter at CNT_FIRST + 8 i (payload byte counts as
-  // values, everything else as pulses).
-  logic [NCNT-1:0][12:0] inc;
-  logic [4:0]            cnt_idx;
-  logic [CNT_W-1:0]      cnt_val;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [11:0]           cnt_off;  // only the counter index bits [7:3] select
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  assign inc = {13'(rx_evt_stall), 13'(rx_link_stall), 13'(rx_nq_wait), 13'(rx_notif_off),
-                13'(rx_nack), 13'(rx_mem_err), 13'(tx_link_stall), 13'(tx_slot_stall),
-                13'(tx_mem_err), tx_data_pkt ? tx_bytes : 13'd0,
-                13'(rx_notif), 13'(rx_bad_drop), 13'(rx_stale_drop), 13'(rx_dup_drop),
-                13'(rx_crc_drop), rx_bytes, 13'(rx_ctrl_pkt), 13'(rx_data_pkt),
-                tx_bytes, 13'(tx_ctrl_pkt), 13'(tx_data_pkt)};
-  assign cnt_off = ext_rd_addr - CNT_FIRST;
-  assign cnt_idx = cnt_off[7:3];
-
-  qrdma_counters #(.N(NCNT), .CNT_W(CNT_W), .INC_W(13)) u_cnt (
-    .clk, .rst, .inc, .rd_idx(cnt_idx), .rd_data(cnt_val)
-  );
-
-  // high-water marks
-  logic [15:0] rsp_peak_q, ntf_peak_q;
-  always_ff @(posedge clk) begin
-    if (rx_rsp_occ > rsp_peak_q) rsp_peak_q <= rx_rsp_occ;
-    if (rx_ntf_occ > ntf_peak_q) ntf_peak_q <= rx_ntf_occ;
-    if (rst) begin
-      rsp_peak_q <= '0;
-      ntf_peak_q <= '0;
-    end
-  end
-
+  // ------------------------------------------------------------------ hardware inputs
   always_comb begin
-    ext_rd_data = '0;
-    ext_rd_err  = 1'b0;
-    if (ext_rd_addr >= CNT_FIRST && ext_rd_addr <= CNT_LAST && ext_rd_addr[2:0] == 3'b0) begin
-      ext_rd_data = 64'(cnt_val);
-    end else begin
-      unique case (ext_rd_addr)
-        12'(REG_NODE_ID): ext_rd_data = 64'(node_id);
-        12'(REG_NQ_BASE): ext_rd_data = nq_base_q;
-        12'(REG_NQ_SIZE): ext_rd_data = 64'(nq_size_q);
-        12'(REG_NQ_HEAD): ext_rd_data = 64'(nq_head);
-        12'(REG_NQ_TAIL): ext_rd_data = 64'(nq_tail_q);
-        12'(REG_RX_RSP_PEAK): ext_rd_data = 64'(rsp_peak_q);
-        12'(REG_RX_NTF_PEAK): ext_rd_data = 64'(ntf_peak_q);
-        default:          ext_rd_err  = 1'b1;
-      endcase
-    end
+    hw_in.NODE_ID.id.next          = node_id;
+    hw_in.NQ_HEAD.head.next        = nq_head;
+    hw_in.NQ_TAIL.tail.next        = '0;   // writing NQ_SIZE restarts the ring
+    hw_in.NQ_TAIL.tail.we          = hw_out.NQ_SIZE.size.swmod;
+    hw_in.TX_DATA_PKTS.cnt.incr    = tx_data_pkt;
+    hw_in.TX_CTRL_PKTS.cnt.incr    = tx_ctrl_pkt;
+    hw_in.TX_BYTES.cnt.incr        = 1'b1;
+    hw_in.TX_BYTES.cnt.incrvalue   = tx_bytes;
+    hw_in.RX_DATA_PKTS.cnt.incr    = rx_data_pkt;
+    hw_in.RX_CTRL_PKTS.cnt.incr    = rx_ctrl_pkt;
+    hw_in.RX_BYTES.cnt.incr        = 1'b1;
+    hw_in.RX_BYTES.cnt.incrvalue   = rx_bytes;
+    hw_in.RX_CRC_DROP.cnt.incr     = rx_crc_drop;
+    hw_in.RX_DUP_DROP.cnt.incr     = rx_dup_drop;
+    hw_in.RX_STALE_DROP.cnt.incr   = rx_stale_drop;
+    hw_in.RX_BAD_DROP.cnt.incr     = rx_bad_drop;
+    hw_in.RX_NOTIFS.cnt.incr       = rx_notif;
+    hw_in.TX_DATA_BYTES.cnt.incr   = tx_data_pkt;
+    hw_in.TX_DATA_BYTES.cnt.incrvalue = tx_bytes;
+    hw_in.TX_MEM_ERR.cnt.incr      = tx_mem_err;
+    hw_in.TX_SLOT_STALL.cnt.incr   = tx_slot_stall;
+    hw_in.TX_LINK_STALL.cnt.incr   = tx_link_stall;
+    hw_in.RX_MEM_ERR.cnt.incr      = rx_mem_err;
+    hw_in.RX_NACKS.cnt.incr        = rx_nack;
+    hw_in.RX_NOTIF_OFF.cnt.incr    = rx_notif_off;
+    hw_in.RX_NQ_WAIT.cnt.incr      = rx_nq_wait;
+    hw_in.RX_LINK_STALL.cnt.incr   = rx_link_stall;
+    hw_in.RX_EVT_STALL.cnt.incr    = rx_evt_stall;
+    // high-water marks: take the occupancy when it passes the mark
+    hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
+    hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;
+    hw_in.RX_NTF_PEAK.peak.next    = rx_ntf_occ;
+    hw_in.RX_NTF_PEAK.peak.we      = rx_ntf_occ > hw_out.RX_NTF_PEAK.peak.value;
   end
 
 endmodule

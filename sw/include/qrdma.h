@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "qrdma_backend.h"
+#include "qrdma_counters.h"
 #include "qrdma_fmt.h"
 
 #ifdef __cplusplus
@@ -236,44 +237,15 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
 /* ------------------------------------------------------------------------ counters */
 
 /* The counters of the QoS engine (CNT_*) and the NIC (TX_*, RX_*), in register order
- * (RX_RSP_PEAK and RX_NTF_PEAK are high-water marks, not counts). */
+ * (RX_RSP_PEAK and RX_NTF_PEAK are high-water marks, not counts): the list QRDMA_COUNTERS
+ * of qrdma_counters.h, generated from regs/qrdma_regs.rdl (its registers marked qrdma_stat). */
+#define QRDMA_CNT_ENUM(name, member) QRDMA_CNT_##name,
 enum qrdma_counter {
-    QRDMA_CNT_DESC_OK,
-    QRDMA_CNT_DESC_ERR,
-    QRDMA_CNT_BLOCKS,
-    QRDMA_CNT_INLINE,
-    QRDMA_CNT_CONTROL,
-    QRDMA_CNT_ACK,
-    QRDMA_CNT_NACK,
-    QRDMA_CNT_STALE,
-    QRDMA_CNT_DONE,
-    QRDMA_CNT_TX_DATA_PKTS,
-    QRDMA_CNT_TX_CTRL_PKTS,
-    QRDMA_CNT_TX_BYTES,
-    QRDMA_CNT_RX_DATA_PKTS,
-    QRDMA_CNT_RX_CTRL_PKTS,
-    QRDMA_CNT_RX_BYTES,
-    QRDMA_CNT_RX_CRC_DROP,
-    QRDMA_CNT_RX_DUP_DROP,
-    QRDMA_CNT_RX_STALE_DROP,
-    QRDMA_CNT_RX_BAD_DROP,
-    QRDMA_CNT_RX_NOTIFS,
-    QRDMA_CNT_TX_DATA_BYTES,
-    QRDMA_CNT_TX_MEM_ERR,
-    QRDMA_CNT_TX_SLOT_STALL,
-    QRDMA_CNT_TX_LINK_STALL,
-    QRDMA_CNT_RX_MEM_ERR,
-    QRDMA_CNT_RX_NACKS,
-    QRDMA_CNT_RX_NOTIF_OFF,
-    QRDMA_CNT_RX_NQ_WAIT,
-    QRDMA_CNT_RX_LINK_STALL,
-    QRDMA_CNT_RX_EVT_STALL,
-    QRDMA_CNT_RX_RSP_PEAK,
-    QRDMA_CNT_RX_NTF_PEAK,
+    QRDMA_COUNTERS(QRDMA_CNT_ENUM)
     QRDMA_CNT_COUNT
 };
 
-/* Register name as in docs/formats.md ("CNT_DESC_OK", "RX_NOTIFS", ...), NULL if out of range. */
+/* Register name as in docs/registers.md ("CNT_DESC_OK", "RX_NOTIFS", ...), NULL if out of range. */
 const char *qrdma_counter_name(enum qrdma_counter c);
 /* Device address of the counter's register. */
 uint64_t qrdma_counter_addr(enum qrdma_counter c);

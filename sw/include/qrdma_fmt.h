@@ -44,68 +44,118 @@
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
 #define QRDMA_FORMAT_VERSION 2
 
-#define QRDMA_REG_ID (QRDMA_REG_BASE + 0x000ULL) /* ro: 0x51524D41 ('QRMA') in bits 31:0, format version in 47:32 */
-#define QRDMA_REG_PARAMS (QRDMA_REG_BASE + 0x008ULL) /* ro: build parameters (params_reg): log2 BLOCK_SIZE, MAX_OUTSTANDING, host data width, log2 MAX_PAYLOAD, log2 NUM_NODES */
-#define QRDMA_REG_CNT_DESC_OK (QRDMA_REG_BASE + 0x010ULL) /* ro: descriptors accepted */
-#define QRDMA_REG_CNT_DESC_ERR (QRDMA_REG_BASE + 0x018ULL) /* ro: descriptor writes refused (SLVERR or ERROR status) */
-#define QRDMA_REG_CNT_BLOCKS (QRDMA_REG_BASE + 0x020ULL) /* ro: block descriptors issued */
-#define QRDMA_REG_CNT_INLINE (QRDMA_REG_BASE + 0x028ULL) /* ro: inline packets issued */
-#define QRDMA_REG_CNT_CONTROL (QRDMA_REG_BASE + 0x030ULL) /* ro: control packets issued */
-#define QRDMA_REG_CNT_ACK (QRDMA_REG_BASE + 0x038ULL) /* ro: ACKs accepted */
-#define QRDMA_REG_CNT_NACK (QRDMA_REG_BASE + 0x040ULL) /* ro: NACKs received */
-#define QRDMA_REG_CNT_STALE (QRDMA_REG_BASE + 0x048ULL) /* ro: ACKs dropped (no pending entry or sequence mismatch) */
-#define QRDMA_REG_CNT_DONE (QRDMA_REG_BASE + 0x050ULL) /* ro: transfers finished (DONE or ERROR after a NACK) */
-#define QRDMA_REG_NODE_ID (QRDMA_REG_BASE + 0x100ULL) /* ro: this node's ID */
-#define QRDMA_REG_NQ_BASE (QRDMA_REG_BASE + 0x108ULL) /* rw: notification ring base address (64-byte aligned) */
-#define QRDMA_REG_NQ_SIZE (QRDMA_REG_BASE + 0x110ULL) /* rw: notification ring entries (power of 2; 0: notifications off) */
-#define QRDMA_REG_NQ_HEAD (QRDMA_REG_BASE + 0x118ULL) /* ro: entries written by the NIC since NQ_SIZE was last written */
-#define QRDMA_REG_NQ_TAIL (QRDMA_REG_BASE + 0x120ULL) /* rw: entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE) */
-#define QRDMA_REG_TX_DATA_PKTS (QRDMA_REG_BASE + 0x128ULL) /* ro: DATA packets sent */
-#define QRDMA_REG_TX_CTRL_PKTS (QRDMA_REG_BASE + 0x130ULL) /* ro: INLINE, CONTROL, ACK and NACK packets sent */
-#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only) */
-#define QRDMA_REG_RX_DATA_PKTS (QRDMA_REG_BASE + 0x140ULL) /* ro: DATA packets accepted and written */
-#define QRDMA_REG_RX_CTRL_PKTS (QRDMA_REG_BASE + 0x148ULL) /* ro: INLINE, CONTROL, ACK and NACK packets accepted */
-#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written (DATA and INLINE) */
-#define QRDMA_REG_RX_CRC_DROP (QRDMA_REG_BASE + 0x158ULL) /* ro: packets dropped: bad CRC */
-#define QRDMA_REG_RX_DUP_DROP (QRDMA_REG_BASE + 0x160ULL) /* ro: packets dropped: duplicate of a packet already written */
-#define QRDMA_REG_RX_STALE_DROP (QRDMA_REG_BASE + 0x168ULL) /* ro: packets dropped: older sequence number than the block's */
-#define QRDMA_REG_RX_BAD_DROP (QRDMA_REG_BASE + 0x170ULL) /* ro: packets dropped: bad type, length or node */
-#define QRDMA_REG_RX_NOTIFS (QRDMA_REG_BASE + 0x178ULL) /* ro: notifications written */
-#define QRDMA_REG_TX_DATA_BYTES (QRDMA_REG_BASE + 0x180ULL) /* ro: payload bytes of DATA packets sent */
-#define QRDMA_REG_TX_MEM_ERR (QRDMA_REG_BASE + 0x188ULL) /* ro: DATA packets not sent: their payload read was answered SLVERR/DECERR */
-#define QRDMA_REG_TX_SLOT_STALL (QRDMA_REG_BASE + 0x190ULL) /* ro: cycles a block or packet descriptor waited for a free send slot */
-#define QRDMA_REG_TX_LINK_STALL (QRDMA_REG_BASE + 0x198ULL) /* ro: cycles the link did not take an offered beat */
-#define QRDMA_REG_RX_MEM_ERR (QRDMA_REG_BASE + 0x1A0ULL) /* ro: write bursts answered SLVERR/DECERR (their blocks are NACKed) */
-#define QRDMA_REG_RX_NACKS (QRDMA_REG_BASE + 0x1A8ULL) /* ro: NACKs requested (blocks refused) */
-#define QRDMA_REG_RX_NOTIF_OFF (QRDMA_REG_BASE + 0x1B0ULL) /* ro: notifications not written because the ring is off (NQ_SIZE 0) */
-#define QRDMA_REG_RX_NQ_WAIT (QRDMA_REG_BASE + 0x1B8ULL) /* ro: cycles a notification waited for a ring slot (ring full) */
-#define QRDMA_REG_RX_LINK_STALL (QRDMA_REG_BASE + 0x1C0ULL) /* ro: cycles the link offered a beat the receive buffer could not take */
-#define QRDMA_REG_RX_EVT_STALL (QRDMA_REG_BASE + 0x1C8ULL) /* ro: cycles the header pipeline waited for room in its output queues */
-#define QRDMA_REG_RX_RSP_PEAK (QRDMA_REG_BASE + 0x1D0ULL) /* ro: most ACK/NACK responses queued at once since reset */
-#define QRDMA_REG_RX_NTF_PEAK (QRDMA_REG_BASE + 0x1D8ULL) /* ro: most notifications waiting for a ring slot at once since reset */
+/* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
+static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
+{
+    for (unsigned i = 0; i < width;) {
+        unsigned bit = lsb + i, off = bit % 8;
+        unsigned n = 8 - off < width - i ? 8 - off : width - i;
+        uint8_t m = (uint8_t)(((1u << n) - 1u) << off);
+        uint8_t x = i < 64 ? (uint8_t)((v >> i) << off) : 0;
+        buf[bit / 8] = (uint8_t)((buf[bit / 8] & ~m) | (x & m));
+        i += n;
+    }
+}
+
+static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width;) {
+        unsigned bit = lsb + i, off = bit % 8;
+        unsigned n = 8 - off < width - i ? 8 - off : width - i;
+        if (i < 64)
+            v |= (uint64_t)((buf[bit / 8] >> off) & ((1u << n) - 1u)) << i;
+        i += n;
+    }
+    return v;
+}
+
+#define QRDMA_REG_ID (QRDMA_REG_BASE + 0x000ULL) /* ro: Identification */
+#define QRDMA_REG_PARAMS (QRDMA_REG_BASE + 0x008ULL) /* ro: The build parameters software needs */
+#define QRDMA_REG_CNT_DESC_OK (QRDMA_REG_BASE + 0x010ULL) /* ro: descriptors accepted; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_DESC_ERR (QRDMA_REG_BASE + 0x018ULL) /* ro: descriptor writes refused (SLVERR or ERROR status); events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_BLOCKS (QRDMA_REG_BASE + 0x020ULL) /* ro: block descriptors issued; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_INLINE (QRDMA_REG_BASE + 0x028ULL) /* ro: inline packets issued; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_CONTROL (QRDMA_REG_BASE + 0x030ULL) /* ro: control packets issued; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_ACK (QRDMA_REG_BASE + 0x038ULL) /* ro: ACKs accepted; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_NACK (QRDMA_REG_BASE + 0x040ULL) /* ro: NACKs received; events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_STALE (QRDMA_REG_BASE + 0x048ULL) /* ro: ACKs dropped (no pending entry or sequence mismatch); events since reset (wraps at 2^48) */
+#define QRDMA_REG_CNT_DONE (QRDMA_REG_BASE + 0x050ULL) /* ro: transfers finished (DONE or ERROR after a NACK); events since reset (wraps at 2^48) */
+#define QRDMA_REG_NODE_ID (QRDMA_REG_BASE + 0x100ULL) /* ro: Node ID; this node's ID */
+#define QRDMA_REG_NQ_BASE (QRDMA_REG_BASE + 0x108ULL) /* rw: Notification ring base; notification ring base address bits 63:6 (64-byte aligned; bits 5:0 read 0) */
+#define QRDMA_REG_NQ_SIZE (QRDMA_REG_BASE + 0x110ULL) /* rw: Writing NQ_SIZE restarts the ring: NQ_HEAD and NQ_TAIL go to 0; ring entries (power of 2; 0: notifications off) */
+#define QRDMA_REG_NQ_HEAD (QRDMA_REG_BASE + 0x118ULL) /* ro: Notification ring head; entries written by the NIC since NQ_SIZE was last written */
+#define QRDMA_REG_NQ_TAIL (QRDMA_REG_BASE + 0x120ULL) /* rw: Notification ring tail; entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE); 0 when NQ_SIZE is written */
+#define QRDMA_REG_TX_DATA_PKTS (QRDMA_REG_BASE + 0x128ULL) /* ro: DATA packets sent; events since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_CTRL_PKTS (QRDMA_REG_BASE + 0x130ULL) /* ro: INLINE, CONTROL, ACK and NACK packets sent; events since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only); bytes since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_DATA_PKTS (QRDMA_REG_BASE + 0x140ULL) /* ro: DATA packets accepted and written; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_CTRL_PKTS (QRDMA_REG_BASE + 0x148ULL) /* ro: INLINE, CONTROL, ACK and NACK packets accepted; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written (DATA and INLINE); bytes since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_CRC_DROP (QRDMA_REG_BASE + 0x158ULL) /* ro: packets dropped: bad CRC; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_DUP_DROP (QRDMA_REG_BASE + 0x160ULL) /* ro: packets dropped: duplicate of a packet already written; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_STALE_DROP (QRDMA_REG_BASE + 0x168ULL) /* ro: packets dropped: older sequence number than the block's; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_BAD_DROP (QRDMA_REG_BASE + 0x170ULL) /* ro: packets dropped: bad type, length or node; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_NOTIFS (QRDMA_REG_BASE + 0x178ULL) /* ro: notifications written; events since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_DATA_BYTES (QRDMA_REG_BASE + 0x180ULL) /* ro: payload bytes of DATA packets sent; bytes since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_MEM_ERR (QRDMA_REG_BASE + 0x188ULL) /* ro: DATA packets not sent: their payload read was answered SLVERR/DECERR; events since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_SLOT_STALL (QRDMA_REG_BASE + 0x190ULL) /* ro: cycles a block or packet descriptor waited for a free send slot; events since reset (wraps at 2^48) */
+#define QRDMA_REG_TX_LINK_STALL (QRDMA_REG_BASE + 0x198ULL) /* ro: cycles the link did not take an offered beat; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_MEM_ERR (QRDMA_REG_BASE + 0x1A0ULL) /* ro: write bursts answered SLVERR/DECERR (their blocks are NACKed); events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_NACKS (QRDMA_REG_BASE + 0x1A8ULL) /* ro: NACKs requested (blocks refused); events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_NOTIF_OFF (QRDMA_REG_BASE + 0x1B0ULL) /* ro: notifications not written because the ring is off (NQ_SIZE 0); events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_NQ_WAIT (QRDMA_REG_BASE + 0x1B8ULL) /* ro: cycles a notification waited for a ring slot (ring full); events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_LINK_STALL (QRDMA_REG_BASE + 0x1C0ULL) /* ro: cycles the link offered a beat the receive buffer could not take; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_EVT_STALL (QRDMA_REG_BASE + 0x1C8ULL) /* ro: cycles the header pipeline waited for room in its output queues; events since reset (wraps at 2^48) */
+#define QRDMA_REG_RX_RSP_PEAK (QRDMA_REG_BASE + 0x1D0ULL) /* ro: most ACK/NACK responses queued at once since reset; largest occupancy seen since reset */
+#define QRDMA_REG_RX_NTF_PEAK (QRDMA_REG_BASE + 0x1D8ULL) /* ro: most notifications waiting for a ring slot at once since reset; largest occupancy seen since reset */
+#define QRDMA_REG_RETX_TIMEOUT (QRDMA_REG_BASE + 0x1E0ULL) /* rw: Reserved for retransmission: cycles without an ACK before a block is sent again. No unit uses it yet; timeout in cycles (0: off) */
+#define QRDMA_REG_RETRY_LIMIT (QRDMA_REG_BASE + 0x1E8ULL) /* rw: Reserved for retransmission: sends of a block before its transfer ends in ERROR. No unit uses it yet; retries (0: none) */
+#define QRDMA_REG_TX_WINDOW (QRDMA_REG_BASE + 0x1F0ULL) /* rw: Reserved for windowed sending: blocks in flight per destination. No unit uses it yet; blocks (0: no limit) */
+#define QRDMA_REG_LINK_CREDITS (QRDMA_REG_BASE + 0x1F8ULL) /* rw: Reserved for credit-based link flow control: credits granted to the peer at start. No unit uses it yet; credits in beats (0: no credit flow control) */
 
 /* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). */
 #define QRDMA_DESC_LINE0_BITS 256
 #define QRDMA_DESC_LINE0_SRC_ADDR_LSB 0
 #define QRDMA_DESC_LINE0_SRC_ADDR_W 64
+#define QRDMA_DESC_LINE0_SRC_ADDR_GET(buf) qrdma_get_bits((buf), 0, 64)
+#define QRDMA_DESC_LINE0_SRC_ADDR_PUT(buf, v) qrdma_put_bits((buf), 0, 64, (v))
 #define QRDMA_DESC_LINE0_DST_ADDR_LSB 64
 #define QRDMA_DESC_LINE0_DST_ADDR_W 64
+#define QRDMA_DESC_LINE0_DST_ADDR_GET(buf) qrdma_get_bits((buf), 64, 64)
+#define QRDMA_DESC_LINE0_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 64, 64, (v))
 #define QRDMA_DESC_LINE0_SIZE_LSB 128
 #define QRDMA_DESC_LINE0_SIZE_W 40
+#define QRDMA_DESC_LINE0_SIZE_GET(buf) qrdma_get_bits((buf), 128, 40)
+#define QRDMA_DESC_LINE0_SIZE_PUT(buf, v) qrdma_put_bits((buf), 128, 40, (v))
 #define QRDMA_DESC_LINE0_DST_NODE_LSB 168
 #define QRDMA_DESC_LINE0_DST_NODE_W 16
+#define QRDMA_DESC_LINE0_DST_NODE_GET(buf) qrdma_get_bits((buf), 168, 16)
+#define QRDMA_DESC_LINE0_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 168, 16, (v))
 #define QRDMA_DESC_LINE0_PRIO_LSB 184
 #define QRDMA_DESC_LINE0_PRIO_W 4
+#define QRDMA_DESC_LINE0_PRIO_GET(buf) qrdma_get_bits((buf), 184, 4)
+#define QRDMA_DESC_LINE0_PRIO_PUT(buf, v) qrdma_put_bits((buf), 184, 4, (v))
 #define QRDMA_DESC_LINE0_IS_INLINE_LSB 192
 #define QRDMA_DESC_LINE0_IS_INLINE_W 1
+#define QRDMA_DESC_LINE0_IS_INLINE_GET(buf) qrdma_get_bits((buf), 192, 1)
+#define QRDMA_DESC_LINE0_IS_INLINE_PUT(buf, v) qrdma_put_bits((buf), 192, 1, (v))
 #define QRDMA_DESC_LINE0_NOTIFY_LSB 193
 #define QRDMA_DESC_LINE0_NOTIFY_W 1
+#define QRDMA_DESC_LINE0_NOTIFY_GET(buf) qrdma_get_bits((buf), 193, 1)
+#define QRDMA_DESC_LINE0_NOTIFY_PUT(buf, v) qrdma_put_bits((buf), 193, 1, (v))
 #define QRDMA_DESC_LINE0_MULTIPATH_LSB 194
 #define QRDMA_DESC_LINE0_MULTIPATH_W 1
+#define QRDMA_DESC_LINE0_MULTIPATH_GET(buf) qrdma_get_bits((buf), 194, 1)
+#define QRDMA_DESC_LINE0_MULTIPATH_PUT(buf, v) qrdma_put_bits((buf), 194, 1, (v))
 #define QRDMA_DESC_LINE0_LONG_DESC_LSB 195
 #define QRDMA_DESC_LINE0_LONG_DESC_W 1
+#define QRDMA_DESC_LINE0_LONG_DESC_GET(buf) qrdma_get_bits((buf), 195, 1)
+#define QRDMA_DESC_LINE0_LONG_DESC_PUT(buf, v) qrdma_put_bits((buf), 195, 1, (v))
 #define QRDMA_DESC_LINE0_TAG_LSB 224
 #define QRDMA_DESC_LINE0_TAG_W 32
+#define QRDMA_DESC_LINE0_TAG_GET(buf) qrdma_get_bits((buf), 224, 32)
+#define QRDMA_DESC_LINE0_TAG_PUT(buf, v) qrdma_put_bits((buf), 224, 32, (v))
 
 /* Second line of a 64-byte descriptor (channel c+1). */
 #define QRDMA_DESC_LINE1_BITS 256
@@ -113,68 +163,126 @@
 #define QRDMA_DESC_LINE1_INLINE_HI_W 192
 #define QRDMA_DESC_LINE1_RKEY_LSB 192
 #define QRDMA_DESC_LINE1_RKEY_W 32
+#define QRDMA_DESC_LINE1_RKEY_GET(buf) qrdma_get_bits((buf), 192, 32)
+#define QRDMA_DESC_LINE1_RKEY_PUT(buf, v) qrdma_put_bits((buf), 192, 32, (v))
 
 /* Block descriptor, QoS engine -> send unit (one per block of a memory transfer). */
 #define QRDMA_BLOCK_DESC_BITS 256
 #define QRDMA_BLOCK_DESC_SRC_ADDR_LSB 0
 #define QRDMA_BLOCK_DESC_SRC_ADDR_W 64
+#define QRDMA_BLOCK_DESC_SRC_ADDR_GET(buf) qrdma_get_bits((buf), 0, 64)
+#define QRDMA_BLOCK_DESC_SRC_ADDR_PUT(buf, v) qrdma_put_bits((buf), 0, 64, (v))
 #define QRDMA_BLOCK_DESC_DST_ADDR_LSB 64
 #define QRDMA_BLOCK_DESC_DST_ADDR_W 64
+#define QRDMA_BLOCK_DESC_DST_ADDR_GET(buf) qrdma_get_bits((buf), 64, 64)
+#define QRDMA_BLOCK_DESC_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 64, 64, (v))
 #define QRDMA_BLOCK_DESC_DST_NODE_LSB 128
 #define QRDMA_BLOCK_DESC_DST_NODE_W 16
+#define QRDMA_BLOCK_DESC_DST_NODE_GET(buf) qrdma_get_bits((buf), 128, 16)
+#define QRDMA_BLOCK_DESC_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 128, 16, (v))
 #define QRDMA_BLOCK_DESC_PD_LSB 144
 #define QRDMA_BLOCK_DESC_PD_W 4
+#define QRDMA_BLOCK_DESC_PD_GET(buf) qrdma_get_bits((buf), 144, 4)
+#define QRDMA_BLOCK_DESC_PD_PUT(buf, v) qrdma_put_bits((buf), 144, 4, (v))
 #define QRDMA_BLOCK_DESC_TID_LSB 148
 #define QRDMA_BLOCK_DESC_TID_W 10
+#define QRDMA_BLOCK_DESC_TID_GET(buf) qrdma_get_bits((buf), 148, 10)
+#define QRDMA_BLOCK_DESC_TID_PUT(buf, v) qrdma_put_bits((buf), 148, 10, (v))
 #define QRDMA_BLOCK_DESC_SEQ_LSB 158
 #define QRDMA_BLOCK_DESC_SEQ_W 16
+#define QRDMA_BLOCK_DESC_SEQ_GET(buf) qrdma_get_bits((buf), 158, 16)
+#define QRDMA_BLOCK_DESC_SEQ_PUT(buf, v) qrdma_put_bits((buf), 158, 16, (v))
 #define QRDMA_BLOCK_DESC_SIZE_LSB 174
 #define QRDMA_BLOCK_DESC_SIZE_W 17
+#define QRDMA_BLOCK_DESC_SIZE_GET(buf) qrdma_get_bits((buf), 174, 17)
+#define QRDMA_BLOCK_DESC_SIZE_PUT(buf, v) qrdma_put_bits((buf), 174, 17, (v))
 #define QRDMA_BLOCK_DESC_CM_LSB 191
 #define QRDMA_BLOCK_DESC_CM_W 1
+#define QRDMA_BLOCK_DESC_CM_GET(buf) qrdma_get_bits((buf), 191, 1)
+#define QRDMA_BLOCK_DESC_CM_PUT(buf, v) qrdma_put_bits((buf), 191, 1, (v))
 #define QRDMA_BLOCK_DESC_CHAINED_LSB 192
 #define QRDMA_BLOCK_DESC_CHAINED_W 1
+#define QRDMA_BLOCK_DESC_CHAINED_GET(buf) qrdma_get_bits((buf), 192, 1)
+#define QRDMA_BLOCK_DESC_CHAINED_PUT(buf, v) qrdma_put_bits((buf), 192, 1, (v))
 #define QRDMA_BLOCK_DESC_HAS_NEXT_LSB 193
 #define QRDMA_BLOCK_DESC_HAS_NEXT_W 1
+#define QRDMA_BLOCK_DESC_HAS_NEXT_GET(buf) qrdma_get_bits((buf), 193, 1)
+#define QRDMA_BLOCK_DESC_HAS_NEXT_PUT(buf, v) qrdma_put_bits((buf), 193, 1, (v))
 #define QRDMA_BLOCK_DESC_NOTIFY_LSB 194
 #define QRDMA_BLOCK_DESC_NOTIFY_W 1
+#define QRDMA_BLOCK_DESC_NOTIFY_GET(buf) qrdma_get_bits((buf), 194, 1)
+#define QRDMA_BLOCK_DESC_NOTIFY_PUT(buf, v) qrdma_put_bits((buf), 194, 1, (v))
 #define QRDMA_BLOCK_DESC_LAST_LSB 195
 #define QRDMA_BLOCK_DESC_LAST_W 1
+#define QRDMA_BLOCK_DESC_LAST_GET(buf) qrdma_get_bits((buf), 195, 1)
+#define QRDMA_BLOCK_DESC_LAST_PUT(buf, v) qrdma_put_bits((buf), 195, 1, (v))
 #define QRDMA_BLOCK_DESC_FID_LSB 196
 #define QRDMA_BLOCK_DESC_FID_W 8
+#define QRDMA_BLOCK_DESC_FID_GET(buf) qrdma_get_bits((buf), 196, 8)
+#define QRDMA_BLOCK_DESC_FID_PUT(buf, v) qrdma_put_bits((buf), 196, 8, (v))
 #define QRDMA_BLOCK_DESC_PATH_LSB 204
 #define QRDMA_BLOCK_DESC_PATH_W 2
+#define QRDMA_BLOCK_DESC_PATH_GET(buf) qrdma_get_bits((buf), 204, 2)
+#define QRDMA_BLOCK_DESC_PATH_PUT(buf, v) qrdma_put_bits((buf), 204, 2, (v))
 #define QRDMA_BLOCK_DESC_XFER_LSB 206
 #define QRDMA_BLOCK_DESC_XFER_W 11
+#define QRDMA_BLOCK_DESC_XFER_GET(buf) qrdma_get_bits((buf), 206, 11)
+#define QRDMA_BLOCK_DESC_XFER_PUT(buf, v) qrdma_put_bits((buf), 206, 11, (v))
 #define QRDMA_BLOCK_DESC_BLOCK_LSB 217
 #define QRDMA_BLOCK_DESC_BLOCK_W 20
+#define QRDMA_BLOCK_DESC_BLOCK_GET(buf) qrdma_get_bits((buf), 217, 20)
+#define QRDMA_BLOCK_DESC_BLOCK_PUT(buf, v) qrdma_put_bits((buf), 217, 20, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
 #define QRDMA_PKT_DESC_KIND_LSB 0
 #define QRDMA_PKT_DESC_KIND_W 1
+#define QRDMA_PKT_DESC_KIND_GET(buf) qrdma_get_bits((buf), 0, 1)
+#define QRDMA_PKT_DESC_KIND_PUT(buf, v) qrdma_put_bits((buf), 0, 1, (v))
 #define QRDMA_PKT_DESC_DST_NODE_LSB 1
 #define QRDMA_PKT_DESC_DST_NODE_W 16
+#define QRDMA_PKT_DESC_DST_NODE_GET(buf) qrdma_get_bits((buf), 1, 16)
+#define QRDMA_PKT_DESC_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 1, 16, (v))
 #define QRDMA_PKT_DESC_PD_LSB 17
 #define QRDMA_PKT_DESC_PD_W 4
+#define QRDMA_PKT_DESC_PD_GET(buf) qrdma_get_bits((buf), 17, 4)
+#define QRDMA_PKT_DESC_PD_PUT(buf, v) qrdma_put_bits((buf), 17, 4, (v))
 #define QRDMA_PKT_DESC_TID_LSB 21
 #define QRDMA_PKT_DESC_TID_W 10
+#define QRDMA_PKT_DESC_TID_GET(buf) qrdma_get_bits((buf), 21, 10)
+#define QRDMA_PKT_DESC_TID_PUT(buf, v) qrdma_put_bits((buf), 21, 10, (v))
 #define QRDMA_PKT_DESC_SEQ_LSB 31
 #define QRDMA_PKT_DESC_SEQ_W 16
+#define QRDMA_PKT_DESC_SEQ_GET(buf) qrdma_get_bits((buf), 31, 16)
+#define QRDMA_PKT_DESC_SEQ_PUT(buf, v) qrdma_put_bits((buf), 31, 16, (v))
 #define QRDMA_PKT_DESC_LEN_LSB 47
 #define QRDMA_PKT_DESC_LEN_W 6
+#define QRDMA_PKT_DESC_LEN_GET(buf) qrdma_get_bits((buf), 47, 6)
+#define QRDMA_PKT_DESC_LEN_PUT(buf, v) qrdma_put_bits((buf), 47, 6, (v))
 #define QRDMA_PKT_DESC_DST_ADDR_LSB 53
 #define QRDMA_PKT_DESC_DST_ADDR_W 64
+#define QRDMA_PKT_DESC_DST_ADDR_GET(buf) qrdma_get_bits((buf), 53, 64)
+#define QRDMA_PKT_DESC_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 53, 64, (v))
 #define QRDMA_PKT_DESC_XFER_LSB 117
 #define QRDMA_PKT_DESC_XFER_W 11
+#define QRDMA_PKT_DESC_XFER_GET(buf) qrdma_get_bits((buf), 117, 11)
+#define QRDMA_PKT_DESC_XFER_PUT(buf, v) qrdma_put_bits((buf), 117, 11, (v))
 #define QRDMA_PKT_DESC_SIZE_LSB 128
 #define QRDMA_PKT_DESC_SIZE_W 33
+#define QRDMA_PKT_DESC_SIZE_GET(buf) qrdma_get_bits((buf), 128, 33)
+#define QRDMA_PKT_DESC_SIZE_PUT(buf, v) qrdma_put_bits((buf), 128, 33, (v))
 #define QRDMA_PKT_DESC_TAG_LSB 161
 #define QRDMA_PKT_DESC_TAG_W 32
+#define QRDMA_PKT_DESC_TAG_GET(buf) qrdma_get_bits((buf), 161, 32)
+#define QRDMA_PKT_DESC_TAG_PUT(buf, v) qrdma_put_bits((buf), 161, 32, (v))
 #define QRDMA_PKT_DESC_BLOCKS_LSB 193
 #define QRDMA_PKT_DESC_BLOCKS_W 21
+#define QRDMA_PKT_DESC_BLOCKS_GET(buf) qrdma_get_bits((buf), 193, 21)
+#define QRDMA_PKT_DESC_BLOCKS_PUT(buf, v) qrdma_put_bits((buf), 193, 21, (v))
 #define QRDMA_PKT_DESC_NOTIFY_LSB 214
 #define QRDMA_PKT_DESC_NOTIFY_W 1
+#define QRDMA_PKT_DESC_NOTIFY_GET(buf) qrdma_get_bits((buf), 214, 1)
+#define QRDMA_PKT_DESC_NOTIFY_PUT(buf, v) qrdma_put_bits((buf), 214, 1, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 
@@ -182,35 +290,224 @@
 #define QRDMA_ACK_DESC_BITS 32
 #define QRDMA_ACK_DESC_TID_LSB 0
 #define QRDMA_ACK_DESC_TID_W 10
+#define QRDMA_ACK_DESC_TID_GET(buf) qrdma_get_bits((buf), 0, 10)
+#define QRDMA_ACK_DESC_TID_PUT(buf, v) qrdma_put_bits((buf), 0, 10, (v))
 #define QRDMA_ACK_DESC_SEQ_LSB 10
 #define QRDMA_ACK_DESC_SEQ_W 16
+#define QRDMA_ACK_DESC_SEQ_GET(buf) qrdma_get_bits((buf), 10, 16)
+#define QRDMA_ACK_DESC_SEQ_PUT(buf, v) qrdma_put_bits((buf), 10, 16, (v))
 #define QRDMA_ACK_DESC_NACK_LSB 26
 #define QRDMA_ACK_DESC_NACK_W 1
+#define QRDMA_ACK_DESC_NACK_GET(buf) qrdma_get_bits((buf), 26, 1)
+#define QRDMA_ACK_DESC_NACK_PUT(buf, v) qrdma_put_bits((buf), 26, 1, (v))
 #define QRDMA_ACK_DESC_REASON_LSB 27
 #define QRDMA_ACK_DESC_REASON_W 4
+#define QRDMA_ACK_DESC_REASON_GET(buf) qrdma_get_bits((buf), 27, 4)
+#define QRDMA_ACK_DESC_REASON_PUT(buf, v) qrdma_put_bits((buf), 27, 4, (v))
 
 /* Response request, receive unit -> send unit: one ACK or NACK packet to send. */
 #define QRDMA_RSP_DESC_BITS 48
 #define QRDMA_RSP_DESC_DST_NODE_LSB 0
 #define QRDMA_RSP_DESC_DST_NODE_W 16
+#define QRDMA_RSP_DESC_DST_NODE_GET(buf) qrdma_get_bits((buf), 0, 16)
+#define QRDMA_RSP_DESC_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 0, 16, (v))
 #define QRDMA_RSP_DESC_TID_LSB 16
 #define QRDMA_RSP_DESC_TID_W 10
+#define QRDMA_RSP_DESC_TID_GET(buf) qrdma_get_bits((buf), 16, 10)
+#define QRDMA_RSP_DESC_TID_PUT(buf, v) qrdma_put_bits((buf), 16, 10, (v))
 #define QRDMA_RSP_DESC_SEQ_LSB 26
 #define QRDMA_RSP_DESC_SEQ_W 16
+#define QRDMA_RSP_DESC_SEQ_GET(buf) qrdma_get_bits((buf), 26, 16)
+#define QRDMA_RSP_DESC_SEQ_PUT(buf, v) qrdma_put_bits((buf), 26, 16, (v))
 #define QRDMA_RSP_DESC_NACK_LSB 42
 #define QRDMA_RSP_DESC_NACK_W 1
+#define QRDMA_RSP_DESC_NACK_GET(buf) qrdma_get_bits((buf), 42, 1)
+#define QRDMA_RSP_DESC_NACK_PUT(buf, v) qrdma_put_bits((buf), 42, 1, (v))
 #define QRDMA_RSP_DESC_REASON_LSB 43
 #define QRDMA_RSP_DESC_REASON_W 4
+#define QRDMA_RSP_DESC_REASON_GET(buf) qrdma_get_bits((buf), 43, 4)
+#define QRDMA_RSP_DESC_REASON_PUT(buf, v) qrdma_put_bits((buf), 43, 4, (v))
 
 /* 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE). */
 #define QRDMA_STATUS_SINGLE_BITS 64
 #define QRDMA_STATUS_SINGLE_STATUS_LSB 0
 #define QRDMA_STATUS_SINGLE_STATUS_W 2
+#define QRDMA_STATUS_SINGLE_STATUS_GET(buf) qrdma_get_bits((buf), 0, 2)
+#define QRDMA_STATUS_SINGLE_STATUS_PUT(buf, v) qrdma_put_bits((buf), 0, 2, (v))
 
 /* 64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads). */
 #define QRDMA_ERR_INFO_BITS 64
 #define QRDMA_ERR_INFO_REASON_LSB 0
 #define QRDMA_ERR_INFO_REASON_W 4
+#define QRDMA_ERR_INFO_REASON_GET(buf) qrdma_get_bits((buf), 0, 4)
+#define QRDMA_ERR_INFO_REASON_PUT(buf, v) qrdma_put_bits((buf), 0, 4, (v))
+
+/* Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting. */
+#define QRDMA_NET_HDR_BITS 512
+#define QRDMA_NET_HDR_PTYPE_LSB 0
+#define QRDMA_NET_HDR_PTYPE_W 4
+#define QRDMA_NET_HDR_PTYPE_GET(buf) qrdma_get_bits((buf), 0, 4)
+#define QRDMA_NET_HDR_PTYPE_PUT(buf, v) qrdma_put_bits((buf), 0, 4, (v))
+#define QRDMA_NET_HDR_DST_NODE_LSB 4
+#define QRDMA_NET_HDR_DST_NODE_W 16
+#define QRDMA_NET_HDR_DST_NODE_GET(buf) qrdma_get_bits((buf), 4, 16)
+#define QRDMA_NET_HDR_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 4, 16, (v))
+#define QRDMA_NET_HDR_SRC_NODE_LSB 20
+#define QRDMA_NET_HDR_SRC_NODE_W 16
+#define QRDMA_NET_HDR_SRC_NODE_GET(buf) qrdma_get_bits((buf), 20, 16)
+#define QRDMA_NET_HDR_SRC_NODE_PUT(buf, v) qrdma_put_bits((buf), 20, 16, (v))
+#define QRDMA_NET_HDR_TID_LSB 36
+#define QRDMA_NET_HDR_TID_W 10
+#define QRDMA_NET_HDR_TID_GET(buf) qrdma_get_bits((buf), 36, 10)
+#define QRDMA_NET_HDR_TID_PUT(buf, v) qrdma_put_bits((buf), 36, 10, (v))
+#define QRDMA_NET_HDR_SEQ_LSB 46
+#define QRDMA_NET_HDR_SEQ_W 16
+#define QRDMA_NET_HDR_SEQ_GET(buf) qrdma_get_bits((buf), 46, 16)
+#define QRDMA_NET_HDR_SEQ_PUT(buf, v) qrdma_put_bits((buf), 46, 16, (v))
+#define QRDMA_NET_HDR_PKT_IDX_LSB 62
+#define QRDMA_NET_HDR_PKT_IDX_W 9
+#define QRDMA_NET_HDR_PKT_IDX_GET(buf) qrdma_get_bits((buf), 62, 9)
+#define QRDMA_NET_HDR_PKT_IDX_PUT(buf, v) qrdma_put_bits((buf), 62, 9, (v))
+#define QRDMA_NET_HDR_BLK_PKTS_LSB 71
+#define QRDMA_NET_HDR_BLK_PKTS_W 9
+#define QRDMA_NET_HDR_BLK_PKTS_GET(buf) qrdma_get_bits((buf), 71, 9)
+#define QRDMA_NET_HDR_BLK_PKTS_PUT(buf, v) qrdma_put_bits((buf), 71, 9, (v))
+#define QRDMA_NET_HDR_LEN_LSB 80
+#define QRDMA_NET_HDR_LEN_W 13
+#define QRDMA_NET_HDR_LEN_GET(buf) qrdma_get_bits((buf), 80, 13)
+#define QRDMA_NET_HDR_LEN_PUT(buf, v) qrdma_put_bits((buf), 80, 13, (v))
+#define QRDMA_NET_HDR_DST_ADDR_LSB 93
+#define QRDMA_NET_HDR_DST_ADDR_W 64
+#define QRDMA_NET_HDR_DST_ADDR_GET(buf) qrdma_get_bits((buf), 93, 64)
+#define QRDMA_NET_HDR_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 93, 64, (v))
+#define QRDMA_NET_HDR_PD_LSB 157
+#define QRDMA_NET_HDR_PD_W 4
+#define QRDMA_NET_HDR_PD_GET(buf) qrdma_get_bits((buf), 157, 4)
+#define QRDMA_NET_HDR_PD_PUT(buf, v) qrdma_put_bits((buf), 157, 4, (v))
+#define QRDMA_NET_HDR_FID_LSB 161
+#define QRDMA_NET_HDR_FID_W 8
+#define QRDMA_NET_HDR_FID_GET(buf) qrdma_get_bits((buf), 161, 8)
+#define QRDMA_NET_HDR_FID_PUT(buf, v) qrdma_put_bits((buf), 161, 8, (v))
+#define QRDMA_NET_HDR_PATH_LSB 169
+#define QRDMA_NET_HDR_PATH_W 2
+#define QRDMA_NET_HDR_PATH_GET(buf) qrdma_get_bits((buf), 169, 2)
+#define QRDMA_NET_HDR_PATH_PUT(buf, v) qrdma_put_bits((buf), 169, 2, (v))
+#define QRDMA_NET_HDR_NOTIFY_LSB 171
+#define QRDMA_NET_HDR_NOTIFY_W 1
+#define QRDMA_NET_HDR_NOTIFY_GET(buf) qrdma_get_bits((buf), 171, 1)
+#define QRDMA_NET_HDR_NOTIFY_PUT(buf, v) qrdma_put_bits((buf), 171, 1, (v))
+#define QRDMA_NET_HDR_LAST_LSB 172
+#define QRDMA_NET_HDR_LAST_W 1
+#define QRDMA_NET_HDR_LAST_GET(buf) qrdma_get_bits((buf), 172, 1)
+#define QRDMA_NET_HDR_LAST_PUT(buf, v) qrdma_put_bits((buf), 172, 1, (v))
+#define QRDMA_NET_HDR_XFER_LSB 173
+#define QRDMA_NET_HDR_XFER_W 11
+#define QRDMA_NET_HDR_XFER_GET(buf) qrdma_get_bits((buf), 173, 11)
+#define QRDMA_NET_HDR_XFER_PUT(buf, v) qrdma_put_bits((buf), 173, 11, (v))
+#define QRDMA_NET_HDR_REASON_LSB 184
+#define QRDMA_NET_HDR_REASON_W 4
+#define QRDMA_NET_HDR_REASON_GET(buf) qrdma_get_bits((buf), 184, 4)
+#define QRDMA_NET_HDR_REASON_PUT(buf, v) qrdma_put_bits((buf), 184, 4, (v))
+#define QRDMA_NET_HDR_INLINE_DATA_LSB 256
+#define QRDMA_NET_HDR_INLINE_DATA_W 256
+#define QRDMA_NET_HDR_SIZE_LSB 256
+#define QRDMA_NET_HDR_SIZE_W 33
+#define QRDMA_NET_HDR_SIZE_GET(buf) qrdma_get_bits((buf), 256, 33)
+#define QRDMA_NET_HDR_SIZE_PUT(buf, v) qrdma_put_bits((buf), 256, 33, (v))
+#define QRDMA_NET_HDR_BLOCKS_LSB 289
+#define QRDMA_NET_HDR_BLOCKS_W 21
+#define QRDMA_NET_HDR_BLOCKS_GET(buf) qrdma_get_bits((buf), 289, 21)
+#define QRDMA_NET_HDR_BLOCKS_PUT(buf, v) qrdma_put_bits((buf), 289, 21, (v))
+#define QRDMA_NET_HDR_TAG_LSB 310
+#define QRDMA_NET_HDR_TAG_W 32
+#define QRDMA_NET_HDR_TAG_GET(buf) qrdma_get_bits((buf), 310, 32)
+#define QRDMA_NET_HDR_TAG_PUT(buf, v) qrdma_put_bits((buf), 310, 32, (v))
+
+/* Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL. */
+#define QRDMA_NOTIF_ENTRY_BITS 512
+#define QRDMA_NOTIF_ENTRY_MARKER_LSB 0
+#define QRDMA_NOTIF_ENTRY_MARKER_W 8
+#define QRDMA_NOTIF_ENTRY_MARKER_GET(buf) qrdma_get_bits((buf), 0, 8)
+#define QRDMA_NOTIF_ENTRY_MARKER_PUT(buf, v) qrdma_put_bits((buf), 0, 8, (v))
+#define QRDMA_NOTIF_ENTRY_KIND_LSB 8
+#define QRDMA_NOTIF_ENTRY_KIND_W 4
+#define QRDMA_NOTIF_ENTRY_KIND_GET(buf) qrdma_get_bits((buf), 8, 4)
+#define QRDMA_NOTIF_ENTRY_KIND_PUT(buf, v) qrdma_put_bits((buf), 8, 4, (v))
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_LSB 16
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_W 16
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_GET(buf) qrdma_get_bits((buf), 16, 16)
+#define QRDMA_NOTIF_ENTRY_SRC_NODE_PUT(buf, v) qrdma_put_bits((buf), 16, 16, (v))
+#define QRDMA_NOTIF_ENTRY_XFER_LSB 32
+#define QRDMA_NOTIF_ENTRY_XFER_W 11
+#define QRDMA_NOTIF_ENTRY_XFER_GET(buf) qrdma_get_bits((buf), 32, 11)
+#define QRDMA_NOTIF_ENTRY_XFER_PUT(buf, v) qrdma_put_bits((buf), 32, 11, (v))
+#define QRDMA_NOTIF_ENTRY_PD_LSB 44
+#define QRDMA_NOTIF_ENTRY_PD_W 4
+#define QRDMA_NOTIF_ENTRY_PD_GET(buf) qrdma_get_bits((buf), 44, 4)
+#define QRDMA_NOTIF_ENTRY_PD_PUT(buf, v) qrdma_put_bits((buf), 44, 4, (v))
+#define QRDMA_NOTIF_ENTRY_SIZE_LSB 64
+#define QRDMA_NOTIF_ENTRY_SIZE_W 33
+#define QRDMA_NOTIF_ENTRY_SIZE_GET(buf) qrdma_get_bits((buf), 64, 33)
+#define QRDMA_NOTIF_ENTRY_SIZE_PUT(buf, v) qrdma_put_bits((buf), 64, 33, (v))
+#define QRDMA_NOTIF_ENTRY_TAG_LSB 128
+#define QRDMA_NOTIF_ENTRY_TAG_W 32
+#define QRDMA_NOTIF_ENTRY_TAG_GET(buf) qrdma_get_bits((buf), 128, 32)
+#define QRDMA_NOTIF_ENTRY_TAG_PUT(buf, v) qrdma_put_bits((buf), 128, 32, (v))
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_LSB 192
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_W 64
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_GET(buf) qrdma_get_bits((buf), 192, 64)
+#define QRDMA_NOTIF_ENTRY_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 192, 64, (v))
+#define QRDMA_NOTIF_ENTRY_SEQ_LSB 256
+#define QRDMA_NOTIF_ENTRY_SEQ_W 16
+#define QRDMA_NOTIF_ENTRY_SEQ_GET(buf) qrdma_get_bits((buf), 256, 16)
+#define QRDMA_NOTIF_ENTRY_SEQ_PUT(buf, v) qrdma_put_bits((buf), 256, 16, (v))
+
+/* Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): each field saturates at 0xFFFF. */
+#define QRDMA_NIC_STATE_BITS 256
+#define QRDMA_NIC_STATE_XFERS_LSB 0
+#define QRDMA_NIC_STATE_XFERS_W 16
+#define QRDMA_NIC_STATE_XFERS_GET(buf) qrdma_get_bits((buf), 0, 16)
+#define QRDMA_NIC_STATE_XFERS_PUT(buf, v) qrdma_put_bits((buf), 0, 16, (v))
+#define QRDMA_NIC_STATE_TX_SLOTS_LSB 16
+#define QRDMA_NIC_STATE_TX_SLOTS_W 16
+#define QRDMA_NIC_STATE_TX_SLOTS_GET(buf) qrdma_get_bits((buf), 16, 16)
+#define QRDMA_NIC_STATE_TX_SLOTS_PUT(buf, v) qrdma_put_bits((buf), 16, 16, (v))
+#define QRDMA_NIC_STATE_TX_JOBS_LSB 32
+#define QRDMA_NIC_STATE_TX_JOBS_W 16
+#define QRDMA_NIC_STATE_TX_JOBS_GET(buf) qrdma_get_bits((buf), 32, 16)
+#define QRDMA_NIC_STATE_TX_JOBS_PUT(buf, v) qrdma_put_bits((buf), 32, 16, (v))
+#define QRDMA_NIC_STATE_TX_PAY_LSB 48
+#define QRDMA_NIC_STATE_TX_PAY_W 16
+#define QRDMA_NIC_STATE_TX_PAY_GET(buf) qrdma_get_bits((buf), 48, 16)
+#define QRDMA_NIC_STATE_TX_PAY_PUT(buf, v) qrdma_put_bits((buf), 48, 16, (v))
+#define QRDMA_NIC_STATE_TX_RSP_LSB 64
+#define QRDMA_NIC_STATE_TX_RSP_W 16
+#define QRDMA_NIC_STATE_TX_RSP_GET(buf) qrdma_get_bits((buf), 64, 16)
+#define QRDMA_NIC_STATE_TX_RSP_PUT(buf, v) qrdma_put_bits((buf), 64, 16, (v))
+#define QRDMA_NIC_STATE_RX_BUF_LSB 80
+#define QRDMA_NIC_STATE_RX_BUF_W 16
+#define QRDMA_NIC_STATE_RX_BUF_GET(buf) qrdma_get_bits((buf), 80, 16)
+#define QRDMA_NIC_STATE_RX_BUF_PUT(buf, v) qrdma_put_bits((buf), 80, 16, (v))
+#define QRDMA_NIC_STATE_RX_PKTS_LSB 96
+#define QRDMA_NIC_STATE_RX_PKTS_W 16
+#define QRDMA_NIC_STATE_RX_PKTS_GET(buf) qrdma_get_bits((buf), 96, 16)
+#define QRDMA_NIC_STATE_RX_PKTS_PUT(buf, v) qrdma_put_bits((buf), 96, 16, (v))
+#define QRDMA_NIC_STATE_RX_EVTS_LSB 112
+#define QRDMA_NIC_STATE_RX_EVTS_W 16
+#define QRDMA_NIC_STATE_RX_EVTS_GET(buf) qrdma_get_bits((buf), 112, 16)
+#define QRDMA_NIC_STATE_RX_EVTS_PUT(buf, v) qrdma_put_bits((buf), 112, 16, (v))
+#define QRDMA_NIC_STATE_RX_RSP_LSB 128
+#define QRDMA_NIC_STATE_RX_RSP_W 16
+#define QRDMA_NIC_STATE_RX_RSP_GET(buf) qrdma_get_bits((buf), 128, 16)
+#define QRDMA_NIC_STATE_RX_RSP_PUT(buf, v) qrdma_put_bits((buf), 128, 16, (v))
+#define QRDMA_NIC_STATE_RX_NTF_LSB 144
+#define QRDMA_NIC_STATE_RX_NTF_W 16
+#define QRDMA_NIC_STATE_RX_NTF_GET(buf) qrdma_get_bits((buf), 144, 16)
+#define QRDMA_NIC_STATE_RX_NTF_PUT(buf, v) qrdma_put_bits((buf), 144, 16, (v))
+#define QRDMA_NIC_STATE_RX_WR_LSB 160
+#define QRDMA_NIC_STATE_RX_WR_W 16
+#define QRDMA_NIC_STATE_RX_WR_GET(buf) qrdma_get_bits((buf), 160, 16)
+#define QRDMA_NIC_STATE_RX_WR_PUT(buf, v) qrdma_put_bits((buf), 160, 16, (v))
 
 /* Register ID (REG_BASE + 0x000). */
 #define QRDMA_ID_REG_BITS 64
@@ -219,7 +516,7 @@
 #define QRDMA_ID_REG_VERSION_LSB 32
 #define QRDMA_ID_REG_VERSION_W 16
 
-/* Register PARAMS (REG_BASE + 0x008): the build parameters software needs. */
+/* Register PARAMS (REG_BASE + 0x008). */
 #define QRDMA_PARAMS_REG_BITS 64
 #define QRDMA_PARAMS_REG_BLOCK_LOG2_LSB 0
 #define QRDMA_PARAMS_REG_BLOCK_LOG2_W 8
@@ -231,94 +528,5 @@
 #define QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_W 8
 #define QRDMA_PARAMS_REG_NODES_LOG2_LSB 40
 #define QRDMA_PARAMS_REG_NODES_LOG2_W 8
-
-/* Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The CRC-32 of the whole packet (header and payload bytes, zlib.crc32) travels in tuser of the last beat. A DATA packet's payload follows in beats 1.. with its first byte at lane (dst_addr mod 64), so the receiver writes beats without shifting. */
-#define QRDMA_NET_HDR_BITS 512
-#define QRDMA_NET_HDR_PTYPE_LSB 0
-#define QRDMA_NET_HDR_PTYPE_W 4
-#define QRDMA_NET_HDR_DST_NODE_LSB 4
-#define QRDMA_NET_HDR_DST_NODE_W 16
-#define QRDMA_NET_HDR_SRC_NODE_LSB 20
-#define QRDMA_NET_HDR_SRC_NODE_W 16
-#define QRDMA_NET_HDR_TID_LSB 36
-#define QRDMA_NET_HDR_TID_W 10
-#define QRDMA_NET_HDR_SEQ_LSB 46
-#define QRDMA_NET_HDR_SEQ_W 16
-#define QRDMA_NET_HDR_PKT_IDX_LSB 62
-#define QRDMA_NET_HDR_PKT_IDX_W 9
-#define QRDMA_NET_HDR_BLK_PKTS_LSB 71
-#define QRDMA_NET_HDR_BLK_PKTS_W 9
-#define QRDMA_NET_HDR_LEN_LSB 80
-#define QRDMA_NET_HDR_LEN_W 13
-#define QRDMA_NET_HDR_DST_ADDR_LSB 93
-#define QRDMA_NET_HDR_DST_ADDR_W 64
-#define QRDMA_NET_HDR_PD_LSB 157
-#define QRDMA_NET_HDR_PD_W 4
-#define QRDMA_NET_HDR_FID_LSB 161
-#define QRDMA_NET_HDR_FID_W 8
-#define QRDMA_NET_HDR_PATH_LSB 169
-#define QRDMA_NET_HDR_PATH_W 2
-#define QRDMA_NET_HDR_NOTIFY_LSB 171
-#define QRDMA_NET_HDR_NOTIFY_W 1
-#define QRDMA_NET_HDR_LAST_LSB 172
-#define QRDMA_NET_HDR_LAST_W 1
-#define QRDMA_NET_HDR_XFER_LSB 173
-#define QRDMA_NET_HDR_XFER_W 11
-#define QRDMA_NET_HDR_REASON_LSB 184
-#define QRDMA_NET_HDR_REASON_W 4
-#define QRDMA_NET_HDR_INLINE_DATA_LSB 256
-#define QRDMA_NET_HDR_INLINE_DATA_W 256
-#define QRDMA_NET_HDR_SIZE_LSB 256
-#define QRDMA_NET_HDR_SIZE_W 33
-#define QRDMA_NET_HDR_BLOCKS_LSB 289
-#define QRDMA_NET_HDR_BLOCKS_W 21
-#define QRDMA_NET_HDR_TAG_LSB 310
-#define QRDMA_NET_HDR_TAG_W 32
-
-/* Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL. */
-#define QRDMA_NOTIF_ENTRY_BITS 512
-#define QRDMA_NOTIF_ENTRY_MARKER_LSB 0
-#define QRDMA_NOTIF_ENTRY_MARKER_W 8
-#define QRDMA_NOTIF_ENTRY_KIND_LSB 8
-#define QRDMA_NOTIF_ENTRY_KIND_W 4
-#define QRDMA_NOTIF_ENTRY_SRC_NODE_LSB 16
-#define QRDMA_NOTIF_ENTRY_SRC_NODE_W 16
-#define QRDMA_NOTIF_ENTRY_XFER_LSB 32
-#define QRDMA_NOTIF_ENTRY_XFER_W 11
-#define QRDMA_NOTIF_ENTRY_PD_LSB 44
-#define QRDMA_NOTIF_ENTRY_PD_W 4
-#define QRDMA_NOTIF_ENTRY_SIZE_LSB 64
-#define QRDMA_NOTIF_ENTRY_SIZE_W 33
-#define QRDMA_NOTIF_ENTRY_TAG_LSB 128
-#define QRDMA_NOTIF_ENTRY_TAG_W 32
-#define QRDMA_NOTIF_ENTRY_DST_ADDR_LSB 192
-#define QRDMA_NOTIF_ENTRY_DST_ADDR_W 64
-#define QRDMA_NOTIF_ENTRY_SEQ_LSB 256
-#define QRDMA_NOTIF_ENTRY_SEQ_W 16
-
-/* Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): each field saturates at 0xFFFF. */
-#define QRDMA_NIC_STATE_BITS 256
-#define QRDMA_NIC_STATE_XFERS_LSB 0
-#define QRDMA_NIC_STATE_XFERS_W 16
-#define QRDMA_NIC_STATE_TX_SLOTS_LSB 16
-#define QRDMA_NIC_STATE_TX_SLOTS_W 16
-#define QRDMA_NIC_STATE_TX_JOBS_LSB 32
-#define QRDMA_NIC_STATE_TX_JOBS_W 16
-#define QRDMA_NIC_STATE_TX_PAY_LSB 48
-#define QRDMA_NIC_STATE_TX_PAY_W 16
-#define QRDMA_NIC_STATE_TX_RSP_LSB 64
-#define QRDMA_NIC_STATE_TX_RSP_W 16
-#define QRDMA_NIC_STATE_RX_BUF_LSB 80
-#define QRDMA_NIC_STATE_RX_BUF_W 16
-#define QRDMA_NIC_STATE_RX_PKTS_LSB 96
-#define QRDMA_NIC_STATE_RX_PKTS_W 16
-#define QRDMA_NIC_STATE_RX_EVTS_LSB 112
-#define QRDMA_NIC_STATE_RX_EVTS_W 16
-#define QRDMA_NIC_STATE_RX_RSP_LSB 128
-#define QRDMA_NIC_STATE_RX_RSP_W 16
-#define QRDMA_NIC_STATE_RX_NTF_LSB 144
-#define QRDMA_NIC_STATE_RX_NTF_W 16
-#define QRDMA_NIC_STATE_RX_WR_LSB 160
-#define QRDMA_NIC_STATE_RX_WR_W 16
 
 #endif /* QRDMA_FMT_H */

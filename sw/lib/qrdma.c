@@ -8,6 +8,9 @@
  * ("Completion notification") and the notif_entry layout.
  */
 #include "qrdma.h"
+#include "qrdma_regs.h"
+
+#include <stddef.h>
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -36,34 +39,16 @@ _Static_assert(QRDMA_WR_CH_PER_PAGE == 64, "a page's channels fit a uint64_t bit
 _Static_assert(QRDMA_WR_CH_PER_PAGE % COLL_CH == 0, "whole collective groups");
 _Static_assert(QRDMA_NOTIF_ENTRY_MARKER_LSB == 0 && QRDMA_NOTIF_ENTRY_MARKER_W == 8,
                "the marker is byte 0 of an entry");
-_Static_assert(QRDMA_ID_REG_MAGIC_W <= 32 && QRDMA_ID_REG_VERSION_W <= 32, "ID fields");
+_Static_assert(QRDMA_ENG_CSR__ID__MAGIC_bw <= 32 && QRDMA_ENG_CSR__ID__VERSION_bw <= 32, "ID fields");
+
+/* Host address of a register: r is its member of qrdma_regs_t (qrdma_regs.h, generated from
+ * regs/qrdma_regs.rdl), e.g. REG(nic.NQ_SIZE). */
+#define REG(r) (QRDMA_REG_BASE + offsetof(qrdma_regs_t, r))
+/* A field of register value v: F is its qrdma_regs.h prefix, e.g. FIELD(id, QRDMA_ENG_CSR__ID__MAGIC). */
+#define FIELD(v, F) reg_field(v, F##_bp, F##_bw)
 
 /* ----------------------------------------------------------------- bit fields */
-static void put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
-{
-    unsigned i = 0;
-    while (i < width) {
-        unsigned bit = lsb + i, byte = bit / 8, off = bit % 8;
-        unsigned n = 8 - off < width - i ? 8 - off : width - i;
-        uint8_t m = (uint8_t)(((1u << n) - 1u) << off);
-        buf[byte] = (uint8_t)((buf[byte] & ~m) | ((uint8_t)((v >> i) << off) & m));
-        i += n;
-    }
-}
-
-static uint64_t get_bits(const uint8_t *buf, unsigned lsb, unsigned width)
-{
-    uint64_t v = 0;
-    unsigned i = 0;
-    while (i < width) {
-        unsigned bit = lsb + i, byte = bit / 8, off = bit % 8;
-        unsigned n = 8 - off < width - i ? 8 - off : width - i;
-        v |= (uint64_t)((buf[byte] >> off) & ((1u << n) - 1u)) << i;
-        i += n;
-    }
-    return v;
-}
-
+/* qrdma_put_bits / qrdma_get_bits: qrdma_fmt.h (generated with the layouts). */
 static uint64_t reg_field(uint64_t v, unsigned lsb, unsigned width)
 {
     return width >= 64 ? v >> lsb : (v >> lsb) & ((1ULL << width) - 1);
@@ -154,29 +139,27 @@ int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
     n->be = be;
     n->idx = node_index;
     uint64_t id, params, node_id;
-    int e = rd(n, QRDMA_REG_ID, &id);
-    if (!e && reg_field(id, QRDMA_ID_REG_MAGIC_LSB, QRDMA_ID_REG_MAGIC_W) != QRDMA_ID_MAGIC)
+    int e = rd(n, REG(eng.ID), &id);
+    if (!e && FIELD(id, QRDMA_ENG_CSR__ID__MAGIC) != QRDMA_ID_MAGIC)
         e = QRDMA_ENODEV;
-    if (!e && reg_field(id, QRDMA_ID_REG_VERSION_LSB, QRDMA_ID_REG_VERSION_W) != QRDMA_FORMAT_VERSION)
+    if (!e && FIELD(id, QRDMA_ENG_CSR__ID__VERSION) != QRDMA_FORMAT_VERSION)
         e = QRDMA_EVERSION;
     if (!e)
-        e = rd(n, QRDMA_REG_PARAMS, &params);
+        e = rd(n, REG(eng.PARAMS), &params);
     if (!e)
-        e = rd(n, QRDMA_REG_NODE_ID, &node_id);
+        e = rd(n, REG(nic.NODE_ID), &node_id);
     if (e) {
         free(n);
         return e;
     }
-    n->info.version = (uint32_t)reg_field(id, QRDMA_ID_REG_VERSION_LSB, QRDMA_ID_REG_VERSION_W);
+    n->info.version = (uint32_t)FIELD(id, QRDMA_ENG_CSR__ID__VERSION);
     n->info.node_id = (uint16_t)node_id;
-    unsigned bl2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_BLOCK_LOG2_LSB, QRDMA_PARAMS_REG_BLOCK_LOG2_W);
+    unsigned bl2 = (unsigned)FIELD(params, QRDMA_ENG_CSR__PARAMS__BLOCK_LOG2);
     n->info.block_size = bl2 < 32 ? 1u << bl2 : 0;
-    n->info.max_outstanding = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB,
-                                                  QRDMA_PARAMS_REG_MAX_OUTSTANDING_W);
-    n->info.host_data_w = (uint32_t)reg_field(params, QRDMA_PARAMS_REG_DATA_W_LSB, QRDMA_PARAMS_REG_DATA_W_W);
-    unsigned mp2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB,
-                                       QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_W);
-    unsigned nn2 = (unsigned)reg_field(params, QRDMA_PARAMS_REG_NODES_LOG2_LSB, QRDMA_PARAMS_REG_NODES_LOG2_W);
+    n->info.max_outstanding = (uint32_t)FIELD(params, QRDMA_ENG_CSR__PARAMS__MAX_OUTSTANDING);
+    n->info.host_data_w = (uint32_t)FIELD(params, QRDMA_ENG_CSR__PARAMS__DATA_W);
+    unsigned mp2 = (unsigned)FIELD(params, QRDMA_ENG_CSR__PARAMS__MAX_PAYLOAD_LOG2);
+    unsigned nn2 = (unsigned)FIELD(params, QRDMA_ENG_CSR__PARAMS__NODES_LOG2);
     n->info.max_payload = mp2 < 32 ? 1u << mp2 : 0;
     n->info.num_nodes = nn2 < 32 ? 1u << nn2 : 0;
     for (unsigned p = 0; p < QRDMA_NUM_PAGES; p++) {
@@ -349,11 +332,11 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch)
 
 static void line0_common(uint8_t *l0, const struct qrdma_write *wr)
 {
-    put_bits(l0, L0(DST_ADDR), wr->dst_addr);
-    put_bits(l0, L0(DST_NODE), wr->dst_node);
-    put_bits(l0, L0(PRIO), wr->prio);
-    put_bits(l0, L0(NOTIFY), (wr->flags & QRDMA_WR_NOTIFY) != 0);
-    put_bits(l0, L0(TAG), wr->tag);
+    qrdma_put_bits(l0, L0(DST_ADDR), wr->dst_addr);
+    qrdma_put_bits(l0, L0(DST_NODE), wr->dst_node);
+    qrdma_put_bits(l0, L0(PRIO), wr->prio);
+    qrdma_put_bits(l0, L0(NOTIFY), (wr->flags & QRDMA_WR_NOTIFY) != 0);
+    qrdma_put_bits(l0, L0(TAG), wr->tag);
 }
 
 int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t *len)
@@ -367,12 +350,12 @@ int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t
     int lng = wr->rkey != 0;
     memset(out, 0, 2 * LINE_BYTES);
     line0_common(out, wr);
-    put_bits(out, L0(SRC_ADDR), wr->src_addr);
-    put_bits(out, L0(SIZE), wr->size);
-    put_bits(out, L0(MULTIPATH), (wr->flags & QRDMA_WR_MULTIPATH) != 0);
-    put_bits(out, L0(LONG_DESC), (uint64_t)lng);
+    qrdma_put_bits(out, L0(SRC_ADDR), wr->src_addr);
+    qrdma_put_bits(out, L0(SIZE), wr->size);
+    qrdma_put_bits(out, L0(MULTIPATH), (wr->flags & QRDMA_WR_MULTIPATH) != 0);
+    qrdma_put_bits(out, L0(LONG_DESC), (uint64_t)lng);
     if (lng)
-        put_bits(out + LINE_BYTES, L1(RKEY), wr->rkey);
+        qrdma_put_bits(out + LINE_BYTES, L1(RKEY), wr->rkey);
     *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
     return QRDMA_OK;
 }
@@ -390,14 +373,14 @@ int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size
     int lng = len_inline > QRDMA_INLINE_SHORT_MAX;
     memset(out, 0, 2 * LINE_BYTES);
     line0_common(out, wr);
-    put_bits(out, L0(SIZE), len_inline);
-    put_bits(out, L0(IS_INLINE), 1);
-    put_bits(out, L0(LONG_DESC), (uint64_t)lng);
+    qrdma_put_bits(out, L0(SIZE), len_inline);
+    qrdma_put_bits(out, L0(IS_INLINE), 1);
+    qrdma_put_bits(out, L0(LONG_DESC), (uint64_t)lng);
     for (size_t k = 0; k < len_inline; k++) {
         if (k < QRDMA_INLINE_SHORT_MAX)
-            put_bits(out, QRDMA_DESC_LINE0_SRC_ADDR_LSB + 8 * (unsigned)k, 8, d[k]);
+            qrdma_put_bits(out, QRDMA_DESC_LINE0_SRC_ADDR_LSB + 8 * (unsigned)k, 8, d[k]);
         else
-            put_bits(out + LINE_BYTES,
+            qrdma_put_bits(out + LINE_BYTES,
                      QRDMA_DESC_LINE1_INLINE_HI_LSB + 8 * (unsigned)(k - QRDMA_INLINE_SHORT_MAX), 8, d[k]);
     }
     *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
@@ -613,7 +596,7 @@ int qrdma_nq_teardown(qrdma_node *n)
         return QRDMA_EINVAL;
     if (!n->nq_on)
         return QRDMA_ENOTIF;
-    int e = wr(n, QRDMA_REG_NQ_SIZE, 0);
+    int e = wr(n, REG(nic.NQ_SIZE), 0);
     qrdma_buf_free(n, &n->nq);
     n->nq_on = 0;
     n->nq_size = n->nq_tail = 0;
@@ -637,9 +620,9 @@ int qrdma_nq_setup(qrdma_node *n, uint32_t entries)
     for (uint32_t i = 0; i < entries; i++)
         ((uint8_t *)n->nq.cpu)[(size_t)i * NOTIF_BYTES] = (uint8_t)QRDMA_NOTIF_EMPTY;
     atomic_thread_fence(memory_order_seq_cst);
-    e = wr(n, QRDMA_REG_NQ_BASE, n->nq.dev);
+    e = wr(n, REG(nic.NQ_BASE), n->nq.dev);
     if (!e)
-        e = wr(n, QRDMA_REG_NQ_SIZE, entries);
+        e = wr(n, REG(nic.NQ_SIZE), entries);
     if (e) {
         qrdma_buf_free(n, &n->nq);
         return e;
@@ -664,14 +647,14 @@ int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
     uint8_t e[NOTIF_BYTES];
     for (size_t i = 0; i < NOTIF_BYTES; i++)
         e[i] = ent[i];
-    out->kind = (uint8_t)get_bits(e, NE(KIND));
-    out->src_node = (uint16_t)get_bits(e, NE(SRC_NODE));
-    out->xfer = (uint16_t)get_bits(e, NE(XFER));
-    out->pd = (uint8_t)get_bits(e, NE(PD));
-    out->size = get_bits(e, NE(SIZE));
-    out->tag = (uint32_t)get_bits(e, NE(TAG));
-    out->dst_addr = get_bits(e, NE(DST_ADDR));
-    out->seq = (uint16_t)get_bits(e, NE(SEQ));
+    out->kind = (uint8_t)qrdma_get_bits(e, NE(KIND));
+    out->src_node = (uint16_t)qrdma_get_bits(e, NE(SRC_NODE));
+    out->xfer = (uint16_t)qrdma_get_bits(e, NE(XFER));
+    out->pd = (uint8_t)qrdma_get_bits(e, NE(PD));
+    out->size = qrdma_get_bits(e, NE(SIZE));
+    out->tag = (uint32_t)qrdma_get_bits(e, NE(TAG));
+    out->dst_addr = qrdma_get_bits(e, NE(DST_ADDR));
+    out->seq = (uint16_t)qrdma_get_bits(e, NE(SEQ));
     /* empty the slot (marker last), then tell the NIC it may reuse it */
     for (size_t i = 1; i < NOTIF_BYTES; i++)
         ent[i] = 0;
@@ -679,7 +662,7 @@ int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
     ent[0] = (uint8_t)QRDMA_NOTIF_EMPTY;
     atomic_thread_fence(memory_order_seq_cst);
     n->nq_tail++;
-    int err = wr(n, QRDMA_REG_NQ_TAIL, n->nq_tail);
+    int err = wr(n, REG(nic.NQ_TAIL), n->nq_tail);
     return err ? err : 1;
 }
 
@@ -702,20 +685,12 @@ const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n) { return n->nq_on ? &n
 uint32_t qrdma_nq_tail(const qrdma_node *n) { return n->nq_tail; }
 
 /* ----------------------------------------------------------------- counters, registers */
-#define CNT(name) { #name, QRDMA_REG_##name }
+#define CNT(name, member) { #name, REG(member) },
 static const struct {
     const char *name;
     uint64_t addr;
-} counters[QRDMA_CNT_COUNT] = {
-    CNT(CNT_DESC_OK), CNT(CNT_DESC_ERR), CNT(CNT_BLOCKS), CNT(CNT_INLINE), CNT(CNT_CONTROL),
-    CNT(CNT_ACK), CNT(CNT_NACK), CNT(CNT_STALE), CNT(CNT_DONE),
-    CNT(TX_DATA_PKTS), CNT(TX_CTRL_PKTS), CNT(TX_BYTES),
-    CNT(RX_DATA_PKTS), CNT(RX_CTRL_PKTS), CNT(RX_BYTES),
-    CNT(RX_CRC_DROP), CNT(RX_DUP_DROP), CNT(RX_STALE_DROP), CNT(RX_BAD_DROP), CNT(RX_NOTIFS),
-    CNT(TX_DATA_BYTES), CNT(TX_MEM_ERR), CNT(TX_SLOT_STALL), CNT(TX_LINK_STALL),
-    CNT(RX_MEM_ERR), CNT(RX_NACKS), CNT(RX_NOTIF_OFF), CNT(RX_NQ_WAIT), CNT(RX_LINK_STALL),
-    CNT(RX_EVT_STALL), CNT(RX_RSP_PEAK), CNT(RX_NTF_PEAK),
-};
+} counters[QRDMA_CNT_COUNT] = { QRDMA_COUNTERS(CNT) };
+#undef CNT
 
 const char *qrdma_counter_name(enum qrdma_counter c)
 {

@@ -62,7 +62,7 @@ class Env:
         self.id_w = int(os.environ["P_ID_W"])
         self.model = HostIfModel(self.db, int(os.environ["P_BLOCK_SIZE"]),
                                  int(os.environ["P_MAX_OUTSTANDING"]), self.data_w,
-                                 int(os.environ.get("P_CNT_W", "48")),
+                                 48,   # counter bits (regs/qrdma_regs.rdl)
                                  int(os.environ.get("P_EXT_PARAMS", "0")))
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         dut.st_valid.value = 0
@@ -163,7 +163,8 @@ class Env:
         v = lambda s: int(s.value)  # noqa: E731
         r = dict(aw=None, w=None, tt=None, st=None, ev=v(d.ev), ar=None, r=None, b=None,
                  nw=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready),
-                 ext=(v(d.ext_wr_addr), v(d.ext_wr_data)) if v(d.ext_wr_en) else None)
+                 ext=(v(d.ext_wr_addr), v(d.ext_wr_data))
+                 if v(d.ext_wr_en) and not v(d.ext_wr_err) else None)
         if v(d.s_axi_awvalid) and v(d.s_axi_awready):
             r["aw"] = (v(d.s_axi_awid), v(d.s_axi_awaddr), v(d.s_axi_awlen),
                        v(d.s_axi_awsize), v(d.s_axi_awburst))

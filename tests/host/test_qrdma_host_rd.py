@@ -54,7 +54,7 @@ class RdEnv:
         self.db = self.data_w // 8
         self.id_w = int(os.environ["P_ID_W"])
         self.ext_span = int(os.environ["P_EXT_SPAN"])
-        cnt_w = int(os.environ["P_CNT_W"])
+        cnt_w = 48   # counter bits (regs/qrdma_regs.rdl)
         args = (self.db, int(os.environ["P_BLOCK_SIZE"]), int(os.environ["P_MAX_OUTSTANDING"]),
                 self.data_w, cnt_w, int(os.environ["P_EXT_PARAMS"]))
         # external registers: a random map of readable offsets, values changed at random
@@ -72,6 +72,7 @@ class RdEnv:
         dut.err_rd_data.value = 0
         dut.ext_rd_data.value = 0
         dut.ext_rd_err.value = 1
+        dut.ext_wr_busy.value = 0
         dut.desc_ok.value = 0
         dut.desc_err.value = 0
         dut.eng_ev.value = 0
@@ -303,18 +304,18 @@ async def rd_random(dut):
 
 # ====================================================================== pytest
 CONFIGS = [
-    # DATA_W, ID_W, BLOCK_SIZE, MAX_OUTSTANDING, CNT_W, EXT_SPAN, EXT_PARAMS
-    (256, 4, 65536, 2, 48, 4096, 0),
-    (128, 1, 8192, 4, 8, 8192, 0x7A5C_0B0C),
+    # DATA_W, ID_W, BLOCK_SIZE, MAX_OUTSTANDING, EXT_SPAN, EXT_PARAMS
+    (256, 4, 65536, 2, 4096, 0),
+    (128, 1, 8192, 4, 8192, 0x7A5C_0B0C),
 ]
 
 
-@pytest.mark.parametrize("data_w,id_w,block_size,max_out,cnt_w,ext_span,ext", CONFIGS)
-def test_qrdma_host_rd(data_w, id_w, block_size, max_out, cnt_w, ext_span, ext):
+@pytest.mark.parametrize("data_w,id_w,block_size,max_out,ext_span,ext", CONFIGS)
+def test_qrdma_host_rd(data_w, id_w, block_size, max_out, ext_span, ext):
     from simrun import full, run
 
     p = {"DATA_W": data_w, "ID_W": id_w, "BLOCK_SIZE": block_size,
-         "MAX_OUTSTANDING": max_out, "CNT_W": cnt_w, "EXT_SPAN": ext_span, "EXT_PARAMS": ext}
+         "MAX_OUTSTANDING": max_out, "EXT_SPAN": ext_span, "EXT_PARAMS": ext}
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env["P_CYCLES"] = str(60000 if full() else 6000)
     run("qrdma_host_rd", "test_qrdma_host_rd", p, extra_env=env)

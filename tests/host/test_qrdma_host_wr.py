@@ -140,7 +140,7 @@ class WrEnv:
             r["w"] = (v(d.s_axi_wdata), v(d.s_axi_wstrb))
         if v(d.tt_wr_en):
             r["tt"] = (v(d.tt_wr_row), v(d.tt_wr_be), v(d.tt_wr_data))
-        if v(d.ext_wr_en):
+        if v(d.ext_wr_en) and not v(d.ext_wr_err):   # a request the register block takes
             r["ext"] = (v(d.ext_wr_addr), v(d.ext_wr_data))
         if v(d.host_set):
             r["host"] = (v(d.host_ch), ERROR if v(d.host_err) else BUSY)

@@ -70,6 +70,12 @@ def beat_addr(addr, size, i):
     return ((addr & ~((1 << size) - 1)) + i * (1 << size)) % ADDR_SPACE
 
 
+def params_ext_mask() -> int:
+    """The PARAMS bits that EXT_PARAMS (PARAMS bits 63:32) sets: its fields from bit 32 on
+    (regs/qrdma_regs.rdl); other bits read 0."""
+    return sum(((1 << f.width) - 1) << f.lsb for f in F.PARAMS_REG.fields if f.lsb >= 32)
+
+
 class HostIfModel:
     """What the host port must do; the caller steps it cycle by cycle (no simulator)."""
 
@@ -96,7 +102,7 @@ class HostIfModel:
             "ID": F.ID_REG.pack(magic=C["ID_MAGIC"], version=F.FORMAT_VERSION),
             "PARAMS": F.PARAMS_REG.pack(block_log2=block_size.bit_length() - 1,
                                         max_outstanding=max_out, data_w=data_w)
-                      | (ext_params << 32),
+                      | (ext_params << 32) & params_ext_mask(),
         }
         self.cov = collections.Counter()
         self.pending = None   # status update of the previous decision (applied a cycle later)

@@ -12,7 +12,7 @@ both outputs get random backpressure (cocotbext-axi stream sinks on m_blk_*/m_pk
 nothing may be missing, every TID/FID must be free (shown by using all of them at once)
 and the engine's counters must agree with what was seen. The `xfers` output (transfers in
 the core) is compared with the model's count of transfers in flight whenever the engine
-is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in bits 63:32.
+is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in its fields of bits 63:32.
 
   qos_random                 N random transfers (1 B .. 1 MB, every class, random
                              alignment, priorities, pages, channels, notify, 32/64-byte
@@ -66,6 +66,7 @@ from cocotb.triggers import Event, ReadOnly, RisingEdge
 from seeding import seed_rng
 from streams import (DataBus, DataMonitor, DataSink, DataSource, DataTransaction, quiet,
                      random_pause)
+from model.host_model import params_ext_mask
 from model.qos_model import (MASK64, Cls, Descriptor, HostPort, ModelError, Params,
                              Scoreboard, Write, ack_word, in_flight, interleave, post_writes,
                              transfer_class)
@@ -206,7 +207,7 @@ class TB:
         pv = await self.read_reg("PARAMS")
         want = PARAMS_REG.pack(block_log2=self.p.block_size.bit_length() - 1,
                                max_outstanding=self.p.max_outstanding,
-                               data_w=self.p.host_data_w) | (self.p.ext_params << 32)
+                               data_w=self.p.host_data_w) | (self.p.ext_params << 32) & params_ext_mask()
         assert pv == want, f"PARAMS register {pv:#x}, expected {want:#x}"
         assert int(self.dut.xfers.value) == 0, "xfers after reset"
 

@@ -766,7 +766,7 @@ async def nic_regs(dut):
             await b.reg_write(n, ro, 1, exp=SLVERR)
         assert await b.reg_read(n, "NODE_ID") == n.i
         base = C["REG_BASE"]
-        for off in (0x1E0, 0x1E8, 0x800, 0xFF8):                          # unmapped
+        for off in (0x200, 0x208, 0x800, 0xFF8):                          # unmapped
             r = await n.master.read(base + off, 8, size=3)
             assert int(r.resp) == SLVERR, hex(off)
             r = await n.master.write(base + off, bytes(8), size=3)
@@ -778,6 +778,63 @@ async def nic_regs(dut):
         assert await b.reg_read(n, "NQ_TAIL") == 0
         err = await b.reg_read(n, "CNT_DESC_ERR")
         assert err == 4 * 1 + 4 + 1, err   # refused register writes count as refused beats
+    b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_regs_rdl(dut):
+    """Every register of regs/qrdma_regs.rdl through the host port, against the description:
+    values after reset (the RDL reset values; ID, PARAMS, NODE_ID as the build drives them),
+    writes to software-writable fields read back (others keep their value), writes to
+    read-only registers get SLVERR and change nothing (each counts in CNT_DESC_ERR),
+    counters are not cleared by reads, writing NQ_SIZE sets NQ_TAIL to 0."""
+    from tools import regs
+
+    b = Bench(dut, seed_rng("nic_regs_rdl"), stall=0.0)
+    await b.start()
+    fmt_version = __import__("tools.formats", fromlist=["FORMAT_VERSION"]).FORMAT_VERSION
+    reg_nodes = [r for blk in regs.compile_top().children() for r in blk.registers()]
+    programmed = {"NQ_BASE": RING_BASE, "NQ_SIZE": RING_N}   # Bench.start wrote these
+    for n in b.nodes:
+        built = {"ID": regs.ID_REG.pack(magic=C["ID_MAGIC"], version=fmt_version),
+                 "NODE_ID": n.i}
+        refused = 0
+        err0 = await b.reg_read(n, "CNT_DESC_ERR")
+        for r in reg_nodes:
+            name = r.inst_name
+            got = await b.reg_read(n, name)
+            # after reset: the RDL reset values (no traffic has moved: counters 0)
+            if name in programmed:
+                want = programmed[name]
+            elif name in built:
+                want = built[name]
+            else:
+                want = sum((f.get_property("reset") or 0) << f.low for f in r.fields())
+            if name == "PARAMS":
+                pr = regs.PARAMS_REG.unpack(got)
+                assert 1 << pr["block_log2"] == b.block and 1 << pr["max_payload_log2"] == b.maxp, pr
+            elif name == "CNT_DESC_ERR":
+                assert got == err0 + refused, f"CNT_DESC_ERR {got}, {refused} writes refused"
+            else:
+                assert got == want, f"node {n.i} {name}: {got:#x} after reset, RDL says {want:#x}"
+            assert await b.reg_read(n, name) == got or name == "CNT_DESC_ERR", \
+                f"{name}: a read changed it"
+            # a write: software-writable fields take it, the rest keep their value
+            wmask = sum(((1 << f.width) - 1) << f.low for f in r.fields() if f.is_sw_writable)
+            val = 8 if name == "NQ_SIZE" else b.rng.getrandbits(64)
+            if not wmask:
+                await b.reg_write(n, name, val, exp=SLVERR)
+                refused += 1
+                if name != "CNT_DESC_ERR":
+                    assert await b.reg_read(n, name) == got, f"{name} changed by a refused write"
+                continue
+            await b.reg_write(n, name, val)
+            assert await b.reg_read(n, name) == (val & wmask) | (got & ~wmask), name
+            if name == "NQ_SIZE":
+                assert await b.reg_read(n, "NQ_TAIL") == 0, "writing NQ_SIZE restarts the tail"
+        assert await b.reg_read(n, "CNT_DESC_ERR") == err0 + refused
+        for name, v in programmed.items():                     # leave the ring as it was
+            await b.reg_write(n, name, v)
     b.fail_if_errors()
 
 
