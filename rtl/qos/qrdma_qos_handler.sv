@@ -93,9 +93,8 @@ module qrdma_qos_handler
   logic            h1_valid_q, h1_nack_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
-  logic [SEQW-1:0] h1_seq_q;
   pend_t           h1_pend;
-  logic            h1_pv_q;
+  logic            h1_match_q;   // valid entry, same sequence number
   logic            h1_match, h1_need_meta, h1_adv;
   logic            act_room;
   logic [ACW-1:0]  act_cnt;
@@ -129,21 +128,41 @@ module qrdma_qos_handler
   assign h0_pv = (h0_pv_rd[0] || (pend_wr_en && pend_wr_tid == ack.tid))
               && !(pv_b_en && pv_b_addr == ack.tid);
 
+  // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
+  // read in H0 from the ACK's TID: the match is computed in H0 and registered, so H1's
+  // decision does not wait for the pending entry out of block RAM (which feeds only the
+  // metadata read and H2). Same contents as u_pending's, a write of this cycle included.
+  typedef struct packed {
+    logic [SEQW-1:0] seq;
+    logic            single;
+    logic            tid_only;   // class TID-only: the TID goes back when retired
+  } pkey_t;
+  pkey_t pkey_mem [1 << TIDW];
+  pkey_t pkey_wr, h0_key;
+  assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
+                     tid_only: pend_wr_data.cls == CLS_TID};
+  always_ff @(posedge clk) begin
+    if (pend_wr_en) pkey_mem[pend_wr_tid] <= pkey_wr;
+  end
+  assign h0_key = (pend_wr_en && pend_wr_tid == ack.tid) ? pkey_wr : pkey_mem[ack.tid];
+
+  logic h1_single_q, h1_tid_only_q;
   always_ff @(posedge clk) begin
     if (rst) h1_valid_q <= 1'b0;
     else if (s_ack_ready) h1_valid_q <= s_ack_valid;
     if (h0_take) begin
-      h1_tid_q    <= ack.tid;
-      h1_seq_q    <= ack.seq;
-      h1_nack_q   <= ack.nack;
-      h1_reason_q <= ack.reason;
-      h1_pv_q     <= h0_pv;
+      h1_tid_q      <= ack.tid;
+      h1_nack_q     <= ack.nack;
+      h1_reason_q   <= ack.reason;
+      h1_match_q    <= h0_pv && (h0_key.seq == ack.seq);
+      h1_single_q   <= h0_key.single;
+      h1_tid_only_q <= h0_key.tid_only;
     end
   end
 
   // ================================================================ H1: match, retire
-  assign h1_match     = h1_pv_q && (h1_pend.seq == h1_seq_q);
-  assign h1_need_meta = h1_match && !h1_pend.single;
+  assign h1_match     = h1_match_q;
+  assign h1_need_meta = h1_match && !h1_single_q;
   assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 2));
   assign h1_adv       = h1_valid_q && act_room && (!h1_need_meta || meta_rd_allow)
                       && !tid_ret_valid;
@@ -153,7 +172,7 @@ module qrdma_qos_handler
   assign meta_rd_addr = h1_pend.xfer;
 
   // a TID-only TID goes back as soon as its block is retired
-  assign tid_free_valid = tid_ret_valid || (h1_adv && h1_match && (h1_pend.cls == CLS_TID));
+  assign tid_free_valid = tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
   assign tid_free_id    = tid_ret_valid ? tid_ret_id : h1_tid_q;
 
   assign ev_ack   = h1_adv && h1_match && !h1_nack_q;
@@ -177,7 +196,7 @@ module qrdma_qos_handler
     if (rst) h2_valid_q <= 1'b0;
     else     h2_valid_q <= h1_adv && h1_match;
     if (h1_adv) begin
-      h2_single_q <= h1_pend.single;
+      h2_single_q <= h1_single_q;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
       h2_pend_q   <= h1_pend;
@@ -210,8 +229,10 @@ module qrdma_qos_handler
         h2_cmpl = 1'b1;
       end else begin
         h2_meta_d.acked      = h2_acked;
+        // (the sums are on one side of each compare, from operands ready at the start of
+        // the cycle, so that the compares run side by side)
         h2_meta_d.last_acked = h2_meta_q.last_acked ||
-                               (h2_pend_q.block == h2_meta_q.blocks - BW'(1));
+                               (h2_pend_q.block + BW'(1) == h2_meta_q.blocks);
         h2_meta_d.tid_busy   = (h2_meta_q.cls == CLS_TID) ? 16'h0
                              : (h2_meta_q.tid_busy & ~(16'h1 << h2_slot));
         h2_meta_d.aborted    = h2_meta_q.aborted || h2_nack_q;
@@ -225,7 +246,8 @@ module qrdma_qos_handler
           // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
           if (!h2_meta_q.in_q && h2_meta_q.notify && !h2_meta_q.ctrl_sent &&
               h2_meta_q.issued == h2_meta_q.blocks &&
-              h2_acked - BW'(h2_meta_d.last_acked) == h2_meta_q.blocks - BW'(1)) begin
+              (h2_meta_d.last_acked ? (h2_acked == h2_meta_q.blocks)
+                                    : (h2_meta_q.acked + BW'(2) == h2_meta_q.blocks))) begin
             h2_enq   = 1'b1;
             h2_enq_q = Q_CTRL;
           end else if (!h2_meta_q.in_q && h2_meta_q.issued < h2_meta_q.blocks &&

@@ -140,12 +140,22 @@ module qrdma_qos_seg
     .empty(q_empty)
   );
 
-  // "fresh" bit of each queued transfer ([QoS-RDMA] §3.9.1: the extra bit of the queue
-  // head): set when the host queues a new transfer, clear on every re-queue.
-  logic fresh_mem [NUM_CHANNELS];
-  always_ff @(posedge clk) begin
-    if (enq_valid) fresh_mem[enq_xfer] <= enq_fresh;
-  end
+  // "fresh" bit of each transfer in the TID queue ([QoS-RDMA] §3.9.1: the extra bit of
+  // the queue head): set when the host queues a new transfer, clear on every re-queue.
+  // Only a transfer dequeued from the TID queue uses it, so the bits form a FIFO beside
+  // that queue (pushed with its enqueues, popped with its dequeues): the head bit is ready
+  // at the start of the cycle, not looked up from the dequeued transfer.
+  logic fresh_push, fresh_pop, fresh_head, fresh_valid;
+  assign fresh_push = enq_valid && (enq_queue == Q_TID);
+  assign fresh_pop  = s1_fire && !s1_ct && (s1_pick == Q_TID);
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the FIFO's fill
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS), .RAM_MIN_DEPTH(NUM_CHANNELS + 1)) u_fresh (
+    .clk, .rst,
+    .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh),
+    .m_valid(fresh_valid), .m_ready(fresh_pop), .m_data(fresh_head),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ================================================================ stage 1
   logic [NUM_QUEUES-1:0] q_elig;
@@ -215,9 +225,10 @@ module qrdma_qos_seg
 
   // stage 2 registers
   logic            s2_valid_q;
-  logic [QW-1:0]   s2_q_q;
   logic [XW-1:0]   s2_xfer_q;
-  logic            s2_fresh_q;
+  logic            s2_ctrl_q;    // from the control queue
+  cls_e            s2_qcls_q;    // class of the queue (of a transfer not from the control queue)
+  logic            s2_fresh_q;   // fresh: no metadata yet (never from the control queue)
   logic [TIDW-1:0] s2_tid_q;
   logic [FIDW-1:0] s2_fid_q;
 
@@ -225,9 +236,13 @@ module qrdma_qos_seg
     if (rst) s2_valid_q <= 1'b0;
     else     s2_valid_q <= s1_fire;
     if (s1_fire) begin
-      s2_q_q     <= s1_q;
       s2_xfer_q  <= s1_xfer;
-      s2_fresh_q <= s1_ct || fresh_mem[s1_head];
+      // a transfer is fresh at its first dequeue: a TID-only one by its fresh bit (the
+      // cut-through one is new), a FID one by coming from a need-FID queue
+      s2_ctrl_q  <= (s1_q == Q_CTRL);
+      s2_qcls_q  <= queue_cls(s1_q);
+      s2_fresh_q <= (s1_q == Q_TID) ? (s1_ct || fresh_head)
+                  : ((s1_q >= Q_FID1_NEED && s1_q < Q_FID4_HAVE) || s1_q >= Q_FID4_NEED);
       s2_tid_q   <= s_tid_id;
       s2_fid_q   <= s_fid4_ready ? s_fid4_id : s_fid1_id;
     end
@@ -287,13 +302,11 @@ module qrdma_qos_seg
       /* verilator lint_on UNUSEDSIGNAL */
       d0 = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
       d1 = desc_line1_t'(tt_rd_data[511:256]);
-      s2_ctrl   = (s2_q_q == Q_CTRL);
-      s2_cls    = s2_ctrl ? meta_rd_data.cls : queue_cls(s2_q_q);
-      // a transfer is fresh (no metadata yet) at its first dequeue: TID-only by the fresh
-      // bit, FID classes from a need-FID queue
-      s2_fresh  = (s2_cls == CLS_TID) ? (s2_fresh_q && !s2_ctrl)
-                : (!s2_ctrl && ((s2_q_q >= Q_FID1_NEED && s2_q_q < Q_FID4_HAVE) ||
-                                s2_q_q >= Q_FID4_NEED));
+      s2_ctrl   = s2_ctrl_q;
+      // the class: the queue's, or the metadata's for the control queue (which issues
+      // nothing: only its completion uses the class)
+      s2_cls    = s2_ctrl ? meta_rd_data.cls : s2_qcls_q;
+      s2_fresh  = s2_fresh_q;
       meta_q    = s2_fresh ? '0 : meta_rd_data;
       s2_inline = d0.is_inline && !s2_ctrl;
       s2_abort_path = !s2_fresh && meta_q.aborted;
@@ -315,7 +328,7 @@ module qrdma_qos_seg
 
       // IDs
       f0 = s2_fresh ? s2_fid_q : meta_q.fid;
-      unique case (s2_cls)
+      unique case (s2_qcls_q)
         CLS_FID1: begin
           ids       = frog_leap(1'b0, f0, b[3:0]);
           slot      = tid_slot(1'b0, b[3:0]);
@@ -336,7 +349,7 @@ module qrdma_qos_seg
           hq        = Q_TID;
         end
       endcase
-      tid_busy_d = (s2_cls == CLS_TID) ? 16'h0 : (meta_q.tid_busy | (16'h1 << slot));
+      tid_busy_d = (s2_qcls_q == CLS_TID) ? 16'h0 : (meta_q.tid_busy | (16'h1 << slot));
       outst_d    = issued_d - meta_q.acked;
       requeue    = !last_blk && (outst_d < BW'(MAX_OUTSTANDING)) && !tid_busy_d[slot_next];
       ctrl_now   = last_blk && d0.notify && (meta_q.acked == blocks - BW'(1));
@@ -354,13 +367,13 @@ module qrdma_qos_seg
       blk_d.tid      = ids.tid;
       blk_d.seq      = seq_q;
       blk_d.size     = bsize;
-      blk_d.cm       = (s2_cls != CLS_TID);
-      blk_d.chained  = (s2_cls != CLS_TID) && (b != '0);
-      blk_d.has_next = (s2_cls != CLS_TID) && !last_blk;
+      blk_d.cm       = (s2_qcls_q != CLS_TID);
+      blk_d.chained  = (s2_qcls_q != CLS_TID) && (b != '0);
+      blk_d.has_next = (s2_qcls_q != CLS_TID) && !last_blk;
       blk_d.notify   = last_blk && d0.notify;
       blk_d.last     = last_blk;
       blk_d.fid      = ids.fid;
-      blk_d.path     = (s2_cls == CLS_FID4) ? b[1:0] : 2'b00;
+      blk_d.path     = (s2_qcls_q == CLS_FID4) ? b[1:0] : 2'b00;
       blk_d.xfer     = s2_xfer_q;
       blk_d.block    = b;
 
@@ -405,7 +418,7 @@ module qrdma_qos_seg
         meta_d.in_q   = 1'b0;
         s2_cmpl       = (meta_q.acked == meta_q.issued);
         s2_cmpl_err   = 1'b1;
-        s2_tid_unused = (s2_cls == CLS_TID);   // dequeued from the TID queue
+        s2_tid_unused = (s2_qcls_q == CLS_TID);   // dequeued from the TID queue
       end else begin
         blk_push = 1'b1;
         s2_meta_wr = 1'b1;
@@ -423,7 +436,7 @@ module qrdma_qos_seg
           meta_d.last_seq = seq_q;
         end
         meta_d.hq  = hq;
-        meta_d.cls = s2_cls;
+        meta_d.cls = s2_qcls_q;
         if (ctrl_now) begin
           pkt_push     = 1'b1;
           pkt_d.kind   = 1'(PKT_CONTROL);
@@ -439,7 +452,7 @@ module qrdma_qos_seg
       pend_wr_data.xfer   = s2_xfer_q;
       pend_wr_data.block  = s2_inline ? '0 : b;
       pend_wr_data.single = s2_inline || (blocks == BW'(1));
-      pend_wr_data.cls    = s2_inline ? CLS_TID : s2_cls;
+      pend_wr_data.cls    = s2_inline ? CLS_TID : s2_qcls_q;
       pend_wr_data.fid    = f0;
       pend_wr_data.time_  = now_q;
     end
@@ -544,6 +557,9 @@ module qrdma_qos_seg
     if (pkt_push)
       if (!rst) assert (pkt_cnt != OCW'(OUT_FIFO_DEPTH))
         else $error("qrdma_qos_seg: packet FIFO overflow");
+    if (fresh_pop)
+      if (!rst) assert (fresh_valid)
+        else $error("qrdma_qos_seg: TID queue dequeued without its fresh bit");
   end
 `endif
 
