@@ -19,7 +19,9 @@ k+1, and R empty or taken in k) and compares:
     registers, SLVERR for every other form or address;
   - the status read request of k (sr_rd_valid, row, single, sel) with the model's, and no
     request in a cycle without a load;
-  - ARREADY low while store_ready is low.
+  - ARREADY low while store_ready is low;
+  - no beat of the register window loaded in a cycle with ext_wr_busy (driven at random:
+    the write path's external register writes), and such beats do wait (coverage).
 At the end every read burst must have all its beats, and the store must equal the model.
 
   rd_random   random reads (single and collective status, bursts over several status
@@ -84,6 +86,8 @@ class RdEnv:
         self.p_ev = 0.3           # each event input pulses with this probability
         self.p_chg = 0.3          # a status update per cycle
         self.p_ext_chg = 0.2      # an external register changes its value
+        self.p_wr_busy = 0.2      # the write path writes an external register this cycle
+        self.n_held = 0           # cycles a register-window beat waited for ext_wr_busy
         self.p_unready = 0.0      # store_ready falls for a few cycles
         self.cycle = 0
         self.prev = None
@@ -146,6 +150,7 @@ class RdEnv:
         st, reason = self.store.st, self.store.reason
         while True:
             await RisingEdge(dut.clk)
+            dut.ext_wr_busy.value = int(self.rng.random() < self.p_wr_busy)
             await ReadWrite()
             base = 32 * int(dut.sr_rd_row.value)
             dut.sr_rd_data.value = sum(st[base + i] << (2 * i) for i in range(32))
@@ -160,7 +165,8 @@ class RdEnv:
         v = lambda s: int(s.value)  # noqa: E731
         r = dict(ar=None, r=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready),
                  sr=None, ev=(v(d.desc_ok), v(d.desc_err), v(d.eng_ev)),
-                 store_ready=v(d.store_ready), arready=v(d.s_axi_arready))
+                 store_ready=v(d.store_ready), arready=v(d.s_axi_arready),
+                 busy=v(d.ext_wr_busy))
         if v(d.s_axi_arvalid) and v(d.s_axi_arready):
             r["ar"] = (v(d.s_axi_arid), v(d.s_axi_araddr), v(d.s_axi_arlen),
                        v(d.s_axi_arsize), v(d.s_axi_arburst))
@@ -212,7 +218,11 @@ class RdEnv:
         if rec["ar"]:
             self.ar_q.append(rec["ar"])
         rd_reset = ()
-        if nxt["rvalid"] and (not rec["rvalid"] or rec["rready"]):
+        loaded = nxt["rvalid"] and (not rec["rvalid"] or rec["rready"])
+        if rec["busy"] and self.ar_q and self._in_window(self.ar_q[0], self.ar_beat):
+            assert not loaded, f"cycle {k}: register-window beat loaded while ext_wr_busy"
+            self.n_held += (not rec["rvalid"] or rec["rready"])
+        if loaded:
             assert self.ar_q, f"cycle {k}: R beat without a read burst"
             ar = self.ar_q[0]
             val, resp, rd_reset = m.read(ar, self.ar_beat)
@@ -248,6 +258,11 @@ class RdEnv:
         m.cnt_now = ["CNT_DESC_OK"] * desc_ok + ["CNT_DESC_ERR"] * desc_err
         m.events(ev)
 
+    def _in_window(self, ar, beat: int) -> bool:
+        """Beat `beat` of burst `ar` is in the register window REG_BASE .. + EXT_SPAN - 1."""
+        addr = ar[1] if beat == 0 else (ar[1] & ~7) + 8 * beat
+        return addr // self.ext_span == C["REG_BASE"] // self.ext_span
+
     # ---------------------------------------------------------------- end of test
     async def drain(self):
         await self.rmaster.wait()
@@ -256,7 +271,7 @@ class RdEnv:
 
     async def check_empty(self):
         """(The model runs a cycle behind the storage: stop the updates and let it catch up.)"""
-        self.p_chg = self.p_ext_chg = 0.0
+        self.p_chg = self.p_ext_chg = self.p_wr_busy = 0.0
         for _ in range(4):
             await RisingEdge(self.dut.clk)
         assert not self.ar_q, f"read bursts without all their beats: {list(self.ar_q)[:4]}"
@@ -294,11 +309,13 @@ async def rd_random(dut):
     await env.drain()
     await env.check_empty()
     cov = env.model.cov
-    dut._log.info("cycles %d, R beats %d, channels cleared by reads %d, coverage %s",
-                  env.cycle, env.n_r, env.n_cleared, dict(cov))
+    dut._log.info("cycles %d, R beats %d, channels cleared by reads %d, register-window "
+                  "beats held by writes %d, coverage %s",
+                  env.cycle, env.n_r, env.n_cleared, env.n_held, dict(cov))
     for k in ("rd_single", "rd_coll", "rd_err", "rd_reg", "rd_ext", "rd_bad"):
         assert cov[k] >= 20, f"coverage: {k} happened {cov[k]} times"
     assert env.n_cleared >= 20, f"coverage: reads cleared {env.n_cleared} channels"
+    assert env.n_held >= 20, f"coverage: register-window beats held by writes {env.n_held}"
     assert all(env.model.cnt[n] > 0 for n in EV_NAMES)
 
 
