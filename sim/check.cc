@@ -133,7 +133,7 @@ uint64_t core_writes_cycles(qrdma_sim *s, unsigned core, uint64_t t0) {
 void core_posts(qrdma_sim *s, unsigned core, unsigned k) {
   for (unsigned i = 0; i < k; ++i) {
     uint64_t v = 4096 * (i + 1);
-    qrdma_sim_core_write(s, 0, core, QRDMA_REG_NQ_BASE, &v, 8);
+    qrdma_sim_core_write(s, 0, core, QRDMA_REG(nic.NQ_BASE), &v, 8);
   }
 }
 
@@ -143,20 +143,20 @@ void cores_check(qrdma_sim *s) {
   const unsigned k = 32;
   qrdma_sim_wait_quiet(s, 100000);
   uint64_t t0 = qrdma_sim_now(s);
-  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG(eng.ID));
   const uint64_t alone = core_read_cycles(s, 0, t0);
   // core 0's read after core 0's own k writes waits for their B responses
   qrdma_sim_wait_quiet(s, 100000);
   t0 = qrdma_sim_now(s);
   core_posts(s, 0, k);
-  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG(eng.ID));
   const uint64_t own = core_read_cycles(s, 0, t0);
   // the same k writes from core 1, whose read then waits; core 0 reads in the same cycle
   qrdma_sim_wait_quiet(s, 100000);
   t0 = qrdma_sim_now(s);
   core_posts(s, 1, k);
-  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG_ID);
-  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG_ID);
+  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG(eng.ID));
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG(eng.ID));
   const uint64_t other = core_read_cycles(s, 0, t0);
   const uint64_t waited = core_read_cycles(s, 1, t0);
   printf("     core reads: alone %" PRIu64 ", after %u writes of its core %" PRIu64
@@ -174,7 +174,7 @@ void cores_check(qrdma_sim *s) {
   const uint64_t w_alone = core_writes_cycles(s, 0, t0);
   qrdma_sim_wait_quiet(s, 100000);
   t0 = qrdma_sim_now(s);
-  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG_ID);
+  qrdma_sim_core_read_start(s, 0, 1, QRDMA_REG(eng.ID));
   core_posts(s, 0, k);
   const uint64_t clock_beside = qrdma_sim_core_now(s, 0, 0) - t0;
   const uint64_t w_beside = core_writes_cycles(s, 0, t0);
@@ -214,16 +214,16 @@ int main(int argc, char **argv) {
 
   for (unsigned n = 0; n < nodes; ++n) {
     int resp = -1;
-    uint64_t id = qrdma_sim_mmio_read64(s, n, QRDMA_REG_NODE_ID, &resp);
+    uint64_t id = qrdma_sim_mmio_read64(s, n, QRDMA_REG(nic.NODE_ID), &resp);
     char what[80];
     snprintf(what, sizeof what, "node %u: NODE_ID reads %" PRIu64, n, id);
     check(resp == 0 && id == n, what);
-    uint64_t idr = qrdma_sim_mmio_read64(s, n, QRDMA_REG_ID, &resp);
+    uint64_t idr = qrdma_sim_mmio_read64(s, n, QRDMA_REG(eng.ID), &resp);
     snprintf(what, sizeof what, "node %u: ID magic 0x%08" PRIx64, n, idr & 0xffffffffu);
     check(resp == 0 && (idr & 0xffffffffu) == QRDMA_ID_MAGIC, what);
   }
   uint64_t t0 = qrdma_sim_now(s);
-  qrdma_sim_mmio_read64(s, 0, QRDMA_REG_NODE_ID, nullptr);
+  qrdma_sim_mmio_read64(s, 0, QRDMA_REG(nic.NODE_ID), nullptr);
   uint64_t rt = qrdma_sim_now(s) - t0;
   printf("     register read round trip: %" PRIu64 " cycles\n", rt);
   check(rt >= 30, "MMIO read costs at least the 30-cycle round trip");

@@ -229,7 +229,7 @@ static int mode_ring(void)
             return 1;
     uint64_t t0 = qrdma_sim_now(sim);
     qrdma_sim_step(sim, 300000);
-    uint64_t waited = qrdma_sim_mmio_read64(sim, 1, QRDMA_REG_RX_NQ_WAIT, NULL);
+    uint64_t waited = qrdma_sim_mmio_read64(sim, 1, QRDMA_REG(nic.RX_NQ_WAIT), NULL);
     printf("     node 1 RX_NQ_WAIT after 300,000 cycles: %" PRIu64 " cycles\n", waited);
     fprintf(stderr, "check_watchdog: state while the ring is full:\n");
     qrdma_sim_dump_state(sim);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """Generate the SV package, the C header and the markdown page from tools/formats.py.
-Register offsets and the ID / PARAMS fields come from regs/qrdma_regs.rdl (tools/regs.py),
-so that the package and header name them from that one description; docs/registers.md
+The ID / PARAMS fields of the SV package come from regs/qrdma_regs.rdl (tools/regs.py);
+the C header names registers through qrdma_regs.h (QRDMA_REG(member)); docs/registers.md
 (tools/gen_regs.py) documents the registers.
 
   python tools/gen_formats.py           write the generated files
@@ -101,15 +101,16 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 
 
 def gen_c() -> str:
-    o = [f"/* {HDR} */", "#ifndef QRDMA_FMT_H", "#define QRDMA_FMT_H", "", "#include <stdint.h>", ""]
+    o = [f"/* {HDR} */", "#ifndef QRDMA_FMT_H", "#define QRDMA_FMT_H", "", "#include <stddef.h>",
+         "#include <stdint.h>", "", '#include "qrdma_regs.h"', ""]
     for k, (v, doc) in F.CONST.items():
         o.append(f"#define QRDMA_{k} {v}ULL /* {doc} */")
     o.append(f"#define QRDMA_FORMAT_VERSION {F.FORMAT_VERSION}")
-    o += ["", C_BITS, ""]
-    for off, name, acc, doc in R.REGISTERS:
-        o.append(f"#define QRDMA_REG_{name} (QRDMA_REG_BASE + 0x{off:03X}ULL) /* {acc}: {doc} */")
-    o.append("")
-    for L in F.LAYOUTS + (R.ID_REG, R.PARAMS_REG):
+    o += ["", C_BITS, "",
+          "/* Host address of a register: r is its member of qrdma_regs_t (qrdma_regs.h,",
+          " * peakrdl-cheader from regs/qrdma_regs.rdl), e.g. QRDMA_REG(nic.NQ_SIZE). */",
+          "#define QRDMA_REG(r) (QRDMA_REG_BASE + offsetof(qrdma_regs_t, r))", ""]
+    for L in F.LAYOUTS:
         n = L.name.upper()
         o.append(f"/* {L.doc} */")
         o.append(f"#define QRDMA_{n}_BITS {L.width}")
@@ -117,7 +118,7 @@ def gen_c() -> str:
             fn = f"QRDMA_{n}_{f.name.upper()}"
             o.append(f"#define {fn}_LSB {f.lsb}")
             o.append(f"#define {fn}_W {f.width}")
-            if L in F.LAYOUTS and f.width <= 64:
+            if f.width <= 64:
                 o.append(f"#define {fn}_GET(buf) qrdma_get_bits((buf), {f.lsb}, {f.width})")
                 o.append(f"#define {fn}_PUT(buf, v) qrdma_put_bits((buf), {f.lsb}, {f.width}, (v))")
         o.append("")

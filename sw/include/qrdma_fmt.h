@@ -2,7 +2,10 @@
 #ifndef QRDMA_FMT_H
 #define QRDMA_FMT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "qrdma_regs.h"
 
 #define QRDMA_NUM_PAGES 16ULL /* protection domains (pages) */
 #define QRDMA_CH_PER_PAGE 128ULL /* channels per page: 64 write + 64 read */
@@ -70,49 +73,9 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
     return v;
 }
 
-#define QRDMA_REG_ID (QRDMA_REG_BASE + 0x000ULL) /* ro: Identification */
-#define QRDMA_REG_PARAMS (QRDMA_REG_BASE + 0x008ULL) /* ro: The build parameters software needs */
-#define QRDMA_REG_CNT_DESC_OK (QRDMA_REG_BASE + 0x010ULL) /* ro: descriptors accepted; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_DESC_ERR (QRDMA_REG_BASE + 0x018ULL) /* ro: descriptor writes refused (SLVERR or ERROR status); events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_BLOCKS (QRDMA_REG_BASE + 0x020ULL) /* ro: block descriptors issued; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_INLINE (QRDMA_REG_BASE + 0x028ULL) /* ro: inline packets issued; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_CONTROL (QRDMA_REG_BASE + 0x030ULL) /* ro: control packets issued; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_ACK (QRDMA_REG_BASE + 0x038ULL) /* ro: ACKs accepted; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_NACK (QRDMA_REG_BASE + 0x040ULL) /* ro: NACKs received; events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_STALE (QRDMA_REG_BASE + 0x048ULL) /* ro: ACKs dropped (no pending entry or sequence mismatch); events since reset (wraps at 2^48) */
-#define QRDMA_REG_CNT_DONE (QRDMA_REG_BASE + 0x050ULL) /* ro: transfers finished (DONE or ERROR after a NACK); events since reset (wraps at 2^48) */
-#define QRDMA_REG_NODE_ID (QRDMA_REG_BASE + 0x100ULL) /* ro: Node ID; this node's ID */
-#define QRDMA_REG_NQ_BASE (QRDMA_REG_BASE + 0x108ULL) /* rw: Notification ring base; notification ring base address bits 63:6 (64-byte aligned; bits 5:0 read 0) */
-#define QRDMA_REG_NQ_SIZE (QRDMA_REG_BASE + 0x110ULL) /* rw: Writing NQ_SIZE restarts the ring: NQ_HEAD and NQ_TAIL go to 0; ring entries (power of 2; 0: notifications off) */
-#define QRDMA_REG_NQ_HEAD (QRDMA_REG_BASE + 0x118ULL) /* ro: Notification ring head; entries written by the NIC since NQ_SIZE was last written */
-#define QRDMA_REG_NQ_TAIL (QRDMA_REG_BASE + 0x120ULL) /* rw: Notification ring tail; entries taken by software (the NIC never passes NQ_TAIL + NQ_SIZE); 0 when NQ_SIZE is written */
-#define QRDMA_REG_TX_DATA_PKTS (QRDMA_REG_BASE + 0x128ULL) /* ro: DATA packets sent; events since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_CTRL_PKTS (QRDMA_REG_BASE + 0x130ULL) /* ro: INLINE, CONTROL, ACK and NACK packets sent; events since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_BYTES (QRDMA_REG_BASE + 0x138ULL) /* ro: payload bytes sent (DATA and INLINE; TX_DATA_BYTES: DATA only); bytes since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_DATA_PKTS (QRDMA_REG_BASE + 0x140ULL) /* ro: DATA packets accepted and written; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_CTRL_PKTS (QRDMA_REG_BASE + 0x148ULL) /* ro: INLINE, CONTROL, ACK and NACK packets accepted; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_BYTES (QRDMA_REG_BASE + 0x150ULL) /* ro: payload bytes written (DATA and INLINE); bytes since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_CRC_DROP (QRDMA_REG_BASE + 0x158ULL) /* ro: packets dropped: bad CRC; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_DUP_DROP (QRDMA_REG_BASE + 0x160ULL) /* ro: packets dropped: duplicate of a packet already written; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_STALE_DROP (QRDMA_REG_BASE + 0x168ULL) /* ro: packets dropped: older sequence number than the block's; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_BAD_DROP (QRDMA_REG_BASE + 0x170ULL) /* ro: packets dropped: bad type, length or node; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_NOTIFS (QRDMA_REG_BASE + 0x178ULL) /* ro: notifications written; events since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_DATA_BYTES (QRDMA_REG_BASE + 0x180ULL) /* ro: payload bytes of DATA packets sent; bytes since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_MEM_ERR (QRDMA_REG_BASE + 0x188ULL) /* ro: DATA packets not sent: their payload read was answered SLVERR/DECERR; events since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_SLOT_STALL (QRDMA_REG_BASE + 0x190ULL) /* ro: cycles a block or packet descriptor waited for a free send slot; events since reset (wraps at 2^48) */
-#define QRDMA_REG_TX_LINK_STALL (QRDMA_REG_BASE + 0x198ULL) /* ro: cycles the link did not take an offered beat; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_MEM_ERR (QRDMA_REG_BASE + 0x1A0ULL) /* ro: write bursts answered SLVERR/DECERR (their blocks are NACKed); events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_NACKS (QRDMA_REG_BASE + 0x1A8ULL) /* ro: NACKs requested (blocks refused); events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_NOTIF_OFF (QRDMA_REG_BASE + 0x1B0ULL) /* ro: notifications not written because the ring is off (NQ_SIZE 0); events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_NQ_WAIT (QRDMA_REG_BASE + 0x1B8ULL) /* ro: cycles a notification waited for a ring slot (ring full); events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_LINK_STALL (QRDMA_REG_BASE + 0x1C0ULL) /* ro: cycles the link offered a beat the receive buffer could not take; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_EVT_STALL (QRDMA_REG_BASE + 0x1C8ULL) /* ro: cycles the header pipeline waited for room in its output queues; events since reset (wraps at 2^48) */
-#define QRDMA_REG_RX_RSP_PEAK (QRDMA_REG_BASE + 0x1D0ULL) /* ro: most ACK/NACK responses queued at once since reset; largest occupancy seen since reset */
-#define QRDMA_REG_RX_NTF_PEAK (QRDMA_REG_BASE + 0x1D8ULL) /* ro: most notifications waiting for a ring slot at once since reset; largest occupancy seen since reset */
-#define QRDMA_REG_RETX_TIMEOUT (QRDMA_REG_BASE + 0x1E0ULL) /* rw: Reserved for retransmission: cycles without an ACK before a block is sent again. No unit uses it yet; timeout in cycles (0: off) */
-#define QRDMA_REG_RETRY_LIMIT (QRDMA_REG_BASE + 0x1E8ULL) /* rw: Reserved for retransmission: sends of a block before its transfer ends in ERROR. No unit uses it yet; retries (0: none) */
-#define QRDMA_REG_TX_WINDOW (QRDMA_REG_BASE + 0x1F0ULL) /* rw: Reserved for windowed sending: blocks in flight per destination. No unit uses it yet; blocks (0: no limit) */
-#define QRDMA_REG_LINK_CREDITS (QRDMA_REG_BASE + 0x1F8ULL) /* rw: Reserved for credit-based link flow control: credits granted to the peer at start. No unit uses it yet; credits in beats (0: no credit flow control) */
+/* Host address of a register: r is its member of qrdma_regs_t (qrdma_regs.h,
+ * peakrdl-cheader from regs/qrdma_regs.rdl), e.g. QRDMA_REG(nic.NQ_SIZE). */
+#define QRDMA_REG(r) (QRDMA_REG_BASE + offsetof(qrdma_regs_t, r))
 
 /* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). */
 #define QRDMA_DESC_LINE0_BITS 256
@@ -508,25 +471,5 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NIC_STATE_RX_WR_W 16
 #define QRDMA_NIC_STATE_RX_WR_GET(buf) qrdma_get_bits((buf), 160, 16)
 #define QRDMA_NIC_STATE_RX_WR_PUT(buf, v) qrdma_put_bits((buf), 160, 16, (v))
-
-/* Register ID (REG_BASE + 0x000). */
-#define QRDMA_ID_REG_BITS 64
-#define QRDMA_ID_REG_MAGIC_LSB 0
-#define QRDMA_ID_REG_MAGIC_W 32
-#define QRDMA_ID_REG_VERSION_LSB 32
-#define QRDMA_ID_REG_VERSION_W 16
-
-/* Register PARAMS (REG_BASE + 0x008). */
-#define QRDMA_PARAMS_REG_BITS 64
-#define QRDMA_PARAMS_REG_BLOCK_LOG2_LSB 0
-#define QRDMA_PARAMS_REG_BLOCK_LOG2_W 8
-#define QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB 8
-#define QRDMA_PARAMS_REG_MAX_OUTSTANDING_W 8
-#define QRDMA_PARAMS_REG_DATA_W_LSB 16
-#define QRDMA_PARAMS_REG_DATA_W_W 16
-#define QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB 32
-#define QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_W 8
-#define QRDMA_PARAMS_REG_NODES_LOG2_LSB 40
-#define QRDMA_PARAMS_REG_NODES_LOG2_W 8
 
 #endif /* QRDMA_FMT_H */

@@ -258,7 +258,7 @@ int qrdma_mmap_open(const struct qrdma_mmap_cfg *cfg, struct qrdma_backend **out
     if (!cfg || !out || cfg->num_nodes == 0 || cfg->num_nodes > QRDMA_MMAP_MAX_NODES)
         return QRDMA_EINVAL;
     /* the highest address the library uses: the last register */
-    const uint64_t min_reg_len = QRDMA_REG_RX_NOTIFS + 8;
+    const uint64_t min_reg_len = QRDMA_REG(nic.RX_NOTIFS) + 8;
     for (unsigned i = 0; i < cfg->num_nodes; i++) {
         const struct qrdma_mmap_node *n = &cfg->node[i];
         uint64_t rl = n->reg_len ? n->reg_len : 1ULL << QRDMA_ADDR_W;

@@ -8,9 +8,6 @@
  * ("Completion notification") and the notif_entry layout.
  */
 #include "qrdma.h"
-#include "qrdma_regs.h"
-
-#include <stddef.h>
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -41,9 +38,6 @@ _Static_assert(QRDMA_NOTIF_ENTRY_MARKER_LSB == 0 && QRDMA_NOTIF_ENTRY_MARKER_W =
                "the marker is byte 0 of an entry");
 _Static_assert(QRDMA_ENG_CSR__ID__MAGIC_bw <= 32 && QRDMA_ENG_CSR__ID__VERSION_bw <= 32, "ID fields");
 
-/* Host address of a register: r is its member of qrdma_regs_t (qrdma_regs.h, generated from
- * regs/qrdma_regs.rdl), e.g. REG(nic.NQ_SIZE). */
-#define REG(r) (QRDMA_REG_BASE + offsetof(qrdma_regs_t, r))
 /* A field of register value v: F is its qrdma_regs.h prefix, e.g. FIELD(id, QRDMA_ENG_CSR__ID__MAGIC). */
 #define FIELD(v, F) reg_field(v, F##_bp, F##_bw)
 
@@ -139,15 +133,15 @@ int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
     n->be = be;
     n->idx = node_index;
     uint64_t id, params, node_id;
-    int e = rd(n, REG(eng.ID), &id);
+    int e = rd(n, QRDMA_REG(eng.ID), &id);
     if (!e && FIELD(id, QRDMA_ENG_CSR__ID__MAGIC) != QRDMA_ID_MAGIC)
         e = QRDMA_ENODEV;
     if (!e && FIELD(id, QRDMA_ENG_CSR__ID__VERSION) != QRDMA_FORMAT_VERSION)
         e = QRDMA_EVERSION;
     if (!e)
-        e = rd(n, REG(eng.PARAMS), &params);
+        e = rd(n, QRDMA_REG(eng.PARAMS), &params);
     if (!e)
-        e = rd(n, REG(nic.NODE_ID), &node_id);
+        e = rd(n, QRDMA_REG(nic.NODE_ID), &node_id);
     if (e) {
         free(n);
         return e;
@@ -596,7 +590,7 @@ int qrdma_nq_teardown(qrdma_node *n)
         return QRDMA_EINVAL;
     if (!n->nq_on)
         return QRDMA_ENOTIF;
-    int e = wr(n, REG(nic.NQ_SIZE), 0);
+    int e = wr(n, QRDMA_REG(nic.NQ_SIZE), 0);
     qrdma_buf_free(n, &n->nq);
     n->nq_on = 0;
     n->nq_size = n->nq_tail = 0;
@@ -620,9 +614,9 @@ int qrdma_nq_setup(qrdma_node *n, uint32_t entries)
     for (uint32_t i = 0; i < entries; i++)
         ((uint8_t *)n->nq.cpu)[(size_t)i * NOTIF_BYTES] = (uint8_t)QRDMA_NOTIF_EMPTY;
     atomic_thread_fence(memory_order_seq_cst);
-    e = wr(n, REG(nic.NQ_BASE), n->nq.dev);
+    e = wr(n, QRDMA_REG(nic.NQ_BASE), n->nq.dev);
     if (!e)
-        e = wr(n, REG(nic.NQ_SIZE), entries);
+        e = wr(n, QRDMA_REG(nic.NQ_SIZE), entries);
     if (e) {
         qrdma_buf_free(n, &n->nq);
         return e;
@@ -662,7 +656,7 @@ int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
     ent[0] = (uint8_t)QRDMA_NOTIF_EMPTY;
     atomic_thread_fence(memory_order_seq_cst);
     n->nq_tail++;
-    int err = wr(n, REG(nic.NQ_TAIL), n->nq_tail);
+    int err = wr(n, QRDMA_REG(nic.NQ_TAIL), n->nq_tail);
     return err ? err : 1;
 }
 
@@ -685,7 +679,7 @@ const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n) { return n->nq_on ? &n
 uint32_t qrdma_nq_tail(const qrdma_node *n) { return n->nq_tail; }
 
 /* ----------------------------------------------------------------- counters, registers */
-#define CNT(name, member) { #name, REG(member) },
+#define CNT(name, member) { #name, QRDMA_REG(member) },
 static const struct {
     const char *name;
     uint64_t addr;

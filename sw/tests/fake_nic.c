@@ -90,22 +90,22 @@ static int reg_idx(uint64_t addr)
     return (int)((addr - QRDMA_REG_BASE) / 8);
 }
 
-#define R(n, name) (n)->reg[reg_idx(QRDMA_REG_##name)]
+#define R(n, member) (n)->reg[reg_idx(QRDMA_REG(member))]
 
 static int reg_exists(uint64_t addr)
 {
     static const uint64_t all[] = {
-        QRDMA_REG_ID, QRDMA_REG_PARAMS, QRDMA_REG_CNT_DESC_OK, QRDMA_REG_CNT_DESC_ERR,
-        QRDMA_REG_CNT_BLOCKS, QRDMA_REG_CNT_INLINE, QRDMA_REG_CNT_CONTROL, QRDMA_REG_CNT_ACK,
-        QRDMA_REG_CNT_NACK, QRDMA_REG_CNT_STALE, QRDMA_REG_CNT_DONE, QRDMA_REG_NODE_ID,
-        QRDMA_REG_NQ_BASE, QRDMA_REG_NQ_SIZE, QRDMA_REG_NQ_HEAD, QRDMA_REG_NQ_TAIL,
-        QRDMA_REG_TX_DATA_PKTS, QRDMA_REG_TX_CTRL_PKTS, QRDMA_REG_TX_BYTES,
-        QRDMA_REG_RX_DATA_PKTS, QRDMA_REG_RX_CTRL_PKTS, QRDMA_REG_RX_BYTES,
-        QRDMA_REG_RX_CRC_DROP, QRDMA_REG_RX_DUP_DROP, QRDMA_REG_RX_STALE_DROP,
-        QRDMA_REG_RX_BAD_DROP, QRDMA_REG_RX_NOTIFS, QRDMA_REG_TX_DATA_BYTES, QRDMA_REG_TX_MEM_ERR,
-        QRDMA_REG_TX_SLOT_STALL, QRDMA_REG_TX_LINK_STALL, QRDMA_REG_RX_MEM_ERR, QRDMA_REG_RX_NACKS,
-        QRDMA_REG_RX_NOTIF_OFF, QRDMA_REG_RX_NQ_WAIT, QRDMA_REG_RX_LINK_STALL, QRDMA_REG_RX_EVT_STALL,
-        QRDMA_REG_RX_RSP_PEAK, QRDMA_REG_RX_NTF_PEAK,
+        QRDMA_REG(eng.ID), QRDMA_REG(eng.PARAMS), QRDMA_REG(eng.CNT_DESC_OK), QRDMA_REG(eng.CNT_DESC_ERR),
+        QRDMA_REG(eng.CNT_BLOCKS), QRDMA_REG(eng.CNT_INLINE), QRDMA_REG(eng.CNT_CONTROL), QRDMA_REG(eng.CNT_ACK),
+        QRDMA_REG(eng.CNT_NACK), QRDMA_REG(eng.CNT_STALE), QRDMA_REG(eng.CNT_DONE), QRDMA_REG(nic.NODE_ID),
+        QRDMA_REG(nic.NQ_BASE), QRDMA_REG(nic.NQ_SIZE), QRDMA_REG(nic.NQ_HEAD), QRDMA_REG(nic.NQ_TAIL),
+        QRDMA_REG(nic.TX_DATA_PKTS), QRDMA_REG(nic.TX_CTRL_PKTS), QRDMA_REG(nic.TX_BYTES),
+        QRDMA_REG(nic.RX_DATA_PKTS), QRDMA_REG(nic.RX_CTRL_PKTS), QRDMA_REG(nic.RX_BYTES),
+        QRDMA_REG(nic.RX_CRC_DROP), QRDMA_REG(nic.RX_DUP_DROP), QRDMA_REG(nic.RX_STALE_DROP),
+        QRDMA_REG(nic.RX_BAD_DROP), QRDMA_REG(nic.RX_NOTIFS), QRDMA_REG(nic.TX_DATA_BYTES), QRDMA_REG(nic.TX_MEM_ERR),
+        QRDMA_REG(nic.TX_SLOT_STALL), QRDMA_REG(nic.TX_LINK_STALL), QRDMA_REG(nic.RX_MEM_ERR), QRDMA_REG(nic.RX_NACKS),
+        QRDMA_REG(nic.RX_NOTIF_OFF), QRDMA_REG(nic.RX_NQ_WAIT), QRDMA_REG(nic.RX_LINK_STALL), QRDMA_REG(nic.RX_EVT_STALL),
+        QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK),
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)
@@ -127,7 +127,7 @@ uint8_t *fake_mem(const struct fake *f, unsigned node, uint64_t dev, uint64_t le
 static int node_by_id(const struct fake *f, uint64_t id)
 {
     for (unsigned i = 0; i < f->cfg.nodes; i++)
-        if (f->n[i].reg[reg_idx(QRDMA_REG_NODE_ID)] == id)
+        if (f->n[i].reg[reg_idx(QRDMA_REG(nic.NODE_ID))] == id)
             return (int)i;
     return -1;
 }
@@ -150,7 +150,7 @@ static void start(struct fake *f, unsigned node, unsigned page, unsigned ch,
     x->done_at = f->cfg.auto_complete ? n->link_free + f->cfg.base_latency : UINT64_MAX;
     n->st[page][ch] = QRDMA_ST_BUSY;
     n->lng[page][ch] = l1 != NULL;
-    R(n, CNT_DESC_OK)++;
+    R(n, eng.CNT_DESC_OK)++;
     n->stats.started++;
 }
 
@@ -187,11 +187,11 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
     }
     struct fnode *m = dn >= 0 ? &f->n[dn] : NULL;
     uint8_t *ent = NULL;
-    if (st == QRDMA_ST_DONE && notify && R(m, NQ_SIZE)) {
-        uint64_t nqs = R(m, NQ_SIZE);
-        if ((uint32_t)(m->nq_issued - (uint32_t)R(m, NQ_TAIL)) >= nqs)
+    if (st == QRDMA_ST_DONE && notify && R(m, nic.NQ_SIZE)) {
+        uint64_t nqs = R(m, nic.NQ_SIZE);
+        if ((uint32_t)(m->nq_issued - (uint32_t)R(m, nic.NQ_TAIL)) >= nqs)
             return -2;
-        ent = fake_mem(f, (unsigned)dn, R(m, NQ_BASE) + 64 * (m->nq_issued % nqs), 64);
+        ent = fake_mem(f, (unsigned)dn, R(m, nic.NQ_BASE) + 64 * (m->nq_issued % nqs), 64);
     }
     if (st == QRDMA_ST_DONE) {
         if (inl) {
@@ -214,23 +214,23 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
         uint64_t blocks = inl ? 1 : ((dst & ((1u << BLOCK_LOG2) - 1)) + size + (1u << BLOCK_LOG2) - 1) >> BLOCK_LOG2;
         uint64_t pkts = ((dst & (MAX_PAYLOAD - 1)) + size + MAX_PAYLOAD - 1) / MAX_PAYLOAD;
         n->seq = (uint16_t)(n->seq + blocks);
-        R(n, CNT_BLOCKS) += inl ? 0 : blocks;
-        R(n, CNT_INLINE) += inl;
-        R(n, CNT_CONTROL) += notify && !inl;
-        R(n, CNT_ACK) += blocks;
-        R(n, CNT_DONE)++;
-        R(n, TX_DATA_PKTS) += inl ? 0 : pkts;
-        R(n, TX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
-        R(n, TX_BYTES) += size;
-        R(m, RX_DATA_PKTS) += inl ? 0 : pkts;
-        R(m, RX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
-        R(m, RX_BYTES) += size;
-        R(m, TX_CTRL_PKTS) += blocks; /* the ACKs */
-        R(n, RX_CTRL_PKTS) += blocks;
+        R(n, eng.CNT_BLOCKS) += inl ? 0 : blocks;
+        R(n, eng.CNT_INLINE) += inl;
+        R(n, eng.CNT_CONTROL) += notify && !inl;
+        R(n, eng.CNT_ACK) += blocks;
+        R(n, eng.CNT_DONE)++;
+        R(n, nic.TX_DATA_PKTS) += inl ? 0 : pkts;
+        R(n, nic.TX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
+        R(n, nic.TX_BYTES) += size;
+        R(m, nic.RX_DATA_PKTS) += inl ? 0 : pkts;
+        R(m, nic.RX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
+        R(m, nic.RX_BYTES) += size;
+        R(m, nic.TX_CTRL_PKTS) += blocks; /* the ACKs */
+        R(n, nic.RX_CTRL_PKTS) += blocks;
         if (ent) {
             uint8_t e[64] = {0};
             putb(e, QRDMA_NOTIF_ENTRY_KIND_LSB, QRDMA_NOTIF_ENTRY_KIND_W, inl ? QRDMA_NET_INLINE : QRDMA_NET_CONTROL);
-            putb(e, QRDMA_NOTIF_ENTRY_SRC_NODE_LSB, QRDMA_NOTIF_ENTRY_SRC_NODE_W, R(n, NODE_ID));
+            putb(e, QRDMA_NOTIF_ENTRY_SRC_NODE_LSB, QRDMA_NOTIF_ENTRY_SRC_NODE_W, R(n, nic.NODE_ID));
             putb(e, QRDMA_NOTIF_ENTRY_XFER_LSB, QRDMA_NOTIF_ENTRY_XFER_W, x->page * QRDMA_CH_PER_PAGE + x->ch);
             putb(e, QRDMA_NOTIF_ENTRY_PD_LSB, QRDMA_NOTIF_ENTRY_PD_W, x->page);
             putb(e, QRDMA_NOTIF_ENTRY_SIZE_LSB, QRDMA_NOTIF_ENTRY_SIZE_W, size);
@@ -241,12 +241,12 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
             memcpy(ent + 1, e + 1, 63);
             ent[0] = (uint8_t)QRDMA_NOTIF_FULL; /* marker last */
             m->nq_issued++;
-            R(m, NQ_HEAD) = m->nq_issued;
-            R(m, RX_NOTIFS)++;
+            R(m, nic.NQ_HEAD) = m->nq_issued;
+            R(m, nic.RX_NOTIFS)++;
         }
     } else {
-        R(n, CNT_NACK)++;
-        R(n, CNT_DONE)++;
+        R(n, eng.CNT_NACK)++;
+        R(n, eng.CNT_DONE)++;
     }
     n->st[x->page][x->ch] = (uint8_t)st;
     if (st == QRDMA_ST_ERROR)
@@ -285,14 +285,14 @@ static int line_write(struct fake *f, unsigned node, uint64_t a, const uint8_t *
     struct fnode *n = &f->n[node];
     uint64_t page = a / QRDMA_PAGE_STRIDE, off = a % QRDMA_PAGE_STRIDE;
     if (page >= NPG || off - QRDMA_DESC_OFFSET >= (uint64_t)NCH * LINE || off % LINE) { /* wraps below */
-        R(n, CNT_DESC_ERR)++; /* R5 */
+        R(n, eng.CNT_DESC_ERR)++; /* R5 */
         return QRDMA_ESLVERR;
     }
     unsigned ch = (unsigned)((off - QRDMA_DESC_OFFSET) / LINE), p = (unsigned)page;
     int pend = n->pend_ch[p];
     if ((pend >= 0 && ch != (unsigned)pend + 1) ||                             /* R7 */
         n->st[p][ch] == QRDMA_ST_BUSY || (ch & 1 && n->st[p][ch - 1] == QRDMA_ST_BUSY && n->lng[p][ch - 1])) { /* R6 */
-        R(n, CNT_DESC_ERR)++;
+        R(n, eng.CNT_DESC_ERR)++;
         return QRDMA_ESLVERR;
     }
     int e = f->inner->desc_write(f->inner->ctx, node, a, data, LINE);
@@ -312,7 +312,7 @@ static int line_write(struct fake *f, unsigned node, uint64_t a, const uint8_t *
     if (bad) {
         n->st[p][ch] = QRDMA_ST_ERROR;
         n->why[p][ch] = QRDMA_ERR_BAD_DESC;
-        R(n, CNT_DESC_ERR)++;
+        R(n, eng.CNT_DESC_ERR)++;
         return QRDMA_ESLVERR;
     }
     if (lng) {
@@ -355,7 +355,7 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
     struct fnode *n = &f->n[node];
     f->now += f->cfg.write_cycles;
     n->stats.writes++;
-    if (addr != QRDMA_REG_NQ_BASE && addr != QRDMA_REG_NQ_SIZE && addr != QRDMA_REG_NQ_TAIL) {
+    if (addr != QRDMA_REG(nic.NQ_BASE) && addr != QRDMA_REG(nic.NQ_SIZE) && addr != QRDMA_REG(nic.NQ_TAIL)) {
         n->stats.slverr++;
         progress(f);
         return QRDMA_ESLVERR;
@@ -365,14 +365,14 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
         return e;
     uint64_t v;
     memcpy(&v, n->regf + addr, 8); /* what landed in the file */
-    if (addr == QRDMA_REG_NQ_BASE) {
-        R(n, NQ_BASE) = v & ~63ULL;
-    } else if (addr == QRDMA_REG_NQ_SIZE) {
-        R(n, NQ_SIZE) = (uint32_t)v;
-        R(n, NQ_HEAD) = R(n, NQ_TAIL) = 0;
+    if (addr == QRDMA_REG(nic.NQ_BASE)) {
+        R(n, nic.NQ_BASE) = v & ~63ULL;
+    } else if (addr == QRDMA_REG(nic.NQ_SIZE)) {
+        R(n, nic.NQ_SIZE) = (uint32_t)v;
+        R(n, nic.NQ_HEAD) = R(n, nic.NQ_TAIL) = 0;
         n->nq_issued = 0;
     } else {
-        R(n, NQ_TAIL) = (uint32_t)v;
+        R(n, nic.NQ_TAIL) = (uint32_t)v;
     }
     progress(f);
     return 0;
@@ -539,11 +539,11 @@ int fake_create(const struct fake_cfg *cfg, struct fake **out)
         };
         for (unsigned p = 0; p < NPG; p++)
             n->pend_ch[p] = -1;
-        R(n, ID) = QRDMA_ID_MAGIC | (uint64_t)QRDMA_FORMAT_VERSION << QRDMA_ID_REG_VERSION_LSB;
-        R(n, PARAMS) = (uint64_t)BLOCK_LOG2 << QRDMA_PARAMS_REG_BLOCK_LOG2_LSB |
-                       2ULL << QRDMA_PARAMS_REG_MAX_OUTSTANDING_LSB | 256ULL << QRDMA_PARAMS_REG_DATA_W_LSB |
-                       10ULL << QRDMA_PARAMS_REG_MAX_PAYLOAD_LOG2_LSB | 2ULL << QRDMA_PARAMS_REG_NODES_LOG2_LSB;
-        R(n, NODE_ID) = 0x30 + 3 * i; /* network IDs differ from node indices */
+        R(n, eng.ID) = QRDMA_ID_MAGIC | (uint64_t)QRDMA_FORMAT_VERSION << QRDMA_ENG_CSR__ID__VERSION_bp;
+        R(n, eng.PARAMS) = (uint64_t)BLOCK_LOG2 << QRDMA_ENG_CSR__PARAMS__BLOCK_LOG2_bp |
+                       2ULL << QRDMA_ENG_CSR__PARAMS__MAX_OUTSTANDING_bp | 256ULL << QRDMA_ENG_CSR__PARAMS__DATA_W_bp |
+                       10ULL << QRDMA_ENG_CSR__PARAMS__MAX_PAYLOAD_LOG2_bp | 2ULL << QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bp;
+        R(n, nic.NODE_ID) = 0x30 + 3 * i; /* network IDs differ from node indices */
     }
     if (!err)
         err = qrdma_mmap_open(&mc, &f->inner);
@@ -592,7 +592,7 @@ void fake_destroy(struct fake *f)
 struct qrdma_backend *fake_backend(struct fake *f) { return &f->be; }
 const uint8_t *fake_regfile(const struct fake *f, unsigned node) { return f->n[node].regf; }
 uint64_t fake_mem_phys(const struct fake *f, unsigned node) { return f->n[node].phys; }
-uint16_t fake_node_id(const struct fake *f, unsigned node) { return (uint16_t)f->n[node].reg[reg_idx(QRDMA_REG_NODE_ID)]; }
+uint16_t fake_node_id(const struct fake *f, unsigned node) { return (uint16_t)f->n[node].reg[reg_idx(QRDMA_REG(nic.NODE_ID))]; }
 void fake_get_stats(const struct fake *f, unsigned node, struct fake_stats *s) { *s = f->n[node].stats; }
 unsigned fake_chan_status(const struct fake *f, unsigned node, unsigned page, unsigned ch) { return f->n[node].st[page][ch]; }
 void fake_set_status(struct fake *f, unsigned node, unsigned page, unsigned ch, unsigned st) { f->n[node].st[page][ch] = (uint8_t)st; }

@@ -195,6 +195,6 @@ int main(void)
         printf("CNT %s 0x%llx\n", qrdma_counter_name((enum qrdma_counter)c),
                (unsigned long long)qrdma_counter_addr((enum qrdma_counter)c));
     OK(qrdma_counter_name(QRDMA_CNT_COUNT) == NULL, "counter name out of range is NULL");
-    EQ(qrdma_counter_addr(QRDMA_CNT_RX_NOTIFS), QRDMA_REG_RX_NOTIFS, "RX_NOTIFS address");
+    EQ(qrdma_counter_addr(QRDMA_CNT_RX_NOTIFS), QRDMA_REG(nic.RX_NOTIFS), "RX_NOTIFS address");
     return tap_done();
 }

@@ -77,12 +77,12 @@ static void test_open(void)
     qrdma_close(n0);
     qrdma_close(n1);
 
-    uint64_t id = fake_reg(F, 0, QRDMA_REG_ID);
-    fake_set_reg(F, 0, QRDMA_REG_ID, id ^ 1);
+    uint64_t id = fake_reg(F, 0, QRDMA_REG(eng.ID));
+    fake_set_reg(F, 0, QRDMA_REG(eng.ID), id ^ 1);
     EQ(qrdma_open(BE, 0, &nx), QRDMA_ENODEV, "wrong ID magic -> ENODEV");
-    fake_set_reg(F, 0, QRDMA_REG_ID, id + (1ULL << QRDMA_ID_REG_VERSION_LSB));
+    fake_set_reg(F, 0, QRDMA_REG(eng.ID), id + (1ULL << QRDMA_ENG_CSR__ID__VERSION_bp));
     EQ(qrdma_open(BE, 0, &nx), QRDMA_EVERSION, "other format version -> EVERSION");
-    fake_set_reg(F, 0, QRDMA_REG_ID, id);
+    fake_set_reg(F, 0, QRDMA_REG(eng.ID), id);
     struct qrdma_backend bad = *BE;
     bad.abi = QRDMA_BACKEND_ABI + 1;
     EQ(qrdma_open(&bad, 0, &nx), QRDMA_EVERSION, "other backend ABI -> EVERSION");
@@ -174,7 +174,7 @@ static void test_post_poll(void)
     qrdma_desc_build_write(&w, want, &wl);
     MEMEQ(l, want, 32, "the line holds exactly the built descriptor");
     EQ(fake_chan_status(F, 0, 5, 7), QRDMA_ST_BUSY, "device: channel 7 BUSY");
-    EQ(fake_reg(F, 0, QRDMA_REG_CNT_DESC_OK), 1, "device accepted it");
+    EQ(fake_reg(F, 0, QRDMA_REG(eng.CNT_DESC_OK)), 1, "device accepted it");
 
     /* ---- busy channel, bad input: nothing is written */
     s0 = stats(0);
@@ -267,9 +267,9 @@ static void test_post_poll(void)
     /* ---- the device refuses a descriptor the library thought allowed */
     EQ(qrdma_post_write(pg, 5, &w), QRDMA_OK, "post ch 5");
     EQ(qrdma_chan_forget(pg, 5), QRDMA_OK, "forget it (as after a lost completion)");
-    uint64_t err0 = fake_reg(F, 0, QRDMA_REG_CNT_DESC_ERR);
+    uint64_t err0 = fake_reg(F, 0, QRDMA_REG(eng.CNT_DESC_ERR));
     EQ(qrdma_post_write(pg, 5, &w), QRDMA_ESLVERR, "device refuses a write to a BUSY channel -> ESLVERR");
-    EQ(fake_reg(F, 0, QRDMA_REG_CNT_DESC_ERR) - err0, 1, "CNT_DESC_ERR counted it");
+    EQ(fake_reg(F, 0, QRDMA_REG(eng.CNT_DESC_ERR)) - err0, 1, "CNT_DESC_ERR counted it");
     EQ(qrdma_poll(pg, 5), QRDMA_ST_BUSY, "the first transfer still runs");
     fake_finish(F, 0, 5, 5, QRDMA_ST_DONE);
     EQ(qrdma_poll(pg, 5), QRDMA_ST_DONE, "and completes");
@@ -365,9 +365,9 @@ static void test_notifications(void)
     OK(ring != NULL, "ring buffer");
     EQ(ring->dev % 64, 0, "ring 64-byte aligned");
     uint64_t base;
-    memcpy(&base, fake_regfile(F, 1) + QRDMA_REG_NQ_BASE, 8);
+    memcpy(&base, fake_regfile(F, 1) + QRDMA_REG(nic.NQ_BASE), 8);
     EQ(base, ring->dev, "NQ_BASE written with the ring's device address");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 4, "NQ_SIZE = 4");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_SIZE)), 4, "NQ_SIZE = 4");
     uint8_t zero[256] = {0};
     MEMEQ(ring->cpu, zero, 256, "every entry empty");
 
@@ -399,7 +399,7 @@ static void test_notifications(void)
     EQ(nt.tag, 100, "tag");
     EQ(nt.dst_addr, dst.dev, "dst_addr");
     MEMEQ(ring->cpu, zero, 64, "entry 0 rewritten empty");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 1, "NQ_TAIL = 1");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_TAIL)), 1, "NQ_TAIL = 1");
     EQ(qrdma_nq_tail(r), 1, "software tail 1");
     EQ(fake_finish(F, 0, 9, 4, QRDMA_ST_DONE), 0, "5th completes into the freed slot");
     EQ(((const uint8_t *)ring->cpu)[0], QRDMA_NOTIF_FULL, "slot 0 reused (wrap-around)");
@@ -411,7 +411,7 @@ static void test_notifications(void)
     }
     EQ(taken, 4, "4 more entries");
     EQ(tags, 1234, "in completion order (tags 101..104)");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 5, "NQ_TAIL = 5");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_TAIL)), 5, "NQ_TAIL = 5");
     EQ(fake_finish(F, 0, 9, 5, QRDMA_ST_DONE), 0, "6th completes");
     EQ(qrdma_nq_poll(r, &nt), 1, "entry from slot 1");
     EQ(nt.tag, 105, "tag 105");
@@ -432,11 +432,11 @@ static void test_notifications(void)
     qrdma_poll(pg, 0);
 
     EQ(qrdma_nq_setup(r, 8), QRDMA_OK, "set up again (8 entries)");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 8, "NQ_SIZE = 8");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_TAIL), 0, "writing NQ_SIZE restarted the tail");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_SIZE)), 8, "NQ_SIZE = 8");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_TAIL)), 0, "writing NQ_SIZE restarted the tail");
     EQ(qrdma_nq_tail(r), 0, "software tail 0");
     EQ(qrdma_nq_teardown(r), QRDMA_OK, "teardown");
-    EQ(fake_reg(F, 1, QRDMA_REG_NQ_SIZE), 0, "NQ_SIZE = 0");
+    EQ(fake_reg(F, 1, QRDMA_REG(nic.NQ_SIZE)), 0, "NQ_SIZE = 0");
     EQ(qrdma_nq_poll(r, &nt), QRDMA_ENOTIF, "poll after teardown -> ENOTIF");
     qrdma_buf_free(n, &src);
     qrdma_buf_free(r, &dst);
@@ -461,17 +461,17 @@ static void test_counters_regs(void)
     OK(all, "each counter from its own register");
     uint64_t x;
     EQ(qrdma_counter_read(n, QRDMA_CNT_TX_BYTES, &x), QRDMA_OK, "one counter");
-    EQ(x, fake_reg(F, 0, QRDMA_REG_TX_BYTES), "TX_BYTES");
+    EQ(x, fake_reg(F, 0, QRDMA_REG(nic.TX_BYTES)), "TX_BYTES");
     EQ(qrdma_counter_read(n, QRDMA_CNT_COUNT, &x), QRDMA_EINVAL, "counter out of range -> EINVAL");
-    EQ(qrdma_reg_read(n, QRDMA_REG_NODE_ID, &x), QRDMA_OK, "read NODE_ID");
+    EQ(qrdma_reg_read(n, QRDMA_REG(nic.NODE_ID), &x), QRDMA_OK, "read NODE_ID");
     EQ(x, fake_node_id(F, 0), "NODE_ID value");
     EQ(qrdma_reg_read(n, QRDMA_REG_BASE + 0x60, &x), QRDMA_ESLVERR, "unmapped register -> ESLVERR");
     EQ(x, 0, "SLVERR reads 0");
-    EQ(qrdma_reg_read(n, QRDMA_REG_ID + 4, &x), QRDMA_EINVAL, "unaligned -> EINVAL");
+    EQ(qrdma_reg_read(n, QRDMA_REG(eng.ID) + 4, &x), QRDMA_EINVAL, "unaligned -> EINVAL");
     EQ(qrdma_reg_read(n, QRDMA_STATUS_OFFSET, &x), QRDMA_EINVAL, "below REG_BASE -> EINVAL");
-    EQ(qrdma_reg_write(n, QRDMA_REG_CNT_DONE, 1), QRDMA_ESLVERR, "write a read-only register -> ESLVERR");
-    EQ(qrdma_reg_write(n, QRDMA_REG_NQ_TAIL, 3), QRDMA_OK, "write NQ_TAIL");
-    EQ(fake_reg(F, 0, QRDMA_REG_NQ_TAIL), 3, "NQ_TAIL = 3");
+    EQ(qrdma_reg_write(n, QRDMA_REG(eng.CNT_DONE), 1), QRDMA_ESLVERR, "write a read-only register -> ESLVERR");
+    EQ(qrdma_reg_write(n, QRDMA_REG(nic.NQ_TAIL), 3), QRDMA_OK, "write NQ_TAIL");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.NQ_TAIL)), 3, "NQ_TAIL = 3");
 
     struct qrdma_buf b;
     EQ(qrdma_buf_alloc(n, 0, 64, &b), QRDMA_EINVAL, "buffer of 0 bytes -> EINVAL");

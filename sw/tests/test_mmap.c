@@ -99,17 +99,17 @@ int main(void)
     OK(!strcmp(be->name, "mmap"), "name");
 
     /* ---- 64-bit stores and loads */
-    EQ(be->mmio_write64(be->ctx, 0, QRDMA_REG_NQ_BASE, 0x0123456789ABCDEFULL), QRDMA_OK, "write64");
-    EQ(file_u64(rfd, REG_OFF + QRDMA_REG_NQ_BASE), 0x0123456789ABCDEFULL, "write64 lands at reg_off + addr");
-    OK(only_changed(rfd, REG_OFF + QRDMA_REG_BASE, REG_OFF + QRDMA_REG_BASE + 0x200, REG_OFF + QRDMA_REG_NQ_BASE,
-                    REG_OFF + QRDMA_REG_NQ_BASE + 8),
+    EQ(be->mmio_write64(be->ctx, 0, QRDMA_REG(nic.NQ_BASE), 0x0123456789ABCDEFULL), QRDMA_OK, "write64");
+    EQ(file_u64(rfd, REG_OFF + QRDMA_REG(nic.NQ_BASE)), 0x0123456789ABCDEFULL, "write64 lands at reg_off + addr");
+    OK(only_changed(rfd, REG_OFF + QRDMA_REG_BASE, REG_OFF + QRDMA_REG_BASE + 0x200, REG_OFF + QRDMA_REG(nic.NQ_BASE),
+                    REG_OFF + QRDMA_REG(nic.NQ_BASE) + 8),
        "write64 touches nothing else");
     uint64_t v = 0x5A5A5A5A5A5A5A5AULL, got = 0;
-    if (pwrite(rfd, &v, 8, (off_t)(REG_OFF + QRDMA_REG_CNT_DONE)) != 8)
+    if (pwrite(rfd, &v, 8, (off_t)(REG_OFF + QRDMA_REG(eng.CNT_DONE))) != 8)
         return 1;
-    EQ(be->mmio_read64(be->ctx, 0, QRDMA_REG_CNT_DONE, &got), QRDMA_OK, "read64");
+    EQ(be->mmio_read64(be->ctx, 0, QRDMA_REG(eng.CNT_DONE), &got), QRDMA_OK, "read64");
     EQ(got, v, "read64 loads reg_off + addr");
-    EQ(be->mmio_read64(be->ctx, 0, QRDMA_REG_CNT_DONE + 4, &got), QRDMA_EINVAL, "unaligned read -> EINVAL");
+    EQ(be->mmio_read64(be->ctx, 0, QRDMA_REG(eng.CNT_DONE) + 4, &got), QRDMA_EINVAL, "unaligned read -> EINVAL");
     EQ(be->mmio_write64(be->ctx, 0, 3, 0), QRDMA_EINVAL, "unaligned write -> EINVAL");
     EQ(be->mmio_read64(be->ctx, 0, win, &got), QRDMA_EINVAL, "read past the window -> EINVAL");
     EQ(be->mmio_read64(be->ctx, 1, 0, &got), QRDMA_EINVAL, "node 1 of a 1-node backend -> EINVAL");
