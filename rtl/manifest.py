@@ -62,8 +62,6 @@ _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
            {"DATA_W": 64, "TAB_BITS": 4}))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
      lint=({"WIDTH": 3, "DEPTH": 5},))
-_top("qrdma_counters", ["rtl/common/qrdma_counters.sv"], synth={"N": 11, "INC_W": 13},
-     lint=({"N": 1, "CNT_W": 8},))
 
 # ---------------------------------------------------------------- formats (generated)
 if "qrdma_fmt_pkg" not in TOPS:
