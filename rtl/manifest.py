@@ -157,16 +157,26 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
 
+# The NIC in a configuration that fits the LFE5U-85F (208 block RAMs): two nodes, which
+# halves the receive unit's per-source tables (docs/synth.md "Whole NIC").
+NIC_ECP5 = {"NUM_NODES": 2}
 _top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
      deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
      lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
-            "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16},))
+            "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16}, NIC_ECP5))
 
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
      deps=["qrdma_sync_fifo"])
 _top("tb_qrdma_nic_pair", ["tests/top/tb_qrdma_nic_pair.sv"], area="top", no_synth=True,
      deps=["qrdma_nic", "tb_qrdma_link"])
+
+# ------------------------------------------- further synthesis configurations
+# A top synthesized with another parameter set besides its `synth` one, as a row of its
+# own in the synthesis report (syn/synth.py): name -> (top, parameters).
+SYNTH_CONFIGS: dict[str, tuple[str, dict]] = {
+    "qrdma_nic.ecp5": ("qrdma_nic", NIC_ECP5),
+}
 
 # --------------------------------------------------------------------- helpers
 def sources(name: str) -> list[Path]:
@@ -202,7 +212,16 @@ def relative_sources(name: str) -> list[str]:
 
 
 def synth_tops() -> list[str]:
-    return [n for n, t in TOPS.items() if t.synth is not None]
+    """The rows of the synthesis report: every top with a `synth` set, then the further
+    configurations (SYNTH_CONFIGS)."""
+    return [n for n, t in TOPS.items() if t.synth is not None] + list(SYNTH_CONFIGS)
+
+
+def synth_target(name: str) -> tuple[str, dict]:
+    """(module, parameters) of a row of the synthesis report."""
+    if name in SYNTH_CONFIGS:
+        return SYNTH_CONFIGS[name]
+    return name, dict(TOPS[name].synth or {})
 
 
 def rtl_tops() -> list[str]:

