@@ -9,12 +9,12 @@
 // timing", "Host port modules"; address map: docs/formats.md; inside:
 // docs/modules.md#qrdma_host_rd.
 //
-// Contract: AR -> AR FIFO -> one beat per cycle into the R output register when it is
-// empty or being emptied (AR handshake in t -> rvalid in t+2 at the earliest). In the
-// cycle a beat is loaded (one cycle before it shows on R) it drives sr_rd_* (status
-// reads), err_rd_addr and ext_rd_addr, and takes sr_rd_data, err_rd_data and
-// ext_rd_data / ext_rd_err combinationally: the storage answers with its state at the
-// start of that cycle and applies the read reset at its end. An event pulse (desc_ok,
+// Contract: AR -> AR FIFO -> one beat per cycle, decoded into a beat register, then into
+// the R output register when it is empty or being emptied (AR handshake in t -> rvalid in
+// t+3 at the earliest). In the cycle a beat is loaded into R (one cycle before it shows
+// on R) it drives sr_rd_* (status reads), err_rd_addr and ext_rd_addr from registers, and
+// takes sr_rd_data, err_rd_data and ext_rd_data / ext_rd_err combinationally: the storage
+// answers with its state at the start of that cycle and applies the read reset at its end. An event pulse (desc_ok,
 // desc_err, eng_ev) in cycle t is in the counters that a beat loaded in t+2 or later
 // reads. ARREADY is low while store_ready is. No beat of the register window (REG_BASE ..
 // + EXT_SPAN - 1) is loaded in a cycle with ext_wr_busy: the external register block then
@@ -72,7 +72,8 @@ module qrdma_host_rd
   input  eng_ev_t             eng_ev          // engine events (CNT_BLOCKS .. CNT_DONE)
 );
 
-  localparam int unsigned AR_DEPTH = 2;   // AR FIFO
+  localparam int unsigned AR_DEPTH = 2;                               // AR FIFO
+  localparam int unsigned EAW      = QRDMA_ENG_CSR_MIN_ADDR_WIDTH;    // engine register offset bits
 
 `ifndef SYNTHESIS
   initial begin
@@ -120,47 +121,92 @@ module qrdma_host_rd
   assign s_axi_arready = ar_s_ready && store_ready;
 
   // ------------------------------------------------------------------ beats
-  logic              r_go, r_last;
+  // Issue: the AR FIFO head's beats, one per cycle, decoded into the beat register (A)
+  // when it is empty or being loaded into R. Load: A -> R register, the cycle of the
+  // storage reads (sr_rd_*, err_rd_addr, ext_rd_addr and the engine's registers are
+  // driven from A's flops).
+  logic              a_go, r_go, r_last, first_q;
   logic [7:0]        rbeat_q;
   logic [ADDR_W-1:0] raddr_q, r_cur;
-  logic              r_fmt_ok, r_pages, r_single, r_coll;
   logic              rvalid_q, rlast_q;
   logic [1:0]        rresp_q;
   logic [ID_W-1:0]   rid_q;
   logic [63:0]       rval_q;
 
-  logic r_win;   // the beat is in the register window (waits while the window is written)
+  // the beat register: what the load needs, decoded (kinds one-hot, 0 for a refused form)
+  logic              a_valid_q, a_last_q;
+  logic [ID_W-1:0]   a_id_q;
+  logic [EXT_SH-1:0] a_off_q;      // offset in the register window (external and engine's)
+  logic [PW+CW-1:0]  a_ech_q;      // error-reason channel: page * 64 + c
+  logic              a_win_q;      // in the register window (waits while the window is written)
+  logic              a_eng_q;      // in the engine's register block's span
+  logic              a_coll_q, a_err_q, a_regs_q, a_ext_q, a_single_q;
+  logic [ROW_CH-1:0] a_oh_q;       // single status: its channel in the row, one-hot
+  logic [PW+GW-1:0]  a_row_q;
+  logic [SW-1:0]     a_sel_q;
 
-  assign r_win  = (r_cur[ADDR_W-1:EXT_SH] == (ADDR_W-EXT_SH)'(REG_BASE >> EXT_SH));
-  assign r_go   = ar_valid && (!rvalid_q || s_axi_rready) && !(ext_wr_busy && r_win);
-  assign r_cur  = (rbeat_q == '0) ? ar.addr : raddr_q;
+  assign r_go   = a_valid_q && (!rvalid_q || s_axi_rready) && !(ext_wr_busy && a_win_q);
+  assign a_go   = ar_valid && (!a_valid_q || r_go);
+  assign r_cur  = first_q ? ar.addr : raddr_q;
   assign r_last = (rbeat_q == ar.len);
-  assign ar_pop = r_go && r_last;
+  assign ar_pop = a_go && r_last;
 
   always_ff @(posedge clk) begin
-    if (r_go) rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
-    if (rst)  rbeat_q <= '0;
+    if (a_go) begin
+      rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
+      first_q <= r_last;
+    end
+    if (rst) begin
+      rbeat_q <= '0;
+      first_q <= 1'b1;
+    end
   end
   always_ff @(posedge clk) begin
-    if (r_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);
+    if (a_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);
   end
 
-  // status reads (the only reads with a side effect, hence decoded in every cycle; the
-  // same compares as decode()): 64-bit, INCR, 8-aligned, single or collective status
-  assign r_fmt_ok = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0);
-  assign r_pages  = (r_cur[ADDR_W-1:PAGES_SH] == '0);
-  assign r_single = r_pages
-                 && (r_cur[PAGE_SH-1:STAT_SH] == (PAGE_SH-STAT_SH)'(STATUS_OFFSET >> STAT_SH));
-  assign r_coll   = r_pages
-                 && (r_cur[PAGE_SH-1:COLL_SH] == (PAGE_SH-COLL_SH)'(COLL_OFFSET >> COLL_SH));
+  always_ff @(posedge clk) begin
+    if (rst)       a_valid_q <= 1'b0;
+    else if (a_go) a_valid_q <= 1'b1;
+    else if (r_go) a_valid_q <= 1'b0;
+  end
 
-  assign sr_rd_valid  = r_go && r_fmt_ok && (r_single || r_coll);
-  assign sr_rd_row    = {r_cur[PAGE_SH +: PW], r_single ? r_cur[STAT_SH-1 -: GW] : r_cur[3 +: GW]};
-  assign sr_rd_single = r_single;
-  assign sr_rd_sel    = r_cur[3 +: SW];   // channel in the row (single status)
+  // the decode of an issued beat, evaluated only under a_go
+  always_ff @(posedge clk) begin
+    if (a_go) begin : a_load
+      /* verilator lint_off UNUSEDSIGNAL */  // desc is not needed: a descriptor address is not readable (SLVERR)
+      dec_t d;
+      /* verilator lint_on UNUSEDSIGNAL */
+      logic fmt_ok, single;
+      d       = decode(r_cur[ADDR_W-1:3], EXT_SPAN);
+      // 64-bit, INCR, 8-aligned: the only form served
+      fmt_ok  = (ar.size == 3'd3) && (ar.burst == BURST_INCR) && (r_cur[2:0] == 3'd0);
+      single  = fmt_ok && d.single;
+      a_id_q     <= ar.id;
+      a_last_q   <= r_last;
+      a_off_q    <= r_cur[EXT_SH-1:0];
+      a_ech_q    <= {r_cur[PAGE_SH +: PW], r_cur[3 +: CW]};
+      a_win_q    <= (r_cur[ADDR_W-1:EXT_SH] == (ADDR_W-EXT_SH)'(REG_BASE >> EXT_SH));
+      a_eng_q    <= (r_cur[ADDR_W-1:EAW] == (ADDR_W-EAW)'(REG_BASE >> EAW));
+      a_single_q <= single;
+      a_coll_q   <= fmt_ok && !d.single && d.coll;
+      a_err_q    <= fmt_ok && !d.single && !d.coll && d.err;
+      a_ext_q    <= fmt_ok && d.ext;
+      a_regs_q   <= fmt_ok && d.regs;
+      a_oh_q     <= single ? (ROW_CH'(1) << r_cur[3 +: SW]) : '0;
+      a_row_q    <= {r_cur[PAGE_SH +: PW], d.single ? r_cur[STAT_SH-1 -: GW] : r_cur[3 +: GW]};
+      a_sel_q    <= r_cur[3 +: SW];
+    end
+  end
 
-  assign ext_rd_addr = EXT_SH'(r_cur[EXT_SH-1:0]);
-  assign err_rd_addr = {r_cur[PAGE_SH +: PW], r_cur[3 +: CW]};
+  // status reads: the only reads with a side effect (single or collective status)
+  assign sr_rd_valid  = r_go && (a_single_q || a_coll_q);
+  assign sr_rd_row    = a_row_q;
+  assign sr_rd_single = a_single_q;
+  assign sr_rd_sel    = a_sel_q;   // channel in the row (single status)
+
+  assign ext_rd_addr = a_off_q;
+  assign err_rd_addr = a_ech_q;
 
   // ------------------------------------------------------------------ event counters
   typedef struct packed {
@@ -181,13 +227,11 @@ module qrdma_host_rd
   // ------------------------------------------------------------------ engine registers
   // Read in the cycle a beat is loaded (the block's readback is combinational); a write
   // never reaches them (the write path refuses the window below NIC_REG_FIRST).
-  localparam int unsigned EAW = QRDMA_ENG_CSR_MIN_ADDR_WIDTH;
-
   qrdma_eng_csr__in_t eng_in;
   logic               eng_req, eng_ack, eng_err;
   logic [63:0]        eng_data;
 
-  assign eng_req = r_go && (r_cur[ADDR_W-1:EAW] == (ADDR_W-EAW)'(REG_BASE >> EAW));
+  assign eng_req = r_go && a_eng_q;
 
   always_comb begin
     eng_in.ID.magic.next                = 32'(ID_MAGIC);
@@ -214,7 +258,7 @@ module qrdma_host_rd
     .clk, .rst,
     .s_cpuif_req          (eng_req),
     .s_cpuif_req_is_wr    (1'b0),
-    .s_cpuif_addr         (r_cur[EAW-1:0]),
+    .s_cpuif_addr         (a_off_q[EAW-1:0]),
     .s_cpuif_wr_data      ('0),
     .s_cpuif_wr_biten     ('0),
     .s_cpuif_req_stall_wr (),
@@ -239,29 +283,32 @@ module qrdma_host_rd
     end
   end
 
-  // the beat's value: the register mux and the rest of the decode are evaluated only in
-  // the cycle a beat is loaded into the R register (here, under r_go)
+  // the beat's value, an AND-OR of the sources under A's one-hot kinds (all 0 for a
+  // refused form or address): the single status's 2 bits are the OR of the row's channels
+  // under a_oh_q, so that no binary select follows the status storage's read
+  logic        ext_ok, reg_ok, r_ok;
+  logic [1:0]  st_one;
+  logic [63:0] r_val;
+
+  assign ext_ok = a_ext_q && !ext_rd_err;
+  assign reg_ok = a_regs_q && eng_ack && !eng_err;   // the block answers in this cycle (eng_req)
+  assign r_ok   = a_single_q || a_coll_q || a_err_q || ext_ok || reg_ok;
+
+  always_comb begin
+    st_one = '0;
+    for (int j = 0; j < int'(ROW_CH); j++) st_one |= sr_rd_data[2*j +: 2] & {2{a_oh_q[j]}};
+  end
+
+  assign r_val = (sr_rd_data & {64{a_coll_q}}) | 64'(st_one)
+               | (64'(err_rd_data) & {64{a_err_q}})
+               | (ext_rd_data & {64{ext_ok}}) | (eng_data & {64{reg_ok}});
+
   always_ff @(posedge clk) begin
-    if (r_go) begin : r_load
-      /* verilator lint_off UNUSEDSIGNAL */  // desc is not needed: a descriptor address is not readable (SLVERR)
-      dec_t        d;
-      /* verilator lint_on UNUSEDSIGNAL */
-      logic        reg_hit, ok;
-      logic [63:0] reg_val;
-      d       = decode(r_cur[ADDR_W-1:3], EXT_SPAN);
-      reg_hit = eng_ack && !eng_err;   // the block answers in this cycle (eng_req)
-      reg_val = eng_data;
-      ok = r_fmt_ok && (d.single || d.coll || d.err || (d.regs && reg_hit)
-                        || (d.ext && !ext_rd_err));
-      rid_q   <= ar.id;
-      rresp_q <= ok ? RESP_OKAY : RESP_SLVERR;
-      rlast_q <= r_last;
-      if (!ok)           rval_q <= '0;
-      else if (d.single) rval_q <= 64'(sr_rd_data[2*d.ch[SW-1:0] +: 2]);
-      else if (d.coll)   rval_q <= sr_rd_data;
-      else if (d.err)    rval_q <= 64'(err_rd_data);
-      else if (d.ext)    rval_q <= ext_rd_data;
-      else               rval_q <= reg_val;
+    if (r_go) begin
+      rid_q   <= a_id_q;
+      rresp_q <= r_ok ? RESP_OKAY : RESP_SLVERR;
+      rlast_q <= a_last_q;
+      rval_q  <= r_val;
     end
   end
 
