@@ -187,6 +187,8 @@ module qrdma_host_if
     .host_set (hs_valid),
     .host_ch  (hs_ch),
     .host_err (hs_err),
+    .eng_valid (st_valid),
+    .eng_ch   (st_ch),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,

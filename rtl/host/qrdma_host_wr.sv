@@ -10,13 +10,16 @@
 // (R1-R8, D1-D6), "Host port: precise rules and timing", "Host port modules"; pipeline:
 // docs/modules.md#qrdma_host_wr.
 //
-// Contract (W beat handshake in cycle t; no stall inside, one beat per cycle sustained):
-//   t+1  W1: the decision; chk_st must be the status row chk_row at the start of this
-//        cycle. tt_wr_*, ext_wr_*, desc_ok / desc_err are driven in this cycle.
+// Contract (W beat handshake in cycle t; no stall inside, one beat per cycle sustained;
+// the first W beat of a burst is taken two cycles after its AW at the earliest):
+//   t    W0: chk_st must be the status row chk_row at the start of this cycle, and
+//        eng_valid / eng_ch the engine's completion that the status store applies at
+//        its end (chk_row is the next beat's from registers, whether it comes or not).
+//   t+1  W1: the decision. tt_wr_*, ext_wr_*, desc_ok / desc_err are driven in this cycle.
 //   t+2  W2: host_set (BUSY, or ERROR with host_err) for the beat's channel; the status
-//        store applies it at the end of this cycle (it is forwarded to the W1 decision
-//        of the same cycle); new_valid (t+3 when NEW_FIFO_DEPTH >= 64: block-RAM FIFO)
-//        and, for the last beat of a burst, bvalid at the earliest.
+//        store applies it at the end of this cycle (it is forwarded to the W0 check and
+//        the W1 decision of the same cycle); new_valid (t+3 when NEW_FIFO_DEPTH >= 64:
+//        block-RAM FIFO) and, for the last beat of a burst, bvalid at the earliest.
 // An accepted beat is 8 << AWSIZE bytes, aligned, with exactly those strobes: tt_wr_be
 // enables whole aligned 8-byte words (qrdma_qos_engine relies on it). AWREADY is low
 // while store_ready is; wready depends on registers only.
@@ -54,9 +57,11 @@ module qrdma_host_wr
   output logic [1:0]          s_axi_bresp,    // OKAY, or SLVERR when a beat was refused or completed a bad descriptor
   output logic                s_axi_bvalid,   // B valid
   input  logic                s_axi_bready,   // B ready
-  // status check (W1): status row of the beat's channel c (and of c^1)
+  // status check (W0): status row of the next beat's channel c (and of c^1)
   output logic [PW+GW-1:0]    chk_row,        // page * 2 + c / 32
   input  logic [STATUS_SINGLE_W-1:0] chk_st,  // that row at the start of the cycle (2 bits per channel)
+  input  logic                eng_valid,      // the engine completes channel eng_ch in this cycle (the status store's eng_valid)
+  input  logic [PW+CW-1:0]    eng_ch,         // page * 64 + c
   // status update (W2), to be applied at the end of the cycle
   output logic                host_set,       // channel host_ch becomes BUSY or ERROR
   output logic [PW+CW-1:0]    host_ch,        // page * 64 + c
@@ -147,31 +152,93 @@ module qrdma_host_wr
   /* verilator lint_on PINCONNECTEMPTY */
   assign s_axi_awready = aw_s_ready && store_ready;
 
-  // ------------------------------------------------------------------ W0: handshake
-  // The W beat is taken once its burst is the AW FIFO head (the first W beat comes at
-  // least one cycle after its AW).
+  // ------------------------------------------------------------------ N: next beat
+  // The address side of the next W beat (AW FIFO head and beat counter) is decoded one
+  // cycle ahead into the next-beat register N, loaded when it is empty or its beat is
+  // taken (the first W beat of a burst comes at least two cycles after its AW). W0 starts
+  // from N's flops.
   logic              b_af, new_af;
-  logic              w_hs;
+  logic              n_go, w_hs, w_last, first_q;
   logic [7:0]        wbeat_q;
   logic [ADDR_W-1:0] waddr_q, w_cur;
   logic [7:0]        w_nbytes;
-  logic              w_last;
+
+  logic              n_valid_q, n_last_q;
+  logic              n_ok_q;        // size, burst, alignment and address of a descriptor beat
+  logic              n_ext_q;       // form and address of an external register write
+  logic              n_desc_q, n_incr_q, n_cl_q;
+  logic [ID_W-1:0]   n_id_q;
+  logic [PW-1:0]     n_page_q;
+  logic [CW-1:0]     n_ch_q;
+  logic [NWORD-1:0]  n_mask_q;
+  logic [DB-1:0]     n_strb_q;      // the strobes the beat must carry
+  logic [LINE_SH-4:0] n_wsl_q;      // line word of the beat's lane 0
+  logic [EXT_SH-1:0] n_eaddr_q;
+  logic [LB-4:0]     n_esel_q;      // 64-bit lane of an external register write
+  logic [$clog2(TT_ROW_B/DB)-1:0] n_lane_q;
 
   // wready from registers only: nothing combinational runs from bready or new_ready
-  assign s_axi_wready = aw_valid && !b_af && !new_af;
+  assign s_axi_wready = n_valid_q && !b_af && !new_af;
   assign w_hs         = s_axi_wvalid && s_axi_wready;
-  assign w_cur        = (wbeat_q == '0) ? aw.addr : waddr_q;
+  assign n_go         = aw_valid && (!n_valid_q || w_hs);
+  assign w_cur        = first_q ? aw.addr : waddr_q;
   assign w_nbytes     = 8'(1) << aw.size;
   assign w_last       = (wbeat_q == aw.len);
-  assign aw_pop       = w_hs && w_last;
+  assign aw_pop       = n_go && w_last;
 
   always_ff @(posedge clk) begin
-    if (w_hs) wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
-    if (rst)  wbeat_q <= '0;
+    if (n_go) begin
+      wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
+      first_q <= w_last;
+    end
+    if (rst) begin
+      wbeat_q <= '0;
+      first_q <= 1'b1;
+    end
   end
   // next beat: aligned to the size, then + size (INCR; other bursts are refused anyway)
   always_ff @(posedge clk) begin
-    if (w_hs) waddr_q <= (w_cur & ~ADDR_W'(w_nbytes - 8'd1)) + ADDR_W'(w_nbytes);
+    if (n_go) waddr_q <= (w_cur & ~ADDR_W'(w_nbytes - 8'd1)) + ADDR_W'(w_nbytes);
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst)       n_valid_q <= 1'b0;
+    else if (n_go) n_valid_q <= 1'b1;
+    else if (w_hs) n_valid_q <= 1'b0;
+  end
+
+  // the decode and the static checks of the address side, evaluated only under n_go
+  always_ff @(posedge clk) begin
+    if (n_go) begin : n_load
+      /* verilator lint_off UNUSEDSIGNAL */  // the write side needs only desc, ext, page, ch of the decode
+      dec_t               d;
+      /* verilator lint_on UNUSEDSIGNAL */
+      logic               incr;
+      logic [LINE_SH-1:0] slice;   // line byte of lane 0
+      d     = decode(w_cur[ADDR_W-1:3], EXT_SPAN);
+      incr  = (aw.burst == BURST_INCR);
+      slice = w_cur[LINE_SH-1:0] & ~LINE_SH'(DB - 1);
+      n_desc_q  <= d.desc;
+      n_incr_q  <= incr;
+      n_wsl_q   <= slice[LINE_SH-1:3];
+      n_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB));
+      n_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // size
+                && incr                                                  // burst type
+                && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)            // alignment
+                && d.desc;                                               // address
+      // a register write of the external window: one aligned 64-bit word
+      n_ext_q   <= (aw.size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
+      // (from the beat's 8-byte word: strb_ok matters only to beats aligned to 8 bytes)
+      n_strb_q  <= DB'(((65'(1) << w_nbytes) - 65'(1)) << {w_cur[LB-1:3], 3'b000});
+      n_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
+      n_esel_q  <= w_cur[LB-1:3];
+      n_last_q  <= w_last;
+      n_id_q    <= aw.id;
+      n_page_q  <= d.page;
+      n_ch_q    <= d.ch;
+      n_mask_q  <= NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
+      n_lane_q  <= w_cur[LINE_SH:LB];
+    end
   end
 
   // fields of line 0 carried by this beat, if it holds their word (each field is at the
@@ -216,44 +283,29 @@ module qrdma_host_wr
     else     s1_valid_q <= w_hs;
   end
 
-  // W0: the static checks, the decode and the beat's place in the line are evaluated
-  // only in the cycle of a W handshake (here, under w_hs)
+  // W0: the checks of the beat's strobes and data, evaluated only in the cycle of a W
+  // handshake (here, under w_hs)
   always_ff @(posedge clk) begin
     if (w_hs) begin : w0
-      /* verilator lint_off UNUSEDSIGNAL */  // the write side needs only desc, ext, page, ch of the decode
-      dec_t          d;
-      /* verilator lint_on UNUSEDSIGNAL */
-      logic          strb_ok;   // WSTRB is exactly the bytes the beat addresses
-      logic          incr;
-      logic [LINE_SH-1:0] slice;   // line byte of lane 0
-      logic [NWORD-1:0]   full;    // 8-byte words of the beat with all strobes set
-      d       = decode(w_cur[ADDR_W-1:3], EXT_SPAN);
-      strb_ok = (s_axi_wstrb == DB'(((65'(1) << w_nbytes) - 65'(1)) << w_cur[LB-1:0]));
-      incr    = (aw.burst == BURST_INCR);
-      slice   = w_cur[LINE_SH-1:0] & ~LINE_SH'(DB - 1);
+      logic             strb_ok;   // WSTRB is exactly the bytes the beat addresses
+      logic [NWORD-1:0] full;      // 8-byte words of the beat with all strobes set
+      strb_ok = (s_axi_wstrb == n_strb_q);
       for (int j = 0; j < int'(NWORD); j++)
         full[j] = (j < int'(DB / 8)) && (&s_axi_wstrb[(8 * j) % DB +: 8]);
-      s1_desc_q  <= d.desc;
-      s1_cw_q    <= incr ? NWORD'(full << slice[LINE_SH-1:3]) : '0;
-      s1_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB))
-                 && s_axi_wstrb[LONG_BYTE % DB]
+      s1_desc_q  <= n_desc_q;
+      s1_cw_q    <= n_incr_q ? NWORD'(full << n_wsl_q) : '0;
+      s1_cl_q    <= n_cl_q && s_axi_wstrb[LONG_BYTE % DB]
                  && s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
-      s1_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // size
-                 && (aw.burst == BURST_INCR)                              // burst type
-                 && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)            // alignment
-                 && strb_ok                                               // strobes
-                 && d.desc;                                               // address
-      // a register write of the external window: one aligned 64-bit word, exact strobes
-      s1_ext_q   <= (aw.size == 3'd3) && (aw.burst == BURST_INCR) && (w_cur[2:0] == 3'd0)
-                 && strb_ok && d.ext;
-      s1_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
-      s1_edata_q <= s_axi_wdata[64 * w_cur[LB-1:3] +: 64];
-      s1_last_q  <= w_last;
-      s1_id_q    <= aw.id;
-      s1_page_q  <= d.page;
-      s1_ch_q    <= d.ch;
-      s1_mask_q  <= NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
-      s1_lane_q  <= w_cur[LINE_SH:LB];
+      s1_ok_q    <= n_ok_q && strb_ok;
+      s1_ext_q   <= n_ext_q && strb_ok;
+      s1_eaddr_q <= n_eaddr_q;
+      s1_edata_q <= s_axi_wdata[64 * n_esel_q +: 64];
+      s1_last_q  <= n_last_q;
+      s1_id_q    <= n_id_q;
+      s1_page_q  <= n_page_q;
+      s1_ch_q    <= n_ch_q;
+      s1_mask_q  <= n_mask_q;
+      s1_lane_q  <= n_lane_q;
       s1_data_q  <= s_axi_wdata;
       s1_strb_q  <= s_axi_wstrb;
       s1_fa_q.size <= SZW'(w_size);
@@ -270,7 +322,8 @@ module qrdma_host_wr
 
   // ------------------------------------------------------------------ per-page state
   // pg_act_q[p]: page p is assembling a line (flops, reset). The rest is meaningful only
-  // while active and lives in LUT RAM (no reset), read and written at the W1 page.
+  // while active and lives in LUT RAM (no reset), read at the W0 page, written at the W1
+  // page.
   typedef struct packed {
     logic [NWORD-1:0] mask;    // words of the current line received
     logic             line1;   // assembling line 1 of a long descriptor at chan (chan+1)
@@ -284,7 +337,7 @@ module qrdma_host_wr
 
   // skip record of each page: line 1 of a refused long descriptor of channel 2 sk.pair is
   // expected in 2 sk.pair + 1 and refused. sk_act_q[p] in flops (reset), the rest in
-  // LUT RAM, read and written at the W1 page like pg_mem. Independent of the line being
+  // LUT RAM, read and written like pg_mem. Independent of the line being
   // assembled (a refused line 0 may be refused because the page assembles another line).
   typedef struct packed {
     logic [CW-2:0]    pair;    // channel of the refused line 0, halved
@@ -304,6 +357,43 @@ module qrdma_host_wr
 
   assign lng_addr = {s1_page_q, s1_ch_q[CW-1:1]};
 
+  // ------------------------------------------------------------------ W0: state read
+  // The page state and the long flag are read in W0, at the beat's page and channel (N),
+  // and registered. The
+  // W1 beat of the same cycle writes at the end of it: its writes are registered too
+  // (wb_*) and forwarded in W1 when they hit the same page / long-flag word, so that the
+  // W1 decision starts from flops.
+  logic [PW-1:0]    w_page;
+  logic [CW-2:0]    w_pair;      // the beat's channel, halved
+  logic [LNG_W-1:0] w_lng_addr;
+  pg_t              pg_r_q, wb_pg_q, pg_n;
+  sk_t              sk_r_q, wb_sk_q;
+  logic [15:0]      lngw_r_q, wb_lngw_q, lng_word, lng_word_n;
+  logic             act_r_q, sk_on_r_q, lng_r_q;
+  logic             fw_pg_q, fw_lngw_q, fw_lng_q;  // the W1 beat of the W0 cycle: same page / word / flag
+  logic             wb_pg_en_q, wb_act_en_q, wb_act_q, wb_sk_en_q, wb_skact_q, wb_lng_en_q, wb_lng_q;
+  logic             lng_wr;
+
+  assign w_page     = n_page_q;
+  assign w_pair     = n_ch_q[CW-1:1];
+  assign w_lng_addr = {w_page, w_pair};
+
+  always_ff @(posedge clk) begin
+    if (w_hs) begin : w0_rd
+      logic [15:0] lw;
+      lw        = lng_mem[w_lng_addr[LNG_W-1:4]];
+      pg_r_q    <= pg_t'(pg_mem[w_page]);
+      sk_r_q    <= sk_t'(sk_mem[w_page]);
+      act_r_q   <= pg_act_q[w_page];
+      sk_on_r_q <= sk_act_q[w_page];
+      lngw_r_q  <= lw;
+      lng_r_q   <= lw[w_lng_addr[3:0]];
+      fw_pg_q   <= s1_valid_q && (w_page == s1_page_q);
+      fw_lngw_q <= s1_valid_q && (w_lng_addr[LNG_W-1:4] == lng_addr[LNG_W-1:4]);
+      fw_lng_q  <= s1_valid_q && (w_lng_addr == lng_addr);
+    end
+  end
+
   // ------------------------------------------------------------------ W1: decision
   // Evaluated only when a beat is in W1 (s1_valid_q). In the other cycles the results are
   // 0 or unused: the page, table and long-flag writes, the new-transfer push and the
@@ -320,8 +410,29 @@ module qrdma_host_wr
   fb_t              fb;
   pg_t              pg;
 
-  // status of c and of its partner c^1 at the start of the cycle (read in W1)
-  assign chk_row = {s1_page_q, s1_ch_q[CW-1 -: GW]};
+  // W0: BUSY of c and of its partner c^1 at the start of W1: the row at the start of W0,
+  // with the status updates applied at the end of W0 (this path's host_set, the engine's
+  // completion; read resets leave BUSY alone). W1 adds the update of the decision before.
+  logic busy_c_q, busy_p_q;
+
+  assign chk_row = {n_page_q, n_ch_q[CW-1 -: GW]};
+
+  always_ff @(posedge clk) begin
+    if (w_hs) begin : w0_st
+      logic [PW+CW-1:0] c, p;
+      logic             bc, bp;
+      c  = {n_page_q, n_ch_q};
+      p  = c ^ (PW+CW)'(1);
+      bc = (chk_st[2*c[SW-1:0] +: 2] == S_BUSY);
+      bp = (chk_st[2*p[SW-1:0] +: 2] == S_BUSY);
+      if (hs_valid_q && hs_ch_q == c)      bc = !hs_err_q;
+      else if (eng_valid && eng_ch == c)   bc = 1'b0;
+      if (hs_valid_q && hs_ch_q == p)      bp = !hs_err_q;
+      else if (eng_valid && eng_ch == p)   bp = 1'b0;
+      busy_c_q <= bc;
+      busy_p_q <= bp;
+    end
+  end
 
   always_comb begin
     line1    = 1'b0;
@@ -343,29 +454,23 @@ module qrdma_host_wr
     fb       = '0;
     pg       = '0;
     if (s1_valid_q) begin : w1
-      automatic logic          fwd_row, act, busy, conflict, bad, lng_rd, sk_on;
-      automatic logic [1:0]    st_c, st_p, hs_code;
-      automatic logic [15:0]   lng_word;
+      automatic logic          act, busy, conflict, bad, lng_rd, sk_on, busy_c, busy_p;
       automatic logic [CW-1:0] expect_ch;
       automatic sk_t           sk;
-      pg       = pg_t'(pg_mem[s1_page_q]);
-      sk       = sk_t'(sk_mem[s1_page_q]);
-      sk_on    = sk_act_q[s1_page_q];
-      lng_word = lng_mem[lng_addr[LNG_W-1:4]];
-      lng_rd   = lng_word[lng_addr[3:0]];
-      // the status of c and c^1, plus the update of the previous decision that the status
+      pg       = (fw_pg_q && wb_pg_en_q) ? wb_pg_q : pg_r_q;
+      sk       = (fw_pg_q && wb_sk_en_q) ? wb_sk_q : sk_r_q;
+      sk_on    = fw_pg_q ? wb_skact_q : sk_on_r_q;
+      lng_rd   = (fw_lng_q && wb_lng_en_q) ? wb_lng_q : lng_r_q;
+      // BUSY of c and c^1, plus the update of the previous decision that the status
       // store applies at the end of this cycle
-      fwd_row  = hs_valid_q && (hs_ch_q[PW+CW-1:SW] == chk_row);
-      hs_code  = hs_err_q ? 2'(ST_ERROR) : S_BUSY;
-      st_c = (fwd_row && hs_ch_q[SW-1:0] == s1_ch_q[SW-1:0]) ? hs_code
-           : chk_st[2*s1_ch_q[SW-1:0] +: 2];
-      st_p = (fwd_row && hs_ch_q[SW-1:0] == (s1_ch_q[SW-1:0] ^ SW'(1))) ? hs_code
-           : chk_st[2*(s1_ch_q[SW-1:0] ^ SW'(1)) +: 2];               // partner c^1
+      busy_c = (hs_valid_q && hs_ch_q == {s1_page_q, s1_ch_q}) ? !hs_err_q : busy_c_q;
+      busy_p = (hs_valid_q && hs_ch_q == {s1_page_q, s1_ch_q ^ CW'(1)}) ? !hs_err_q
+             : busy_p_q;                                               // partner c^1
 
-      act       = pg_act_q[s1_page_q];
+      act       = (fw_pg_q && wb_act_en_q) ? wb_act_q : act_r_q;
       line1     = act && pg.line1;
       expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
-      busy      = (st_c == S_BUSY) || (s1_ch_q[0] && st_p == S_BUSY && lng_rd);
+      busy      = busy_c || (s1_ch_q[0] && busy_p && lng_rd);
       conflict  = act && (s1_ch_q != expect_ch);
       skip_hit  = sk_on && s1_desc_q && (s1_ch_q == {sk.pair, 1'b1});
       accept    = s1_ok_q && !busy && !conflict && !skip_hit;
@@ -381,7 +486,7 @@ module qrdma_host_wr
          || (fb.inl && fa.gt32)
          || (fb.inl && fa.gt8 && !fb.lng)
          || (fb.lng && s1_ch_q[0])
-         || (fb.lng && st_p == S_BUSY);               // c even: partner = c+1
+         || (fb.lng && busy_p);                       // c even: partner = c+1
 
       bad_desc = complete && !line1 && bad;
       to_line1 = complete && !line1 && !bad && fb.lng;
@@ -430,16 +535,17 @@ module qrdma_host_wr
   assign ext_wr_data = s1_edata_q;
   assign start_xfer  = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
 
+  always_comb begin
+    pg_n       = '0;
+    pg_n.mask  = to_line1 ? '0 : mask_new;
+    pg_n.line1 = line1 || to_line1;
+    pg_n.chan  = line1 ? pg.chan : s1_ch_q;
+    pg_n.fa    = fa;
+    pg_n.fb    = fb;
+  end
+
   always_ff @(posedge clk) begin
-    if (accept) begin : pg_wr
-      pg_t n;
-      n.mask  = to_line1 ? '0 : mask_new;
-      n.line1 = line1 || to_line1;
-      n.chan  = line1 ? pg.chan : s1_ch_q;
-      n.fa    = fa;
-      n.fb    = fb;
-      pg_mem[s1_page_q] <= n;
-    end
+    if (accept) pg_mem[s1_page_q] <= pg_n;
   end
 
   always_ff @(posedge clk) begin
@@ -452,12 +558,28 @@ module qrdma_host_wr
     end
   end
 
-  // long flag of a started descriptor's even channel (line1: it is long)
+  // long flag of a started descriptor's even channel (line1: it is long), written into the
+  // word read in W0 (with the forwarded write of the cycle before)
+  assign lng_wr     = start && !start_ch[0];
+  assign lng_word   = (fw_lngw_q && wb_lng_en_q) ? wb_lngw_q : lngw_r_q;
+  assign lng_word_n = lng_word & ~(16'(1) << lng_addr[3:0]) | (16'(line1) << lng_addr[3:0]);
+
   always_ff @(posedge clk) begin
-    if (start && !start_ch[0]) begin
-      lng_mem[lng_addr[LNG_W-1:4]] <= lng_mem[lng_addr[LNG_W-1:4]]
-        & ~(16'(1) << lng_addr[3:0]) | (16'(line1) << lng_addr[3:0]);
-    end
+    if (lng_wr) lng_mem[lng_addr[LNG_W-1:4]] <= lng_word_n;
+  end
+
+  // the W1 beat's writes, registered for the W1 decision of the next cycle
+  always_ff @(posedge clk) begin
+    wb_pg_en_q  <= accept;
+    wb_act_en_q <= accept || abandon;
+    wb_act_q    <= accept && !(complete && !to_line1);
+    wb_sk_en_q  <= sk_wr;
+    wb_skact_q  <= sk_act_d;
+    wb_lng_en_q <= lng_wr;
+    wb_lng_q    <= line1;
+    if (accept) wb_pg_q <= pg_n;
+    if (sk_wr)  wb_sk_q <= sk_d;
+    if (lng_wr) wb_lngw_q <= lng_word_n;
   end
 
   // the status update is registered (W2): it leaves the status read -> decision -> status
@@ -562,7 +684,7 @@ module qrdma_host_wr
     if (start)
       if (!rst) assert (new_s_ready) else $error("qrdma_host_wr: new-transfer FIFO overflow");
     if (w_hs)
-      if (!rst) assert (s_axi_wlast == w_last)
+      if (!rst) assert (s_axi_wlast == n_last_q)
         else $warning("qrdma_host_wr: WLAST does not match AWLEN (beats counted from AWLEN)");
   end
 `endif

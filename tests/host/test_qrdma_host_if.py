@@ -634,12 +634,13 @@ async def hif_back_to_back(dut):
             f"{name} not at one per descriptor: {ks}"
     # (at 128 bits the AW FIFO takes addresses ahead of their data: only their count)
     assert len(aw) == WRCH
-    # W beat -> new_valid: 2 cycles (W1 decision, FIFO); first AW -> first W: 1 cycle
-    assert w[0] - aw[0] == 1
+    # W beat -> new_valid: 2 cycles (W1 decision, FIFO); first AW -> first W: 2 cycles (AW
+    # FIFO, next-beat register)
+    assert w[0] - aw[0] == 2
     assert nw[-1] - w[-1] == 2
-    # first AW to last new_valid: 1 (AW FIFO: first W a cycle after its AW) + 64 x beats - 1
-    # (the other W beats, back to back) + 2 (W -> new_valid) = 66 at 256 bits, 130 at 128
-    assert nw[-1] - aw[0] == WRCH * beats + 2, nw[-1] - aw[0]
+    # first AW to last new_valid: 2 (AW -> first W) + 64 x beats - 1 (the other W beats,
+    # back to back) + 2 (W -> new_valid) = 67 at 256 bits, 131 at 128
+    assert nw[-1] - aw[0] == WRCH * beats + 3, nw[-1] - aw[0]
 
 
 # ====================================================================== pytest

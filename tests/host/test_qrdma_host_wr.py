@@ -6,8 +6,9 @@ against the host-port model (tests/model/host_model.py; stimulus: tests/host/hos
 
 The status store the path checks (chk_row -> chk_st) and updates (host_set) is the model's
 own status: chk_st is answered in the ReadWrite phase of every cycle with the model's row
-at the start of the cycle. A fake engine completes started transfers and a fake reader
-resets the DONE / ERROR channels of a row, both through the model (end_of_cycle). The
+at the start of the cycle. A fake engine completes started transfers (driving eng_valid /
+eng_ch in the cycle of the completion) and a fake reader resets the DONE / ERROR channels
+of a row, both through the model (end_of_cycle). The
 external register port answers ext_wr_err from a random map of writable offsets.
 
 Every cycle (ReadOnly) the monitor steps the model and compares:
@@ -59,6 +60,8 @@ class WrEnv:
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         dut.store_ready.value = 0
         dut.chk_st.value = 0
+        dut.eng_valid.value = 0
+        dut.eng_ch.value = 0
         dut.ext_wr_err.value = 1
         self.wmaster = AxiMasterWrite(AxiWriteBus.from_prefix(dut, "s_axi"), dut.clk, dut.rst)
         for name in list(logging.root.manager.loggerDict):
@@ -72,6 +75,7 @@ class WrEnv:
         self.p_read = 0.05        # fake reader: resets the DONE / ERROR channels of a row
         self.p_unready = 0.0      # store_ready falls for a few cycles
         self.started = []
+        self.eng_now = None       # the fake engine's completion in this cycle
         self.progress = 0
         self.cycle = 0
         self.aw_q = collections.deque()
@@ -115,8 +119,9 @@ class WrEnv:
                 dut.store_ready.value = 1
 
     async def _respond(self):
-        """The status store and the external registers: answer chk_row and ext_wr_addr
-        (both from registers of the path) once the cycle's inputs are settled."""
+        """The status store, the engine and the external registers: answer chk_row and
+        ext_wr_addr (both from registers of the path) once the cycle's inputs are settled,
+        and drive the engine's completion of the cycle."""
         dut = self.dut
         st = self.model.st
         while True:
@@ -124,6 +129,15 @@ class WrEnv:
             await ReadWrite()
             base = 32 * int(dut.chk_row.value)
             dut.chk_st.value = sum(st[base + i] << (2 * i) for i in range(32))
+            # the fake engine completes transfers handed over in earlier cycles only; the
+            # path sees the completion (eng_valid / eng_ch) in the cycle the store applies it
+            self.eng_now = None
+            if self.started and self.rng.random() < self.p_done:
+                x = self.started.pop(self.rng.randrange(len(self.started)))
+                page, c = divmod(x, C["CH_PER_PAGE"])
+                self.eng_now = (page * WRCH + c, self.rng.random() < 0.2, self.rng.randrange(16))
+            dut.eng_valid.value = int(self.eng_now is not None)
+            dut.eng_ch.value = self.eng_now[0] if self.eng_now else 0
             dut.ext_wr_err.value = int(int(dut.ext_wr_addr.value) not in self.writable)
 
     # ---------------------------------------------------------------- monitor
@@ -219,12 +233,8 @@ class WrEnv:
             exp = self.exp_b.popleft()
             assert rec["b"] == exp, f"cycle {k}: B {rec['b']} != {exp}"
             self.n_b += 1
-        # the fake engine completes transfers handed over in earlier cycles only
-        eng = None
-        if self.started and self.rng.random() < self.p_done:
-            x = self.started.pop(self.rng.randrange(len(self.started)))
-            page, c = divmod(x, C["CH_PER_PAGE"])
-            eng = (page * WRCH + c, self.rng.random() < 0.2, self.rng.randrange(16))
+        # the fake engine's completion of this cycle (chosen and driven by _respond)
+        eng = self.eng_now
         if rec["nw"]:
             assert self.exp_new, f"cycle {k}: unexpected new transfer {rec['nw']}"
             exp = self.exp_new.popleft()
