@@ -268,8 +268,8 @@ module qrdma_qos_seg
   logic [BW-1:0]      outst_d;     // blocks in flight after this issue
   logic [QW-1:0]      hq;
   logic               s2_issue;    // a block descriptor is issued
-  logic               s2_enq;      // stage 2 uses the enqueue port
-  logic               s2_cmpl;     // stage 2 uses the completion port
+  logic               s2_enq;      // stage 3 uses the enqueue port (re-queue)
+  logic               s2_cmpl;     // stage 3 uses the completion port
   logic               s2_cmpl_err;
   logic               s2_meta_wr;
   logic               s2_tid_unused; // the TID taken in stage 1 goes back
@@ -495,10 +495,40 @@ module qrdma_qos_seg
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
+  // ================================================================ stage 3
+  // Stage 2's re-queue and completion are registered and use their ports in the next
+  // cycle: the decision, which waits for the metadata and the table row out of block RAM,
+  // ends in these flops, not in the scheduling queues' head registers, the ID pools or
+  // the handler's action handshake.
+  logic            s3_enq_q, s3_cmpl_q, s3_cmpl_err_q;
+  logic [QW-1:0]   s3_enq_queue_q;
+  logic [XW-1:0]   s3_xfer_q;
+  logic [3:0]      s3_reason_q;
+  cls_e            s3_cls_q;
+  logic [FIDW-1:0] s3_fid_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      s3_enq_q  <= 1'b0;
+      s3_cmpl_q <= 1'b0;
+    end else begin
+      s3_enq_q  <= s2_enq;
+      s3_cmpl_q <= s2_cmpl;
+    end
+    if (s2_enq || s2_cmpl) s3_xfer_q <= s2_xfer_q;
+    if (s2_enq) s3_enq_queue_q <= hq;
+    if (s2_cmpl) begin
+      s3_cmpl_err_q <= s2_cmpl_err;
+      s3_reason_q   <= meta_q.reason;
+      s3_cls_q      <= s2_cls;
+      s3_fid_q      <= meta_q.fid;
+    end
+  end
+
   // ================================================================ enqueue port
-  // stage 2 re-queue > handler action > new transfer from the host. A handler action is
-  // taken when neither port it needs is used by stage 2.
-  assign s_act_ready = (!s_act_data.enq || !s2_enq) && (!s_act_data.cmpl || !s2_cmpl);
+  // stage 3 re-queue > handler action > new transfer from the host. A handler action is
+  // taken when neither port it needs is used by stage 3.
+  assign s_act_ready = (!s_act_data.enq || !s3_enq_q) && (!s_act_data.cmpl || !s3_cmpl_q);
 
   always_comb begin
     enq_valid = 1'b0;
@@ -506,10 +536,10 @@ module qrdma_qos_seg
     enq_xfer  = '0;
     enq_fresh = 1'b0;
     new_ready = s1_fire && s1_ct;
-    if (s2_enq) begin
+    if (s3_enq_q) begin
       enq_valid = 1'b1;
-      enq_queue = hq;
-      enq_xfer  = s2_xfer_q;
+      enq_queue = s3_enq_queue_q;
+      enq_xfer  = s3_xfer_q;
     end else if (s_act_valid && s_act_ready && s_act_data.enq) begin
       enq_valid = 1'b1;
       enq_queue = s_act_data.q;
@@ -524,15 +554,15 @@ module qrdma_qos_seg
   end
 
   // ================================================================ completion port
-  // stage 2 > handler action
+  // stage 3 > handler action
   always_comb begin
-    if (s2_cmpl) begin
+    if (s3_cmpl_q) begin
       cmpl_valid  = 1'b1;
-      cmpl_err    = s2_cmpl_err;
-      cmpl_reason = meta_q.reason;
-      cmpl_xfer   = s2_xfer_q;
-      cmpl_cls    = s2_cls;
-      cmpl_fid    = meta_q.fid;
+      cmpl_err    = s3_cmpl_err_q;
+      cmpl_reason = s3_reason_q;
+      cmpl_xfer   = s3_xfer_q;
+      cmpl_cls    = s3_cls_q;
+      cmpl_fid    = s3_fid_q;
     end else begin
       cmpl_valid  = s_act_valid && s_act_ready && s_act_data.cmpl;
       cmpl_err    = s_act_data.err;

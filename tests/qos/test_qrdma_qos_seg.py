@@ -20,8 +20,9 @@ TID-only TIDs and hands its actions to s_act_*).
                fires, the transfer, the IDs taken, new_ready) from the model's queues, the
                pools' offers and the output FIFOs' fill; stage 2 by SegmenterModel: the block
                / packet records (compared in full at the outputs, in order), the pending
-               entry, the metadata written back, the re-queue, the completion (with the
-               handler's, on the completion port), the unused TID returned, the events. The
+               entry, the metadata written back, the re-queue and the completion (both
+               registered: they take the enqueue / completion port in the next cycle, the
+               completion beside the handler's), the unused TID returned, the events. The
                engine's Scoreboard sees every output and ACK. At the end every transfer has
                completed once, every ID is back, the queues are empty and nothing is
                pending or missing.
@@ -96,6 +97,7 @@ class Bench:
         self.s1 = None                          # stage 1 of the previous cycle
         self.pred = None                        # stage 2 of this cycle (an Issue)
         self.pred_x = None
+        self.s3 = (None, None)                  # stage 2 of the previous cycle (stage 3 now)
         self.ret_exp = None                     # TID returned in this cycle
         self.blk_exp: collections.deque = collections.deque()
         self.pkt_exp: collections.deque = collections.deque()
@@ -280,8 +282,11 @@ class Bench:
             self.blk_exp.append(BLOCK_DESC.pack(**pred.blk))
         if pkt_push:
             self.pkt_exp.append(PKT_DESC.pack(**pred.pkt))
-        s2_enq = pred is not None and pred.enq is not None
-        s2_cmpl = pred is not None and pred.cmpl is not None
+        # stage 3 of this cycle: the re-queue and completion stage 2 decided a cycle ago
+        s3, s3_x = self.s3
+        s3_enq = s3 is not None and s3.enq is not None
+        s3_cmpl = s3 is not None and s3.cmpl is not None
+        self.s3 = (pred, self.pred_x)
         ret = int(d.tid_ret_valid.value)
         assert ret == int(self.ret_exp is not None), f"cycle {now}: tid_ret_valid {ret}"
         if ret:
@@ -293,12 +298,12 @@ class Bench:
         act = self.act_cur
         taken = False
         if act is not None:
-            want = (not act["enq"] or not s2_enq) and (not act["cmpl"] or not s2_cmpl)
+            want = (not act["enq"] or not s3_enq) and (not act["cmpl"] or not s3_cmpl)
             assert int(d.s_act_ready.value) == int(want), f"cycle {now}: s_act_ready"
             taken = want
         exp_c = None
-        if s2_cmpl:
-            exp_c = dict(pred.cmpl, xfer=self.pred_x)
+        if s3_cmpl:
+            exp_c = dict(s3.cmpl, xfer=s3_x)
         elif taken and act["cmpl"]:
             exp_c = {k: act[k] for k in ("err", "reason", "cls", "fid", "xfer")}
         assert int(d.cmpl_valid.value) == int(exp_c is not None), f"cycle {now}: cmpl_valid"
@@ -331,7 +336,7 @@ class Bench:
                 f"cycle {now}: s_{k}_ready {got} (queue {qs})"
         # ---- enqueue port
         act_enq = taken and act["enq"]
-        new_ready = (fire and ct) if (s2_enq or act_enq) else self.en
+        new_ready = (fire and ct) if (s3_enq or act_enq) else self.en
         assert int(d.new_ready.value) == int(new_ready), f"cycle {now}: new_ready"
         s1 = None
         if fire:
@@ -353,8 +358,8 @@ class Bench:
                   f"{pred and (pred.kind, pred.enq, pred.cmpl)} act {act if taken else None} "
                   f"offer {self.offer and self.offer[0]} new_ready {new_ready} "
                   f"valid {self.valid} where {q.where}")
-        if s2_enq:
-            q.push(pred.enq, self.pred_x, False)
+        if s3_enq:
+            q.push(s3.enq, s3_x, False)
         elif act_enq:
             q.push(act["q"], act["xfer"], False)
         if self.offer is not None and new_ready:
@@ -392,7 +397,8 @@ class Bench:
         return (self.posted >= self.n_xfers and self.offer is None and not self.live
                 and not self.heap
                 and not self.due and not self.acts and self.act_cur is None
-                and self.s1 is None and self.pred is None and not self.blk_exp
+                and self.s1 is None and self.pred is None and self.s3[0] is None
+                and not self.blk_exp
                 and not self.pkt_exp and self.ret_exp is None)
 
 
