@@ -41,7 +41,8 @@ def _top(name: str, files, deps=(), synth=None, lint=(), area="common", no_synth
 _top("qrdma_pkg", ["rtl/common/qrdma_pkg.sv"], no_synth=True)
 _top("qrdma_sdp_ram", ["rtl/common/qrdma_sdp_ram.sv"],
      synth={"WIDTH": 64, "DEPTH": 2048},
-     lint=({"WIDTH": 8, "DEPTH": 16},))
+     lint=({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_NEW": 1},
+           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "BE_W": 2}))
 _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"],
      synth={"WIDTH": 64, "DEPTH": 512},
      lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
@@ -149,10 +150,23 @@ _top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
      deps=["qrdma_rx_pkg", "qrdma_sdp_ram"],
      synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
      lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
-_top("qrdma_rx", ["rtl/rx/qrdma_rx_buf.sv", "rtl/rx/qrdma_rx_hdr.sv",
-                  "rtl/rx/qrdma_rx_wr.sv", "rtl/rx/qrdma_rx.sv"],
+# (the unit tops below take the parameters the NIC gives them with its defaults)
+_top("qrdma_rx_buf", ["rtl/rx/qrdma_rx_buf.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     synth={"MAX_PAYLOAD": 1024, "BUF_BEATS": 256, "HDR_DEPTH": 64},
+     lint=({"MAX_PAYLOAD": 256, "BUF_BEATS": 8, "HDR_DEPTH": 64},))
+_top("qrdma_rx_hdr", ["rtl/rx/qrdma_rx_hdr.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_track", "qrdma_sync_fifo"],
+     synth={"NUM_NODES": 4, "MAX_PAYLOAD": 1024, "MAX_BLK_PKTS": 64, "EVT_DEPTH": 64},
+     lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1},))
+_top("qrdma_rx_wr", ["rtl/rx/qrdma_rx_wr.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo"],
+     synth={"AXI_ID_W": 4, "KQ_DEPTH": 32},
+     lint=({"AXI_ID_W": 1},))
+_top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
+           "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))

@@ -9,8 +9,12 @@
 // Contract: the write port has BE_W lane enables of WIDTH/BE_W bits each (BE_W = 1: one
 // enable, wr_be tied high by the user); a lane is written when wr_en and its enable are
 // high (the transfer table uses per-byte enables). rd_data is valid the cycle after rd_en
-// and holds its value while rd_en is low. Read during write to the same address in the
-// same cycle (RDW_NEW):
+// and holds its value while rd_en is low (OUT_REG = 0). OUT_REG = 1 adds an output
+// register (the block RAM's own where the fabric has one), loaded when rd_oe is high:
+// with rd_oe high in the cycle after rd_en, rd_data is the word two cycles after rd_en,
+// straight from a register (no logic after the RAM's clock-to-out), and holds while
+// rd_oe is low, so a pipeline that stalls keeps it there (rd_oe: its stage moves; high
+// when not connected). Read during write to the same address in the same cycle (RDW_NEW):
 //   0  the read returns the OLD content: the block-RAM behaviour (read-first); nothing
 //      extra is built.
 //   1  the read returns the NEW content: the write is forwarded around the RAM by a
@@ -24,6 +28,7 @@ module qrdma_sdp_ram
   parameter int unsigned DEPTH  = 1024, // words
   parameter bit          RDW_NEW = 1'b0, // read-during-write returns new data (see header)
   parameter int unsigned BE_W   = 1,    // write-enable lanes (WIDTH must be a multiple)
+  parameter bit          OUT_REG = 1'b0, // output register after the read (see header)
   localparam int unsigned AW    = idx_w(DEPTH),
   localparam int unsigned LW    = WIDTH / BE_W
 ) (
@@ -36,6 +41,9 @@ module qrdma_sdp_ram
   // read port
   input  logic             rd_en,
   input  logic [AW-1:0]    rd_addr,
+  /* verilator lint_off UNUSEDSIGNAL */  // rd_oe is used only with OUT_REG
+  input  logic             rd_oe = 1'b1,  // OUT_REG: load the output register
+  /* verilator lint_on UNUSEDSIGNAL */
   output logic [WIDTH-1:0] rd_data
 );
 
@@ -48,7 +56,7 @@ module qrdma_sdp_ram
 `endif
 
   logic [WIDTH-1:0] mem [DEPTH];
-  logic [WIDTH-1:0] rd_q;
+  logic [WIDTH-1:0] rd_q, ram_q;
 
   // One process, the read first: the read gets the word as it was before the edge
   // (read-first), the form Yosys infers block RAM from.
@@ -59,20 +67,40 @@ module qrdma_sdp_ram
     end
   end
 
+  // the output register, when there is one: the RAM's read data goes into it directly
+  if (OUT_REG) begin : gen_oreg
+    always_ff @(posedge clk) begin
+      if (rd_oe) ram_q <= rd_q;
+    end
+  end else begin : gen_noreg
+    assign ram_q = rd_q;
+  end
+
   if (RDW_NEW) begin : gen_fwd
-    logic [BE_W-1:0]  fwd_q;
-    logic [WIDTH-1:0] fwd_data_q;
+    logic [BE_W-1:0]  fwd_q, fwd_o;
+    logic [WIDTH-1:0] fwd_data_q, fwd_data_o;
     always_ff @(posedge clk) begin
       if (rd_en) begin
         fwd_q      <= (wr_en && (wr_addr == rd_addr)) ? wr_be : '0;
         fwd_data_q <= wr_data;
       end
     end
+    if (OUT_REG) begin : gen_fwd_oreg
+      always_ff @(posedge clk) begin
+        if (rd_oe) begin
+          fwd_o      <= fwd_q;
+          fwd_data_o <= fwd_data_q;
+        end
+      end
+    end else begin : gen_fwd_noreg
+      assign fwd_o      = fwd_q;
+      assign fwd_data_o = fwd_data_q;
+    end
     for (genvar i = 0; i < int'(BE_W); i++) begin : gen_lane
-      assign rd_data[i*LW +: LW] = fwd_q[i] ? fwd_data_q[i*LW +: LW] : rd_q[i*LW +: LW];
+      assign rd_data[i*LW +: LW] = fwd_o[i] ? fwd_data_o[i*LW +: LW] : ram_q[i*LW +: LW];
     end
   end else begin : gen_nofwd
-    assign rd_data = rd_q;
+    assign rd_data = ram_q;
   end
 
 endmodule

@@ -84,20 +84,22 @@ module qrdma_rx_buf
   logic               long_q;
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
   logic [PW:0]        used;
-  logic               store_ok, in_fire, hdr_beat, pl_wr;
+  logic               store_ok_q, room_q, in_fire, hdr_beat, pl_wr;
   logic               hq_s_ready, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
   logic [31:0]        cq_m_data;
 
   assign hdr_beat = !in_pkt_q;
   assign used     = wr_ptr_q - rd_ptr_q;
-  assign store_ok = (nb_q < NBW'(MAXB));
   // header beat: the header FIFO has room (the packet's entry is pushed at its last beat;
   // no other push happens before that); payload beat: the ring has room, or the beat is
-  // beyond what a legal packet has and is dropped anyway
-  assign s_axis_rx_tready = hdr_beat ? hq_s_ready : (!store_ok || !used[PW]);
+  // beyond what a legal packet has and is dropped anyway. Both payload conditions are
+  // registered: store_ok_q = (nb_q < MAXB); room_q = the ring held at most BUF_BEATS - 2
+  // beats in the cycle before, so it has room for one now (the ring holds at most
+  // BUF_BEATS - 1 beats).
+  assign s_axis_rx_tready = hdr_beat ? hq_s_ready : (!store_ok_q || room_q);
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
-  assign pl_wr   = in_fire && !hdr_beat && store_ok;
+  assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
 
   // Header FIFO entry: header bits 511:256, tuser, payload beats, long, header bits HLW-1:0
   // (bits 255:HLW are not kept).
@@ -105,7 +107,7 @@ module qrdma_rx_buf
     if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tuser, NBW'(0), 1'b0,
                                s_axis_rx_tdata[HLW-1:0]};
     else          hq_s_data = {hhi_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
-                               long_q || !store_ok, hlo_q};
+                               long_q || !store_ok_q, hlo_q};
   end
 
   always_ff @(posedge clk) begin
@@ -119,19 +121,24 @@ module qrdma_rx_buf
     if (in_fire) begin
       in_pkt_q <= !s_axis_rx_tlast;
       if (hdr_beat) begin
-        nb_q   <= '0;
-        long_q <= 1'b0;
+        nb_q       <= '0;
+        long_q     <= 1'b0;
+        store_ok_q <= 1'b1;
       end else begin
-        nb_q   <= nb_q + NBW'(pl_wr);
-        long_q <= long_q || !store_ok;
+        nb_q       <= nb_q + NBW'(pl_wr);
+        long_q     <= long_q || !store_ok_q;
+        if (pl_wr) store_ok_q <= (nb_q < NBW'(MAXB - 1));
       end
     end
     if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
+    room_q <= (used <= (PW+1)'(BUF_BEATS - 2));
     if (rst) begin  // last: overrides (docs/development.md)
-      in_pkt_q <= 1'b0;
-      nb_q     <= '0;
-      long_q   <= 1'b0;
-      wr_ptr_q <= '0;
+      in_pkt_q   <= 1'b0;
+      nb_q       <= '0;
+      long_q     <= 1'b0;
+      store_ok_q <= 1'b1;
+      wr_ptr_q   <= '0;
+      room_q     <= 1'b0;
     end
   end
 
@@ -232,15 +239,19 @@ module qrdma_rx_buf
 
   // The CRC beat (read by the CRC only with cv_q): a header as it is; else bytes sh.. of
   // the held beat followed by the new beat (zero when it belongs to the next packet or no
-  // beat came). Loaded only when a beat is emitted, shifted only for sh != 0.
+  // beat came). Loaded only when a beat is emitted, shifted only for sh != 0. The two
+  // beats are shifted apart and the new one's part masked after its shift, so that the
+  // handshake (cur_same) meets the shifted data at the last gate.
   always_ff @(posedge clk) begin
     if (emit) begin
       if (emit_hdr || sh_q == '0) begin
         cd_q <= pd_q;
         ck_q <= pk_q;
       end else begin
-        cd_q <= 512'({cur_same ? s_axis_rx_tdata : 512'b0, pd_q} >> {sh_q, 3'b000});
-        ck_q <= 64'({cur_same ? s_axis_rx_tkeep : 64'b0, pk_q} >> sh_q);
+        cd_q <= 512'({512'b0, pd_q} >> {sh_q, 3'b000})
+                | (512'({s_axis_rx_tdata, 512'b0} >> {sh_q, 3'b000}) & {512{cur_same}});
+        ck_q <= 64'({64'b0, pk_q} >> sh_q)
+                | (64'({s_axis_rx_tkeep, 64'b0} >> sh_q) & {64{cur_same}});
       end
       cl_q <= emit_last;
     end

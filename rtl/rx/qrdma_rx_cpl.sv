@@ -16,7 +16,8 @@
 // full when pushed, so the unit never waits for the send unit, the link or the ring: only
 // for B responses. Inside (pipeline, error bit, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
 // Timing: one event per cycle; an event is found due one cycle after the B count reaches
-// its wtag.
+// its wtag; its error bit is read when it leaves the head (E0), passes the RAM's output
+// register (E1) and is decided on in E2 from a register.
 `default_nettype none
 
 module qrdma_rx_cpl
@@ -67,7 +68,7 @@ module qrdma_rx_cpl
   end
 `endif
 
-  logic            e0_go, e1_v_q, e1_go;
+  logic            e0_go, e1_v_q, e1_move, e2_v_q, e2_go;
   rx_evt_t         ev_q;       // E0: the head event
 
   // ------------------------------------------------------------------ error bits
@@ -75,25 +76,27 @@ module qrdma_rx_cpl
   // command: its block's first write writes its own result, a later write sets it.
   logic err_rd;
 
-  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(NENT)) u_err (
+  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(NENT), .OUT_REG(1'b1)) u_err (
     .clk,
     .wr_en(done_cmd && (done_first || done_err)), .wr_be(1'b1),
     .wr_addr(EAW'(done_key)), .wr_data(done_err),
-    .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_data(err_rd)
+    .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_oe(e1_move), .rd_data(err_rd)
   );
 
   // ------------------------------------------------------------------ E0: head event
   logic [TAGW-1:0] bcnt_q;     // write commands complete
   logic            ev_v_q;     // ev_q holds the head event
   logic            due_q;      // its writes are complete (registered: one cycle late)
-  logic [TAGW-1:0] wdiff;
+  logic [TAGW-1:0] wdiff_in, wdiff_hd;
   logic            load;
 
   assign load        = s_evt_valid && s_evt_ready;
   // the event in E0 next cycle against the count of this cycle: due is never early (the
-  // count only grows), at most one cycle late
-  assign wdiff       = bcnt_q - (load ? s_evt.wtag : ev_q.wtag);
-  assign e0_go       = ev_v_q && due_q && (!e1_v_q || e1_go);
+  // count only grows), at most one cycle late. Both candidates (the event offered, the
+  // head) are compared in parallel; e0_go only selects.
+  assign wdiff_in    = bcnt_q - s_evt.wtag;
+  assign wdiff_hd    = bcnt_q - ev_q.wtag;
+  assign e0_go       = ev_v_q && due_q && (!e1_v_q || e1_move);
   assign s_evt_ready = !ev_v_q || e0_go;
 
   always_ff @(posedge clk) begin
@@ -103,7 +106,7 @@ module qrdma_rx_cpl
   always_ff @(posedge clk) begin
     bcnt_q <= bcnt_q + TAGW'(done_cmd);
     if (s_evt_ready) ev_v_q <= s_evt_valid;
-    due_q  <= (load || (ev_v_q && !e0_go)) && !wdiff[TAGW-1];
+    due_q  <= (ev_v_q && !e0_go) ? !wdiff_hd[TAGW-1] : (s_evt_valid && !wdiff_in[TAGW-1]);
     if (rst) begin
       bcnt_q <= '0;
       ev_v_q <= 1'b0;
@@ -111,44 +114,54 @@ module qrdma_rx_cpl
     end
   end
 
-  // ------------------------------------------------------------------ E1: decide
+  // ------------------------------------------------------------------ E1, E2: decide
+  // E1: the error bit is in the RAM, E2: in its output register (err_rd); each stage
+  // waits only while the next one holds an event that does not move.
   /* verilator lint_off UNUSEDSIGNAL */  // wtag is used in E0 only
-  rx_evt_t   e1_q;
+  rx_evt_t   e1_q, e2_q;
   /* verilator lint_on UNUSEDSIGNAL */
   rsp_desc_t rsp;
   rx_ntf_t   nreq;
   logic      to_ntf, rsp_push, ntf_push, rsp_s_ready, ntf_s_ready;
 
+  assign e1_move = e1_v_q && (!e2_v_q || e2_go);
+
   always_ff @(posedge clk) begin
-    if (e0_go) e1_q <= ev_q;
-    if (e0_go)      e1_v_q <= 1'b1;
-    else if (e1_go) e1_v_q <= 1'b0;
-    if (rst) e1_v_q <= 1'b0;
+    if (e0_go)   e1_q <= ev_q;
+    if (e1_move) e2_q <= e1_q;
+    if (e0_go)        e1_v_q <= 1'b1;
+    else if (e1_move) e1_v_q <= 1'b0;
+    if (e1_move)      e2_v_q <= 1'b1;
+    else if (e2_go)   e2_v_q <= 1'b0;
+    if (rst) begin
+      e1_v_q <= 1'b0;
+      e2_v_q <= 1'b0;
+    end
   end
 
   always_comb begin
     rsp          = '0;
-    rsp.dst_node = e1_q.src_node;
-    rsp.tid      = e1_q.key[9:0];
-    rsp.seq      = e1_q.seq;
+    rsp.dst_node = e2_q.src_node;
+    rsp.tid      = e2_q.key[9:0];
+    rsp.seq      = e2_q.seq;
     rsp.nack     = err_rd;
     rsp.reason   = err_rd ? 4'(ERR_REMOTE_MEM) : 4'(ERR_NONE);
-    nreq.src_node = e1_q.src_node;
-    nreq.key      = e1_q.key;
-    nreq.seq      = e1_q.seq;
+    nreq.src_node = e2_q.src_node;
+    nreq.key      = e2_q.key;
+    nreq.seq      = e2_q.seq;
   end
 
   // a notification goes to the ring (the ACK with it, later) unless the block failed or
   // the ring is off; a held ACK has the response FIFO's write port first
-  assign to_ntf   = e1_q.ntf && !err_rd && !cfg_nq_off;
-  assign e1_go    = e1_v_q && (to_ntf || !s_hack_valid);
-  assign ntf_push = e1_go && to_ntf;
-  assign rsp_push = s_hack_valid || (e1_go && !to_ntf);
+  assign to_ntf   = e2_q.ntf && !err_rd && !cfg_nq_off;
+  assign e2_go    = e2_v_q && (to_ntf || !s_hack_valid);
+  assign ntf_push = e2_go && to_ntf;
+  assign rsp_push = s_hack_valid || (e2_go && !to_ntf);
   assign s_hack_ready = 1'b1;
 
   always_ff @(posedge clk) begin
-    stat_nack      <= e1_go && err_rd;
-    stat_notif_off <= e1_go && e1_q.ntf && !err_rd && cfg_nq_off;
+    stat_nack      <= e2_go && err_rd;
+    stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
     if (rst) begin
       stat_nack      <= 1'b0;
       stat_notif_off <= 1'b0;

@@ -70,16 +70,22 @@ module qrdma_rx_notif
 
   logic [31:0] issued_q;    // notifications handed to the write engine
   logic [31:0] head_q;      // notifications written (B back)
+  logic [31:0] infl_q;      // issued_q - head_q: handed, B not back
+  logic [31:0] used_q;      // issued_q - cfg_nq_tail of the cycle before
   logic        ring_ok_q;   // the ring has a free slot (registered, see header)
+  logic        inc, inc_q, rst_ring_q;
   logic        take, take_q, drop, drop_q, ring_off;
   rx_ntf_t     n1_q;        // the request taken the cycle before
+  logic [15:0] n2_src_q, n2_seq_q;  // the request whose entry is offered
   rx_ctrl_t    ctl_rd;
   logic [31:0] slot;
 
-  qrdma_sdp_ram #(.WIDTH($bits(rx_ctrl_t)), .DEPTH(NENT)) u_ctl (
+  // The fields go from the table's output register (loaded in the cycle after the take)
+  // straight into the entry offered: the output register is the entry's register.
+  qrdma_sdp_ram #(.WIDTH($bits(rx_ctrl_t)), .DEPTH(NENT), .OUT_REG(1'b1)) u_ctl (
     .clk,
     .wr_en(ctl_we), .wr_be(1'b1), .wr_addr(EAW'(ctl_key)), .wr_data(ctl),
-    .rd_en(take), .rd_addr(EAW'(s_ntf.key)), .rd_data(ctl_rd)
+    .rd_en(take), .rd_addr(EAW'(s_ntf.key)), .rd_oe(take_q), .rd_data(ctl_rd)
   );
 
   // the output registers are free at the end of the next cycle, when the taken request is
@@ -92,49 +98,74 @@ module qrdma_rx_notif
   assign s_ntf_ready = take;
   assign nq_wait     = s_ntf_valid && !ring_ok_q;
   assign slot        = issued_q & (cfg_nq_size - 32'd1);
+  assign inc         = take && !drop;
 
+  // The counters' next values are selected from sums of registers (take and done_ntf
+  // only select). The room check is two registered steps: used_q = issued - tail, then
+  // ring_ok_q from used_q plus the take of the cycle before used_q was formed (no take
+  // in the cycle after one, see header); for two cycles after cfg_nq_reset it is low.
   always_ff @(posedge clk) begin
     if (take) n1_q <= s_ntf;
     take_q <= take;
     drop_q <= drop;
+    inc_q  <= inc;
     stat_notif_off <= drop;
+    unique case ({inc, done_ntf})
+      2'b10:   infl_q <= infl_q + 32'd1;
+      2'b01:   infl_q <= infl_q - 32'd1;
+      default: ;
+    endcase
     if (cfg_nq_reset) begin
       head_q   <= '0;
-      issued_q <= issued_q + 32'(take && !drop) - head_q - 32'(done_ntf);
+      unique case ({inc, done_ntf})
+        2'b10:   issued_q <= infl_q + 32'd1;
+        2'b01:   issued_q <= infl_q - 32'd1;
+        default: issued_q <= infl_q;
+      endcase
     end else begin
-      head_q   <= head_q + 32'(done_ntf);
-      issued_q <= issued_q + 32'(take && !drop);
+      if (done_ntf) head_q   <= head_q + 32'd1;
+      if (inc)      issued_q <= issued_q + 32'd1;
     end
-    // (from issued_q before a take: no take in the cycle after one, see header)
-    ring_ok_q  <= (cfg_nq_size != '0) && !cfg_nq_reset
-                  && (issued_q - cfg_nq_tail) < cfg_nq_size;
+    used_q     <= issued_q - cfg_nq_tail;
+    rst_ring_q <= cfg_nq_reset;
+    ring_ok_q  <= (cfg_nq_size != '0) && !cfg_nq_reset && !rst_ring_q
+                  && (inc_q ? (used_q < cfg_nq_size - 32'd1) : (used_q < cfg_nq_size));
     stat_notif <= done_ntf;
     if (rst) begin
       take_q     <= 1'b0;
       drop_q     <= 1'b0;
+      inc_q      <= 1'b0;
       stat_notif_off <= 1'b0;
       issued_q   <= '0;
       head_q     <= '0;
+      infl_q     <= '0;
+      rst_ring_q <= 1'b0;
       ring_ok_q  <= 1'b0;
       stat_notif <= 1'b0;
     end
   end
 
-  // the outputs, built in the cycle after the take (the table output is valid then)
+  // the outputs, registered in the cycle after the take (the table's word goes into its
+  // output register then)
+  always_comb begin
+    notif_entry_t e;
+    e          = '0;
+    e.marker   = 8'(NOTIF_FULL);
+    e.kind     = ctl_rd.is_ctrl ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+    e.src_node = n2_src_q;
+    e.xfer     = ctl_rd.xfer;
+    e.pd       = ctl_rd.pd;
+    e.size     = ctl_rd.size;
+    e.tag      = ctl_rd.tag;
+    e.dst_addr = ctl_rd.dst_addr;
+    e.seq      = n2_seq_q;
+    m_wr_data  = e;
+  end
+
   always_ff @(posedge clk) begin
     if (take_q) begin
-      notif_entry_t e;
-      e          = '0;
-      e.marker   = 8'(NOTIF_FULL);
-      e.kind     = ctl_rd.is_ctrl ? 4'(NET_CONTROL) : 4'(NET_INLINE);
-      e.src_node = n1_q.src_node;
-      e.xfer     = ctl_rd.xfer;
-      e.pd       = ctl_rd.pd;
-      e.size     = ctl_rd.size;
-      e.tag      = ctl_rd.tag;
-      e.dst_addr = ctl_rd.dst_addr;
-      e.seq      = n1_q.seq;
-      m_wr_data  <= e;
+      n2_src_q        <= n1_q.src_node;
+      n2_seq_q        <= n1_q.seq;
       m_hack          <= '0;
       m_hack.dst_node <= n1_q.src_node;
       m_hack.tid      <= n1_q.key[9:0];

@@ -11,9 +11,10 @@
 // each lookup so the caller needs no pipeline of its own. Lookups with op TRK_NONE pass
 // through in order without touching the table.
 // After rst the table is cleared in NENT cycles (s_ready low).
-// Pipeline, one lookup per cycle: t the lookup is taken and the table read; t+1 the
-// entry is registered (a write made since the read is snooped); t+2 the decision is
-// offered (m_valid) and the entry written back in the cycle it is taken (m_ready).
+// Pipeline, one lookup per cycle: t the lookup is taken and the table read; t+1 the read
+// word goes into the table's output register; t+2 the entry is registered (writes made
+// since the read are forwarded); t+3 the decision is offered (m_valid) and the entry
+// written back in the cycle it is taken (m_ready).
 `default_nettype none
 
 module qrdma_rx_track
@@ -77,59 +78,92 @@ module qrdma_rx_track
   end
 
   // ------------------------------------------------------------------ table
-  logic           take, s1_valid_q, s1_move, s2_valid_q, s2_fire, snoop, tbl_we;
-  ent_t           ent_rd, ent_wr, ent1, ent2_q;
-  logic [EAW-1:0] key1_q, key2_q;
-  trk_req_t       r1_q, r2_q;
-  logic [PAY_W-1:0] p1_q, p2_q;
+  // Stages: A the word read is in the RAM (taken the cycle before), B it is in the RAM's
+  // output register, 2 the entry is registered and decided. Each stage waits only while
+  // the next one holds a lookup that does not move.
+  logic             take, a_valid_q, a_move, b_valid_q, b_move, s2_valid_q, s2_fire, tbl_we;
+  logic             snoop, h1_hit, h2_hit;
+  ent_t             ent_rd, ent_wr, ent1, ent2_q;
+  logic [EAW-1:0]   key_a_q, key_b_q, key2_q;
+  trk_req_t         r_a_q, r_b_q, r2_q;
+  logic [PAY_W-1:0] p_a_q, p_b_q, p2_q;
 
   assign take = s_valid && s_ready;
 
-  qrdma_sdp_ram #(.WIDTH($bits(ent_t)), .DEPTH(NENT), .RDW_NEW(1'b1)) u_table (
+  qrdma_sdp_ram #(.WIDTH($bits(ent_t)), .DEPTH(NENT), .OUT_REG(1'b1)) u_table (
     .clk,
     .wr_en(init_q || tbl_we), .wr_be(1'b1),
     .wr_addr(init_q ? init_idx_q : key2_q), .wr_data(init_q ? '0 : ent_wr),
-    .rd_en(take), .rd_addr(EAW'(s_req.key)), .rd_data(ent_rd)
+    .rd_en(take), .rd_addr(EAW'(s_req.key)), .rd_oe(a_move), .rd_data(ent_rd)
   );
 
-  // ------------------------------------------------------------------ stage 1: entry
-  // The table output is valid from the cycle after the take and holds while nothing is
-  // taken (a write in the cycle of the read is forwarded by RDW_NEW). Only stage 2
-  // writes, and only in the cycle its lookup leaves; stage 1 waits only while stage 2
-  // holds one and moves in the cycle it leaves. So the one write that can come between
-  // the read and the move is in the cycle of the move, where it is snooped: back-to-back
-  // lookups of one entry see each other's updates, stalled or not.
-  assign s1_move = s1_valid_q && (!s2_valid_q || s2_fire);
-  assign s_ready = !init_q && (!s1_valid_q || s1_move);
-  assign snoop   = s2_fire && key2_q == key1_q;
+  // ------------------------------------------------------------------ stages A, B: entry
+  // Only stage 2 writes, in the cycle its lookup leaves. Between a lookup's read (cycle
+  // t, read-first) and its move into stage 2, the lookups ahead of it write: at most the
+  // two that were in stage 2 and B at t before the move, and the one whose leaving is the
+  // move itself. The entries of the last two lookups that left stage 2 are kept (h1 the
+  // newest, h2 the one before: what they wrote, or the entry as it was when they wrote
+  // nothing); the entry moving into stage 2 takes the newest of: the one leaving in this
+  // cycle (snoop), h1, h2, the word read. A kept entry older than the read holds what the
+  // table holds unless a newer one of the same key is kept too, which wins. (Keeping them
+  // at every leave rather than at writes only keeps the decision out of the selects.)
+  typedef struct packed {
+    logic           v;
+    logic [EAW-1:0] key;
+    ent_t           ent;
+  } hist_t;
+  hist_t h1_q, h2_q;
+
+  assign a_move  = a_valid_q && (!b_valid_q || b_move);
+  assign b_move  = b_valid_q && (!s2_valid_q || s2_fire);
+  assign s_ready = !init_q && (!a_valid_q || a_move);
+  assign snoop   = s2_fire && key2_q == key_b_q;
+  assign h1_hit  = h1_q.v && h1_q.key == key_b_q;
+  assign h2_hit  = h2_q.v && h2_q.key == key_b_q;
 
   always_comb begin
     ent1 = ent_rd;
-    if (snoop) ent1 = ent_wr;
+    if (h2_hit) ent1 = h2_q.ent;
+    if (h1_hit) ent1 = h1_q.ent;
+    if (snoop)  ent1 = ent_wr;
   end
 
   always_ff @(posedge clk) begin
     if (take) begin
-      r1_q   <= s_req;
-      p1_q   <= s_pay;
-      key1_q <= EAW'(s_req.key);
+      r_a_q   <= s_req;
+      p_a_q   <= s_pay;
+      key_a_q <= EAW'(s_req.key);
     end
-    if (s1_move) begin
-      r2_q   <= r1_q;
-      p2_q   <= p1_q;
-      key2_q <= key1_q;
+    if (a_move) begin
+      r_b_q   <= r_a_q;
+      p_b_q   <= p_a_q;
+      key_b_q <= key_a_q;
+    end
+    if (b_move) begin
+      r2_q   <= r_b_q;
+      p2_q   <= p_b_q;
+      key2_q <= key_b_q;
       ent2_q <= ent1;
+    end
+    if (s2_fire) begin
+      h1_q <= '{v: 1'b1, key: key2_q, ent: ent_wr};
+      h2_q <= h1_q;
     end
   end
 
   always_ff @(posedge clk) begin
-    if (take)         s1_valid_q <= 1'b1;
-    else if (s1_move) s1_valid_q <= 1'b0;
-    if (s1_move)      s2_valid_q <= 1'b1;
+    if (take)         a_valid_q <= 1'b1;
+    else if (a_move)  a_valid_q <= 1'b0;
+    if (a_move)       b_valid_q <= 1'b1;
+    else if (b_move)  b_valid_q <= 1'b0;
+    if (b_move)       s2_valid_q <= 1'b1;
     else if (s2_fire) s2_valid_q <= 1'b0;
     if (rst) begin
-      s1_valid_q <= 1'b0;
+      a_valid_q  <= 1'b0;
+      b_valid_q  <= 1'b0;
       s2_valid_q <= 1'b0;
+      h1_q.v     <= 1'b0;
+      h2_q.v     <= 1'b0;
     end
   end
 

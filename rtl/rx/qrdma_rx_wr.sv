@@ -108,10 +108,9 @@ module qrdma_rx_wr
 
   assign aw_need = split_q ? 2'd2 : 2'd1;
 
-  // Predicates on the counters, registered (computed with them, from their next values):
-  // the input-dependent logic below (AW and W handshakes, command loads) then combines
-  // single bits, which is cheaper to simulate (it is evaluated again whenever an input of
-  // the model changes). aw_more_q = act_q && aw_q != aw_need, aw_last_q = (aw_q + 1 ==
+  // Predicates on the counters, registered: the handshake logic below (AW and W
+  // handshakes, command loads) combines single bits, a short path and cheaper to
+  // simulate (it is evaluated again whenever an input of the model changes). aw_more_q = act_q && aw_q != aw_need, aw_last_q = (aw_q + 1 ==
   // aw_need), w_more_q = act_q && beat_q != nbeats_q, w_last_q = (beat_q + 1 == nbeats_q),
   // w_b2_q = split_q && beat_q != 0 (the beat belongs to the second burst).
   logic aw_more_q, aw_last_q, w_more_q, w_last_q, w_b2_q;
@@ -162,26 +161,44 @@ module qrdma_rx_wr
     end
   end
 
-  // The predicates (from the next values of act_q, aw_q, beat_q, nbeats_q and split_q)
-  // and the registers they come from in one process, the predicates first: every
-  // register is read before it is written, so Verilator updates them in place
-  // (docs/development.md).
-  always_ff @(posedge clk) begin
-    logic           act_d, split_d;
-    logic [1:0]     aw_d, need_d;
-    logic [NBW-1:0] beat_d, nb_d;
-    act_d   = !rst && ((load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) || (act_q && !fin));
-    split_d = load_ntf ? 1'b0 : load_cmd ? s_cmd.split : split_q;
-    nb_d    = load_ntf ? NBW'(1) : load_cmd ? s_cmd.nbeats : nbeats_q;
-    aw_d    = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
-    beat_d  = (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
-    need_d  = split_d ? 2'd2 : 2'd1;
-    aw_more_q <= act_d && aw_d != need_d;
-    aw_last_q <= (aw_d + 2'd1 == need_d);
-    w_more_q  <= act_d && beat_d != nb_d;
-    w_last_q  <= (beat_d + NBW'(1) == nb_d);
-    w_b2_q    <= split_d && beat_d != '0;
+  // The predicates' next values are chosen by the handshakes (loads, aw_go, w_go) among
+  // candidates formed from registers and the command offered, so that no handshake
+  // feeds a counter compare: a load starts them afresh; otherwise an issued burst or beat
+  // steps them (aw_last2 = (aw_q + 2 == aw_need), w_last2 = (beat_q + 2 == nbeats_q)).
+  logic aw_last2, w_last2, w_b2_go, stay, cmd_act;
+  assign aw_last2 = split_q && aw_q == 2'd0;
+  assign w_last2  = (beat_q + NBW'(2) == nbeats_q);
+  assign w_b2_go  = split_q && (beat_q + NBW'(1) != '0);
+  assign stay     = act_q && !fin;
+  assign cmd_act  = (s_cmd.op != OP_SKIP);
 
+  always_ff @(posedge clk) begin
+    if (load_ntf) begin
+      aw_more_q <= 1'b1;
+      aw_last_q <= 1'b1;
+      w_more_q  <= 1'b1;
+      w_last_q  <= 1'b1;
+      w_b2_q    <= 1'b0;
+    end else if (load_cmd) begin
+      aw_more_q <= cmd_act;
+      aw_last_q <= !s_cmd.split;
+      w_more_q  <= cmd_act && s_cmd.nbeats != '0;
+      w_last_q  <= (s_cmd.nbeats == NBW'(1));
+      w_b2_q    <= 1'b0;
+    end else begin
+      aw_more_q <= stay && (aw_go ? !aw_last_q : aw_more_q);
+      aw_last_q <= aw_go ? aw_last2 : aw_last_q;
+      w_more_q  <= stay && (w_go ? !w_last_q : w_more_q);
+      w_last_q  <= w_go ? w_last2 : w_last_q;
+      w_b2_q    <= w_go ? w_b2_go : w_b2_q;
+    end
+    if (rst) begin
+      aw_more_q <= 1'b0;
+      w_more_q  <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
     if (load_ntf) begin
       ntf_q    <= 1'b1;
       ring_q   <= 1'b0;
@@ -203,8 +220,8 @@ module qrdma_rx_wr
       split_q  <= s_cmd.split;
       if (s_cmd.op == OP_IMM) imm_q <= rotate(s_cmd.data, s_cmd.lo);  // (else unused)
     end
-    beat_q <= beat_d;
-    aw_q   <= aw_d;
+    beat_q <= (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
+    aw_q   <= (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
     if (w_go) begin
       pipe_strb_q <= strb;
       pipe_last_q <= wlast;
