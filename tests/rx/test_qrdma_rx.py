@@ -40,7 +40,7 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
   rx_errors     writes answered SLVERR in the first, a middle or the last packet of a
                 block, in a notifying block, in an INLINE and in the second burst of a
                 split INLINE: NACK with ERR_REMOTE_MEM, no notification; the TID's next
-                block is acknowledged
+                block, sent once that response is out, is acknowledged
   rx_ring_full  NQ_SIZE 2 with software away: two entries written, the other notifying
                 packets wait and hold only their own ACKs (the others are acknowledged,
                 the link is never stopped); entries in order once software takes them;
@@ -818,15 +818,23 @@ class TB:
             d.cfg_nq_tail.value = self.tail
 
     # ---- run a packet sequence
-    async def run(self, items: list[Wire], quiet: int = 400):
-        self.model = self.new_model(items)
+    async def run(self, items: list[Wire], quiet: int = 400, then: list[Wire] = ()):
+        """Send items; `then` (blocks that reuse TIDs of items) only once every response
+        to items is out, as a sender reuses a TID only after its response (docs/nic.md
+        "Receive unit", block tracking)."""
+        self.model = self.new_model(items + list(then))
         m = self.model
         self.dut._log.info("%d packets: %s; %d responses (%d with a notification), "
                            "%d notifications, %d m_ack",
-                           len(items), dict(collections.Counter(m.outcomes)), m.nrsp,
-                           len(m.rsps["ntf"]), len(m.notifs), len(m.acks))
+                           len(items) + len(then), dict(collections.Counter(m.outcomes)),
+                           m.nrsp, len(m.rsps["ntf"]), len(m.notifs), len(m.acks))
         for w in items:
             self.src.send_nowait(w.frame())
+        if then:
+            n = self.new_model(items).nrsp
+            await self.until(lambda: len(self.rsps) >= n, f"{n} responses before the reuse")
+            for w in then:
+                self.src.send_nowait(w.frame())
         await self.wait_done()
         for _ in range(quiet):                  # nothing more may come
             await RisingEdge(self.dut.clk)
@@ -989,7 +997,7 @@ async def rx_errors(dut):
     await tb.reset()
     stim = Stim(tb.p, tb.rng)
     mp = tb.p.max_payload
-    items, bad = [], set()
+    items, again, bad = [], [], set()
     for i, where in enumerate(("first", "middle", "last", "none")):
         b = stim.block(SRCS[i % 2], 10 + i, size=3 * mp + 100, notify=(i % 2 == 0))
         pk = [NET_HDR.unpack(w.beats[0][0]) for w in b["pkts"]]
@@ -999,9 +1007,10 @@ async def rx_errors(dut):
         seq = b["pkts"][:]
         tb.rng.shuffle(seq)
         items += seq + ([b["ctrl"]] if b["notify"] else [])
-        # the same TID again, fresh: acknowledged (its CONTROL first for a notifying one)
+        # the same TID again, fresh, once the first block's response is out (a sender
+        # reuses a TID only after it): acknowledged (its CONTROL first for a notifying one)
         b2 = stim.block(SRCS[i % 2], 10 + i, size=mp, notify=(i % 2 == 0))
-        items += ([b2["ctrl"]] if b2["notify"] else []) + b2["pkts"]
+        again += ([b2["ctrl"]] if b2["notify"] else []) + b2["pkts"]
     # INLINEs: one on a bad line (notifying), one crossing into a bad line (2 bursts)
     w = stim.inline(SRCS[0], 30, notify=True, ln=16)
     bad.add(NET_HDR.unpack(w.beats[0][0])["dst_addr"] // 64)
@@ -1010,7 +1019,7 @@ async def rx_errors(dut):
     bad.add((a2 + 31) // 64)
     items += [w, w2, stim.inline(SRCS[0], 32, notify=True)]
     tb.ram.bad = bad
-    await tb.run(items)
+    await tb.run(items, then=again)
     m = tb.model
     assert m.stats["nack"] == 5, m.stats
     assert m.nrsp == 11 and len(m.notifs) == 3, (m.rsps, m.notifs)
