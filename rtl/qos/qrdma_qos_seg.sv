@@ -274,6 +274,16 @@ module qrdma_qos_seg
   logic               s2_meta_wr;
   logic               s2_tid_unused; // the TID taken in stage 1 goes back
 
+  // The descriptor lines of stage 2's transfer: plain nets (a variable the process below
+  // assigned on the s2_valid_q branch only would keep its value through a loop in
+  // synthesis).
+  /* verilator lint_off UNUSEDSIGNAL */  // only some fields of the descriptor lines are used
+  desc_line0_t d0;
+  desc_line1_t d1;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign d0 = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
+  assign d1 = desc_line1_t'(tt_rd_data[511:256]);
+
   // Stage 2 computes only in a cycle with s2_valid_q: every result is used only then (the
   // enables -- pushes, writes, enqueue, completion -- are 0 in the other cycles, which
   // leave the data undefined ('x: no logic in synthesis, no work in a cycle-based
@@ -294,14 +304,6 @@ module qrdma_qos_seg
     ids = 'x; slot = 'x; slot_next = 'x; tid_busy_d = 'x; outst_d = 'x; hq = 'x;
     pend_wr_data = 'x;
     if (s2_valid_q) begin
-      // records read only here, local to this branch so that idle cycles do not assign
-      // them (docs/sim.md "Speed")
-      /* verilator lint_off UNUSEDSIGNAL */  // only some fields of the descriptor lines are used
-      desc_line0_t d0;
-      desc_line1_t d1;
-      /* verilator lint_on UNUSEDSIGNAL */
-      d0 = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
-      d1 = desc_line1_t'(tt_rd_data[511:256]);
       s2_ctrl   = s2_ctrl_q;
       // the class: the queue's, or the metadata's for the control queue (which issues
       // nothing: only its completion uses the class)
