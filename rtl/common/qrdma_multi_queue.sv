@@ -111,11 +111,12 @@ module qrdma_multi_queue
   // Read port: next[head of deq_queue] (Algorithm 2 line 6), arriving in the next cycle.
   // The two addresses are equal only when the dequeued entry is the tail of the enqueued
   // queue and it is that queue's only entry; the queue then takes the enqueued entry as
-  // its head and the read data is not used: RDW_NEW is not needed.
+  // its head and the read data is not used: RDW_NEW is not needed (RDW_ANY).
   qrdma_sdp_ram #(
     .WIDTH   (EW),
     .DEPTH   (NUM_ENTRIES),
-    .RDW_NEW (1'b0)
+    .RDW_NEW (1'b0),
+    .RDW_ANY (1'b1)
   ) u_next (
     .clk     (clk),
     .wr_en   (enq_link),

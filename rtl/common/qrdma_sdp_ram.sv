@@ -15,10 +15,16 @@
 // straight from a register (no logic after the RAM's clock-to-out), and holds while
 // rd_oe is low, so a pipeline that stalls keeps it there (rd_oe: its stage moves; high
 // when not connected). Read during write to the same address in the same cycle (RDW_NEW):
-//   0  the read returns the OLD content: the block-RAM behaviour (read-first); nothing
-//      extra is built.
+//   0  the read returns the OLD content (read-first).
 //   1  the read returns the NEW content: the write is forwarded around the RAM by a
 //      registered compare and a mux on rd_data (one WIDTH-wide mux, no extra latency).
+// Some block RAMs (ECP5's DP16KD, write and read on different ports) leave such a read
+// undefined, and synthesis then keeps the old content with logic of its own (the write
+// delayed a cycle, a bypass mux after the RAM's output). RDW_ANY = 1 says that the user
+// never uses the data of a read that meets a write of the same word with RDW_NEW = 0 (a
+// FIFO, which never reads a word being written): synthesis builds no such logic (Yosys
+// `no_rw_check`). With RDW_NEW = 1 and BE_W = 1 the forward replaces the whole word, so
+// the same holds without RDW_ANY.
 `default_nettype none
 
 module qrdma_sdp_ram
@@ -29,6 +35,7 @@ module qrdma_sdp_ram
   parameter bit          RDW_NEW = 1'b0, // read-during-write returns new data (see header)
   parameter int unsigned BE_W   = 1,    // write-enable lanes (WIDTH must be a multiple)
   parameter bit          OUT_REG = 1'b0, // output register after the read (see header)
+  parameter bit          RDW_ANY = 1'b0, // the data of a colliding read is never used (header)
   localparam int unsigned AW    = idx_w(DEPTH),
   localparam int unsigned LW    = WIDTH / BE_W
 ) (
@@ -55,7 +62,11 @@ module qrdma_sdp_ram
   end
 `endif
 
-  logic [WIDTH-1:0] mem [DEPTH];
+  // Yosys reads the attribute's value: no_rw_check = 0 keeps the old content (header).
+  /* verilator lint_off UNUSEDPARAM */  // read by synthesis only (the attribute below)
+  localparam bit NO_RW_CHECK = RDW_ANY || (RDW_NEW && BE_W == 1);
+  /* verilator lint_on UNUSEDPARAM */
+  (* no_rw_check = NO_RW_CHECK *) logic [WIDTH-1:0] mem [DEPTH];
   logic [WIDTH-1:0] rd_q, ram_q;
 
   // One process, the read first: the read gets the word as it was before the edge

@@ -103,12 +103,13 @@ module qrdma_sync_fifo
 
     // Refill the output register when it is empty or being emptied this cycle. Only
     // words written in earlier cycles are read, so a read never meets a write to the
-    // same address (the RAM's read-during-write behaviour does not matter here).
+    // same address (the RAM's read-during-write behaviour does not matter here: RDW_ANY).
     assign ram_rd = (ram_cnt_q != '0) && (!out_valid_q || m_ready);
 
     qrdma_sdp_ram #(
-      .WIDTH (WIDTH),
-      .DEPTH (DEPTH)
+      .WIDTH   (WIDTH),
+      .DEPTH   (DEPTH),
+      .RDW_ANY (1'b1)
     ) u_ram (
       .clk     (clk),
       .wr_en   (push),
