@@ -8,10 +8,11 @@
 // Two implementations, chosen by depth:
 //   DEPTH <  RAM_MIN_DEPTH  registers (or LUT RAM); m_data is read combinationally from the
 //                           array, a write is visible at the output the next cycle.
-//   DEPTH >= RAM_MIN_DEPTH  qrdma_sdp_ram (block RAM, synchronous read) followed by the
-//                           RAM's own output register used as the show-ahead stage; a
-//                           write is visible at the output two cycles later, throughput
-//                           stays one word per cycle.
+//   DEPTH >= RAM_MIN_DEPTH  qrdma_sdp_ram (block RAM, synchronous read) with its output
+//                           register (OUT_REG) as the show-ahead stage: m_data comes from
+//                           a register, never through logic after the RAM; a write is
+//                           visible at the output three cycles later, throughput stays
+//                           one word per cycle.
 // Contract, both: s_ready = (count < DEPTH) is registered (no combinational path from
 // m_ready to s_ready), the FIFO holds exactly DEPTH words, m_data is undefined while
 // m_valid is low.
@@ -95,20 +96,24 @@ module qrdma_sync_fifo
     assign m_data  = mem[rd_ptr_q];
 
   end else begin : gen_ram
-    // Words in the RAM that have not yet been moved to the output register.
+    // Words in the RAM that have not yet been read into its read register.
     logic [CW-1:0] ram_cnt_q;
     logic [AW-1:0] wr_ptr_q, rd_ptr_q;
-    logic          out_valid_q;
-    logic          ram_rd;
+    logic          r_valid_q;   // the RAM's read register holds a word
+    logic          o_valid_q;   // the output register (m_data) holds a word
+    logic          o_load, ram_rd;
 
-    // Refill the output register when it is empty or being emptied this cycle. Only
+    // The output register takes the read register's word when it is empty or being
+    // emptied; the read register takes the next word when it is empty or moving on. Only
     // words written in earlier cycles are read, so a read never meets a write to the
     // same address (the RAM's read-during-write behaviour does not matter here: RDW_ANY).
-    assign ram_rd = (ram_cnt_q != '0) && (!out_valid_q || m_ready);
+    assign o_load = !o_valid_q || m_ready;
+    assign ram_rd = (ram_cnt_q != '0) && (!r_valid_q || o_load);
 
     qrdma_sdp_ram #(
       .WIDTH   (WIDTH),
       .DEPTH   (DEPTH),
+      .OUT_REG (1'b1),
       .RDW_ANY (1'b1)
     ) u_ram (
       .clk     (clk),
@@ -118,6 +123,7 @@ module qrdma_sync_fifo
       .wr_data (s_data),
       .rd_en   (ram_rd),
       .rd_addr (rd_ptr_q),
+      .rd_oe   (o_load),
       .rd_data (m_data)
     );
 
@@ -125,17 +131,19 @@ module qrdma_sync_fifo
       if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
       ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
-      if (ram_rd)    out_valid_q <= 1'b1;
-      else if (pop)  out_valid_q <= 1'b0;
+      if (ram_rd)      r_valid_q <= 1'b1;
+      else if (o_load) r_valid_q <= 1'b0;
+      if (o_load)      o_valid_q <= r_valid_q;
       if (rst) begin
-        wr_ptr_q    <= '0;
-        rd_ptr_q    <= '0;
-        ram_cnt_q   <= '0;
-        out_valid_q <= 1'b0;
+        wr_ptr_q  <= '0;
+        rd_ptr_q  <= '0;
+        ram_cnt_q <= '0;
+        r_valid_q <= 1'b0;
+        o_valid_q <= 1'b0;
       end
     end
 
-    assign m_valid = out_valid_q;
+    assign m_valid = o_valid_q;
   end
 
 endmodule

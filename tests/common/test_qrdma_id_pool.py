@@ -9,7 +9,7 @@
                        (random idle on free_*) of allocated IDs, checked cycle by cycle
                        against a model of the free FIFO: every ID handed out is the oldest
                        free one, m_valid is high once the oldest free ID has had the FIFO's
-                       latency (1 cycle registers, 2 block RAM) to reach the head; phases
+                       latency (1 cycle registers, 3 block RAM) to reach the head; phases
                        drain the pool to exhaustion and refill it; nothing is lost at the end
   id_pool_violation    the RTL checks (assertions): one simulation per violation, expected
                        to stop on its assertion (tests/violation.py): double free of a
@@ -39,7 +39,7 @@ def cfg():
     n = int(os.environ["P_NUM_IDS"])
     first = int(os.environ["P_FIRST_ID"])
     id_w = int(os.environ["P_ID_W"])
-    lat = 2 if n >= int(os.environ["P_RAM_MIN_DEPTH"]) else 1
+    lat = 3 if n >= int(os.environ["P_RAM_MIN_DEPTH"]) else 1
     return n, first, id_w, lat
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """qrdma_sync_fifo against a reference model: order, count, almost_full, s_ready, and the
-show-ahead latency (1 cycle for registers, 2 for block RAM) with full throughput, under
+show-ahead latency (1 cycle for registers, 3 for block RAM) with full throughput, under
 random idle and random backpressure, across depths and both implementations."""
 import collections
 import os
@@ -62,7 +62,7 @@ async def fifo_random(dut):
     snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)
     random_pause(src, rng, 0.3)
     random_pause(snk, rng, 0.3)
-    model = FifoModel(depth, af, 2 if ram else 1)
+    model = FifoModel(depth, af, 3 if ram else 1)
     n = 4000 if depth < 200 else 3 * depth + 2000
     words = [rng.randrange(1 << width) for _ in range(n)]
     for w in words:

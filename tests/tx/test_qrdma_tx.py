@@ -933,7 +933,7 @@ async def tx_latency(dut):
         assert hdr - r1 == 4, "header not 4 cycles after the packet's last R beat"
     tb.log.info("response: beat %d cycles after it was taken; CONTROL: %d cycles after its "
                 "descriptor", rsp_lat, ctl_lat)
-    assert ctl_lat == 11, "CONTROL packet not in cycle 11 after its descriptor"
+    assert ctl_lat == 12, "CONTROL packet not in cycle 12 after its descriptor"
     assert rsp_lat == 7, "response not in cycle 7 after it was taken"
     # one-beat request packets back to back: the scheduler picks one per cycle
     k = len(tb.first_beat)
