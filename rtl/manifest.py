@@ -43,7 +43,8 @@ _top("qrdma_sdp_ram", ["rtl/common/qrdma_sdp_ram.sv"],
      synth={"WIDTH": 64, "DEPTH": 2048},
      lint=({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_NEW": 1},
            {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "BE_W": 2},
-           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_ANY": 1}))
+           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_ANY": 1},
+           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_NEW": 1, "BE_W": 2, "BANKS": 4}))
 _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"],
      synth={"WIDTH": 64, "DEPTH": 512},
      lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
