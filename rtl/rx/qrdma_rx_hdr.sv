@@ -83,12 +83,14 @@ module qrdma_rx_hdr
     K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL
   } kind_e;
 
-  // What travels with a packet through the tracker: its header, kind, payload beats and
-  // the end of its payload (lane of the first byte + len).
+  // What travels with a packet through the tracker: its header, kind, payload beats, the
+  // end of its payload (lane of the first byte + len) and its INLINE payload on the way
+  // to its lanes (rotated by the 8-byte part of the first lane).
   typedef struct packed {
     kind_e          kind;
     logic [NBW-1:0] nb;
     logic [13:0]    end_b;
+    logic [511:0]   imm;
     net_hdr_t       h;
   } pkt_t;
 
@@ -109,10 +111,11 @@ module qrdma_rx_hdr
     logic nb_nz;     // payload beats != 0
   } chk_t;
 
-  // INLINE bytes 0..31 rotated to lane lo: lane j holds byte (j - lo) mod 64, so beat 0
-  // (lanes lo..) and beat 1 (lanes ..lo+len-65) are the same word with other strobes.
-  function automatic logic [511:0] rotate(input logic [255:0] dat, input logic [5:0] lo);
-    return 512'(({256'b0, dat, 256'b0, dat} << {lo, 3'b000}) >> 512);
+  // INLINE bytes 0..31 go to lane lo: lane j holds byte (j - lo) mod 64, so beat 0 (lanes
+  // lo..) and beat 1 (lanes ..lo+len-65) are the same word with other strobes. The word
+  // is rotated by 8 * lo[5:3] bytes in stage C and by lo[2:0] bytes in stage 3.
+  function automatic logic [511:0] rotate(input logic [511:0] w, input logic [5:0] n);
+    return 512'(({w, w} << {n, 3'b000}) >> 512);
   endfunction
 
   // ------------------------------------------------------------------ stage 0: checks
@@ -183,50 +186,58 @@ module qrdma_rx_hdr
   // tracker lookup (its key), is in stage C in t+1 (its request follows), is decided in
   // t+4 and pushes its command, event and ACK in t+5 (stage 3). It is taken only when each
   // output FIFO has room for it and for the INFL packets ahead of it that push first:
-  // count < DEPTH - INFL (the FIFO's almost_full is clear).
+  // count < DEPTH - INFL, known from the count of the cycle before (registered, room_q),
+  // which is at most one lower: count < DEPTH - INFL - 1 (the FIFO's almost_full clear).
   localparam int unsigned INFL      = 5;   // taken in t-1 .. t-5
   localparam int unsigned CMD_DEPTH = 16;
   localparam int unsigned ACK_DEPTH = 16;
 
 `ifndef SYNTHESIS
   initial begin
-    if (EVT_DEPTH <= INFL) $fatal(1, "qrdma_rx_hdr: EVT_DEPTH must be > %0d", INFL);
+    if (EVT_DEPTH <= INFL + 1) $fatal(1, "qrdma_rx_hdr: EVT_DEPTH must be > %0d", INFL + 1);
   end
 `endif
 
-  logic cq_af, eq_af, aq_af, room, trk_ready, take;
+  logic cq_af, eq_af, aq_af, room_q, trk_ready, take;
 
-  assign room        = !cq_af && !eq_af && !aq_af;
-  assign s_hdr_ready = trk_ready && room;
+  assign s_hdr_ready = trk_ready && room_q;
   assign take        = s_hdr_valid && s_hdr_ready;
+
+  always_ff @(posedge clk) begin
+    room_q <= !cq_af && !eq_af && !aq_af;
+    if (rst) room_q <= 1'b0;
+  end
 
   // ------------------------------------------------------------------ stage C: classify
   chk_t           chk_q;
   net_hdr_t       hc_q;
   logic [NBW-1:0] nbc_q;
   logic [13:0]    endc_q;
+  logic [511:0]   immc_q;
   pkt_t           pk0;
   trk_req_t       req0;
 
+  // loaded in every cycle (no enable fans out from the handshake): the tracker reads them
+  // only in the cycle after a take
   always_ff @(posedge clk) begin
-    if (take) begin
-      hc_q   <= s_hdr;
-      nbc_q  <= s_hdr_nbeats;
-      endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
-      chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, node_id);
-    end
+    hc_q   <= s_hdr;
+    nbc_q  <= s_hdr_nbeats;
+    endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
+    immc_q <= rotate({256'b0, s_hdr.inline_data}, {s_hdr.dst_addr[5:3], 3'b000});
+    chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, node_id);
   end
 
   always_comb begin
     pk0.h       = hc_q;
     pk0.nb      = nbc_q;
     pk0.end_b   = endc_q;
+    pk0.imm     = immc_q;
     pk0.kind    = classify(hc_q.ptype, chk_q);
     req0        = '0;
     req0.key    = KEYW'(entry(hc_q.src_node, hc_q.tid));
     req0.seq    = hc_q.seq;
-    req0.idx    = hc_q.pkt_idx;
-    req0.bp     = hc_q.blk_pkts;
+    req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
+    req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
     req0.notify = hc_q.notify;
     unique case (pk0.kind)
       K_DATA:    req0.op = TRK_DATA;
@@ -307,7 +318,7 @@ module qrdma_rx_hdr
       cmd.lo     = pk.h.dst_addr[5:0];
       cmd.hi     = 6'(pk.end_b - 14'd1);
       cmd.nbeats = pk.nb;
-      if (pk.kind == K_INLINE) cmd.data = rotate(pk.h.inline_data, pk.h.dst_addr[5:0]);
+      if (pk.kind == K_INLINE) cmd.data = rotate(pk.imm, {3'b000, pk.h.dst_addr[2:0]});
       if (d.acc_wr && pk.kind == K_DATA) begin
         cmd.op = OP_RING;
       end else if (d.acc_wr) begin
@@ -354,7 +365,7 @@ module qrdma_rx_hdr
   /* verilator lint_on UNUSEDSIGNAL */
 
   qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(CMD_DEPTH),
-                    .ALMOST_FULL(CMD_DEPTH - INFL)) u_cmd_fifo (
+                    .ALMOST_FULL(CMD_DEPTH - INFL - 1)) u_cmd_fifo (
     .clk, .rst,
     .s_valid(s3_v_q && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3_q),
     .m_valid(m_cmd_valid), .m_ready(m_cmd_ready), .m_data(m_cmd),
@@ -362,14 +373,15 @@ module qrdma_rx_hdr
   );
 
   qrdma_sync_fifo #(.WIDTH($bits(rx_evt_t)), .DEPTH(EVT_DEPTH),
-                    .ALMOST_FULL(EVT_DEPTH - INFL)) u_evt_fifo (
+                    .ALMOST_FULL(EVT_DEPTH - INFL - 1)) u_evt_fifo (
     .clk, .rst,
     .s_valid(s3_v_q && w3_evt_q), .s_ready(evt_ready), .s_data(evt3_q),
     .m_valid(m_evt_valid), .m_ready(m_evt_ready), .m_data(m_evt),
     .count(occ_evts), .almost_full(eq_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(ACK_DEPTH), .ALMOST_FULL(ACK_DEPTH - INFL)) u_ack_fifo (
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(ACK_DEPTH), .ALMOST_FULL(ACK_DEPTH - INFL - 1))
+    u_ack_fifo (
     .clk, .rst,
     .s_valid(s3_v_q && w3_ack_q), .s_ready(ack_ready), .s_data(ack3_q),
     .m_valid(m_ack_valid), .m_ready(m_ack_ready), .m_data(m_ack_data),
@@ -386,7 +398,7 @@ module qrdma_rx_hdr
     stat_dup_drop   <= t_valid && d.dup;
     stat_stale_drop <= t_valid && d.stale;
     stat_bad_drop   <= t_valid && pk.kind == K_BAD;
-    stat_stall      <= s_hdr_valid && trk_ready && !room;
+    stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
       stat_data_pkt   <= 1'b0;
       stat_ctrl_pkt   <= 1'b0;

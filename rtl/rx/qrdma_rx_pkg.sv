@@ -43,8 +43,8 @@ package qrdma_rx_pkg;
     trk_op_e         op;
     logic [KEYW-1:0] key;     // tracking entry: {src_node mod NUM_NODES, tid}
     logic [15:0]     seq;
-    logic [8:0]      idx;     // DATA: pkt_idx
-    logic [8:0]      bp;      // DATA: blk_pkts
+    logic [8:0]      idx;     // DATA: pkt_idx; INLINE: 0
+    logic [8:0]      bp;      // DATA: blk_pkts; INLINE: 1
     logic            notify;  // DATA: last block of a notifying transfer; INLINE: notify
   } trk_req_t;
 

@@ -71,8 +71,8 @@ module qrdma_rx_track
   // A lookup as the stages carry it: the request and what the decision needs of it.
   typedef struct packed {
     trk_req_t      r;
-    logic [IW-1:0] idx;    // packet index (INLINE: 0)
-    logic [8:0]    bpm1;   // packets of the block - 1 (INLINE: one packet)
+    logic [IW-1:0] idx;    // packet index
+    logic [8:0]    bpm1;   // packets of the block - 1
     logic [8:0]    bpm2;   // packets of the block - 2
     logic          bp1;    // a one-packet block
     logic          bp2;    // a two-packet block
@@ -88,14 +88,12 @@ module qrdma_rx_track
 
   function automatic lk_t derive(input trk_req_t r);
     lk_t l;
-    logic [8:0] bp;
-    bp     = (r.op == TRK_INLINE) ? 9'd1 : r.bp;
     l.r    = r;
-    l.idx  = (r.op == TRK_INLINE) ? '0 : IW'(r.idx);
-    l.bpm1 = bp - 9'd1;
-    l.bpm2 = bp - 9'd2;
-    l.bp1  = (bp == 9'd1);
-    l.bp2  = (bp == 9'd2);
+    l.idx  = IW'(r.idx);
+    l.bpm1 = r.bp - 9'd1;
+    l.bpm2 = r.bp - 9'd2;
+    l.bp1  = (r.bp == 9'd1);
+    l.bp2  = (r.bp == 9'd2);
     return l;
   endfunction
 
@@ -176,11 +174,9 @@ module qrdma_rx_track
   // the lookup's key is compared while it is in stage 2 or h1 and registered; the
   // compares of stage 2 are formed in C from registers, each candidate's on its own.
   always_ff @(posedge clk) begin
-    if (take) begin
-      key_a_q <= s_key;
-      h2_a_q  <= s2_v_q && key2_q == s_key;
-      h3_a_q  <= h1_v_q && h1_k_q == s_key;
-    end
+    key_a_q <= s_key;   // (read only with a_v_q)
+    h2_a_q  <= s2_v_q && key2_q == s_key;
+    h3_a_q  <= h1_v_q && h1_k_q == s_key;
     if (a_v_q) begin
       r_b_q    <= s_req;
       p_b_q    <= s_pay;
@@ -356,23 +352,46 @@ module qrdma_rx_track
 
   // The compares of the lookup in stage C against the entry written back (snoop): formed
   // from the registers of both stages, against each seq the entry can get, and selected
-  // by cls.
+  // by cls. Its packet bit in stage 2's entry (bse_q) and whether it is stage 2's packet
+  // (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from the candidates of
+  // stage 2's entry: the 64:1 select of the mask stays out of the decision's loop.
+  logic bse_q, eqidx_q;
+
   always_comb begin
-    logic zero_r, neg_r, zero_e, neg_e, eqidx, bs_e, ceq_1, ceq_2;
+    logic zero_r, neg_r, zero_e, neg_e, ceq_1, ceq_2;
     zero_r = (lk_c_q.r.seq == lk2_q.r.seq);
     neg_r  = seq_neg(lk_c_q.r.seq, lk2_q.r.seq);
     zero_e = (lk_c_q.r.seq == ent2_q.seq);
     neg_e  = seq_neg(lk_c_q.r.seq, ent2_q.seq);
-    eqidx  = (lk_c_q.idx == lk2_q.idx);
-    bs_e   = ent2_q.mask[lk_c_q.idx];
     ceq_1  = (9'(ent2_q.cnt) == lk_c_q.bpm1);   // count unchanged
     ceq_2  = (9'(ent2_q.cnt) == lk_c_q.bpm2);   // count + 1
     unique case (cls)
-      C_WNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: eqidx,         ceq: lk_c_q.bp2};
-      C_WSAME: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bs_e || eqidx, ceq: ceq_2};
-      C_CNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: 1'b0,          ceq: lk_c_q.bp1};
-      default: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bs_e,          ceq: ceq_1};
+      C_WNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: eqidx_q,          ceq: lk_c_q.bp2};
+      C_WSAME: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q || eqidx_q, ceq: ceq_2};
+      C_CNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: 1'b0,             ceq: lk_c_q.bp1};
+      default: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q,            ceq: ceq_1};
     endcase
+  end
+
+  // leaving B (end of t): the bit of the lookup in stage 2's entry of t+1, which is the
+  // one written back in t (snoop), h1 or the entry of C
+  always_ff @(posedge clk) begin
+    if (b_v_q) begin
+      logic m2, e2;
+      m2 = ent2_q.mask[lk_b.idx];
+      e2 = (lk2_q.idx == lk_b.idx);
+      if (sn_c_q) begin
+        unique case (cls)
+          C_WNEW:  bse_q <= e2;
+          C_WSAME: bse_q <= m2 || e2;
+          C_CNEW:  bse_q <= 1'b0;
+          default: bse_q <= m2;
+        endcase
+      end else begin
+        bse_q <= h1_c_q ? h1_q.mask[lk_b.idx] : ent_c_q.mask[lk_b.idx];
+      end
+      eqidx_q <= (lk_c_q.idx == lk_b.idx);
+    end
   end
 
   assign m_valid = s2_v_q;

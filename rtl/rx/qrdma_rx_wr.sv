@@ -97,8 +97,11 @@ module qrdma_rx_wr
 
   logic            aw_go, w_go, aw_done, w_done, fin, load, load_ntf, load_cmd;
   logic [1:0]      aw_need;
-  logic            kq_s_ready, wq_s_ready;
+  logic            kq_s_ready, kq_af, kq_room_q, wq_s_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(WQ_DEPTH)-1:0] wq_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [2:0]      occ_q;        // W FIFO entries and beats on their way to it
   logic            r1_q, r2_q;   // a ring beat was issued one / two cycles before
   logic            i1_q, ib_q;   // an immediate beat was issued the cycle before; its buffer
   logic [63:0]     strb1_q, strb2_q, strb;
@@ -117,7 +120,8 @@ module qrdma_rx_wr
   logic aw_more_q, aw_last_q, w_more_q, w_last_q, w_b2_q;
 
   // AW: registered outputs, one burst per command (two for a split IMM)
-  assign aw_go = aw_more_q && (!m_axi_awvalid || m_axi_awready) && kq_s_ready;
+  // (kq_room_q: the B FIFO had room for two in the cycle before, so it has for one now)
+  assign aw_go = aw_more_q && (!m_axi_awvalid || m_axi_awready) && kq_room_q;
 
   // W: a beat may go once the AW of its burst is issued (now or before), and when the
   // W FIFO will have room for it and for the beats on their way when it arrives (a ring
@@ -125,8 +129,7 @@ module qrdma_rx_wr
   // cycle, so it waits while a ring beat issued the cycle before has yet to land)
   assign w_aw_ok = w_b2_q ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
                           : (aw_q != 2'd0 || aw_go);
-  assign w_space = (32'(wq_count) + 32'(r1_q) + 32'(r2_q) + 32'(i1_q) < WQ_DEPTH)
-                   && (ring_q || !r1_q);
+  assign w_space = (32'(occ_q) < WQ_DEPTH) && (ring_q || !r1_q);
   assign w_go    = w_more_q && w_aw_ok && w_space;
 
   // (aw_q + aw_go == aw_need, beat_q + w_go == nbeats_q)
@@ -157,6 +160,8 @@ module qrdma_rx_wr
   always_ff @(posedge clk) begin
     if (rst) begin
       act_q  <= 1'b0;
+      occ_q  <= '0;
+      kq_room_q <= 1'b0;
       r1_q   <= 1'b0;
       r2_q   <= 1'b0;
       i1_q   <= 1'b0;
@@ -164,6 +169,14 @@ module qrdma_rx_wr
     end else begin
       r1_q   <= buf_rd_en;
       r2_q   <= r1_q;
+      // occ_q = W FIFO count + beats issued and not yet in it: + an issued beat, - a W beat
+      // taken (the selected increments of a register)
+      unique case ({w_go, m_axi_wvalid && m_axi_wready})
+        2'b10:   occ_q <= occ_q + 3'd1;
+        2'b01:   occ_q <= occ_q - 3'd1;
+        default: ;
+      endcase
+      kq_room_q <= !kq_af;
       i1_q   <= w_go && !ring_q;
       skip_q <= load_cmd && s_cmd.op == OP_SKIP;
       if (load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) act_q <= 1'b1;
@@ -305,12 +318,12 @@ module qrdma_rx_wr
 
   // ------------------------------------------------------------------ B channel
   /* verilator lint_off UNUSEDSIGNAL */  // FIFO outputs this block has no use for
-  logic                       kq_af, kq_m_valid;
+  logic                       kq_m_valid;
   /* verilator lint_on UNUSEDSIGNAL */
   logic                       kq_ntf, kq_end, kq_first, b_err, err_q;
   logic [KEYW-1:0]            kq_key;
 
-  qrdma_sync_fifo #(.WIDTH(3 + KEYW), .DEPTH(KQ_DEPTH)) u_kind_fifo (
+  qrdma_sync_fifo #(.WIDTH(3 + KEYW), .DEPTH(KQ_DEPTH), .ALMOST_FULL(KQ_DEPTH - 1)) u_kind_fifo (
     .clk, .rst,
     .s_valid(aw_go), .s_ready(kq_s_ready),
     .s_data({ntf_q, aw_q + 2'd1 == aw_need, first_q, key_q}),
@@ -350,6 +363,8 @@ module qrdma_rx_wr
     if (wq_s_valid)
       if (!rst) assert (wq_s_ready && !(r2_q && i1_q))
         else $error("qrdma_rx_wr: W FIFO full or two beats at once");
+    if (aw_go)
+      if (!rst) assert (kq_s_ready) else $error("qrdma_rx_wr: B FIFO full at an AW");
   end
 `endif
 

@@ -39,7 +39,8 @@ PAY_W = int(os.environ.get("P_PAY_W", "16"))
 LATENCY = 4                   # cycles from a lookup's key to its decision
 
 OPS = {None: 0, DATA: 1, INLINE: 2, CONTROL: 3}
-# trk_req_t, MSB first: op[1:0], key[15:0], seq[15:0], idx[8:0], bp[8:0], notify
+# trk_req_t, MSB first: op[1:0], key[15:0], seq[15:0], idx[8:0], bp[8:0], notify (INLINE:
+# idx 0, bp 1)
 # trk_dec_t, MSB first: acc_wr, acc_ctl, dup, stale, first, evt, ntf, ctl_keep
 
 
@@ -66,7 +67,7 @@ def random_lookups(rng, n: int) -> list[tuple]:
         if r < 0.15:                              # an INLINE (a new block of this key)
             seq[k] = (seq[k] + 1) % 65536
             blk.pop(k, None)
-            out.append((INLINE, k, seq[k], 0, 0, rng.random() < 0.5))
+            out.append((INLINE, k, seq[k], 0, 1, rng.random() < 0.5))
             continue
         if k not in blk or r < 0.2:               # a new block (abandons the old one)
             seq[k] = (seq[k] + rng.choice((1, 1, 2, 40000))) % 65536
@@ -190,7 +191,7 @@ async def trk_rate(dut):
     bp = min(MAX_BLK_PKTS, 8)
     lk = [(DATA, 3 % NENT, 7, i, bp, 0) for i in range(bp)]              # one key
     lk += [(DATA, (k * 5) % NENT, 100 + k, 0, 1, 0) for k in range(16)]   # alternating keys
-    lk += [(INLINE, 1, 300 + i, 0, 0, 0) for i in range(16)]              # one key, each new
+    lk += [(INLINE, 1, 300 + i, 0, 1, 0) for i in range(16)]              # one key, each new
     got = await tb.run(lk)
     # the first lookup is taken only once the table is clear (NENT cycles)
     assert tb.takes[0] >= NENT - 1, f"a lookup taken in cycle {tb.takes[0]}, during the table sweep"
