@@ -69,19 +69,8 @@ module qrdma_sync_fifo
   assign count       = count_q;
   assign almost_full = (count_q >= CW'(ALMOST_FULL));
 
-  // The counts step by increments of the register that the handshakes only select (no
-  // handshake feeds a carry chain).
-  function automatic logic [CW-1:0] step(input logic [CW-1:0] c, input logic up,
-                                         input logic down);
-    unique case ({up, down})
-      2'b10:   return c + CW'(1);
-      2'b01:   return c - CW'(1);
-      default: return c;
-    endcase
-  endfunction
-
   always_ff @(posedge clk) begin
-    count_q <= step(count_q, push, pop);
+    count_q <= count_q + CW'(push) - CW'(pop);
     if (rst) count_q <= '0;
   end
 
@@ -141,7 +130,7 @@ module qrdma_sync_fifo
     always_ff @(posedge clk) begin
       if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
-      ram_cnt_q <= step(ram_cnt_q, push, ram_rd);
+      ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
       if (ram_rd)      r_valid_q <= 1'b1;
       else if (o_load) r_valid_q <= 1'b0;
       if (o_load)      o_valid_q <= r_valid_q;

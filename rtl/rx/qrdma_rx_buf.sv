@@ -49,7 +49,7 @@ module qrdma_rx_buf
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
-  // payload beats, in order: read one (rd_data the next cycle) and/or release skip_beats
+  // payload beats, in order: read one (rd_data two cycles later) or release skip_beats
   input  logic              rd_en,
   output logic [511:0]      rd_data,           // two cycles after rd_en
   input  logic              skip_en,

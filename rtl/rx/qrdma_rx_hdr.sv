@@ -15,9 +15,10 @@
 // m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
 // the notification writer). After rst no packet is taken for NUM_NODES*1024 cycles (the
 // tracker clears its table).
-// Pipeline, one packet per cycle: t the packet is classified and taken by the tracker;
-// t+2 its decision; t+3 command, event and ACK enter their FIFOs (stage 3 waits while any
-// of them is full, and the tracker waits with it).
+// Pipeline, one packet per cycle, never stopping: t the packet is taken (its tracker
+// lookup starts with its key); t+1 it is classified (stage C, the tracker gets its
+// request); t+4 its decision; t+5 command, event and ACK enter their FIFOs (stage 3). A
+// packet is taken only when each FIFO has room for it and for the packets ahead of it.
 `default_nettype none
 
 module qrdma_rx_hdr
