@@ -41,10 +41,12 @@ package qrdma_tx_pkg;
     logic [DATA_W-1:0]  hdr;      // the header beat (net_hdr)
   } job_t;
 
-  // A payload read: len bytes from addr (scheduler -> AR issuer).
+  // A payload read: the n_src beats that hold a packet's payload, its first byte at addr
+  // (scheduler -> AR issuer).
   typedef struct packed {
-    logic [63:0]      addr;
-    logic [LEN_W-1:0] len;
+    logic [63:0]        addr;
+    logic [BEATS_W-1:0] n_src;  // read beats, ceil((addr mod 64 + len) / 64)
+    logic [BEATS_W-1:0] n_p;    // packed beats, ceil(len / 64)
   } rd_cmd_t;
 
   // What the R realigner needs of a packet's read (AR issuer -> realigner).
