@@ -156,8 +156,7 @@ module qrdma_tx_asm
   end
 
   // The decided beat, registered for D1 (loaded every cycle; used with c1_v_q / c1_pop_q).
-  // Lane masks are expanded to bits where they select data. The controls of the wide data
-  // path have a copy per 64-bit group (gen_grp below).
+  // The controls of the wide data path have a copy per 64-bit group (below).
   logic              c1_v_q, c1_pop_q, c1_first_q, c1_last_q, c1_isd_q, c1_crc_last_q;
   logic [LEN_W-1:0]  c1_len_q;
   logic [DATA_W-1:0] c1_hdr_data_q;
@@ -165,10 +164,7 @@ module qrdma_tx_asm
   logic [NL-1:0]     c1_ckeep_q;   // the packed beat's lanes (the CRC's byte enables)
   logic [NL-1:0]     c1_mrot_q;    // ... rotated to the link lanes (dlane on, wrapping)
   logic [NL-1:0]     c1_below_q;   // lanes below the destination lane
-  logic              c1_crc_v_q, c1_hdr_q;  // (group 0's copies, for the narrow fields)
-
-  assign c1_crc_v_q = gen_grp[0].crc_v1;
-  assign c1_hdr_q   = gen_grp[0].hdr1;
+  logic              c1_crc_v_q, c1_hdr_q;
 
   always_ff @(posedge clk) begin
     c1_v_q   <= hdr_go || pay_go;
@@ -211,85 +207,71 @@ module qrdma_tx_asm
   // beat j-1 below (zero for j = 0), each cleared past the packet's end (the rotated lane
   // mask, zero for a beat without a packed beat): D2 merges them into the output buffer.
   // The CRC takes the header or the packed beat (D1), its byte enables clear the rest.
-  // Per 64-bit group, each with its own copy of the controls (kept as separate flops,
-  // which synthesis would otherwise merge: a fan-out of 64 bits instead of 512).
-  logic              c2_v_q, c2_crc_v_q, c2_crc_last_q, c2_last_q, c2_isd_q;
-  logic [LEN_W-1:0]  c2_len_q;
-  logic [NL-1:0]     c2_crc_keep_q, c2_keep_q;
-  logic [DATA_W-1:0] c2_crc_q;      // header, or the packed beat
-  logic [DATA_W-1:0] ob_data;
+  // The controls of the 512-bit selections have a copy per 64-bit group (kept as separate
+  // flops, which synthesis would otherwise merge: each copy drives 64 selections, not
+  // 512): the rotation amount (64 - dlane, a right rotation) and header-or-payload.
+  logic                      c2_v_q, c2_crc_v_q, c2_crc_last_q, c2_last_q, c2_isd_q;
+  logic [LEN_W-1:0]          c2_len_q;
+  logic [NL-1:0]             c2_crc_keep_q, c2_keep_q;
+  // bits from x, from prev, kept in prev (a lane's 8 flops are equal: synthesis merges them)
+  logic [DATA_W-1:0]         c2_mx_q, c2_sp_q, c2_pm_q;
+  logic [DATA_W-1:0]         c2_x_q;        // header, or rc
+  logic [DATA_W-1:0]         c2_crc_q;      // header, or the packed beat
+  logic [DATA_W-1:0]         prev_q;        // rc of the packed beat before, cleared past the end
+  logic [NG-1:0][LANE_W-1:0] c1_rot_q;      // 64 - dlane, a copy per group
+  logic [NG-1:0]             c1_hdrg_q;     // a header beat, a copy per group
 
   assign pay_ready = c1_pop_q;
+  assign c1_hdr_q  = c1_hdrg_q[0];  // (for the narrow fields)
+
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) begin
+      c1_hdrg_q[g] <= !pay_q;
+      c1_rot_q[g]  <= LANE_W'(-job.dlane);
+    end
+  end
 
   always_ff @(posedge clk) begin
+    c1_crc_v_q <= hdr_go || (pay_go && need_q);
     c2_v_q     <= c1_v_q;
     c2_crc_v_q <= c1_crc_v_q;
     if (rst) begin
+      c1_crc_v_q <= 1'b0;
       c2_v_q     <= 1'b0;
       c2_crc_v_q <= 1'b0;
     end
   end
 
+  // (computed in this block: evaluated only with a beat in D1)
   always_ff @(posedge clk) begin
     if (c1_v_q) begin
+      logic [DATA_W-1:0] h;
+      h          = group_bits(c1_hdrg_q);
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q) & ~h);
       c2_keep_q <= c1_keep_q;
       c2_last_q <= c1_last_q;
       c2_isd_q  <= c1_isd_q;
       c2_len_q  <= c1_len_q;
+      c2_mx_q   <= lane_bits_of(c1_hdr_q ? '1 : c1_mrot_q & ~c1_below_q);
+      c2_sp_q   <= lane_bits_of(c1_hdr_q ? '0 : c1_below_q & {NL{!c1_first_q}});
+      c2_pm_q   <= lane_bits_of(c1_mrot_q);
     end
     if (c1_crc_v_q) begin
+      logic [DATA_W-1:0] h;
+      h              = group_bits(c1_hdrg_q);
+      c2_crc_q      <= (c1_hdr_data_q & h) | (pay_data & ~h);
       c2_crc_keep_q <= c1_hdr_q ? '1 : c1_ckeep_q;
       c2_crc_last_q <= c1_crc_last_q;
     end
   end
 
-  for (genvar g = 0; g < int'(DATA_W / 64); g++) begin : gen_grp
-    logic              v1, hdr1, crc_v1, v2;
-    logic [LANE_W-1:0] dl1;
-    logic [7:0]        mx2, sp2, pm2;   // D2: lanes from x, from prev; lanes kept in prev
-    logic [63:0]       x2, prev;
+  // D2
+  logic [DATA_W-1:0] ob_data;
 
-    (* keep *) always_ff @(posedge clk) begin
-      v1     <= hdr_go || pay_go;
-      crc_v1 <= hdr_go || (pay_go && need_q);
-      hdr1   <= !pay_q;
-      v2     <= v1;
-      if (pay_q) dl1 <= job.dlane;
-      if (rst) begin
-        v1     <= 1'b0;
-        crc_v1 <= 1'b0;
-        v2     <= 1'b0;
-      end
-    end
+  assign ob_data = (c2_x_q & c2_mx_q) | (prev_q & c2_sp_q);
 
-    // (computed in these blocks: evaluated only with a beat in D1 / D2)
-    always_ff @(posedge clk) begin
-      if (v1) begin
-        x2  <= hdr1 ? c1_hdr_data_q[g*64 +: 64]
-                    : 64'((({pay_data, pay_data} << {dl1, 3'b000}) >> DATA_W) >> (g * 64));
-        mx2 <= hdr1 ? '1 : c1_mrot_q[g*8 +: 8] & ~c1_below_q[g*8 +: 8];
-        sp2 <= hdr1 ? '0 : c1_below_q[g*8 +: 8] & {8{!c1_first_q}};
-        pm2 <= c1_mrot_q[g*8 +: 8];
-      end
-      if (crc_v1) c2_crc_q[g*64 +: 64] <= hdr1 ? c1_hdr_data_q[g*64 +: 64] : pay_data[g*64 +: 64];
-    end
-
-    always_comb begin
-      logic [63:0] mx, sp;
-      for (int b = 0; b < 8; b++) begin
-        mx[b*8 +: 8] = {8{mx2[b]}};
-        sp[b*8 +: 8] = {8{sp2[b]}};
-      end
-      ob_data[g*64 +: 64] = (x2 & mx) | (prev & sp);
-    end
-
-    always_ff @(posedge clk) begin
-      if (v2) begin
-        logic [63:0] pm;
-        for (int b = 0; b < 8; b++) pm[b*8 +: 8] = {8{pm2[b]}};
-        prev <= x2 & pm;
-      end
-    end
+  always_ff @(posedge clk) begin
+    if (c2_v_q) prev_q <= c2_x_q & c2_pm_q;
   end
 
   // ------------------------------------------------------------------ output buffer input

@@ -17,6 +17,7 @@ package qrdma_tx_pkg;
   localparam int unsigned LANE_W     = $clog2(BEAT_BYTES); // byte lane of a beat: 6 bits
   localparam int unsigned LEN_W      = NET_HDR_LEN_W;    // payload bytes of a packet (13 bits)
   localparam int unsigned BEATS_W    = 7;                // beats of one packet's payload, 0..65
+  localparam int unsigned NG         = DATA_W / 64;      // 64-bit groups of a beat
 
   // What a descriptor slot holds.
   typedef enum logic {
@@ -77,6 +78,35 @@ package qrdma_tx_pkg;
                                                   input logic [LANE_W-1:0] hi);
     return ({DATA_W{1'b1}} << {lo, 3'b000})
          & ({DATA_W{1'b1}} >> {LANE_W'(BEAT_BYTES - 1) - hi, 3'b000});
+  endfunction
+
+  // x rotated right by s bytes (byte i of the result is byte (i + s) mod 64 of x), as
+  // LANE_W stages of 2:1 selections, stage k moving by 2^k bytes where s[k]. s[g] is a copy
+  // of the amount for group g (the result's bits 64g..64g+63 in every stage): the caller
+  // keeps one register per group, so that each drives 64 selections per stage, not 512.
+  function automatic logic [DATA_W-1:0] rot_r(input logic [DATA_W-1:0]         x,
+                                              input logic [NG-1:0][LANE_W-1:0] s);
+    logic [DATA_W-1:0] y, m;
+    y = x;
+    for (int k = 0; k < int'(LANE_W); k++) begin
+      for (int g = 0; g < int'(NG); g++) m[g*64 +: 64] = {64{s[g][k]}};
+      y = (y & ~m) | (DATA_W'({y, y} >> (8 << k)) & m);
+    end
+    return y;
+  endfunction
+
+  // The bits of each 64-bit group set where its flag is.
+  function automatic logic [DATA_W-1:0] group_bits(input logic [NG-1:0] f);
+    logic [DATA_W-1:0] b;
+    for (int g = 0; g < int'(NG); g++) b[g*64 +: 64] = {64{f[g]}};
+    return b;
+  endfunction
+
+  // The bits of each lane set where its flag is.
+  function automatic logic [DATA_W-1:0] lane_bits_of(input logic [BEAT_BYTES-1:0] f);
+    logic [DATA_W-1:0] b;
+    for (int l = 0; l < int'(BEAT_BYTES); l++) b[l*8 +: 8] = {8{f[l]}};
+    return b;
   endfunction
 
   // Beats that len bytes starting at lane `lane` occupy: ceil((lane + len) / 64).

@@ -80,83 +80,72 @@ module qrdma_tx_realign
   end
 
   // ---------------------------------------------------------------- R2: the data
-  // Registered from R1: the beat, and what it yields (global flags for the valid and
-  // status logic below).
-  logic                lo2_q, hi2_q, last2_q, perr2_q;
-  logic [DATA_W-1:0]   d2_q;
-  logic                pend_v_q;   // the pending register holds a packed beat
-  logic                store;      // the second of two halves goes into the pending register
-  logic [DATA_W-1:0]   o_data_q;
+  // Registered from R1: the beat, what it yields, the lanes the low half takes from rp
+  // (lanes below 64 - slane of a beat with lo_emit), and the controls of the 512-bit
+  // selections as a copy per 64-bit group (kept as separate flops, which synthesis would
+  // otherwise merge: each copy drives 64 selections instead of 512): the rotation amount
+  // and the pending flag. act_q (a beat or a pending beat) and st_q (store, below) are
+  // the clock enables of the data registers; the data registers and the R1 beat load
+  // every cycle otherwise (their value matters only with a beat).
+  logic                       v2_q, lo2_q, hi2_q, last2_q, perr2_q, act_q;
+  logic [DATA_W-1:0]          d2_q;
+  logic [BEAT_BYTES-1:0]      sel2_q;
+  logic [NG-1:0][LANE_W-1:0]  sl2_q;
+  logic [NG-1:0]              pv_q;      // pend_v_q, a copy per group
+  logic                       pend_v_q;  // the pending register holds a packed beat
+  logic                       store;     // the second of two halves goes into it
+
+  assign store = pend_v_q ? (lo2_q || hi2_q) : (lo2_q && hi2_q);
 
   always_ff @(posedge clk) begin
+    v2_q    <= rv_q;
     lo2_q   <= rv_q && lo_emit;
     hi2_q   <= rv_q && hi_emit;
     last2_q <= rv_q && last_beat;
+    act_q   <= rv_q || store;
     if (rst) begin
+      v2_q    <= 1'b0;
       lo2_q   <= 1'b0;
       hi2_q   <= 1'b0;
       last2_q <= 1'b0;
+      act_q   <= 1'b0;
     end
   end
 
   always_ff @(posedge clk) begin
     d2_q    <= rdat_q;
     perr2_q <= racc_q || rerr_q;
+    sel2_q  <= lo_emit ? {BEAT_BYTES{1'b1}} >> info.slane : '0;
   end
 
-  assign store = pend_v_q ? (lo2_q || hi2_q) : (lo2_q && hi2_q);
-
-  // The data path per 64-bit group of the packed beat, each with its own copy of the
-  // controls (kept as separate flops, which synthesis would otherwise merge: each copy
-  // drives the rotation and the muxes of its group only, a fan-out of 64 bits instead of
-  // 512). The controls and the beat load every cycle (their value matters only with a
-  // beat; no clock enable fans out to them). rc = the beat rotated right by
-  // slane bytes; rp = rc of the packet's beat before. The low half of
-  // {beat k, beat k-1} >> 8*slane is rp in the lanes below 64 - slane (sel: those bits of
-  // a beat with lo_emit), rc above; the high half is rc. Out in order: the pending beat,
-  // the low half, the high half; the first goes out, the second waits in the pending
-  // register. The data registers are written once each, after every read of them
-  // (docs/sim.md "Speed").
-  logic [BEAT_BYTES-1:0] lanes_lo;  // lanes below 64 - slane
-
-  assign lanes_lo = {BEAT_BYTES{1'b1}} >> info.slane;
-
-  for (genvar g = 0; g < int'(DATA_W / 64); g++) begin : gen_grp
-    logic              v2, lo2, hi2, pv, st;
-    logic [LANE_W-1:0] sl2;
-    logic [7:0]        sel;        // lanes of the group the low half takes from rp
-    logic [63:0]       rp, pend;
-
-    (* keep *) always_ff @(posedge clk) begin
-      v2  <= rv_q;
-      lo2 <= rv_q && lo_emit;
-      hi2 <= rv_q && hi_emit;
-      pv  <= st;
-      sl2 <= info.slane;
-      sel <= lo_emit ? lanes_lo[g*8 +: 8] : '0;
-      if (rst) begin
-        v2  <= 1'b0;
-        lo2 <= 1'b0;
-        hi2 <= 1'b0;
-        pv  <= 1'b0;
-      end
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) begin
+      sl2_q[g] <= info.slane;
+      pv_q[g]  <= store;
     end
+    if (rst) pv_q <= '0;
+  end
 
-    assign st = pv ? (lo2 || hi2) : (lo2 && hi2);
+  // rc = the beat rotated right by slane bytes; rp = rc of the packet's beat before. The
+  // low half of {beat k, beat k-1} >> 8*slane is rp in the sel2 lanes, rc above; the high
+  // half is rc. Out in order: the pending beat, the low half, the high half; the first
+  // goes out, the second waits in the pending register. Each data register is written
+  // once, after every read of it (docs/sim.md "Speed").
+  logic [DATA_W-1:0] rp_q, pend_q, o_data_q;
 
-    // (computed in this block: evaluated only with a beat or a pending beat)
-    always_ff @(posedge clk) begin
-      if (v2 || pv) begin
-        logic [63:0] rc, m, lo;
-        for (int b = 0; b < 8; b++) m[b*8 +: 8] = {8{sel[b]}};
-        rc = 64'(({d2_q, d2_q} >> {sl2, 3'b000}) >> (g * 64));
-        lo = (rp & m) | (rc & ~m);
-        // the pending beat, else the low half (which is rc without lo_emit)
-        o_data_q[g*64 +: 64] <= pv ? pend : lo;
-        // with a pending beat out, the one half emitted; else the high half
-        if (st) pend <= pv ? lo : rc;
-        if (v2) rp   <= rc;
-      end
+  // (computed in this block: evaluated only with a beat or a pending beat)
+  always_ff @(posedge clk) begin
+    if (act_q) begin
+      logic [DATA_W-1:0] rc, m, pv, lo;
+      rc = rot_r(d2_q, sl2_q);
+      m  = lane_bits_of(sel2_q);
+      pv = group_bits(pv_q);
+      lo = (rp_q & m) | (rc & ~m);
+      // the pending beat, else the low half (which is rc without lo_emit)
+      o_data_q <= (pend_q & pv) | (lo & ~pv);
+      // with a pending beat out, the one half emitted; else the high half
+      if (store) pend_q <= (lo & pv) | (rc & ~pv);
+      if (v2_q)  rp_q   <= rc;
     end
   end
 

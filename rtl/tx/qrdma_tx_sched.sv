@@ -93,6 +93,25 @@ module qrdma_tx_sched
     return r[QW-1:0];
   endfunction
 
+  // What the progress RAM holds per slot.
+  typedef struct packed {
+    logic              more;  // (pidx > 0) packet pidx is followed by another
+    logic [PIDX_W-1:0] pidx;  // index of the block's next packet
+  } prog_t;
+
+  // The first packet of a block is followed by another: dlow + size > MAX_PAYLOAD, taken
+  // apart at the packet boundary so that only an LG-bit sum is on the way (size / MP
+  // above 1: always; 1: unless both low parts are 0; 0: the sum of the low parts).
+  function automatic logic more0(input logic [LG-1:0] dl, input logic [SIZE_W-1:0] size);
+    logic [SIZE_W-LG-1:0] hi;
+    logic [LG:0]          lo;
+    hi = size[SIZE_W-1:LG];
+    lo = (LG + 1)'(dl) + (LG + 1)'(size[LG-1:0]);
+    if (hi > (SIZE_W - LG)'(1)) return 1'b1;
+    if (hi == (SIZE_W - LG)'(1)) return (dl != '0) || (size[LG-1:0] != '0);
+    return lo[LG] && (lo[LG-1:0] != '0);
+  endfunction
+
   // ------------------------------------------------------------------ input side
   slot_rec_t   in_rec;
   logic [1:0]  in_req, in_gnt;
@@ -158,10 +177,10 @@ module qrdma_tx_sched
 
   // ------------------------------------------------------------------ slots and queues
   logic [REC_W-1:0]  slot_rd;
-  logic [PIDX_W-1:0] prog_rd;
+  prog_t             prog_rd;
   logic              prog_we;
   logic [SW-1:0]     prog_waddr;
-  logic [PIDX_W-1:0] prog_wdata;
+  prog_t             prog_wdata;
   logic [NUM_NODES-1:0] q_empty;
   logic              enq_valid;
   logic [QW-1:0]     enq_queue;
@@ -187,9 +206,11 @@ module qrdma_tx_sched
     .rd_data (slot_rd)
   );
 
-  // Progress of a block: index of its next packet. Written 0 when a slot is filled and
-  // i+1 when a block is re-queued (never in the same cycle: both take the enqueue port).
-  qrdma_sdp_ram #(.WIDTH(PIDX_W), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_prog_ram (
+  // Progress of a block: index of its next packet, and (after the first) whether another
+  // follows it. Written {0, -} when a slot is filled and {i+1, i+1 != last} when a block
+  // is re-queued after packet i (never in the same cycle: both take the enqueue port).
+  qrdma_sdp_ram #(.WIDTH($bits(prog_t)), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+    u_prog_ram (
     .clk     (clk),
     .wr_en   (prog_we),
     .wr_be   (1'b1),
@@ -307,6 +328,7 @@ module qrdma_tx_sched
   slot_rec_t          rec_b_q;    // B: the record, registered
   logic [15:0]        b_node_q;   // node_id, sampled in A
   logic [PIDX_W-1:0]  b_pidx_q;   // packet index
+  logic [PIDX_W-1:0]  b_pidx1_q;  // ... + 1
   logic [PIDX_W-1:0]  b_lidx_q;   // index of the block's last packet
   logic               b_first_q;  // the first packet of its block
   logic               b_more_q;   // a block packet followed by another
@@ -322,16 +344,17 @@ module qrdma_tx_sched
     // (computed in this block: evaluated only with a packet in A)
     if (a_valid_q) begin
       logic first;
-      first      = (prog_rd == '0);
+      first      = (prog_rd.pidx == '0);
       rec_b_q    <= rec;
       b_node_q   <= node_id;
-      b_pidx_q   <= prog_rd;
+      b_pidx_q   <= prog_rd.pidx;
+      b_pidx1_q  <= prog_rd.pidx + PIDX_W'(1);
       b_lidx_q   <= PIDX_W'(a_x >> LG);
       b_first_q  <= first;
-      b_more_q   <= (rec.kind == SLOT_BLK) && (prog_rd != PIDX_W'(a_x >> LG));
-      b_off_q    <= first ? '0 : {prog_rd, LG'(0)} - OFF_W'(dlow);
+      b_more_q   <= (rec.kind == SLOT_BLK) && (first ? more0(dlow, blk.size) : prog_rd.more);
+      b_off_q    <= first ? '0 : {prog_rd.pidx, LG'(0)} - OFF_W'(dlow);
       b_dst_q    <= first ? blk.dst_addr
-                          : {blk.dst_addr[63:LG] + (64 - LG)'(prog_rd), LG'(0)};
+                          : {blk.dst_addr[63:LG] + (64 - LG)'(prog_rd.pidx), LG'(0)};
       b_shi1_q   <= blk.src_addr[63:OFF_W] + HI_W'(1);
       b_room0_q  <= (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow);
       b_tail_q   <= (LG + 1)'(a_x[LG-1:0]) + (LG + 1)'(1);
@@ -474,7 +497,8 @@ module qrdma_tx_sched
   assign enq_entry  = reenq ? b_slot_q : pool_id;
   assign prog_we    = reenq || in_acc;
   assign prog_waddr = reenq ? b_slot_q : pool_id;
-  assign prog_wdata = reenq ? b_pidx_q + PIDX_W'(1) : '0;
+  assign prog_wdata = reenq ? '{pidx: b_pidx1_q, more: b_pidx1_q != b_lidx_q}
+                            : '{pidx: '0, more: 1'b0};
 
 `ifndef SYNTHESIS
   // the per-queue counts agree with the queues' empty flags
