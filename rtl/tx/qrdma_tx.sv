@@ -13,10 +13,10 @@
 // sizing, DATA latency in detail): docs/modules.md#qrdma_tx.
 //
 // Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
-// tx_throughput): response taken in 0 -> its beat valid in 7; descriptor taken in 0 ->
-// INLINE / CONTROL beat valid in 12, DATA m_axi_arvalid in 5 and its header beat 4 cycles
+// tx_throughput): response taken in 0 -> its beat valid in 9; descriptor taken in 0 ->
+// INLINE / CONTROL beat valid in 17, DATA m_axi_arvalid in 8 and its header beat 9 cycles
 // after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
-// last payload beat (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
+// beat before it (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
 // Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory
 // latency of 200 cycles (READ_WINDOW_BEATS >= 240); one-beat packets one per cycle. After
 // reset the inputs are ready once the slot pool is initialised (SLOTS cycles). R is always

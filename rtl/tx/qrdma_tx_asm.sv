@@ -202,23 +202,26 @@ module qrdma_tx_asm
   end
 
   // ------------------------------------------------------------------ D1, D2
-  // D1: the packed beat is taken from the payload buffer and rotated left by dlane bytes
-  // (rc). Link beat j is rc of packed beat j in the lanes from dlane on, rc of packed
-  // beat j-1 below (zero for j = 0), each cleared past the packet's end (the rotated lane
-  // mask, zero for a beat without a packed beat): D2 merges them into the output buffer.
-  // The CRC takes the header or the packed beat (D1), its byte enables clear the rest.
-  // The controls of the 512-bit selections have a copy per 64-bit group (kept as separate
+  // The packed beat is taken from the payload buffer (D1) and rotated left by dlane bytes
+  // (rc: D1 and D2 each do half of the rotation's stages). Link beat j is rc of packed
+  // beat j in the lanes from dlane on, rc of packed beat j-1 below (zero for j = 0), each
+  // cleared past the packet's end (the rotated lane mask, zero for a beat without a packed
+  // beat): D2 merges them into the output buffer. A header beat passes unrotated. The CRC
+  // takes the header or the packed beat (D1), its byte enables clear the rest. The
+  // controls of the 512-bit selections have a copy per 64-bit group (kept as separate
   // flops, which synthesis would otherwise merge: each copy drives 64 selections, not
-  // 512): the rotation amount (64 - dlane, a right rotation) and header-or-payload.
+  // 512): the rotation amount (64 - dlane, a right rotation; zero for a header in D2)
+  // and header-or-payload.
   logic                      c2_v_q, c2_crc_v_q, c2_crc_last_q, c2_last_q, c2_isd_q;
   logic [LEN_W-1:0]          c2_len_q;
   logic [NL-1:0]             c2_crc_keep_q, c2_keep_q;
   // bits from x, from prev, kept in prev (a lane's 8 flops are equal: synthesis merges them)
   logic [DATA_W-1:0]         c2_mx_q, c2_sp_q, c2_pm_q;
-  logic [DATA_W-1:0]         c2_x_q;        // header, or rc
+  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat half rotated
   logic [DATA_W-1:0]         c2_crc_q;      // header, or the packed beat
   logic [DATA_W-1:0]         prev_q;        // rc of the packed beat before, cleared past the end
   logic [NG-1:0][LANE_W-1:0] c1_rot_q;      // 64 - dlane, a copy per group
+  logic [NG-1:0][LANE_W-1:0] c2_rot_q;      // the same for D2 (0 for a header)
   logic [NG-1:0]             c1_hdrg_q;     // a header beat, a copy per group
 
   assign pay_ready = c1_pop_q;
@@ -247,7 +250,7 @@ module qrdma_tx_asm
     if (c1_v_q) begin
       logic [DATA_W-1:0] h;
       h          = group_bits(c1_hdrg_q);
-      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q) & ~h);
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q, 0, ROT_SPLIT) & ~h);
       c2_keep_q <= c1_keep_q;
       c2_last_q <= c1_last_q;
       c2_isd_q  <= c1_isd_q;
@@ -265,13 +268,23 @@ module qrdma_tx_asm
     end
   end
 
-  // D2
-  logic [DATA_W-1:0] ob_data;
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) c2_rot_q[g] <= c1_hdrg_q[g] ? '0 : c1_rot_q[g];
+  end
 
-  assign ob_data = (c2_x_q & c2_mx_q) | (prev_q & c2_sp_q);
+  // D2: rc (its value matters only with a beat: 'x otherwise, no logic in synthesis, no
+  // work in a simulation)
+  logic [DATA_W-1:0] rc, ob_data;
+
+  always_comb begin
+    rc = 'x;
+    if (c2_v_q) rc = rot_r(c2_x_q, c2_rot_q, ROT_SPLIT, LANE_W);
+  end
+
+  assign ob_data = (rc & c2_mx_q) | (prev_q & c2_sp_q);
 
   always_ff @(posedge clk) begin
-    if (c2_v_q) prev_q <= c2_x_q & c2_pm_q;
+    if (c2_v_q) prev_q <= rc & c2_pm_q;
   end
 
   // ------------------------------------------------------------------ output buffer input

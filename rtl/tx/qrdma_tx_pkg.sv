@@ -18,6 +18,7 @@ package qrdma_tx_pkg;
   localparam int unsigned LEN_W      = NET_HDR_LEN_W;    // payload bytes of a packet (13 bits)
   localparam int unsigned BEATS_W    = 7;                // beats of one packet's payload, 0..65
   localparam int unsigned NG         = DATA_W / 64;      // 64-bit groups of a beat
+  localparam int unsigned ROT_SPLIT  = LANE_W / 2;       // rotation stages in a first register stage (rot_r)
 
   // What a descriptor slot holds.
   typedef enum logic {
@@ -80,17 +81,24 @@ package qrdma_tx_pkg;
          & ({DATA_W{1'b1}} >> {LANE_W'(BEAT_BYTES - 1) - hi, 3'b000});
   endfunction
 
-  // x rotated right by s bytes (byte i of the result is byte (i + s) mod 64 of x), as
-  // LANE_W stages of 2:1 selections, stage k moving by 2^k bytes where s[k]. s[g] is a copy
-  // of the amount for group g (the result's bits 64g..64g+63 in every stage): the caller
-  // keeps one register per group, so that each drives 64 selections per stage, not 512.
+  // x rotated right by the bits k0..k1-1 of s bytes (the whole rotation by s: stages 0 to
+  // LANE_W; byte i of it is byte (i + s) mod 64 of x), as stages of 2:1 selections, stage k
+  // moving by 2^k bytes where s[k]. s[g] is a copy of the amount for group g (the result's
+  // bits 64g..64g+63 in every stage): the caller keeps one register per group, so that
+  // each drives 64 selections per stage, not 512. A rotation split in two (the stages
+  // below and above LANE_W / 2, moving by at most 4 and at least 8 bytes) spreads it over
+  // two register stages.
   function automatic logic [DATA_W-1:0] rot_r(input logic [DATA_W-1:0]         x,
-                                              input logic [NG-1:0][LANE_W-1:0] s);
+                                              input logic [NG-1:0][LANE_W-1:0] s,
+                                              input int unsigned               k0,
+                                              input int unsigned               k1);
     logic [DATA_W-1:0] y, m;
     y = x;
-    for (int k = 0; k < int'(LANE_W); k++) begin
-      for (int g = 0; g < int'(NG); g++) m[g*64 +: 64] = {64{s[g][k]}};
-      y = (y & ~m) | (DATA_W'({y, y} >> (8 << k)) & m);
+    for (int unsigned k = 0; k < LANE_W; k++) begin
+      if (k >= k0 && k < k1) begin
+        for (int g = 0; g < int'(NG); g++) m[g*64 +: 64] = {64{s[g][k]}};
+        y = (y & ~m) | (DATA_W'({y, y} >> (8 << k)) & m);
+      end
     end
     return y;
   endfunction

@@ -80,13 +80,13 @@ module qrdma_tx_realign
   end
 
   // ---------------------------------------------------------------- R2: the data
-  // Registered from R1: the beat, what it yields, the lanes the low half takes from rp
-  // (lanes below 64 - slane of a beat with lo_emit), and the controls of the 512-bit
-  // selections as a copy per 64-bit group (kept as separate flops, which synthesis would
-  // otherwise merge: each copy drives 64 selections instead of 512): the rotation amount
-  // and the pending flag. act_q (a beat or a pending beat) and st_q (store, below) are
-  // the clock enables of the data registers; the data registers and the R1 beat load
-  // every cycle otherwise (their value matters only with a beat).
+  // Registered from R1: the beat (rotated by slane mod 8 bytes), what it yields, the lanes
+  // the low half takes from rp (lanes below 64 - slane of a beat with lo_emit), and the
+  // controls of the 512-bit selections as a copy per 64-bit group (kept as separate
+  // flops, which synthesis would otherwise merge: each copy drives 64 selections instead
+  // of 512): the rotation amount and the pending flag. act_q (a beat or a pending beat)
+  // is the clock enable of the data registers; the R1 beat loads every cycle (its value
+  // matters only with a beat).
   logic                       v2_q, lo2_q, hi2_q, last2_q, perr2_q, act_q;
   logic [DATA_W-1:0]          d2_q;
   logic [BEAT_BYTES-1:0]      sel2_q;
@@ -112,8 +112,10 @@ module qrdma_tx_realign
     end
   end
 
+  // the beat rotated by the low bits of slane (the first rotation stages: moves of up to
+  // 4 bytes, so short wires for the one select net of each; computed only with a beat)
   always_ff @(posedge clk) begin
-    d2_q    <= rdat_q;
+    if (rv_q) d2_q <= rot_r(rdat_q, {NG{info.slane}}, 0, ROT_SPLIT);
     perr2_q <= racc_q || rerr_q;
     sel2_q  <= lo_emit ? {BEAT_BYTES{1'b1}} >> info.slane : '0;
   end
@@ -126,18 +128,18 @@ module qrdma_tx_realign
     if (rst) pv_q <= '0;
   end
 
-  // rc = the beat rotated right by slane bytes; rp = rc of the packet's beat before. The
-  // low half of {beat k, beat k-1} >> 8*slane is rp in the sel2 lanes, rc above; the high
-  // half is rc. Out in order: the pending beat, the low half, the high half; the first
-  // goes out, the second waits in the pending register. Each data register is written
-  // once, after every read of it (docs/sim.md "Speed").
+  // rc = the beat rotated right by slane bytes (the rest of the rotation); rp = rc of the
+  // packet's beat before. The low half of {beat k, beat k-1} >> 8*slane is rp in the sel2
+  // lanes, rc above; the high half is rc. Out in order: the pending beat, the low half,
+  // the high half; the first goes out, the second waits in the pending register. Each
+  // data register is written once, after every read of it (docs/sim.md "Speed").
   logic [DATA_W-1:0] rp_q, pend_q, o_data_q;
 
   // (computed in this block: evaluated only with a beat or a pending beat)
   always_ff @(posedge clk) begin
     if (act_q) begin
       logic [DATA_W-1:0] rc, m, pv, lo;
-      rc = rot_r(d2_q, sl2_q);
+      rc = rot_r(d2_q, sl2_q, ROT_SPLIT, LANE_W);
       m  = lane_bits_of(sel2_q);
       pv = group_bits(pv_q);
       lo = (rp_q & m) | (rc & ~m);
