@@ -250,7 +250,7 @@ module qrdma_tx_asm
     if (c1_v_q) begin
       logic [DATA_W-1:0] h;
       h          = group_bits(c1_hdrg_q);
-      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q, 0, ROT_SPLIT) & ~h);
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r_lo(pay_data, c1_rot_q) & ~h);
       c2_keep_q <= c1_keep_q;
       c2_last_q <= c1_last_q;
       c2_isd_q  <= c1_isd_q;
@@ -278,7 +278,7 @@ module qrdma_tx_asm
 
   always_comb begin
     rc = 'x;
-    if (c2_v_q) rc = rot_r(c2_x_q, c2_rot_q, ROT_SPLIT, LANE_W);
+    if (c2_v_q) rc = rot_r_hi(c2_x_q, c2_rot_q);
   end
 
   assign ob_data = (rc & c2_mx_q) | (prev_q & c2_sp_q);

@@ -103,6 +103,18 @@ package qrdma_tx_pkg;
     return y;
   endfunction
 
+  // The two register stages of a whole rotation: moves of up to 4 bytes (rot_r_lo), then
+  // of at least 8 (rot_r_hi); rot_r_hi(rot_r_lo(x, s), s) is x rotated right by s bytes.
+  function automatic logic [DATA_W-1:0] rot_r_lo(input logic [DATA_W-1:0]         x,
+                                                 input logic [NG-1:0][LANE_W-1:0] s);
+    return rot_r(x, s, 0, ROT_SPLIT);
+  endfunction
+
+  function automatic logic [DATA_W-1:0] rot_r_hi(input logic [DATA_W-1:0]         x,
+                                                 input logic [NG-1:0][LANE_W-1:0] s);
+    return rot_r(x, s, ROT_SPLIT, LANE_W);
+  endfunction
+
   // The bits of each 64-bit group set where its flag is.
   function automatic logic [DATA_W-1:0] group_bits(input logic [NG-1:0] f);
     logic [DATA_W-1:0] b;

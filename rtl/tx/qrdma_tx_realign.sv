@@ -115,7 +115,7 @@ module qrdma_tx_realign
   // the beat rotated by the low bits of slane (the first rotation stages: moves of up to
   // 4 bytes, so short wires for the one select net of each; computed only with a beat)
   always_ff @(posedge clk) begin
-    if (rv_q) d2_q <= rot_r(rdat_q, {NG{info.slane}}, 0, ROT_SPLIT);
+    if (rv_q) d2_q <= rot_r_lo(rdat_q, {NG{info.slane}});
     perr2_q <= racc_q || rerr_q;
     sel2_q  <= lo_emit ? {BEAT_BYTES{1'b1}} >> info.slane : '0;
   end
@@ -139,7 +139,7 @@ module qrdma_tx_realign
   always_ff @(posedge clk) begin
     if (act_q) begin
       logic [DATA_W-1:0] rc, m, pv, lo;
-      rc = rot_r(d2_q, sl2_q, ROT_SPLIT, LANE_W);
+      rc = rot_r_hi(d2_q, sl2_q);
       m  = lane_bits_of(sel2_q);
       pv = group_bits(pv_q);
       lo = (rp_q & m) | (rc & ~m);
