@@ -65,8 +65,10 @@ _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
 _top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], synth={"ADDR_W": 18},
      lint=({"ADDR_W": 64},))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
-     lint=({"WIDTH": 3, "DEPTH": 5}, {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1},
-           {"WIDTH": 2, "DEPTH": 6, "B_LEAD": 1}))
+     lint=({"WIDTH": 3, "DEPTH": 5},
+           {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1, "RD_REG": 1},
+           {"WIDTH": 2, "DEPTH": 16, "B_LEAD": 1, "SUB_DEPTH": 4},
+           {"WIDTH": 3, "DEPTH": 8, "RD_REG": 1, "SUB_DEPTH": 8}))
 
 # ---------------------------------------------------------------- formats (generated)
 if "qrdma_fmt_pkg" not in TOPS:

@@ -12,14 +12,16 @@
 // Contract: AR -> AR FIFO -> one beat per cycle, decoded into a beat register (A), read
 // into the answer register (B), then into the R output register (AR handshake in t ->
 // rvalid in t+4 at the earliest; each stage moves when the next is empty or moving on).
-// In the cycle a beat moves from A to B it drives sr_rd_*, err_rd_addr and ext_rd_addr
-// (and reads the engine's registers) from A's registers, and takes sr_rd_data,
-// err_rd_data and ext_rd_data / ext_rd_err combinationally: the storage answers with its
-// state at the start of that cycle and applies the read reset at its end. An event pulse
-// (desc_ok, desc_err, eng_ev) in cycle t is in the counters that a beat moving into B in
-// t+2 or later reads. ARREADY is low while store_ready is. No beat of the register window
-// (REG_BASE .. + EXT_SPAN - 1) moves into B in a cycle with ext_wr_busy: the external
-// register block then serves one access per cycle (qrdma_nic_regs).
+// In the cycle a beat moves from A to B (the read is performed) it drives sr_rd_*,
+// err_rd_en / err_rd_addr and ext_rd_addr (and reads the engine's registers) from A's
+// registers and takes sr_rd_data and ext_rd_data / ext_rd_err combinationally: the
+// storage answers with its state at the start of that cycle and applies the read reset at
+// its end. err_rd_data is a registered read: the error reason at the start of the cycle
+// of err_rd_en, from the next cycle until the cycle after the next err_rd_en. An event
+// pulse (desc_ok, desc_err, eng_ev) in cycle t is in the counters that a beat moving into
+// B in t+2 or later reads. ARREADY is low while store_ready is. No beat of the register
+// window (REG_BASE .. + EXT_SPAN - 1) moves into B in a cycle with ext_wr_busy: the
+// external register block then serves one access per cycle (qrdma_nic_regs).
 `default_nettype none
 
 module qrdma_host_rd
@@ -59,9 +61,10 @@ module qrdma_host_rd
   output logic                sr_rd_single,   // 1: single status (reset only channel sr_rd_sel); 0: collective
   output logic [SW-1:0]       sr_rd_sel,      // channel within the row (single status)
   input  logic [STATUS_SINGLE_W-1:0] sr_rd_data,  // the row at the start of the cycle (2 bits per channel)
-  // error reasons (cycle of the load)
+  // error reasons (cycle of the read; the answer from the next cycle on)
+  output logic                err_rd_en,      // read err_rd_addr in this cycle
   output logic [PW+CW-1:0]    err_rd_addr,    // channel: page * 64 + c
-  input  logic [3:0]          err_rd_data,    // ERR_* of its last ERROR, comb. from err_rd_addr
+  input  logic [3:0]          err_rd_data,    // ERR_* of its last ERROR, registered after err_rd_en
   // external register read (cycle of the load), offsets from REG_BASE
   output logic [EXT_SH-1:0]   ext_rd_addr,    // register offset
   input  logic [63:0]         ext_rd_data,    // comb. from ext_rd_addr
@@ -145,11 +148,10 @@ module qrdma_host_rd
   logic [SW-1:0]     a_sel_q;
 
   // the answer register: the beat's value in parts, each 0 unless it is the beat's kind
-  logic              b_valid_q, b_last_q, b_ok_q, b_coll_q;
+  logic              b_valid_q, b_last_q, b_ok_q, b_coll_q, b_err_q;
   logic [ID_W-1:0]   b_id_q;
   logic [63:0]       b_row_q, b_ext_q, b_eng_q;
   logic [ROW_CH-1:0] b_oh_q;       // single status: its channel in the row, one-hot
-  logic [3:0]        b_err_q;
 
   assign b_go = a_valid_q && (!b_valid_q || r_go) && !(ext_wr_busy && a_win_q);
   assign r_go = b_valid_q && (!rvalid_q || s_axi_rready);
@@ -203,6 +205,7 @@ module qrdma_host_rd
   assign sr_rd_sel    = a_sel_q;   // channel in the row (single status)
 
   assign ext_rd_addr = a_off_q;
+  assign err_rd_en   = b_go && a_err_q;
   assign err_rd_addr = a_ech_q;
 
   // ------------------------------------------------------------------ event counters
@@ -303,7 +306,7 @@ module qrdma_host_rd
       b_coll_q <= a_coll_q;
       b_oh_q   <= a_single_q ? (ROW_CH'(1) << a_sel_q) : '0;
       b_row_q  <= sr_rd_data & {64{a_coll_q || a_single_q}};
-      b_err_q  <= err_rd_data & {4{a_err_q}};
+      b_err_q  <= a_err_q;   // the error reason: err_rd_data from the next cycle on
       b_ext_q  <= ext_rd_data & {64{ext_ok}};
       b_eng_q  <= eng_data & {64{reg_ok}};
     end
@@ -317,7 +320,8 @@ module qrdma_host_rd
       rid_q   <= b_id_q;
       rresp_q <= b_ok_q ? RESP_OKAY : RESP_SLVERR;
       rlast_q <= b_last_q;
-      rval_q  <= (b_row_q & {64{b_coll_q}}) | 64'(st_one) | 64'(b_err_q) | b_ext_q | b_eng_q;
+      rval_q  <= (b_row_q & {64{b_coll_q}}) | 64'(st_one) | 64'(err_rd_data & {4{b_err_q}})
+               | b_ext_q | b_eng_q;
     end
   end
 

@@ -14,9 +14,9 @@
 // the first W beat of a burst is taken two cycles after its AW at the earliest):
 //   t    W0: chk_st must be the status row chk_row at the start of this cycle, and
 //        eng_valid / eng_ch the engine's completion that the status store applies at
-//        its end (chk_row is the next beat's from registers, whether it comes or not).
-//   t+1  W1: the decision. ext_wr_* are driven in this cycle; host_ch_ahead is the
-//        channel of the ERROR update t+2 may bring.
+//        its end (chk_row is the next beat's from registers, whether it comes or not);
+//        host_ch_ahead is the beat's channel: that of the ERROR update t+2 may bring.
+//   t+1  W1: the decision. ext_wr_* are driven in this cycle.
 //   t+2  W2: tt_wr_*, desc_ok / desc_err, and host_set (BUSY, or ERROR with host_err) for
 //        the beat's descriptor; the status store applies host_set at the end of this
 //        cycle (it is forwarded to the W0 check and the W1 decision of the same cycle).
@@ -68,7 +68,7 @@ module qrdma_host_wr
   output logic                host_set,       // channel host_ch becomes BUSY or ERROR
   output logic [PW+CW-1:0]    host_ch,        // page * 64 + c
   output logic                host_err,       // 1: ERROR (descriptor refused at completion), 0: BUSY (started)
-  output logic [PW+CW-1:0]    host_ch_ahead,  // (W1) host_ch of an ERROR update in the next cycle
+  output logic [PW+CW-1:0]    host_ch_ahead,  // (W0) host_ch of an ERROR update two cycles later
   // external register write (W1), offsets from REG_BASE in NIC_REG_FIRST .. EXT_SPAN-1
   output logic                ext_wr_en,      // write request (the register block writes unless it answers ext_wr_err)
   output logic [EXT_SH-1:0]   ext_wr_addr,    // register offset
@@ -652,7 +652,7 @@ module qrdma_host_wr
   assign host_set      = g_hs;
   assign host_ch       = {e_page_q, e_startch_q};
   assign host_err      = e_cbad_q;
-  assign host_ch_ahead = {s1_page_q, s1_ch_q};   // a bad descriptor's channel is its beat's
+  assign host_ch_ahead = {n_page_q, n_ch_q};     // a bad descriptor's channel is its beat's
 
   // transfer table: the beat's bytes at their place in the row of channels 2k, 2k+1
   assign tt_wr_en   = g_acc;

@@ -18,11 +18,13 @@
 //          the channel is not BUSY.
 //   read   rd_valid / rd_row: rd_data is the row's state at the start of the cycle; every
 //          channel found DONE or ERROR is reset to IDLE (rd_single: only channel rd_sel).
-// Same cycle, same channel: host set > engine set > read reset, applied to the state at
-// the start of the cycle, whose value every read of the cycle returns (an engine set
-// needs BUSY and a read reset DONE/ERROR, so those two never meet on one channel; a host
-// set overrides both: a DONE channel read and re-posted in one cycle reads DONE and ends
-// BUSY). The result is visible on chk_st / rd_data in the next cycle.
+// Same cycle, same channel: host set > read reset, applied to the state at the start of
+// the cycle, whose value every read of the cycle returns (a DONE channel read and
+// re-posted in one cycle reads DONE and ends BUSY). A host set and an engine set never
+// hit one channel in one cycle (the host port posts only to channels that are not BUSY,
+// the engine completes only BUSY ones: an assertion in simulation); an engine set needs
+// BUSY and a read reset DONE/ERROR, so those two never meet on one channel either. The
+// result is visible on chk_st / rd_data in the next cycle.
 `default_nettype none
 
 module qrdma_status_regs
@@ -119,19 +121,15 @@ module qrdma_status_regs
   // ------------------------------------------------------------------ updates
   // Each writer writes its own bank with its own change (old ^ new of the channels it
   // changes); the row is the XOR of the banks, so changes of different channels in one
-  // row combine. Of two writers on one channel one changes nothing: a host set masks the
-  // engine's and the read's change of its channel (host set > engine set > read reset);
-  // an engine set (BUSY) and a read reset (DONE / ERROR) never meet on one channel. So a
-  // bank's write enable is its writer's request alone, and the priorities are per-channel
-  // masks in the write data.
+  // row combine. On one channel a host set masks the read's change (host set > read
+  // reset); the engine meets neither (contract above). So a bank's write enable is its
+  // writer's request alone, and the priority is a per-channel mask in the read's data.
   // Each change is computed inside its bank's always_ff, under the write enable, so that
   // a simulator evaluates it only in the cycles that bank is written (the writes are rare
   // next to the cycles; per-channel loops there synthesize better than 64-bit masks).
-  logic       h_on_e;         // the host sets the engine's channel
   logic       h_row_r;        // the host sets a channel of the read row
   logic [1:0] e_chg;          // old ^ new of an engine set on a BUSY channel
 
-  assign h_on_e = host_set && (host_ch == eng_ch);
   assign h_row_r = host_set && (a_h == a_r);
   assign e_chg  = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
 
@@ -145,8 +143,7 @@ module qrdma_status_regs
       logic [RB-1:0] o, w;
       o = bank_h[a_e] ^ bank_e[a_e] ^ bank_r[a_e];
       for (int j = 0; j < ROW_CH; j++)
-        w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j) && o[2*j +: 2] == S_BUSY && !h_on_e)
-                    ? e_chg : 2'b00;
+        w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j) && o[2*j +: 2] == S_BUSY) ? e_chg : 2'b00;
       bank_e[wa_e] <= init_q ? '0 : bank_e[a_e] ^ w;
     end
   end
@@ -176,6 +173,14 @@ module qrdma_status_regs
       bank_r[wa_r] <= init_q ? '0 : bank_r[a_r] ^ w;
     end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (host_set && eng_valid)
+      if (!rst && !init_q) assert (host_ch != eng_ch)
+        else $error("qrdma_status_regs: host and engine set channel %0d in one cycle", host_ch);
+  end
+`endif
 
 endmodule
 

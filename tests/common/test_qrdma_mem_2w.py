@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
-"""qrdma_mem_2w against a model: two write ports and an asynchronous read port, random
-traffic on all three every cycle (never both ports on one address in one cycle), every
-read compared; a write is visible the next cycle. With A_LEAD / B_LEAD a port's address
-is driven a cycle before its enable and data, and the other port never writes, in that
-cycle, the address it drives."""
+"""qrdma_mem_2w against a model: two write ports and a read port, random traffic on all
+three every cycle (never both ports writing one address in one cycle), every read
+compared; a write is visible the next cycle. With A_LEAD / B_LEAD a port's address is
+driven two cycles before its enable and data (the other port writing that address in
+between is forwarded, so the traffic has no other rule); with RD_REG a read (rd_en)
+shows the value at the start of its cycle from the next cycle until the cycle after the
+next read."""
+import collections
 import os
 
 import cocotb
@@ -20,78 +23,103 @@ async def mem_2w_random(dut):
     width = int(os.environ["P_WIDTH"])
     depth = int(os.environ["P_DEPTH"])
     lead = {"a": int(os.environ["P_A_LEAD"]), "b": int(os.environ["P_B_LEAD"])}
+    rd_reg = int(os.environ["P_RD_REG"])
     rng = seed_rng("mem_2w_random")
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
     model = [None] * depth  # unknown until written
-    dut.a_en.value = 0
-    dut.b_en.value = 0
-    ahead = {"a": 0, "b": 0}          # address a leading port drove in the cycle before
+    # addresses a leading port drove in the last two cycles (oldest first)
+    ahead = {p: collections.deque([0, 0]) for p in "ab"}
+    for p in "ab":
+        getattr(dut, f"{p}_en").value = 0
+        getattr(dut, f"{p}_addr").value = 0
+    dut.rd_en.value = 0
+    dut.rd_addr.value = 0
 
-    def drive(writes, pick_next):
-        """This cycle's writes {port: (addr, data) or None}; the next addresses of the
-        leading ports (pick_next(port, this cycle's other write address))."""
-        for port in "ab":
-            w = writes[port]
-            getattr(dut, f"{port}_en").value = int(w is not None)
-            getattr(dut, f"{port}_data").value = w[1] if w else 0
-            other = writes["b" if port == "a" else "a"]
-            if lead[port]:
-                ahead[port] = pick_next(port, other[0] if other else None)
-                getattr(dut, f"{port}_addr").value = ahead[port]
-            else:
-                getattr(dut, f"{port}_addr").value = w[0] if w else 0
+    def write_addr(p, fresh):
+        """Address port p writes in this cycle if it writes (a leading port: the one it
+        drove two cycles ago) and the address it drives now."""
+        if lead[p]:
+            return ahead[p][0], fresh
+        return fresh, fresh
 
-    # write every address once through alternating ports so the model is known; a leading
-    # port drives the address it writes next in the cycle before
+    def drive(writes, drv):
+        for p in "ab":
+            w = writes[p]
+            getattr(dut, f"{p}_en").value = int(w is not None)
+            getattr(dut, f"{p}_data").value = w[1] if w else 0
+            getattr(dut, f"{p}_addr").value = drv[p]
+            if lead[p]:
+                ahead[p].popleft()
+                ahead[p].append(drv[p])
+
+    # write every address once through alternating ports so the model is known: port p
+    # writes address i in cycle i + 2 (a leading port drove it in cycle i)
     def port_of(a):
         return "a" if a % 2 else "b"
 
-    dut.a_addr.value = 0
-    dut.b_addr.value = 0
-    for i in range(depth + 1):
+    for i in range(depth + 2):
         await RisingEdge(dut.clk)
         writes = {"a": None, "b": None}
-        if i < depth:
-            writes[port_of(i)] = (i, rng.randrange(1 << width))
-        drive(writes, lambda p, o: i + 1 if i + 1 < depth and port_of(i + 1) == p else 0)
+        drv = {}
+        for p in "ab":
+            wi = i - 2 if lead[p] else i
+            if 0 <= wi < depth and port_of(wi) == p:
+                writes[p] = (wi, rng.randrange(1 << width))
+            drv[p] = i % depth if lead[p] else (writes[p][0] if writes[p] else 0)
+        drive(writes, drv)
         for w in writes.values():
             if w:
                 model[w[0]] = w[1]
     await RisingEdge(dut.clk)
-    dut.a_en.value = 0
-    dut.b_en.value = 0
+    for p in "ab":
+        getattr(dut, f"{p}_en").value = 0
+        if lead[p]:
+            ahead[p].popleft()
+            ahead[p].append(int(getattr(dut, f"{p}_addr").value))
     assert None not in model
     checked = 0
-    for _ in range(20000):
+    last_read = None
+    for cyc in range(20000):
         await RisingEdge(dut.clk)
-        addr = {p: (ahead[p] if lead[p] else rng.randrange(depth)) for p in "ab"}
+        hot = [rng.randrange(depth) for _ in range(3)]   # a few addresses: collisions
+        drv, wa = {}, {}
+        for p in "ab":
+            fresh = rng.choice(hot) if rng.random() < 0.7 else rng.randrange(depth)
+            wa[p], drv[p] = write_addr(p, fresh)
         en = {p: rng.random() < 0.6 for p in "ab"}
-        if en["a"] and en["b"] and addr["a"] == addr["b"]:
+        if en["a"] and en["b"] and wa["a"] == wa["b"]:
             en[rng.choice("ab")] = False
-        writes = {p: (addr[p], rng.randrange(1 << width)) if en[p] else None for p in "ab"}
-
-        def pick_next(p, other):
-            while True:
-                x = rng.choice([rng.randrange(depth), addr["a"], addr["b"]])
-                if x != other:
-                    return x
-        drive(writes, pick_next)
-        ra = rng.choice([addr["a"], addr["b"], rng.randrange(depth)])
+        writes = {p: (wa[p], rng.randrange(1 << width)) if en[p] else None for p in "ab"}
+        drive(writes, drv)
+        ra = rng.choice(hot + [rng.randrange(depth)])
+        ren = rng.random() < 0.5
         dut.rd_addr.value = ra
+        dut.rd_en.value = int(ren)
         await ReadOnly()
-        assert int(dut.rd_data.value) == model[ra], f"addr {ra}"
-        checked += 1
+        if rd_reg:
+            if last_read is not None:
+                assert int(dut.rd_data.value) == last_read[1], \
+                    f"cycle {cyc}: registered read of {last_read[0]}"
+                checked += 1
+            if ren:
+                last_read = (ra, model[ra])
+        else:
+            assert int(dut.rd_data.value) == model[ra], f"cycle {cyc}: addr {ra}"
+            checked += 1
         for w in writes.values():
             if w:
                 model[w[0]] = w[1]
-    assert checked == 20000
+    assert checked > 15000
 
 
-@pytest.mark.parametrize("width,depth,a_lead,b_lead",
-                         [(1, 1024, 0, 0), (5, 13, 0, 0), (4, 1024, 1, 1), (3, 7, 0, 1)])
-def test_qrdma_mem_2w(width, depth, a_lead, b_lead):
+@pytest.mark.parametrize("width,depth,a_lead,b_lead,rd_reg,sub",
+                         [(1, 1024, 0, 0, 0, 128), (5, 13, 0, 0, 0, 128),
+                          (4, 1024, 1, 1, 1, 128), (3, 16, 0, 1, 0, 4),
+                          (2, 8, 1, 0, 1, 8)])
+def test_qrdma_mem_2w(width, depth, a_lead, b_lead, rd_reg, sub):
     from simrun import run
 
-    p = {"WIDTH": width, "DEPTH": depth, "A_LEAD": a_lead, "B_LEAD": b_lead}
+    p = {"WIDTH": width, "DEPTH": depth, "A_LEAD": a_lead, "B_LEAD": b_lead,
+         "RD_REG": rd_reg, "SUB_DEPTH": sub}
     run("qrdma_mem_2w", "test_qrdma_mem_2w", p,
         extra_env={f"P_{k}": str(v) for k, v in p.items()})

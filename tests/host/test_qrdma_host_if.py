@@ -16,8 +16,8 @@ A monitor samples every port each cycle; the model runs one cycle behind it and 
     cycles before it shows on R;
   - the new-transfer stream: its fields, and the table bytes of the descriptor it starts.
 A fake engine completes started transfers at random times (st_valid, st_err with a random
-st_reason; the host port applies a completion at the end of the cycle after st_valid) and
-pulses ev.
+st_reason; the host port applies a completion at the end of the second cycle after
+st_valid) and pulses ev.
 
   hif_random        16 page programs interleaved: descriptors in 8/16/32-byte words in
                     random order, multi-beat bursts, long descriptors (also to BUSY
@@ -102,7 +102,7 @@ class Env:
         self.prev_w = None                # W beat of the previous cycle (decided now)
         self.w2_tt = None                 # table write of the previous decision (due now)
         self.exp_r = collections.deque()  # beats read, not yet on R
-        self.st_prev = None               # the engine's completion of the previous cycle
+        self.st_prev = [None, None]       # the engine's completions of the last two cycles
         self.burst_err = False
         self.n_b = self.n_new = self.n_r = 0
         self.trace = {}                   # cycle -> events (directed tests)
@@ -304,10 +304,10 @@ class Env:
                     f"cycle {k}: table line of page {page} channel {cc}"
             self.started.append(exp["xfer"])
             self.n_new += 1
-        # 5. end of cycle k: status updates (the engine's completion of k-1: the host port
-        #    registers it), event counters
-        m.end_of_cycle(host, self.st_prev, rd_reset)
-        self.st_prev = rec["st"]
+        # 5. end of cycle k: status updates (the engine's completion of k-2: the host port
+        #    registers it twice), event counters
+        m.end_of_cycle(host, self.st_prev[0], rd_reset)
+        self.st_prev = [self.st_prev[1], rec["st"]]
         m.decision_events()
         m.events(rec["ev"])
 

@@ -5,8 +5,9 @@ port modules"), alone: driven by cocotbext-axi's AxiMasterRead and checked cycle
 against the host-port model (tests/model/host_model.py; stimulus: tests/host/host_stim.py).
 
 The storage the path reads is played by a second instance of the model (`store`): in the
-ReadWrite phase of every cycle it answers sr_rd_row, err_rd_addr and ext_rd_addr with its
-state at the start of the cycle, and at the end of the cycle it applies the read reset the
+ReadWrite phase of every cycle it answers sr_rd_row and ext_rd_addr with its state at the
+start of the cycle (and err_rd_addr under err_rd_en from the next cycle on: a registered
+read), and at the end of the cycle it applies the read reset the
 path asked for (sr_rd_*), random status updates (host sets, engine completions with their
 error reasons) and random changes of the external registers. The reference model sees the
 same updates a cycle later, with the read resets it predicts; the event inputs (desc_ok,
@@ -90,6 +91,7 @@ class RdEnv:
         self.p_wr_busy = 0.2      # the write path writes an external register this cycle
         self.n_held = 0           # cycles a register-window beat waited for ext_wr_busy
         self.exp_r = collections.deque()   # beats read, not yet loaded into R
+        self.err_next = None      # the error reason read, shown from the next cycle on
         self.p_unready = 0.0      # store_ready falls for a few cycles
         self.cycle = 0
         self.prev = None
@@ -152,11 +154,17 @@ class RdEnv:
         st, reason = self.store.st, self.store.reason
         while True:
             await RisingEdge(dut.clk)
+            if self.err_next is not None:
+                dut.err_rd_data.value = self.err_next
+                self.err_next = None
             dut.ext_wr_busy.value = int(self.rng.random() < self.p_wr_busy)
             await ReadWrite()
             base = 32 * int(dut.sr_rd_row.value)
             dut.sr_rd_data.value = sum(st[base + i] << (2 * i) for i in range(32))
-            dut.err_rd_data.value = reason[int(dut.err_rd_addr.value)]
+            # the error reason is a registered read: the value at the start of the cycle
+            # of err_rd_en, on err_rd_data from the next cycle on
+            if int(dut.err_rd_en.value):
+                self.err_next = reason[int(dut.err_rd_addr.value)]
             off = int(dut.ext_rd_addr.value)
             dut.ext_rd_err.value = int(off not in self.ext_store)
             dut.ext_rd_data.value = self.ext_store.get(off, self.rng.getrandbits(64))
