@@ -97,15 +97,27 @@ module qrdma_mem_2w
       return (NSUB > 1) ? HW'(a >> LW) : '0;
     endfunction
 
-    // every part's word at the A-side address (a_rd: bank A read at a_ra, and so on)
-    logic [LW-1:0]    a_ra, b_ra, r_ra;      // read addresses in the parts
-    logic [WIDTH-1:0] ra_b [NSUB];           // bank B at a_ra (port A's other bank)
-    logic [WIDTH-1:0] rb_a [NSUB];           // bank A at b_ra (port B's other bank)
+    // the ports as pairs (0: A, 1: B): address, write, and every part's word of the
+    // other bank at the port's address
+    localparam bit [1:0] LEAD = {B_LEAD, A_LEAD};
+    /* verilator lint_off UNUSEDSIGNAL */  // a leading port forwards the other's write
+    logic             p_en [2];
+    logic [WIDTH-1:0] p_wd [2];
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [AW-1:0]    p_addr [2], p_wa [2];
+    logic [WIDTH-1:0] p_ob [2];
+    logic [WIDTH-1:0] p_ro [2][NSUB];             // the other bank at p_addr, every part
+    logic [LW-1:0]    r_ra;                       // read port's address in the parts
     logic [WIDTH-1:0] rr_a [NSUB], rr_b [NSUB];   // both banks at r_ra (read port)
 
-    assign a_ra = a_addr[LW-1:0];
-    assign b_ra = b_addr[LW-1:0];
-    assign r_ra = rd_addr[LW-1:0];
+    assign p_en   = '{a_en, b_en};
+    assign p_addr = '{a_addr, b_addr};
+    assign p_wd   = '{a_wd, b_wd};
+    assign a_wa   = p_wa[0];
+    assign b_wa   = p_wa[1];
+    assign a_ob   = p_ob[0];
+    assign b_ob   = p_ob[1];
+    assign r_ra   = rd_addr[LW-1:0];
 
     for (genvar g = 0; g < int'(NSUB); g++) begin : gen_part
       (* ram_style = "distributed" *) logic [WIDTH-1:0] mem_a [SUB_DEPTH];
@@ -116,59 +128,39 @@ module qrdma_mem_2w
       always_ff @(posedge clk) begin
         if (b_en && part(b_wa) == HW'(g)) mem_b[b_wa[LW-1:0]] <= b_wd;
       end
-      assign ra_b[g] = mem_b[a_ra];
-      assign rb_a[g] = mem_a[b_ra];
-      assign rr_a[g] = mem_a[r_ra];
-      assign rr_b[g] = mem_b[r_ra];
+      assign p_ro[0][g] = mem_b[a_addr[LW-1:0]];
+      assign p_ro[1][g] = mem_a[b_addr[LW-1:0]];
+      assign rr_a[g]    = mem_a[r_ra];
+      assign rr_b[g]    = mem_b[r_ra];
     end
 
-    // Port A: with A_LEAD, stage 1 (the address's cycle) registers every part's word of
-    // bank B, stage 2 selects the part; a write of port B to that address in either
-    // cycle replaces the word read (its new word b_wd). Without, bank B is read in the
-    // write's cycle.
-    if (A_LEAD) begin : gen_a_lead
-      logic [WIDTH-1:0] c1_q [NSUB];
-      logic [AW-1:0]    wa1_q, wa2_q;
-      logic             ov1_q;
-      logic [WIDTH-1:0] ovd1_q, ob2_q;
-      always_ff @(posedge clk) begin
-        for (int g = 0; g < int'(NSUB); g++) c1_q[g] <= ra_b[g];
-        wa1_q  <= a_addr;
-        ov1_q  <= b_en && (b_wa == a_addr);
-        ovd1_q <= b_wd;
-        wa2_q  <= wa1_q;
-        if (b_en && b_wa == wa1_q) ob2_q <= b_wd;
-        else if (ov1_q)            ob2_q <= ovd1_q;
-        else                       ob2_q <= c1_q[part(wa1_q)];
+    // Each port: leading, stage 1 (the address's cycle) registers every part's word of
+    // the other bank, stage 2 selects the part; a write of the other port to that address
+    // in either cycle replaces the word read (its new word). Otherwise the other bank is
+    // read in the write's cycle.
+    for (genvar p = 0; p < 2; p++) begin : gen_port
+      localparam int unsigned O = 1 - p;          // the other port
+      if (LEAD[p]) begin : gen_lead
+        logic [WIDTH-1:0] c1_q [NSUB];
+        logic [AW-1:0]    wa1_q, wa2_q;
+        logic             ov1_q;
+        logic [WIDTH-1:0] ovd1_q, ob2_q;
+        always_ff @(posedge clk) begin
+          for (int g = 0; g < int'(NSUB); g++) c1_q[g] <= p_ro[p][g];
+          wa1_q  <= p_addr[p];
+          ov1_q  <= p_en[O] && (p_wa[O] == p_addr[p]);
+          ovd1_q <= p_wd[O];
+          wa2_q  <= wa1_q;
+          if (p_en[O] && p_wa[O] == wa1_q) ob2_q <= p_wd[O];
+          else if (ov1_q)                  ob2_q <= ovd1_q;
+          else                             ob2_q <= c1_q[part(wa1_q)];
+        end
+        assign p_wa[p] = wa2_q;
+        assign p_ob[p] = ob2_q;
+      end else begin : gen_now
+        assign p_wa[p] = p_addr[p];
+        assign p_ob[p] = p_ro[p][part(p_addr[p])];
       end
-      assign a_wa = wa2_q;
-      assign a_ob = ob2_q;
-    end else begin : gen_a_now
-      assign a_wa = a_addr;
-      assign a_ob = ra_b[part(a_addr)];
-    end
-
-    // Port B: the same with the banks swapped
-    if (B_LEAD) begin : gen_b_lead
-      logic [WIDTH-1:0] c1_q [NSUB];
-      logic [AW-1:0]    wa1_q, wa2_q;
-      logic             ov1_q;
-      logic [WIDTH-1:0] ovd1_q, ob2_q;
-      always_ff @(posedge clk) begin
-        for (int g = 0; g < int'(NSUB); g++) c1_q[g] <= rb_a[g];
-        wa1_q  <= b_addr;
-        ov1_q  <= a_en && (a_wa == b_addr);
-        ovd1_q <= a_wd;
-        wa2_q  <= wa1_q;
-        if (a_en && a_wa == wa1_q) ob2_q <= a_wd;
-        else if (ov1_q)            ob2_q <= ovd1_q;
-        else                       ob2_q <= c1_q[part(wa1_q)];
-      end
-      assign b_wa = wa2_q;
-      assign b_ob = ob2_q;
-    end else begin : gen_b_now
-      assign b_wa = b_addr;
-      assign b_ob = rb_a[part(b_addr)];
     end
 
     // Read port: with RD_REG every part's word (banks XORed) is registered under rd_en and

@@ -12,11 +12,12 @@
 //
 // Timing (W beat handshake in t): table write in t+2, new_valid and bvalid in t+3 at the
 // earliest, status / error reason visible to a read performed in t+3, CNT_DESC_* in t+4;
-// AR handshake in t -> rvalid in t+3. The engine's st_valid for a transfer must come
-// after the cycle of its new_valid / new_ready handshake (checked in simulation); its
-// status and error reason change at the end of the second cycle after st_valid. After
-// rst, AWREADY and ARREADY stay low until the status rows and the error reasons are
-// cleared (514 cycles: the two reason-RAM ports clear one entry each per cycle).
+// AR handshake in t -> rvalid in t+4 at the earliest. The engine's st_valid for a
+// transfer must come after the cycle of its new_valid / new_ready handshake (checked in
+// simulation); its status and error reason change at the end of the second cycle after
+// st_valid. After rst, AWREADY and ARREADY stay low until the status rows and the error
+// reasons are cleared (514 cycles: the two reason-RAM ports clear one entry each per
+// cycle).
 `default_nettype none
 
 module qrdma_host_if

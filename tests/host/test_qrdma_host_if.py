@@ -47,8 +47,8 @@ from cocotbext.axi.axi_master import AxiWriteRespCmd
 
 from seeding import seed_rng
 from streams import FlowBus, FlowSink, quiet, random_pause
-from host.host_stim import (Issuer, make_line, page_program, read_everything, read_program,
-                            set_long)
+from host.host_stim import (Issuer, check_table_write, make_line, page_program,
+                            read_everything, read_program, set_long)
 from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
                               OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0, HostIfModel)
 
@@ -241,16 +241,7 @@ class Env:
             self.n_r += 1
         # 2. the table write of the decision of k-1 (W2)
         tt, self.w2_tt = self.w2_tt, None
-        if tt is None:
-            assert rec["tt"] is None, f"cycle {k}: table write without an accepted beat"
-        else:
-            assert rec["tt"] is not None, f"cycle {k}: accepted beat not written"
-            row, be, data, off = tt
-            grow, gbe, gdata = rec["tt"]
-            assert (grow, gbe) == (row, be), \
-                f"cycle {k}: table write row/be {grow}/{gbe:#x} != {row}/{be:#x}"
-            gbytes = gdata.to_bytes(2 * LINE, "little")[off:off + len(data)]
-            assert gbytes == data, f"cycle {k}: table bytes {gbytes.hex()} != {data.hex()}"
+        check_table_write(k, rec["tt"], tt)
         #    the decision of the W beat handshaken in k-1 (W1)
         host = None
         if self.prev_w is not None:

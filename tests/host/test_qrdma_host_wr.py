@@ -39,7 +39,7 @@ from cocotbext.axi import AxiMasterWrite, AxiWriteBus
 
 from seeding import seed_rng
 from streams import FlowBus, FlowSink, quiet, random_pause
-from host.host_stim import Issuer, ext_write_op, page_program
+from host.host_stim import Issuer, check_table_write, ext_write_op, page_program
 from model.host_model import (BAD_DESC, BUSY, C, ERROR, LINE, NPAGES, OKAY, REFUSALS, SLVERR,
                               WRCH, HostIfModel)
 
@@ -187,16 +187,7 @@ class WrEnv:
         assert rec["host"] == m.pending, f"cycle {k}: status update {rec['host']} != {m.pending}"
         tt, ev = self.w2 if self.w2 is not None else (None, (0, 0))
         self.w2 = None
-        if tt is None:
-            assert rec["tt"] is None, f"cycle {k}: table write without an accepted beat"
-        else:
-            assert rec["tt"] is not None, f"cycle {k}: accepted beat not written"
-            row, be, data, off = tt
-            grow, gbe, gdata = rec["tt"]
-            assert (grow, gbe) == (row, be), \
-                f"cycle {k}: table write row/be {grow}/{gbe:#x} != {row}/{be:#x}"
-            gbytes = gdata.to_bytes(2 * LINE, "little")[off:off + len(data)]
-            assert gbytes == data, f"cycle {k}: table bytes {gbytes.hex()} != {data.hex()}"
+        check_table_write(k, rec["tt"], tt)
         assert rec["ev"] == ev, f"cycle {k}: desc_ok/desc_err {rec['ev']} != {ev}"
         # W1: the decision of the beat handshaken in k-1
         host = None
