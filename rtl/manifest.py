@@ -63,8 +63,13 @@ _top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_
 _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
      lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}, {"TAB_BITS": 4},
            {"DATA_W": 64, "TAB_BITS": 4}))
+_top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], synth={"ADDR_W": 18},
+     lint=({"ADDR_W": 64},))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
-     lint=({"WIDTH": 3, "DEPTH": 5},))
+     lint=({"WIDTH": 3, "DEPTH": 5},
+           {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1, "RD_REG": 1},
+           {"WIDTH": 2, "DEPTH": 16, "B_LEAD": 1, "SUB_DEPTH": 4},
+           {"WIDTH": 3, "DEPTH": 8, "RD_REG": 1, "SUB_DEPTH": 8}))
 
 # ---------------------------------------------------------------- formats (generated)
 if "qrdma_fmt_pkg" not in TOPS:
@@ -88,19 +93,20 @@ _top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pk
 _top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg"],
      no_synth=True, area="host")
 _top("qrdma_host_wr", ["rtl/host/qrdma_host_wr.sv"], area="host",
-     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo"],
+     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_burst_seq"],
      synth={"DATA_W": 256, "ID_W": 4},
-     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2},
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 3},
            {"NEW_FIFO_DEPTH": 64, "EXT_SPAN": 8192}))
 _top("qrdma_host_rd", ["rtl/host/qrdma_host_rd.sv"], area="host",
-     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_eng_csr"],
+     deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_burst_seq",
+           "qrdma_eng_csr"],
      synth={"DATA_W": 256, "ID_W": 4},
      lint=({"DATA_W": 128, "ID_W": 1, "EXT_PARAMS": 0x12345678},
            {"EXT_SPAN": 8192}))
 _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_status_regs", "qrdma_mem_2w",
            "qrdma_host_wr", "qrdma_host_rd"],
-     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 2},))
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 3},))
 
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)
 _top("qrdma_qos_pkg", ["rtl/qos/qrdma_qos_pkg.sv"], no_synth=True, area="qos")

@@ -10,12 +10,14 @@
 // (qrdma_status_regs) and the error reason of each channel's last ERROR (1024 x 4-bit
 // LUT RAM, qrdma_mem_2w: the host port and the engine write it in the same cycle).
 //
-// Timing (W beat handshake in t): table write in t+1, new_valid and bvalid in t+2 at the
-// earliest, status / error reason / CNT_DESC_* visible to a read performed in t+3; AR
-// handshake in t -> rvalid in t+2. The engine's st_valid for a transfer must come after
-// the cycle of its new_valid / new_ready handshake (checked in simulation). After rst,
-// AWREADY and ARREADY stay low until the status rows and the error reasons are cleared
-// (512 cycles: the two reason-RAM ports clear one entry each per cycle).
+// Timing (W beat handshake in t): table write in t+2, new_valid and bvalid in t+3 at the
+// earliest, status / error reason visible to a read performed in t+3, CNT_DESC_* in t+4;
+// AR handshake in t -> rvalid in t+4 at the earliest. The engine's st_valid for a
+// transfer must come after the cycle of its new_valid / new_ready handshake (checked in
+// simulation); its status and error reason change at the end of the second cycle after
+// st_valid. After rst, AWREADY and ARREADY stay low until the status rows and the error
+// reasons are cleared (514 cycles: the two reason-RAM ports clear one entry each per
+// cycle).
 `default_nettype none
 
 module qrdma_host_if
@@ -24,7 +26,7 @@ module qrdma_host_if
 #(
   parameter int unsigned DATA_W          = 256,   // AXI4 data width: 128 or 256
   parameter int unsigned ID_W            = 4,     // AXI4 ID width
-  parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 2)
+  parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 3)
   parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
   parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
@@ -97,12 +99,36 @@ module qrdma_host_if
   input  eng_ev_t             ev
 );
 
+  // ------------------------------------------------------------------ engine completion
+  // The engine's completion is registered twice: the status registers and the error
+  // reasons apply it at the end of the second cycle after st_valid (the reason memory
+  // reads ahead at st_ch from the cycle of st_valid).
+  logic       st_valid_q, st_err_q, st_valid_qq, st_err_qq;
+  logic [9:0] st_ch_q, st_ch_qq;
+  logic [3:0] st_reason_q, st_reason_qq;
+
+  always_ff @(posedge clk) begin
+    st_ch_q      <= st_ch;
+    st_err_q     <= st_err;
+    st_reason_q  <= st_reason;
+    st_ch_qq     <= st_ch_q;
+    st_err_qq    <= st_err_q;
+    st_reason_qq <= st_reason_q;
+    if (rst) begin
+      st_valid_q  <= 1'b0;
+      st_valid_qq <= 1'b0;
+    end else begin
+      st_valid_q  <= st_valid;
+      st_valid_qq <= st_valid_q;
+    end
+  end
+
   // ------------------------------------------------------------------ status registers
   logic                       st_ready;
   logic [PW+GW-1:0]           sr_chk_row;
   logic [STATUS_SINGLE_W-1:0] sr_chk_st;
   logic                       hs_valid, hs_err;    // status update of the write path (W2)
-  logic [PW+CW-1:0]           hs_ch;
+  logic [PW+CW-1:0]           hs_ch, hs_ch_ahead;
   logic                       sr_rd_valid, sr_rd_single;
   logic [PW+GW-1:0]           sr_rd_row;
   logic [SW-1:0]              sr_rd_sel;
@@ -116,9 +142,9 @@ module qrdma_host_if
     .host_set  (hs_valid),
     .host_ch   (hs_ch),
     .host_err  (hs_err),
-    .eng_valid (st_valid),
-    .eng_ch    (st_ch),
-    .eng_err   (st_err),
+    .eng_valid (st_valid_qq),
+    .eng_ch    (st_ch_qq),
+    .eng_err   (st_err_qq),
     .rd_valid  (sr_rd_valid),
     .rd_row    (sr_rd_row),
     .rd_single (sr_rd_single),
@@ -129,41 +155,51 @@ module qrdma_host_if
   // ------------------------------------------------------------------ error reasons
   // ERR_* of each write channel's last ERROR (index page * 64 + c), written in the cycle
   // its status becomes ERROR: port A by the write path (a descriptor refused at
-  // completion, W2), port B by the engine (st_err). The two never write one channel in one
-  // cycle: the host port refuses descriptors only in channels that are not BUSY, the
-  // engine completes only BUSY ones. After rst both ports clear the RAM (ports A and B an
-  // entry each per cycle: ERR_N / 2 cycles), while AWREADY/ARREADY are low.
+  // completion, W2), port B by the engine (st_err, two cycles after st_valid). Both ports
+  // give their address two cycles ahead (the write path in W0, the engine with st_valid)
+  // and the read port is registered (the read path's err_rd_en), so every read of the
+  // 1024-deep LUT RAM is pipelined (qrdma_mem_2w A_LEAD, B_LEAD, RD_REG). The two never
+  // write one channel in one cycle: the host port refuses descriptors only in channels
+  // that are not BUSY, the engine completes only BUSY ones. After rst both ports clear
+  // the RAM (ports A and B an entry each per cycle: ERR_N / 2 cycles, each write two
+  // cycles after its address), while AWREADY/ARREADY are low.
   localparam int unsigned ERR_N      = NUM_PAGES * WR_CH_PER_PAGE;
   localparam int unsigned EAW        = $clog2(ERR_N);
   localparam logic [3:0]  R_BAD_DESC = 4'(ERR_BAD_DESC);
 
-  logic           ei_q;                  // clearing
+  logic           ei_q;                  // clearing: addresses
+  logic [1:0]     ei_w_q;                // ... their writes, two cycles later
   logic [EAW-2:0] ei_cnt_q;              // entry cleared by port A (port B: + ERR_N / 2)
   logic           store_ready;
+  logic           err_rd_en;
   logic [EAW-1:0] err_rd_addr;
   logic [3:0]     err_rd_data;
 
   always_ff @(posedge clk) begin
+    ei_w_q <= {ei_w_q[0], ei_q};
     if (ei_q) begin
       ei_cnt_q <= ei_cnt_q + (EAW-1)'(1);
       if (ei_cnt_q == '1) ei_q <= 1'b0;
     end
     if (rst) begin
       ei_q     <= 1'b1;
+      ei_w_q   <= '0;
       ei_cnt_q <= '0;
     end
   end
 
-  assign store_ready = st_ready && !ei_q;
+  assign store_ready = st_ready && !ei_q && (ei_w_q == '0);
 
-  qrdma_mem_2w #(.WIDTH(4), .DEPTH(ERR_N)) u_err_reason (
+  qrdma_mem_2w #(.WIDTH(4), .DEPTH(ERR_N), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  u_err_reason (
     .clk,
-    .a_en    (ei_q || (hs_valid && hs_err)),
-    .a_addr  (ei_q ? {1'b0, ei_cnt_q} : hs_ch),
-    .a_data  (ei_q ? 4'(ERR_NONE) : R_BAD_DESC),
-    .b_en    (ei_q || (st_valid && st_err)),
+    .a_en    (ei_w_q[1] || (hs_valid && hs_err)),
+    .a_addr  (ei_q ? {1'b0, ei_cnt_q} : hs_ch_ahead),
+    .a_data  (ei_w_q[1] ? 4'(ERR_NONE) : R_BAD_DESC),
+    .b_en    (ei_w_q[1] || (st_valid_qq && st_err_qq)),
     .b_addr  (ei_q ? {1'b1, ei_cnt_q} : st_ch),
-    .b_data  (ei_q ? 4'(ERR_NONE) : st_reason),
+    .b_data  (ei_w_q[1] ? 4'(ERR_NONE) : st_reason_qq),
+    .rd_en   (err_rd_en),
     .rd_addr (err_rd_addr),
     .rd_data (err_rd_data)
   );
@@ -187,8 +223,9 @@ module qrdma_host_if
     .host_set (hs_valid),
     .host_ch  (hs_ch),
     .host_err (hs_err),
-    .eng_valid (st_valid),
-    .eng_ch   (st_ch),
+    .host_ch_ahead (hs_ch_ahead),
+    .eng_valid (st_valid_qq),
+    .eng_ch   (st_ch_qq),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
@@ -209,7 +246,7 @@ module qrdma_host_if
     .s_axi_arvalid, .s_axi_arready,
     .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
     .sr_rd_valid, .sr_rd_row, .sr_rd_single, .sr_rd_sel, .sr_rd_data,
-    .err_rd_addr, .err_rd_data,
+    .err_rd_en, .err_rd_addr, .err_rd_data,
     .ext_rd_addr, .ext_rd_data, .ext_rd_err, .ext_wr_busy(ext_wr_en),
     .desc_ok, .desc_err,
     .eng_ev (ev)

@@ -9,16 +9,19 @@
 // timing", "Host port modules"; address map: docs/formats.md; inside:
 // docs/modules.md#qrdma_host_rd.
 //
-// Contract: AR -> AR FIFO -> one beat per cycle, decoded into a beat register, then into
-// the R output register when it is empty or being emptied (AR handshake in t -> rvalid in
-// t+3 at the earliest). In the cycle a beat is loaded into R (one cycle before it shows
-// on R) it drives sr_rd_* (status reads), err_rd_addr and ext_rd_addr from registers, and
-// takes sr_rd_data, err_rd_data and ext_rd_data / ext_rd_err combinationally: the storage
-// answers with its state at the start of that cycle and applies the read reset at its end. An event pulse (desc_ok,
-// desc_err, eng_ev) in cycle t is in the counters that a beat loaded in t+2 or later
-// reads. ARREADY is low while store_ready is. No beat of the register window (REG_BASE ..
-// + EXT_SPAN - 1) is loaded in a cycle with ext_wr_busy: the external register block then
-// serves one access per cycle (qrdma_nic_regs).
+// Contract: AR -> AR FIFO -> one beat per cycle, decoded into a beat register (A), read
+// into the answer register (B), then into the R output register (AR handshake in t ->
+// rvalid in t+4 at the earliest; each stage moves when the next is empty or moving on).
+// In the cycle a beat moves from A to B (the read is performed) it drives sr_rd_*,
+// err_rd_en / err_rd_addr and ext_rd_addr (and reads the engine's registers) from A's
+// registers and takes sr_rd_data and ext_rd_data / ext_rd_err combinationally: the
+// storage answers with its state at the start of that cycle and applies the read reset at
+// its end. err_rd_data is a registered read: the error reason at the start of the cycle
+// of err_rd_en, from the next cycle until the cycle after the next err_rd_en. An event
+// pulse (desc_ok, desc_err, eng_ev) in cycle t is in the counters that a beat moving into
+// B in t+2 or later reads. ARREADY is low while store_ready is. No beat of the register
+// window (REG_BASE .. + EXT_SPAN - 1) moves into B in a cycle with ext_wr_busy: the
+// external register block then serves one access per cycle (qrdma_nic_regs).
 `default_nettype none
 
 module qrdma_host_rd
@@ -58,9 +61,10 @@ module qrdma_host_rd
   output logic                sr_rd_single,   // 1: single status (reset only channel sr_rd_sel); 0: collective
   output logic [SW-1:0]       sr_rd_sel,      // channel within the row (single status)
   input  logic [STATUS_SINGLE_W-1:0] sr_rd_data,  // the row at the start of the cycle (2 bits per channel)
-  // error reasons (cycle of the load)
+  // error reasons (cycle of the read; the answer from the next cycle on)
+  output logic                err_rd_en,      // read err_rd_addr in this cycle
   output logic [PW+CW-1:0]    err_rd_addr,    // channel: page * 64 + c
-  input  logic [3:0]          err_rd_data,    // ERR_* of its last ERROR, comb. from err_rd_addr
+  input  logic [3:0]          err_rd_data,    // ERR_* of its last ERROR, registered after err_rd_en
   // external register read (cycle of the load), offsets from REG_BASE
   output logic [EXT_SH-1:0]   ext_rd_addr,    // register offset
   input  logic [63:0]         ext_rd_data,    // comb. from ext_rd_addr
@@ -121,19 +125,18 @@ module qrdma_host_rd
   assign s_axi_arready = ar_s_ready && store_ready;
 
   // ------------------------------------------------------------------ beats
-  // Issue: the AR FIFO head's beats, one per cycle, decoded into the beat register (A)
-  // when it is empty or being loaded into R. Load: A -> R register, the cycle of the
-  // storage reads (sr_rd_*, err_rd_addr, ext_rd_addr and the engine's registers are
-  // driven from A's flops).
-  logic              a_go, r_go, r_last, first_q;
-  logic [7:0]        rbeat_q;
-  logic [ADDR_W-1:0] raddr_q, r_cur;
+  // Issue: the AR FIFO head's beats, one per cycle, decoded into the beat register A when
+  // it is empty or moving on. Read: A -> B, the cycle of the storage reads (sr_rd_*,
+  // err_rd_addr, ext_rd_addr and the engine's registers are driven from A's flops), their
+  // answers registered in B. Load: B -> the R register.
+  logic              a_go, b_go, r_go, r_last;
+  logic [ADDR_W-1:0] r_cur;
   logic              rvalid_q, rlast_q;
   logic [1:0]        rresp_q;
   logic [ID_W-1:0]   rid_q;
   logic [63:0]       rval_q;
 
-  // the beat register: what the load needs, decoded (kinds one-hot, 0 for a refused form)
+  // the beat register: what the read needs, decoded (kinds one-hot, 0 for a refused form)
   logic              a_valid_q, a_last_q;
   logic [ID_W-1:0]   a_id_q;
   logic [EXT_SH-1:0] a_off_q;      // offset in the register window (external and engine's)
@@ -141,35 +144,32 @@ module qrdma_host_rd
   logic              a_win_q;      // in the register window (waits while the window is written)
   logic              a_eng_q;      // in the engine's register block's span
   logic              a_coll_q, a_err_q, a_regs_q, a_ext_q, a_single_q;
-  logic [ROW_CH-1:0] a_oh_q;       // single status: its channel in the row, one-hot
   logic [PW+GW-1:0]  a_row_q;
   logic [SW-1:0]     a_sel_q;
 
-  assign r_go   = a_valid_q && (!rvalid_q || s_axi_rready) && !(ext_wr_busy && a_win_q);
-  assign a_go   = ar_valid && (!a_valid_q || r_go);
-  assign r_cur  = first_q ? ar.addr : raddr_q;
-  assign r_last = (rbeat_q == ar.len);
-  assign ar_pop = a_go && r_last;
+  // the answer register: the beat's value in parts, each 0 unless it is the beat's kind
+  logic              b_valid_q, b_last_q, b_ok_q, b_coll_q, b_err_q;
+  logic [ID_W-1:0]   b_id_q;
+  logic [63:0]       b_row_q, b_ext_q, b_eng_q;
+  logic [ROW_CH-1:0] b_oh_q;       // single status: its channel in the row, one-hot
 
-  always_ff @(posedge clk) begin
-    if (a_go) begin
-      rbeat_q <= r_last ? '0 : rbeat_q + 8'd1;
-      first_q <= r_last;
-    end
-    if (rst) begin
-      rbeat_q <= '0;
-      first_q <= 1'b1;
-    end
-  end
-  always_ff @(posedge clk) begin
-    if (a_go) raddr_q <= (r_cur & ~ADDR_W'(7)) + ADDR_W'(8);
-  end
+  assign b_go = a_valid_q && (!b_valid_q || r_go) && !(ext_wr_busy && a_win_q);
+  assign r_go = b_valid_q && (!rvalid_q || s_axi_rready);
 
-  always_ff @(posedge clk) begin
-    if (rst)       a_valid_q <= 1'b0;
-    else if (a_go) a_valid_q <= 1'b1;
-    else if (r_go) a_valid_q <= 1'b0;
-  end
+  // the beats of the AR FIFO head (8-byte steps: only 64-bit reads are served)
+  qrdma_burst_seq #(.ADDR_W(ADDR_W)) u_seq (
+    .clk, .rst,
+    .s_valid (ar_valid),
+    .s_addr  (ar.addr),
+    .s_len   (ar.len),
+    .s_size  (3'd3),
+    .s_pop   (ar_pop),
+    .load    (a_go),
+    .addr    (r_cur),
+    .last    (r_last),
+    .valid   (a_valid_q),
+    .take    (b_go)
+  );
 
   // the decode of an issued beat, evaluated only under a_go
   always_ff @(posedge clk) begin
@@ -193,19 +193,19 @@ module qrdma_host_rd
       a_err_q    <= fmt_ok && !d.single && !d.coll && d.err;
       a_ext_q    <= fmt_ok && d.ext;
       a_regs_q   <= fmt_ok && d.regs;
-      a_oh_q     <= single ? (ROW_CH'(1) << r_cur[3 +: SW]) : '0;
       a_row_q    <= {r_cur[PAGE_SH +: PW], d.single ? r_cur[STAT_SH-1 -: GW] : r_cur[3 +: GW]};
       a_sel_q    <= r_cur[3 +: SW];
     end
   end
 
   // status reads: the only reads with a side effect (single or collective status)
-  assign sr_rd_valid  = r_go && (a_single_q || a_coll_q);
+  assign sr_rd_valid  = b_go && (a_single_q || a_coll_q);
   assign sr_rd_row    = a_row_q;
   assign sr_rd_single = a_single_q;
   assign sr_rd_sel    = a_sel_q;   // channel in the row (single status)
 
   assign ext_rd_addr = a_off_q;
+  assign err_rd_en   = b_go && a_err_q;
   assign err_rd_addr = a_ech_q;
 
   // ------------------------------------------------------------------ event counters
@@ -225,13 +225,13 @@ module qrdma_host_rd
   end
 
   // ------------------------------------------------------------------ engine registers
-  // Read in the cycle a beat is loaded (the block's readback is combinational); a write
+  // Read in the cycle a beat moves into B (the block's readback is combinational); a write
   // never reaches them (the write path refuses the window below NIC_REG_FIRST).
   qrdma_eng_csr__in_t eng_in;
   logic               eng_req, eng_ack, eng_err;
   logic [63:0]        eng_data;
 
-  assign eng_req = r_go && a_eng_q;
+  assign eng_req = b_go && a_eng_q;
 
   always_comb begin
     eng_in.ID.magic.next                = 32'(ID_MAGIC);
@@ -283,32 +283,45 @@ module qrdma_host_rd
     end
   end
 
-  // the beat's value, an AND-OR of the sources under A's one-hot kinds (all 0 for a
-  // refused form or address): the single status's 2 bits are the OR of the row's channels
-  // under a_oh_q, so that no binary select follows the status storage's read
-  logic        ext_ok, reg_ok, r_ok;
-  logic [1:0]  st_one;
-  logic [63:0] r_val;
+  // the answers, each under A's one-hot kind (all 0 for a refused form or address); the
+  // status row is registered whole, and the R value is their OR, where the single
+  // status's 2 bits are the OR of the row's channels under its one-hot channel: no logic
+  // but a mask follows the storage's reads, no binary select follows the row
+  logic        ext_ok, reg_ok;
 
   assign ext_ok = a_ext_q && !ext_rd_err;
   assign reg_ok = a_regs_q && eng_ack && !eng_err;   // the block answers in this cycle (eng_req)
-  assign r_ok   = a_single_q || a_coll_q || a_err_q || ext_ok || reg_ok;
-
-  always_comb begin
-    st_one = '0;
-    for (int j = 0; j < int'(ROW_CH); j++) st_one |= sr_rd_data[2*j +: 2] & {2{a_oh_q[j]}};
-  end
-
-  assign r_val = (sr_rd_data & {64{a_coll_q}}) | 64'(st_one)
-               | (64'(err_rd_data) & {64{a_err_q}})
-               | (ext_rd_data & {64{ext_ok}}) | (eng_data & {64{reg_ok}});
 
   always_ff @(posedge clk) begin
-    if (r_go) begin
-      rid_q   <= a_id_q;
-      rresp_q <= r_ok ? RESP_OKAY : RESP_SLVERR;
-      rlast_q <= a_last_q;
-      rval_q  <= r_val;
+    if (rst)       b_valid_q <= 1'b0;
+    else if (b_go) b_valid_q <= 1'b1;
+    else if (r_go) b_valid_q <= 1'b0;
+  end
+
+  always_ff @(posedge clk) begin
+    if (b_go) begin
+      b_id_q   <= a_id_q;
+      b_last_q <= a_last_q;
+      b_ok_q   <= a_single_q || a_coll_q || a_err_q || ext_ok || reg_ok;
+      b_coll_q <= a_coll_q;
+      b_oh_q   <= a_single_q ? (ROW_CH'(1) << a_sel_q) : '0;
+      b_row_q  <= sr_rd_data & {64{a_coll_q || a_single_q}};
+      b_err_q  <= a_err_q;   // the error reason: err_rd_data from the next cycle on
+      b_ext_q  <= ext_rd_data & {64{ext_ok}};
+      b_eng_q  <= eng_data & {64{reg_ok}};
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (r_go) begin : r_load
+      logic [1:0] st_one;
+      st_one = '0;
+      for (int j = 0; j < int'(ROW_CH); j++) st_one |= b_row_q[2*j +: 2] & {2{b_oh_q[j]}};
+      rid_q   <= b_id_q;
+      rresp_q <= b_ok_q ? RESP_OKAY : RESP_SLVERR;
+      rlast_q <= b_last_q;
+      rval_q  <= (b_row_q & {64{b_coll_q}}) | 64'(st_one) | 64'(err_rd_data & {4{b_err_q}})
+               | b_ext_q | b_eng_q;
     end
   end
 

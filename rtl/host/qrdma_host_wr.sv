@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_host_wr: the write path of the host port (AXI4 AW/W/B; [QoS-RDMA] §3.6). Every
-// accepted beat goes straight into the transfer table; per page it accumulates the line
-// being assembled (word mask, channel, the fields the checks and the scheduler need),
-// refuses beats and bad descriptors, keeps the long-descriptor skip record, starts good
+// accepted beat goes into the transfer table; per page it accumulates the line being
+// assembled (word mask, channel, the fields the checks and the scheduler need), refuses
+// beats and bad descriptors, keeps the long-descriptor skip record, starts good
 // descriptors (status BUSY, new-transfer output) and forwards external register writes.
 // Rules and timing: docs/qos.md "Descriptors and their acceptance", "Refusal reasons"
 // (R1-R8, D1-D6), "Host port: precise rules and timing", "Host port modules"; pipeline:
@@ -14,12 +14,14 @@
 // the first W beat of a burst is taken two cycles after its AW at the earliest):
 //   t    W0: chk_st must be the status row chk_row at the start of this cycle, and
 //        eng_valid / eng_ch the engine's completion that the status store applies at
-//        its end (chk_row is the next beat's from registers, whether it comes or not).
-//   t+1  W1: the decision. tt_wr_*, ext_wr_*, desc_ok / desc_err are driven in this cycle.
-//   t+2  W2: host_set (BUSY, or ERROR with host_err) for the beat's channel; the status
-//        store applies it at the end of this cycle (it is forwarded to the W0 check and
-//        the W1 decision of the same cycle); new_valid (t+3 when NEW_FIFO_DEPTH >= 64:
-//        block-RAM FIFO) and, for the last beat of a burst, bvalid at the earliest.
+//        its end (chk_row is the next beat's from registers, whether it comes or not);
+//        host_ch_ahead is the beat's channel: that of the ERROR update t+2 may bring.
+//   t+1  W1: the decision. ext_wr_* are driven in this cycle.
+//   t+2  W2: tt_wr_*, desc_ok / desc_err, and host_set (BUSY, or ERROR with host_err) for
+//        the beat's descriptor; the status store applies host_set at the end of this
+//        cycle (it is forwarded to the W0 check and the W1 decision of the same cycle).
+//   t+3  new_valid (later when NEW_FIFO_DEPTH >= 64: block-RAM FIFO) and, for the last
+//        beat of a burst, bvalid at the earliest.
 // An accepted beat is 8 << AWSIZE bytes, aligned, with exactly those strobes: tt_wr_be
 // enables whole aligned 8-byte words (qrdma_qos_engine relies on it). AWREADY is low
 // while store_ready is; wready depends on registers only.
@@ -31,7 +33,7 @@ module qrdma_host_wr
 #(
   parameter int unsigned DATA_W         = 256,   // AXI4 data width: 128 or 256
   parameter int unsigned ID_W           = 4,     // AXI4 ID width
-  parameter int unsigned NEW_FIFO_DEPTH = 8,     // new-transfer FIFO entries (>= 2)
+  parameter int unsigned NEW_FIFO_DEPTH = 8,     // new-transfer FIFO entries (>= 3)
   parameter int unsigned EXT_SPAN       = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
   localparam int unsigned EXT_SH        = $clog2(EXT_SPAN)                 // external window offset bits
 ) (
@@ -66,12 +68,13 @@ module qrdma_host_wr
   output logic                host_set,       // channel host_ch becomes BUSY or ERROR
   output logic [PW+CW-1:0]    host_ch,        // page * 64 + c
   output logic                host_err,       // 1: ERROR (descriptor refused at completion), 0: BUSY (started)
+  output logic [PW+CW-1:0]    host_ch_ahead,  // (W0) host_ch of an ERROR update two cycles later
   // external register write (W1), offsets from REG_BASE in NIC_REG_FIRST .. EXT_SPAN-1
   output logic                ext_wr_en,      // write request (the register block writes unless it answers ext_wr_err)
   output logic [EXT_SH-1:0]   ext_wr_addr,    // register offset
   output logic [63:0]         ext_wr_data,    // register value
   input  logic                ext_wr_err,     // comb. answer to ext_wr_en: unmapped / read-only (the write gets SLVERR)
-  // transfer-table write port (W1): row = xfer >> 1 (channels 2k and 2k+1 in one row)
+  // transfer-table write port (W2): row = xfer >> 1 (channels 2k and 2k+1 in one row)
   output logic                tt_wr_en,       // write enable
   output logic [9:0]          tt_wr_row,      // row
   output logic [63:0]         tt_wr_be,       // byte enables: whole aligned 8-byte words
@@ -84,7 +87,7 @@ module qrdma_host_wr
   output logic                new_inline,     // inline payload
   output logic                new_multipath,  // multipath requested
   output logic [3:0]          new_prio,       // priority
-  // descriptor events (W1), one pulse each
+  // descriptor events (W2), one pulse each
   output logic                desc_ok,        // a descriptor started (CNT_DESC_OK)
   output logic                desc_err        // a beat refused or a bad descriptor (CNT_DESC_ERR)
 );
@@ -93,6 +96,7 @@ module qrdma_host_wr
   localparam int unsigned DB        = DATA_W / 8;                     // bytes per beat
   localparam int unsigned LB        = $clog2(DB);                     // log2 DB
   localparam int unsigned TT_ROW_B  = 2 * DESC_LINE_BYTES;            // bytes per table row
+  localparam int unsigned LANES     = TT_ROW_B / DB;                  // beats per table row
   localparam int unsigned B_DEPTH   = 4;                              // B FIFO
   localparam int unsigned AW_DEPTH  = 4;                              // AW FIFO
   // the words of line 0 that hold the accumulated fields
@@ -110,7 +114,7 @@ module qrdma_host_wr
     if (DATA_W != 128 && DATA_W != 256)
       $fatal(1, "qrdma_host_wr: DATA_W must be 128 or 256");
     if (ID_W < 1) $fatal(1, "qrdma_host_wr: ID_W must be >= 1");
-    if (NEW_FIFO_DEPTH < 2) $fatal(1, "qrdma_host_wr: NEW_FIFO_DEPTH must be >= 2");
+    if (NEW_FIFO_DEPTH < 3) $fatal(1, "qrdma_host_wr: NEW_FIFO_DEPTH must be >= 3");
     if (!map_ok(EXT_SPAN))
       $fatal(1, "qrdma_host_wr: address regions must be aligned powers of 2");
     if (!one_word(DESC_LINE0_SIZE_LSB, DESC_LINE0_SIZE_W, WD_A)
@@ -119,6 +123,8 @@ module qrdma_host_wr
         || !one_word(DESC_LINE0_MULTIPATH_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B))
       $fatal(1, "qrdma_host_wr: accumulated fields must sit in two 8-byte words");
+    if (GW != 1 || SW != 5 || CW != 6)
+      $fatal(1, "qrdma_host_wr: two status rows of 32 channels per page expected");
   end
 `endif
 
@@ -153,17 +159,30 @@ module qrdma_host_wr
   assign s_axi_awready = aw_s_ready && store_ready;
 
   // ------------------------------------------------------------------ N: next beat
-  // The address side of the next W beat (AW FIFO head and beat counter) is decoded one
-  // cycle ahead into the next-beat register N, loaded when it is empty or its beat is
-  // taken (the first W beat of a burst comes at least two cycles after its AW). W0 starts
-  // from N's flops.
+  // The address side of the next W beat (AW FIFO head and the burst's beat sequence) is
+  // decoded one cycle ahead into the next-beat register N, loaded when it is empty or its
+  // beat is taken (the first W beat of a burst comes at least two cycles after its AW).
+  // W0 starts from N's flops.
   logic              b_af, new_af;
-  logic              n_go, w_hs, w_last, first_q;
-  logic [7:0]        wbeat_q;
-  logic [ADDR_W-1:0] waddr_q, w_cur;
+  logic              n_go, w_hs, w_last, n_valid_q;
+  logic [ADDR_W-1:0] w_cur;
   logic [7:0]        w_nbytes;
 
-  logic              n_valid_q, n_last_q;
+  qrdma_burst_seq #(.ADDR_W(ADDR_W)) u_seq (
+    .clk, .rst,
+    .s_valid (aw_valid),
+    .s_addr  (aw.addr),
+    .s_len   (aw.len),
+    .s_size  (aw.size),
+    .s_pop   (aw_pop),
+    .load    (n_go),
+    .addr    (w_cur),
+    .last    (w_last),
+    .valid   (n_valid_q),
+    .take    (w_hs)
+  );
+
+  logic              n_last_q;
   logic              n_ok_q;        // size, burst, alignment and address of a descriptor beat
   logic              n_ext_q;       // form and address of an external register write
   logic              n_desc_q, n_incr_q, n_cl_q;
@@ -175,37 +194,12 @@ module qrdma_host_wr
   logic [LINE_SH-4:0] n_wsl_q;      // line word of the beat's lane 0
   logic [EXT_SH-1:0] n_eaddr_q;
   logic [LB-4:0]     n_esel_q;      // 64-bit lane of an external register write
-  logic [$clog2(TT_ROW_B/DB)-1:0] n_lane_q;
+  logic [$clog2(LANES)-1:0] n_lane_q;
 
   // wready from registers only: nothing combinational runs from bready or new_ready
   assign s_axi_wready = n_valid_q && !b_af && !new_af;
   assign w_hs         = s_axi_wvalid && s_axi_wready;
-  assign n_go         = aw_valid && (!n_valid_q || w_hs);
-  assign w_cur        = first_q ? aw.addr : waddr_q;
   assign w_nbytes     = 8'(1) << aw.size;
-  assign w_last       = (wbeat_q == aw.len);
-  assign aw_pop       = n_go && w_last;
-
-  always_ff @(posedge clk) begin
-    if (n_go) begin
-      wbeat_q <= w_last ? '0 : wbeat_q + 8'd1;
-      first_q <= w_last;
-    end
-    if (rst) begin
-      wbeat_q <= '0;
-      first_q <= 1'b1;
-    end
-  end
-  // next beat: aligned to the size, then + size (INCR; other bursts are refused anyway)
-  always_ff @(posedge clk) begin
-    if (n_go) waddr_q <= (w_cur & ~ADDR_W'(w_nbytes - 8'd1)) + ADDR_W'(w_nbytes);
-  end
-
-  always_ff @(posedge clk) begin
-    if (rst)       n_valid_q <= 1'b0;
-    else if (n_go) n_valid_q <= 1'b1;
-    else if (w_hs) n_valid_q <= 1'b0;
-  end
 
   // the decode and the static checks of the address side, evaluated only under n_go
   always_ff @(posedge clk) begin
@@ -224,19 +218,19 @@ module qrdma_host_wr
       n_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB));
       n_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // size
                 && incr                                                  // burst type
-                && ((w_cur & ADDR_W'(w_nbytes - 8'd1)) == '0)            // alignment
+                && ((w_cur & ~(ADDR_W'('1) << aw.size)) == '0)          // alignment
                 && d.desc;                                               // address
       // a register write of the external window: one aligned 64-bit word
       n_ext_q   <= (aw.size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
       // (from the beat's 8-byte word: strb_ok matters only to beats aligned to 8 bytes)
-      n_strb_q  <= DB'(((65'(1) << w_nbytes) - 65'(1)) << {w_cur[LB-1:3], 3'b000});
+      n_strb_q  <= DB'(~(65'('1) << w_nbytes) << {w_cur[LB-1:3], 3'b000});
       n_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
       n_esel_q  <= w_cur[LB-1:3];
       n_last_q  <= w_last;
       n_id_q    <= aw.id;
       n_page_q  <= d.page;
       n_ch_q    <= d.ch;
-      n_mask_q  <= NWORD'(((9'(1) << w_nbytes[7:3]) - 9'd1) << w_cur[LINE_SH-1:3]);
+      n_mask_q  <= NWORD'(~(9'('1) << w_nbytes[7:3]) << w_cur[LINE_SH-1:3]);
       n_lane_q  <= w_cur[LINE_SH:LB];
     end
   end
@@ -246,7 +240,7 @@ module qrdma_host_wr
   logic [DESC_LINE0_SIZE_W-1:0] w_size;
   assign w_size = s_axi_wdata[DESC_LINE0_SIZE_LSB % DATA_W +: DESC_LINE0_SIZE_W];
 
-  // ------------------------------------------------------------------ W1 registers
+  // ------------------------------------------------------------------ records
   typedef struct packed {
     logic [SZW-1:0] size;
     logic           zero;    // size 0
@@ -261,6 +255,55 @@ module qrdma_host_wr
     logic lng;
   } fb_t;                    // fields of word WD_B
 
+  // A page as a decision sees it (its view): the line being assembled and the skip
+  // record. Line 1 of a long descriptor of chan is expected in chan | 1.
+  typedef struct packed {
+    logic             act;     // assembling a line
+    logic             l1;      // act and the line is line 1 of a long descriptor
+    logic [CW-1:0]    chan;    // channel of line 0 (while act)
+    logic [NWORD-1:0] mask;    // words of the line received (0 unless act)
+    fa_t              fa;      // line-0 fields received
+    fb_t              fb;
+    logic             sk_on;   // skip record: line 1 of a refused long descriptor of
+    logic [CW-2:0]    sk_pair; //   channel 2 sk_pair is expected in 2 sk_pair + 1 ...
+    logic [NWORD-1:0] sk_mask; //   ... and these of its words have been seen
+  } view_t;
+
+  function automatic logic [CW-1:0] expect_ch(input logic l1, input logic [CW-1:0] chan);
+    return l1 ? (chan | CW'(1)) : chan;
+  endfunction
+
+  // Per page in memory: the flags act and sk_on in flops (reset), the rest in LUT RAM
+  // (meaningful only while its flag is set), read in W0 at the beat's page and written
+  // in W2 with the page's state after the W2 beat.
+  typedef struct packed {
+    logic [NWORD-1:0] mask;
+    logic             line1;
+    logic [CW-1:0]    chan;
+    fa_t              fa;
+    fb_t              fb;
+  } pg_t;
+  typedef struct packed {
+    logic [CW-2:0]    pair;
+    logic [NWORD-1:0] mask;
+  } sk_t;
+
+  logic [NUM_PAGES-1:0]   pg_act_q, sk_act_q;
+  logic [$bits(pg_t)-1:0] pg_mem [NUM_PAGES];
+  logic [$bits(sk_t)-1:0] sk_mem [NUM_PAGES];
+
+  // Long flag of each even channel, valid while it is BUSY (an odd channel's R6 check):
+  // flag {page, ch[5:1]} lives in column ch[4:1], row {page, ch[5]}, 16 LUT-RAM columns
+  // of 1 bit written one flag at a time (no read-modify-write).
+  localparam int unsigned LNG_N    = NUM_PAGES * WR_CH_PER_PAGE / 2;   // even channels
+  localparam int unsigned LNG_COLS = 16;
+  localparam int unsigned LNG_ROWS = LNG_N / LNG_COLS;
+  localparam int unsigned LNG_RW   = $clog2(LNG_ROWS);
+
+  // ------------------------------------------------------------------ stage registers
+  // W1 (D): the beat handshaken in the cycle before. W2 (E): the beat decided in the cycle
+  // before, with its decision as flags: e_acc_q and what the beat does if accepted or
+  // refused; g_* below are its consequences, from these flops.
   logic                    s1_valid_q, s1_ok_q, s1_last_q;
   logic                    s1_desc_q;             // address in a write channel's line
   logic [NWORD-1:0]        s1_cw_q;               // words of the line the strobes carry
@@ -272,19 +315,210 @@ module qrdma_host_wr
   logic [PW-1:0]           s1_page_q;
   logic [CW-1:0]           s1_ch_q;
   logic [NWORD-1:0]        s1_mask_q;
-  logic [$clog2(TT_ROW_B/DB)-1:0] s1_lane_q;   // which DB-byte slice of the table row
+  logic [$clog2(LANES)-1:0] s1_lane_q;
   logic [DATA_W-1:0]       s1_data_q;
   logic [DB-1:0]           s1_strb_q;
   fa_t                     s1_fa_q;
   fb_t                     s1_fb_q;
 
+  logic                    e_valid_q, e_acc_q, e_last_q, e_desc_q;
+  logic [ID_W-1:0]         e_id_q;
+  logic [PW-1:0]           e_page_q;
+  logic [CW-1:0]           e_ch_q;
+  view_t                   e_v_q;                 // the page as the beat's decision saw it
+  logic [NWORD-1:0]        e_mnew_q;              // words of the line with the beat's
+  logic                    e_full_q;              // ... the beat completes its line
+  fa_t                     e_fa_q;                // line-0 fields with the beat's
+  fb_t                     e_fb_q;
+  logic                    e_cstart_q;            // if accepted: starts a descriptor
+  logic                    e_cbad_q;              // if accepted: a bad descriptor
+  logic                    e_skhit_q;             // refused by the skip record (R8)
+  logic                    e_ab0_q;               // if refused: ends the wait for line 1
+  logic                    e_markr_q;             // if refused: starts a skip record
+  logic [NWORD-1:0]        e_cw_q;
+  logic                    e_skfh_q;              // the skip record's words all seen with the beat's
+  logic                    e_skfa_q;              // line 1's words all seen with the beat's
+  logic [CW-1:0]           e_startch_q;           // channel a start (or a bad descriptor) sets
+  logic                    e_extok_q;             // a register write the register block took
+  logic [$clog2(LANES)-1:0] e_lane_q;
+  logic [DATA_W-1:0]       e_data_q;
+  logic [DB-1:0]           e_strb_q;
+
+  // ------------------------------------------------------------------ W2: consequences
+  // What the W2 beat does, from its flags: the page after it (g_v, written to memory at
+  // the end of this cycle and forwarded to the W1 and W0 beats of the same page), the
+  // status update, the long flag, the events.
+  logic  g_acc, g_end, g_tol1, g_start, g_bad, g_ab, g_mark, g_skhit, g_hs, g_lng_wr;
+  logic  g_beat_err, g_sk_wr;
+  view_t g_v;
+
+  assign g_acc    = e_valid_q && e_acc_q;
+  assign g_end    = e_cstart_q || e_cbad_q;                 // if accepted: the line ends
+  assign g_tol1   = e_full_q && !g_end;                     // if accepted: line 1 follows
+  assign g_start  = g_acc && e_cstart_q;
+  assign g_bad    = g_acc && e_cbad_q;
+  assign g_hs     = g_acc && g_end;
+  assign g_ab     = e_valid_q && !e_acc_q && e_ab0_q;
+  assign g_skhit  = e_valid_q && e_skhit_q;
+  assign g_mark   = e_valid_q && (e_acc_q ? (e_cbad_q && e_fb_q.lng && e_desc_q && !e_ch_q[0])
+                                          : e_markr_q);
+  assign g_sk_wr  = g_mark || g_skhit || g_ab;
+  assign g_lng_wr = g_start && !e_startch_q[0];
+  // a register write is not a descriptor beat: its only error is the register's own
+  assign g_beat_err = e_valid_q && ((!e_acc_q && !e_extok_q) || g_bad);
+
+  always_comb begin
+    g_v = e_v_q;
+    if (e_acc_q) begin
+      g_v.act  = !g_end;
+      g_v.l1   = (e_v_q.l1 && !e_full_q) || g_tol1;
+      g_v.chan = e_startch_q;
+      g_v.mask = e_full_q ? '0 : e_mnew_q;
+      g_v.fa   = e_fa_q;
+      g_v.fb   = e_fb_q;
+    end else if (e_ab0_q) begin
+      g_v.act  = 1'b0;
+      g_v.l1   = 1'b0;
+      g_v.mask = '0;
+    end
+    // skip record: a refused line 0 of a long descriptor in an even channel (a refused
+    // beat carrying long_desc = 1, or a bad descriptor with long) starts it; a refused
+    // beat of line 1 ends the wait for line 1 and starts it with the words seen; any
+    // accepted beat ends it
+    if (g_mark) begin
+      g_v.sk_on   = 1'b1;
+      g_v.sk_pair = e_ch_q[CW-1:1];
+      g_v.sk_mask = '0;
+    end else if (e_skhit_q) begin
+      g_v.sk_on   = !e_skfh_q;
+      g_v.sk_mask = e_v_q.sk_mask | e_cw_q;
+    end else if (e_acc_q) begin
+      g_v.sk_on   = 1'b0;
+    end else if (e_ab0_q) begin
+      g_v.sk_on   = !e_skfa_q;
+      g_v.sk_pair = e_v_q.chan[CW-1:1];
+      g_v.sk_mask = e_v_q.mask | e_cw_q;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (g_acc) pg_mem[e_page_q] <= pg_t'{mask: g_v.mask, line1: g_v.l1, chan: g_v.chan,
+                                         fa: g_v.fa, fb: g_v.fb};
+  end
+  always_ff @(posedge clk) begin
+    if (g_sk_wr) sk_mem[e_page_q] <= sk_t'{pair: g_v.sk_pair, mask: g_v.sk_mask};
+  end
+  always_ff @(posedge clk) begin
+    if (g_acc || g_ab) pg_act_q[e_page_q] <= g_v.act;
+    if (e_valid_q)     sk_act_q[e_page_q] <= g_v.sk_on;
+    if (rst) begin
+      pg_act_q <= '0;
+      sk_act_q <= '0;
+    end
+  end
+
+  logic [LNG_COLS-1:0] lng_rd;   // the W0 row's flags
+  logic [LNG_RW-1:0]   lng_raddr;
+  assign lng_raddr = {n_page_q, n_ch_q[CW-1]};
+  for (genvar j = 0; j < int'(LNG_COLS); j++) begin : gen_lng
+    logic lcol [LNG_ROWS];
+    always_ff @(posedge clk) begin
+      if (g_lng_wr && e_startch_q[4:1] == 4'(j)) lcol[{e_page_q, e_startch_q[CW-1]}] <= e_v_q.l1;
+    end
+    assign lng_rd[j] = lcol[lng_raddr];
+  end
+
+  // ------------------------------------------------------------------ W0: state read
+  // In the cycle of the W handshake, from N: the page (memory, or the W2 beat's g_v when
+  // it is the same page) and the compares of the beat's channel with it; the compares
+  // with what the W1 beat may leave in the page (its view and its channel: the W1
+  // decision selects among them by that beat's flags); the status of the beat's quad of
+  // channels (c and c^1 in it), with the updates applied at the end of this cycle
+  // forwarded; the long flag of the beat's pair, with the W2 beat's write forwarded.
+  view_t            vr_q, d_v;
+  logic             eq_exp_r_q, eq_skp_r_q;     // channel == expected / skip pair's odd (vr_q)
+  logic             fw_a_q;                     // same page as the beat ahead (in W2 at W1)
+  logic             f_vexp_q, f_ch_q, f_ch1_q;  // channel == ahead's expected / its channel / | 1
+  logic             fp_ch_q, fp_vsk_q, fp_vchan_q; // pair == ahead's pair / skip pair / chan's pair
+  logic             fs_c_q, fs_p_q, fs_pair_q;  // c, c^1, pair == ahead's start channel
+  logic [3:0]       sq_q;                       // BUSY of the quad {c[5:2], 0..3}
+  logic             lng_r_q;
+  logic [CW-1:0]    d_startch;
+
+  assign chk_row = {n_page_q, n_ch_q[CW-1 -: GW]};
+
+  // BUSY of every channel of the checked row, then of the W0 beat's quad
+  logic [ROW_CH-1:0] row_busy;
+  logic [3:0]        row_quad;
+  always_comb begin
+    for (int i = 0; i < int'(ROW_CH); i++) row_busy[i] = (chk_st[2 * i +: 2] == S_BUSY);
+  end
+  assign row_quad = row_busy[4 * n_ch_q[SW-1:2] +: 4];
+
+  always_ff @(posedge clk) begin
+    if (w_hs) begin : w0_rd
+      view_t            mv, vr;
+      logic             fwz;
+      logic [CW-1:0]    c;
+      logic [CW-2:0]    cp;
+      logic [CW-1:0]    dexp;
+      logic             lr;
+      pg_t              pr;
+      sk_t              sr;
+      c   = n_ch_q;
+      cp  = n_ch_q[CW-1:1];
+      // the page in memory, or after the W2 beat
+      pr         = pg_t'(pg_mem[n_page_q]);
+      sr         = sk_t'(sk_mem[n_page_q]);
+      mv.act     = pg_act_q[n_page_q];
+      mv.l1      = mv.act && pr.line1;
+      mv.chan    = pr.chan;
+      mv.mask    = mv.act ? pr.mask : '0;
+      mv.fa      = pr.fa;
+      mv.fb      = pr.fb;
+      mv.sk_on   = sk_act_q[n_page_q];
+      mv.sk_pair = sr.pair;
+      mv.sk_mask = sr.mask;
+      fwz        = e_valid_q && (e_page_q == n_page_q);
+      vr         = fwz ? g_v : mv;
+      vr_q       <= vr;
+      eq_exp_r_q <= (c == expect_ch(vr.l1, vr.chan));
+      eq_skp_r_q <= (cp == vr.sk_pair);
+      // what the W1 beat may leave
+      dexp       = expect_ch(d_v.l1, d_v.chan);
+      fw_a_q     <= s1_valid_q && (s1_page_q == n_page_q);
+      f_vexp_q   <= (c == dexp);
+      f_ch_q     <= (c == s1_ch_q);
+      f_ch1_q    <= (c == (s1_ch_q | CW'(1)));
+      fp_ch_q    <= (cp == s1_ch_q[CW-1:1]);
+      fp_vsk_q   <= (cp == d_v.sk_pair);
+      fp_vchan_q <= (cp == d_v.chan[CW-1:1]);
+      fs_c_q     <= (c == d_startch);
+      fs_p_q     <= ((c ^ CW'(1)) == d_startch);
+      fs_pair_q  <= (cp == d_startch[CW-1:1]);
+      // status of the quad: the row at the start of this cycle, with this cycle's updates
+      // (the W2 beat's host_set, the engine's completion; reads leave BUSY alone)
+      for (int j = 0; j < 4; j++) begin
+        logic [PW+CW-1:0] ch;
+        ch = {n_page_q, c[CW-1:2], 2'(j)};
+        if (g_hs && {e_page_q, e_startch_q} == ch) sq_q[j] <= !e_cbad_q;
+        else sq_q[j] <= row_quad[j] && !(eng_valid && eng_ch == ch);
+      end
+      // long flag of the pair, with the W2 beat's write
+      lr = lng_rd[c[4:1]];
+      if (g_lng_wr && {e_page_q, e_startch_q[CW-1:1]} == {n_page_q, cp}) lr = e_v_q.l1;
+      lng_r_q <= lr;
+    end
+  end
+
+  // ------------------------------------------------------------------ W0: beat checks
+  // The checks of the beat's strobes and data, evaluated only in the cycle of a W
+  // handshake (here, under w_hs).
   always_ff @(posedge clk) begin
     if (rst) s1_valid_q <= 1'b0;
     else     s1_valid_q <= w_hs;
   end
 
-  // W0: the checks of the beat's strobes and data, evaluated only in the cycle of a W
-  // handshake (here, under w_hs)
   always_ff @(posedge clk) begin
     if (w_hs) begin : w0
       logic             strb_ok;   // WSTRB is exactly the bytes the beat addresses
@@ -320,294 +554,114 @@ module qrdma_host_wr
     end
   end
 
-  // ------------------------------------------------------------------ per-page state
-  // pg_act_q[p]: page p is assembling a line (flops, reset). The rest is meaningful only
-  // while active and lives in LUT RAM (no reset), read at the W0 page, written at the W1
-  // page.
-  typedef struct packed {
-    logic [NWORD-1:0] mask;    // words of the current line received
-    logic             line1;   // assembling line 1 of a long descriptor at chan (chan+1)
-    logic [CW-1:0]    chan;    // channel of line 0
-    fa_t              fa;
-    fb_t              fb;
-  } pg_t;
-
-  logic [NUM_PAGES-1:0] pg_act_q;
-  logic [$bits(pg_t)-1:0] pg_mem [NUM_PAGES];
-
-  // skip record of each page: line 1 of a refused long descriptor of channel 2 sk.pair is
-  // expected in 2 sk.pair + 1 and refused. sk_act_q[p] in flops (reset), the rest in
-  // LUT RAM, read and written like pg_mem. Independent of the line being
-  // assembled (a refused line 0 may be refused because the page assembles another line).
-  typedef struct packed {
-    logic [CW-2:0]    pair;    // channel of the refused line 0, halved
-    logic [NWORD-1:0] mask;    // words of line 1 seen (accepted before, or refused)
-  } sk_t;
-
-  logic [NUM_PAGES-1:0] sk_act_q;
-  logic [$bits(sk_t)-1:0] sk_mem [NUM_PAGES];
-
-  // long flag of each even channel, valid while that channel is BUSY: LUT RAM of 16-bit
-  // words, read-modify-write at one address (a 512 x 1 memory trips Yosys' UltraScale
-  // LUT-RAM mapping)
-  localparam int unsigned LNG_N = NUM_PAGES * WR_CH_PER_PAGE / 2;   // even channels
-  localparam int unsigned LNG_W = $clog2(LNG_N);
-  logic [15:0]      lng_mem [LNG_N / 16];
-  logic [LNG_W-1:0] lng_addr;
-
-  assign lng_addr = {s1_page_q, s1_ch_q[CW-1:1]};
-
-  // ------------------------------------------------------------------ W0: state read
-  // The page state and the long flag are read in W0, at the beat's page and channel (N),
-  // and registered. The
-  // W1 beat of the same cycle writes at the end of it: its writes are registered too
-  // (wb_*) and forwarded in W1 when they hit the same page / long-flag word, so that the
-  // W1 decision starts from flops.
-  logic [PW-1:0]    w_page;
-  logic [CW-2:0]    w_pair;      // the beat's channel, halved
-  logic [LNG_W-1:0] w_lng_addr;
-  pg_t              pg_r_q, wb_pg_q, pg_n;
-  sk_t              sk_r_q, wb_sk_q;
-  logic [15:0]      lngw_r_q, wb_lngw_q, lng_word, lng_word_n;
-  logic             act_r_q, sk_on_r_q, lng_r_q;
-  logic             fw_pg_q, fw_lngw_q, fw_lng_q;  // the W1 beat of the W0 cycle: same page / word / flag
-  logic             wb_pg_en_q, wb_act_en_q, wb_act_q, wb_sk_en_q, wb_skact_q, wb_lng_en_q, wb_lng_q;
-  logic             lng_wr;
-
-  assign w_page     = n_page_q;
-  assign w_pair     = n_ch_q[CW-1:1];
-  assign w_lng_addr = {w_page, w_pair};
-
-  always_ff @(posedge clk) begin
-    if (w_hs) begin : w0_rd
-      logic [15:0] lw;
-      lw        = lng_mem[w_lng_addr[LNG_W-1:4]];
-      pg_r_q    <= pg_t'(pg_mem[w_page]);
-      sk_r_q    <= sk_t'(sk_mem[w_page]);
-      act_r_q   <= pg_act_q[w_page];
-      sk_on_r_q <= sk_act_q[w_page];
-      lngw_r_q  <= lw;
-      lng_r_q   <= lw[w_lng_addr[3:0]];
-      fw_pg_q   <= s1_valid_q && (w_page == s1_page_q);
-      fw_lngw_q <= s1_valid_q && (w_lng_addr[LNG_W-1:4] == lng_addr[LNG_W-1:4]);
-      fw_lng_q  <= s1_valid_q && (w_lng_addr == lng_addr);
-    end
-  end
-
   // ------------------------------------------------------------------ W1: decision
-  // Evaluated only when a beat is in W1 (s1_valid_q). In the other cycles the results are
-  // 0 or unused: the page, table and long-flag writes, the new-transfer push and the
-  // status update are all enabled by accept / start / bad_desc, which are then 0.
-  logic             hs_valid_q, hs_err_q;    // W2: status update of the W1 decision
-  logic [PW+CW-1:0] hs_ch_q;
-  logic             line1, accept, complete, start, bad_desc, to_line1, beat_err;
-  logic             skip_hit, sk_mark, abandon, sk_wr, sk_act_d;
-  sk_t              sk_d;
-  logic [CW-1:0]    start_ch;
-  logic [XW-1:0]    start_xfer;              // page * CH_PER_PAGE + channel
-  logic [NWORD-1:0] mask_new;
-  fa_t              fa;
-  fb_t              fb;
-  pg_t              pg;
-
-  // W0: BUSY of c and of its partner c^1 at the start of W1: the row at the start of W0,
-  // with the status updates applied at the end of W0 (this path's host_set, the engine's
-  // completion; read resets leave BUSY alone). W1 adds the update of the decision before.
-  logic busy_c_q, busy_p_q;
-
-  assign chk_row = {n_page_q, n_ch_q[CW-1 -: GW]};
-
-  always_ff @(posedge clk) begin
-    if (w_hs) begin : w0_st
-      logic [PW+CW-1:0] c, p;
-      logic             bc, bp;
-      c  = {n_page_q, n_ch_q};
-      p  = c ^ (PW+CW)'(1);
-      bc = (chk_st[2*c[SW-1:0] +: 2] == S_BUSY);
-      bp = (chk_st[2*p[SW-1:0] +: 2] == S_BUSY);
-      if (hs_valid_q && hs_ch_q == c)      bc = !hs_err_q;
-      else if (eng_valid && eng_ch == c)   bc = 1'b0;
-      if (hs_valid_q && hs_ch_q == p)      bp = !hs_err_q;
-      else if (eng_valid && eng_ch == p)   bp = 1'b0;
-      busy_c_q <= bc;
-      busy_p_q <= bp;
-    end
-  end
+  // The page is the W2 beat's g_v when that beat is of the same page (fw_a_q), else the
+  // one read in W0; the compares with the channel were made in W0 against each value the
+  // page can take and are selected here by the W2 beat's flags. Only accept depends on
+  // the beat ahead's acceptance through more than a selection; what follows acceptance
+  // is registered as flags (e_c*, e_ab0, ...) and applied in W2.
+  logic          d_eq_exp, d_eq_skp, d_busy_c, d_busy_p, d_lng;
+  logic          d_conflict, d_skip_hit, d_busy, d_acc, d_full, d_bad;
+  logic [NWORD-1:0] d_mnew;
+  fa_t           d_fa;
+  fb_t           d_fb;
+  /* verilator lint_off UNUSEDSIGNAL */  // the checks use only the flags of the fields
+  fa_t           d_fa_b;
+  fb_t           d_fb_b;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
-    line1    = 1'b0;
-    accept   = 1'b0;
-    complete = 1'b0;
-    start    = 1'b0;
-    bad_desc = 1'b0;
-    to_line1 = 1'b0;
-    beat_err = 1'b0;
-    skip_hit = 1'b0;
-    sk_mark  = 1'b0;
-    abandon  = 1'b0;
-    sk_wr    = 1'b0;
-    sk_act_d = 1'b0;
-    sk_d     = '0;
-    start_ch = s1_ch_q;
-    mask_new = '0;
-    fa       = '0;
-    fb       = '0;
-    pg       = '0;
-    if (s1_valid_q) begin : w1
-      automatic logic          act, busy, conflict, bad, lng_rd, sk_on, busy_c, busy_p;
-      automatic logic [CW-1:0] expect_ch;
-      automatic sk_t           sk;
-      pg       = (fw_pg_q && wb_pg_en_q) ? wb_pg_q : pg_r_q;
-      sk       = (fw_pg_q && wb_sk_en_q) ? wb_sk_q : sk_r_q;
-      sk_on    = fw_pg_q ? wb_skact_q : sk_on_r_q;
-      lng_rd   = (fw_lng_q && wb_lng_en_q) ? wb_lng_q : lng_r_q;
-      // BUSY of c and c^1, plus the update of the previous decision that the status
-      // store applies at the end of this cycle
-      busy_c = (hs_valid_q && hs_ch_q == {s1_page_q, s1_ch_q}) ? !hs_err_q : busy_c_q;
-      busy_p = (hs_valid_q && hs_ch_q == {s1_page_q, s1_ch_q ^ CW'(1)}) ? !hs_err_q
-             : busy_p_q;                                               // partner c^1
-
-      act       = (fw_pg_q && wb_act_en_q) ? wb_act_q : act_r_q;
-      line1     = act && pg.line1;
-      expect_ch = line1 ? (pg.chan | CW'(1)) : pg.chan;
-      busy      = busy_c || (s1_ch_q[0] && busy_p && lng_rd);
-      conflict  = act && (s1_ch_q != expect_ch);
-      skip_hit  = sk_on && s1_desc_q && (s1_ch_q == {sk.pair, 1'b1});
-      accept    = s1_ok_q && !busy && !conflict && !skip_hit;
-      mask_new  = (act ? pg.mask : '0) | s1_mask_q;
-      complete  = accept && (mask_new == '1);
-
-      // line-0 fields: this beat's where it carries their word, else the page's
-      fa = (!line1 && s1_mask_q[WD_A]) ? s1_fa_q : pg.fa;
-      fb = (!line1 && s1_mask_q[WD_B]) ? s1_fb_q : pg.fb;
-
-      bad = fa.zero
-         || fa.over
-         || (fb.inl && fa.gt32)
-         || (fb.inl && fa.gt8 && !fb.lng)
-         || (fb.lng && s1_ch_q[0])
-         || (fb.lng && busy_p);                       // c even: partner = c+1
-
-      bad_desc = complete && !line1 && bad;
-      to_line1 = complete && !line1 && !bad && fb.lng;
-      start    = complete && (line1 || (!bad && !fb.lng));
-      // a register write is not a descriptor beat: its only error is the register's own
-      beat_err = (!accept && !(s1_ext_q && !ext_wr_err)) || bad_desc;
-      start_ch = line1 ? pg.chan : s1_ch_q;
-
-      // skip record: a refused line 0 of a long descriptor in an even channel (a refused
-      // beat carrying long_desc = 1, or a bad descriptor with long) starts it; a refused
-      // beat of line 1 ends the wait for line 1 and starts it with the words seen
-      sk_mark  = s1_desc_q && !s1_ch_q[0]
-              && ((!accept && s1_cl_q) || (bad_desc && fb.lng));
-      abandon  = line1 && s1_desc_q && !accept && (s1_ch_q == expect_ch);
-      sk_d     = sk;
-      sk_act_d = 1'b0;
-      if (sk_mark) begin
-        sk_d.pair = s1_ch_q[CW-1:1];
-        sk_d.mask = '0;
-        sk_act_d  = 1'b1;
-      end else if (skip_hit) begin
-        sk_d.mask = sk.mask | s1_cw_q;
-        sk_act_d  = (sk_d.mask != '1);
-      end else if (abandon) begin
-        sk_d.pair = pg.chan[CW-1:1];
-        sk_d.mask = pg.mask | s1_cw_q;
-        sk_act_d  = (sk_d.mask != '1);
-      end else if (!accept) begin
-        sk_act_d  = sk_on;
-      end
-      sk_wr = sk_mark || skip_hit || abandon;
+    d_v        = vr_q;
+    d_eq_exp   = eq_exp_r_q;
+    d_eq_skp   = eq_skp_r_q;
+    d_busy_c   = sq_q[s1_ch_q[1:0]];
+    d_busy_p   = sq_q[s1_ch_q[1:0] ^ 2'd1];
+    d_lng      = lng_r_q;
+    if (fw_a_q) begin
+      d_v      = g_v;
+      // the expected channel after the beat ahead: unchanged if refused (or none if it
+      // ended the wait), its own channel (| 1 when line 1 follows) if it began a line
+      d_eq_exp = (e_acc_q && !e_v_q.l1) ? (g_tol1 ? f_ch1_q : f_ch_q) : f_vexp_q;
+      d_eq_skp = g_mark ? fp_ch_q : (!e_skhit_q && !e_acc_q && e_ab0_q) ? fp_vchan_q
+               : fp_vsk_q;
+      if (g_hs && fs_c_q)      d_busy_c = !e_cbad_q;
+      if (g_hs && fs_p_q)      d_busy_p = !e_cbad_q;
+      if (g_lng_wr && fs_pair_q) d_lng  = e_v_q.l1;
     end
+    d_startch  = d_v.l1 ? d_v.chan : s1_ch_q;
+    d_conflict = d_v.act && !d_eq_exp;
+    d_skip_hit = d_v.sk_on && s1_desc_q && s1_ch_q[0] && d_eq_skp;
+    d_busy     = d_busy_c || (s1_ch_q[0] && d_busy_p && d_lng);
+    d_acc      = s1_ok_q && !d_busy && !d_conflict && !d_skip_hit;
+    d_mnew     = d_v.mask | s1_mask_q;
+    d_full     = (d_mnew == '1);
+    // line-0 fields: this beat's where it carries their word, else the page's (for the
+    // checks, which matter only for line 0, the word alone selects)
+    d_fa_b     = s1_mask_q[WD_A] ? s1_fa_q : d_v.fa;
+    d_fb_b     = s1_mask_q[WD_B] ? s1_fb_q : d_v.fb;
+    d_fa       = (!d_v.l1 && s1_mask_q[WD_A]) ? s1_fa_q : d_v.fa;
+    d_fb       = (!d_v.l1 && s1_mask_q[WD_B]) ? s1_fb_q : d_v.fb;
+    d_bad      = d_fa_b.zero
+              || d_fa_b.over
+              || (d_fb_b.inl && d_fa_b.gt32)
+              || (d_fb_b.inl && d_fa_b.gt8 && !d_fb_b.lng)
+              || (d_fb_b.lng && s1_ch_q[0])
+              || (d_fb_b.lng && d_busy_p);               // c even: partner = c+1
   end
 
   always_ff @(posedge clk) begin
-    if (sk_wr) sk_mem[s1_page_q] <= sk_d;
+    if (rst) e_valid_q <= 1'b0;
+    else     e_valid_q <= s1_valid_q;
   end
+
   always_ff @(posedge clk) begin
-    if (rst)             sk_act_q <= '0;
-    else if (s1_valid_q) sk_act_q[s1_page_q] <= sk_act_d;
+    if (s1_valid_q) begin
+      e_acc_q     <= d_acc;
+      e_last_q    <= s1_last_q;
+      e_desc_q    <= s1_desc_q;
+      e_id_q      <= s1_id_q;
+      e_page_q    <= s1_page_q;
+      e_ch_q      <= s1_ch_q;
+      e_v_q       <= d_v;
+      e_mnew_q    <= d_mnew;
+      e_full_q    <= d_full;
+      e_fa_q      <= d_fa;
+      e_fb_q      <= d_fb;
+      e_cstart_q  <= d_full && (d_v.l1 || (!d_bad && !d_fb_b.lng));
+      e_cbad_q    <= d_full && !d_v.l1 && d_bad;
+      e_skhit_q   <= d_skip_hit;
+      e_ab0_q     <= d_v.l1 && s1_desc_q && d_eq_exp;
+      e_markr_q   <= s1_desc_q && !s1_ch_q[0] && s1_cl_q;
+      e_cw_q      <= s1_cw_q;
+      e_skfh_q    <= ((d_v.sk_mask | s1_cw_q) == '1);
+      e_skfa_q    <= ((d_v.mask | s1_cw_q) == '1);
+      e_startch_q <= d_startch;
+      e_extok_q   <= s1_ext_q && !ext_wr_err;
+      e_lane_q    <= s1_lane_q;
+      e_data_q    <= s1_data_q;
+      e_strb_q    <= s1_strb_q;
+    end
   end
 
   // external register write (W1)
   assign ext_wr_en   = s1_valid_q && s1_ext_q;
   assign ext_wr_addr = s1_eaddr_q;
   assign ext_wr_data = s1_edata_q;
-  assign start_xfer  = XW'(s1_page_q * CH_PER_PAGE) + XW'(start_ch);
 
-  always_comb begin
-    pg_n       = '0;
-    pg_n.mask  = to_line1 ? '0 : mask_new;
-    pg_n.line1 = line1 || to_line1;
-    pg_n.chan  = line1 ? pg.chan : s1_ch_q;
-    pg_n.fa    = fa;
-    pg_n.fb    = fb;
-  end
-
-  always_ff @(posedge clk) begin
-    if (accept) pg_mem[s1_page_q] <= pg_n;
-  end
-
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      pg_act_q <= '0;
-    end else if (accept) begin
-      pg_act_q[s1_page_q] <= !(complete && !to_line1);
-    end else if (abandon) begin
-      pg_act_q[s1_page_q] <= 1'b0;
-    end
-  end
-
-  // long flag of a started descriptor's even channel (line1: it is long), written into the
-  // word read in W0 (with the forwarded write of the cycle before)
-  assign lng_wr     = start && !start_ch[0];
-  assign lng_word   = (fw_lngw_q && wb_lng_en_q) ? wb_lngw_q : lngw_r_q;
-  assign lng_word_n = lng_word & ~(16'(1) << lng_addr[3:0]) | (16'(line1) << lng_addr[3:0]);
-
-  always_ff @(posedge clk) begin
-    if (lng_wr) lng_mem[lng_addr[LNG_W-1:4]] <= lng_word_n;
-  end
-
-  // the W1 beat's writes, registered for the W1 decision of the next cycle
-  always_ff @(posedge clk) begin
-    wb_pg_en_q  <= accept;
-    wb_act_en_q <= accept || abandon;
-    wb_act_q    <= accept && !(complete && !to_line1);
-    wb_sk_en_q  <= sk_wr;
-    wb_skact_q  <= sk_act_d;
-    wb_lng_en_q <= lng_wr;
-    wb_lng_q    <= line1;
-    if (accept) wb_pg_q <= pg_n;
-    if (sk_wr)  wb_sk_q <= sk_d;
-    if (lng_wr) wb_lngw_q <= lng_word_n;
-  end
-
-  // the status update is registered (W2): it leaves the status read -> decision -> status
-  // write path of W1 and is forwarded to the next decision above (hs_ch_q / hs_err_q
-  // only matter while hs_valid_q)
-  always_ff @(posedge clk) begin
-    if (rst) hs_valid_q <= 1'b0;
-    else     hs_valid_q <= start || bad_desc;
-  end
-  always_ff @(posedge clk) begin
-    if (start || bad_desc) begin
-      hs_ch_q  <= {s1_page_q, start_ch};
-      hs_err_q <= bad_desc;
-    end
-  end
-
-  assign host_set = hs_valid_q;
-  assign host_ch  = hs_ch_q;
-  assign host_err = hs_err_q;
+  // ------------------------------------------------------------------ W2: outputs
+  assign host_set      = g_hs;
+  assign host_ch       = {e_page_q, e_startch_q};
+  assign host_err      = e_cbad_q;
+  assign host_ch_ahead = {n_page_q, n_ch_q};     // a bad descriptor's channel is its beat's
 
   // transfer table: the beat's bytes at their place in the row of channels 2k, 2k+1
-  assign tt_wr_en   = accept;
-  assign tt_wr_row  = 10'((32'(s1_page_q) * CH_PER_PAGE + 32'(s1_ch_q)) >> 1);   // xfer >> 1
-  assign tt_wr_be   = 64'(s1_strb_q) << (DB * s1_lane_q);
-  assign tt_wr_data = {(TT_ROW_B / DB){s1_data_q}};
+  assign tt_wr_en   = g_acc;
+  assign tt_wr_row  = 10'((32'(e_page_q) * CH_PER_PAGE + 32'(e_ch_q)) >> 1);   // xfer >> 1
+  assign tt_wr_be   = 64'(e_strb_q) << (DB * e_lane_q);
+  assign tt_wr_data = {LANES{e_data_q}};
 
-  assign desc_ok  = start;
-  assign desc_err = beat_err;
+  assign desc_ok  = g_start;
+  assign desc_err = g_beat_err;
 
   // ------------------------------------------------------------------ B responses
   typedef struct packed {
@@ -620,16 +674,17 @@ module qrdma_host_wr
   b_t   b_out;
 
   always_ff @(posedge clk) begin
-    if (s1_valid_q) burst_err_q <= !s1_last_q && (burst_err_q || beat_err);
-    if (rst)        burst_err_q <= 1'b0;
+    if (e_valid_q) burst_err_q <= !e_last_q && (burst_err_q || g_beat_err);
+    if (rst)       burst_err_q <= 1'b0;
   end
 
+  // wready looks two beats ahead: a beat taken in t is pushed in t+2
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
-  qrdma_sync_fifo #(.WIDTH($bits(b_t)), .DEPTH(B_DEPTH), .ALMOST_FULL(B_DEPTH - 1)) u_b_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(b_t)), .DEPTH(B_DEPTH), .ALMOST_FULL(B_DEPTH - 2)) u_b_fifo (
     .clk, .rst,
-    .s_valid (s1_valid_q && s1_last_q),
+    .s_valid (e_valid_q && e_last_q),
     .s_ready (b_s_ready),
-    .s_data  (b_t'{id: s1_id_q, err: burst_err_q || beat_err}),
+    .s_data  (b_t'{id: e_id_q, err: burst_err_q || g_beat_err}),
     .m_valid (s_axi_bvalid),
     .m_ready (s_axi_bready),
     .m_data  (b_out),
@@ -652,14 +707,14 @@ module qrdma_host_wr
   new_t new_in, new_out;
   logic new_s_ready;
 
-  assign new_in = '{xfer: start_xfer, size: fa.size, inl: fb.inl,
-                    mp: fb.mp, prio: fa.prio};
+  assign new_in = '{xfer: XW'(e_page_q * CH_PER_PAGE) + XW'(e_startch_q), size: e_fa_q.size,
+                    inl: e_fb_q.inl, mp: e_fb_q.mp, prio: e_fa_q.prio};
 
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
   qrdma_sync_fifo #(.WIDTH($bits(new_t)), .DEPTH(NEW_FIFO_DEPTH),
-                    .ALMOST_FULL(NEW_FIFO_DEPTH - 1)) u_new_fifo (
+                    .ALMOST_FULL(NEW_FIFO_DEPTH - 2)) u_new_fifo (
     .clk, .rst,
-    .s_valid (start),
+    .s_valid (g_start),
     .s_ready (new_s_ready),
     .s_data  (new_in),
     .m_valid (new_valid),
@@ -676,12 +731,12 @@ module qrdma_host_wr
   assign new_prio      = new_out.prio;
 
 `ifndef SYNTHESIS
-  // The B and new-transfer FIFOs always have room (wready looks one beat ahead).
+  // The B and new-transfer FIFOs always have room (wready looks two beats ahead).
   always_ff @(posedge clk) begin
     // each check nested under its valid, so that idle cycles cost one test (docs/sim.md)
-    if (s1_valid_q)
-      if (!rst && s1_last_q) assert (b_s_ready) else $error("qrdma_host_wr: B FIFO overflow");
-    if (start)
+    if (e_valid_q)
+      if (!rst && e_last_q) assert (b_s_ready) else $error("qrdma_host_wr: B FIFO overflow");
+    if (g_start)
       if (!rst) assert (new_s_ready) else $error("qrdma_host_wr: new-transfer FIFO overflow");
     if (w_hs)
       if (!rst) assert (s_axi_wlast == n_last_q)

@@ -18,11 +18,13 @@
 //          the channel is not BUSY.
 //   read   rd_valid / rd_row: rd_data is the row's state at the start of the cycle; every
 //          channel found DONE or ERROR is reset to IDLE (rd_single: only channel rd_sel).
-// Same cycle, same channel: host set > engine set > read reset, applied to the state at
-// the start of the cycle, whose value every read of the cycle returns (an engine set
-// needs BUSY and a read reset DONE/ERROR, so those two never meet on one channel; a host
-// set overrides both: a DONE channel read and re-posted in one cycle reads DONE and ends
-// BUSY). The result is visible on chk_st / rd_data in the next cycle.
+// Same cycle, same channel: host set > read reset, applied to the state at the start of
+// the cycle, whose value every read of the cycle returns (a DONE channel read and
+// re-posted in one cycle reads DONE and ends BUSY). A host set and an engine set never
+// hit one channel in one cycle (the host port posts only to channels that are not BUSY,
+// the engine completes only BUSY ones: an assertion in simulation); an engine set needs
+// BUSY and a read reset DONE/ERROR, so those two never meet on one channel either. The
+// result is visible on chk_st / rd_data in the next cycle.
 `default_nettype none
 
 module qrdma_status_regs
@@ -117,26 +119,23 @@ module qrdma_status_regs
   assign rd_data = old_r;
 
   // ------------------------------------------------------------------ updates
-  // Writers that hit the same row in one cycle would each XOR their change into the same
-  // row; instead only one of them writes, with the changes of all of them:
-  //   H writes if host_set; its change includes E's and R's when they hit its row.
-  //   R writes if rd_valid and H does not hit rd_row; includes E's when E hits rd_row.
-  //   E writes if neither H nor R hits its row (no change unless its channel is BUSY:
-  //   tested per channel, in parallel, rather than after a 32:1 mux of the row).
+  // Each writer writes its own bank with its own change (old ^ new of the channels it
+  // changes); the row is the XOR of the banks, so changes of different channels in one
+  // row combine. On one channel a host set masks the read's change (host set > read
+  // reset); the engine meets neither (contract above). So a bank's write enable is its
+  // writer's request alone, and the priority is a per-channel mask in the read's data.
   // Each change is computed inside its bank's always_ff, under the write enable, so that
   // a simulator evaluates it only in the cycles that bank is written (the writes are rare
   // next to the cycles; per-channel loops there synthesize better than 64-bit masks).
-  logic       e_row_h, e_row_r, r_row_h;
+  logic       h_row_r;        // the host sets a channel of the read row
   logic [1:0] e_chg;          // old ^ new of an engine set on a BUSY channel
 
-  assign e_row_h = eng_valid && (eng_ch[CHW-1:SW] == a_h);
-  assign e_row_r = eng_valid && (eng_ch[CHW-1:SW] == rd_row);
-  assign r_row_h = rd_valid && (rd_row == a_h);
-  assign e_chg   = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
+  assign h_row_r = host_set && (a_h == a_r);
+  assign e_chg  = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
 
   assign we_h = host_set;
-  assign we_r = rd_valid && !(host_set && r_row_h);
-  assign we_e = eng_valid && !(host_set && e_row_h) && !(rd_valid && e_row_r);
+  assign we_e = eng_valid;
+  assign we_r = rd_valid;
 
   always_ff @(posedge clk) begin
     // engine row: only its own channel changes, and only from BUSY
@@ -150,38 +149,38 @@ module qrdma_status_regs
   end
 
   always_ff @(posedge clk) begin
-    // host row
+    // host row: only its own channel changes
     if (init_q || we_h) begin : upd_h
       logic [RB-1:0] o, w;
-      logic [1:0]    c, oo;
       o = bank_h[a_h] ^ bank_e[a_h] ^ bank_r[a_h];
-      for (int j = 0; j < ROW_CH; j++) begin
-        oo = o[2*j +: 2];
-        c = '0;
-        if (host_ch[SW-1:0] == SW'(j)) c = oo ^ (host_err ? S_ERR : S_BUSY);
-        else if (e_row_h && eng_ch[SW-1:0] == SW'(j) && oo == S_BUSY) c = e_chg;
-        else if (r_row_h && (!rd_single || rd_sel == SW'(j)) && oo[1]) c = oo ^ S_IDLE;
-        w[2*j +: 2] = c;
-      end
+      for (int j = 0; j < ROW_CH; j++)
+        w[2*j +: 2] = (host_ch[SW-1:0] == SW'(j)) ? o[2*j +: 2] ^ (host_err ? S_ERR : S_BUSY)
+                                                  : 2'b00;
       bank_h[wa_h] <= init_q ? '0 : bank_h[a_h] ^ w;
     end
   end
 
   always_ff @(posedge clk) begin
-    // read row
+    // read row: every DONE / ERROR channel read becomes IDLE
     if (init_q || we_r) begin : upd_r
       logic [RB-1:0] w;
-      logic [1:0]    c, oo;
+      logic [1:0]    oo;
       for (int j = 0; j < ROW_CH; j++) begin
         oo = old_r[2*j +: 2];
-        c = '0;
-        if (e_row_r && eng_ch[SW-1:0] == SW'(j) && oo == S_BUSY) c = e_chg;
-        else if ((!rd_single || rd_sel == SW'(j)) && oo[1]) c = oo ^ S_IDLE;
-        w[2*j +: 2] = c;
+        w[2*j +: 2] = ((!rd_single || rd_sel == SW'(j)) && oo[1]
+                       && !(h_row_r && host_ch[SW-1:0] == SW'(j))) ? oo ^ S_IDLE : 2'b00;
       end
       bank_r[wa_r] <= init_q ? '0 : bank_r[a_r] ^ w;
     end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (host_set && eng_valid)
+      if (!rst && !init_q) assert (host_ch != eng_ch)
+        else $error("qrdma_status_regs: host and engine set channel %0d in one cycle", host_ch);
+  end
+`endif
 
 endmodule
 

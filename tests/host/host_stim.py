@@ -294,3 +294,18 @@ async def read_everything(env):
             await env.rmaster.read(F.coll_addr(p, g), 8, size=3)
         await env.rmaster.read(F.err_addr(p, 0), 8 * WRCH, size=3)
     await env.rmaster.read(C["REG_BASE"], 8 * NREGS, size=3)
+
+
+def check_table_write(k, got, exp):
+    """The transfer-table write of cycle k: `got` (row, be, data) as monitored or None,
+    against `exp` (row, be, bytes, offset in the row) or None."""
+    if exp is None:
+        assert got is None, f"cycle {k}: table write without an accepted beat"
+        return
+    assert got is not None, f"cycle {k}: accepted beat not written"
+    row, be, data, off = exp
+    grow, gbe, gdata = got
+    assert (grow, gbe) == (row, be), \
+        f"cycle {k}: table write row/be {grow}/{gbe:#x} != {row}/{be:#x}"
+    gbytes = gdata.to_bytes(2 * LINE, "little")[off:off + len(data)]
+    assert gbytes == data, f"cycle {k}: table bytes {gbytes.hex()} != {data.hex()}"

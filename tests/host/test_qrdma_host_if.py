@@ -7,14 +7,17 @@ address map, the acceptance rules, the status registers and the counters
 tools.formats).
 
 A monitor samples every port each cycle; the model runs one cycle behind it and predicts
-  - the decision of every W beat in the cycle after its handshake: the transfer-table
-    write (row, byte enables, bytes; compared every cycle), the status update, the new
-    transfer, the counters, and the B response of every burst (compared in order);
+  - the decision of every W beat in the cycle after its handshake: the status update,
+    the new transfer, the counters, the B response of every burst (compared in order),
+    and a cycle later the transfer-table write (row, byte enables, bytes; compared every
+    cycle);
   - every R beat (value, RRESP, RLAST, RID): a beat reads the status (or error reason) in
-    the cycle before it becomes visible on R;
+    the cycle it moves into the read path's answer register (its b_go), at least two
+    cycles before it shows on R;
   - the new-transfer stream: its fields, and the table bytes of the descriptor it starts.
 A fake engine completes started transfers at random times (st_valid, st_err with a random
-st_reason) and pulses ev.
+st_reason; the host port applies a completion at the end of the second cycle after
+st_valid) and pulses ev.
 
   hif_random        16 page programs interleaved: descriptors in 8/16/32-byte words in
                     random order, multi-beat bursts, long descriptors (also to BUSY
@@ -44,8 +47,8 @@ from cocotbext.axi.axi_master import AxiWriteRespCmd
 
 from seeding import seed_rng
 from streams import FlowBus, FlowSink, quiet, random_pause
-from host.host_stim import (Issuer, make_line, page_program, read_everything, read_program,
-                            set_long)
+from host.host_stim import (Issuer, check_table_write, make_line, page_program,
+                            read_everything, read_program, set_long)
 from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
                               OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0, HostIfModel)
 
@@ -97,6 +100,9 @@ class Env:
         self.captured = collections.defaultdict(lambda: bytearray(2 * LINE))
         self.prev = None
         self.prev_w = None                # W beat of the previous cycle (decided now)
+        self.w2_tt = None                 # table write of the previous decision (due now)
+        self.exp_r = collections.deque()  # beats read, not yet on R
+        self.st_prev = [None, None]       # the engine's completions of the last two cycles
         self.burst_err = False
         self.n_b = self.n_new = self.n_r = 0
         self.trace = {}                   # cycle -> events (directed tests)
@@ -163,6 +169,7 @@ class Env:
         v = lambda s: int(s.value)  # noqa: E731
         r = dict(aw=None, w=None, tt=None, st=None, ev=v(d.ev), ar=None, r=None, b=None,
                  nw=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready),
+                 read=v(d.u_rd.b_go),
                  ext=(v(d.ext_wr_addr), v(d.ext_wr_data))
                  if v(d.ext_wr_en) and not v(d.ext_wr_err) else None)
         if v(d.s_axi_awvalid) and v(d.s_axi_awready):
@@ -206,45 +213,43 @@ class Env:
             self.aw_q.append(rec["aw"])
         if rec["ar"]:
             self.ar_q.append(rec["ar"])
-        # 1. an R beat loaded into the R register in cycle k (visible from k+1)
+        # 1. a beat read in cycle k (the read path's b_go: the storage answers and applies
+        #    the read reset then), and an R beat loaded into the R register in k (visible
+        #    from k+1), in order
         rd_reset = ()
-        if nxt["rvalid"] and (not rec["rvalid"] or rec["rready"]):
-            assert self.ar_q, f"cycle {k}: R beat without a read burst"
+        if rec["read"]:
+            assert self.ar_q, f"cycle {k}: beat read without a read burst"
             ar = self.ar_q[0]
             val, resp, rd_reset = m.read(ar, self.ar_beat)
             last = self.ar_beat == ar[2]
-            rid, rdata, rresp, rlast = nxt["r"]
             exp = 0 if resp else sum(val << (64 * j) for j in range(self.data_w // 64))
-            assert (rid, rresp, rlast) == (ar[0], resp, int(last)), \
-                f"cycle {k}: R beat {self.ar_beat} of {ar}: id/resp/last " \
-                f"{(rid, rresp, rlast)} != {(ar[0], resp, int(last))}"
-            assert rdata == exp, f"cycle {k}: R beat {self.ar_beat} of {ar}: data " \
-                                 f"{rdata:#x} != {exp:#x}"
+            self.exp_r.append(((ar[0], resp, int(last)), exp, self.ar_beat, ar))
             if resp:
                 rd_reset = ()
-            self.n_r += 1
             if last:
                 self.ar_q.popleft()
                 self.ar_beat = 0
             else:
                 self.ar_beat += 1
-        # 2. the decision of the W beat handshaken in k-1
+        if nxt["rvalid"] and (not rec["rvalid"] or rec["rready"]):
+            assert self.exp_r, f"cycle {k}: R beat without a read"
+            head, exp, beat, ar = self.exp_r.popleft()
+            rid, rdata, rresp, rlast = nxt["r"]
+            assert (rid, rresp, rlast) == head, \
+                f"cycle {k}: R beat {beat} of {ar}: id/resp/last {(rid, rresp, rlast)} != {head}"
+            assert rdata == exp, f"cycle {k}: R beat {beat} of {ar}: data {rdata:#x} != {exp:#x}"
+            self.n_r += 1
+        # 2. the table write of the decision of k-1 (W2)
+        tt, self.w2_tt = self.w2_tt, None
+        check_table_write(k, rec["tt"], tt)
+        #    the decision of the W beat handshaken in k-1 (W1)
         host = None
         if self.prev_w is not None:
             aw, i, wdata, wstrb = self.prev_w
             dec = m.decide(aw, i, wdata, wstrb)
             host = dec["host"]
             assert rec["ext"] == dec["ext"], f"cycle {k}: external write {rec['ext']} != {dec['ext']}"
-            if dec["tt"] is None:
-                assert rec["tt"] is None, f"cycle {k}: table write of a refused beat"
-            else:
-                assert rec["tt"] is not None, f"cycle {k}: accepted beat not written"
-                row, be, data, off = dec["tt"]
-                grow, gbe, gdata = rec["tt"]
-                assert (grow, gbe) == (row, be), \
-                    f"cycle {k}: table write row/be {grow}/{gbe:#x} != {row}/{be:#x}"
-                gbytes = gdata.to_bytes(2 * LINE, "little")[off:off + len(data)]
-                assert gbytes == data, f"cycle {k}: table bytes {gbytes.hex()} != {data.hex()}"
+            self.w2_tt = dec["tt"]
             if dec["new"] is not None:
                 self.exp_new.append(dec["new"])
             self.burst_err |= dec["err"]
@@ -252,7 +257,6 @@ class Env:
                 self.exp_b.append((dec["id"], SLVERR if self.burst_err else OKAY))
                 self.burst_err = False
         else:
-            assert rec["tt"] is None, f"cycle {k}: table write without a beat"
             assert rec["ext"] is None, f"cycle {k}: external write without a beat"
         if rec["tt"] is not None:
             row, be, data = rec["tt"]
@@ -291,8 +295,11 @@ class Env:
                     f"cycle {k}: table line of page {page} channel {cc}"
             self.started.append(exp["xfer"])
             self.n_new += 1
-        # 5. end of cycle k: status updates, event counters
-        m.end_of_cycle(host, rec["st"], rd_reset)
+        # 5. end of cycle k: status updates (the engine's completion of k-2: the host port
+        #    registers it twice), event counters
+        m.end_of_cycle(host, self.st_prev[0], rd_reset)
+        self.st_prev = [self.st_prev[1], rec["st"]]
+        m.decision_events()
         m.events(rec["ev"])
 
     # ---------------------------------------------------------------- end of test
@@ -306,7 +313,8 @@ class Env:
         assert not self.exp_b, f"B responses missing: {list(self.exp_b)[:4]}"
         assert not self.exp_new, f"new transfers missing: {list(self.exp_new)[:4]}"
         assert not self.aw_q and not self.ar_q, "bursts without all their beats"
-        assert self.prev_w is None
+        assert not self.exp_r, "beats read but not returned"
+        assert self.prev_w is None and self.w2_tt is None
 
 
 # ====================================================================== tests
@@ -634,13 +642,13 @@ async def hif_back_to_back(dut):
             f"{name} not at one per descriptor: {ks}"
     # (at 128 bits the AW FIFO takes addresses ahead of their data: only their count)
     assert len(aw) == WRCH
-    # W beat -> new_valid: 2 cycles (W1 decision, FIFO); first AW -> first W: 2 cycles (AW
-    # FIFO, next-beat register)
+    # W beat -> new_valid: 3 cycles (W1 decision, W2 push, FIFO); first AW -> first W: 2
+    # cycles (AW FIFO, next-beat register)
     assert w[0] - aw[0] == 2
-    assert nw[-1] - w[-1] == 2
+    assert nw[-1] - w[-1] == 3
     # first AW to last new_valid: 2 (AW -> first W) + 64 x beats - 1 (the other W beats,
-    # back to back) + 2 (W -> new_valid) = 67 at 256 bits, 131 at 128
-    assert nw[-1] - aw[0] == WRCH * beats + 3, nw[-1] - aw[0]
+    # back to back) + 3 (W -> new_valid) = 68 at 256 bits, 132 at 128
+    assert nw[-1] - aw[0] == WRCH * beats + 4, nw[-1] - aw[0]
 
 
 # ====================================================================== pytest

@@ -5,22 +5,24 @@ port modules"), alone: driven by cocotbext-axi's AxiMasterRead and checked cycle
 against the host-port model (tests/model/host_model.py; stimulus: tests/host/host_stim.py).
 
 The storage the path reads is played by a second instance of the model (`store`): in the
-ReadWrite phase of every cycle it answers sr_rd_row, err_rd_addr and ext_rd_addr with its
-state at the start of the cycle, and at the end of the cycle it applies the read reset the
+ReadWrite phase of every cycle it answers sr_rd_row and ext_rd_addr with its state at the
+start of the cycle (and err_rd_addr under err_rd_en from the next cycle on: a registered
+read), and at the end of the cycle it applies the read reset the
 path asked for (sr_rd_*), random status updates (host sets, engine completions with their
 error reasons) and random changes of the external registers. The reference model sees the
 same updates a cycle later, with the read resets it predicts; the event inputs (desc_ok,
 desc_err, eng_ev) pulse at random.
 
-The monitor finds the cycle k in which a beat was loaded into the R register (rvalid in
-k+1, and R empty or taken in k) and compares:
-  - the beat (RDATA on every 64-bit lane, RRESP, RLAST, RID) with the model's read in k:
-    status (single, collective), error reason, ID / PARAMS / event counters, external
-    registers, SLVERR for every other form or address;
+The monitor finds the cycle k in which a beat was read (it moved from the beat register
+into the answer register: the path's b_go) and the cycle in which a beat was loaded into
+the R register (rvalid in k+1, and R empty or taken in k), and compares:
+  - the beat (RDATA on every 64-bit lane, RRESP, RLAST, RID) with the model's read in the
+    cycle it was read: status (single, collective), error reason, ID / PARAMS / event
+    counters, external registers, SLVERR for every other form or address;
   - the status read request of k (sr_rd_valid, row, single, sel) with the model's, and no
-    request in a cycle without a load;
+    request in a cycle without a read;
   - ARREADY low while store_ready is low;
-  - no beat of the register window loaded in a cycle with ext_wr_busy (driven at random:
+  - no beat of the register window read in a cycle with ext_wr_busy (driven at random:
     the write path's external register writes), and such beats do wait (coverage).
 At the end every read burst must have all its beats, and the store must equal the model.
 
@@ -88,6 +90,8 @@ class RdEnv:
         self.p_ext_chg = 0.2      # an external register changes its value
         self.p_wr_busy = 0.2      # the write path writes an external register this cycle
         self.n_held = 0           # cycles a register-window beat waited for ext_wr_busy
+        self.exp_r = collections.deque()   # beats read, not yet loaded into R
+        self.err_next = None      # the error reason read, shown from the next cycle on
         self.p_unready = 0.0      # store_ready falls for a few cycles
         self.cycle = 0
         self.prev = None
@@ -150,11 +154,17 @@ class RdEnv:
         st, reason = self.store.st, self.store.reason
         while True:
             await RisingEdge(dut.clk)
+            if self.err_next is not None:
+                dut.err_rd_data.value = self.err_next
+                self.err_next = None
             dut.ext_wr_busy.value = int(self.rng.random() < self.p_wr_busy)
             await ReadWrite()
             base = 32 * int(dut.sr_rd_row.value)
             dut.sr_rd_data.value = sum(st[base + i] << (2 * i) for i in range(32))
-            dut.err_rd_data.value = reason[int(dut.err_rd_addr.value)]
+            # the error reason is a registered read: the value at the start of the cycle
+            # of err_rd_en, on err_rd_data from the next cycle on
+            if int(dut.err_rd_en.value):
+                self.err_next = reason[int(dut.err_rd_addr.value)]
             off = int(dut.ext_rd_addr.value)
             dut.ext_rd_err.value = int(off not in self.ext_store)
             dut.ext_rd_data.value = self.ext_store.get(off, self.rng.getrandbits(64))
@@ -166,7 +176,8 @@ class RdEnv:
         r = dict(ar=None, r=None, rvalid=v(d.s_axi_rvalid), rready=v(d.s_axi_rready),
                  sr=None, ev=(v(d.desc_ok), v(d.desc_err), v(d.eng_ev)),
                  store_ready=v(d.store_ready), arready=v(d.s_axi_arready),
-                 busy=v(d.ext_wr_busy))
+                 busy=v(d.ext_wr_busy), read=v(d.b_go), a_valid=v(d.a_valid_q),
+                 b_free=int(not v(d.b_valid_q) or (v(d.s_axi_rready) or not v(d.s_axi_rvalid))))
         if v(d.s_axi_arvalid) and v(d.s_axi_arready):
             r["ar"] = (v(d.s_axi_arid), v(d.s_axi_araddr), v(d.s_axi_arlen),
                        v(d.s_axi_arsize), v(d.s_axi_arburst))
@@ -218,28 +229,31 @@ class RdEnv:
         if rec["ar"]:
             self.ar_q.append(rec["ar"])
         rd_reset = ()
-        loaded = nxt["rvalid"] and (not rec["rvalid"] or rec["rready"])
-        if rec["busy"] and self.ar_q and self._in_window(self.ar_q[0], self.ar_beat):
-            assert not loaded, f"cycle {k}: register-window beat loaded while ext_wr_busy"
-            self.n_held += (not rec["rvalid"] or rec["rready"])
-        if loaded:
-            assert self.ar_q, f"cycle {k}: R beat without a read burst"
+        read = rec["read"]
+        if rec["busy"] and rec["a_valid"] and self.ar_q and self._in_window(self.ar_q[0], self.ar_beat):
+            assert not read, f"cycle {k}: register-window beat read while ext_wr_busy"
+            self.n_held += rec["b_free"]
+        if read:
+            assert self.ar_q, f"cycle {k}: beat read without a read burst"
             ar = self.ar_q[0]
             val, resp, rd_reset = m.read(ar, self.ar_beat)
             last = self.ar_beat == ar[2]
             exp = 0 if resp else sum(val << (64 * j) for j in range(self.data_w // 64))
-            assert nxt["r"] == (ar[0], exp, resp, int(last)), \
-                f"cycle {k}: R beat {self.ar_beat} of {ar}: {nxt['r']} != " \
-                f"{(ar[0], exp, resp, int(last))}"
+            self.exp_r.append((ar[0], exp, resp, int(last), self.ar_beat, ar))
             if resp == SLVERR:
                 rd_reset = ()
-            self.n_r += 1
             if last:
                 self.ar_q.popleft()
                 self.ar_beat = 0
             else:
                 self.ar_beat += 1
-        # the status read request of the load
+        if nxt["rvalid"] and (not rec["rvalid"] or rec["rready"]):
+            assert self.exp_r, f"cycle {k}: R beat loaded without a read"
+            rid, exp, resp, last, beat, ar = self.exp_r.popleft()
+            assert nxt["r"] == (rid, exp, resp, last), \
+                f"cycle {k}: R beat {beat} of {ar}: {nxt['r']} != {(rid, exp, resp, last)}"
+            self.n_r += 1
+        # the status read request of the read
         exp_sr = None
         if len(rd_reset) == 1:
             exp_sr = (rd_reset[0] // 32, 1, rd_reset[0] % 32)
@@ -275,6 +289,7 @@ class RdEnv:
         for _ in range(4):
             await RisingEdge(self.dut.clk)
         assert not self.ar_q, f"read bursts without all their beats: {list(self.ar_q)[:4]}"
+        assert not self.exp_r, f"beats read but not returned: {list(self.exp_r)[:4]}"
         assert self.store.st == self.model.st, "status: the storage and the model differ"
         assert self.store.reason == self.model.reason, \
             "error reasons: the storage and the model differ"

@@ -7,9 +7,11 @@ cycle with what it observed, and it says what the hardware must do.
 
   decide         the decision of one W beat: refusal (R1..R8), table write, descriptor
                  checks (D1..D6), the long-descriptor skip record, the new transfer, the
-                 status update (applied a cycle later: `pending`), external register writes
+                 status update (applied a cycle later: `pending`), external register writes;
+                 its counter events in `cnt_dec` (the host port pulses them a cycle later)
   read           one R beat: value, RRESP and the channels whose status it resets
   end_of_cycle   the status and error-reason updates of a cycle (host > engine > read)
+  decision_events  the counter events of the previous cycle's decision become this cycle's
   events         the event counters (an event of cycle t counted at the end of t+1)
 
 The status and error reasons it holds are the storage of qrdma_host_if; a test of a path
@@ -106,7 +108,9 @@ class HostIfModel:
         }
         self.cov = collections.Counter()
         self.pending = None   # status update of the previous decision (applied a cycle later)
-        self.cnt_now = []     # counter events of this cycle's decision
+        self.cnt_dec = []     # counter events of this cycle's decision (pulsed the next cycle)
+        self.cnt_w2 = []      # ... of the previous cycle's decision
+        self.cnt_now = []     # counter events pulsed in this cycle
         self.cnt_prev = []    # events of the previous cycle: counted at the end of this one
 
     def view(self, ch):
@@ -178,7 +182,7 @@ class HostIfModel:
         if reason is not None:
             self.cov[reason] += 1
             d["err"] = True
-            self.cnt_now.append("CNT_DESC_ERR")
+            self.cnt_dec.append("CNT_DESC_ERR")
             if desc:
                 self._refused_line_beat(page, c, skip_hit, *self.carried(a, burst, wdata, wstrb))
             return d
@@ -223,7 +227,7 @@ class HostIfModel:
             pg["act"] = False
             d["err"] = True
             d["host"] = (ch, ERROR)
-            self.cnt_now.append("CNT_DESC_ERR")
+            self.cnt_dec.append("CNT_DESC_ERR")
             if f["long_desc"] and c % 2 == 0:
                 self.cov["skip_bad_desc"] += 1
                 self.skip[page] = (c, 0)
@@ -268,7 +272,7 @@ class HostIfModel:
         d["new"] = dict(xfer=page * C["CH_PER_PAGE"] + c, size=f["size"],
                         inline=f["is_inline"], multipath=f["multipath"], prio=f["prio"],
                         long=long_)
-        self.cnt_now.append("CNT_DESC_OK")
+        self.cnt_dec.append("CNT_DESC_OK")
         return d
 
     def line(self, page, c):
@@ -330,6 +334,12 @@ class HostIfModel:
                 self.reason[host[0]] = C["ERR_BAD_DESC"]
         for ch, v in new.items():
             self.st[ch] = v
+
+    def decision_events(self):
+        """Once per cycle, before events(): the descriptor events of the previous cycle's
+        decision pulse in this cycle (the host port emits them with the table write, W2)."""
+        self.cnt_now += self.cnt_w2
+        self.cnt_w2, self.cnt_dec = self.cnt_dec, []
 
     def events(self, ev):
         """End of a cycle: the counters take the previous cycle's events (the host port
