@@ -111,6 +111,13 @@ int be_core_read_end(void *ctx, unsigned node, unsigned core, uint64_t *val) {
   return resp ? resp_to_err(resp) : 1;
 }
 
+int be_core_pause(void *ctx, unsigned node, unsigned core) {
+  SimBackend *b = ctx_of(ctx);
+  if (node >= b->be.num_nodes) return QRDMA_ENONODE;
+  if (core >= QRDMA_SIM_MAX_CORES) return QRDMA_EINVAL;
+  return qrdma_sim_core_pause(b->sim, node, core) ? QRDMA_EINVAL : QRDMA_OK;
+}
+
 uint64_t be_now(void *ctx) { return qrdma_sim_now(ctx_of(ctx)->sim); }
 
 void be_destroy(qrdma_backend *be) {
@@ -141,6 +148,7 @@ int make(qrdma_sim *sim, bool owned, qrdma_backend **out) {
   be.core_desc_write = be_core_desc_write;
   be.core_read_start = be_core_read_start;
   be.core_read_end = be_core_read_end;
+  be.core_pause = be_core_pause;
   *out = &be;
   return QRDMA_OK;
 }

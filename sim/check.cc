@@ -184,6 +184,19 @@ void cores_check(qrdma_sim *s) {
          w_alone, w_beside);
   check(clock_alone == k && clock_beside == k, "cores: posts issue one per cycle beside a pending read");
   check(w_beside == w_alone, "cores: a pending read of core 1 does not delay core 0's writes");
+  // a pause moves the core's clock one cycle past now and steps nothing: the read after it
+  // issues one cycle later
+  qrdma_sim_wait_quiet(s, 100000);
+  t0 = qrdma_sim_now(s);
+  const int paused = qrdma_sim_core_pause(s, 0, 0);
+  const uint64_t clock_paused = qrdma_sim_core_now(s, 0, 0) - t0, stepped = qrdma_sim_now(s) - t0;
+  qrdma_sim_core_read_start(s, 0, 0, QRDMA_REG(eng.ID));
+  const uint64_t after_pause = core_read_cycles(s, 0, t0);
+  printf("     core pause: clock +%" PRIu64 ", system +%" PRIu64 ", a read after it %" PRIu64
+         " cycles\n", clock_paused, stepped, after_pause);
+  check(paused == 0 && clock_paused == 1 && stepped == 0,
+        "cores: a pause moves the core's clock one cycle and steps nothing");
+  check(after_pause == alone + 1, "cores: a read after a pause issues one cycle later");
 }
 
 }  // namespace

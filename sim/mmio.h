@@ -7,7 +7,7 @@
 //     (the cycle from which its next request issues, never before now). A request a core
 //     issues in cycle t reaches the host port in cycle t + rt/2; a read's data taken in
 //     cycle u reaches the core in cycle u + (rt - rt/2). So a read costs its core rt cycles
-//     plus the NIC's own AR-to-R time (2 cycles for status and registers) plus any wait for
+//     plus the NIC's own AR-to-R time (3 cycles for status and registers) plus any wait for
 //     the port.
 //   - writes are posted: a core pays only its issue time (the system's mmio_wr_cycles)
 //     and goes on; up to max_posted writes of a core may be unanswered (no B yet) before

@@ -192,6 +192,11 @@ void qrdma_sim_core_idle(qrdma_sim *s, unsigned node) {
   s->sys.core_idle(node);
 }
 
+int qrdma_sim_core_pause(qrdma_sim *s, unsigned node, unsigned core) {
+  if (bad_core(s, node, core)) return -1;
+  return s->sys.core_pause(node, core) ? 0 : -1;
+}
+
 int64_t qrdma_sim_poll64(qrdma_sim *s, unsigned node, uint64_t off, uint64_t mask,
                          uint64_t want, uint64_t max_reads, uint64_t *last) {
   if (bad_node(s, node)) return -1;

@@ -160,6 +160,10 @@ uint64_t qrdma_sim_core_writes(const qrdma_sim *s, unsigned node, unsigned core,
  * at least one cycle (one cycle when none is pending): the wait of a program that has
  * nothing to do until a read returns. */
 void qrdma_sim_core_idle(qrdma_sim *s, unsigned node);
+/* The core's program pauses between two unsuccessful polls, as a program without cores does
+ * in qrdma_sim_core_idle with no read pending: the core's clock moves one cycle past
+ * qrdma_sim_core_now. Steps nothing; -1 (bad argument, a read pending on the core) or 0. */
+int qrdma_sim_core_pause(qrdma_sim *s, unsigned node, unsigned core);
 
 /* ------------------------------------------------------------------ host memory */
 uint64_t qrdma_sim_mem_size(const qrdma_sim *s, unsigned node);

@@ -730,6 +730,17 @@ int System::core_read_end(unsigned node, unsigned core, uint64_t *val, unsigned 
   return 1;
 }
 
+bool System::core_pause(unsigned node, unsigned core) {
+  MmioPort &p = nodes_[node]->mmio;
+  if (p.reads_pending(core)) {
+    diag_.error(QRDMA_SIM_ERR_API, "node %u core %u: a pause while a read is pending", node,
+                core);
+    return false;
+  }
+  p.set_clock(core, p.issue_cycle(core, now_) + 1);
+  return true;
+}
+
 void System::core_idle(unsigned node) {
   const MmioPort &p = nodes_[node]->mmio;
   uint64_t t = ~0ull;

@@ -132,6 +132,10 @@ class System {
   // step to the first cycle by which a read pending on one of the node's cores may be back
   // (at least one cycle)
   void core_idle(unsigned node);
+  // the core's program pauses as a program without cores does in idle() with no read
+  // pending: its clock moves one cycle past core_now (steps nothing); false (an API error)
+  // while a read is pending on the core
+  bool core_pause(unsigned node, unsigned core);
 
  private:
   // one cycle of every node in lockstep; one flow and network per loop (PointToPoint is

@@ -81,7 +81,8 @@
  *   holds per core: a read issued from a core observes the effect of every earlier write
  *   issued from that core. The calls on one core stand for one core's program: the
  *   backend keeps each core's time, and idle() is the wait of a program whose cores all
- *   wait for reads (the simulation steps to the first cycle one may be back).
+ *   wait for reads (the simulation steps to the first cycle one may be back); core_pause
+ *   is one core's program pausing between two unsuccessful polls.
  *
  * Threads
  *   libqrdma calls a backend from the threads that use its node handles; it never calls
@@ -186,6 +187,12 @@ struct qrdma_backend {
                            const void *data, size_t len);
     int (*core_read_start)(void *ctx, unsigned node, unsigned core, uint64_t addr);
     int (*core_read_end)(void *ctx, unsigned node, unsigned core, uint64_t *val);
+
+    /* Optional (NULL: nothing to do), with the four above: the program on `core` pauses
+     * between two unsuccessful polls, where a program without cores calls idle() with no
+     * read pending. The simulation moves the core's clock by the cycle that idle() takes
+     * then, and steps nothing. QRDMA_EINVAL while a read is pending on the core. */
+    int (*core_pause)(void *ctx, unsigned node, unsigned core);
 };
 
 /* Release a backend through its destroy function (NULL-safe). */

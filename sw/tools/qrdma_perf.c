@@ -764,13 +764,17 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
  * busy as run_size's collective mode does; one thread drives them all with the two-halved
  * collective read (qrdma_poll_coll_start / _end): a page whose read is back handles that
  * group's completions, reposts on its channels and starts the read of its next group, while
- * the reads of the other pages are in flight (backend idle() when none is back). */
+ * the reads of the other pages are in flight (backend idle() when none is back). Each page
+ * runs run_size's program on its core: rounds of reads of groups 0 .. groups-1, and after a
+ * round without a completion the core pauses (backend core_pause) where run_size calls
+ * idle(), so that one page on core 0 takes exactly run_size's cycles. */
 static unsigned q_pages; /* 0: one page, run_size */
 
 struct qpage {
     qrdma_page *pg;
     struct run r;
     unsigned group, groups;
+    int round_done; /* a completion in the reads of the current round */
     int slot_of[QRDMA_WR_CH_PER_PAGE];
     uint64_t posted, ndone;
 };
@@ -870,10 +874,18 @@ static void run_pages(const struct opts *o)
                 continue;
             if (e < 0)
                 die(3, "collective status read: %s", qrdma_strerror(e));
-            progress |= qpage_answer(&q[p], &c, qrdma_now(g.tx));
+            int got = qpage_answer(&q[p], &c, qrdma_now(g.tx));
+            progress |= got;
+            q[p].round_done |= got;
             if (q[p].ndone == q[p].r.iters) {
                 left--;
                 continue;
+            }
+            if (q[p].group + 1 == q[p].groups) {
+                if (!q[p].round_done && g.be->core_pause &&
+                    (e = g.be->core_pause(g.be->ctx, qrdma_node_index(g.tx), (unsigned)qrdma_page_core(q[p].pg))))
+                    die(3, "page %u: core pause: %s", qrdma_page_index(q[p].pg), qrdma_strerror(e));
+                q[p].round_done = 0;
             }
             q[p].group = (q[p].group + 1) % q[p].groups;
             if ((e = qrdma_poll_coll_start(q[p].pg, q[p].group)))

@@ -4,11 +4,16 @@
 P pages of node 0, page p driven from CPU core p (docs/sim.md "MMIO"), one thread driving
 the cores. Every run verifies every transfer's bytes (qrdma-perf exits 2 on a wrong byte,
 3 on an ERROR or a timeout) and reports all P x n transfers. Exact expectations: one page
-on core 0 takes exactly the cycles of the one-page run without cores (msg_rate without -q:
-the core model of one core is the single MMIO stream, cycle for cycle), and a run with
-threads gives the cycles of the run on one thread. That one core's pending read delays no
-other core's posts or reads is asserted on cycle counts by qrdma_sim_check (sim/check.cc,
-test_sim_harness.py)."""
+on core 0 takes exactly the cycles of the one-page run without cores (msg_rate without -q),
+for every n, and a run with threads gives the cycles of the run on one thread. The first
+holds because each page runs the plain run's program on its core and the core model of one
+core is the single MMIO stream, cycle for cycle: the plain run's blocking reads step the
+system to the cycle their data is back and its posts over their issue cycles, a core's reads
+and posts issue at the core's clock, which moves by the same cycles; and where the plain run
+calls idle() after a round of status reads without a completion (one cycle with no read in
+flight), the page's core pauses one cycle (backend core_pause) before its next read. That
+one core's pending read delays no other core's posts or reads, and what a pause costs, are
+asserted on cycle counts by qrdma_sim_check (sim/check.cc, test_sim_harness.py)."""
 from __future__ import annotations
 
 import json
@@ -50,10 +55,18 @@ def test_pages_every_transfer(harness: Path, tmp_path: Path, pages: int) -> None
     assert res["verified"] == "every transfer" and res["pages"] == pages and res["cores"] == 16
     assert row["iterations"] == pages * n and row["inline"] and res["outstanding"] == 64
     assert row["transfers_per_tick"] == pytest.approx(pages * n / row["ticks"], rel=1e-5)
-    if pages == 1:
-        one = perf(harness, tmp_path, "plain", "msg_rate", "-m", "inline", "-s", "8", "-n", str(n),
-                   "-B", SEEDLIKE)
-        assert one["rows"][0]["ticks"] == row["ticks"]
+
+
+@pytest.mark.parametrize("spec", [SEEDLIKE, DEFAULT])
+def test_one_page_is_plain_run(harness: Path, tmp_path: Path, spec: str) -> None:
+    """-q 1 (page 0 on core 0) against msg_rate without -q, cycle for cycle: n = 1 (one
+    transfer, polled alone by the plain run), 5 and 40 (fewer transfers than channels; 40:
+    two groups of channels) and 150 (reposts)."""
+    for n in (1, 5, 40, 150):
+        args = ("msg_rate", "-m", "inline", "-s", "8", "-n", str(n), "-B", spec)
+        q = perf(harness, tmp_path, f"q1_{n}", *args[:1], "-q", "1", *args[1:])
+        plain = perf(harness, tmp_path, f"plain_{n}", *args)
+        assert (n, q["rows"][0]["ticks"]) == (n, plain["rows"][0]["ticks"])
 
 
 def test_pages_threads_exact(harness: Path, tmp_path: Path) -> None:
