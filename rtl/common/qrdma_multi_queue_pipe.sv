@@ -106,7 +106,7 @@ module qrdma_multi_queue_pipe
   logic [NUM_QUEUES-1:0] r1_oh_q, r2_oh_q;
   logic                  r1_l_q, r2_l_q, r3_l_q, r4_l_q;
   logic [QW-1:0]         r1_i_q, r2_i_q, r3_i_q, r4_i_q;
-  logic                  s1_v_q;
+  logic                  s1_v_q, s2_v_q;
   logic [NUM_QUEUES-1:0] casec_q, caseb_q;   // per queue: a request now is fwdc / fwdb
   logic                  fc1_q, fb1_q, fc2_q, fb2_q;
   logic [EW-1:0]         head_rd, nxsel_q;
@@ -141,7 +141,7 @@ module qrdma_multi_queue_pipe
   // write one list in one cycle: a head read not consumed belongs to a list that has kept
   // entries. Address: queue * 2 + list.
   localparam int unsigned HW = idx_w(2 * NUM_QUEUES);
-  logic            land_wr;
+  logic            land_wr, e_head_wr;
   logic [HW-1:0]   head_rd_addr;
   qrdma_mem_2w #(.WIDTH(EW), .DEPTH(2 * NUM_QUEUES)) u_head (
     .clk,
@@ -156,7 +156,6 @@ module qrdma_multi_queue_pipe
   // next-pointer write a cycle later), also when the request of the same cycle takes the
   // list's only entry (c == 2): the request's read of that entry's next pointer, in its
   // output cycle, then returns the appended entry as the list's head.
-  logic                  e_head_wr;
   logic [NUM_QUEUES-1:0] enq_head;
   logic                  app_v_q;
   logic [EW-1:0]         app_addr_q, app_data_q;
@@ -197,7 +196,6 @@ module qrdma_multi_queue_pipe
     .rd_data (ram_q)
   );
 
-  logic s2_v_q;
   assign deq_entry = fc2_q ? ram_q : (fb2_q ? ram_d1_q : nxsel_q);
 
   // ---------------------------------------------------------------- request registers

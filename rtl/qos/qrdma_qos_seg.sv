@@ -127,7 +127,6 @@ module qrdma_qos_seg
     for (int unsigned q = 0; q < NUM_QUEUES; q++) r[q] = (q >= lo && q < hi);
     return r;
   endfunction
-  localparam logic [NUM_QUEUES-1:0] TID_QS  = queue_range(32'(Q_TID), 32'(Q_TID) + 1);
   localparam logic [NUM_QUEUES-1:0] F1N_QS  = queue_range(32'(Q_FID1_NEED), 32'(Q_FID4_HAVE));
   localparam logic [NUM_QUEUES-1:0] F4N_QS  = queue_range(32'(Q_FID4_NEED), NUM_QUEUES);
 
@@ -176,16 +175,16 @@ module qrdma_qos_seg
   assign new_ready = en && nr_s_ready;
 
   // ================================================================ scheduling queues (§3.7)
-  logic                  enq_v_d, enq_fresh_d;
-  logic [QW-1:0]         enq_q_d;
-  logic [XW-1:0]         enq_x_d;
+  logic                  enq_v_q, enq_fresh_q;   // the enqueue decided in the last cycle
+  logic [QW-1:0]         enq_q_q;
+  logic [XW-1:0]         enq_x_q;
   logic                  q_v_q;        // Q: a request, its queue (one-hot) and class
   logic [NUM_QUEUES-1:0] q_oh_q;
   logic [NC-1:0]         q_cls_q;
 
   qrdma_multi_queue_pipe #(.NUM_QUEUES(NUM_QUEUES), .NUM_ENTRIES(NUM_CHANNELS)) u_queues (
     .clk, .rst,
-    .enq_valid(enq_v_d), .enq_queue(enq_q_d), .enq_entry(enq_x_d),
+    .enq_valid(enq_v_q), .enq_queue(enq_q_q), .enq_entry(enq_x_q),
     .deq_valid(q_v_q), .deq_sel(q_oh_q), .deq_entry(deq_entry),
     .empty(q_empty), .multi(q_multi)
   );
@@ -195,12 +194,12 @@ module qrdma_qos_seg
   // The bits form a FIFO beside that queue, pushed with its enqueues and popped with its
   // requests, so the head bit is there in Q.
   logic fresh_push, fresh_pop, fresh_head, fresh_valid;
-  assign fresh_push = enq_v_d && (enq_q_d == Q_TID);
+  assign fresh_push = enq_v_q && (enq_q_q == Q_TID);
   assign fresh_pop  = q_v_q && q_cls_q[C_TID];
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the fill
   qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS), .RAM_MIN_DEPTH(NUM_CHANNELS + 1)) u_fresh (
     .clk, .rst,
-    .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh_d),
+    .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh_q),
     .m_valid(fresh_valid), .m_ready(fresh_pop), .m_data(fresh_head),
     .count(), .almost_full()
   );
@@ -212,7 +211,8 @@ module qrdma_qos_seg
   // an ID class only with a second ID when one is taken now (by the request, or by a
   // cut-through that may happen in D now). Strict order: the control queue, the TID
   // queue, then four classes of 16 priorities, each picked by a fixed-priority arbiter
-  // (queue class non-empty from the same arbiters).
+  // (queue class non-empty from the same arbiters); an ID class gates its need queues as
+  // a whole, at the choice between the classes, so the arbiters do not wait for it.
   logic                  d_deq_q;      // D holds a dequeued transfer (requested in Q)
   logic                  ct_pot;       // a cut-through may take an ID now
   logic                  take_tid, take_fid1, take_fid4, ok_tid, ok_fid1, ok_fid4;
@@ -231,10 +231,7 @@ module qrdma_qos_seg
   assign ok_fid1   = take_fid1 ? s_fid1_more : s_fid1_valid;
   assign ok_fid4   = take_fid4 ? s_fid4_more : s_fid4_valid;
 
-  assign elig = ((q_oh_q & q_multi) | (~q_oh_q & ~q_empty))
-              & ~(TID_QS & {NUM_QUEUES{!ok_tid}})
-              & ~(F1N_QS & {NUM_QUEUES{!ok_fid1}})
-              & ~(F4N_QS & {NUM_QUEUES{!ok_fid4}});
+  assign elig = (q_oh_q & q_multi) | (~q_oh_q & ~q_empty);
 
   for (genvar c = 0; c < 4; c++) begin : gen_cls
     qrdma_arb_fixed #(.N(16)) u_arb (
@@ -243,7 +240,8 @@ module qrdma_qos_seg
       /* verilator lint_on PINCONNECTEMPTY */
     );
   end
-  assign top_req = {cls_any, elig[Q_TID], elig[Q_CTRL]};
+  assign top_req = {cls_any[3] && ok_fid4, cls_any[2], cls_any[1] && ok_fid1, cls_any[0],
+                    elig[Q_TID] && ok_tid, elig[Q_CTRL]};
   /* verilator lint_off PINCONNECTEMPTY */  // gnt_valid, index: the grant is used one-hot
   qrdma_arb_fixed #(.N(NC)) u_arb_top (
     .req(top_req), .gnt(top_gnt), .gnt_valid(), .gnt_idx()
@@ -311,19 +309,21 @@ module qrdma_qos_seg
   // goes into D directly when no dequeued transfer is there, the handler does not wait for
   // the metadata slot, no queue of its kind holds (or is about to get) a transfer, and its
   // ID is there and not taken by the request of this cycle.
-  logic          enq_tid_q, enq_f1n_q, enq_f4n_q;   // the enqueue in flight goes there
+  // the enqueues decided in the last two cycles (not yet in the queues' flags) go there
+  logic          enq_tid_q, enq_f1n_q, enq_f4n_q, enq_tid_q2, enq_f1n_q2, enq_f4n_q2;
   logic          ct_ok;
   logic          d_v;
   logic [XW-1:0] d_x;
 
   always_comb begin
     if (nr.tid)
-      ct_ok = q_empty[Q_TID] && !enq_tid_q && s_tid_valid && !(q_v_q && q_cls_q[C_TID]);
+      ct_ok = q_empty[Q_TID] && !enq_tid_q && !enq_tid_q2 && s_tid_valid
+           && !(q_v_q && q_cls_q[C_TID]);
     else if (nr.f1)
-      ct_ok = (&(q_empty | ~F1N_QS)) && !enq_f1n_q && s_fid1_valid
+      ct_ok = (&(q_empty | ~F1N_QS)) && !enq_f1n_q && !enq_f1n_q2 && s_fid1_valid
            && !(q_v_q && q_cls_q[C_F1N]);
     else
-      ct_ok = (&(q_empty | ~F4N_QS)) && !enq_f4n_q && s_fid4_valid
+      ct_ok = (&(q_empty | ~F4N_QS)) && !enq_f4n_q && !enq_f4n_q2 && s_fid4_valid
            && !(q_v_q && q_cls_q[C_F4N]);
   end
   assign ct   = en && nr_v && !d_deq_q && !hdl_want && room_q && ct_ok;
@@ -681,10 +681,13 @@ module qrdma_qos_seg
   end
 
   // ================================================================ enqueue port
-  // W's re-queue > handler action > the head of NR (when it does not cut through); the
-  // queues take it into a register, it takes effect in the next cycle. A handler action
-  // is taken when neither port it needs is used by W.
+  // W's re-queue > handler action > the head of NR (when it does not cut through), into a
+  // register; the queues take it from there into theirs, it takes effect a cycle later. A
+  // handler action is taken when neither port it needs is used by W.
   logic          act_take, act_enq, nr_enq;
+  logic          enq_v_d, enq_fresh_d;
+  logic [QW-1:0] enq_q_d;
+  logic [XW-1:0] enq_x_d;
 
   assign s_act_ready = (!s_act_data.enq || !w_enq_q) && (!s_act_data.cmpl || !w_cmpl_q);
   assign act_take    = s_act_valid && s_act_ready;
@@ -709,11 +712,18 @@ module qrdma_qos_seg
     end
   end
 
-  // the enqueue taking effect in the next cycle, for the cut-through
   always_ff @(posedge clk) begin
+    if (rst) enq_v_q <= 1'b0;
+    else     enq_v_q <= enq_v_d;
+    enq_q_q     <= enq_q_d;
+    enq_x_q     <= enq_x_d;
+    enq_fresh_q <= enq_fresh_d;
     enq_tid_q   <= enq_v_d && (enq_q_d == Q_TID);
     enq_f1n_q   <= enq_v_d && (enq_q_d >= Q_FID1_NEED) && (enq_q_d < Q_FID4_HAVE);
     enq_f4n_q   <= enq_v_d && (enq_q_d >= Q_FID4_NEED);
+    enq_tid_q2  <= enq_tid_q;
+    enq_f1n_q2  <= enq_f1n_q;
+    enq_f4n_q2  <= enq_f4n_q;
   end
 
   // ================================================================ completion port
