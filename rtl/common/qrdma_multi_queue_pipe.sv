@@ -71,9 +71,11 @@ module qrdma_multi_queue_pipe
   logic [EW-1:0]         tail1_mem [NUM_QUEUES];
 
   // ---------------------------------------------------------------- enqueue register
-  // The enqueue presented in t is decoded (one-hot, its list) into e1 and takes effect in
-  // t+1; its list counts the enqueue taking effect in t into the same queue.
-  logic                  e1_v_q, e1_l_q;
+  // The enqueue presented in t is decoded (one-hot, its list, whether it makes the list's
+  // head) into e1 and takes effect in t+1; its list counts the enqueue taking effect in t
+  // into the same queue, the head the queue's size after t.
+  logic                  e1_v_q, e1_l_q, e1_head_q;
+  logic [NUM_QUEUES-1:0] ge2_next;      // ge2 after this cycle
   logic [QW-1:0]         e1_q_q;
   logic [NUM_QUEUES-1:0] e1_oh_q;
   logic [EW-1:0]         e1_e_q;
@@ -91,6 +93,9 @@ module qrdma_multi_queue_pipe
     e1_oh_q <= enq_oh;
     e1_e_q  <= enq_entry;
     e1_l_q  <= ep_q[enq_queue] ^ (e1_v_q && e1_q_q == enq_queue);
+    // an enqueue makes its list's head when the list is empty: the queue has at most one
+    // entry when it takes effect
+    e1_head_q <= !ge2_next[enq_queue];
   end
 
   // ---------------------------------------------------------------- request pipeline
@@ -156,12 +161,12 @@ module qrdma_multi_queue_pipe
   // next-pointer write a cycle later), also when the request of the same cycle takes the
   // list's only entry (c == 2): the request's read of that entry's next pointer, in its
   // output cycle, then returns the appended entry as the list's head.
-  logic [NUM_QUEUES-1:0] enq_head;
   logic                  app_v_q;
   logic [EW-1:0]         app_addr_q, app_data_q;
 
-  assign enq_head  = ~ge2_q;
-  assign e_head_wr = e1_v_q && enq_head[e1_q_q];
+  assign e_head_wr = e1_v_q && e1_head_q;
+  assign ge2_next  = (e1_oh_q & ~deq_oh & ge1_q) | (deq_oh & ~e1_oh_q & ge3_q)
+                   | (~(e1_oh_q ^ deq_oh) & ge2_q);
 
   always_ff @(posedge clk) begin
     if (e1_v_q) begin
@@ -169,7 +174,7 @@ module qrdma_multi_queue_pipe
       else        tail0_mem[e1_q_q] <= e1_e_q;
     end
     if (rst) app_v_q <= 1'b0;
-    else     app_v_q <= e1_v_q && !enq_head[e1_q_q];
+    else     app_v_q <= e1_v_q && !e1_head_q;
     app_addr_q <= e1_l_q ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
     app_data_q <= e1_e_q;
   end
