@@ -5,10 +5,10 @@
 // pending transactions table it owns (§3.5). Pipeline (docs/qos.md "Message handler"):
 // a two-entry ACK FIFO; H0 takes an ACK and reads the pending entry and valid bit of its
 // TID; H1 matches it (valid bit and sequence number), retires it and returns a TID-only
-// TID; H2 has the pending entry and reads the metadata of a multi-block transfer through
-// the shared pipeline (qrdma_qos_meta: read in H2, entry in H4); H4 decides; H5 writes the
-// metadata back and pushes an action (re-queue, control queue, completion) into a FIFO
-// drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
+// TID; H2 has the pending entry and moves into a two-entry FIFO; H3 reads the metadata of
+// a multi-block transfer through the shared pipeline (qrdma_qos_meta: read in H3, entry
+// in H5); H5 decides; H6 writes the metadata back and pushes an action (re-queue, control
+// queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
 // (pend_wr_*) for every block and inline packet it issues; ACKs are taken only with en;
 // init_done rises once every valid bit is cleared; meta_allow: the slot is free for the
 // handler in this cycle; meta_busy: an operation on meta_rd_addr is in flight (the
@@ -36,8 +36,8 @@ module qrdma_qos_handler
   input  logic                  s_ack_valid,
   output logic                  s_ack_ready,
   input  logic [ACK_DESC_W-1:0] s_ack_data,
-  // metadata (qrdma_qos_meta): read in H2, entry in H4, write in H5
-  output logic                  meta_want,     // H2 holds an ACK that needs the metadata
+  // metadata (qrdma_qos_meta): read in H3, entry in H5, write in H6
+  output logic                  meta_want,     // H3 holds an ACK that needs the metadata
   output logic                  meta_refused,  // ... could read now, but the slot is taken
   input  logic                  meta_allow,    // the slot is the handler's if it wants it
   input  logic                  meta_busy,     // its entry is in flight: wait
@@ -111,9 +111,10 @@ module qrdma_qos_handler
   logic            h1_valid_q, h1_nack_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
-  logic            h1_match_q;   // valid entry, same sequence number
-  logic            h1_adv, h2_adv;
-  logic            h2_valid_q;
+  logic [SEQW-1:0] h1_seq_q;
+  logic            h1_match;     // valid entry, same sequence number
+  logic            h1_adv;
+  logic            h2_valid_q, h2_move;
   pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
   assign ack     = ack_desc_t'(ack_w);
@@ -132,12 +133,14 @@ module qrdma_qos_handler
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
   // or by the clear after reset (port B). Read in H0 with the entry, as it is at the end
   // of that cycle (a write or a retire of the same TID in that cycle included), so that
-  // H1 matches the entry it holds even when that TID is issued again while H1 waits.
+  // H1 matches the entry it holds even when that TID is issued again while H1 waits. H0
+  // registers what it read and whether a write or a clear of that cycle hit its TID; H1
+  // puts them together.
   logic            pv_b_en;
   logic [TIDW-1:0] pv_b_addr;
   logic [0:0]      h0_pv_rd;
-  logic            h0_pv;
-  assign pv_b_en   = init_q || (h1_adv && h1_match_q);
+  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_clr_en_q, h1_pv;
+  assign pv_b_en   = init_q || (h1_adv && h1_match);
   assign pv_b_addr = init_q ? init_cnt_q : h1_tid_q;
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
     .clk,
@@ -145,207 +148,236 @@ module qrdma_qos_handler
     .b_en(pv_b_en), .b_addr(pv_b_addr), .b_data(1'b0),
     .rd_addr(ack.tid), .rd_data(h0_pv_rd)
   );
-  assign h0_pv = (h0_pv_rd[0] || (pend_wr_en && pend_wr_tid == ack.tid))
-              && !(pv_b_en && pv_b_addr == ack.tid);
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
-  // read in H0 from the ACK's TID: the match is computed in H0 and registered. Same
-  // contents as u_pending's, a write of this cycle included.
+  // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
+  // block RAM. Same contents as u_pending's.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
   pkey_t pkey_mem [1 << TIDW];
-  pkey_t pkey_wr, h0_key;
+  pkey_t pkey_wr, h1_key_rd_q, h1_key_wr_q, h1_key;
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
   always_ff @(posedge clk) begin
     if (pend_wr_en) pkey_mem[pend_wr_tid] <= pkey_wr;
   end
-  assign h0_key = (pend_wr_en && pend_wr_tid == ack.tid) ? pkey_wr : pkey_mem[ack.tid];
 
-  logic h1_single_q, h1_tid_only_q;
   always_ff @(posedge clk) begin
     if (rst)                         h1_valid_q <= 1'b0;
     else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
     if (h0_take) begin
-      h1_tid_q      <= ack.tid;
-      h1_nack_q     <= ack.nack;
-      h1_reason_q   <= ack.reason;
-      h1_match_q    <= h0_pv && (h0_key.seq == ack.seq);
-      h1_single_q   <= h0_key.single;
-      h1_tid_only_q <= h0_key.tid_only;
+      h1_tid_q     <= ack.tid;
+      h1_seq_q     <= ack.seq;
+      h1_nack_q    <= ack.nack;
+      h1_reason_q  <= ack.reason;
+      h1_key_rd_q  <= pkey_mem[ack.tid];
+      h1_key_wr_q  <= pkey_wr;
+      h1_pv_q      <= h0_pv_rd[0];
+      h1_wr_hit_q  <= pend_wr_en && pend_wr_tid == ack.tid;
+      h1_clr_hit_q <= pv_b_addr == ack.tid;
+      h1_clr_en_q  <= pv_b_en;
     end
   end
 
   // ================================================================ H1: match, retire
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
-  assign h1_adv = h1_valid_q && (!h2_valid_q || h2_adv) && !tid_ret_valid;
+  assign h1_key   = h1_wr_hit_q ? h1_key_wr_q : h1_key_rd_q;
+  assign h1_pv    = (h1_pv_q || h1_wr_hit_q) && !(h1_clr_en_q && h1_clr_hit_q);
+  assign h1_match = h1_pv && (h1_key.seq == h1_seq_q);
+  assign h1_adv   = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
   always_ff @(posedge clk) begin
     if (rst) tid_free_q <= 1'b0;
-    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match_q && h1_tid_only_q);
+    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_key.tid_only);
     tid_free_id_q <= tid_ret_valid ? tid_ret_id : h1_tid_q;
   end
   assign tid_free_valid = tid_free_q;
   assign tid_free_id    = tid_free_id_q;
 
-  assign ev_ack   = h1_adv && h1_match_q && !h1_nack_q;
-  assign ev_nack  = h1_adv && h1_match_q && h1_nack_q;
-  assign ev_stale = h1_adv && !h1_match_q;
+  assign ev_ack   = h1_adv && h1_match && !h1_nack_q;
+  assign ev_nack  = h1_adv && h1_match && h1_nack_q;
+  assign ev_stale = h1_adv && !h1_match;
 
-  // ================================================================ H2: metadata read
+  // ================================================================ H2: the entry
+  // The pending entry is in the RAM's output register; H2 moves into a two-entry FIFO
+  // (whose room is a register) ahead of the metadata read, so that H1 and H0 never wait
+  // for the read's conditions.
+  typedef struct packed {
+    logic       match;
+    logic       single;
+    logic       nack;
+    logic [3:0] reason;
+    pend_t      pend;
+  } h3_t;
+  h3_t             h2_rec, h3;
   logic            h2_match_q, h2_single_q, h2_nack_q;
   logic [3:0]      h2_reason_q;
-  logic            h2_meta, act_room;
-  logic [ACW-1:0]  act_cnt;
+  logic            h3_v, h3_adv, h3_fifo_ready;
 
   always_ff @(posedge clk) begin
     if (rst)                         h2_valid_q <= 1'b0;
-    else if (!h2_valid_q || h2_adv)  h2_valid_q <= h1_adv;
+    else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
     if (h1_adv) begin
-      h2_match_q  <= h1_match_q;
-      h2_single_q <= h1_single_q;
+      h2_match_q  <= h1_match;
+      h2_single_q <= h1_key.single;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
     end
   end
+  assign h2_move = h2_valid_q && h3_fifo_ready;
+  assign h2_rec  = '{match: h2_match_q, single: h2_single_q, nack: h2_nack_q,
+                     reason: h2_reason_q, pend: h2_pend};
 
-  // room for the actions of H3..H5 and this one
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
+  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2)) u_h3_fifo (
+    .clk, .rst,
+    .s_valid(h2_move), .s_ready(h3_fifo_ready), .s_data(h2_rec),
+    .m_valid(h3_v), .m_ready(h3_adv), .m_data(h3),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // ================================================================ H3: metadata read
+  logic            h3_meta, act_room;
+  logic [ACW-1:0]  act_cnt;
+
+  // room for the actions of H4..H6 and this one
   assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 4));
-  assign h2_meta      = h2_valid_q && h2_match_q && !h2_single_q;
-  assign meta_want    = h2_meta;
-  assign meta_rd_addr = h2_pend.xfer;
-  assign meta_rd      = h2_meta && meta_allow && !meta_busy && act_room;
-  assign meta_refused = h2_meta && !meta_allow && !meta_busy && act_room;
-  assign h2_adv       = h2_valid_q && act_room && (!h2_meta || meta_rd);
+  assign h3_meta      = h3_v && h3.match && !h3.single;
+  assign meta_want    = h3_meta;
+  assign meta_rd_addr = h3.pend.xfer;
+  assign meta_rd      = h3_meta && meta_allow && !meta_busy && act_room;
+  assign meta_refused = h3_meta && !meta_allow && !meta_busy && act_room;
+  assign h3_adv       = h3_v && act_room && (!h3_meta || meta_rd);
 
-  // ================================================================ H3, H4: decide
-  logic            h3_valid_q, h4_valid_q;
-  logic            h3_single_q, h4_single_q, h3_nack_q, h4_nack_q;
-  logic [3:0]      h3_reason_q, h4_reason_q;
+  // ================================================================ H4, H5: decide
+  logic            h4_valid_q, h5_valid_q;
+  logic            h4_single_q, h5_single_q, h4_nack_q, h5_nack_q;
+  logic [3:0]      h4_reason_q, h5_reason_q;
   /* verilator lint_off UNUSEDSIGNAL */  // seq, time_: kept for retransmission, unused here
-  pend_t           h3_pend_q, h4_pend_q;
+  pend_t           h4_pend_q, h5_pend_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      h3_valid_q <= 1'b0;
       h4_valid_q <= 1'b0;
+      h5_valid_q <= 1'b0;
     end else begin
-      h3_valid_q <= h2_adv && h2_match_q;   // a stale ACK ends in H2
-      h4_valid_q <= h3_valid_q;
+      h4_valid_q <= h3_adv && h3.match;   // a stale ACK ends in H3
+      h5_valid_q <= h4_valid_q;
     end
-    h3_single_q <= h2_single_q;
-    h3_nack_q   <= h2_nack_q;
-    h3_reason_q <= h2_reason_q;
-    h3_pend_q   <= h2_pend;
-    h4_single_q <= h3_single_q;
-    h4_nack_q   <= h3_nack_q;
-    h4_reason_q <= h3_reason_q;
-    h4_pend_q   <= h3_pend_q;
+    h4_single_q <= h3.single;
+    h4_nack_q   <= h3.nack;
+    h4_reason_q <= h3.reason;
+    h4_pend_q   <= h3.pend;
+    h5_single_q <= h4_single_q;
+    h5_nack_q   <= h4_nack_q;
+    h5_reason_q <= h4_reason_q;
+    h5_pend_q   <= h4_pend_q;
   end
 
-  meta_t           m;            // the transfer's metadata (H4)
+  meta_t           m;            // the transfer's metadata (H5)
   meta_t           meta_d;
-  logic            h4_push, h4_enq, h4_cmpl, h4_err;
-  logic [QW-1:0]   h4_enq_q;
+  logic            h5_push, h5_enq, h5_cmpl, h5_err;
+  logic [QW-1:0]   h5_enq_q;
   logic [BW-1:0]   acked_d;
   logic [3:0]      slot, slot_next;
   act_t            act_d;
 
   assign m = meta_rd_data;
 
-  // Computed only in a cycle with h4_valid_q: the push and the metadata write are 0 in the
+  // Computed only in a cycle with h5_valid_q: the push and the metadata write are 0 in the
   // other cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
   // cycle-based simulation).
   always_comb begin
-    h4_enq    = 1'b0;
-    h4_cmpl   = 1'b0;
-    h4_push   = 1'b0;
+    h5_enq    = 1'b0;
+    h5_cmpl   = 1'b0;
+    h5_push   = 1'b0;
     meta_d    = 'x;
-    h4_enq_q  = 'x;
-    h4_err    = 'x;
+    h5_enq_q  = 'x;
+    h5_err    = 'x;
     acked_d   = 'x;
     slot      = 'x;
     slot_next = 'x;
     act_d     = 'x;
-    if (h4_valid_q) begin
+    if (h5_valid_q) begin
       meta_d    = m;
-      h4_enq_q  = m.hq;
-      h4_err    = h4_nack_q;
+      h5_enq_q  = m.hq;
+      h5_err    = h5_nack_q;
       acked_d   = m.acked + BW'(1);
-      slot      = tid_slot(m.cls == CLS_FID4, h4_pend_q.block[3:0]);
+      slot      = tid_slot(m.cls == CLS_FID4, h5_pend_q.block[3:0]);
       slot_next = tid_slot(m.cls == CLS_FID4, m.issued[3:0]);
-      if (h4_single_q) begin
-        h4_cmpl = 1'b1;
+      if (h5_single_q) begin
+        h5_cmpl = 1'b1;
       end else begin
         meta_d.acked      = acked_d;
-        meta_d.last_acked = m.last_acked || (h4_pend_q.block + BW'(1) == m.blocks);
+        meta_d.last_acked = m.last_acked || (h5_pend_q.block + BW'(1) == m.blocks);
         meta_d.tid_busy   = (m.cls == CLS_TID) ? 16'h0 : (m.tid_busy & ~(16'h1 << slot));
-        meta_d.aborted    = m.aborted || h4_nack_q;
-        meta_d.reason     = m.aborted ? m.reason : h4_reason_q;  // the first NACK's
+        meta_d.aborted    = m.aborted || h5_nack_q;
+        meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
         if (meta_d.aborted) begin
-          h4_err  = 1'b1;
-          h4_cmpl = (acked_d == m.issued) && !m.in_q;
+          h5_err  = 1'b1;
+          h5_cmpl = (acked_d == m.issued) && !m.in_q;
         end else begin
-          h4_cmpl = (acked_d == m.blocks) && (!m.notify || m.ctrl_sent);
+          h5_cmpl = (acked_d == m.blocks) && (!m.notify || m.ctrl_sent);
           // the control packet goes once every block but the last is acknowledged and the
           // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
           if (!m.in_q && m.notify && !m.ctrl_sent && m.issued == m.blocks &&
               (meta_d.last_acked ? (acked_d == m.blocks)
                                  : (m.acked + BW'(2) == m.blocks))) begin
-            h4_enq   = 1'b1;
-            h4_enq_q = Q_CTRL;
+            h5_enq   = 1'b1;
+            h5_enq_q = Q_CTRL;
           end else if (!m.in_q && m.issued < m.blocks &&
                        (m.issued - acked_d) < BW'(MAX_OUTSTANDING) &&
                        !meta_d.tid_busy[slot_next]) begin
-            h4_enq   = 1'b1;
-            h4_enq_q = m.hq;
+            h5_enq   = 1'b1;
+            h5_enq_q = m.hq;
           end
         end
-        meta_d.in_q = m.in_q || h4_enq;
+        meta_d.in_q = m.in_q || h5_enq;
       end
-      h4_push = h4_enq || h4_cmpl;
-      act_d.enq    = h4_enq;
-      act_d.q      = h4_enq_q;
-      act_d.cmpl   = h4_cmpl;
-      act_d.err    = h4_err;
-      act_d.reason = h4_single_q ? h4_reason_q : meta_d.reason;
-      act_d.xfer   = h4_pend_q.xfer;
-      act_d.cls    = h4_single_q ? h4_pend_q.cls : m.cls;
-      act_d.fid    = h4_single_q ? h4_pend_q.fid : m.fid;
+      h5_push = h5_enq || h5_cmpl;
+      act_d.enq    = h5_enq;
+      act_d.q      = h5_enq_q;
+      act_d.cmpl   = h5_cmpl;
+      act_d.err    = h5_err;
+      act_d.reason = h5_single_q ? h5_reason_q : meta_d.reason;
+      act_d.xfer   = h5_pend_q.xfer;
+      act_d.cls    = h5_single_q ? h5_pend_q.cls : m.cls;
+      act_d.fid    = h5_single_q ? h5_pend_q.fid : m.fid;
     end
   end
 
-  // ================================================================ H5: write, act
-  logic  h5_meta_q, h5_push_q;
-  meta_t h5_meta_d_q;
-  act_t  h5_act_q;
+  // ================================================================ H6: write, act
+  logic  h6_meta_q, h6_push_q;
+  meta_t h6_meta_d_q;
+  act_t  h6_act_q;
   always_ff @(posedge clk) begin
     if (rst) begin
-      h5_meta_q  <= 1'b0;
-      h5_push_q  <= 1'b0;
+      h6_meta_q  <= 1'b0;
+      h6_push_q  <= 1'b0;
     end else begin
-      h5_meta_q  <= h4_valid_q && !h4_single_q;
-      h5_push_q  <= h4_push;
+      h6_meta_q  <= h5_valid_q && !h5_single_q;
+      h6_push_q  <= h5_push;
     end
-    h5_meta_d_q <= meta_d;
-    h5_act_q    <= act_d;
+    h6_meta_d_q <= meta_d;
+    h6_act_q    <= act_d;
   end
 
-  assign meta_wr_en   = h5_meta_q;
-  assign meta_wr_data = h5_meta_d_q;
+  assign meta_wr_en   = h6_meta_q;
+  assign meta_wr_data = h6_meta_d_q;
 
   // ================================================================ action FIFO
-  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H2 advances only with room
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H3 advances only with room
   qrdma_sync_fifo #(.WIDTH($bits(act_t)), .DEPTH(ACT_FIFO_DEPTH)) u_act_fifo (
     .clk, .rst,
-    .s_valid(h5_push_q), .s_ready(), .s_data(h5_act_q),
+    .s_valid(h6_push_q), .s_ready(), .s_data(h6_act_q),
     .m_valid(m_act_valid), .m_ready(m_act_ready), .m_data(m_act_data),
     .count(act_cnt), .almost_full()
   );
@@ -353,7 +385,7 @@ module qrdma_qos_handler
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (h5_push_q)   // nested under its push (docs/sim.md "Speed")
+    if (h6_push_q)   // nested under its push (docs/sim.md "Speed")
       if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
         else $error("qrdma_qos_handler: action FIFO overflow");
   end

@@ -308,23 +308,28 @@ module qrdma_qos_seg
   // Cut-through (saves the enqueue on an idle engine): the new transfer at the head of NR
   // goes into D directly when no dequeued transfer is there, the handler does not wait for
   // the metadata slot, no queue of its kind holds (or is about to get) a transfer, and its
-  // ID is there and not taken by the request of this cycle.
-  // the enqueues decided in the last two cycles (not yet in the queues' flags) go there
-  logic          enq_tid_q, enq_f1n_q, enq_f4n_q, enq_tid_q2, enq_f1n_q2, enq_f4n_q2;
+  // ID is there and not taken by the request of this cycle. Its kind's queues are empty
+  // by their flags of the last cycle (registered here), which show the enqueues decided
+  // up to four cycles ago; those decided in the last three are counted on their own.
+  logic          kind_tid_q, kind_f1_q, kind_f4_q;    // the queues of a kind are empty
+  logic [2:0]    enq_tid_q, enq_f1n_q, enq_f4n_q;     // enqueues decided 1, 2, 3 cycles ago
   logic          ct_ok;
   logic          d_v;
   logic [XW-1:0] d_x;
 
+  always_ff @(posedge clk) begin
+    kind_tid_q <= q_empty[Q_TID];
+    kind_f1_q  <= &(q_empty | ~F1N_QS);
+    kind_f4_q  <= &(q_empty | ~F4N_QS);
+  end
+
   always_comb begin
     if (nr.tid)
-      ct_ok = q_empty[Q_TID] && !enq_tid_q && !enq_tid_q2 && s_tid_valid
-           && !(q_v_q && q_cls_q[C_TID]);
+      ct_ok = kind_tid_q && !(|enq_tid_q) && s_tid_valid && !(q_v_q && q_cls_q[C_TID]);
     else if (nr.f1)
-      ct_ok = (&(q_empty | ~F1N_QS)) && !enq_f1n_q && !enq_f1n_q2 && s_fid1_valid
-           && !(q_v_q && q_cls_q[C_F1N]);
+      ct_ok = kind_f1_q && !(|enq_f1n_q) && s_fid1_valid && !(q_v_q && q_cls_q[C_F1N]);
     else
-      ct_ok = (&(q_empty | ~F4N_QS)) && !enq_f4n_q && !enq_f4n_q2 && s_fid4_valid
-           && !(q_v_q && q_cls_q[C_F4N]);
+      ct_ok = kind_f4_q && !(|enq_f4n_q) && s_fid4_valid && !(q_v_q && q_cls_q[C_F4N]);
   end
   assign ct   = en && nr_v && !d_deq_q && !hdl_want && room_q && ct_ok;
   assign d_v  = d_deq_q || ct;
@@ -718,12 +723,9 @@ module qrdma_qos_seg
     enq_q_q     <= enq_q_d;
     enq_x_q     <= enq_x_d;
     enq_fresh_q <= enq_fresh_d;
-    enq_tid_q   <= enq_v_d && (enq_q_d == Q_TID);
-    enq_f1n_q   <= enq_v_d && (enq_q_d >= Q_FID1_NEED) && (enq_q_d < Q_FID4_HAVE);
-    enq_f4n_q   <= enq_v_d && (enq_q_d >= Q_FID4_NEED);
-    enq_tid_q2  <= enq_tid_q;
-    enq_f1n_q2  <= enq_f1n_q;
-    enq_f4n_q2  <= enq_f4n_q;
+    enq_tid_q   <= {enq_tid_q[1:0], enq_v_d && (enq_q_d == Q_TID)};
+    enq_f1n_q   <= {enq_f1n_q[1:0], enq_v_d && (enq_q_d >= Q_FID1_NEED) && (enq_q_d < Q_FID4_HAVE)};
+    enq_f4n_q   <= {enq_f4n_q[1:0], enq_v_d && (enq_q_d >= Q_FID4_NEED)};
   end
 
   // ================================================================ completion port

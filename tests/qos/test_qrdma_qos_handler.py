@@ -12,13 +12,13 @@ block and inline packet with an ACK (some NACKs with a random reason) after a ra
 and in random order, adds duplicates and ACKs for random TIDs (which must be dropped).
 
   handler_random   every cycle the pipeline is predicted (ACK FIFO, H0 take, H1 advance,
-                   H2 metadata read and advance, H3..H5): per ACK, HandlerModel predicts from
-                   the pending entry of its TID as it is at the end of its H0 cycle and the
-                   metadata as it is when H2 reads it (the model applies the handler's update
-                   then; the entry is driven on meta_rd_data in H4): stale or matching
-                   (ev_ack / ev_nack / ev_stale in H1), the TID returned (tid_free_*, the
-                   cycle after H1), the metadata written back in H5 (every field), the
-                   action pushed in H5 (m_act_*, in order). Random idle on s_ack_*, random
+                   H2 into its FIFO, H3 metadata read and advance, H4..H6): per ACK,
+                   HandlerModel predicts from the pending entry of its TID as it is at the
+                   end of its H0 cycle and the metadata as it is when H3 reads it (the model
+                   applies the handler's update then; the entry is driven on meta_rd_data in
+                   H5): stale or matching (ev_ack / ev_nack / ev_stale in H1), the TID
+                   returned (tid_free_*, the cycle after H1), the metadata written back in H6
+                   (every field), the action pushed in H6 (m_act_*, in order). Random idle on s_ack_*, random
                    backpressure on m_act_* (phases long enough to fill the action FIFO and
                    stop the ACKs), random refusals of the metadata slot (meta_allow) and
                    entries in flight (meta_busy). The outputs and ACKs also go through the
@@ -101,7 +101,8 @@ class Bench:
         self.ack_cur = None
         self.fifo: collections.deque = collections.deque()     # the ACK FIFO (2 entries)
         self.h1 = self.h2 = None               # Taken in H1 / H2
-        self.late: collections.deque = collections.deque([None, None, None])  # H3, H4, H5
+        self.fifo3: collections.deque = collections.deque()    # H2 -> H3 FIFO (2 entries)
+        self.late: collections.deque = collections.deque([None, None, None])  # H4, H5, H6
         self.exp_acts: collections.deque = collections.deque()
         self.acts_in: list = []                # actions handed over, applied next cycle
         self.sb_acks: list = []                # ACKs for the Scoreboard, next cycle
@@ -241,7 +242,7 @@ class Bench:
             if seg:
                 core.pools.give("tid", tid)
         self.free_exp = None
-        # H5: the metadata write and the action push of the ACK that read in H2 3 cycles ago
+        # H6: the metadata write and the action push of the ACK that read in H3 3 cycles ago
         h5 = self.late[2]
         wr = int(d.meta_wr_en.value)
         assert wr == int(h5 is not None and h5[2] is not None), f"cycle {now}: meta_wr_en {wr}"
@@ -253,9 +254,9 @@ class Bench:
         push = h5 is not None and h5[3] is not None
         if push:
             self.exp_acts.append(act_relevant(h5[3]))
-        # H2: the metadata read and the advance
+        # H3 (the FIFO's head): the metadata read and the advance
         room = self.act_cnt <= self.depth - 4
-        h2 = self.h2
+        h2 = self.fifo3[0] if self.fifo3 else None
         need = h2 is not None and h2.match and not h2.entry["single"]
         rd = need and allow and not busy and room
         adv2 = h2 is not None and room and (not need or rd)
@@ -281,10 +282,12 @@ class Bench:
             else:
                 r = self.hdl.retire(h2.tid, e, None, h2.nack, h2.reason)
                 nxt = (e["xfer"], None, None, r.act)
+        # H2: into the FIFO when it has room
+        move2 = self.h2 is not None and len(self.fifo3) < 2
         # H1: the advance, events, the valid bit, the TID
         h1 = self.h1
         ret = self.ret_cur
-        adv1 = h1 is not None and (h2 is None or adv2) and ret is None
+        adv1 = h1 is not None and (self.h2 is None or move2) and ret is None
         ev = (int(d.ev_ack.value), int(d.ev_nack.value), int(d.ev_stale.value))
         assert sum(ev) == int(adv1), f"cycle {now}: events {ev}, H1 advancing {adv1}"
         if ret is not None:
@@ -319,7 +322,11 @@ class Bench:
         # move the pipeline
         self.late.rotate(1)
         self.late[0] = nxt
-        if adv2 or h2 is None:
+        if adv2:
+            self.fifo3.popleft()
+        if move2:
+            self.fifo3.append(self.h2)
+        if move2 or self.h2 is None:
             self.h2 = h1 if adv1 else None
         if adv1 or h1 is None:
             self.h1 = None
@@ -335,7 +342,8 @@ class Bench:
     def idle(self):
         return (self.posted >= self.n_xfers and not self.live and not self.heap
                 and not self.acks and self.ack_cur is None and not self.fifo
-                and self.h1 is None and self.h2 is None and not any(self.late)
+                and self.h1 is None and self.h2 is None and not self.fifo3
+                and not any(self.late)
                 and not self.exp_acts and not self.acts_in and not self.tids_back
                 and not self.sb_acks)
 

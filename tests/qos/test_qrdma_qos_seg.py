@@ -25,7 +25,8 @@ actions to s_act_*); hdl_want / hdl_refused are driven at random.
                output FIFO room, hdl_refused) and its request and ID take a cycle later, the
                transfer in D (dequeued two cycles after its request, or cut through: the
                new transfer when no dequeued one is there, hdl_want low, no queue of its
-               kind holds or gets one, its ID there and not taken by the request) and its
+               kind holds one by the last cycle's flags nor gets one decided in the last
+               three cycles, its ID there and not taken by the request) and its
                reads; M and W by SegmenterModel: the block / packet records (compared in full
                at the outputs, in order), the pending entry, the metadata written back, the
                re-queue (enqueue port in W, in the queues two cycles later) and the completion
@@ -107,6 +108,8 @@ class Bench:
         self.qpipe = collections.deque([None, None])   # requested: D in 2 cycles
         self.stages = collections.deque([None, None, None])  # D, R, M of the last cycle
         self.enqs = collections.deque([None, None])  # (q, x, fresh) decided 2, 1 cycles ago
+        self.recent = collections.deque([None, None, None])   # queues decided 3, 2, 1 ago
+        self.kind_empty = dict.fromkeys(KINDS, False)   # as the flags were in the last cycle
         self.room = False                       # the registered room flag
         self.blk_exp: collections.deque = collections.deque()
         self.pkt_exp: collections.deque = collections.deque()
@@ -353,6 +356,9 @@ class Bench:
             return len(q.q[qn])
 
         req = self.req                          # requested in this cycle (picked last)
+        kind_now = {"tid": n_of(Q_TID) == 0,
+                    "fid1": all(n_of(qn) == 0 for qn in range(18, 34)),
+                    "fid4": all(n_of(qn) == 0 for qn in range(50, 66))}
         d_deq = self.qpipe[0]                   # requested two cycles ago: in D now
         nr = self.nr[0] if self.nr else None    # (x, queue) at the head of NR
         # ---- P: the pick, registered for the request of the next cycle
@@ -378,13 +384,12 @@ class Bench:
         ct = False
         if d_deq is None and nr is not None and self.en and not self.want and self.room:
             k = nr_kind
-            inflight = [e[0] for e in self.enqs if e is not None]
+            inflight = [e for e in self.recent if e is not None]
             if k == "tid":
-                kind_empty = n_of(Q_TID) == 0 and Q_TID not in inflight
+                kind_empty = self.kind_empty[k] and Q_TID not in inflight
             else:
                 lo = 18 if k == "fid1" else 50
-                kind_empty = all(n_of(qn) == 0 for qn in range(lo, lo + 16)) and not any(
-                    lo <= e < lo + 16 for e in inflight)
+                kind_empty = self.kind_empty[k] and not any(lo <= e < lo + 16 for e in inflight)
             ct = kind_empty and self.valid[k] and req_take != k
         for k in KINDS:
             got = int(getattr(d, f"s_{k}_ready").value)
@@ -447,6 +452,9 @@ class Bench:
         if done is not None:
             q.push(*done)
         self.enqs.append(enq)
+        self.recent.popleft()
+        self.recent.append(enq[0] if enq is not None else None)
+        self.kind_empty = kind_now
         # ---- outputs
         pop_b = int(d.m_blk_valid.value) and int(d.m_blk_ready.value)
         if pop_b:
