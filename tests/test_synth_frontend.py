@@ -6,7 +6,9 @@ Verilator is accepted by the tool that synthesizes it (slang is stricter in plac
 an identifier used before its declaration). And the netlist Yosys makes of the processes
 has no combinational loop: a variable that an always_comb assigns on some branches only
 keeps its value through a loop (a latch) in synthesis, which simulation does not show
-(Yosys `check`, "found logic loop")."""
+(Yosys `check`, "found logic loop"). Nor does any signal have two drivers: a variable (or a
+field of a struct) assigned in two processes simulates as one register, but synthesis
+makes two and resolves the conflict to a constant ("multiple conflicting drivers")."""
 from __future__ import annotations
 
 import subprocess
@@ -37,3 +39,6 @@ def test_nic_elaborates_in_read_slang(tmp_path: Path) -> None:
     loops = sorted({out[i + 1].split("source: ")[-1] for i, ln in enumerate(out[:-1])
                     if "found logic loop" in ln})
     assert not loops, "combinational loops in the netlist at:\n" + "\n".join(loops[:20])
+    conflicts = sorted({ln.strip() for ln in out
+                        if "conflicting drivers" in ln or "Driver-driver conflict" in ln})
+    assert not conflicts, "signals with two drivers:\n" + "\n".join(conflicts[:20])

@@ -149,6 +149,12 @@ module qrdma_rx_track
       h1_q <= '{v: 1'b1, key: key2_q, ent: ent_wr};
       h2_q <= h1_q;
     end
+    // in the process that writes the rest of h1/h2: a field driven from two processes
+    // is two drivers in synthesis
+    if (rst) begin
+      h1_q.v <= 1'b0;
+      h2_q.v <= 1'b0;
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -162,8 +168,6 @@ module qrdma_rx_track
       a_valid_q  <= 1'b0;
       b_valid_q  <= 1'b0;
       s2_valid_q <= 1'b0;
-      h1_q.v     <= 1'b0;
-      h2_q.v     <= 1'b0;
     end
   end
 
