@@ -386,6 +386,11 @@ module qrdma_qos_seg
 
   // ================================================================ M: decide
   meta_t              mq;          // the transfer's metadata before this issue
+  /* verilator lint_off UNUSEDSIGNAL */  // only the fields the long paths take
+  meta_t              mo;          // ... as stored (a fresh transfer's zero not chosen)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic               last_f, last_o, busy_o;   // last block: fresh / stored; next TID busy
+  logic [2:0]         out_o;       // blocks in flight after this issue by the entry, mod 8
   meta_t              meta_d;      // ... and after it
   cls_e               qcls, cls_m;
   logic               ctrl, tidq, fid1, fid4, inl, fresh, abort;
@@ -394,10 +399,9 @@ module qrdma_qos_seg
   logic [BS_LOG2+1:0] span_lo;     // o + size mod 4 BS (low bits of the span)
   logic [BW-1:0]      blocks, b;
   logic               last_blk, requeue, ctrl_now;
-  logic [2:0]         out_after;   // blocks in flight after this issue, mod 8
   logic [FIDW-1:0]    f0;
   blk_ids_t           ids;
-  logic [3:0]         slot, slot_next;
+  logic [3:0]         slot;
   logic [15:0]        tid_busy_d;
   logic [QW-1:0]      hq;
   logic [16:0]        bsize;
@@ -429,8 +433,8 @@ module qrdma_qos_seg
     qcls = cls_e'('x); cls_m = cls_e'('x);
     ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
     size = 'x; o = 'x; span_lo = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
-    ctrl_now = 'x; out_after = 'x; f0 = 'x; ids = 'x; slot = 'x; slot_next = 'x;
-    tid_busy_d = 'x; hq = 'x; bsize = 'x; off = 'x;
+    ctrl_now = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
+    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; off = 'x;
     if (mm_v_q) begin
       ctrl  = mm_cls_q[C_CTRL];
       tidq  = mm_cls_q[C_TID];
@@ -445,6 +449,9 @@ module qrdma_qos_seg
       mq.reason     = meta_fwd_data.reason;
       mq.tid_busy   = meta_fwd_data.tid_busy;
       mq.in_q       = meta_fwd_data.in_q;
+      // mo: the entry as stored; the decisions on the long paths take it and choose a
+      // fresh transfer's (no entry yet) only at their end
+      mo = mq;
       if (fresh) mq = '0;
       // the class: the queue's, or the metadata's for the control queue
       cls_m = ctrl ? mq.cls : qcls;
@@ -456,13 +463,11 @@ module qrdma_qos_seg
       o       = d0.dst_addr[BS_LOG2-1:0];
       span_lo = (BS_LOG2+2)'(o) + (BS_LOG2+2)'(size[BS_LOG2:0]);
       b       = mq.issued;
-      if (fresh) begin
-        blocks   = BW'(((SZW+1)'(o) + (SZW+1)'(size) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
-        last_blk = (size[SZW-1:BS_LOG2+1] == '0) && (span_lo <= (BS_LOG2+2)'(BLOCK_SIZE));
-      end else begin
-        blocks   = mq.blocks;
-        last_blk = (b + BW'(1) == blocks);
-      end
+      last_f   = (size[SZW-1:BS_LOG2+1] == '0) && (span_lo <= (BS_LOG2+2)'(BLOCK_SIZE));
+      last_o   = (mo.issued + BW'(1) == mo.blocks);
+      last_blk = fresh ? last_f : last_o;
+      blocks   = fresh ? BW'(((SZW+1)'(o) + (SZW+1)'(size) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2)
+                       : mo.blocks;
       off = fresh ? '0 : ((OFFW'(b) << BS_LOG2) - OFFW'(o));
       if (fresh)         bsize = last_blk ? 17'(size) : 17'(BLOCK_SIZE) - 17'(o);
       else if (last_blk) bsize = (span_lo[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE)
@@ -472,21 +477,25 @@ module qrdma_qos_seg
       // IDs
       f0 = fresh ? mm_fid_q : mq.fid;
       if (fid1 || fid4) begin
-        ids       = frog_leap(fid4, f0, b[3:0]);
+        ids       = fresh ? frog_leap(fid4, mm_fid_q, 4'd0)
+                          : frog_leap(fid4, mo.fid, mo.issued[3:0]);
         slot      = tid_slot(fid4, b[3:0]);
-        slot_next = tid_slot(fid4, b[3:0] + 4'd1);
         hq        = (fid4 ? Q_FID4_HAVE : Q_FID1_HAVE) + QW'(d0.prio);
       end else begin
         ids.fid   = '0;
         ids.tid   = mm_tid_q;
         slot      = '0;
-        slot_next = '0;
         hq        = Q_TID;
       end
       tid_busy_d = tidq ? 16'h0 : (mq.tid_busy | (16'h1 << slot));
-      out_after  = b[2:0] + 3'd1 - mq.acked[2:0];
-      requeue    = !last_blk && (out_after < 3'(MAX_OUTSTANDING)) && !tid_busy_d[slot_next];
-      ctrl_now   = last_blk && d0.notify && (out_after == 3'd1);
+      // the re-queue and the control packet: a fresh transfer has one block in flight
+      // after this issue and no TID busy; another has its next slot's TID busy in its
+      // entry (the slot issued now is another)
+      out_o      = mo.issued[2:0] + 3'd1 - mo.acked[2:0];
+      busy_o     = !tidq && mo.tid_busy[tid_slot(fid4, mo.issued[3:0] + 4'd1)];
+      requeue    = fresh ? (!last_f && (3'd1 < 3'(MAX_OUTSTANDING)))
+                         : (!last_o && (out_o < 3'(MAX_OUTSTANDING)) && !busy_o);
+      ctrl_now   = d0.notify && (fresh ? last_f : (last_o && (out_o == 3'd1)));
 
       meta_d = mq;
       pkt_m  = '0;
@@ -540,8 +549,11 @@ module qrdma_qos_seg
         pkt_m.len     = 6'(size);
         pkt_m.notify  = d0.notify;
         // bytes past the payload length are zero (a short descriptor's row half belongs
-        // to another channel)
-        pkt_m.payload = {d1.inline_hi, d0.src_addr} & ((256'(1) << {size[5:0], 3'b000}) - 256'(1));
+        // to another channel): a byte mask from one compare per byte, no 256-bit carry
+        pkt_m.payload = {d1.inline_hi, d0.src_addr};
+        for (int unsigned j = 0; j < INLINE_MAX; j++) begin
+          if (6'(j) >= size[5:0]) pkt_m.payload[8 * j +: 8] = '0;
+        end
       end else if (abort) begin
         k_meta      = 1'b1;
         meta_d.in_q = 1'b0;
@@ -577,7 +589,7 @@ module qrdma_qos_seg
       pend_m        = '0;
       pend_m.xfer   = mm_x_q;
       pend_m.block  = inl ? '0 : b;
-      pend_m.single = inl || (blocks == BW'(1));
+      pend_m.single = inl || (fresh ? last_f : (mo.blocks == BW'(1)));
       pend_m.cls    = inl ? CLS_TID : qcls;
       pend_m.fid    = f0;
     end
