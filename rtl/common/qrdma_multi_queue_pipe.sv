@@ -254,10 +254,10 @@ module qrdma_multi_queue_pipe
       // a request of k in the next cycle: the read of k's request of the cycle before
       // this one arrives in its output cycle if k is requested now (fwdc); the read of the
       // request two cycles back arrives a cycle before its output if k was requested in
-      // exactly one of the cycles between (fwdb); an earlier read is in the head RAM by
-      // the request's read of it
+      // exactly one of the cycles between (fwdb: a read fwdc takes now is of a queue
+      // requested in both); an earlier read is in the head RAM by the request's read of it
       casec_q <= r1_oh_q & {NUM_QUEUES{r1_rd_q}} & deq_oh;
-      caseb_q <= r2_oh_q & {NUM_QUEUES{r2_rd_q && !fwdc_d}} & (r1_oh_q ^ deq_oh);
+      caseb_q <= r2_oh_q & {NUM_QUEUES{r2_rd_q}} & (r1_oh_q ^ deq_oh);
     end
   end
 
