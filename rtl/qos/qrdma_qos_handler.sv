@@ -111,7 +111,6 @@ module qrdma_qos_handler
   logic            h1_valid_q, h1_nack_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
-  logic [SEQW-1:0] h1_seq_q;
   logic            h1_match;     // valid entry, same sequence number
   logic            h1_adv;
   logic            h2_valid_q, h2_move;
@@ -151,32 +150,43 @@ module qrdma_qos_handler
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
   // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
-  // block RAM. Same contents as u_pending's.
+  // block RAM. Same contents as u_pending's. H0 compares the sequence numbers (the one
+  // read and the one written in that cycle) and registers the results with the flags: the
+  // read feeds logic, an asynchronous read in LUT RAM, and H1 only selects.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
   pkey_t pkey_mem [1 << TIDW];
-  pkey_t pkey_wr, h1_key_rd_q, h1_key_wr_q, h1_key;
+  pkey_t pkey_wr, pkey_rd;
+  logic  h1_rd_eq_q, h1_wr_eq_q;              // the ACK's sequence number matches
+  logic  h1_single_q, h1_tid_only_q;          // the flags as read, or as written then
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
   always_ff @(posedge clk) begin
     if (pend_wr_en) pkey_mem[pend_wr_tid] <= pkey_wr;
   end
+  assign pkey_rd = pkey_mem[ack.tid];
 
   always_ff @(posedge clk) begin
     if (rst)                         h1_valid_q <= 1'b0;
     else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
     if (h0_take) begin
       h1_tid_q     <= ack.tid;
-      h1_seq_q     <= ack.seq;
       h1_nack_q    <= ack.nack;
       h1_reason_q  <= ack.reason;
-      h1_key_rd_q  <= pkey_mem[ack.tid];
-      h1_key_wr_q  <= pkey_wr;
+      h1_rd_eq_q   <= pkey_rd.seq == ack.seq;
+      h1_wr_eq_q   <= pkey_wr.seq == ack.seq;
       h1_pv_q      <= h0_pv_rd[0];
       h1_wr_hit_q  <= pend_wr_en && pend_wr_tid == ack.tid;
+      if (pend_wr_en && pend_wr_tid == ack.tid) begin
+        h1_single_q   <= pkey_wr.single;
+        h1_tid_only_q <= pkey_wr.tid_only;
+      end else begin
+        h1_single_q   <= pkey_rd.single;
+        h1_tid_only_q <= pkey_rd.tid_only;
+      end
       h1_clr_hit_q <= pv_b_addr == ack.tid;
       h1_clr_en_q  <= pv_b_en;
     end
@@ -185,16 +195,15 @@ module qrdma_qos_handler
   // ================================================================ H1: match, retire
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
-  assign h1_key   = h1_wr_hit_q ? h1_key_wr_q : h1_key_rd_q;
   assign h1_pv    = (h1_pv_q || h1_wr_hit_q) && !(h1_clr_en_q && h1_clr_hit_q);
-  assign h1_match = h1_pv && (h1_key.seq == h1_seq_q);
+  assign h1_match = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq_q);
   assign h1_adv   = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
   always_ff @(posedge clk) begin
     if (rst) tid_free_q <= 1'b0;
-    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_key.tid_only);
+    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
     tid_free_id_q <= tid_ret_valid ? tid_ret_id : h1_tid_q;
   end
   assign tid_free_valid = tid_free_q;
@@ -225,7 +234,7 @@ module qrdma_qos_handler
     else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
     if (h1_adv) begin
       h2_match_q  <= h1_match;
-      h2_single_q <= h1_key.single;
+      h2_single_q <= h1_single_q;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
     end
