@@ -43,7 +43,8 @@ _top("qrdma_sdp_ram", ["rtl/common/qrdma_sdp_ram.sv"],
      synth={"WIDTH": 64, "DEPTH": 2048},
      lint=({"WIDTH": 8, "DEPTH": 16}, {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_NEW": 1},
            {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "BE_W": 2},
-           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_ANY": 1}))
+           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_ANY": 1},
+           {"WIDTH": 8, "DEPTH": 16, "OUT_REG": 1, "RDW_NEW": 1, "BE_W": 2, "BANKS": 4}))
 _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"],
      synth={"WIDTH": 64, "DEPTH": 512},
      lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
@@ -136,12 +137,29 @@ _top("qrdma_nic_regs", ["rtl/top/qrdma_nic_regs.sv"], area="top",
      deps=["qrdma_fmt_pkg", "qrdma_nic_csr"])
 
 # ---------------------------------------------------------------- NIC (docs/nic.md)
-_top("qrdma_tx", ["rtl/tx/qrdma_tx_pkg.sv", "rtl/tx/qrdma_tx_sched.sv", "rtl/tx/qrdma_tx_rd.sv",
-                  "rtl/tx/qrdma_tx_realign.sv", "rtl/tx/qrdma_tx_rsp.sv", "rtl/tx/qrdma_tx_asm.sv",
-                  "rtl/tx/qrdma_tx.sv"],
+_top("qrdma_tx_pkg", ["rtl/tx/qrdma_tx_pkg.sv"], deps=["qrdma_fmt_pkg"], no_synth=True,
+     area="tx")
+# (the unit tops below take the parameters the NIC gives them with its defaults)
+_top("qrdma_tx_sched", ["rtl/tx/qrdma_tx_sched.sv"], area="tx",
+     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_id_pool", "qrdma_multi_queue",
+           "qrdma_arb_rr", "qrdma_sdp_ram"],
+     synth={"NUM_NODES": 4, "MAX_PAYLOAD": 1024, "SLOTS": 64},
+     lint=({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8},
+           {"NUM_NODES": 1, "MAX_PAYLOAD": 256, "SLOTS": 2}))
+_top("qrdma_tx_rd", ["rtl/tx/qrdma_tx_rd.sv"], area="tx", deps=["qrdma_tx_pkg"],
+     synth={"AXI_ID_W": 4}, lint=({"AXI_ID_W": 1},))
+_top("qrdma_tx_realign", ["rtl/tx/qrdma_tx_realign.sv"], area="tx", deps=["qrdma_tx_pkg"],
+     synth={})
+_top("qrdma_tx_rsp", ["rtl/tx/qrdma_tx_rsp.sv"], area="tx",
+     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg"], synth={})
+_top("qrdma_tx_asm", ["rtl/tx/qrdma_tx_asm.sv"], area="tx",
+     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_crc32_512"],
+     synth={"OUT_DEPTH": 16}, lint=({"OUT_DEPTH": 8},))
+_top("qrdma_tx", ["rtl/tx/qrdma_tx.sv"],
      area="tx",
-     deps=["qrdma_fmt_pkg", "qrdma_id_pool", "qrdma_multi_queue", "qrdma_arb_rr",
-           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_tx_sched", "qrdma_tx_rd",
+           "qrdma_tx_realign", "qrdma_tx_rsp", "qrdma_tx_asm",
+           "qrdma_sync_fifo", "qrdma_sdp_ram"],
      lint=({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
            {"NUM_NODES": 1, "MAX_PAYLOAD": 256, "SLOTS": 2, "READ_WINDOW_BEATS": 4,
             "AXI_ID_W": 1}))

@@ -25,6 +25,11 @@
 // FIFO, which never reads a word being written): synthesis builds no such logic (Yosys
 // `no_rw_check`). With RDW_NEW = 1 and BE_W = 1 the forward replaces the whole word, so
 // the same holds without RDW_ANY.
+// BANKS > 1 (with OUT_REG = 1; DEPTH and BANKS powers of 2) splits the words into BANKS
+// arrays by the top address bits, each read into an output register of its own, and
+// selects among those registers by the registered bank bits: where a deep RAM takes more
+// than one block RAM in depth, the select comes after the output registers instead of
+// between a block RAM's read data and the register. Same contract and cycles.
 `default_nettype none
 
 module qrdma_sdp_ram
@@ -36,6 +41,7 @@ module qrdma_sdp_ram
   parameter int unsigned BE_W   = 1,    // write-enable lanes (WIDTH must be a multiple)
   parameter bit          OUT_REG = 1'b0, // output register after the read (see header)
   parameter bit          RDW_ANY = 1'b0, // the data of a colliding read is never used (header)
+  parameter int unsigned BANKS  = 1,    // arrays in depth, selected after the output registers
   localparam int unsigned AW    = idx_w(DEPTH),
   localparam int unsigned LW    = WIDTH / BE_W
 ) (
@@ -59,6 +65,9 @@ module qrdma_sdp_ram
     if (WIDTH < 1) $fatal(1, "qrdma_sdp_ram: WIDTH must be >= 1");
     if (DEPTH < 2) $fatal(1, "qrdma_sdp_ram: DEPTH must be >= 2");
     if (BE_W < 1 || WIDTH % BE_W != 0) $fatal(1, "qrdma_sdp_ram: WIDTH must be a multiple of BE_W");
+    if (BANKS > 1 && (!OUT_REG || (BANKS & (BANKS - 1)) != 0 || (DEPTH & (DEPTH - 1)) != 0
+                      || BANKS >= DEPTH))
+      $fatal(1, "qrdma_sdp_ram: BANKS > 1 needs OUT_REG and powers of 2 with BANKS < DEPTH");
   end
 `endif
 
@@ -66,25 +75,59 @@ module qrdma_sdp_ram
   /* verilator lint_off UNUSEDPARAM */  // read by synthesis only (the attribute below)
   localparam bit NO_RW_CHECK = RDW_ANY || (RDW_NEW && BE_W == 1);
   /* verilator lint_on UNUSEDPARAM */
-  (* no_rw_check = NO_RW_CHECK *) logic [WIDTH-1:0] mem [DEPTH];
-  logic [WIDTH-1:0] rd_q, ram_q;
+  logic [WIDTH-1:0] ram_q;
 
-  // One process, the read first: the read gets the word as it was before the edge
-  // (read-first), the form Yosys infers block RAM from.
-  always_ff @(posedge clk) begin
-    if (rd_en) rd_q <= mem[rd_addr];
-    for (int i = 0; i < int'(BE_W); i++) begin
-      if (wr_en && wr_be[i]) mem[wr_addr][i*LW +: LW] <= wr_data[i*LW +: LW];
-    end
-  end
+  if (BANKS == 1) begin : gen_one
+    (* no_rw_check = NO_RW_CHECK *) logic [WIDTH-1:0] mem [DEPTH];
+    logic [WIDTH-1:0] rd_q;
 
-  // the output register, when there is one: the RAM's read data goes into it directly
-  if (OUT_REG) begin : gen_oreg
+    // One process, the read first: the read gets the word as it was before the edge
+    // (read-first), the form Yosys infers block RAM from.
     always_ff @(posedge clk) begin
-      if (rd_oe) ram_q <= rd_q;
+      if (rd_en) rd_q <= mem[rd_addr];
+      for (int i = 0; i < int'(BE_W); i++) begin
+        if (wr_en && wr_be[i]) mem[wr_addr][i*LW +: LW] <= wr_data[i*LW +: LW];
+      end
     end
-  end else begin : gen_noreg
-    assign ram_q = rd_q;
+
+    // the output register, when there is one: the RAM's read data goes into it directly
+    if (OUT_REG) begin : gen_oreg
+      always_ff @(posedge clk) begin
+        if (rd_oe) ram_q <= rd_q;
+      end
+    end else begin : gen_noreg
+      assign ram_q = rd_q;
+    end
+
+  end else begin : gen_banks
+    localparam int unsigned BD = DEPTH / BANKS;  // words per bank
+    localparam int unsigned BA = idx_w(BD);      // address bits within a bank
+    localparam int unsigned BW = idx_w(BANKS);   // bank bits (the top address bits)
+    logic [BANKS-1:0][WIDTH-1:0] bank_o;         // the banks' output registers
+    logic [BW-1:0]               sel_rd_q, sel_o_q;
+
+    for (genvar b = 0; b < int'(BANKS); b++) begin : gen_bank
+      (* no_rw_check = NO_RW_CHECK *) logic [WIDTH-1:0] mem [BD];
+      logic [WIDTH-1:0] rd_q, o_q;
+
+      always_ff @(posedge clk) begin
+        if (rd_en) rd_q <= mem[rd_addr[BA-1:0]];
+        for (int i = 0; i < int'(BE_W); i++) begin
+          if (wr_en && wr_be[i] && wr_addr[AW-1 -: BW] == BW'(b))
+            mem[wr_addr[BA-1:0]][i*LW +: LW] <= wr_data[i*LW +: LW];
+        end
+      end
+      always_ff @(posedge clk) begin
+        if (rd_oe) o_q <= rd_q;
+      end
+      assign bank_o[b] = o_q;
+    end
+
+    always_ff @(posedge clk) begin
+      if (rd_en) sel_rd_q <= rd_addr[AW-1 -: BW];
+      if (rd_oe) sel_o_q  <= sel_rd_q;
+    end
+    assign ram_q = bank_o[sel_o_q];
   end
 
   if (RDW_NEW) begin : gen_fwd

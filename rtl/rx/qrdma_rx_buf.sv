@@ -4,11 +4,11 @@
 // qrdma_rx_buf: the store-and-forward receive buffer of qrdma_rx with its CRC check
 // (docs/nic.md "Receive unit"; [RSN] §3.2). Packets arrive on s_axis_rx (512-bit beats,
 // beat 0 the header, CRC-32 of all tkeep bytes in tuser of the last beat). The header
-// beat goes into a header FIFO (pushed at the packet's last beat, with tuser and the
-// payload beat count), the payload beats into a ring of BUF_BEATS beats (qrdma_sdp_ram)
-// as they are. Every beat also goes to the CRC (qrdma_crc32_512) through a realigner
-// that packs the payload from lane 0. Inside (realigner, evaluation cost):
-// docs/modules.md#qrdma_rx_buf.
+// beat goes into a header FIFO (pushed at the packet's last beat, with the payload beat
+// count), the payload beats into a ring of BUF_BEATS beats (qrdma_sdp_ram) as they are.
+// Every beat also goes to the CRC (qrdma_crc32_512) through a realigner that packs the
+// payload from lane 0; the CRC result is compared with the packet's tuser as it comes.
+// Inside (realigner, evaluation cost): docs/modules.md#qrdma_rx_buf.
 //
 // Contract: a packet leaves on m_hdr_* once its CRC is known, with m_hdr_crc_ok =
 // (CRC == tuser). Nothing here drops a packet: the header processor decides and then
@@ -19,7 +19,8 @@
 // m_hdr_long is set, so a malformed packet cannot stall the unit.
 // Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+1 (n+2
 // with the flush) -> CRC result at n+1+LATENCY (+1) -> m_hdr_valid at n+2+LATENCY (+1)
-// (LATENCY = 5: n+7 or n+8). rd_data is valid the cycle after rd_en.
+// (LATENCY = 5: n+7 or n+8). rd_data is valid two cycles after rd_en (the ring's output
+// register); skip_en must not come with rd_en.
 `default_nettype none
 
 module qrdma_rx_buf
@@ -48,9 +49,9 @@ module qrdma_rx_buf
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
-  // payload beats, in order: read one (rd_data the next cycle) and/or release skip_beats
+  // payload beats, in order: read one (rd_data two cycles later) or release skip_beats
   input  logic              rd_en,
-  output logic [511:0]      rd_data,
+  output logic [511:0]      rd_data,           // two cycles after rd_en
   input  logic              skip_en,
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [NBW-1:0]    skip_beats,        // < BUF_BEATS: only the ring index bits are used
@@ -64,7 +65,8 @@ module qrdma_rx_buf
   // header bits kept below 256: the fields up to `reason` (the rest of the low half is
   // reserved and reads as zero)
   localparam int unsigned HLW  = NET_HDR_REASON_LSB + NET_HDR_REASON_W;
-  localparam int unsigned HQW  = 256 + HLW + 32 + NBW + 1;
+  localparam int unsigned HQW  = 256 + HLW + NBW + 1;
+  localparam int unsigned TQ_DEPTH = 16;  // packets between their last beat and their CRC
 
 `ifndef SYNTHESIS
   initial begin
@@ -87,7 +89,7 @@ module qrdma_rx_buf
   logic               store_ok_q, room_q, in_fire, hdr_beat, pl_wr;
   logic               hq_s_ready, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
-  logic [31:0]        cq_m_data;
+  logic [NBW-1:0]     nb_d;
 
   assign hdr_beat = !in_pkt_q;
   assign used     = wr_ptr_q - rd_ptr_q;
@@ -101,13 +103,12 @@ module qrdma_rx_buf
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
 
-  // Header FIFO entry: header bits 511:256, tuser, payload beats, long, header bits HLW-1:0
+  // Header FIFO entry: header bits 511:256, payload beats, long, header bits HLW-1:0
   // (bits 255:HLW are not kept).
+  assign nb_d = pl_wr ? nb_q + NBW'(1) : nb_q;
   always_comb begin
-    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], s_axis_rx_tuser, NBW'(0), 1'b0,
-                               s_axis_rx_tdata[HLW-1:0]};
-    else          hq_s_data = {hhi_q, s_axis_rx_tuser, nb_q + NBW'(pl_wr),
-                               long_q || !store_ok_q, hlo_q};
+    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], NBW'(0), 1'b0, s_axis_rx_tdata[HLW-1:0]};
+    else          hq_s_data = {hhi_q, nb_d, long_q || !store_ok_q, hlo_q};
   end
 
   always_ff @(posedge clk) begin
@@ -125,7 +126,7 @@ module qrdma_rx_buf
         long_q     <= 1'b0;
         store_ok_q <= 1'b1;
       end else begin
-        nb_q       <= nb_q + NBW'(pl_wr);
+        nb_q       <= nb_d;
         long_q     <= long_q || !store_ok_q;
         if (pl_wr) store_ok_q <= (nb_q < NBW'(MAXB - 1));
       end
@@ -157,15 +158,19 @@ module qrdma_rx_buf
   );
 
   // ------------------------------------------------------------------ ring
-  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(BUF_BEATS)) u_ring (
+  // Read in every cycle at rd_ptr and through the output register, which loads in every
+  // cycle: the beat at rd_ptr in the cycle of rd_en is rd_data two cycles later (no
+  // enable fans out from the handshake). RDW_ANY: a read whose data is used is of a beat
+  // of a packet already complete, never of the one being written.
+  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(BUF_BEATS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_ring (
     .clk,
     .wr_en(pl_wr), .wr_be(1'b1), .wr_addr(wr_ptr_q[PW-1:0]), .wr_data(s_axis_rx_tdata),
-    // only beats of packets already complete are read: never the one being written
-    .rd_en(rd_en), .rd_addr(rd_ptr_q[PW-1:0]), .rd_data(rd_data)
+    .rd_en(1'b1), .rd_addr(rd_ptr_q[PW-1:0]), .rd_oe(1'b1), .rd_data(rd_data)
   );
 
   always_ff @(posedge clk) begin
-    rd_ptr_q <= rd_ptr_q + (PW+1)'(rd_en) + (skip_en ? (PW+1)'(skip_beats) : '0);
+    if (skip_en)    rd_ptr_q <= rd_ptr_q + (PW+1)'(skip_beats);
+    else if (rd_en) rd_ptr_q <= rd_ptr_q + (PW+1)'(1);
     if (rst) rd_ptr_q <= '0;
   end
 
@@ -176,10 +181,12 @@ module qrdma_rx_buf
   logic [511:0]   pd_q;
   logic [63:0]    pk_q;
   logic [5:0]     sh_q;     // lane of the first payload byte of the current packet
+  logic           sh0_q;    // sh_q == 0
+  logic [63:0]    rest_q;   // lanes >= sh_q
   logic           cv_q, cl_q;  // CRC beat registered for the CRC block
   logic [511:0]   cd_q;
   logic [63:0]    ck_q;
-  logic           emit, emit_last, cur_rest, cur_spent, emit_hdr;
+  logic           emit, emit_last, cur_rest, cur_spent;
 
   // lowest set bit of a keep (0 for none)
   function automatic logic [5:0] first_lane(input logic [63:0] k);
@@ -192,19 +199,17 @@ module qrdma_rx_buf
   logic cur_same;
   assign cur_same = in_fire && !hdr_beat;
   // the new (last) beat has bytes at lanes >= sh that a later CRC beat must carry
-  assign cur_rest  = |(s_axis_rx_tkeep >> sh_q);
+  assign cur_rest  = |(s_axis_rx_tkeep & rest_q);
 
   always_comb begin
     emit      = 1'b0;
     emit_last = 1'b0;
-    emit_hdr  = 1'b0;
     cur_spent = 1'b0;
     if (pv_q && ph_q) begin
       // header: emitted as it is when the next beat comes or, if it ends its packet,
       // as soon as no beat comes
       emit      = in_fire || pl_q;
       emit_last = pl_q;
-      emit_hdr  = 1'b1;
     end else if (pv_q && pl_q) begin
       emit      = 1'b1;            // tail of the last payload beat
       emit_last = 1'b1;
@@ -233,23 +238,26 @@ module qrdma_rx_buf
       ph_q <= hdr_beat;
       pl_q <= s_axis_rx_tlast;
       // first payload beat: its first kept lane is where the payload starts
-      if (!hdr_beat && nb_q == '0 && !long_q) sh_q <= first_lane(s_axis_rx_tkeep);
+      if (!hdr_beat && nb_q == '0 && !long_q) begin
+        sh_q   <= first_lane(s_axis_rx_tkeep);
+        sh0_q  <= s_axis_rx_tkeep[0];
+        rest_q <= {64{1'b1}} << first_lane(s_axis_rx_tkeep);
+      end
     end
   end
 
   // The CRC beat (read by the CRC only with cv_q): a header as it is; else bytes sh.. of
-  // the held beat followed by the new beat (zero when it belongs to the next packet or no
-  // beat came). Loaded only when a beat is emitted, shifted only for sh != 0. The two
-  // beats are shifted apart and the new one's part masked after its shift, so that the
-  // handshake (cur_same) meets the shifted data at the last gate.
+  // the held beat followed by the new beat, whose bytes count (keep) only when it is a
+  // payload beat of the same packet: the CRC takes no byte outside keep (the data there
+  // is left as it is). Loaded in every cycle with a held beat (a register enable, no
+  // handshake), shifted only for sh != 0.
   always_ff @(posedge clk) begin
-    if (emit) begin
-      if (emit_hdr || sh_q == '0) begin
+    if (pv_q) begin
+      if (ph_q || sh0_q) begin
         cd_q <= pd_q;
         ck_q <= pk_q;
       end else begin
-        cd_q <= 512'({512'b0, pd_q} >> {sh_q, 3'b000})
-                | (512'({s_axis_rx_tdata, 512'b0} >> {sh_q, 3'b000}) & {512{cur_same}});
+        cd_q <= 512'({s_axis_rx_tdata, pd_q} >> {sh_q, 3'b000});
         ck_q <= 64'({64'b0, pk_q} >> sh_q)
                 | (64'({s_axis_rx_tkeep, 64'b0} >> sh_q) & {64{cur_same}});
       end
@@ -266,24 +274,41 @@ module qrdma_rx_buf
     .m_valid(crc_valid), .m_crc(crc)
   );
 
-  // CRC results in packet order. A result comes after its packet's header entry was
+  // tuser of each packet, pushed at its last beat, compared with the packet's CRC result
+  // as it comes (results come in packet order). A result comes at most LATENCY + 2 cycles
+  // after its last beat, so at most that many tusers wait (asserted).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [cnt_w(TQ_DEPTH)-1:0]  tq_count;
+  logic                        tq_af, tq_m_valid;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic                        tq_s_ready;
+  logic [31:0]                 tq_m_data;
+
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(TQ_DEPTH)) u_tuser_fifo (
+    .clk, .rst,
+    .s_valid(in_fire && s_axis_rx_tlast), .s_ready(tq_s_ready), .s_data(s_axis_rx_tuser),
+    .m_valid(tq_m_valid), .m_ready(crc_valid), .m_data(tq_m_data),
+    .count(tq_count), .almost_full(tq_af)
+  );
+
+  // CRC checks in packet order. A result comes after its packet's header entry was
   // pushed and both FIFOs pop together, so this FIFO never holds more than the header
   // FIFO: it is never full when a result comes. LUT RAM (no block-RAM latency).
-  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_crc_fifo (
+  logic cq_m_data;
+
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_crc_fifo (
     .clk, .rst,
-    .s_valid(crc_valid), .s_ready(cq_s_ready), .s_data(crc),
+    .s_valid(crc_valid), .s_ready(cq_s_ready), .s_data(crc == tq_m_data),
     .m_valid(cq_m_valid), .m_ready(hq_pop), .m_data(cq_m_data),
     .count(cq_count), .almost_full(cq_af)
   );
 
   // ------------------------------------------------------------------ output
-  logic [31:0] tuser_q;
-
   assign m_hdr_valid = hq_m_valid && cq_m_valid;
   assign hq_pop      = m_hdr_valid && m_hdr_ready;
-  assign {m_hdr[511:256], tuser_q, m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0]} = hq_m_data;
+  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0]} = hq_m_data;
   assign m_hdr[255:HLW] = '0;
-  assign m_hdr_crc_ok   = (cq_m_data == tuser_q);
+  assign m_hdr_crc_ok   = cq_m_data;
   assign occ_beats      = used;
   assign occ_pkts       = hq_count;
 
@@ -291,10 +316,13 @@ module qrdma_rx_buf
   // each check nested under its valid (docs/development.md)
   always_ff @(posedge clk) begin
     if (crc_valid)
-      if (!rst) assert (cq_s_ready) else $error("qrdma_rx_buf: CRC result lost (FIFO full)");
+      if (!rst) assert (cq_s_ready && tq_m_valid)
+        else $error("qrdma_rx_buf: CRC result lost (FIFO full) or without its tuser");
     if (in_fire)
-      if (!rst && s_axis_rx_tlast) assert (hq_s_ready)
-        else $error("qrdma_rx_buf: header FIFO full at a last beat");
+      if (!rst && s_axis_rx_tlast) assert (hq_s_ready && tq_s_ready)
+        else $error("qrdma_rx_buf: header or tuser FIFO full at a last beat");
+    if (rd_en)
+      if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
   end
 `endif
 

@@ -74,9 +74,13 @@ module qrdma_rx_cpl
   // ------------------------------------------------------------------ error bits
   // err[key]: a write of the entry's current block failed. Written at the B of a
   // command: its block's first write writes its own result, a later write sets it.
+  // RDW_ANY: an event's read never meets a write of its entry. Its block's B responses
+  // are all in at least two cycles before (due is registered from the B count), and the
+  // next write of the entry is the next block's, which its sender starts only after this
+  // event's response (TID reuse rule, docs/modules.md#qrdma_rx_cpl).
   logic err_rd;
 
-  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(NENT), .OUT_REG(1'b1)) u_err (
+  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_err (
     .clk,
     .wr_en(done_cmd && (done_first || done_err)), .wr_be(1'b1),
     .wr_addr(EAW'(done_key)), .wr_data(done_err),

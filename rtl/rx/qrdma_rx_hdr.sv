@@ -15,9 +15,10 @@
 // m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
 // the notification writer). After rst no packet is taken for NUM_NODES*1024 cycles (the
 // tracker clears its table).
-// Pipeline, one packet per cycle: t the packet is classified and taken by the tracker;
-// t+2 its decision; t+3 command, event and ACK enter their FIFOs (stage 3 waits while any
-// of them is full, and the tracker waits with it).
+// Pipeline, one packet per cycle, never stopping: t the packet is taken (its tracker
+// lookup starts with its key); t+1 it is classified (stage C, the tracker gets its
+// request); t+4 its decision; t+5 command, event and ACK enter their FIFOs (stage 3). A
+// packet is taken only when each FIFO has room for it and for the packets ahead of it.
 `default_nettype none
 
 module qrdma_rx_hdr
@@ -83,71 +84,162 @@ module qrdma_rx_hdr
     K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL
   } kind_e;
 
-  // What travels with a packet through the tracker: its header, kind, payload beats and
-  // the end of its payload (lane of the first byte + len).
+  // What travels with a packet through the tracker: its header, kind, payload beats, the
+  // end of its payload (lane of the first byte + len) and its INLINE payload on the way
+  // to its lanes (rotated by the 8-byte part of the first lane).
   typedef struct packed {
     kind_e          kind;
     logic [NBW-1:0] nb;
     logic [13:0]    end_b;
+    logic [511:0]   imm;
     net_hdr_t       h;
   } pkt_t;
 
-  // ------------------------------------------------------------------ classify
-  // The packet's kind, K_BAD if malformed (docs/nic.md "Receive unit").
+  // The header checks (docs/nic.md "Receive unit"), each formed from the buffer's output
+  // registers and registered in stage C, where they are combined into the packet's kind.
+  typedef struct packed {
+    logic crc_ok;
+    logic too_long;  // more payload beats than the buffer kept
+    logic node_ne;   // dst_node != node_id
+    logic len0;      // len == 0
+    logic len_mp;    // len > MAX_PAYLOAD
+    logic len_32;    // len > 32
+    logic span;      // dst_addr mod MAX_PAYLOAD + len > MAX_PAYLOAD
+    logic bp0;       // blk_pkts == 0
+    logic bp_big;    // blk_pkts > MAX_BLK_PKTS
+    logic idx_bad;   // pkt_idx >= blk_pkts
+    logic nb_ne;     // payload beats != ceil((dst_addr mod 64 + len) / 64)
+    logic nb_nz;     // payload beats != 0
+  } chk_t;
+
+  // INLINE bytes 0..31 go to lane lo: lane j holds byte (j - lo) mod 64, so beat 0 (lanes
+  // lo..) and beat 1 (lanes ..lo+len-65) are the same word with other strobes. The word
+  // is rotated by 8 * lo[5:3] bytes in stage C and by lo[2:0] bytes in stage 3.
+  function automatic logic [511:0] rotate(input logic [511:0] w, input logic [5:0] n);
+    return 512'(({w, w} << {n, 3'b000}) >> 512);
+  endfunction
+
+  // ------------------------------------------------------------------ stage 0: checks
   /* verilator lint_off UNUSEDSIGNAL */  // not every header field is checked
-  function automatic kind_e classify(input net_hdr_t       hd,
-                                     input logic [NBW-1:0] nbeats,
-                                     input logic           long,
-                                     input logic [15:0]    node,
-                                     input logic [13:0]    end_b);
+  function automatic chk_t check(input net_hdr_t hd, input logic [NBW-1:0] nbeats,
+                                 input logic long, input logic crc_ok,
+                                 input logic [15:0] node);
+    chk_t c;
+    logic [6:0] lo_len;    // first lane + len mod 64
+    logic [7:0] nb_rest;   // payload beats - len / 64
+    c.crc_ok  = crc_ok;
+    c.too_long = long;
+    c.node_ne = (hd.dst_node != node);
+    c.len0    = (hd.len == '0);
+    c.len_mp  = (32'(hd.len) > MAX_PAYLOAD);
+    c.len_32  = (hd.len > 13'd32);
+    c.span    = (32'(hd.dst_addr[11:0]) % MAX_PAYLOAD + 32'(hd.len) > MAX_PAYLOAD);
+    c.bp0     = (hd.blk_pkts == '0);
+    c.bp_big  = (32'(hd.blk_pkts) > MAX_BLK_PKTS);
+    c.idx_bad = (hd.pkt_idx >= hd.blk_pkts);
+    // ceil((lo + len) / 64) = len / 64 + (0, 1 or 2 for lo + len mod 64 = 0, 1..64, more)
+    lo_len    = 7'(hd.dst_addr[5:0]) + 7'(hd.len[5:0]);
+    nb_rest   = 8'(nbeats) - 8'(hd.len[12:6]);
+    c.nb_ne   = (nb_rest != 8'((lo_len != '0) + (lo_len > 7'd64)));
+    c.nb_nz   = (nbeats != '0);
+    return c;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // The packet's kind, K_BAD if malformed, from its checks.
+  function automatic kind_e classify(input logic [3:0] ptype, input chk_t c);
     logic bad;
     kind_e k;
-    bad = (hd.dst_node != node) || long;
-    unique case (hd.ptype)
+    bad = c.node_ne || c.too_long;
+    unique case (ptype)
       4'(NET_DATA): begin
         k = K_DATA;
-        bad = bad || hd.len == '0 || 32'(hd.len) > MAX_PAYLOAD
-              || 32'(hd.dst_addr[11:0]) % MAX_PAYLOAD + 32'(hd.len) > MAX_PAYLOAD
-              || hd.blk_pkts == '0 || 32'(hd.blk_pkts) > MAX_BLK_PKTS
-              || hd.pkt_idx >= hd.blk_pkts
-              || 14'(nbeats) != ((end_b + 14'd63) >> 6);
+        bad = bad || c.len0 || c.len_mp || c.span || c.bp0 || c.bp_big || c.idx_bad
+              || c.nb_ne;
       end
       4'(NET_INLINE): begin
         k = K_INLINE;
-        bad = bad || hd.len == '0 || hd.len > 13'd32 || nbeats != '0;
+        bad = bad || c.len0 || c.len_32 || c.nb_nz;
       end
       4'(NET_CONTROL): begin
         k = K_CONTROL;
-        bad = bad || nbeats != '0;
+        bad = bad || c.nb_nz;
       end
       4'(NET_ACK), 4'(NET_NACK): begin
         k = K_ACK;
-        bad = bad || nbeats != '0;
+        bad = bad || c.nb_nz;
       end
       default: begin
         k = K_BAD;
         bad = 1'b1;
       end
     endcase
-    return bad ? K_BAD : k;
+    return !c.crc_ok ? K_CRC : (bad ? K_BAD : k);
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
-  pkt_t     pk0;
-  trk_req_t req0;
+  // tracking entry of a packet: {src_node mod NUM_NODES, tid}
+  function automatic logic [EAW-1:0] entry(input logic [15:0] src, input logic [9:0] tid);
+    return EAW'((32'(src) % NUM_NODES) * 1024 + 32'(tid));
+  endfunction
+
+  // ------------------------------------------------------------------ admission
+  // The pipeline after the buffer never stops: a packet taken in cycle t starts its
+  // tracker lookup (its key), is in stage C in t+1 (its request follows), is decided in
+  // t+4 and pushes its command, event and ACK in t+5 (stage 3). It is taken only when each
+  // output FIFO has room for it and for the INFL packets ahead of it that push first:
+  // count < DEPTH - INFL, known from the count of the cycle before (registered, room_q),
+  // which is at most one lower: count < DEPTH - INFL - 1 (the FIFO's almost_full clear).
+  localparam int unsigned INFL      = 5;   // taken in t-1 .. t-5
+  localparam int unsigned CMD_DEPTH = 16;
+  localparam int unsigned ACK_DEPTH = 16;
+
+`ifndef SYNTHESIS
+  initial begin
+    if (EVT_DEPTH <= INFL + 1) $fatal(1, "qrdma_rx_hdr: EVT_DEPTH must be > %0d", INFL + 1);
+  end
+`endif
+
+  logic cq_af, eq_af, aq_af, room_q, trk_ready, take;
+
+  assign s_hdr_ready = trk_ready && room_q;
+  assign take        = s_hdr_valid && s_hdr_ready;
+
+  always_ff @(posedge clk) begin
+    room_q <= !cq_af && !eq_af && !aq_af;
+    if (rst) room_q <= 1'b0;
+  end
+
+  // ------------------------------------------------------------------ stage C: classify
+  chk_t           chk_q;
+  net_hdr_t       hc_q;
+  logic [NBW-1:0] nbc_q;
+  logic [13:0]    endc_q;
+  logic [511:0]   immc_q;
+  pkt_t           pk0;
+  trk_req_t       req0;
+
+  // loaded in every cycle (no enable fans out from the handshake): the tracker reads them
+  // only in the cycle after a take
+  always_ff @(posedge clk) begin
+    hc_q   <= s_hdr;
+    nbc_q  <= s_hdr_nbeats;
+    endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
+    immc_q <= rotate({256'b0, s_hdr.inline_data}, {s_hdr.dst_addr[5:3], 3'b000});
+    chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, node_id);
+  end
 
   always_comb begin
-    pk0.h     = s_hdr;
-    pk0.nb    = s_hdr_nbeats;
-    pk0.end_b = 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
-    pk0.kind  = !s_hdr_crc_ok ? K_CRC
-                              : classify(s_hdr, s_hdr_nbeats, s_hdr_long, node_id, pk0.end_b);
+    pk0.h       = hc_q;
+    pk0.nb      = nbc_q;
+    pk0.end_b   = endc_q;
+    pk0.imm     = immc_q;
+    pk0.kind    = classify(hc_q.ptype, chk_q);
     req0        = '0;
-    req0.key    = KEYW'((32'(s_hdr.src_node) % NUM_NODES) * 1024 + 32'(s_hdr.tid));
-    req0.seq    = s_hdr.seq;
-    req0.idx    = s_hdr.pkt_idx;
-    req0.bp     = s_hdr.blk_pkts;
-    req0.notify = s_hdr.notify;
+    req0.key    = KEYW'(entry(hc_q.src_node, hc_q.tid));
+    req0.seq    = hc_q.seq;
+    req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
+    req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
+    req0.notify = hc_q.notify;
     unique case (pk0.kind)
       K_DATA:    req0.op = TRK_DATA;
       K_INLINE:  req0.op = TRK_INLINE;
@@ -157,7 +249,7 @@ module qrdma_rx_hdr
   end
 
   // ------------------------------------------------------------------ tracker
-  logic     t_valid, t_ready;
+  logic     t_valid;
   /* verilator lint_off UNUSEDSIGNAL */  // the key is used; the other fields are in pk
   trk_req_t t_req;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -167,39 +259,40 @@ module qrdma_rx_hdr
   pkt_t     pk;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // the lookup starts with the packet's key when it is taken; its request and payload
+  // follow from stage C
   qrdma_rx_track #(.NENT(NENT), .MAX_BLK_PKTS(MAX_BLK_PKTS), .PAY_W($bits(pkt_t))) u_track (
     .clk, .rst,
-    .s_valid(s_hdr_valid), .s_ready(s_hdr_ready), .s_req(req0), .s_pay(pk0),
-    .m_valid(t_valid), .m_ready(t_ready), .m_req(t_req), .m_dec(d), .m_pay(t_pay)
+    .s_valid(take), .s_ready(trk_ready), .s_key(entry(s_hdr.src_node, s_hdr.tid)), .s_req(req0), .s_pay(pk0),
+    .m_valid(t_valid), .m_req(t_req), .m_dec(d), .m_pay(t_pay)
   );
 
   assign pk = pkt_t'(t_pay);
 
   // ------------------------------------------------------------------ stage 3: push
-  // The decision is registered before it goes into the output FIFOs; stage 3 waits
-  // until every output FIFO has room, whatever it pushes (keeps the stall out of the
-  // decision path).
-  logic      s3_valid_q, s3_fire, s2_fire, cmd_ready, evt_ready, ack_ready;
+  // The decision is registered before it goes into the output FIFOs, which have room
+  // (admission above).
+  logic      s3_v_q, cmd_ready, evt_ready, ack_ready;
   logic      w3_cmd_q, w3_evt_q, w3_ack_q;
   rx_cmd_t   cmd3_q;
   rx_evt_t   evt3_q;
   ack_desc_t ack3_q;
-  logic [TAGW-1:0] wcnt_q;    // write commands issued (RING and IMM)
+  logic [TAGW-1:0] wcnt_q, wcnt1;   // write commands issued (RING and IMM); + 1
+  logic [TAGW-1:0] wcnt_d;
 
-  assign s3_fire = s3_valid_q && cmd_ready && evt_ready && ack_ready;
-  assign t_ready = !s3_valid_q || s3_fire;
-  assign s2_fire = t_valid && t_ready;
+  assign wcnt1  = wcnt_q + TAGW'(1);
+  assign wcnt_d = (t_valid && d.acc_wr) ? wcnt1 : wcnt_q;
 
   // The notification fields table: written with the packet whose fields a notification
   // will report (a CONTROL taken, an INLINE with notify that completes its block). The
   // entry is read by the notification writer only after the completion event, and the
   // sender reuses the TID only after the ACK, which waits for the notification.
   always_ff @(posedge clk) begin
-    m_ctl_we <= s2_fire && d.ctl_keep;
+    m_ctl_we <= t_valid && d.ctl_keep;
     if (rst) m_ctl_we <= 1'b0;
   end
   always_ff @(posedge clk) begin
-    if (s2_fire) begin
+    if (t_valid) begin
       m_ctl_key       <= t_req.key;
       m_ctl.is_ctrl   <= (pk.kind == K_CONTROL);
       m_ctl.xfer      <= pk.h.xfer;
@@ -212,9 +305,9 @@ module qrdma_rx_hdr
   end
 
   // The write command, completion event and ACK of the decision, built only when the
-  // decision is taken (they are used only from the stage-3 registers).
+  // decision is made (they are used only from the stage-3 registers).
   always_ff @(posedge clk) begin
-    if (s2_fire) begin
+    if (t_valid) begin
       rx_cmd_t   cmd;
       rx_evt_t   ev;
       ack_desc_t ack;
@@ -225,8 +318,8 @@ module qrdma_rx_hdr
       cmd.baddr  = pk.h.dst_addr[63:6];
       cmd.lo     = pk.h.dst_addr[5:0];
       cmd.hi     = 6'(pk.end_b - 14'd1);
-      cmd.data   = pk.h.inline_data;
       cmd.nbeats = pk.nb;
+      if (pk.kind == K_INLINE) cmd.data = rotate(pk.imm, {3'b000, pk.h.dst_addr[2:0]});
       if (d.acc_wr && pk.kind == K_DATA) begin
         cmd.op = OP_RING;
       end else if (d.acc_wr) begin
@@ -242,7 +335,7 @@ module qrdma_rx_hdr
       ev.src_node = pk.h.src_node;
       ev.key      = t_req.key;
       ev.seq      = pk.h.seq;
-      ev.wtag     = wcnt_q + TAGW'(d.acc_wr);
+      ev.wtag     = wcnt_d;
       // received ACK / NACK
       ack        = '0;
       ack.tid    = pk.h.tid;
@@ -259,52 +352,54 @@ module qrdma_rx_hdr
   end
 
   always_ff @(posedge clk) begin
-    if (s2_fire)      s3_valid_q <= 1'b1;
-    else if (s3_fire) s3_valid_q <= 1'b0;
-    if (s2_fire && d.acc_wr) wcnt_q <= wcnt_q + TAGW'(1);
+    s3_v_q <= t_valid;
+    wcnt_q <= wcnt_d;
     if (rst) begin
-      s3_valid_q <= 1'b0;
-      wcnt_q     <= '0;
+      s3_v_q <= 1'b0;
+      wcnt_q <= '0;
     end
   end
 
   /* verilator lint_off UNUSEDSIGNAL */  // FIFO outputs this block has no use for
-  logic [cnt_w(4)-1:0]         cq_count, aq_count;
-  logic                        cq_af, eq_af, aq_af;
+  logic [cnt_w(CMD_DEPTH)-1:0] cq_count;
+  logic [cnt_w(ACK_DEPTH)-1:0] aq_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(4)) u_cmd_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(CMD_DEPTH),
+                    .ALMOST_FULL(CMD_DEPTH - INFL - 1)) u_cmd_fifo (
     .clk, .rst,
-    .s_valid(s3_fire && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3_q),
+    .s_valid(s3_v_q && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3_q),
     .m_valid(m_cmd_valid), .m_ready(m_cmd_ready), .m_data(m_cmd),
     .count(cq_count), .almost_full(cq_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH($bits(rx_evt_t)), .DEPTH(EVT_DEPTH)) u_evt_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(rx_evt_t)), .DEPTH(EVT_DEPTH),
+                    .ALMOST_FULL(EVT_DEPTH - INFL - 1)) u_evt_fifo (
     .clk, .rst,
-    .s_valid(s3_fire && w3_evt_q), .s_ready(evt_ready), .s_data(evt3_q),
+    .s_valid(s3_v_q && w3_evt_q), .s_ready(evt_ready), .s_data(evt3_q),
     .m_valid(m_evt_valid), .m_ready(m_evt_ready), .m_data(m_evt),
     .count(occ_evts), .almost_full(eq_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(4)) u_ack_fifo (
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(ACK_DEPTH), .ALMOST_FULL(ACK_DEPTH - INFL - 1))
+    u_ack_fifo (
     .clk, .rst,
-    .s_valid(s3_fire && w3_ack_q), .s_ready(ack_ready), .s_data(ack3_q),
+    .s_valid(s3_v_q && w3_ack_q), .s_ready(ack_ready), .s_data(ack3_q),
     .m_valid(m_ack_valid), .m_ready(m_ack_ready), .m_data(m_ack_data),
     .count(aq_count), .almost_full(aq_af)
   );
 
   // statistics, registered one-cycle pulses at the decision
   always_ff @(posedge clk) begin
-    stat_data_pkt   <= s2_fire && d.acc_wr && pk.kind == K_DATA;
-    stat_ctrl_pkt   <= s2_fire && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
+    stat_data_pkt   <= t_valid && d.acc_wr && pk.kind == K_DATA;
+    stat_ctrl_pkt   <= t_valid && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
                                    || pk.kind == K_ACK);
-    stat_bytes      <= (s2_fire && d.acc_wr) ? pk.h.len : '0;
-    stat_crc_drop   <= s2_fire && pk.kind == K_CRC;
-    stat_dup_drop   <= s2_fire && d.dup;
-    stat_stale_drop <= s2_fire && d.stale;
-    stat_bad_drop   <= s2_fire && pk.kind == K_BAD;
-    stat_stall      <= s3_valid_q && !s3_fire;
+    stat_bytes      <= (t_valid && d.acc_wr) ? pk.h.len : '0;
+    stat_crc_drop   <= t_valid && pk.kind == K_CRC;
+    stat_dup_drop   <= t_valid && d.dup;
+    stat_stale_drop <= t_valid && d.stale;
+    stat_bad_drop   <= t_valid && pk.kind == K_BAD;
+    stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
       stat_data_pkt   <= 1'b0;
       stat_ctrl_pkt   <= 1'b0;
@@ -316,6 +411,16 @@ module qrdma_rx_hdr
       stat_stall      <= 1'b0;
     end
   end
+
+`ifndef SYNTHESIS
+  // the output FIFOs have room for every push
+  always_ff @(posedge clk) begin
+    if (s3_v_q)
+      if (!rst) assert ((!w3_cmd_q || cmd_ready) && (!w3_evt_q || evt_ready)
+                        && (!w3_ack_q || ack_ready))
+        else $error("qrdma_rx_hdr: output FIFO full at a push");
+  end
+`endif
 
 endmodule
 

@@ -80,12 +80,18 @@ module qrdma_rx_notif
   rx_ctrl_t    ctl_rd;
   logic [31:0] slot;
 
-  // The fields go from the table's output register (loaded in the cycle after the take)
-  // straight into the entry offered: the output register is the entry's register.
-  qrdma_sdp_ram #(.WIDTH($bits(rx_ctrl_t)), .DEPTH(NENT), .OUT_REG(1'b1)) u_ctl (
+  // The table is read in every cycle at the offered request's key; the word read in the
+  // cycle of the take goes into the output register (loaded in the cycle after the take),
+  // which is the entry offered: no enable fans out from the take. RDW_ANY: the read of a
+  // take never meets a write of its entry. The entry is written by the packet that makes
+  // the completion event due (the CONTROL or the notifying INLINE), long before the
+  // event's request comes here, and next by the next block of the TID, which its sender
+  // starts only after this request's ACK (returned on m_hack after the take).
+  qrdma_sdp_ram #(.WIDTH($bits(rx_ctrl_t)), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1),
+                  .BANKS((NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1)) u_ctl (
     .clk,
     .wr_en(ctl_we), .wr_be(1'b1), .wr_addr(EAW'(ctl_key)), .wr_data(ctl),
-    .rd_en(take), .rd_addr(EAW'(s_ntf.key)), .rd_oe(take_q), .rd_data(ctl_rd)
+    .rd_en(1'b1), .rd_addr(EAW'(s_ntf.key)), .rd_oe(take_q), .rd_data(ctl_rd)
   );
 
   // the output registers are free at the end of the next cycle, when the taken request is

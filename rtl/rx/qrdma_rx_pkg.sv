@@ -20,6 +20,12 @@ package qrdma_rx_pkg;
   localparam int unsigned TAGW = 32;
   localparam int unsigned BAW  = 58;  // beat address: byte address bits 63:6
 
+  // Words of a per-entry table kept in one block RAM in depth: a block RAM holds 2048
+  // words of 9 bits (ECP5 DP16KD, UltraScale+ RAMB18), so a table of NENT > 2048 entries
+  // is built as NENT / 2048 banks, each read into an output register of its own, selected
+  // after those registers (qrdma_sdp_ram BANKS).
+  localparam int unsigned BANK_WORDS = 2048;
+
   // Key of a block-tracking entry: {src_node mod NUM_NODES, tid}, at most 16 bits wide
   // (NUM_NODES <= 64).
   localparam int unsigned KEYW = 16;
@@ -37,8 +43,8 @@ package qrdma_rx_pkg;
     trk_op_e         op;
     logic [KEYW-1:0] key;     // tracking entry: {src_node mod NUM_NODES, tid}
     logic [15:0]     seq;
-    logic [8:0]      idx;     // DATA: pkt_idx
-    logic [8:0]      bp;      // DATA: blk_pkts
+    logic [8:0]      idx;     // DATA: pkt_idx; INLINE: 0
+    logic [8:0]      bp;      // DATA: blk_pkts; INLINE: 1
     logic            notify;  // DATA: last block of a notifying transfer; INLINE: notify
   } trk_req_t;
 
@@ -71,7 +77,7 @@ package qrdma_rx_pkg;
     logic [5:0]      lo;      // lane of the first payload byte (first beat)
     logic [5:0]      hi;      // lane of the last payload byte (last beat)
     logic            split;   // IMM of 2 beats across a 4 KiB boundary: two bursts
-    logic [255:0]    data;    // IMM: inline payload, byte 0 in bits 7:0
+    logic [511:0]    data;    // IMM: inline payload at its lanes: byte i at lane (lo + i) mod 64
   } rx_cmd_t;
 
   // Completion event, header processor -> completion unit (in packet order): a block is

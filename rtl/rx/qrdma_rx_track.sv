@@ -9,12 +9,13 @@
 // first write, and whether it completes the block (completion event, with a notification
 // when due); the rules are in docs/nic.md. An opaque payload (PAY_W bits) travels with
 // each lookup so the caller needs no pipeline of its own. Lookups with op TRK_NONE pass
-// through in order without touching the table.
-// After rst the table is cleared in NENT cycles (s_ready low).
-// Pipeline, one lookup per cycle: t the lookup is taken and the table read; t+1 the read
-// word goes into the table's output register; t+2 the entry is registered (writes made
-// since the read are forwarded); t+3 the decision is offered (m_valid) and the entry
-// written back in the cycle it is taken (m_ready).
+// through in order without touching the table. Inside (stages, forwarding, compares
+// formed before the decision): docs/modules.md#qrdma_rx_track.
+// Contract: a lookup starts with its key (s_valid, s_key: the table is read); its request
+// and payload follow in the next cycle (s_req, s_pay; s_req.key is not used). The
+// pipeline never stops: a lookup started in cycle t is decided in t+4, when m_valid is
+// high for that one cycle and the caller takes the decision (it starts a lookup only when
+// it can). After rst the table is cleared in NENT cycles (s_ready low).
 `default_nettype none
 
 module qrdma_rx_track
@@ -28,14 +29,16 @@ module qrdma_rx_track
 ) (
   input  logic             clk,
   input  logic             rst,
-  // lookups
+  // lookups: the key, then (next cycle) the request and payload
   input  logic             s_valid,
   output logic             s_ready,
+  input  logic [EAW-1:0]   s_key,
+  /* verilator lint_off UNUSEDSIGNAL */  // the key comes with s_valid (s_key)
   input  trk_req_t         s_req,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  logic [PAY_W-1:0] s_pay,
-  // decisions, in lookup order
+  // decisions, in lookup order, four cycles after the key (no backpressure)
   output logic             m_valid,
-  input  logic             m_ready,
   output trk_req_t         m_req,
   output trk_dec_t         m_dec,
   output logic [PAY_W-1:0] m_pay
@@ -43,6 +46,9 @@ module qrdma_rx_track
 
   localparam int unsigned CW = cnt_w(MAX_BLK_PKTS);
   localparam int unsigned IW = idx_w(MAX_BLK_PKTS);
+  // the table in banks of BANK_WORDS entries (qrdma_rx_pkg), compared each on its own
+  localparam int unsigned BANKS = (NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1;
+  localparam int unsigned BA    = idx_w(NENT / BANKS);  // entry bits within a bank
 
 `ifndef SYNTHESIS
   initial begin
@@ -62,6 +68,40 @@ module qrdma_rx_track
     logic [MAX_BLK_PKTS-1:0] mask;   // packets written, by pkt_idx
   } ent_t;
 
+  // A lookup as the stages carry it: the request and what the decision needs of it.
+  typedef struct packed {
+    trk_req_t      r;
+    logic [IW-1:0] idx;    // packet index
+    logic [8:0]    bpm1;   // packets of the block - 1
+    logic [8:0]    bpm2;   // packets of the block - 2
+    logic          bp1;    // a one-packet block
+    logic          bp2;    // a two-packet block
+  } lk_t;
+
+  // The entry against the lookup, compared before the decision.
+  typedef struct packed {
+    logic zero;  // same seq
+    logic neg;   // bit 15 of lookup seq - entry seq
+    logic bs;    // the lookup's packet bit is set
+    logic ceq;   // count + 1 == packets of the block
+  } cmp_t;
+
+  function automatic lk_t derive(input trk_req_t r);
+    lk_t l;
+    l.r    = r;
+    l.idx  = IW'(r.idx);
+    l.bpm1 = r.bp - 9'd1;
+    l.bpm2 = r.bp - 9'd2;
+    l.bp1  = (r.bp == 9'd1);
+    l.bp2  = (r.bp == 9'd2);
+    return l;
+  endfunction
+
+  // bit 15 of a - b
+  function automatic logic seq_neg(input logic [15:0] a, input logic [15:0] b);
+    return 1'((a - b) >> 15);
+  endfunction
+
   // ------------------------------------------------------------------ table sweep
   logic           init_q;
   logic [EAW-1:0] init_idx_q;
@@ -78,171 +118,199 @@ module qrdma_rx_track
   end
 
   // ------------------------------------------------------------------ table
-  // Stages: A the word read is in the RAM (taken the cycle before), B it is in the RAM's
-  // output register, 2 the entry is registered and decided. Each stage waits only while
-  // the next one holds a lookup that does not move.
-  logic             take, a_valid_q, a_move, b_valid_q, b_move, s2_valid_q, s2_fire, tbl_we;
-  logic             snoop, h1_hit, h2_hit;
-  ent_t             ent_rd, ent_wr, ent1, ent2_q;
-  logic [EAW-1:0]   key_a_q, key_b_q, key2_q;
-  trk_req_t         r_a_q, r_b_q, r2_q;
-  logic [PAY_W-1:0] p_a_q, p_b_q, p2_q;
+  // Stages, one cycle each, always moving: A the word read is in the RAM (the key taken
+  // the cycle before; the request comes in), B it is in the RAM's output register, C it is
+  // registered in the fabric, 2 the entry and its compares are registered and decided; the
+  // entry written back is registered (h1) and written into the table in the next cycle.
+  logic             take, a_v_q, b_v_q, c_v_q, s2_v_q, tbl_we, we_q, h1_v_q;
+  ent_t             ent_wr, ent_bc, ent_c_q, ent2_q, h1_q, h2_q, h3_q;
+  logic [EAW-1:0]   h1_k_q;      // key of h1
+  ent_t             rd [BANKS];  // the banks' words
+  logic [EAW-1:0]   key_a_q, key_b_q, key_c_q, key2_q;
+  trk_req_t         r_b_q;
+  lk_t              lk_b, lk_c_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // the lookup is carried whole into stage 2
+  lk_t              lk2_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [PAY_W-1:0] p_b_q, p_c_q, p2_q;
+  logic [MAX_BLK_PKTS-1:0] oh_c_q, oh2_q;   // the lookup's packet bit, one-hot
+  logic             h3_a_q, h3_b_q, h2_a_q, h2_b_q, h1_b_q, h1_c_q, sn_c_q;
+  logic [BANKS-1:0] bank_b_q;    // one-hot: the bank of the key in B
+  cmp_t             cmp_c, cmp_sn, cmp2_q;
+  logic [EAW-1:0]   wr_key;
 
-  assign take = s_valid && s_ready;
+  assign s_ready = !init_q;
+  assign take    = s_valid && s_ready;
+  assign wr_key  = init_q ? init_idx_q : h1_k_q;
+  assign lk_b    = derive(r_b_q);
 
-  qrdma_sdp_ram #(.WIDTH($bits(ent_t)), .DEPTH(NENT), .OUT_REG(1'b1)) u_table (
-    .clk,
-    .wr_en(init_q || tbl_we), .wr_be(1'b1),
-    .wr_addr(init_q ? init_idx_q : key2_q), .wr_data(init_q ? '0 : ent_wr),
-    .rd_en(take), .rd_addr(EAW'(s_req.key)), .rd_oe(a_move), .rd_data(ent_rd)
-  );
+  // Read in every cycle (the output register loads in every cycle, so a lookup's word is
+  // there two cycles after its key). RDW_ANY: a read that meets a write of its entry
+  // never uses the word read: that write's entry is kept as h3 when the lookup leaves B
+  // (below), and the sweep writes while no lookup is started.
+  for (genvar b = 0; b < int'(BANKS); b++) begin : gen_bank
+    logic we;
+    if (BANKS == 1) begin : gen_one
+      assign we = init_q || we_q;
+    end else begin : gen_sel
+      assign we = (init_q || we_q) && wr_key[EAW-1:BA] == (EAW-BA)'(b);
+    end
+    qrdma_sdp_ram #(.WIDTH($bits(ent_t)), .DEPTH(NENT / BANKS), .OUT_REG(1'b1),
+                    .RDW_ANY(1'b1)) u_table (
+      .clk,
+      .wr_en(we), .wr_be(1'b1), .wr_addr(wr_key[BA-1:0]), .wr_data(init_q ? '0 : h1_q),
+      .rd_en(1'b1), .rd_addr(s_key[BA-1:0]), .rd_oe(1'b1), .rd_data(rd[b])
+    );
+  end
 
-  // ------------------------------------------------------------------ stages A, B: entry
-  // Only stage 2 writes, in the cycle its lookup leaves. Between a lookup's read (cycle
-  // t, read-first) and its move into stage 2, the lookups ahead of it write: at most the
-  // two that were in stage 2 and B at t before the move, and the one whose leaving is the
-  // move itself. The entries of the last two lookups that left stage 2 are kept (h1 the
-  // newest, h2 the one before: what they wrote, or the entry as it was when they wrote
-  // nothing); the entry moving into stage 2 takes the newest of: the one leaving in this
-  // cycle (snoop), h1, h2, the word read. A kept entry older than the read holds what the
-  // table holds unless a newer one of the same key is kept too, which wins. (Keeping them
-  // at every leave rather than at writes only keeps the decision out of the selects.)
-  typedef struct packed {
-    logic           v;
-    logic [EAW-1:0] key;
-    ent_t           ent;
-  } hist_t;
-  hist_t h1_q, h2_q;
+  // ------------------------------------------------------------------ stages A, B, C: entry
+  // Only stage 2 writes, a cycle after it decides (from h1). A lookup read in cycle t
+  // (read-first) moves into stage 2 at the end of t+3; the writes it has not seen are
+  // those of the lookups in stage 2 in t-1 .. t+3. h1, h2, h3 keep what the lookups in
+  // stage 2 one, two, three cycles before wrote (or their entry as it was when they wrote
+  // nothing). Leaving B (end of t+2) the entry is the newest of h1 (stage 2 in t+1), h2
+  // (in t), h3 (in t-1) and the word read; leaving C (end of t+3) the newest of the snoop
+  // (the lookup being decided, in t+3), h1 (in t+2) and that. Whether each of them holds
+  // the lookup's key is compared while it is in stage 2 or h1 and registered; the
+  // compares of stage 2 are formed in C from registers, each candidate's on its own.
+  always_ff @(posedge clk) begin
+    key_a_q <= s_key;   // (read only with a_v_q)
+    h2_a_q  <= s2_v_q && key2_q == s_key;
+    h3_a_q  <= h1_v_q && h1_k_q == s_key;
+    if (a_v_q) begin
+      r_b_q    <= s_req;
+      p_b_q    <= s_pay;
+      key_b_q  <= key_a_q;
+      h2_b_q   <= h2_a_q;
+      h3_b_q   <= h3_a_q;
+      h1_b_q   <= s2_v_q && key2_q == key_a_q;
+      for (int i = 0; i < int'(BANKS); i++)
+        bank_b_q[i] <= (BANKS == 1 || 32'(key_a_q) >> BA == i);
+    end
+    if (b_v_q) begin
+      lk_c_q  <= lk_b;
+      p_c_q   <= p_b_q;
+      key_c_q <= key_b_q;
+      oh_c_q  <= MAX_BLK_PKTS'(1) << lk_b.idx;
+      ent_c_q <= ent_bc;
+      h1_c_q  <= s2_v_q && key2_q == key_b_q;
+      sn_c_q  <= c_v_q && key_c_q == key_b_q;
+    end
+    if (c_v_q) begin
+      lk2_q  <= lk_c_q;
+      p2_q   <= p_c_q;
+      key2_q <= key_c_q;
+      oh2_q  <= oh_c_q;
+      ent2_q <= sn_c_q ? ent_wr : (h1_c_q ? h1_q : ent_c_q);
+      cmp2_q <= sn_c_q ? cmp_sn : cmp_c;
+    end
+    h1_q   <= ent_wr;
+    h1_k_q <= key2_q;
+    h2_q   <= h1_q;
+    h3_q   <= h2_q;
+  end
 
-  assign a_move  = a_valid_q && (!b_valid_q || b_move);
-  assign b_move  = b_valid_q && (!s2_valid_q || s2_fire);
-  assign s_ready = !init_q && (!a_valid_q || a_move);
-  assign snoop   = s2_fire && key2_q == key_b_q;
-  assign h1_hit  = h1_q.v && h1_q.key == key_b_q;
-  assign h2_hit  = h2_q.v && h2_q.key == key_b_q;
+  always_ff @(posedge clk) begin
+    a_v_q  <= take;
+    b_v_q  <= a_v_q;
+    c_v_q  <= b_v_q;
+    s2_v_q <= c_v_q;
+    h1_v_q <= s2_v_q;
+    we_q   <= tbl_we;
+    if (rst) begin
+      a_v_q  <= 1'b0;
+      b_v_q  <= 1'b0;
+      c_v_q  <= 1'b0;
+      s2_v_q <= 1'b0;
+      h1_v_q <= 1'b0;
+      we_q   <= 1'b0;
+    end
+  end
 
+  // leaving B: the word read (of the key's bank), h1, h2 or h3 (registered selects only)
   always_comb begin
-    ent1 = ent_rd;
-    if (h2_hit) ent1 = h2_q.ent;
-    if (h1_hit) ent1 = h1_q.ent;
-    if (snoop)  ent1 = ent_wr;
+    ent_bc = '0;
+    for (int i = 0; i < int'(BANKS); i++) ent_bc |= bank_b_q[i] ? rd[i] : '0;
+    if (h3_b_q) ent_bc = h3_q;
+    if (h2_b_q) ent_bc = h2_q;
+    if (h1_b_q) ent_bc = h1_q;
   end
 
-  always_ff @(posedge clk) begin
-    if (take) begin
-      r_a_q   <= s_req;
-      p_a_q   <= s_pay;
-      key_a_q <= EAW'(s_req.key);
-    end
-    if (a_move) begin
-      r_b_q   <= r_a_q;
-      p_b_q   <= p_a_q;
-      key_b_q <= key_a_q;
-    end
-    if (b_move) begin
-      r2_q   <= r_b_q;
-      p2_q   <= p_b_q;
-      key2_q <= key_b_q;
-      ent2_q <= ent1;
-    end
-    if (s2_fire) begin
-      h1_q <= '{v: 1'b1, key: key2_q, ent: ent_wr};
-      h2_q <= h1_q;
-    end
-    // in the process that writes the rest of h1/h2: a field driven from two processes
-    // is two drivers in synthesis
-    if (rst) begin
-      h1_q.v <= 1'b0;
-      h2_q.v <= 1'b0;
-    end
-  end
+  // leaving C: the compares of the lookup with h1 and with the entry of C, side by side
+  /* verilator lint_off UNUSEDSIGNAL */  // the flags and the other lookup fields are not compared
+  function automatic cmp_t compare(input ent_t e, input lk_t l);
+    cmp_t c;
+    c.zero = (l.r.seq == e.seq);
+    c.neg  = seq_neg(l.r.seq, e.seq);
+    c.bs   = e.mask[l.idx];
+    c.ceq  = (9'(e.cnt) == l.bpm1);
+    return c;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
-  always_ff @(posedge clk) begin
-    if (take)         a_valid_q <= 1'b1;
-    else if (a_move)  a_valid_q <= 1'b0;
-    if (a_move)       b_valid_q <= 1'b1;
-    else if (b_move)  b_valid_q <= 1'b0;
-    if (b_move)       s2_valid_q <= 1'b1;
-    else if (s2_fire) s2_valid_q <= 1'b0;
-    if (rst) begin
-      a_valid_q  <= 1'b0;
-      b_valid_q  <= 1'b0;
-      s2_valid_q <= 1'b0;
-    end
-  end
+  assign cmp_c = h1_c_q ? compare(h1_q, lk_c_q) : compare(ent_c_q, lk_c_q);
 
   // ------------------------------------------------------------------ stage 2: decide
-  logic                    newer, same, older, bit_set, complete;
-  logic [15:0]             sdiff;
-  logic [IW-1:0]           idx;
-  logic [8:0]              bp;
-  logic [MAX_BLK_PKTS-1:0] onehot;
-  trk_dec_t                d;
+  // What stage 2 does with its entry (cls), decided from registered compares.
+  typedef enum logic [2:0] {
+    C_KEEP,   // nothing written (a drop, TRK_NONE): the entry stays
+    C_WNEW,   // DATA/INLINE of a newer block: the entry starts afresh with its bit
+    C_WSAME,  // DATA/INLINE of the block, its bit clear: the bit set
+    C_CNEW,   // CONTROL of a newer block: the entry starts afresh with ctrl
+    C_CSAME   // CONTROL of the block, the first: ctrl set
+  } cls_e;
 
-  assign sdiff   = r2_q.seq - ent2_q.seq;
-  assign newer   = !ent2_q.valid || (sdiff != '0 && (ent2_q.done || !sdiff[15]));
-  assign same    = ent2_q.valid && sdiff == '0;
-  assign older   = !newer && !same;
-  assign idx     = (r2_q.op == TRK_INLINE) ? '0 : IW'(r2_q.idx);
-  assign bp      = (r2_q.op == TRK_INLINE) ? 9'd1 : r2_q.bp;
-  assign bit_set = ent2_q.mask[idx];
-  assign onehot  = MAX_BLK_PKTS'(1) << idx;
+  logic     newer, same, older, complete;
+  cls_e     cls;
+  trk_dec_t d;
+
+  assign newer = !ent2_q.valid || (!cmp2_q.zero && (ent2_q.done || !cmp2_q.neg));
+  assign same  = ent2_q.valid && cmp2_q.zero;
+  assign older = !newer && !same;
 
   // A block's completion event comes with the packet that completes it; the last block
   // of a notifying transfer (DATA with notify) also waits for its CONTROL, whichever of
   // the two comes second. An INLINE is a one-packet block with its own notify.
   always_comb begin
     d        = '0;
+    cls      = C_KEEP;
     complete = 1'b0;
-    ent_wr   = ent2_q;
-    unique case (r2_q.op)
+    unique case (lk2_q.r.op)
       TRK_DATA, TRK_INLINE: begin
         if (newer) begin
-          d.acc_wr      = 1'b1;
-          d.first       = 1'b1;
-          ent_wr        = '0;
-          ent_wr.valid  = 1'b1;
-          ent_wr.seq    = r2_q.seq;
-          ent_wr.cnt    = CW'(1);
-          ent_wr.mask   = onehot;
-          ent_wr.wseen  = 1'b1;
-          complete      = (bp == 9'd1);
-          ent_wr.done   = complete;
-        end else if (same && !bit_set) begin
-          d.acc_wr      = 1'b1;
-          d.first       = !ent2_q.wseen;
-          ent_wr.cnt    = ent2_q.cnt + CW'(1);
-          ent_wr.mask   = ent2_q.mask | onehot;
-          ent_wr.wseen  = 1'b1;
-          complete      = !ent2_q.done && (9'(ent2_q.cnt) + 9'd1 == bp);
-          ent_wr.done   = ent2_q.done || complete;
+          cls      = C_WNEW;
+          d.acc_wr = 1'b1;
+          d.first  = 1'b1;
+          complete = lk2_q.bp1;
+        end else if (same && !cmp2_q.bs) begin
+          cls      = C_WSAME;
+          d.acc_wr = 1'b1;
+          d.first  = !ent2_q.wseen;
+          complete = !ent2_q.done && cmp2_q.ceq;
         end else begin
           d.dup   = same;
           d.stale = older;
         end
-        if (r2_q.op == TRK_INLINE) begin
+        if (lk2_q.r.op == TRK_INLINE) begin
           d.evt      = complete;
-          d.ntf      = complete && r2_q.notify;
-          d.ctl_keep = complete && r2_q.notify;
+          d.ntf      = complete && lk2_q.r.notify;
+          d.ctl_keep = complete && lk2_q.r.notify;
         end else begin
-          d.evt = complete && (!r2_q.notify || (!newer && ent2_q.ctrl));
-          d.ntf = complete && r2_q.notify;
+          d.evt = complete && (!lk2_q.r.notify || (!newer && ent2_q.ctrl));
+          d.ntf = complete && lk2_q.r.notify;
         end
       end
       TRK_CONTROL: begin
         if (newer) begin
-          d.acc_ctl     = 1'b1;
-          d.ctl_keep    = 1'b1;
-          ent_wr        = '0;
-          ent_wr.valid  = 1'b1;
-          ent_wr.seq    = r2_q.seq;
-          ent_wr.ctrl   = 1'b1;
+          cls        = C_CNEW;
+          d.acc_ctl  = 1'b1;
+          d.ctl_keep = 1'b1;
         end else if (same && !ent2_q.ctrl) begin
-          d.acc_ctl     = 1'b1;
-          d.ctl_keep    = 1'b1;
-          ent_wr.ctrl   = 1'b1;
-          d.evt         = ent2_q.done;   // the block is already complete
-          d.ntf         = ent2_q.done;
+          cls        = C_CSAME;
+          d.acc_ctl  = 1'b1;
+          d.ctl_keep = 1'b1;
+          d.evt      = ent2_q.done;   // the block is already complete
+          d.ntf      = ent2_q.done;
         end else begin
           d.dup   = same;
           d.stale = older;
@@ -252,10 +320,86 @@ module qrdma_rx_track
     endcase
   end
 
-  assign m_valid = s2_valid_q;
-  assign s2_fire = m_valid && m_ready;
-  assign tbl_we  = s2_fire && (d.acc_wr || d.acc_ctl);
-  assign m_req   = r2_q;
+  // the entry written back
+  always_comb begin
+    ent_wr = ent2_q;
+    unique case (cls)
+      C_WNEW: begin
+        ent_wr       = '0;
+        ent_wr.valid = 1'b1;
+        ent_wr.done  = lk2_q.bp1;
+        ent_wr.wseen = 1'b1;
+        ent_wr.seq   = lk2_q.r.seq;
+        ent_wr.cnt   = CW'(1);
+        ent_wr.mask  = oh2_q;
+      end
+      C_WSAME: begin
+        ent_wr.done  = ent2_q.done || cmp2_q.ceq;
+        ent_wr.wseen = 1'b1;
+        ent_wr.cnt   = ent2_q.cnt + CW'(1);
+        ent_wr.mask  = ent2_q.mask | oh2_q;
+      end
+      C_CNEW: begin
+        ent_wr       = '0;
+        ent_wr.valid = 1'b1;
+        ent_wr.ctrl  = 1'b1;
+        ent_wr.seq   = lk2_q.r.seq;
+      end
+      C_CSAME: ent_wr.ctrl = 1'b1;
+      default: ;
+    endcase
+  end
+
+  // The compares of the lookup in stage C against the entry written back (snoop): formed
+  // from the registers of both stages, against each seq the entry can get, and selected
+  // by cls. Its packet bit in stage 2's entry (bse_q) and whether it is stage 2's packet
+  // (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from the candidates of
+  // stage 2's entry: the 64:1 select of the mask stays out of the decision's loop.
+  logic bse_q, eqidx_q;
+
+  always_comb begin
+    logic zero_r, neg_r, zero_e, neg_e, ceq_1, ceq_2;
+    zero_r = (lk_c_q.r.seq == lk2_q.r.seq);
+    neg_r  = seq_neg(lk_c_q.r.seq, lk2_q.r.seq);
+    zero_e = (lk_c_q.r.seq == ent2_q.seq);
+    neg_e  = seq_neg(lk_c_q.r.seq, ent2_q.seq);
+    ceq_1  = (9'(ent2_q.cnt) == lk_c_q.bpm1);   // count unchanged
+    ceq_2  = (9'(ent2_q.cnt) == lk_c_q.bpm2);   // count + 1
+    unique case (cls)
+      C_WNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: eqidx_q,          ceq: lk_c_q.bp2};
+      C_WSAME: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q || eqidx_q, ceq: ceq_2};
+      C_CNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: 1'b0,             ceq: lk_c_q.bp1};
+      default: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q,            ceq: ceq_1};
+    endcase
+  end
+
+  // leaving B (end of t): the bit of the lookup in stage 2's entry of t+1, which is the
+  // one written back in t (snoop), h1 or the entry of C
+  always_ff @(posedge clk) begin
+    if (b_v_q) begin
+      logic m2, e2;
+      m2 = ent2_q.mask[lk_b.idx];
+      e2 = (lk2_q.idx == lk_b.idx);
+      if (sn_c_q) begin
+        unique case (cls)
+          C_WNEW:  bse_q <= e2;
+          C_WSAME: bse_q <= m2 || e2;
+          C_CNEW:  bse_q <= 1'b0;
+          default: bse_q <= m2;
+        endcase
+      end else begin
+        bse_q <= h1_c_q ? h1_q.mask[lk_b.idx] : ent_c_q.mask[lk_b.idx];
+      end
+      eqidx_q <= (lk_c_q.idx == lk_b.idx);
+    end
+  end
+
+  assign m_valid = s2_v_q;
+  assign tbl_we  = s2_v_q && (d.acc_wr || d.acc_ctl);
+  always_comb begin
+    m_req     = lk2_q.r;
+    m_req.key = KEYW'(key2_q);
+  end
   assign m_dec   = d;
   assign m_pay   = p2_q;
 

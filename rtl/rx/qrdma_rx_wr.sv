@@ -16,10 +16,13 @@
 // done_err = one of its bursts was answered SLVERR/DECERR) or done_ntf (a notification is
 // written). An error response still completes the write.
 // Timing: command taken in cycle t -> AW valid (registered) from t+2; its first ring
-// beat read at t+1, in the W FIFO at t+2, W valid from t+3 (W FIFO of 4 beats, one beat
-// per cycle sustained). A W beat is never offered before the AW of its burst. The next
-// command is taken in the cycle its predecessor issues its last beat, so beats of
-// consecutive commands follow without a gap. B in cycle b -> done_* pulse in b+1.
+// beat read at t+1, in the buffer's output register at t+2, in the W FIFO at t+3, W valid
+// from t+4; an immediate beat issued at t+1 is in the W FIFO at t+2 (W FIFO of 4 beats,
+// one beat per cycle sustained). A W beat is never offered before the AW of its burst.
+// The next command is taken in the cycle its predecessor issues its last beat, so beats
+// of consecutive commands follow without a gap (an immediate beat waits a cycle after a
+// ring beat). A SKIP releases its beats in the cycle after it is taken (buf_skip_en
+// registered). B in cycle b -> done_* pulse in b+1.
 `default_nettype none
 
 module qrdma_rx_wr
@@ -40,7 +43,7 @@ module qrdma_rx_wr
   output logic                 s_ntf_ready,
   input  logic [BAW-1:0]       s_ntf_baddr,
   input  logic [511:0]         s_ntf_data,
-  // receive buffer
+  // receive buffer (buf_rd_data two cycles after buf_rd_en)
   output logic                 buf_rd_en,
   input  logic [511:0]         buf_rd_data,
   output logic                 buf_skip_en,
@@ -78,12 +81,6 @@ module qrdma_rx_wr
   localparam int unsigned WQ_DEPTH = 4;
   localparam int unsigned WQW      = 512 + 64 + 1;
 
-  // INLINE bytes 0..31 rotated to lane lo: lane j holds byte (j - lo) mod 64, so beat 0
-  // (lanes lo..) and beat 1 (lanes ..lo+len-65) are the same word with other strobes.
-  function automatic logic [511:0] rotate(input logic [255:0] d, input logic [5:0] lo);
-    return 512'(({256'b0, d, 256'b0, d} << {lo, 3'b000}) >> 512);
-  endfunction
-
   // ------------------------------------------------------------------ current command
   logic            act_q;        // a RING/IMM/notification write is running
   logic            ntf_q;        // it is a notification
@@ -92,19 +89,26 @@ module qrdma_rx_wr
   logic [NBW-1:0]  nbeats_q, beat_q;
   logic [5:0]      lo_q, hi_q;
   logic            split_q;
-  logic [511:0]    imm_q;        // IMM / notification data
+  logic [511:0]    imm0_q, imm1_q;  // IMM / notification data: two buffers
+  logic            cur_q;        // the current command's buffer (imm1_q if set)
   logic [1:0]      aw_q;         // bursts issued for it
   logic [KEYW-1:0] key_q;        // RING/IMM: its tracking entry
   logic            first_q;      // RING/IMM: its block's first write
 
   logic            aw_go, w_go, aw_done, w_done, fin, load, load_ntf, load_cmd;
   logic [1:0]      aw_need;
-  logic            kq_s_ready, wq_s_ready;
+  logic            kq_s_ready, kq_af, kq_room_q, wq_s_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(WQ_DEPTH)-1:0] wq_count;
-  logic            pipe_v_q;     // a ring beat is being read: into the W FIFO next cycle
-  logic [63:0]     pipe_strb_q, strb;
-  logic            pipe_last_q, wlast;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [2:0]      occ_q;        // W FIFO entries and beats on their way to it
+  logic            r1_q, r2_q;   // a ring beat was issued one / two cycles before
+  logic            i1_q, ib_q;   // an immediate beat was issued the cycle before; its buffer
+  logic [63:0]     strb1_q, strb2_q, strb;
+  logic            last1_q, last2_q, wlast;
   logic            w_aw_ok, w_space;
+  logic            skip_q;       // a SKIP was taken the cycle before
+  logic [NBW-1:0]  skip_nb_q;
 
   assign aw_need = split_q ? 2'd2 : 2'd1;
 
@@ -116,15 +120,16 @@ module qrdma_rx_wr
   logic aw_more_q, aw_last_q, w_more_q, w_last_q, w_b2_q;
 
   // AW: registered outputs, one burst per command (two for a split IMM)
-  assign aw_go = aw_more_q && (!m_axi_awvalid || m_axi_awready) && kq_s_ready;
+  // (kq_room_q: the B FIFO had room for two in the cycle before, so it has for one now)
+  assign aw_go = aw_more_q && (!m_axi_awvalid || m_axi_awready) && kq_room_q;
 
   // W: a beat may go once the AW of its burst is issued (now or before), and when the
-  // W FIFO will have room for it when it arrives (ring beats arrive a cycle later; an
-  // immediate beat waits for a cycle without a ring beat landing)
+  // W FIFO will have room for it and for the beats on their way when it arrives (a ring
+  // beat two cycles later, from the buffer's output register; an immediate beat the next
+  // cycle, so it waits while a ring beat issued the cycle before has yet to land)
   assign w_aw_ok = w_b2_q ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
                           : (aw_q != 2'd0 || aw_go);
-  assign w_space = ring_q ? (32'(wq_count) + 32'(pipe_v_q) < WQ_DEPTH)
-                          : (!pipe_v_q && wq_s_ready);
+  assign w_space = (32'(occ_q) < WQ_DEPTH) && (ring_q || !r1_q);
   assign w_go    = w_more_q && w_aw_ok && w_space;
 
   // (aw_q + aw_go == aw_need, beat_q + w_go == nbeats_q)
@@ -139,9 +144,9 @@ module qrdma_rx_wr
   assign s_ntf_ready = load_ntf;
   assign s_cmd_ready = load_cmd;
 
-  assign buf_rd_en   = w_go && ring_q;
-  assign buf_skip_en = load_cmd && s_cmd.op == OP_SKIP;
-  assign buf_skip_beats  = s_cmd.nbeats;
+  assign buf_rd_en      = w_go && ring_q;
+  assign buf_skip_en    = skip_q;
+  assign buf_skip_beats = skip_nb_q;
 
   always_comb begin
     strb = {64{1'b1}};
@@ -150,12 +155,30 @@ module qrdma_rx_wr
   end
   assign wlast = w_last_q || (split_q && beat_q == '0);
 
+  // A SKIP is released the cycle after it is taken, from registers: no ring beat is read
+  // then (nothing is running: the SKIP was taken as the running command finished).
   always_ff @(posedge clk) begin
     if (rst) begin
-      act_q    <= 1'b0;
-      pipe_v_q <= 1'b0;
+      act_q  <= 1'b0;
+      occ_q  <= '0;
+      kq_room_q <= 1'b0;
+      r1_q   <= 1'b0;
+      r2_q   <= 1'b0;
+      i1_q   <= 1'b0;
+      skip_q <= 1'b0;
     end else begin
-      pipe_v_q <= buf_rd_en;
+      r1_q   <= buf_rd_en;
+      r2_q   <= r1_q;
+      // occ_q = W FIFO count + beats issued and not yet in it: + an issued beat, - a W beat
+      // taken (the selected increments of a register)
+      unique case ({w_go, m_axi_wvalid && m_axi_wready})
+        2'b10:   occ_q <= occ_q + 3'd1;
+        2'b01:   occ_q <= occ_q - 3'd1;
+        default: ;
+      endcase
+      kq_room_q <= !kq_af;
+      i1_q   <= w_go && !ring_q;
+      skip_q <= load_cmd && s_cmd.op == OP_SKIP;
       if (load_ntf || (load_cmd && s_cmd.op != OP_SKIP)) act_q <= 1'b1;
       else if (fin)                                     act_q <= 1'b0;
     end
@@ -207,7 +230,6 @@ module qrdma_rx_wr
       lo_q     <= 6'd0;
       hi_q     <= 6'd63;
       split_q  <= 1'b0;
-      imm_q    <= s_ntf_data;
     end else if (load_cmd) begin
       key_q    <= s_cmd.key;
       first_q  <= s_cmd.first;
@@ -218,14 +240,30 @@ module qrdma_rx_wr
       lo_q     <= s_cmd.lo;
       hi_q     <= s_cmd.hi;
       split_q  <= s_cmd.split;
-      if (s_cmd.op == OP_IMM) imm_q <= rotate(s_cmd.data, s_cmd.lo);  // (else unused)
     end
+    if (load_cmd) skip_nb_q <= s_cmd.nbeats;
     beat_q <= (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
     aw_q   <= (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
     if (w_go) begin
-      pipe_strb_q <= strb;
-      pipe_last_q <= wlast;
+      strb1_q <= strb;
+      last1_q <= wlast;
+      ib_q    <= cur_q;
     end
+    if (r1_q) begin
+      strb2_q <= strb1_q;
+      last2_q <= last1_q;
+    end
+  end
+
+  // Immediate data: the buffer that is not the current command's follows the write
+  // offered (a notification first, else the command), so it holds the data of a write
+  // loaded in this cycle, which then makes it the current one. A buffer left is kept
+  // through the next cycle, when its last beat goes into the W FIFO.
+  always_ff @(posedge clk) begin
+    if (cur_q) imm0_q <= s_ntf_valid ? s_ntf_data : s_cmd.data;
+    else       imm1_q <= s_ntf_valid ? s_ntf_data : s_cmd.data;
+    if (load_ntf || load_cmd) cur_q <= !cur_q;
+    if (rst) cur_q <= 1'b0;
   end
 
   // ------------------------------------------------------------------ AW channel
@@ -261,9 +299,12 @@ module qrdma_rx_wr
   logic           wq_s_valid;
   logic [WQW-1:0] wq_s_data;
 
-  assign wq_s_valid = pipe_v_q || (w_go && !ring_q);
+  // a ring beat issued two cycles before (its data in the buffer's output register) or
+  // an immediate beat issued the cycle before: never both (w_space)
+  assign wq_s_valid = r2_q || i1_q;
   // entries {strb, last, data}: the data word-aligned (faster simulation)
-  assign wq_s_data  = pipe_v_q ? {pipe_strb_q, pipe_last_q, buf_rd_data} : {strb, wlast, imm_q};
+  assign wq_s_data  = r2_q ? {strb2_q, last2_q, buf_rd_data}
+                           : {strb1_q, last1_q, ib_q ? imm1_q : imm0_q};
 
   qrdma_sync_fifo #(.WIDTH(WQW), .DEPTH(WQ_DEPTH)) u_w_fifo (
     .clk, .rst,
@@ -277,12 +318,12 @@ module qrdma_rx_wr
 
   // ------------------------------------------------------------------ B channel
   /* verilator lint_off UNUSEDSIGNAL */  // FIFO outputs this block has no use for
-  logic                       kq_af, kq_m_valid;
+  logic                       kq_m_valid;
   /* verilator lint_on UNUSEDSIGNAL */
   logic                       kq_ntf, kq_end, kq_first, b_err, err_q;
   logic [KEYW-1:0]            kq_key;
 
-  qrdma_sync_fifo #(.WIDTH(3 + KEYW), .DEPTH(KQ_DEPTH)) u_kind_fifo (
+  qrdma_sync_fifo #(.WIDTH(3 + KEYW), .DEPTH(KQ_DEPTH), .ALMOST_FULL(KQ_DEPTH - 1)) u_kind_fifo (
     .clk, .rst,
     .s_valid(aw_go), .s_ready(kq_s_ready),
     .s_data({ntf_q, aw_q + 2'd1 == aw_need, first_q, key_q}),
@@ -314,11 +355,16 @@ module qrdma_rx_wr
   end
 
 `ifndef SYNTHESIS
-  // every B answers a burst this engine issued
+  // every B answers a burst this engine issued; the W FIFO has room for every beat
   always_ff @(posedge clk) begin
     if (m_axi_bvalid)
       if (!rst) assert (kq_m_valid)
         else $error("qrdma_rx_wr: B response without an outstanding burst");
+    if (wq_s_valid)
+      if (!rst) assert (wq_s_ready && !(r2_q && i1_q))
+        else $error("qrdma_rx_wr: W FIFO full or two beats at once");
+    if (aw_go)
+      if (!rst) assert (kq_s_ready) else $error("qrdma_rx_wr: B FIFO full at an AW");
   end
 `endif
 

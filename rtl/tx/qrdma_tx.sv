@@ -13,10 +13,10 @@
 // sizing, DATA latency in detail): docs/modules.md#qrdma_tx.
 //
 // Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
-// tx_throughput): response taken in 0 -> its beat valid in 7; descriptor taken in 0 ->
-// INLINE / CONTROL beat valid in 12, DATA m_axi_arvalid in 5 and its header beat 4 cycles
+// tx_throughput): response taken in 0 -> its beat valid in 9; descriptor taken in 0 ->
+// INLINE / CONTROL beat valid in 17, DATA m_axi_arvalid in 8 and its header beat 9 cycles
 // after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
-// last payload beat (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
+// beat before it (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
 // Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory
 // latency of 200 cycles (READ_WINDOW_BEATS >= 240); one-beat packets one per cycle. After
 // reset the inputs are ready once the slot pool is initialised (SLOTS cycles). R is always
@@ -101,9 +101,12 @@ module qrdma_tx
 
   localparam int unsigned MPB       = MAX_PAYLOAD / BEAT_BYTES;  // beats of a full payload
   localparam int unsigned JOB_DEPTH = 64;   // packets between scheduler and assembler (block RAM)
-  localparam int unsigned RD_DEPTH  = 4;    // read commands before the AR issuer (small: a
+  localparam int unsigned RD_DEPTH  = 16;   // read commands before the AR issuer (small: a
                                             // picked packet's AR follows within a few cycles)
-  localparam int unsigned OUT_DEPTH = 16;   // output buffer beats (> CRC LATENCY + 2)
+  localparam int unsigned IN_FLIGHT = 7;    // picks not yet in the job and read FIFOs, plus one
+                                            // (the scheduler's five stages, this pick, and the
+                                            // room flag's cycle: see pick_ok)
+  localparam int unsigned OUT_DEPTH = 16;   // output buffer beats (> CRC LATENCY + 4)
   localparam int unsigned PCW       = cnt_w(READ_WINDOW_BEATS);
 
 `ifndef SYNTHESIS
@@ -160,22 +163,22 @@ module qrdma_tx
   );
 
   // ------------------------------------------------------------------ queues
-  logic                 job_valid, job_ready, job_af;
+  logic                 job_valid, job_ready;
   logic [$bits(job_t)-1:0] job_data;
-  logic                 rdq_valid, rdq_ready, rdq_af;
+  logic                 rdq_valid, rdq_ready;
   logic [$bits(rd_cmd_t)-1:0] rdq_data;
   logic                 info_s_valid, info_s_ready, info_valid, info_ready;
   logic [$bits(rd_info_t)-1:0] info_s_data, info_data;
-  /* verilator lint_off UNUSEDSIGNAL */
-  // Pushes are gated by pick_ok two cycles ahead (job, rd) or by the FIFO's own s_ready
-  // (info), so these are not needed.
-  logic                 job_s_ready, rdq_s_ready, info_af;
-  logic [cnt_w(JOB_DEPTH)-1:0] job_count, info_count;
+  logic [cnt_w(JOB_DEPTH)-1:0] job_count;
   logic [cnt_w(RD_DEPTH)-1:0]  rdq_count;
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Pushes are gated by pick_ok (job, rd: the counts) or by the FIFO's own s_ready
+  // (info), so these are not needed.
+  logic                 job_s_ready, rdq_s_ready, info_af, job_af, rdq_af;
+  logic [cnt_w(JOB_DEPTH)-1:0] info_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // almost_full at DEPTH-2: a pick needs room for itself and the packets in stages A and B
-  qrdma_sync_fifo #(.WIDTH($bits(job_t)), .DEPTH(JOB_DEPTH), .ALMOST_FULL(JOB_DEPTH - 2)) u_jobq (
+  qrdma_sync_fifo #(.WIDTH($bits(job_t)), .DEPTH(JOB_DEPTH)) u_jobq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (sj_valid),
@@ -188,7 +191,7 @@ module qrdma_tx
     .almost_full (job_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH), .ALMOST_FULL(RD_DEPTH - 2)) u_rdq (
+  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH)) u_rdq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (sr_valid),
@@ -254,12 +257,15 @@ module qrdma_tx
   );
 
   // read status of the DATA packets between the realigner and the assembler: no more
-  // than the job FIFO holds
+  // than the job FIFO holds. Pushed with the packet's last packed beat; it reaches the
+  // head no earlier than that beat reaches the head of the payload buffer (both FIFOs
+  // are of the same form, or the payload buffer of the faster one), which the assembler
+  // relies on (qrdma_tx_asm header).
   /* verilator lint_off UNUSEDSIGNAL */  // never full: bounded by the job FIFO
   logic                        pe_s_ready, pe_af;
   logic [cnt_w(JOB_DEPTH)-1:0] pe_count;
   /* verilator lint_on UNUSEDSIGNAL */
-  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(JOB_DEPTH), .RAM_MIN_DEPTH(JOB_DEPTH + 1)) u_perrq (
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(JOB_DEPTH)) u_perrq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (pe_s_valid),
@@ -273,8 +279,8 @@ module qrdma_tx
   );
 
   // ------------------------------------------------------------------ responses
-  logic rj_valid, rj_ready;
-  job_t rj;
+  logic              rj_valid, rj_ready;
+  logic [DATA_W-1:0] rj;
 
   qrdma_tx_rsp u_rsp (
     .clk     (clk),
@@ -285,7 +291,7 @@ module qrdma_tx
     .s_data  (s_rsp_data),
     .m_valid (rj_valid),
     .m_ready (rj_ready),
-    .m_job   (rj)
+    .m_hdr   (rj)
   );
 
   assign m_axi_rready = 1'b1;
@@ -293,8 +299,8 @@ module qrdma_tx
   // ------------------------------------------------------------------ payload buffer
   logic              pay_valid, pay_ready, pay_s_ready;
   logic [DATA_W-1:0] pay_data;
-  logic [PCW-1:0]    pay_count;
   /* verilator lint_off UNUSEDSIGNAL */
+  logic [PCW-1:0]    pay_count;
   logic              pay_af;  // space is managed by the credits below
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -311,30 +317,36 @@ module qrdma_tx
     .almost_full (pay_af)
   );
 
-  // Unreserved beats of the payload buffer (see header): - MPB per pick, + MPB - n_p when
-  // the packet is known (stage B; n_p = 0 for packets without payload), + 1 per beat taken.
-  logic [PCW-1:0] credit_q;
+  // Unreserved beats of the payload buffer (see header): - MPB per pick, + MPB - n_p a
+  // cycle after the packet is known (n_p = 0 for packets without payload: ret_q), + 1 per
+  // beat taken. pick_ok is a register: the pick of this cycle only selects between the
+  // next cycle's flags with and without it (credit for one more pick; room in the job and
+  // read FIFOs for the picks on their way, IN_FLIGHT).
+  logic [PCW-1:0] credit_q, ret_q, cn;
+  logic           pick_ok_q;
 
-  // (next value computed in the flop's block: evaluated at the clock edge only)
+  assign cn = credit_q + ret_q + PCW'(pay_ready);
+
   // (reset last, overriding: credit_q is read before it is written, docs/development.md)
   always_ff @(posedge clk) begin
-    if (pick || sj_valid || pay_ready) begin
-      logic [PCW-1:0] c;
-      c = credit_q;
-      if (pick)      c = c - PCW'(MPB);
-      if (sj_valid)  c = c + PCW'(MPB) - (sj.is_data ? PCW'(sj.n_p) : '0);
-      if (pay_ready) c = c + PCW'(1);
-      credit_q <= c;
+    credit_q  <= pick ? cn - PCW'(MPB) : cn;
+    pick_ok_q <= (32'(job_count) + IN_FLIGHT <= JOB_DEPTH)
+              && (32'(rdq_count) + IN_FLIGHT <= RD_DEPTH)
+              && (pick ? (32'(cn) >= 2 * MPB) : (32'(cn) >= MPB));
+    ret_q     <= sj_valid ? PCW'(MPB) - (sj.is_data ? PCW'(sj.n_p) : '0) : '0;
+    if (rst) begin
+      credit_q  <= PCW'(READ_WINDOW_BEATS);
+      pick_ok_q <= 1'b0;
+      ret_q     <= '0;
     end
-    if (rst) credit_q <= PCW'(READ_WINDOW_BEATS);
   end
 
-  assign pick_ok = (credit_q >= PCW'(MPB)) && !job_af && !rdq_af;
+  assign pick_ok = pick_ok_q;
 
   // ------------------------------------------------------------------ assembler, output
-  logic ob_busy;  // the assembler's output buffer holds beats
+  logic ob_busy;  // the assembler's beat pipeline or output buffer holds beats
 
-  qrdma_tx_asm #(.PAY_DEPTH(READ_WINDOW_BEATS), .OUT_DEPTH(OUT_DEPTH)) u_asm (
+  qrdma_tx_asm #(.OUT_DEPTH(OUT_DEPTH)) u_asm (
     .clk              (clk),
     .rst              (rst),
     .job_valid        (job_valid),
@@ -342,7 +354,7 @@ module qrdma_tx
     .job              (job_t'(job_data)),
     .rsp_valid        (rj_valid),
     .rsp_ready        (rj_ready),
-    .rsp_job          (rj),
+    .rsp_hdr          (rj),
     .perr_valid       (pe_valid),
     .perr_ready       (pe_ready),
     .perr             (pe_data),
@@ -352,7 +364,6 @@ module qrdma_tx
     .pay_valid        (pay_valid),
     .pay_ready        (pay_ready),
     .pay_data         (pay_data),
-    .pay_count        (pay_count),
     .m_axis_tx_tdata  (m_axis_tx_tdata),
     .m_axis_tx_tkeep  (m_axis_tx_tkeep),
     .m_axis_tx_tlast  (m_axis_tx_tlast),

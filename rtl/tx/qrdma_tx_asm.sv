@@ -6,21 +6,24 @@
 // link order: the header beat, then for a DATA packet its n_out payload beats, made from
 // the n_p packed beats of the payload buffer moved to the destination lane, the lanes
 // outside tkeep zero. The CRC (qrdma_crc32_512, on the packed view) goes into tuser of the
-// last beat: an output buffer delays the stream until it is known. Inside (beat rotation,
-// CRC and output buffer, evaluation cost): docs/modules.md#qrdma_tx_asm.
+// last beat: an output buffer delays the stream until it is known. Inside (decision and
+// beat pipeline, beat rotation, CRC and output buffer, evaluation cost):
+// docs/modules.md#qrdma_tx_asm.
 //
-// Contract: a DATA header waits until all n_p packed beats of its packet are in the
-// buffer, so a packet never stalls in the middle for want of data. Its read status (perr,
-// one per DATA packet, in order) is known by then: a packet whose payload read was
-// answered SLVERR/DECERR is not sent; its packed beats are released and a local NACK
-// (tid, seq, reason ERR_LOCAL_MEM) goes to the QoS engine (m_lnack). Responses (rsp_job:
-// one-beat ACK/NACK packets) are taken before the next request-class job at every packet
-// boundary. The last beat is offered (tvalid) only with its CRC; at full rate the delay
-// costs no bubbles after the first packet of a burst.
-// Timing: a job at the head in cycle t (payload present) -> its header beat enters the
-// buffer at the end of t -> m_axis_tx_tvalid in t+1 for a multi-beat packet, in
-// t + LATENCY + 1 for a one-beat packet (the CRC). Stats pulse in the cycle a last beat
-// is taken.
+// Contract: a DATA header waits for its packet's read status (perr, one per DATA packet,
+// in order), which the caller offers only once all n_p packed beats of the packet are in
+// the payload buffer and reach its head in time: the assembler takes one payload beat
+// (pay_ready) two cycles after it decided it, without looking at pay_valid, so a packet
+// never stalls in the middle. A packet whose payload read was answered SLVERR/DECERR is
+// not sent; its packed beats are released and a local NACK (tid, seq, reason
+// ERR_LOCAL_MEM) goes to the QoS engine (m_lnack). Responses (one-beat ACK/NACK packets,
+// rsp_hdr) are taken before the next request-class job at every packet boundary. The
+// last beat is offered (tvalid) only with its CRC; at full rate the delay costs no
+// bubbles after the first packet of a burst.
+// Timing: a job at the head in cycle t (read status present) -> its header beat is
+// decided in t, enters the output buffer at the end of t+2 -> m_axis_tx_tvalid in t+3
+// for a multi-beat packet, in t + LATENCY + 4 for a one-beat packet (the CRC). Payload
+// beat j is decided in t+1+j. Stats pulse in the cycle a last beat is taken.
 `default_nettype none
 
 module qrdma_tx_asm
@@ -28,9 +31,7 @@ module qrdma_tx_asm
   import qrdma_fmt_pkg::*;
   import qrdma_tx_pkg::*;
 #(
-  parameter int unsigned  PAY_DEPTH = 256,  // beats of the payload buffer (width of pay_count)
-  parameter int unsigned  OUT_DEPTH = 16,   // beats of the output buffer (> CRC LATENCY + 2)
-  localparam int unsigned PCW       = cnt_w(PAY_DEPTH)
+  parameter int unsigned  OUT_DEPTH = 16   // beats of the output buffer (> CRC LATENCY + 4)
 ) (
   input  logic                  clk,
   input  logic                  rst,
@@ -38,11 +39,12 @@ module qrdma_tx_asm
   input  logic                  job_valid,
   output logic                  job_ready,
   input  job_t                  job,
-  // response jobs: one-beat packets, taken first at a packet boundary
+  // responses: one-beat packets (their header beat), taken first at a packet boundary
   input  logic                  rsp_valid,
   output logic                  rsp_ready,
-  input  job_t                  rsp_job,
-  // read status of the DATA packets, in order (1: a read beat was SLVERR/DECERR)
+  input  logic [DATA_W-1:0]     rsp_hdr,
+  // read status of the DATA packets, in order (1: a read beat was SLVERR/DECERR); offered
+  // once the packet's payload is in the payload buffer (see header)
   input  logic                  perr_valid,
   output logic                  perr_ready,
   input  logic                  perr,
@@ -50,11 +52,12 @@ module qrdma_tx_asm
   output logic                  m_lnack_valid,
   input  logic                  m_lnack_ready,
   output logic [ACK_DESC_W-1:0] m_lnack_data,
-  // packed payload beats (show-ahead) and how many are in the buffer
+  // packed payload beats (show-ahead)
+  /* verilator lint_off UNUSEDSIGNAL */  // checked in simulation only (see header)
   input  logic                  pay_valid,
+  /* verilator lint_on UNUSEDSIGNAL */
   output logic                  pay_ready,
   input  logic [DATA_W-1:0]     pay_data,
-  input  logic [PCW-1:0]        pay_count,
   // the link
   output logic [DATA_W-1:0]     m_axis_tx_tdata,
   output logic [BEAT_BYTES-1:0] m_axis_tx_tkeep,
@@ -67,98 +70,64 @@ module qrdma_tx_asm
   output logic                  stat_ctrl_pkt,
   output logic [LEN_W-1:0]      stat_bytes,
   output logic                  stat_mem_err,  // a DATA packet dropped: read error (pulse)
-  output logic                  ob_busy        // the output buffer holds beats
+  output logic                  ob_busy        // beats in D1, D2 or the output buffer
 );
 
   localparam int unsigned OW = $bits(obeat_t);
+  localparam int unsigned NL = BEAT_BYTES;
 
+  // ------------------------------------------------------------------ decision (D)
+  // One beat per cycle is decided from registers: the job at the head, the response
+  // register, the read status, and the position in the head job's payload (registered
+  // flags for the beat being decided: first, needs a packed beat, last packed beat, last
+  // link beat; wl_q / pl_q count the link / packed beats after it).
   logic                  pay_q;      // in the payload beats of the head job
   logic                  skip_q;     // ... releasing them: the packet is dropped
-  logic [BEATS_W-1:0]    j_q;        // index of the next payload beat on the link
-  logic [DATA_W-1:0]     prev_q;     // packed beat j-1 (zero for j = 0)
-  logic                  ob_s_ready;
-  logic                  hdr_go, pay_go, need, last_w, last_p;
-  logic                  start, drop_go, req_go, rsp_go, skip_go, lnack_free;
-  /* verilator lint_off UNUSEDSIGNAL */  // the payload fields are read from `job` only
-  job_t                  jb;         // the job whose header goes: a response first
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic                  first_q, need_q, lw_q, lp_q;
+  logic [BEATS_W-1:0]    wl_q, pl_q;
+  logic                  ob_room;    // the output buffer takes a beat decided now
+  logic                  hdr_go, pay_go, req_go, rsp_go, drop_go, skip_go, start, lnack_free;
+  logic                  rsp_first;  // at a packet boundary with a response waiting
   logic [LANE_W-1:0]     end_lane;   // lane of the packet's last payload byte on the link
   logic [LANE_W-1:0]     plast_lane; // lane of its last byte in the last packed beat
-  logic [BEAT_BYTES-1:0] keep_w;
-  obeat_t                ob_in;
-  logic                  crc_s_valid, crc_s_last;
-  logic [DATA_W-1:0]     crc_s_data;
-  logic [BEAT_BYTES-1:0] crc_s_keep;
 
-  assign need       = (j_q < job.n_p);
-  assign last_w     = (j_q == job.n_out - BEATS_W'(1));
-  assign last_p     = (j_q == job.n_p - BEATS_W'(1));
-  assign end_lane   = LANE_W'(job.dlane + LANE_W'(job.len) - LANE_W'(1));
-  assign plast_lane = LANE_W'(job.len - LEN_W'(1));
-  // at a packet boundary: a response, else the head job once it can go whole (DATA: all
-  // its packed beats and its read status are in); a DATA packet with a read error is
-  // dropped (its beats released) when the local NACK register is free
+  assign rsp_first  = !pay_q && rsp_valid;
   assign lnack_free = !m_lnack_valid || m_lnack_ready;
-  assign rsp_go     = !pay_q && rsp_valid && ob_s_ready;
-  assign start      = !pay_q && !rsp_valid && job_valid
-                      && (!job.is_data || (pay_count >= PCW'(job.n_p) && perr_valid));
+  assign rsp_go     = rsp_first && ob_room;
+  assign start      = !pay_q && !rsp_valid && job_valid && (!job.is_data || perr_valid);
   assign drop_go    = start && job.is_data && perr && lnack_free;
-  assign req_go     = start && !(job.is_data && perr) && ob_s_ready;
+  assign req_go     = start && !(job.is_data && perr) && ob_room;
   assign hdr_go     = rsp_go || req_go;
-  assign jb         = rsp_go ? rsp_job : job;
-  assign pay_go     = pay_q && !skip_q && ob_s_ready && (!need || pay_valid);
-  assign skip_go    = pay_q && skip_q && pay_valid;
-  assign keep_w     = lane_mask((j_q == '0) ? job.dlane : '0,
-                                last_w ? end_lane : LANE_W'(BEAT_BYTES - 1));
-  assign pay_ready  = (pay_go && need) || skip_go;
-  assign job_ready  = (req_go && !job.is_data) || (pay_go && last_w) || (skip_go && last_p);
+  assign pay_go     = pay_q && !skip_q && ob_room;
+  assign skip_go    = pay_q && skip_q;
+  assign job_ready  = (req_go && !job.is_data) || (pay_go && lw_q) || (skip_go && lp_q);
   assign rsp_ready  = rsp_go;
   assign perr_ready = (req_go || drop_go) && job.is_data;
-
-  // Link beat j: the upper half of {packed j, packed j-1} << 8*dlane, formed as one
-  // rotation: packed j in lanes ..63-dlane, packed j-1 above, rotated left by dlane bytes
-  // (a 512-bit rotation, not a 1024-bit shifter). cur, the packed beat j, is cleared past
-  // the packet's end (its last beat: lanes after plast_lane; zero when not needed) and
-  // prev_q is zero for j = 0, so the lanes outside tkeep are zero without a mask. Written
-  // as expressions only (no signal of their own), so that the simulation evaluates them
-  // only where they are stored (the output buffer write, prev_q), not every cycle.
-  function automatic logic [DATA_W-1:0] cur_of(input logic [DATA_W-1:0] d,
-                                               input logic              nd,
-                                               input logic              lp,
-                                               input logic [LANE_W-1:0] pl);
-    return d & {DATA_W{nd}} & ({DATA_W{1'b1}} >> {lp ? ~pl : LANE_W'(0), 3'b000});
-  endfunction
-
-  function automatic logic [DATA_W-1:0] beat_of(input logic [DATA_W-1:0] c,
-                                                input logic [DATA_W-1:0] p,
-                                                input logic [LANE_W-1:0] dl);
-    return DATA_W'(({2{p ^ ((c ^ p) & ({DATA_W{1'b1}} >> {dl, 3'b000}))}} << {dl, 3'b000})
-                   >> DATA_W);
-  endfunction
-
-  always_comb begin
-    ob_in.data    = pay_q ? beat_of(cur_of(pay_data, need, last_p, plast_lane), prev_q,
-                                    job.dlane)
-                          : jb.hdr;
-    ob_in.keep    = pay_q ? keep_w : '1;
-    ob_in.last    = pay_q ? last_w : !jb.is_data;
-    ob_in.is_data = jb.is_data;
-    ob_in.len     = jb.len;
-  end
+  assign end_lane   = LANE_W'(job.dlane + LANE_W'(job.len) - LANE_W'(1));
+  assign plast_lane = LANE_W'(job.len - LEN_W'(1));
 
   always_ff @(posedge clk) begin
     if ((req_go && job.is_data) || drop_go) begin
-      pay_q  <= 1'b1;
-      skip_q <= drop_go;
-      j_q    <= '0;
+      pay_q   <= 1'b1;
+      skip_q  <= drop_go;
+      first_q <= 1'b1;
+      need_q  <= 1'b1;
+      lw_q    <= (job.n_out == BEATS_W'(1));
+      lp_q    <= (job.n_p == BEATS_W'(1));
+      wl_q    <= job.n_out - BEATS_W'(1);
+      pl_q    <= job.n_p - BEATS_W'(1);
     end else if (pay_go || skip_go) begin
-      pay_q <= !(skip_q ? last_p : last_w);
-      j_q   <= j_q + BEATS_W'(1);
+      pay_q   <= !(skip_q ? lp_q : lw_q);
+      first_q <= 1'b0;
+      need_q  <= (pl_q != '0);
+      lw_q    <= (wl_q == BEATS_W'(1));
+      lp_q    <= (pl_q == BEATS_W'(1));
+      wl_q    <= wl_q - BEATS_W'(1);
+      pl_q    <= pl_q - BEATS_W'(1);
     end
     if (rst) begin  // last: overrides
       pay_q  <= 1'b0;
       skip_q <= 1'b0;
-      j_q    <= '0;
     end
   end
 
@@ -186,27 +155,161 @@ module qrdma_tx_asm
     end
   end
 
+  // The decided beat, registered for D1 (loaded every cycle; used with c1_v_q / c1_pop_q).
+  // The controls of the wide data path have a copy per 64-bit group (below).
+  logic              c1_v_q, c1_pop_q, c1_first_q, c1_last_q, c1_isd_q, c1_crc_last_q;
+  logic [LEN_W-1:0]  c1_len_q;
+  logic [DATA_W-1:0] c1_hdr_data_q;
+  logic [NL-1:0]     c1_keep_q;
+  logic [NL-1:0]     c1_ckeep_q;   // the packed beat's lanes (the CRC's byte enables)
+  logic [NL-1:0]     c1_mrot_q;    // ... rotated to the link lanes (dlane on, wrapping)
+  logic [NL-1:0]     c1_below_q;   // lanes below the destination lane
+  logic              c1_crc_v_q, c1_hdr_q;
+
   always_ff @(posedge clk) begin
-    if (hdr_go)      prev_q <= '0;
-    else if (pay_go) prev_q <= cur_of(pay_data, need, last_p, plast_lane);
+    c1_v_q   <= hdr_go || pay_go;
+    c1_pop_q <= (pay_go && need_q) || skip_go;
+    if (rst) begin
+      c1_v_q   <= 1'b0;
+      c1_pop_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    c1_first_q    <= first_q;
+    c1_isd_q      <= !rsp_first && job.is_data;
+    c1_len_q      <= rsp_first ? '0 : job.len;
+    c1_last_q     <= pay_q ? lw_q : (rsp_valid || !job.is_data);
+    c1_crc_last_q <= pay_q ? lp_q : (rsp_valid || !job.is_data);
+    // the header of the job at a boundary, the response's when one waits (loaded every
+    // cycle: no clock enable fans out to it)
+    c1_hdr_data_q <= rsp_valid ? rsp_hdr : job.hdr;
+    // in a payload: the lanes of the beat (computed only there)
+    if (!pay_q) begin
+      c1_keep_q     <= '1;
+    end else begin
+      logic [NL-1:0] from_dl, to_end;
+      from_dl     = {NL{1'b1}} << job.dlane;
+      to_end      = {NL{1'b1}} >> (LANE_W'(NL - 1) - end_lane);
+      c1_keep_q  <= lane_mask(first_q ? job.dlane : '0, lw_q ? end_lane : LANE_W'(NL - 1));
+      c1_ckeep_q <= lp_q ? lane_mask('0, plast_lane) : '1;
+      // the last packed beat's bytes 0..plast_lane land in lanes dlane..end_lane (mod 64)
+      c1_mrot_q  <= !need_q ? '0
+                  : !lp_q   ? '1
+                  : (job.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
+      c1_below_q <= ~from_dl;
+    end
+  end
+
+  // ------------------------------------------------------------------ D1, D2
+  // The packed beat is taken from the payload buffer (D1) and rotated left by dlane bytes
+  // (rc: D1 and D2 each do half of the rotation's stages). Link beat j is rc of packed
+  // beat j in the lanes from dlane on, rc of packed beat j-1 below (zero for j = 0), each
+  // cleared past the packet's end (the rotated lane mask, zero for a beat without a packed
+  // beat): D2 merges them into the output buffer. A header beat passes unrotated. The CRC
+  // takes the header or the packed beat (D1), its byte enables clear the rest. The
+  // controls of the 512-bit selections have a copy per 64-bit group (kept as separate
+  // flops, which synthesis would otherwise merge: each copy drives 64 selections, not
+  // 512): the rotation amount (64 - dlane, a right rotation; zero for a header in D2)
+  // and header-or-payload.
+  logic                      c2_v_q, c2_crc_v_q, c2_crc_last_q, c2_last_q, c2_isd_q;
+  logic [LEN_W-1:0]          c2_len_q;
+  logic [NL-1:0]             c2_crc_keep_q, c2_keep_q;
+  // bits from x, from prev, kept in prev (a lane's 8 flops are equal: synthesis merges them)
+  logic [DATA_W-1:0]         c2_mx_q, c2_sp_q, c2_pm_q;
+  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat half rotated
+  logic [DATA_W-1:0]         c2_crc_q;      // header, or the packed beat
+  logic [DATA_W-1:0]         prev_q;        // rc of the packed beat before, cleared past the end
+  logic [NG-1:0][LANE_W-1:0] c1_rot_q;      // 64 - dlane, a copy per group
+  logic [NG-1:0][LANE_W-1:0] c2_rot_q;      // the same for D2 (0 for a header)
+  logic [NG-1:0]             c1_hdrg_q;     // a header beat, a copy per group
+
+  assign pay_ready = c1_pop_q;
+  assign c1_hdr_q  = c1_hdrg_q[0];  // (for the narrow fields)
+
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) begin
+      c1_hdrg_q[g] <= !pay_q;
+      c1_rot_q[g]  <= LANE_W'(-job.dlane);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    c1_crc_v_q <= hdr_go || (pay_go && need_q);
+    c2_v_q     <= c1_v_q;
+    c2_crc_v_q <= c1_crc_v_q;
+    if (rst) begin
+      c1_crc_v_q <= 1'b0;
+      c2_v_q     <= 1'b0;
+      c2_crc_v_q <= 1'b0;
+    end
+  end
+
+  // (computed in this block: evaluated only with a beat in D1)
+  always_ff @(posedge clk) begin
+    if (c1_v_q) begin
+      logic [DATA_W-1:0] h;
+      h          = group_bits(c1_hdrg_q);
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r_lo(pay_data, c1_rot_q) & ~h);
+      c2_keep_q <= c1_keep_q;
+      c2_last_q <= c1_last_q;
+      c2_isd_q  <= c1_isd_q;
+      c2_len_q  <= c1_len_q;
+      c2_mx_q   <= lane_bits_of(c1_hdr_q ? '1 : c1_mrot_q & ~c1_below_q);
+      c2_sp_q   <= lane_bits_of(c1_hdr_q ? '0 : c1_below_q & {NL{!c1_first_q}});
+      c2_pm_q   <= lane_bits_of(c1_mrot_q);
+    end
+    if (c1_crc_v_q) begin
+      logic [DATA_W-1:0] h;
+      h              = group_bits(c1_hdrg_q);
+      c2_crc_q      <= (c1_hdr_data_q & h) | (pay_data & ~h);
+      c2_crc_keep_q <= c1_hdr_q ? '1 : c1_ckeep_q;
+      c2_crc_last_q <= c1_crc_last_q;
+    end
+  end
+
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) c2_rot_q[g] <= c1_hdrg_q[g] ? '0 : c1_rot_q[g];
+  end
+
+  // D2: rc (its value matters only with a beat: 'x otherwise, no logic in synthesis, no
+  // work in a simulation)
+  logic [DATA_W-1:0] rc, ob_data;
+
+  always_comb begin
+    rc = 'x;
+    if (c2_v_q) rc = rot_r_hi(c2_x_q, c2_rot_q);
+  end
+
+  assign ob_data = (rc & c2_mx_q) | (prev_q & c2_sp_q);
+
+  always_ff @(posedge clk) begin
+    if (c2_v_q) prev_q <= rc & c2_pm_q;
+  end
+
+  // ------------------------------------------------------------------ output buffer input
+  obeat_t            ob_in;
+  logic              ob_s_ready;
+
+  always_comb begin
+    ob_in.data    = ob_data;
+    ob_in.keep    = c2_keep_q;
+    ob_in.last    = c2_last_q;
+    ob_in.is_data = c2_isd_q;
+    ob_in.len     = c2_len_q;
   end
 
   // ------------------------------------------------------------------ CRC
-  assign crc_s_valid = hdr_go || (pay_go && need);
-  assign crc_s_data  = pay_q ? pay_data : jb.hdr;  // (not valid when !need)
-  assign crc_s_keep  = (pay_q && last_p) ? lane_mask('0, plast_lane) : '1;
-  assign crc_s_last  = pay_q ? last_p : !jb.is_data;
-
   logic        crc_m_valid;
   logic [31:0] crc_m_crc;
 
   qrdma_crc32_512 #(.DATA_W(DATA_W)) u_crc (
     .clk     (clk),
     .rst     (rst),
-    .s_valid (crc_s_valid),
-    .s_data  (crc_s_data),
-    .s_keep  (crc_s_keep),
-    .s_last  (crc_s_last),
+    .s_valid (c2_crc_v_q),
+    .s_data  (c2_crc_q),
+    .s_keep  (c2_crc_keep_q),
+    .s_last  (c2_crc_last_q),
     .m_valid (crc_m_valid),
     .m_crc   (crc_m_crc)
   );
@@ -217,17 +320,20 @@ module qrdma_tx_asm
   obeat_t            ob;
   logic              cq_valid, cq_pop;
   logic [31:0]       cq_crc;
+  logic              ob_af;
   /* verilator lint_off UNUSEDSIGNAL */
   logic              cq_s_ready;          // always high: at most OUT_DEPTH CRCs wait
   logic [cnt_w(OUT_DEPTH)-1:0]   ob_count;
   logic [cnt_w(OUT_DEPTH+1)-1:0] cq_count;
-  logic              ob_af, cq_af;
+  logic              cq_af;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  qrdma_sync_fifo #(.WIDTH(OW), .DEPTH(OUT_DEPTH)) u_obuf (
+  // A beat decided in cycle c is written at the end of c+2: room for it and the two
+  // decided before it (almost_full at OUT_DEPTH - 2).
+  qrdma_sync_fifo #(.WIDTH(OW), .DEPTH(OUT_DEPTH), .ALMOST_FULL(OUT_DEPTH - 2)) u_obuf (
     .clk         (clk),
     .rst         (rst),
-    .s_valid     (hdr_go || pay_go),
+    .s_valid     (c2_v_q),
     .s_ready     (ob_s_ready),
     .s_data      (ob_in),
     .m_valid     (ob_m_valid),
@@ -237,9 +343,11 @@ module qrdma_tx_asm
     .almost_full (ob_af)
   );
 
-  // A waiting CRC belongs to a packet whose last beat is in the output buffer, or to the
-  // packet being assembled (its last packed beat went in, its extra last link beat has
-  // not): OUT_DEPTH + 1 entries always suffice.
+  assign ob_room = !ob_af;
+
+  // A waiting CRC belongs to a packet whose last beat is in the output buffer (the last
+  // link beat is written at most one cycle after the last packed beat goes to the CRC):
+  // OUT_DEPTH + 1 entries always suffice.
   qrdma_sync_fifo #(.WIDTH(32), .DEPTH(OUT_DEPTH + 1)) u_crcq (
     .clk         (clk),
     .rst         (rst),
@@ -254,7 +362,7 @@ module qrdma_tx_asm
   );
 
   assign ob               = obeat_t'(ob_m_data);
-  assign ob_busy          = ob_m_valid;
+  assign ob_busy          = ob_m_valid || c1_v_q || c2_v_q;
   assign m_axis_tx_tvalid = ob_m_valid && (!ob.last || cq_valid);
   assign ob_pop           = m_axis_tx_tvalid && m_axis_tx_tready;
   assign cq_pop           = ob_pop && ob.last;
@@ -268,14 +376,20 @@ module qrdma_tx_asm
 
 `ifndef SYNTHESIS
   initial begin
-    if (OUT_DEPTH < 2) $fatal(1, "qrdma_tx_asm: OUT_DEPTH must be >= 2");
+    if (OUT_DEPTH < 4) $fatal(1, "qrdma_tx_asm: OUT_DEPTH must be >= 4");
   end
 
-  // a CRC always finds room (see u_crcq); a read status comes with every DATA packet
+  // a CRC always finds room (see u_crcq); a beat always finds room in the output buffer
+  // (ob_room); a payload beat is in the payload buffer when it is taken (see header)
   always_ff @(posedge clk) begin
-    if (crc_m_valid)
-      if (!rst) assert (cq_s_ready)
+    if (!rst) begin
+      if (crc_m_valid) assert (cq_s_ready)
         else $error("qrdma_tx_asm: CRC queue overflow");
+      if (c2_v_q) assert (ob_s_ready)
+        else $error("qrdma_tx_asm: output buffer overflow");
+      if (pay_ready) assert (pay_valid)
+        else $error("qrdma_tx_asm: payload beat taken before it is in the buffer");
+    end
   end
 `endif
 

@@ -17,6 +17,8 @@ package qrdma_tx_pkg;
   localparam int unsigned LANE_W     = $clog2(BEAT_BYTES); // byte lane of a beat: 6 bits
   localparam int unsigned LEN_W      = NET_HDR_LEN_W;    // payload bytes of a packet (13 bits)
   localparam int unsigned BEATS_W    = 7;                // beats of one packet's payload, 0..65
+  localparam int unsigned NG         = DATA_W / 64;      // 64-bit groups of a beat
+  localparam int unsigned ROT_SPLIT  = LANE_W / 2;       // rotation stages in a first register stage (rot_r)
 
   // What a descriptor slot holds.
   typedef enum logic {
@@ -41,10 +43,12 @@ package qrdma_tx_pkg;
     logic [DATA_W-1:0]  hdr;      // the header beat (net_hdr)
   } job_t;
 
-  // A payload read: len bytes from addr (scheduler -> AR issuer).
+  // A payload read: the n_src beats that hold a packet's payload, its first byte at addr
+  // (scheduler -> AR issuer).
   typedef struct packed {
-    logic [63:0]      addr;
-    logic [LEN_W-1:0] len;
+    logic [63:0]        addr;
+    logic [BEATS_W-1:0] n_src;  // read beats, ceil((addr mod 64 + len) / 64)
+    logic [BEATS_W-1:0] n_p;    // packed beats, ceil(len / 64)
   } rd_cmd_t;
 
   // What the R realigner needs of a packet's read (AR issuer -> realigner).
@@ -75,6 +79,54 @@ package qrdma_tx_pkg;
                                                   input logic [LANE_W-1:0] hi);
     return ({DATA_W{1'b1}} << {lo, 3'b000})
          & ({DATA_W{1'b1}} >> {LANE_W'(BEAT_BYTES - 1) - hi, 3'b000});
+  endfunction
+
+  // x rotated right by the bits k0..k1-1 of s bytes (the whole rotation by s: stages 0 to
+  // LANE_W; byte i of it is byte (i + s) mod 64 of x), as stages of 2:1 selections, stage k
+  // moving by 2^k bytes where s[k]. s[g] is a copy of the amount for group g (the result's
+  // bits 64g..64g+63 in every stage): the caller keeps one register per group, so that
+  // each drives 64 selections per stage, not 512. A rotation split in two (the stages
+  // below and above LANE_W / 2, moving by at most 4 and at least 8 bytes) spreads it over
+  // two register stages.
+  function automatic logic [DATA_W-1:0] rot_r(input logic [DATA_W-1:0]         x,
+                                              input logic [NG-1:0][LANE_W-1:0] s,
+                                              input int unsigned               k0,
+                                              input int unsigned               k1);
+    logic [DATA_W-1:0] y, m;
+    y = x;
+    for (int unsigned k = 0; k < LANE_W; k++) begin
+      if (k >= k0 && k < k1) begin
+        for (int g = 0; g < int'(NG); g++) m[g*64 +: 64] = {64{s[g][k]}};
+        y = (y & ~m) | (DATA_W'({y, y} >> (8 << k)) & m);
+      end
+    end
+    return y;
+  endfunction
+
+  // The two register stages of a whole rotation: moves of up to 4 bytes (rot_r_lo), then
+  // of at least 8 (rot_r_hi); rot_r_hi(rot_r_lo(x, s), s) is x rotated right by s bytes.
+  function automatic logic [DATA_W-1:0] rot_r_lo(input logic [DATA_W-1:0]         x,
+                                                 input logic [NG-1:0][LANE_W-1:0] s);
+    return rot_r(x, s, 0, ROT_SPLIT);
+  endfunction
+
+  function automatic logic [DATA_W-1:0] rot_r_hi(input logic [DATA_W-1:0]         x,
+                                                 input logic [NG-1:0][LANE_W-1:0] s);
+    return rot_r(x, s, ROT_SPLIT, LANE_W);
+  endfunction
+
+  // The bits of each 64-bit group set where its flag is.
+  function automatic logic [DATA_W-1:0] group_bits(input logic [NG-1:0] f);
+    logic [DATA_W-1:0] b;
+    for (int g = 0; g < int'(NG); g++) b[g*64 +: 64] = {64{f[g]}};
+    return b;
+  endfunction
+
+  // The bits of each lane set where its flag is.
+  function automatic logic [DATA_W-1:0] lane_bits_of(input logic [BEAT_BYTES-1:0] f);
+    logic [DATA_W-1:0] b;
+    for (int l = 0; l < int'(BEAT_BYTES); l++) b[l*8 +: 8] = {8{f[l]}};
+    return b;
   endfunction
 
   // Beats that len bytes starting at lane `lane` occupy: ceil((lane + len) / 64).

@@ -2,16 +2,16 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx_rd: the payload read issuer of the send unit (docs/nic.md "Send unit"). Turns
-// each read command (len bytes at addr) into AXI4 INCR bursts of 64-byte beats (ARSIZE 6,
-// one ID, AXI_ID = 0) covering the beats that hold the bytes, split so that no burst
-// crosses a 4 KiB boundary (a packet of <= 4096 bytes needs at most two bursts). When it
+// each read command (n_src beats from the beat of addr on) into AXI4 INCR bursts of
+// 64-byte beats (ARSIZE 6, one ID, AXI_ID = 0), split so that no burst crosses a 4 KiB
+// boundary (a packet of <= 4096 bytes needs at most two bursts). When it
 // takes a command it passes the packet's read info (first lane, read beats, packed beats)
 // to the R realigner, before the packet's first AR is presented, so the info is always
 // there when the read data comes back. Buffer space for the data is reserved by the
 // caller before the command is issued: the R channel is always ready.
 // Timing: a command taken in cycle t is on AR (arvalid) in t+1; one AR per cycle while
 // arready is high (the next command is taken in the cycle of the last AR of the one
-// before).
+// before). Every AR output is a register.
 `default_nettype none
 
 module qrdma_tx_rd
@@ -42,55 +42,71 @@ module qrdma_tx_rd
   localparam int unsigned PAGE_BEATS = 4096 / BEAT_BYTES;  // beats of a 4 KiB page (64)
   localparam int unsigned PW         = $clog2(PAGE_BEATS);
 
-  logic                  act_q;       // a packet's bursts are being issued
-  logic [63-LANE_W:0]    beat_q;      // beat address of the next burst
-  logic [BEATS_W-1:0]    left_q;      // beats still to request
-  logic [BEATS_W-1:0]    to_page;     // beats from beat_q to the next 4 KiB boundary
-  logic [BEATS_W-1:0]    blen;        // beats of the burst on AR
-  logic                  ar_fire, ar_done, load;
+  // The burst on AR is held in registers: its beat address, ARLEN, and whether a second
+  // burst (from the next 4 KiB page on) follows, with its ARLEN. A command is split at
+  // the page boundary when its beats run past it (to_page beats are left in the page).
+  logic                  act_q;       // a burst is on AR
+  logic                  two_q;       // a second burst of the same command follows
+  logic [63-LANE_W:0]    beat_q;      // beat address of the burst on AR
+  logic [7:0]            len_q;       // its ARLEN (beats - 1)
+  logic [7:0]            len2_q;      // ARLEN of the second burst
+  logic [BEATS_W-1:0]    to_page;     // beats from the command's first beat to the page end
+  logic                  split;       // the command needs two bursts
+  logic                  ar_fire, load;
 
-  assign to_page = BEATS_W'(PAGE_BEATS) - BEATS_W'(beat_q[PW-1:0]);
-  assign blen    = (left_q < to_page) ? left_q : to_page;
+  assign to_page = BEATS_W'(PAGE_BEATS) - BEATS_W'(cmd.addr[LANE_W +: PW]);
+  assign split   = (cmd.n_src > to_page);
   assign ar_fire = act_q && m_axi_arready;
-  assign ar_done = ar_fire && (left_q == blen);
-  assign load    = cmd_valid && info_ready && (!act_q || ar_done);
+  assign load    = cmd_valid && info_ready && (!act_q || (ar_fire && !two_q));
 
   assign cmd_ready  = load;
   assign info_valid = load;
   assign info.slane = cmd.addr[LANE_W-1:0];
-  assign info.n_src = beats_of(cmd.addr[LANE_W-1:0], cmd.len);
-  assign info.n_p   = beats_of('0, cmd.len);
+  assign info.n_src = cmd.n_src;
+  assign info.n_p   = cmd.n_p;
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      act_q <= 1'b0;
-    end else if (load) begin
+    if (load) begin
       act_q <= 1'b1;
-    end else if (ar_done) begin
+      two_q <= split;
+    end else if (ar_fire) begin
+      act_q <= two_q;
+      two_q <= 1'b0;
+    end
+    if (rst) begin  // last: overrides
       act_q <= 1'b0;
+      two_q <= 1'b0;
     end
   end
 
-  // (the branch that reads the registers first: Verilator then updates them in place,
-  // docs/development.md)
   always_ff @(posedge clk) begin
-    if (!load) begin
-      if (ar_fire) begin
-        beat_q <= beat_q + (64 - LANE_W)'(blen);
-        left_q <= left_q - blen;
-      end
-    end else begin
+    if (load) begin
       beat_q <= cmd.addr[63:LANE_W];
-      left_q <= beats_of(cmd.addr[LANE_W-1:0], cmd.len);  // info.n_src
+      len_q  <= 8'(BEATS_W'((split ? to_page : cmd.n_src) - BEATS_W'(1)));
+      len2_q <= 8'(BEATS_W'(cmd.n_src - to_page - BEATS_W'(1)));
+    end else if (ar_fire) begin
+      // the second burst: from the next page on (the first one ended at its boundary)
+      beat_q <= {beat_q[63-LANE_W:PW] + (64 - LANE_W - PW)'(1), PW'(0)};
+      len_q  <= len2_q;
     end
   end
 
   assign m_axi_arid    = '0;
   assign m_axi_araddr  = {beat_q, LANE_W'(0)};
-  assign m_axi_arlen   = 8'(blen - BEATS_W'(1));
+  assign m_axi_arlen   = len_q;
   assign m_axi_arsize  = 3'(LANE_W);  // 64-byte beats
   assign m_axi_arburst = 2'b01;       // INCR
   assign m_axi_arvalid = act_q;
+
+`ifndef SYNTHESIS
+  // a command fits two bursts: at most one page boundary inside it
+  always_ff @(posedge clk) begin
+    if (load)
+      if (!rst) assert (cmd.n_src != '0 && 32'(cmd.n_src) <= 32'(to_page) + PAGE_BEATS)
+        else $error("qrdma_tx_rd: read of %0d beats at 0x%0h: more than two bursts",
+                    cmd.n_src, cmd.addr);
+  end
+`endif
 
 endmodule
 

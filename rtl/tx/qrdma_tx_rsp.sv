@@ -3,7 +3,7 @@
 //
 // qrdma_tx_rsp: the response path of the send unit (docs/nic.md "Send unit", "Deadlock
 // freedom"). A response request of the receive unit (rsp_desc: ACK or NACK of a block,
-// to its sender) becomes a one-beat packet job: the net_hdr header beat (ptype NET_ACK or
+// to its sender) becomes a one-beat packet: its net_hdr header beat (ptype NET_ACK or
 // NET_NACK with reason, src_node = node_id). Responses take no descriptor slot and do
 // not wait in the VOQs: the assembler takes this job ahead of the request class at the
 // next packet boundary, so responses wait only for the link.
@@ -21,10 +21,10 @@ module qrdma_tx_rsp
   input  logic                  s_valid,
   output logic                  s_ready,
   input  logic [RSP_DESC_W-1:0] s_data,
-  // the packet job (assembler)
+  // the packet's header beat (assembler)
   output logic                  m_valid,
   input  logic                  m_ready,
-  output job_t                  m_job
+  output logic [DATA_W-1:0]     m_hdr
 );
 
   /* verilator lint_off UNUSEDSIGNAL */  // the reserved bit
@@ -41,7 +41,6 @@ module qrdma_tx_rsp
   always_ff @(posedge clk) begin
     if (s_valid && s_ready) begin
       net_hdr_t h;
-      job_t     j;
       h          = '0;
       h.ptype    = r.nack ? 4'(NET_NACK) : 4'(NET_ACK);
       h.dst_node = r.dst_node;
@@ -49,9 +48,7 @@ module qrdma_tx_rsp
       h.tid      = r.tid;
       h.seq      = r.seq;
       h.reason   = r.nack ? r.reason : '0;
-      j          = '0;   // one beat, no payload
-      j.hdr      = DATA_W'(h);
-      m_job     <= j;
+      m_hdr     <= DATA_W'(h);
     end
   end
 

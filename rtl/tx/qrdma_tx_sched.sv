@@ -14,13 +14,17 @@
 // Contract: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
 // block in that cycle. Pipeline (cycle t = the cycle of the pick):
-//   t    pick: queue granted, its head slot dequeued, slot and progress RAMs read
-//   t+1  A: packet offset, length, packet count (narrow arithmetic on the RAM outputs);
-//        the slot record registered for B; node_id sampled
-//   t+2  B: addresses, header beat; job_valid (and rd_valid for DATA) for one cycle;
-//        the block is re-queued (progress + 1) or the slot freed
-// pick_ok (the caller's room for one more packet) must cover the packets in stages A and
-// B too.
+//   t    pick: a queue granted (from registered state)
+//   t+1  its head slot dequeued, slot and progress RAMs read
+//   t+2  the RAMs' output registers load
+//   t+3  A: packet index, last packet, offset, candidate lengths and beat counts (one
+//        carry chain each, from the RAM outputs); node_id sampled
+//   t+4  B: length, beat counts and addresses selected, header beat built; the block is
+//        re-queued (progress + 1) or the slot freed
+//   t+5  job_valid (and rd_valid for DATA) for one cycle, from registers
+// pick_ok (the caller's room for one more packet) must cover the packets in the five
+// stages after the pick too. A queue is picked in back-to-back cycles while it holds more
+// than one entry.
 `default_nettype none
 
 module qrdma_tx_sched
@@ -48,7 +52,7 @@ module qrdma_tx_sched
   // picks
   input  logic                     pick_ok,         // room for one more packet (see header)
   output logic                     pick,            // a packet is picked in this cycle
-  // the picked packet, one cycle (stage B)
+  // the picked packet, one cycle (t+5)
   output logic                     job_valid,
   output job_t                     job,
   output logic                     rd_valid,        // DATA: its payload read
@@ -59,10 +63,12 @@ module qrdma_tx_sched
 );
 
   localparam int unsigned LG     = $clog2(MAX_PAYLOAD);
+  localparam int unsigned MPB    = MAX_PAYLOAD / BEAT_BYTES;  // beats of a full payload
   localparam int unsigned PIDX_W = NET_HDR_PKT_IDX_W;  // packet index in a block
   localparam int unsigned OFF_W  = PIDX_W + LG;        // byte offset of a packet in a block
   localparam int unsigned SIZE_W = BLOCK_DESC_SIZE_W;
   localparam int unsigned REC_W  = $bits(slot_rec_t);
+  localparam int unsigned HI_W   = 64 - OFF_W;         // address bits above a packet offset
 
 `ifndef SYNTHESIS
   initial begin
@@ -85,6 +91,25 @@ module qrdma_tx_sched
       if (r >= (QW + 1)'(NUM_NODES)) r = r - (QW + 1)'(NUM_NODES);
     end
     return r[QW-1:0];
+  endfunction
+
+  // What the progress RAM holds per slot.
+  typedef struct packed {
+    logic              more;  // (pidx > 0) packet pidx is followed by another
+    logic [PIDX_W-1:0] pidx;  // index of the block's next packet
+  } prog_t;
+
+  // The first packet of a block is followed by another: dlow + size > MAX_PAYLOAD, taken
+  // apart at the packet boundary so that only an LG-bit sum is on the way (size / MP
+  // above 1: always; 1: unless both low parts are 0; 0: the sum of the low parts).
+  function automatic logic more0(input logic [LG-1:0] dl, input logic [SIZE_W-1:0] size);
+    logic [SIZE_W-LG-1:0] hi;
+    logic [LG:0]          lo;
+    hi = size[SIZE_W-1:LG];
+    lo = (LG + 1)'(dl) + (LG + 1)'(size[LG-1:0]);
+    if (hi > (SIZE_W - LG)'(1)) return 1'b1;
+    if (hi == (SIZE_W - LG)'(1)) return (dl != '0) || (size[LG-1:0] != '0);
+    return lo[LG] && (lo[LG-1:0] != '0);
   endfunction
 
   // ------------------------------------------------------------------ input side
@@ -152,37 +177,46 @@ module qrdma_tx_sched
 
   // ------------------------------------------------------------------ slots and queues
   logic [REC_W-1:0]  slot_rd;
-  logic [PIDX_W-1:0] prog_rd;
+  prog_t             prog_rd;
   logic              prog_we;
   logic [SW-1:0]     prog_waddr;
-  logic [PIDX_W-1:0] prog_wdata;
+  prog_t             prog_wdata;
   logic [NUM_NODES-1:0] q_empty;
   logic              enq_valid;
   logic [QW-1:0]     enq_queue;
   logic [SW-1:0]     enq_entry;
   logic [QW-1:0]     pick_queue;
-  logic [SW-1:0]     pick_slot;
+  logic              deq_v_q;      // the queue picked in the cycle before is dequeued
+  logic [QW-1:0]     deq_queue_q;
+  logic [SW-1:0]     pick_slot;    // its head
 
-  qrdma_sdp_ram #(.WIDTH(REC_W), .DEPTH(SLOTS)) u_slot_ram (
+  // Both RAMs are read at the dequeue, through their output registers (data two cycles on),
+  // and written only into slots that are in no queue: a filled slot comes from the pool,
+  // a re-queued block is out of its queue from its pick until its re-queue (stage B), and
+  // a slot is picked only while in a queue. So a read never meets a write of the same slot
+  // in the same cycle (RDW_ANY).
+  qrdma_sdp_ram #(.WIDTH(REC_W), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_slot_ram (
     .clk     (clk),
     .wr_en   (in_acc),
     .wr_be   (1'b1),
     .wr_addr (pool_id),
     .wr_data (in_rec),
-    .rd_en   (pick),
+    .rd_en   (deq_v_q),
     .rd_addr (pick_slot),
     .rd_data (slot_rd)
   );
 
-  // Progress of a block: index of its next packet. Written 0 when a slot is filled and
-  // i+1 when a block is re-queued (never in the same cycle: both take the enqueue port).
-  qrdma_sdp_ram #(.WIDTH(PIDX_W), .DEPTH(SLOTS)) u_prog_ram (
+  // Progress of a block: index of its next packet, and (after the first) whether another
+  // follows it. Written {0, -} when a slot is filled and {i+1, i+1 != last} when a block
+  // is re-queued after packet i (never in the same cycle: both take the enqueue port).
+  qrdma_sdp_ram #(.WIDTH($bits(prog_t)), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+    u_prog_ram (
     .clk     (clk),
     .wr_en   (prog_we),
     .wr_be   (1'b1),
     .wr_addr (prog_waddr),
     .wr_data (prog_wdata),
-    .rd_en   (pick),
+    .rd_en   (deq_v_q),
     .rd_addr (pick_slot),
     .rd_data (prog_rd)
   );
@@ -193,21 +227,24 @@ module qrdma_tx_sched
     .enq_valid (enq_valid),
     .enq_queue (enq_queue),
     .enq_entry (enq_entry),
-    .deq_valid (pick),
-    .deq_queue (pick_queue),
+    .deq_valid (deq_v_q),
+    .deq_queue (deq_queue_q),
     .deq_entry (pick_slot),
     .empty     (q_empty)
   );
 
   // ------------------------------------------------------------------ pick
-  logic [NUM_NODES-1:0] elig;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [NUM_NODES-1:0] pick_gnt;  // one-hot form of pick_queue
-  /* verilator lint_on UNUSEDSIGNAL */
+  // The arbiter grants from registered state; the granted queue is dequeued in the next
+  // cycle. The queue being dequeued is eligible again only when it holds more than one
+  // entry (q_one_q: exactly one, from a count per queue that reflects the enqueues and
+  // dequeues of the cycles before, like the queues' empty flags), so no grant goes to a
+  // queue that the dequeue in flight empties. (An entry enqueued into such a queue in the
+  // same cycle is picked a cycle later.)
+  logic [NUM_NODES-1:0] elig, pick_gnt, deq_oh_q, q_one_q;
   logic                 pick_any;
-  logic                 a_valid_q;  // stage A holds a pick
+  logic [SW:0]          q_cnt_q [NUM_NODES];
 
-  assign elig = ~q_empty & ~tx_pause;
+  assign elig = ~q_empty & ~tx_pause & ~(deq_oh_q & q_one_q);
 
   qrdma_arb_rr #(.N(NUM_NODES)) u_arb (
     .clk       (clk),
@@ -221,83 +258,138 @@ module qrdma_tx_sched
 
   assign pick = pick_any && pick_ok;
 
-  // ------------------------------------------------------------------ stage A
-  // The RAM outputs hold the picked slot in A and B (no RAM read in A, see header).
+  always_ff @(posedge clk) begin
+    deq_v_q     <= pick;
+    deq_queue_q <= pick_queue;
+    deq_oh_q    <= pick ? pick_gnt : '0;
+    for (int q = 0; q < int'(NUM_NODES); q++) begin
+      logic [SW:0] c;
+      c = q_cnt_q[q] + (SW + 1)'(enq_valid && enq_queue == QW'(q)) - (SW + 1)'(deq_oh_q[q]);
+      q_cnt_q[q] <= c;
+      q_one_q[q] <= (c == (SW + 1)'(1));
+    end
+    if (rst) begin
+      deq_v_q  <= 1'b0;
+      deq_oh_q <= '0;
+      q_one_q  <= '0;
+      for (int q = 0; q < int'(NUM_NODES); q++) q_cnt_q[q] <= '0;
+    end
+  end
+
+  // ------------------------------------------------------------------ t+2
+  logic          r_valid_q, a_valid_q, b_valid_q, c_valid_q;
+  logic [SW-1:0] r_slot_q, a_slot_q, b_slot_q;
+  logic [QW-1:0] r_queue_q, a_queue_q, b_queue_q;
+
+  always_ff @(posedge clk) begin
+    r_valid_q <= deq_v_q;
+    a_valid_q <= r_valid_q;
+    b_valid_q <= a_valid_q;
+    c_valid_q <= b_valid_q;
+    if (rst) begin
+      r_valid_q <= 1'b0;
+      a_valid_q <= 1'b0;
+      b_valid_q <= 1'b0;
+      c_valid_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    r_slot_q  <= pick_slot;
+    r_queue_q <= deq_queue_q;
+    a_slot_q  <= r_slot_q;
+    a_queue_q <= r_queue_q;
+    b_slot_q  <= a_slot_q;
+    b_queue_q <= a_queue_q;
+  end
+
+  // ------------------------------------------------------------------ stage A (t+3)
+  // The RAM outputs hold the picked slot's record and progress in A. The packets of a
+  // block (docs/nic.md "Packetization"), with dlow = dst_addr mod MAX_PAYLOAD and
+  // x = dlow + size - 1: the last packet's index is x / MAX_PAYLOAD, so packet p is
+  // followed by another iff p != x / MAX_PAYLOAD; its length is size (the only one),
+  // MAX_PAYLOAD - dlow (the first of several), MAX_PAYLOAD (a middle one) or
+  // (x mod MAX_PAYLOAD) + 1 (the last of several); its destination is dst_addr (the
+  // first) or the MAX_PAYLOAD boundary dst_addr / MAX_PAYLOAD + p; its offset in the
+  // block 0 or p * MAX_PAYLOAD - dlow. The beat counts follow the same cases: a packet
+  // after the first starts at lane 0 of the destination.
   slot_rec_t          rec;       // A: the picked slot's record (RAM output)
-  slot_rec_t          rec_b_q;   // B: the same, registered
-  /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not in the header
+  /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not used here
   block_desc_t        blk;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [SW-1:0]      a_slot_q;
-  logic [QW-1:0]      a_queue_q;
-  logic [LG-1:0]      dlow;      // dst_addr mod MAX_PAYLOAD
+  logic [LG-1:0]      dlow;
+  logic [SIZE_W:0]    a_x;       // dlow + size - 1
 
   assign rec  = slot_rec_t'(slot_rd);
   assign blk  = block_desc_t'(rec.data[BLOCK_DESC_W-1:0]);
   assign dlow = blk.dst_addr[LG-1:0];
+  assign a_x  = (SIZE_W + 1)'(dlow) + (SIZE_W + 1)'(blk.size) - (SIZE_W + 1)'(1);
 
-  // Packets of a block: ceil((dlow + size) / MAX_PAYLOAD).
-  function automatic logic [SIZE_W:0] pkts_of(input logic [LG-1:0] dl,
-                                              input logic [SIZE_W-1:0] size);
-    return (((SIZE_W + 1)'(dl) + (SIZE_W + 1)'(size) - (SIZE_W + 1)'(1)) >> LG)
-           + (SIZE_W + 1)'(1);
-  endfunction
-
-  logic               b_valid_q;
-  logic [SW-1:0]      b_slot_q;
-  logic [QW-1:0]      b_queue_q;
-  logic [PIDX_W-1:0]  b_pidx_q;
-  logic [OFF_W-1:0]   b_off_q;
-  logic [LEN_W-1:0]   b_len_q;
-  logic               b_more_q;
-  logic [PIDX_W-1:0]  b_pkts_q;
+  slot_rec_t          rec_b_q;    // B: the record, registered
   logic [15:0]        b_node_q;   // node_id, sampled in A
+  logic [PIDX_W-1:0]  b_pidx_q;   // packet index
+  logic [PIDX_W-1:0]  b_pidx1_q;  // ... + 1
+  logic [PIDX_W-1:0]  b_lidx_q;   // index of the block's last packet
+  logic               b_first_q;  // the first packet of its block
+  logic               b_more_q;   // a block packet followed by another
+  logic [OFF_W-1:0]   b_off_q;    // offset in the block
+  logic [63:0]        b_dst_q;    // destination address
+  logic [HI_W-1:0]    b_shi1_q;   // src_addr[63:OFF_W] + 1
+  logic [LG:0]        b_room0_q;  // MAX_PAYLOAD - dlow
+  logic [LG:0]        b_tail_q;   // (x mod MAX_PAYLOAD) + 1
+  logic [BEATS_W-1:0] b_np_q [4]; // packed beats of each length case (size, room0, MAX_PAYLOAD, tail)
+  logic [BEATS_W-1:0] b_no_q [2]; // link beats of the first packet (size, room0)
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      a_valid_q <= 1'b0;
-      b_valid_q <= 1'b0;
-    end else begin
-      a_valid_q <= pick;
-      b_valid_q <= a_valid_q;
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (pick) begin
-      a_slot_q  <= pick_slot;
-      a_queue_q <= pick_queue;
-    end
-    // stage A (computed in this block: evaluated only with a packet in A)
+    // (computed in this block: evaluated only with a packet in A)
     if (a_valid_q) begin
-      logic [OFF_W-1:0] a_off;   // offset of this packet in the block
-      logic [OFF_W:0]   a_rem;   // bytes of the block from this packet on
-      logic [LG:0]      a_room;  // bytes to the next MAX_PAYLOAD boundary of the destination
-      a_off  = (prog_rd == '0) ? '0 : {prog_rd, LG'(0)} - OFF_W'(dlow);
-      a_rem  = (OFF_W + 1)'(blk.size) - (OFF_W + 1)'(a_off);
-      a_room = (prog_rd == '0) ? (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow)
-                               : (LG + 1)'(MAX_PAYLOAD);
-      b_slot_q  <= a_slot_q;
-      b_queue_q <= a_queue_q;
-      b_pidx_q  <= prog_rd;
-      b_off_q   <= a_off;
-      b_len_q   <= (a_rem < (OFF_W + 1)'(a_room)) ? LEN_W'(a_rem) : LEN_W'(a_room);
-      b_more_q  <= (rec.kind == SLOT_BLK) && (a_rem > (OFF_W + 1)'(a_room));
-      b_pkts_q  <= PIDX_W'(pkts_of(dlow, blk.size));
-      b_node_q  <= node_id;
-      rec_b_q   <= rec;
+      logic first;
+      first      = (prog_rd.pidx == '0);
+      rec_b_q    <= rec;
+      b_node_q   <= node_id;
+      b_pidx_q   <= prog_rd.pidx;
+      b_pidx1_q  <= prog_rd.pidx + PIDX_W'(1);
+      b_lidx_q   <= PIDX_W'(a_x >> LG);
+      b_first_q  <= first;
+      b_more_q   <= (rec.kind == SLOT_BLK) && (first ? more0(dlow, blk.size) : prog_rd.more);
+      b_off_q    <= first ? '0 : {prog_rd.pidx, LG'(0)} - OFF_W'(dlow);
+      b_dst_q    <= first ? blk.dst_addr
+                          : {blk.dst_addr[63:LG] + (64 - LG)'(prog_rd.pidx), LG'(0)};
+      b_shi1_q   <= blk.src_addr[63:OFF_W] + HI_W'(1);
+      b_room0_q  <= (LG + 1)'(MAX_PAYLOAD) - (LG + 1)'(dlow);
+      b_tail_q   <= (LG + 1)'(a_x[LG-1:0]) + (LG + 1)'(1);
+      // packed beats ceil(len / 64) of the four cases
+      b_np_q[0]  <= beats_of('0, LEN_W'(blk.size));
+      b_np_q[1]  <= BEATS_W'(MPB) - BEATS_W'(dlow >> LANE_W);
+      b_np_q[2]  <= BEATS_W'(MPB);
+      b_np_q[3]  <= BEATS_W'(a_x[LG-1:LANE_W]) + BEATS_W'(1);
+      // link beats ceil((dst lane + len) / 64) of the first packet
+      b_no_q[0]  <= beats_of(blk.dst_addr[LANE_W-1:0], LEN_W'(blk.size));
+      b_no_q[1]  <= BEATS_W'(MPB) - BEATS_W'(dlow >> LANE_W);
     end
   end
 
-  // ------------------------------------------------------------------ stage B
-  logic [63:0]        pkt_dst, pkt_src;
+  // ------------------------------------------------------------------ stage B (t+4)
+  logic [1:0]          b_case;     // length case: 0 size, 1 room0, 2 MAX_PAYLOAD, 3 tail
+  logic [LEN_W-1:0]    b_len;
+  logic [OFF_W:0]      b_slo;      // src_addr[OFF_W-1:0] + offset, with its carry
+  logic [63:0]         b_src;
   /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not in the header
-  block_desc_t        blk_b;
+  block_desc_t         blk_b;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  assign blk_b   = block_desc_t'(rec_b_q.data[BLOCK_DESC_W-1:0]);
-  assign pkt_dst = blk_b.dst_addr + 64'(b_off_q);
-  assign pkt_src = blk_b.src_addr + 64'(b_off_q);
+  assign blk_b  = block_desc_t'(rec_b_q.data[BLOCK_DESC_W-1:0]);
+  assign b_case = {!b_first_q, b_first_q ? b_more_q : !b_more_q};
+  always_comb begin
+    unique case (b_case)
+      2'd0:    b_len = LEN_W'(blk_b.size);
+      2'd1:    b_len = LEN_W'(b_room0_q);
+      2'd2:    b_len = LEN_W'(MAX_PAYLOAD);
+      default: b_len = LEN_W'(b_tail_q);
+    endcase
+  end
+  assign b_slo = (OFF_W + 1)'(blk_b.src_addr[OFF_W-1:0]) + (OFF_W + 1)'(b_off_q);
+  assign b_src = {b_slo[OFF_W] ? b_shi1_q : blk_b.src_addr[63:OFF_W], b_slo[OFF_W-1:0]};
 
   // The header beat: fields by slot kind; the CONTROL fields that share bits with
   // inline_data are set last.
@@ -360,20 +452,40 @@ module qrdma_tx_sched
     return x;
   endfunction
 
-  // The job: its header is built only in the cycle it is valid (b_valid_q); in other
-  // cycles the job is not pushed and its value does not matter.
+  // the job's registers (t+5)
+  logic [DATA_W-1:0]   c_hdr_q;
+  logic                c_data_q;   // a DATA packet
+  logic [LANE_W-1:0]   c_dlane_q;
+  logic [LEN_W-1:0]    c_len_q;    // DATA: payload bytes
+  logic [BEATS_W-1:0]  c_np_q, c_no_q;
+  logic [63:0]         c_src_q;
+
+  always_ff @(posedge clk) begin
+    // (computed in this block: evaluated only with a packet in B)
+    if (b_valid_q) begin
+      c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_pidx_q, b_lidx_q + PIDX_W'(1), b_len, b_dst_q);
+      c_data_q  <= (rec_b_q.kind == SLOT_BLK);
+      c_dlane_q <= b_dst_q[LANE_W-1:0];
+      c_len_q   <= b_len;
+      c_np_q    <= b_np_q[b_case];
+      c_no_q    <= b_first_q ? b_no_q[b_case[0]] : b_np_q[b_case];
+      c_src_q   <= b_src;
+    end
+  end
+
+  // ------------------------------------------------------------------ job (t+5)
   always_comb begin
-    job_valid   = b_valid_q;
-    if (b_valid_q) job.hdr = make_hdr(rec_b_q, b_node_q, b_pidx_q, b_pkts_q, b_len_q, pkt_dst);
-    else           job.hdr = '0;
-    job.is_data = (rec_b_q.kind == SLOT_BLK);
-    job.dlane   = pkt_dst[LANE_W-1:0];
-    job.len     = job.hdr[NET_HDR_LEN_LSB +: LEN_W];
-    job.n_p     = beats_of('0, b_len_q);
-    job.n_out   = beats_of(pkt_dst[LANE_W-1:0], b_len_q);
-    rd_valid    = b_valid_q && (rec_b_q.kind == SLOT_BLK);
-    rd.addr     = pkt_src;
-    rd.len      = b_len_q;
+    job_valid   = c_valid_q;
+    job.hdr     = c_hdr_q;
+    job.is_data = c_data_q;
+    job.dlane   = c_dlane_q;
+    job.len     = c_hdr_q[NET_HDR_LEN_LSB +: LEN_W];
+    job.n_p     = c_np_q;
+    job.n_out   = c_no_q;
+    rd_valid    = c_valid_q && c_data_q;
+    rd.addr     = c_src_q;
+    rd.n_src    = beats_of(c_src_q[LANE_W-1:0], c_len_q);
+    rd.n_p      = c_np_q;
   end
 
   // Re-queue a block with packets left, or free the slot.
@@ -385,15 +497,24 @@ module qrdma_tx_sched
   assign enq_entry  = reenq ? b_slot_q : pool_id;
   assign prog_we    = reenq || in_acc;
   assign prog_waddr = reenq ? b_slot_q : pool_id;
-  assign prog_wdata = reenq ? b_pidx_q + PIDX_W'(1) : '0;
+  assign prog_wdata = reenq ? '{pidx: b_pidx1_q, more: b_pidx1_q != b_lidx_q}
+                            : '{pidx: '0, more: 1'b0};
 
 `ifndef SYNTHESIS
+  // the per-queue counts agree with the queues' empty flags
+  always_ff @(posedge clk) begin
+    for (int q = 0; q < int'(NUM_NODES); q++)
+      if (!rst) assert ((q_cnt_q[q] == '0) == q_empty[q])
+        else $error("qrdma_tx_sched: queue %0d: count %0d, empty flag %0d", q, q_cnt_q[q],
+                    q_empty[q]);
+  end
+
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
   // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD).
   always_ff @(posedge clk) begin
     if (a_valid_q)
       if (!rst && rec.kind == SLOT_BLK)
-        assert (blk.size != '0 && pkts_of(dlow, blk.size) <= (SIZE_W + 1)'((1 << PIDX_W) - 1))
+        assert (blk.size != '0 && (a_x >> LG) < (SIZE_W + 1)'((1 << PIDX_W) - 1))
           else $error("qrdma_tx_sched: block of %0d bytes at 0x%0h: not packetizable",
                       blk.size, blk.dst_addr);
   end

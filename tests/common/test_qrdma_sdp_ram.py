@@ -7,7 +7,8 @@ times), random byte (lane) enables, rd_data valid the cycle after rd_en and held
 rd_en is low, read-during-write returning the OLD word (RDW_NEW=0) or the NEW one
 (RDW_NEW=1: the old word with the enabled lanes replaced). With OUT_REG=1 the word read
 goes on into the output register when rd_oe (random) is high and rd_data shows that
-register. Lanes never written are unknown to the model and not compared (the RAM has no
+register; BANKS > 1 (the words in several arrays, selected after their output registers)
+behaves the same. Lanes never written are unknown to the model and not compared (the RAM has no
 reset)."""
 import os
 
@@ -126,17 +127,20 @@ async def sdp_ram_random(dut):
 def params():
     from simrun import full
 
-    # WIDTH, DEPTH, RDW_NEW, BE_W, OUT_REG
-    p = [(8, 13, 0, 1, 0), (72, 16, 1, 9, 0), (72, 16, 1, 9, 1), (12, 20, 0, 1, 1)]
+    # WIDTH, DEPTH, RDW_NEW, BE_W, OUT_REG, BANKS
+    p = [(8, 13, 0, 1, 0, 1), (72, 16, 1, 9, 0, 1), (72, 16, 1, 9, 1, 1), (12, 20, 0, 1, 1, 1),
+         (12, 32, 0, 1, 1, 4), (72, 16, 1, 9, 1, 2)]
     if full():
-        p += [(1, 2, 1, 1, 0), (33, 100, 0, 3, 0), (32, 5, 1, 1, 0), (1, 2, 1, 1, 1)]
+        p += [(1, 2, 1, 1, 0, 1), (33, 100, 0, 3, 0, 1), (32, 5, 1, 1, 0, 1), (1, 2, 1, 1, 1, 1),
+              (1, 4, 1, 1, 1, 2)]
     return p
 
 
-@pytest.mark.parametrize("width,depth,rdw_new,be_w,out_reg", params())
-def test_qrdma_sdp_ram(width, depth, rdw_new, be_w, out_reg):
+@pytest.mark.parametrize("width,depth,rdw_new,be_w,out_reg,banks", params())
+def test_qrdma_sdp_ram(width, depth, rdw_new, be_w, out_reg, banks):
     from simrun import run
 
-    p = {"WIDTH": width, "DEPTH": depth, "RDW_NEW": rdw_new, "BE_W": be_w, "OUT_REG": out_reg}
+    p = {"WIDTH": width, "DEPTH": depth, "RDW_NEW": rdw_new, "BE_W": be_w, "OUT_REG": out_reg,
+         "BANKS": banks}
     run("qrdma_sdp_ram", "test_qrdma_sdp_ram", p,
         extra_env={f"P_{k}": str(v) for k, v in p.items()})

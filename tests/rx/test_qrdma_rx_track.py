@@ -3,33 +3,32 @@
 """qrdma_rx_track, the receive unit's block tracker (docs/nic.md "Receive unit"), against
 the reference model tests/model/rx_track_model.py.
 
-Lookups go in through a cocotbext-axi stream source (define_stream) on s_* with random
-idle, decisions come out on m_* into a stream sink with random backpressure. The model
-decides every lookup of the sequence in order; the bench checks each output (the lookup
-and payload passed through, every decision bit) and, at the end, that every lookup came
-out once.
+The bench drives the lookups as the tracker takes them (the key with s_valid, the
+request and payload in the next cycle; random idle cycles), and takes each decision in
+the cycle m_valid is high (the tracker never stops). The model decides every lookup of
+the sequence in order; the bench checks each output (the lookup and payload passed
+through, every decision bit), that it comes exactly four cycles after its key, and, at
+the end, that every lookup came out once.
 
   trk_random    random traffic over a few keys: blocks of 1..MAX_BLK_PKTS packets in any
                 order, with duplicates, CONTROL before / during / after / twice, blocks of
                 notifying transfers (their event waits for the CONTROL), INLINE with and
                 without notify, blocks abandoned for a newer seq, older seqs (stale), a
                 done entry reused by any seq, pass-through lookups (TRK_NONE)
-  trk_rate      back-to-back lookups of one key and of alternating keys, no idle, no
-                backpressure: one decision per cycle (the snoop of a same-key write), and
-                nothing taken during the table sweep after reset
+  trk_rate      back-to-back lookups of one key and of alternating keys, no idle: one
+                decision per cycle (the forwarding of same-key writes), and nothing taken
+                during the table sweep after reset
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N lookups (trk_random).
 """
 from __future__ import annotations
 
-import logging
 import os
 
 import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
-from cocotbext.axi.stream import define_stream
 
 from seeding import seed_rng
 from model.rx_track_model import CONTROL, DATA, DECISION, INLINE, TrackModel
@@ -37,14 +36,12 @@ from model.rx_track_model import CONTROL, DATA, DECISION, INLINE, TrackModel
 NENT = int(os.environ.get("P_NENT", "16"))
 MAX_BLK_PKTS = int(os.environ.get("P_MAX_BLK_PKTS", "8"))
 PAY_W = int(os.environ.get("P_PAY_W", "16"))
+LATENCY = 4                   # cycles from a lookup's key to its decision
 
 OPS = {None: 0, DATA: 1, INLINE: 2, CONTROL: 3}
-# trk_req_t, MSB first: op[1:0], key[15:0], seq[15:0], idx[8:0], bp[8:0], notify
+# trk_req_t, MSB first: op[1:0], key[15:0], seq[15:0], idx[8:0], bp[8:0], notify (INLINE:
+# idx 0, bp 1)
 # trk_dec_t, MSB first: acc_wr, acc_ctl, dup, stale, first, evt, ntf, ctl_keep
-LkBus, LkTr, LkSource, LkSink, LkMonitor = define_stream(
-    "Lk", signals=["req", "pay", "valid", "ready"])
-DcBus, DcTr, DcSource, DcSink, DcMonitor = define_stream(
-    "Dc", signals=["req", "dec", "pay", "valid", "ready"])
 
 
 def pack_req(op, key, seq, idx=0, bp=0, notify=0) -> int:
@@ -70,7 +67,7 @@ def random_lookups(rng, n: int) -> list[tuple]:
         if r < 0.15:                              # an INLINE (a new block of this key)
             seq[k] = (seq[k] + 1) % 65536
             blk.pop(k, None)
-            out.append((INLINE, k, seq[k], 0, 0, rng.random() < 0.5))
+            out.append((INLINE, k, seq[k], 0, 1, rng.random() < 0.5))
             continue
         if k not in blk or r < 0.2:               # a new block (abandons the old one)
             seq[k] = (seq[k] + rng.choice((1, 1, 2, 40000))) % 65536
@@ -102,48 +99,83 @@ def random_lookups(rng, n: int) -> list[tuple]:
 
 
 class TB:
-    def __init__(self, dut, name: str, idle: float, stall: float):
+    def __init__(self, dut, name: str, idle: float):
         self.dut = dut
         self.rng = seed_rng(name)
-        for lg in ("s", "m"):
-            logging.getLogger(f"cocotb.{dut._name}.{lg}").setLevel(logging.WARNING)
+        self.idle = idle
+        self.cycle = 0
+        self.takes: list[int] = []         # cycle of each lookup's key
+        self.out: list[tuple] = []         # (cycle, req, dec, pay) of each decision
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-        self.src = LkSource(LkBus.from_prefix(dut, "s"), dut.clk, dut.rst)
-        self.snk = DcSink(DcBus.from_prefix(dut, "m"), dut.clk, dut.rst)
-        rng = self.rng
-        if idle:
-            self.src.set_pause_generator(iter(lambda: rng.random() < idle, None))
-        if stall:
-            self.snk.set_pause_generator(iter(lambda: rng.random() < stall, None))
+        for sig in (dut.s_valid, dut.s_key, dut.s_req, dut.s_pay):
+            sig.value = 0
 
     async def reset(self):
         self.dut.rst.value = 1
         await ClockCycles(self.dut.clk, 4)
         self.dut.rst.value = 0
+        cocotb.start_soon(self._monitor())
 
-    async def run(self, lookups: list[tuple]) -> int:
-        """Sends the lookups, checks every decision against the model; returns the cycle
-        of the last decision."""
+    async def _monitor(self):
+        d = self.dut
+        while True:
+            await RisingEdge(d.clk)
+            await ReadOnly()
+            self.cycle += 1
+            if int(d.s_valid.value) and int(d.s_ready.value):
+                self.takes.append(self.cycle)
+            if int(d.m_valid.value):
+                self.out.append((self.cycle, int(d.m_req.value), int(d.m_dec.value),
+                                 int(d.m_pay.value)))
+
+    async def _drive(self, exp: list[tuple]):
+        """The key of lookup i with s_valid until it is taken, its request and payload in
+        the next cycle."""
+        d = self.dut
+        prev = None                        # (req, pay) of the lookup taken last cycle
+        i = 0
+        while i < len(exp) or prev is not None:
+            req, pay = prev if prev is not None else (0, 0)
+            d.s_req.value = req
+            d.s_pay.value = pay
+            prev = None
+            go = i < len(exp) and not (self.idle and self.rng.random() < self.idle)
+            d.s_valid.value = int(go)
+            if go:
+                d.s_key.value = (exp[i][0] >> 35) & 0xFFFF
+            await ReadOnly()
+            taken = go and int(d.s_ready.value)
+            await RisingEdge(d.clk)
+            if taken:
+                prev = exp[i][:2]
+                i += 1
+        d.s_valid.value = 0
+
+    async def run(self, lookups: list[tuple]) -> list:
+        """Sends the lookups, checks every decision against the model."""
         model = TrackModel()
         exp = []
         for i, (op, k, s, idx, bp, ntf) in enumerate(lookups):
-            d = model.lookup(op, k, s, idx, bp, ntf) if op else dict.fromkeys(DECISION, False)
-            exp.append((pack_req(op, k, s, idx, bp, ntf), i % (1 << PAY_W), d))
-            self.src.send_nowait(LkTr(req=exp[-1][0], pay=exp[-1][1]))
-        for i, (req, pay, d) in enumerate(exp):
-            got = await self.snk.recv()
-            assert int(got.req) == req and int(got.pay) == pay, \
-                f"lookup {i}: req/payload {int(got.req):#x}/{int(got.pay)} expected {req:#x}/{pay}"
-            gd = unpack_dec(int(got.dec))
-            assert gd == d, f"lookup {i} {lookups[i]}: decision {gd}, expected {d}"
-        await ClockCycles(self.dut.clk, 20)
-        assert self.snk.empty(), "decisions beyond the lookups"
-        return exp
+            dd = model.lookup(op, k, s, idx, bp, ntf) if op else dict.fromkeys(DECISION, False)
+            exp.append((pack_req(op, k, s, idx, bp, ntf), i % (1 << PAY_W), dd))
+        n0, t0 = len(self.out), len(self.takes)
+        await self._drive(exp)
+        await ClockCycles(self.dut.clk, LATENCY + 20)
+        got = self.out[n0:]
+        assert len(got) == len(exp), f"{len(got)} decisions for {len(exp)} lookups"
+        for i, ((cyc, req, dec, pay), (ereq, epay, ed)) in enumerate(zip(got, exp)):
+            assert req == ereq and pay == epay, \
+                f"lookup {i}: req/payload {req:#x}/{pay} expected {ereq:#x}/{epay}"
+            gd = unpack_dec(dec)
+            assert gd == ed, f"lookup {i} {lookups[i]}: decision {gd}, expected {ed}"
+            assert cyc == self.takes[t0 + i] + LATENCY, \
+                f"lookup {i}: decision in cycle {cyc}, key in {self.takes[t0 + i]}"
+        return got
 
 
 @cocotb.test()
 async def trk_random(dut):
-    tb = TB(dut, "trk_random", idle=0.3, stall=0.3)
+    tb = TB(dut, "trk_random", idle=0.3)
     await tb.reset()
     lk = random_lookups(tb.rng, int(os.environ.get("P_N", "3000")))
     await tb.run(lk)
@@ -153,35 +185,18 @@ async def trk_random(dut):
 
 @cocotb.test()
 async def trk_rate(dut):
-    tb = TB(dut, "trk_rate", idle=0.0, stall=0.0)
+    tb = TB(dut, "trk_rate", idle=0.0)
     await tb.reset()
-    # the first lookup is taken only once the table is clear (NENT cycles)
-    await RisingEdge(dut.clk)
     dut._log.info("sweep: %d cycles", NENT)
     bp = min(MAX_BLK_PKTS, 8)
     lk = [(DATA, 3 % NENT, 7, i, bp, 0) for i in range(bp)]              # one key
     lk += [(DATA, (k * 5) % NENT, 100 + k, 0, 1, 0) for k in range(16)]   # alternating keys
-    lk += [(INLINE, 1, 300 + i, 0, 0, 0) for i in range(16)]              # one key, each new
-    t_first = t_last = None
-    n = 0
-
-    async def count():
-        nonlocal t_first, t_last, n
-        cyc = 0
-        while True:
-            await RisingEdge(dut.clk)
-            await ReadOnly()
-            cyc += 1
-            if int(dut.s_valid.value) and int(dut.s_ready.value):
-                assert cyc >= NENT - 1, f"a lookup taken in cycle {cyc}, during the table sweep"
-            if int(dut.m_valid.value) and int(dut.m_ready.value):
-                n += 1
-                t_first = cyc if t_first is None else t_first
-                t_last = cyc
-    cocotb.start_soon(count())
-    await tb.run(lk)
-    assert n == len(lk) and t_last - t_first + 1 == len(lk), \
-        f"{len(lk)} decisions over {t_last - t_first + 1} cycles"
+    lk += [(INLINE, 1, 300 + i, 0, 1, 0) for i in range(16)]              # one key, each new
+    got = await tb.run(lk)
+    # the first lookup is taken only once the table is clear (NENT cycles)
+    assert tb.takes[0] >= NENT - 1, f"a lookup taken in cycle {tb.takes[0]}, during the table sweep"
+    span = got[-1][0] - got[0][0] + 1
+    assert span == len(lk), f"{len(lk)} decisions over {span} cycles"
 
 
 CASES = [{"NENT": 16, "MAX_BLK_PKTS": 8, "PAY_W": 16},

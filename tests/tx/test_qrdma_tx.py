@@ -37,12 +37,12 @@ Checks:
                  response taken on s_rsp in cycle t is in the response register from t+1,
                  and the assembler starts no request-class job while a response waits (it
                  takes the response at its next packet boundary, never between the beats
-                 of a DATA packet); the output buffer is a FIFO. So the request-class packets
-                 that leave before the response are exactly those whose header beat entered
-                 the output buffer in cycle t or earlier. The test counts those header
-                 pushes (u_asm.req_go, the one internal signal it reads) and checks that
-                 exactly that many request-class packets preceded each response on the
-                 link.
+                 of a DATA packet); its beat pipeline and output buffer keep the order of
+                 its decisions. So the request-class packets that leave before the response
+                 are exactly those whose header beat the assembler decided in cycle t or
+                 earlier. The test counts those decisions (u_asm.req_go, the one internal
+                 signal it reads) and checks that exactly that many request-class packets
+                 preceded each response on the link.
   outputs        stat_data_pkt/ctrl_pkt/bytes with each last beat; stat_mem_err per
                  dropped packet; stat_link_stall = tvalid && !tready of the cycle before;
                  stat_slot_stall only after a cycle in which a descriptor waited; occ_*
@@ -373,7 +373,7 @@ class TB:
         self.r_cycles = []       # cycle of every R beat
         self.stats = collections.Counter()
         self.occ = {}            # occ_* outputs in the current cycle
-        self.req_pushed = 0      # request-class headers into the assembler's output buffer
+        self.req_pushed = 0      # request-class headers the assembler has decided
         self.seq = 0
 
     async def start(self):
@@ -525,7 +525,7 @@ class TB:
             for k, v in occ.items():
                 if v > limit[k]:
                     err.append(f"cycle {c}: {k} {v} > {limit[k]}")
-            # request-class headers into the output buffer (before the responses taken now)
+            # request-class headers decided (before the responses taken now)
             if int(d.u_asm.req_go.value):
                 self.req_pushed += 1
             taken = []
@@ -861,10 +861,10 @@ async def tx_throughput(dut):
     first packet waits for its CRC (LATENCY cycles) in the output buffer, which then holds
     LATENCY + 1 beats and delays every later last beat just enough. The read window (256
     beats) exceeds what a packet's reservation time needs at 16/17 of a beat per cycle:
-    pick -> AR ~4 cycles, memory ~203, packing ~4, the packet's 16 beats buffered before its
+    pick -> AR ~7 cycles, memory ~203, packing ~3, the packet's 16 beats buffered before its
     header goes (store and forward per packet), ~8 beats' wait for the pick threshold
-    (a pick needs MAX_PAYLOAD/64 free beats): ~240 beats (measured: 240 suffice, 224 give
-    3-cycle gaps), so reads stay ahead of the link. Any idle cycle after the first packet
+    (a pick needs MAX_PAYLOAD/64 free beats): ~240 beats (measured: 240 suffice, 232 give
+    2-cycle gaps), so reads stay ahead of the link. Any idle cycle after the first packet
     therefore means lost read-ahead and fails the test."""
     tb = TB(dut, "tx_throughput")
     await tb.start()
@@ -929,12 +929,12 @@ async def tx_latency(dut):
                     "(AR +%d), last R at +%d, header at +%d (last R +%d), last beat at +%d",
                     size, sa, nsrc, ar - acc, r0 - acc, r0 - ar, r1 - acc, hdr - acc,
                     hdr - r1, tb.beat_log[-1][0] - acc)
-        assert ar - acc == 5, "AR not in cycle 5 after the descriptor"
-        assert hdr - r1 == 4, "header not 4 cycles after the packet's last R beat"
+        assert ar - acc == 8, "AR not in cycle 8 after the descriptor"
+        assert hdr - r1 == 9, "header not 9 cycles after the packet's last R beat"
     tb.log.info("response: beat %d cycles after it was taken; CONTROL: %d cycles after its "
                 "descriptor", rsp_lat, ctl_lat)
-    assert ctl_lat == 12, "CONTROL packet not in cycle 12 after its descriptor"
-    assert rsp_lat == 7, "response not in cycle 7 after it was taken"
+    assert ctl_lat == 17, "CONTROL packet not in cycle 17 after its descriptor"
+    assert rsp_lat == 9, "response not in cycle 9 after it was taken"
     # one-beat request packets back to back: the scheduler picks one per cycle
     k = len(tb.first_beat)
     for i in range(100):
