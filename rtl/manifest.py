@@ -60,6 +60,11 @@ _top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_
      synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
      lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8}, {"NUM_QUEUES": 1, "NUM_ENTRIES": 2},
            {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}))
+_top("qrdma_multi_queue_pipe", ["rtl/common/qrdma_multi_queue_pipe.sv"],
+     deps=["qrdma_sdp_ram", "qrdma_mem_2w"],
+     synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
+     lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8}, {"NUM_QUEUES": 1, "NUM_ENTRIES": 2},
+           {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}))
 _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
      lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}, {"TAB_BITS": 4},
            {"DATA_W": 64, "TAB_BITS": 4}))
@@ -111,21 +116,21 @@ _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)
 _top("qrdma_qos_pkg", ["rtl/qos/qrdma_qos_pkg.sv"], no_synth=True, area="qos")
 _top("qrdma_qos_ids", ["rtl/qos/qrdma_qos_ids.sv"], area="qos",
-     deps=["qrdma_qos_pkg", "qrdma_id_pool"],
+     deps=["qrdma_qos_pkg", "qrdma_id_pool", "qrdma_sync_fifo"],
      synth={"NUM_TIDS": 512}, lint=({"NUM_TIDS": 2}, {"NUM_TIDS": 100}))
 _top("qrdma_qos_meta", ["rtl/qos/qrdma_qos_meta.sv"], area="qos",
      deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_sdp_ram"], synth={})
 _top("qrdma_qos_handler", ["rtl/qos/qrdma_qos_handler.sv"], area="qos",
      deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_sdp_ram", "qrdma_mem_2w",
            "qrdma_sync_fifo"],
-     synth={"MAX_OUTSTANDING": 2, "ACT_FIFO_DEPTH": 4},
-     lint=({"MAX_OUTSTANDING": 4, "ACT_FIFO_DEPTH": 2},
+     synth={"MAX_OUTSTANDING": 2, "ACT_FIFO_DEPTH": 8},
+     lint=({"MAX_OUTSTANDING": 4, "ACT_FIFO_DEPTH": 4},
            {"MAX_OUTSTANDING": 1, "ACT_FIFO_DEPTH": 64}))
 _top("qrdma_qos_seg", ["rtl/qos/qrdma_qos_seg.sv"], area="qos",
-     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_multi_queue", "qrdma_arb_fixed",
+     deps=["qrdma_fmt_pkg", "qrdma_qos_pkg", "qrdma_multi_queue_pipe", "qrdma_arb_fixed",
            "qrdma_sync_fifo"],
      synth={"BLOCK_SIZE": 65536, "MAX_OUTSTANDING": 2},
-     lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "OUT_FIFO_DEPTH": 2},
+     lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "OUT_FIFO_DEPTH": 9},
            {"MAX_OUTSTANDING": 1, "CM_MIN_BYTES": 64, "MP_MIN_BYTES": 64}))
 _top("qrdma_qos_core", ["rtl/qos/qrdma_qos_core.sv"], area="qos",
      deps=["qrdma_qos_ids", "qrdma_qos_meta", "qrdma_qos_handler", "qrdma_qos_seg"],

@@ -18,8 +18,8 @@ module qrdma_qos_core
   parameter int unsigned CM_MIN_BYTES    = 16384,  // memory transfers >= this: FID classes
   parameter int unsigned MP_MIN_BYTES    = 262144, // multipath transfers >= this: 4xFID
   parameter int unsigned NUM_TIDS        = 512,    // TID-only pool size (TIDs 0..NUM_TIDS-1)
-  parameter int unsigned OUT_FIFO_DEPTH  = 4,      // block / packet output FIFOs
-  parameter int unsigned ACT_FIFO_DEPTH  = 4       // message-handler actions in waiting
+  parameter int unsigned OUT_FIFO_DEPTH  = 16,     // block / packet output FIFOs
+  parameter int unsigned ACT_FIFO_DEPTH  = 8       // message-handler actions in waiting
 ) (
   input  logic                      clk,
   input  logic                      rst,
@@ -32,7 +32,7 @@ module qrdma_qos_core
   input  logic                      new_inline,
   input  logic                      new_multipath,
   input  logic [3:0]                new_prio,
-  // transfer table read port (row = xfer >> 1, data the next cycle)
+  // transfer table read port (row = xfer >> 1, data two cycles later: output register)
   output logic                      tt_rd_en,
   output logic [9:0]                tt_rd_row,
   input  logic [511:0]              tt_rd_data,
@@ -60,18 +60,19 @@ module qrdma_qos_core
   logic            ids_ready, hdl_init_done;
   // segmenter <-> ID pools
   logic            tid_valid, tid_take, fid1_valid, fid1_take, fid4_valid, fid4_take;
+  logic            tid_more, fid1_more, fid4_more;
   logic [TIDW-1:0] tid_id;
   logic [FIDW-1:0] fid1_id, fid4_fid;
   logic            tid_free, tid_ret;
   logic [TIDW-1:0] tid_free_id, tid_ret_id;
-  // metadata slot
-  logic            seg_meta_allow, seg_meta_rd, seg_meta_wr;
-  logic [XW-1:0]   seg_meta_rd_addr, seg_meta_wr_addr;
+  // metadata pipeline
+  logic            seg_meta_rd, seg_meta_deq, seg_meta_wr;
+  logic [XW-1:0]   seg_meta_rd_addr;
   meta_t           seg_meta_wdata;
-  logic            hdl_meta_want, hdl_meta_allow, hdl_meta_rd, hdl_meta_wr;
-  logic [XW-1:0]   hdl_meta_rd_addr, hdl_meta_wr_addr;
+  logic            hdl_meta_want, hdl_meta_refused, hdl_meta_busy, hdl_meta_rd, hdl_meta_wr;
+  logic [XW-1:0]   hdl_meta_rd_addr;
   meta_t           hdl_meta_wdata;
-  meta_t           meta_rdata;
+  meta_t           meta_rdata, meta_fwd;
   // segmenter -> handler: pending entries; handler -> segmenter: actions
   logic            pend_wr_en;
   logic [TIDW-1:0] pend_wr_tid;
@@ -91,9 +92,11 @@ module qrdma_qos_core
 
   qrdma_qos_ids #(.NUM_TIDS(NUM_TIDS)) u_ids (
     .clk, .rst, .ready(ids_ready),
-    .m_tid_valid(tid_valid), .m_tid_ready(tid_take), .m_tid_id(tid_id),
-    .m_fid1_valid(fid1_valid), .m_fid1_ready(fid1_take), .m_fid1_id(fid1_id),
-    .m_fid4_valid(fid4_valid), .m_fid4_ready(fid4_take), .m_fid4_id(fid4_fid),
+    .m_tid_valid(tid_valid), .m_tid_more(tid_more), .m_tid_ready(tid_take), .m_tid_id(tid_id),
+    .m_fid1_valid(fid1_valid), .m_fid1_more(fid1_more), .m_fid1_ready(fid1_take),
+    .m_fid1_id(fid1_id),
+    .m_fid4_valid(fid4_valid), .m_fid4_more(fid4_more), .m_fid4_ready(fid4_take),
+    .m_fid4_id(fid4_fid),
     .tid_free_valid(tid_free), .tid_free_id(tid_free_id),
     .fid_free_valid(cmpl_valid), .fid_free_cls(cmpl_cls), .fid_free_fid(cmpl_fid)
   );
@@ -108,12 +111,15 @@ module qrdma_qos_core
     .clk, .rst, .en(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
     .tt_rd_en, .tt_rd_row, .tt_rd_data,
-    .s_tid_valid(tid_valid), .s_tid_ready(tid_take), .s_tid_id(tid_id),
-    .s_fid1_valid(fid1_valid), .s_fid1_ready(fid1_take), .s_fid1_id(fid1_id),
-    .s_fid4_valid(fid4_valid), .s_fid4_ready(fid4_take), .s_fid4_id(fid4_fid),
-    .meta_rd_allow(seg_meta_allow), .meta_rd_en(seg_meta_rd), .meta_rd_addr(seg_meta_rd_addr),
-    .meta_rd_data(meta_rdata),
-    .meta_wr_en(seg_meta_wr), .meta_wr_addr(seg_meta_wr_addr), .meta_wr_data(seg_meta_wdata),
+    .s_tid_valid(tid_valid), .s_tid_more(tid_more), .s_tid_ready(tid_take), .s_tid_id(tid_id),
+    .s_fid1_valid(fid1_valid), .s_fid1_more(fid1_more), .s_fid1_ready(fid1_take),
+    .s_fid1_id(fid1_id),
+    .s_fid4_valid(fid4_valid), .s_fid4_more(fid4_more), .s_fid4_ready(fid4_take),
+    .s_fid4_id(fid4_fid),
+    .meta_rd_en(seg_meta_rd), .meta_rd_addr(seg_meta_rd_addr), .meta_deq(seg_meta_deq),
+    .hdl_want(hdl_meta_want), .hdl_refused(hdl_meta_refused),
+    .meta_rd_data(meta_rdata), .meta_fwd_data(meta_fwd),
+    .meta_wr_en(seg_meta_wr), .meta_wr_data(seg_meta_wdata),
     .tid_ret_valid(tid_ret), .tid_ret_id,
     .pend_wr_en, .pend_wr_tid, .pend_wr_data,
     .s_act_valid(act_valid), .s_act_ready(act_ready), .s_act_data(act_data),
@@ -130,23 +136,26 @@ module qrdma_qos_core
     .clk, .rst, .en(ready), .init_done(hdl_init_done),
     .pend_wr_en, .pend_wr_tid, .pend_wr_data,
     .s_ack_valid, .s_ack_ready, .s_ack_data,
-    .meta_rd_want(hdl_meta_want), .meta_rd_allow(hdl_meta_allow),
-    .meta_rd_en(hdl_meta_rd), .meta_rd_addr(hdl_meta_rd_addr), .meta_rd_data(meta_rdata),
-    .meta_wr_en(hdl_meta_wr), .meta_wr_addr(hdl_meta_wr_addr), .meta_wr_data(hdl_meta_wdata),
+    .meta_want(hdl_meta_want), .meta_refused(hdl_meta_refused),
+    .meta_allow(!seg_meta_deq), .meta_busy(hdl_meta_busy),
+    .meta_rd(hdl_meta_rd), .meta_rd_addr(hdl_meta_rd_addr), .meta_rd_data(meta_rdata),
+    .meta_wr_en(hdl_meta_wr), .meta_wr_data(hdl_meta_wdata),
     .tid_ret_valid(tid_ret), .tid_ret_id,
     .tid_free_valid(tid_free), .tid_free_id(tid_free_id),
     .m_act_valid(act_valid), .m_act_ready(act_ready), .m_act_data(act_data),
     .ev_ack(ev.ack), .ev_nack(ev.nack), .ev_stale(ev.stale)
   );
 
+  // the handler's address while it waits for the slot (no cut-through then) and no
+  // dequeued transfer takes it
   qrdma_qos_meta u_meta (
     .clk, .rst,
-    .seg_rd_allow(seg_meta_allow), .seg_rd_en(seg_meta_rd), .seg_rd_addr(seg_meta_rd_addr),
-    .seg_wr_en(seg_meta_wr), .seg_wr_addr(seg_meta_wr_addr), .seg_wr_data(seg_meta_wdata),
-    .hdl_rd_want(hdl_meta_want), .hdl_rd_allow(hdl_meta_allow),
-    .hdl_rd_en(hdl_meta_rd), .hdl_rd_addr(hdl_meta_rd_addr),
-    .hdl_wr_en(hdl_meta_wr), .hdl_wr_addr(hdl_meta_wr_addr), .hdl_wr_data(hdl_meta_wdata),
-    .rd_data(meta_rdata)
+    .seg_rd(seg_meta_rd), .seg_rd_addr(seg_meta_rd_addr),
+    .hdl_rd(hdl_meta_rd), .hdl_sel(hdl_meta_want && !seg_meta_deq),
+    .hdl_rd_addr(hdl_meta_rd_addr), .hdl_busy(hdl_meta_busy),
+    .rd_data(meta_rdata), .fwd_data(meta_fwd),
+    .seg_wr_en(seg_meta_wr), .seg_wr_data(seg_meta_wdata),
+    .hdl_wr_en(hdl_meta_wr), .hdl_wr_data(hdl_meta_wdata)
   );
 
   assign st_valid  = cmpl_valid;

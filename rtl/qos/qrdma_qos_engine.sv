@@ -4,7 +4,8 @@
 // qrdma_qos_engine: the QoS engine of qrdma ([QoS-RDMA] ch. 2-3, Fig. 2.2; docs/qos.md):
 // the host port (AXI4 slave: descriptors, status, registers), the transfer table
 // (2048 channels x 32 bytes, kept as 1024 rows of 512 bits so that a 64-byte descriptor
-// is read in one cycle) and the core (queues, segmenter, tables, message handler).
+// is read in one cycle; the even and the odd channels' halves in two RAMs) and the core
+// (queues, segmenter, tables, message handler).
 // Outputs: block descriptors and inline/control packets for the send unit, the number of
 // transfers in the core (`xfers`); input: ACK/NACK records from the receive unit.
 // Layouts: docs/formats.md.
@@ -125,23 +126,33 @@ module qrdma_qos_engine
     .ev(host_ev)
   );
 
-  // Transfer table ([QoS-RDMA] §3.1): written by the host port, read by the segmenter. A row is
-  // read at most once per transfer dequeue; the host never writes a BUSY channel, so a
-  // read never meets a write of the same descriptor. The host port writes whole aligned
-  // 8-byte words (an accepted beat is 8 << AWSIZE bytes, aligned, with exactly those
-  // strobes: docs/qos.md "Refusal reasons" R1, R3, R4), so the table has one enable per
-  // 8-byte word: the byte enables of a word are all equal (8 lanes instead of 64 to
-  // evaluate per cycle).
+  // Transfer table ([QoS-RDMA] §3.1): written by the host port, read by the segmenter
+  // (row in D, data in M from the block RAMs' output registers). The host port writes
+  // whole aligned 8-byte words (an accepted beat is 8 << AWSIZE bytes, aligned, with
+  // exactly those strobes: docs/qos.md "Refusal reasons" R1, R3, R4), so the table has
+  // one enable per 8-byte word. It is two RAMs, the lines of the even and of the odd
+  // channels, so that a read never meets a write of the same RAM word whose data it uses:
+  // the segmenter reads a row only for a transfer in the core (its channel BUSY), and
+  // uses the other half of the row only for a 64-byte descriptor (channel c even, line 1
+  // in c+1), while the host port writes neither a BUSY channel nor c+1 while c is BUSY
+  // with a 64-byte descriptor. A read that meets a write of the other half of its row
+  // returns data the segmenter does not use (RDW_ANY; the short inline payload masks the
+  // other half off).
   logic [7:0] tt_wr_we;
   for (genvar i = 0; i < 8; i++) begin : gen_tt_we
     assign tt_wr_we[i] = tt_wr_be[8 * i];
   end
 
-  qrdma_sdp_ram #(.WIDTH(512), .DEPTH(1024), .BE_W(8)) u_transfer_table (
-    .clk,
-    .wr_en(tt_wr_en), .wr_be(tt_wr_we), .wr_addr(tt_wr_row), .wr_data(tt_wr_data),
-    .rd_en(tt_rd_en), .rd_addr(tt_rd_row), .rd_data(tt_rd_data)
-  );
+  for (genvar h = 0; h < 2; h++) begin : gen_tt
+    qrdma_sdp_ram #(.WIDTH(256), .DEPTH(1024), .BE_W(4), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+    u_transfer_table (
+      .clk,
+      .wr_en(tt_wr_en && |tt_wr_we[4 * h +: 4]), .wr_be(tt_wr_we[4 * h +: 4]),
+      .wr_addr(tt_wr_row), .wr_data(tt_wr_data[256 * h +: 256]),
+      .rd_en(tt_rd_en), .rd_addr(tt_rd_row), .rd_oe(1'b1),
+      .rd_data(tt_rd_data[256 * h +: 256])
+    );
+  end
 
   qrdma_qos_core #(
     .BLOCK_SIZE      (BLOCK_SIZE),

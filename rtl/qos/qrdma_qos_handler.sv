@@ -3,13 +3,17 @@
 //
 // qrdma_qos_handler: the message handler of the QoS engine ([QoS-RDMA] §3.11) with the
 // pending transactions table it owns (§3.5). Pipeline (docs/qos.md "Message handler"):
-// H0 takes an ACK and reads the pending entry of its TID; H1 matches it (valid bit and
-// sequence number), retires it and returns a TID-only TID, and reads the metadata of a
-// multi-block transfer; H2 updates the metadata and pushes an action (re-queue, control
-// queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the
-// segmenter writes a pending entry (pend_wr_*) for every block and inline packet it
-// issues; ACKs are taken only with en; init_done rises once every valid bit is cleared;
-// tid_free_* carries the TID pool's returns, the segmenter's unused TIDs (tid_ret_*) too.
+// a two-entry ACK FIFO; H0 takes an ACK and reads the pending entry and valid bit of its
+// TID; H1 matches it (valid bit and sequence number), retires it and returns a TID-only
+// TID; H2 has the pending entry and moves into a two-entry FIFO; H3 reads the metadata of
+// a multi-block transfer through the shared pipeline (qrdma_qos_meta: read in H3, entry
+// in H5); H5 decides; H6 writes the metadata back and pushes an action (re-queue, control
+// queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
+// (pend_wr_*) for every block and inline packet it issues; ACKs are taken only with en;
+// init_done rises once every valid bit is cleared; meta_allow: the slot is free for the
+// handler in this cycle; meta_busy: an operation on meta_rd_addr is in flight (the
+// handler waits); tid_ret_* (the segmenter's unused TIDs) go to the pool through
+// tid_free_* (registered) ahead of the handler's own returns.
 `default_nettype none
 
 module qrdma_qos_handler
@@ -18,7 +22,7 @@ module qrdma_qos_handler
   import qrdma_qos_pkg::*;
 #(
   parameter int unsigned MAX_OUTSTANDING = 2,  // blocks of a transfer in flight (1..4)
-  parameter int unsigned ACT_FIFO_DEPTH  = 4   // actions in waiting, >= 2
+  parameter int unsigned ACT_FIFO_DEPTH  = 8   // actions in waiting, >= 4
 ) (
   input  logic                  clk,
   input  logic                  rst,
@@ -32,14 +36,15 @@ module qrdma_qos_handler
   input  logic                  s_ack_valid,
   output logic                  s_ack_ready,
   input  logic [ACK_DESC_W-1:0] s_ack_data,
-  // metadata slot (qrdma_qos_meta)
-  output logic                  meta_rd_want,
-  input  logic                  meta_rd_allow,
-  output logic                  meta_rd_en,
+  // metadata (qrdma_qos_meta): read in H3, entry in H5, write in H6
+  output logic                  meta_want,     // H3 holds an ACK that needs the metadata
+  output logic                  meta_refused,  // ... could read now, but the slot is taken
+  input  logic                  meta_allow,    // the slot is the handler's if it wants it
+  input  logic                  meta_busy,     // its entry is in flight: wait
+  output logic                  meta_rd,
   output logic [XW-1:0]         meta_rd_addr,
   input  meta_t                 meta_rd_data,
   output logic                  meta_wr_en,
-  output logic [XW-1:0]         meta_wr_addr,
   output meta_t                 meta_wr_data,
   // a TID the segmenter took and did not use (it goes back first; H1 waits that cycle)
   input  logic                  tid_ret_valid,
@@ -63,8 +68,8 @@ module qrdma_qos_handler
   initial begin
     if (MAX_OUTSTANDING < 1 || MAX_OUTSTANDING > FLOW_BLOCKS)
       $fatal(1, "qrdma_qos_handler: MAX_OUTSTANDING must be in 1..4");
-    if (ACT_FIFO_DEPTH < 2)
-      $fatal(1, "qrdma_qos_handler: ACT_FIFO_DEPTH must be >= 2");
+    if (ACT_FIFO_DEPTH < 4)
+      $fatal(1, "qrdma_qos_handler: ACT_FIFO_DEPTH must be >= 4");
   end
 `endif
 
@@ -85,38 +90,55 @@ module qrdma_qos_handler
   end
   assign init_done = !init_q;
 
+  // ================================================================ ACK FIFO
+  // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls.
+  logic                  ack_v, h0_take, ack_s_ready;
+  logic [ACK_DESC_W-1:0] ack_w;
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not needed
+  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2)) u_ack_fifo (
+    .clk, .rst,
+    .s_valid(s_ack_valid && en), .s_ready(ack_s_ready), .s_data(s_ack_data),
+    .m_valid(ack_v), .m_ready(h0_take), .m_data(ack_w),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign s_ack_ready = en && ack_s_ready;
+
   // ================================================================ H0: take, read entry
   /* verilator lint_off UNUSEDSIGNAL */  // the record's reserved bits
   ack_desc_t       ack;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic            h0_take;
   logic            h1_valid_q, h1_nack_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
-  pend_t           h1_pend;
-  logic            h1_match_q;   // valid entry, same sequence number
-  logic            h1_match, h1_need_meta, h1_adv;
-  logic            act_room;
-  logic [ACW-1:0]  act_cnt;
+  logic            h1_match;     // valid entry, same sequence number
+  logic            h1_adv;
+  logic            h2_valid_q, h2_move;
+  pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
-  assign ack         = ack_desc_t'(s_ack_data);
-  assign s_ack_ready = en && (!h1_valid_q || h1_adv);
-  assign h0_take     = s_ack_valid && s_ack_ready;
+  assign ack     = ack_desc_t'(ack_w);
+  assign h0_take = ack_v && (!h1_valid_q || h1_adv);
 
-  qrdma_sdp_ram #(.WIDTH($bits(pend_t)), .DEPTH(1 << TIDW), .RDW_NEW(1'b1)) u_pending (
+  // The entry is read in H0 and arrives in H2 in the RAM's output register, which is
+  // loaded when the ACK moves from H1 to H2 and holds while H2 waits. A write in the
+  // read's cycle is forwarded (RDW_NEW: the entry as it is at the end of H0).
+  qrdma_sdp_ram #(.WIDTH($bits(pend_t)), .DEPTH(1 << TIDW), .RDW_NEW(1'b1), .OUT_REG(1'b1))
+  u_pending (
     .clk,
     .wr_en(pend_wr_en), .wr_be(1'b1), .wr_addr(pend_wr_tid), .wr_data(pend_wr_data),
-    .rd_en(h0_take), .rd_addr(ack.tid), .rd_data(h1_pend)
+    .rd_en(h0_take), .rd_addr(ack.tid), .rd_oe(h1_adv), .rd_data(h2_pend)
   );
 
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
   // or by the clear after reset (port B). Read in H0 with the entry, as it is at the end
   // of that cycle (a write or a retire of the same TID in that cycle included), so that
-  // H1 matches the entry it holds even when that TID is issued again while H1 waits.
+  // H1 matches the entry it holds even when that TID is issued again while H1 waits. H0
+  // registers what it read and whether a write or a clear of that cycle hit its TID; H1
+  // puts them together.
   logic            pv_b_en;
   logic [TIDW-1:0] pv_b_addr;
   logic [0:0]      h0_pv_rd;
-  logic            h0_pv;
+  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_clr_en_q, h1_pv;
   assign pv_b_en   = init_q || (h1_adv && h1_match);
   assign pv_b_addr = init_q ? init_cnt_q : h1_tid_q;
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
@@ -125,164 +147,246 @@ module qrdma_qos_handler
     .b_en(pv_b_en), .b_addr(pv_b_addr), .b_data(1'b0),
     .rd_addr(ack.tid), .rd_data(h0_pv_rd)
   );
-  assign h0_pv = (h0_pv_rd[0] || (pend_wr_en && pend_wr_tid == ack.tid))
-              && !(pv_b_en && pv_b_addr == ack.tid);
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
-  // read in H0 from the ACK's TID: the match is computed in H0 and registered, so H1's
-  // decision does not wait for the pending entry out of block RAM (which feeds only the
-  // metadata read and H2). Same contents as u_pending's, a write of this cycle included.
+  // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
+  // block RAM. Same contents as u_pending's. H0 compares the sequence numbers (the one
+  // read and the one written in that cycle) and registers the results with the flags: the
+  // read feeds logic, an asynchronous read in LUT RAM, and H1 only selects.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
   pkey_t pkey_mem [1 << TIDW];
-  pkey_t pkey_wr, h0_key;
+  pkey_t pkey_wr, pkey_rd;
+  logic  h1_rd_eq_q, h1_wr_eq_q;              // the ACK's sequence number matches
+  logic  h1_single_q, h1_tid_only_q;          // the flags as read, or as written then
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
   always_ff @(posedge clk) begin
     if (pend_wr_en) pkey_mem[pend_wr_tid] <= pkey_wr;
   end
-  assign h0_key = (pend_wr_en && pend_wr_tid == ack.tid) ? pkey_wr : pkey_mem[ack.tid];
+  assign pkey_rd = pkey_mem[ack.tid];
 
-  logic h1_single_q, h1_tid_only_q;
   always_ff @(posedge clk) begin
-    if (rst) h1_valid_q <= 1'b0;
-    else if (s_ack_ready) h1_valid_q <= s_ack_valid;
+    if (rst)                         h1_valid_q <= 1'b0;
+    else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
     if (h0_take) begin
-      h1_tid_q      <= ack.tid;
-      h1_nack_q     <= ack.nack;
-      h1_reason_q   <= ack.reason;
-      h1_match_q    <= h0_pv && (h0_key.seq == ack.seq);
-      h1_single_q   <= h0_key.single;
-      h1_tid_only_q <= h0_key.tid_only;
+      h1_tid_q     <= ack.tid;
+      h1_nack_q    <= ack.nack;
+      h1_reason_q  <= ack.reason;
+      h1_rd_eq_q   <= pkey_rd.seq == ack.seq;
+      h1_wr_eq_q   <= pkey_wr.seq == ack.seq;
+      h1_pv_q      <= h0_pv_rd[0];
+      h1_wr_hit_q  <= pend_wr_en && pend_wr_tid == ack.tid;
+      if (pend_wr_en && pend_wr_tid == ack.tid) begin
+        h1_single_q   <= pkey_wr.single;
+        h1_tid_only_q <= pkey_wr.tid_only;
+      end else begin
+        h1_single_q   <= pkey_rd.single;
+        h1_tid_only_q <= pkey_rd.tid_only;
+      end
+      h1_clr_hit_q <= pv_b_addr == ack.tid;
+      h1_clr_en_q  <= pv_b_en;
     end
   end
 
   // ================================================================ H1: match, retire
-  assign h1_match     = h1_match_q;
-  assign h1_need_meta = h1_match && !h1_single_q;
-  assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 2));
-  assign h1_adv       = h1_valid_q && act_room && (!h1_need_meta || meta_rd_allow)
-                      && !tid_ret_valid;
+  // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
+  // pool has one return port; both go out registered).
+  assign h1_pv    = (h1_pv_q || h1_wr_hit_q) && !(h1_clr_en_q && h1_clr_hit_q);
+  assign h1_match = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq_q);
+  assign h1_adv   = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
 
-  assign meta_rd_want = h1_valid_q && h1_need_meta;
-  assign meta_rd_en   = h1_adv && h1_need_meta;
-  assign meta_rd_addr = h1_pend.xfer;
-
-  // a TID-only TID goes back as soon as its block is retired
-  assign tid_free_valid = tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
-  assign tid_free_id    = tid_ret_valid ? tid_ret_id : h1_tid_q;
+  logic            tid_free_q;
+  logic [TIDW-1:0] tid_free_id_q;
+  always_ff @(posedge clk) begin
+    if (rst) tid_free_q <= 1'b0;
+    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
+    tid_free_id_q <= tid_ret_valid ? tid_ret_id : h1_tid_q;
+  end
+  assign tid_free_valid = tid_free_q;
+  assign tid_free_id    = tid_free_id_q;
 
   assign ev_ack   = h1_adv && h1_match && !h1_nack_q;
   assign ev_nack  = h1_adv && h1_match && h1_nack_q;
   assign ev_stale = h1_adv && !h1_match;
 
-  // ================================================================ H2: update, act
-  logic            h2_valid_q, h2_single_q, h2_nack_q;
+  // ================================================================ H2: the entry
+  // The pending entry is in the RAM's output register; H2 moves into a two-entry FIFO
+  // (whose room is a register) ahead of the metadata read, so that H1 and H0 never wait
+  // for the read's conditions.
+  typedef struct packed {
+    logic       match;
+    logic       single;
+    logic       nack;
+    logic [3:0] reason;
+    pend_t      pend;
+  } h3_t;
+  h3_t             h2_rec, h3;
+  logic            h2_match_q, h2_single_q, h2_nack_q;
   logic [3:0]      h2_reason_q;
-  /* verilator lint_off UNUSEDSIGNAL */  // seq, time_: kept for retransmission, unused here
-  pend_t           h2_pend_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  meta_t           h2_meta_q, h2_meta_d;
-  logic            h2_push, h2_enq, h2_cmpl, h2_err;
-  logic [QW-1:0]   h2_enq_q;
-  logic [BW-1:0]   h2_acked;
-  logic [3:0]      h2_slot, h2_slot_next;
-  act_t            act_in;
+  logic            h3_v, h3_adv, h3_fifo_ready;
 
   always_ff @(posedge clk) begin
-    if (rst) h2_valid_q <= 1'b0;
-    else     h2_valid_q <= h1_adv && h1_match;
+    if (rst)                         h2_valid_q <= 1'b0;
+    else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
     if (h1_adv) begin
+      h2_match_q  <= h1_match;
       h2_single_q <= h1_single_q;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
-      h2_pend_q   <= h1_pend;
     end
   end
+  assign h2_move = h2_valid_q && h3_fifo_ready;
+  assign h2_rec  = '{match: h2_match_q, single: h2_single_q, nack: h2_nack_q,
+                     reason: h2_reason_q, pend: h2_pend};
 
-  assign h2_meta_q = meta_rd_data;
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
+  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2)) u_h3_fifo (
+    .clk, .rst,
+    .s_valid(h2_move), .s_ready(h3_fifo_ready), .s_data(h2_rec),
+    .m_valid(h3_v), .m_ready(h3_adv), .m_data(h3),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
 
-  // Computed only in a cycle with h2_valid_q: the push and the metadata write are 0 in the
+  // ================================================================ H3: metadata read
+  logic            h3_meta, act_room;
+  logic [ACW-1:0]  act_cnt;
+
+  // room for the actions of H4..H6 and this one
+  assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 4));
+  assign h3_meta      = h3_v && h3.match && !h3.single;
+  assign meta_want    = h3_meta;
+  assign meta_rd_addr = h3.pend.xfer;
+  assign meta_rd      = h3_meta && meta_allow && !meta_busy && act_room;
+  assign meta_refused = h3_meta && !meta_allow && !meta_busy && act_room;
+  assign h3_adv       = h3_v && act_room && (!h3_meta || meta_rd);
+
+  // ================================================================ H4, H5: decide
+  logic            h4_valid_q, h5_valid_q;
+  logic            h4_single_q, h5_single_q, h4_nack_q, h5_nack_q;
+  logic [3:0]      h4_reason_q, h5_reason_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // seq, time_: kept for retransmission, unused here
+  pend_t           h4_pend_q, h5_pend_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      h4_valid_q <= 1'b0;
+      h5_valid_q <= 1'b0;
+    end else begin
+      h4_valid_q <= h3_adv && h3.match;   // a stale ACK ends in H3
+      h5_valid_q <= h4_valid_q;
+    end
+    h4_single_q <= h3.single;
+    h4_nack_q   <= h3.nack;
+    h4_reason_q <= h3.reason;
+    h4_pend_q   <= h3.pend;
+    h5_single_q <= h4_single_q;
+    h5_nack_q   <= h4_nack_q;
+    h5_reason_q <= h4_reason_q;
+    h5_pend_q   <= h4_pend_q;
+  end
+
+  meta_t           m;            // the transfer's metadata (H5)
+  meta_t           meta_d;
+  logic            h5_push, h5_enq, h5_cmpl, h5_err;
+  logic [QW-1:0]   h5_enq_q;
+  logic [BW-1:0]   acked_d;
+  logic [3:0]      slot, slot_next;
+  act_t            act_d;
+
+  assign m = meta_rd_data;
+
+  // Computed only in a cycle with h5_valid_q: the push and the metadata write are 0 in the
   // other cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
   // cycle-based simulation).
   always_comb begin
-    h2_enq       = 1'b0;
-    h2_cmpl      = 1'b0;
-    h2_push      = 1'b0;
-    h2_meta_d    = 'x;
-    h2_enq_q     = 'x;
-    h2_err       = 'x;
-    h2_acked     = 'x;
-    h2_slot      = 'x;
-    h2_slot_next = 'x;
-    if (h2_valid_q) begin
-      h2_meta_d    = h2_meta_q;
-      h2_enq_q     = h2_meta_q.hq;
-      h2_err       = h2_nack_q;
-      h2_acked     = h2_meta_q.acked + BW'(1);
-      h2_slot      = tid_slot(h2_meta_q.cls == CLS_FID4, h2_pend_q.block[3:0]);
-      h2_slot_next = tid_slot(h2_meta_q.cls == CLS_FID4, h2_meta_q.issued[3:0]);
-      if (h2_single_q) begin
-        h2_cmpl = 1'b1;
+    h5_enq    = 1'b0;
+    h5_cmpl   = 1'b0;
+    h5_push   = 1'b0;
+    meta_d    = 'x;
+    h5_enq_q  = 'x;
+    h5_err    = 'x;
+    acked_d   = 'x;
+    slot      = 'x;
+    slot_next = 'x;
+    act_d     = 'x;
+    if (h5_valid_q) begin
+      meta_d    = m;
+      h5_enq_q  = m.hq;
+      h5_err    = h5_nack_q;
+      acked_d   = m.acked + BW'(1);
+      slot      = tid_slot(m.cls == CLS_FID4, h5_pend_q.block[3:0]);
+      slot_next = tid_slot(m.cls == CLS_FID4, m.issued[3:0]);
+      if (h5_single_q) begin
+        h5_cmpl = 1'b1;
       end else begin
-        h2_meta_d.acked      = h2_acked;
-        // (the sums are on one side of each compare, from operands ready at the start of
-        // the cycle, so that the compares run side by side)
-        h2_meta_d.last_acked = h2_meta_q.last_acked ||
-                               (h2_pend_q.block + BW'(1) == h2_meta_q.blocks);
-        h2_meta_d.tid_busy   = (h2_meta_q.cls == CLS_TID) ? 16'h0
-                             : (h2_meta_q.tid_busy & ~(16'h1 << h2_slot));
-        h2_meta_d.aborted    = h2_meta_q.aborted || h2_nack_q;
-        h2_meta_d.reason     = h2_meta_q.aborted ? h2_meta_q.reason : h2_reason_q;  // the first NACK's
-        if (h2_meta_d.aborted) begin
-          h2_err  = 1'b1;
-          h2_cmpl = (h2_acked == h2_meta_q.issued) && !h2_meta_q.in_q;
+        meta_d.acked      = acked_d;
+        meta_d.last_acked = m.last_acked || (h5_pend_q.block + BW'(1) == m.blocks);
+        meta_d.tid_busy   = (m.cls == CLS_TID) ? 16'h0 : (m.tid_busy & ~(16'h1 << slot));
+        meta_d.aborted    = m.aborted || h5_nack_q;
+        meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
+        if (meta_d.aborted) begin
+          h5_err  = 1'b1;
+          h5_cmpl = (acked_d == m.issued) && !m.in_q;
         end else begin
-          h2_cmpl = (h2_acked == h2_meta_q.blocks) && (!h2_meta_q.notify || h2_meta_q.ctrl_sent);
+          h5_cmpl = (acked_d == m.blocks) && (!m.notify || m.ctrl_sent);
           // the control packet goes once every block but the last is acknowledged and the
           // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
-          if (!h2_meta_q.in_q && h2_meta_q.notify && !h2_meta_q.ctrl_sent &&
-              h2_meta_q.issued == h2_meta_q.blocks &&
-              (h2_meta_d.last_acked ? (h2_acked == h2_meta_q.blocks)
-                                    : (h2_meta_q.acked + BW'(2) == h2_meta_q.blocks))) begin
-            h2_enq   = 1'b1;
-            h2_enq_q = Q_CTRL;
-          end else if (!h2_meta_q.in_q && h2_meta_q.issued < h2_meta_q.blocks &&
-                       (h2_meta_q.issued - h2_acked) < BW'(MAX_OUTSTANDING) &&
-                       !h2_meta_d.tid_busy[h2_slot_next]) begin
-            h2_enq   = 1'b1;
-            h2_enq_q = h2_meta_q.hq;
+          if (!m.in_q && m.notify && !m.ctrl_sent && m.issued == m.blocks &&
+              (meta_d.last_acked ? (acked_d == m.blocks)
+                                 : (m.acked + BW'(2) == m.blocks))) begin
+            h5_enq   = 1'b1;
+            h5_enq_q = Q_CTRL;
+          end else if (!m.in_q && m.issued < m.blocks &&
+                       (m.issued - acked_d) < BW'(MAX_OUTSTANDING) &&
+                       !meta_d.tid_busy[slot_next]) begin
+            h5_enq   = 1'b1;
+            h5_enq_q = m.hq;
           end
         end
-        h2_meta_d.in_q = h2_meta_q.in_q || h2_enq;
+        meta_d.in_q = m.in_q || h5_enq;
       end
-      h2_push = h2_enq || h2_cmpl;
+      h5_push = h5_enq || h5_cmpl;
+      act_d.enq    = h5_enq;
+      act_d.q      = h5_enq_q;
+      act_d.cmpl   = h5_cmpl;
+      act_d.err    = h5_err;
+      act_d.reason = h5_single_q ? h5_reason_q : meta_d.reason;
+      act_d.xfer   = h5_pend_q.xfer;
+      act_d.cls    = h5_single_q ? h5_pend_q.cls : m.cls;
+      act_d.fid    = h5_single_q ? h5_pend_q.fid : m.fid;
     end
   end
 
-  assign meta_wr_en   = h2_valid_q && !h2_single_q;
-  assign meta_wr_addr = h2_pend_q.xfer;
-  assign meta_wr_data = h2_meta_d;
-
-  // ================================================================ action FIFO
-  always_comb begin
-    act_in.enq    = h2_enq;
-    act_in.q      = h2_enq_q;
-    act_in.cmpl   = h2_cmpl;
-    act_in.err    = h2_err;
-    act_in.reason = h2_single_q ? h2_reason_q : h2_meta_d.reason;
-    act_in.xfer   = h2_pend_q.xfer;
-    act_in.cls    = h2_single_q ? h2_pend_q.cls : h2_meta_q.cls;
-    act_in.fid    = h2_single_q ? h2_pend_q.fid : h2_meta_q.fid;
+  // ================================================================ H6: write, act
+  logic  h6_meta_q, h6_push_q;
+  meta_t h6_meta_d_q;
+  act_t  h6_act_q;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      h6_meta_q  <= 1'b0;
+      h6_push_q  <= 1'b0;
+    end else begin
+      h6_meta_q  <= h5_valid_q && !h5_single_q;
+      h6_push_q  <= h5_push;
+    end
+    h6_meta_d_q <= meta_d;
+    h6_act_q    <= act_d;
   end
 
-  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H1 advances only with room (act_room)
+  assign meta_wr_en   = h6_meta_q;
+  assign meta_wr_data = h6_meta_d_q;
+
+  // ================================================================ action FIFO
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H3 advances only with room
   qrdma_sync_fifo #(.WIDTH($bits(act_t)), .DEPTH(ACT_FIFO_DEPTH)) u_act_fifo (
     .clk, .rst,
-    .s_valid(h2_push), .s_ready(), .s_data(act_in),
+    .s_valid(h6_push_q), .s_ready(), .s_data(h6_act_q),
     .m_valid(m_act_valid), .m_ready(m_act_ready), .m_data(m_act_data),
     .count(act_cnt), .almost_full()
   );
@@ -290,7 +394,7 @@ module qrdma_qos_handler
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (h2_push)   // nested under its push (docs/sim.md "Speed")
+    if (h6_push_q)   // nested under its push (docs/sim.md "Speed")
       if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
         else $error("qrdma_qos_handler: action FIFO overflow");
   end

@@ -2,14 +2,16 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_qos_seg: the transfer segmenter of the QoS engine ([QoS-RDMA] §3.7, §3.9, §3.10,
-// §3.13) with the 66 scheduling queues it serves. Stage 1 picks the first eligible queue
-// (strict order, or a new transfer cut through), takes the TID / FID its class needs and
-// reads the transfer-table row and the metadata; stage 2 issues a block descriptor, an
-// inline or a control packet, writes the pending entry and the metadata, re-queues the
-// transfer or completes it (docs/qos.md "Segmenter"). One transfer per cycle; stage 2
-// never stalls. Contract: tt_rd_data and meta_rd_data hold the row / entry read in the
-// previous cycle; handler actions (s_act_*) are taken when the enqueue and completion
-// ports they need are free; the output FIFOs take every record stage 2 makes.
+// §3.13) with the 66 scheduling queues it serves. Pipeline (docs/qos.md "Segmenter"):
+// P picks the first eligible queue (strict order, registered); Q requests its head from
+// the queues and takes the TID / FID its class needs; D, two cycles later, has the
+// transfer (or a new one cut through) and reads its transfer-table row and metadata; R
+// waits for the block RAMs; M decides from the row and the metadata (block, inline or
+// control packet, metadata, re-queue, completion); W issues: output FIFOs, pending
+// entry, metadata write-back, enqueue and completion ports. One transfer per cycle; nothing after D
+// stalls. Contract: tt_rd_data and meta_rd_data / meta_fwd_data hold, in M, the row and
+// entry read in D; handler actions (s_act_*) are taken when the enqueue and completion
+// ports they need are free; the output FIFOs take every record W makes.
 `default_nettype none
 
 module qrdma_qos_seg
@@ -21,7 +23,7 @@ module qrdma_qos_seg
   parameter int unsigned MAX_OUTSTANDING = 2,      // blocks of a transfer in flight (1..4)
   parameter int unsigned CM_MIN_BYTES    = 16384,  // memory transfers >= this: FID classes
   parameter int unsigned MP_MIN_BYTES    = 262144, // multipath transfers >= this: 4xFID
-  parameter int unsigned OUT_FIFO_DEPTH  = 4       // block / packet output FIFOs, >= 2
+  parameter int unsigned OUT_FIFO_DEPTH  = 16      // block / packet output FIFOs, >= 9
 ) (
   input  logic                    clk,
   input  logic                    rst,
@@ -34,33 +36,40 @@ module qrdma_qos_seg
   input  logic                    new_inline,
   input  logic                    new_multipath,
   input  logic [3:0]              new_prio,
-  // transfer table read port (row = xfer >> 1, data the next cycle)
+  // transfer table read port (row = xfer >> 1, read in D, data in M)
   output logic                    tt_rd_en,
   output logic [9:0]              tt_rd_row,
   input  logic [511:0]            tt_rd_data,
-  // IDs (qrdma_qos_ids)
+  // IDs (qrdma_qos_ids): *_more = a second ID follows one taken now
   input  logic                    s_tid_valid,
+  input  logic                    s_tid_more,
   output logic                    s_tid_ready,
   input  logic [TIDW-1:0]         s_tid_id,
   input  logic                    s_fid1_valid,
+  input  logic                    s_fid1_more,
   output logic                    s_fid1_ready,
   input  logic [FIDW-1:0]         s_fid1_id,
   input  logic                    s_fid4_valid,
+  input  logic                    s_fid4_more,
   output logic                    s_fid4_ready,
   input  logic [FIDW-1:0]         s_fid4_id,    // first FID of the group
-  // metadata slot (qrdma_qos_meta)
-  input  logic                    meta_rd_allow,
+  // metadata (qrdma_qos_meta): read in D, entry in M, write-back in W
   output logic                    meta_rd_en,
   output logic [XW-1:0]           meta_rd_addr,
-  input  meta_t                   meta_rd_data,
+  output logic                    meta_deq,      // D holds a dequeued transfer: the slot is ours
+  input  logic                    hdl_want,      // the handler waits for the slot: no cut-through
+  input  logic                    hdl_refused,   // ... and was refused by a dequeue: no pick
+  input  meta_t                   meta_rd_data,  // the entry as read (the segmenter's fields)
+  /* verilator lint_off UNUSEDSIGNAL */  // only the fields the handler writes are taken from it
+  input  meta_t                   meta_fwd_data, // with the handler's writes forwarded
+  /* verilator lint_on UNUSEDSIGNAL */
   output logic                    meta_wr_en,
-  output logic [XW-1:0]           meta_wr_addr,
   output meta_t                   meta_wr_data,
-  // a TID taken in stage 1 and not used: an aborted TID-only transfer ends (to the pool
-  // through qrdma_qos_handler, the cycle after stage 2)
+  // a TID taken and not used: an aborted TID-only transfer ends (W; to the pool through
+  // qrdma_qos_handler)
   output logic                    tid_ret_valid,
   output logic [TIDW-1:0]         tid_ret_id,
-  // pending-table entry of an issued block or inline packet (qrdma_qos_handler)
+  // pending-table entry of an issued block or inline packet (W; qrdma_qos_handler)
   output logic                    pend_wr_en,
   output logic [TIDW-1:0]         pend_wr_tid,
   output pend_t                   pend_wr_data,
@@ -91,6 +100,7 @@ module qrdma_qos_seg
 
   localparam int unsigned BS_LOG2 = $clog2(BLOCK_SIZE);
   localparam int unsigned OCW     = cnt_w(OUT_FIFO_DEPTH);
+  localparam int unsigned OFFW    = BW + BS_LOG2 + 1;   // block offset, with its borrow
   localparam logic [SZW-1:0] CM_MIN = SZW'(CM_MIN_BYTES);
   localparam logic [SZW-1:0] MP_MIN = SZW'(MP_MIN_BYTES);
 
@@ -100,332 +110,462 @@ module qrdma_qos_seg
       $fatal(1, "qrdma_qos_seg: BLOCK_SIZE must be a power of 2 in 8192..65536");
     if (MAX_OUTSTANDING < 1 || MAX_OUTSTANDING > FLOW_BLOCKS)
       $fatal(1, "qrdma_qos_seg: MAX_OUTSTANDING must be in 1..4");
-    if (OUT_FIFO_DEPTH < 2)
-      $fatal(1, "qrdma_qos_seg: OUT_FIFO_DEPTH must be >= 2");
+    if (OUT_FIFO_DEPTH < 9)
+      $fatal(1, "qrdma_qos_seg: OUT_FIFO_DEPTH must be >= 9");
     if (CM_MIN_BYTES <= INLINE_MAX || MP_MIN_BYTES < CM_MIN_BYTES)
       $fatal(1, "qrdma_qos_seg: need INLINE_MAX < CM_MIN_BYTES <= MP_MIN_BYTES");
   end
 `endif
 
+  // Queue classes of the pick, one-hot, in the order of their queues' numbers.
+  localparam int unsigned C_CTRL = 0, C_TID = 1, C_F1H = 2, C_F1N = 3, C_F4H = 4, C_F4N = 5;
+  localparam int unsigned NC = 6;
+
+  function automatic logic [NUM_QUEUES-1:0] queue_range(input int unsigned lo,
+                                                         input int unsigned hi);
+    logic [NUM_QUEUES-1:0] r;
+    for (int unsigned q = 0; q < NUM_QUEUES; q++) r[q] = (q >= lo && q < hi);
+    return r;
+  endfunction
+  localparam logic [NUM_QUEUES-1:0] F1N_QS  = queue_range(32'(Q_FID1_NEED), 32'(Q_FID4_HAVE));
+  localparam logic [NUM_QUEUES-1:0] F4N_QS  = queue_range(32'(Q_FID4_NEED), NUM_QUEUES);
+
   // ================================================================ declarations
-  logic [NUM_QUEUES-1:0] q_empty;
-  logic                  enq_valid;
-  logic [QW-1:0]         enq_queue;
-  logic [XW-1:0]         enq_xfer;
-  logic                  enq_fresh;
-
-  logic                  blk_push, pkt_push;
-  block_desc_t           blk_d;
-  pkt_desc_t             pkt_d;
-  logic [OCW-1:0]        blk_cnt, pkt_cnt;
-
-  logic [SEQW-1:0]       seq_q;
+  logic [NUM_QUEUES-1:0] q_empty, q_multi;
+  logic [XW-1:0]         deq_entry;
   logic [TIMEW-1:0]      now_q;
+  logic [SEQW-1:0]       seq_q;
+  logic                  room_q;       // the output FIFOs take what P .. W can push
+  logic [OCW-1:0]        blk_cnt, pkt_cnt;
 
   always_ff @(posedge clk) begin
     if (rst) now_q <= '0;
     else     now_q <= now_q + TIMEW'(1);
   end
 
-  // ================================================================ scheduling queues (§3.7)
-  logic          s1_fire;
-  logic [QW-1:0] s1_q, s1_pick;
-  logic [XW-1:0] s1_xfer, s1_head;
-  logic          s1_ct;     // cut-through: stage 1 takes the new transfer directly
+  // ================================================================ new transfers
+  // A two-entry FIFO (NR): new_ready is its room. Its head cuts through into D or is
+  // enqueued into its queue. The queue is decoded on the way in.
+  typedef struct packed {
+    logic [XW-1:0] x;
+    logic [QW-1:0] q;
+    logic          tid;    // class of the queue: TID-only, 1xFID need, 4xFID need
+    logic          f1;
+    logic          f4;
+  } nr_t;
+  nr_t  nr_in, nr;
+  logic nr_v, nr_pop, nr_s_ready;
 
-  qrdma_multi_queue #(.NUM_QUEUES(NUM_QUEUES), .NUM_ENTRIES(NUM_CHANNELS)) u_queues (
+  always_comb begin
+    nr_in.x   = new_xfer;
+    nr_in.q   = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
+    nr_in.tid = (nr_in.q == Q_TID);
+    nr_in.f4  = (nr_in.q >= Q_FID4_NEED);
+    nr_in.f1  = !nr_in.tid && !nr_in.f4;
+  end
+
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
+  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2)) u_nr (
     .clk, .rst,
-    .enq_valid(enq_valid), .enq_queue(enq_queue), .enq_entry(enq_xfer),
-    .deq_valid(s1_fire && !s1_ct), .deq_queue(s1_pick), .deq_entry(s1_head),
-    .empty(q_empty)
+    .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
+    .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign new_ready = en && nr_s_ready;
+
+  // ================================================================ scheduling queues (§3.7)
+  logic                  enq_v_q, enq_fresh_q;   // the enqueue decided in the last cycle
+  logic [QW-1:0]         enq_q_q;
+  logic [XW-1:0]         enq_x_q;
+  logic                  q_v_q;        // Q: a request, its queue (one-hot) and class
+  logic [NUM_QUEUES-1:0] q_oh_q;
+  logic [NC-1:0]         q_cls_q;
+
+  qrdma_multi_queue_pipe #(.NUM_QUEUES(NUM_QUEUES), .NUM_ENTRIES(NUM_CHANNELS)) u_queues (
+    .clk, .rst,
+    .enq_valid(enq_v_q), .enq_queue(enq_q_q), .enq_entry(enq_x_q),
+    .deq_valid(q_v_q), .deq_sel(q_oh_q), .deq_entry(deq_entry),
+    .empty(q_empty), .multi(q_multi)
   );
 
   // "fresh" bit of each transfer in the TID queue ([QoS-RDMA] §3.9.1: the extra bit of
   // the queue head): set when the host queues a new transfer, clear on every re-queue.
-  // Only a transfer dequeued from the TID queue uses it, so the bits form a FIFO beside
-  // that queue (pushed with its enqueues, popped with its dequeues): the head bit is ready
-  // at the start of the cycle, not looked up from the dequeued transfer.
+  // The bits form a FIFO beside that queue, pushed with its enqueues and popped with its
+  // requests, so the head bit is there in Q.
   logic fresh_push, fresh_pop, fresh_head, fresh_valid;
-  assign fresh_push = enq_valid && (enq_queue == Q_TID);
-  assign fresh_pop  = s1_fire && !s1_ct && (s1_pick == Q_TID);
-  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the FIFO's fill
+  assign fresh_push = enq_v_q && (enq_q_q == Q_TID);
+  assign fresh_pop  = q_v_q && q_cls_q[C_TID];
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the fill
   qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS), .RAM_MIN_DEPTH(NUM_CHANNELS + 1)) u_fresh (
     .clk, .rst,
-    .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh),
+    .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh_q),
     .m_valid(fresh_valid), .m_ready(fresh_pop), .m_data(fresh_head),
     .count(), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // ================================================================ stage 1
-  logic [NUM_QUEUES-1:0] q_elig;
-  logic                  s1_any;
-  logic                  out_room;
+  // ================================================================ P: pick
+  // The pick is registered a cycle before its request, from flags that do not yet show
+  // the request of this cycle: a queue requested now is eligible only with two entries,
+  // an ID class only with a second ID when one is taken now (by the request, or by a
+  // cut-through that may happen in D now). Strict order: the control queue, the TID
+  // queue, then four classes of 16 priorities, each picked by a fixed-priority arbiter
+  // (queue class non-empty from the same arbiters); an ID class gates its need queues as
+  // a whole, at the choice between the classes, so the arbiters do not wait for it.
+  logic                  d_deq_q;      // D holds a dequeued transfer (requested in Q)
+  logic                  ct_pot;       // a cut-through may take an ID now
+  logic                  take_tid, take_fid1, take_fid4, ok_tid, ok_fid1, ok_fid4;
+  logic [NUM_QUEUES-1:0] elig;
+  logic [3:0][15:0]      cls_gnt;
+  logic [3:0]            cls_any;
+  logic [NC-1:0]         top_req, top_gnt;
+  logic                  pick_en;
+  logic [NUM_QUEUES-1:0] pick_oh;
 
-  // A queue is eligible when it is not empty and the ID its class takes is available:
-  // constant masks of the queues that take each kind of ID.
-  function automatic logic [NUM_QUEUES-1:0] queue_range(input int unsigned lo,
-                                                         input int unsigned hi);
-    logic [NUM_QUEUES-1:0] m;
-    for (int unsigned q = 0; q < NUM_QUEUES; q++) m[q] = (q >= lo && q < hi);
-    return m;
-  endfunction
-  localparam logic [NUM_QUEUES-1:0] TID_QS  = queue_range(32'(Q_TID), 32'(Q_TID) + 1);
-  localparam logic [NUM_QUEUES-1:0] FID1_QS = queue_range(32'(Q_FID1_NEED), 32'(Q_FID4_HAVE));
-  localparam logic [NUM_QUEUES-1:0] FID4_QS = queue_range(32'(Q_FID4_NEED), NUM_QUEUES);
+  assign ct_pot    = nr_v && !d_deq_q;
+  assign take_tid  = (q_v_q && q_cls_q[C_TID]) || (ct_pot && nr.tid);
+  assign take_fid1 = (q_v_q && q_cls_q[C_F1N]) || (ct_pot && nr.f1);
+  assign take_fid4 = (q_v_q && q_cls_q[C_F4N]) || (ct_pot && nr.f4);
+  assign ok_tid    = take_tid  ? s_tid_more  : s_tid_valid;
+  assign ok_fid1   = take_fid1 ? s_fid1_more : s_fid1_valid;
+  assign ok_fid4   = take_fid4 ? s_fid4_more : s_fid4_valid;
 
-  assign q_elig = ~q_empty & ~(TID_QS & {NUM_QUEUES{!s_tid_valid}})
-                & ~(FID1_QS & {NUM_QUEUES{!s_fid1_valid}})
-                & ~(FID4_QS & {NUM_QUEUES{!s_fid4_valid}});
+  assign elig = (q_oh_q & q_multi) | (~q_oh_q & ~q_empty);
 
-  /* verilator lint_off PINCONNECTEMPTY */  // gnt: only the index of the grant is used
-  qrdma_arb_fixed #(.N(NUM_QUEUES)) u_pick (
-    .req(q_elig), .gnt(), .gnt_valid(s1_any), .gnt_idx(s1_pick)
+  for (genvar c = 0; c < 4; c++) begin : gen_cls
+    qrdma_arb_fixed #(.N(16)) u_arb (
+      /* verilator lint_off PINCONNECTEMPTY */  // the index: the grant is used one-hot
+      .req(elig[2 + 16 * c +: 16]), .gnt(cls_gnt[c]), .gnt_valid(cls_any[c]), .gnt_idx()
+      /* verilator lint_on PINCONNECTEMPTY */
+    );
+  end
+  assign top_req = {cls_any[3] && ok_fid4, cls_any[2], cls_any[1] && ok_fid1, cls_any[0],
+                    elig[Q_TID] && ok_tid, elig[Q_CTRL]};
+  /* verilator lint_off PINCONNECTEMPTY */  // gnt_valid, index: the grant is used one-hot
+  qrdma_arb_fixed #(.N(NC)) u_arb_top (
+    .req(top_req), .gnt(top_gnt), .gnt_valid(), .gnt_idx()
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // Cut-through (saves the enqueue cycle on an idle engine): a new transfer whose queue
-  // is empty and that no eligible queue of higher or equal priority precedes is taken by
-  // stage 1 directly, in the cycle it is offered, without being queued.
-  logic [QW-1:0]         new_q;
-  logic                  new_q_ok;
-  logic [NUM_QUEUES-1:0] ahead_mask;
-  // new_q is used only with new_valid (cut-through, enqueue): undefined without it.
   always_comb begin
-    new_q      = 'x;
-    new_q_ok   = 'x;
-    ahead_mask = 'x;
-    s1_ct      = 1'b0;
-    if (new_valid) begin
-      new_q = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
-      if (new_q == Q_TID)                                   new_q_ok = s_tid_valid;
-      else if (new_q >= Q_FID1_NEED && new_q < Q_FID4_HAVE) new_q_ok = s_fid1_valid;
-      else if (new_q >= Q_FID4_NEED)                        new_q_ok = s_fid4_valid;
-      else                                                  new_q_ok = 1'b1;
-      // queues 0..new_q (new_q < NUM_QUEUES)
-      ahead_mask = {NUM_QUEUES{1'b1}} >> (QW'(NUM_QUEUES - 1) - new_q);
-      s1_ct      = q_empty[new_q] && !(|(q_elig & ahead_mask)) && new_q_ok;
+    pick_oh = '0;
+    pick_oh[Q_CTRL] = top_gnt[C_CTRL];
+    pick_oh[Q_TID]  = top_gnt[C_TID];
+    for (int unsigned c = 0; c < 4; c++) begin
+      pick_oh[2 + 16 * c +: 16] = cls_gnt[c] & {16{top_gnt[2 + c]}};
     end
   end
 
-  // stage 2 never finds an output FIFO full: stage 1 fires with room for two records
-  assign out_room = (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 2)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 2));
-  assign s1_fire  = en && (s1_any || s1_ct) && out_room && meta_rd_allow;
-  assign s1_q     = s1_ct ? new_q : s1_pick;
-  assign s1_xfer  = s1_ct ? new_xfer : s1_head;
-
-  assign s_tid_ready  = s1_fire && (s1_q == Q_TID);
-  assign s_fid1_ready = s1_fire && (s1_q >= Q_FID1_NEED) && (s1_q < Q_FID4_HAVE);
-  assign s_fid4_ready = s1_fire && (s1_q >= Q_FID4_NEED);
-
-  assign tt_rd_en     = s1_fire;
-  assign tt_rd_row    = s1_xfer[XW-1:1];
-  assign meta_rd_en   = s1_fire;
-  assign meta_rd_addr = s1_xfer;
-
-  // stage 2 registers
-  logic            s2_valid_q;
-  logic [XW-1:0]   s2_xfer_q;
-  logic            s2_ctrl_q;    // from the control queue
-  cls_e            s2_qcls_q;    // class of the queue (of a transfer not from the control queue)
-  logic            s2_fresh_q;   // fresh: no metadata yet (never from the control queue)
-  logic [TIDW-1:0] s2_tid_q;
-  logic [FIDW-1:0] s2_fid_q;
+  assign pick_en = en && room_q && !hdl_refused;
 
   always_ff @(posedge clk) begin
-    if (rst) s2_valid_q <= 1'b0;
-    else     s2_valid_q <= s1_fire;
-    if (s1_fire) begin
-      s2_xfer_q  <= s1_xfer;
-      // a transfer is fresh at its first dequeue: a TID-only one by its fresh bit (the
-      // cut-through one is new), a FID one by coming from a need-FID queue
-      s2_ctrl_q  <= (s1_q == Q_CTRL);
-      s2_qcls_q  <= queue_cls(s1_q);
-      s2_fresh_q <= (s1_q == Q_TID) ? (s1_ct || fresh_head)
-                  : ((s1_q >= Q_FID1_NEED && s1_q < Q_FID4_HAVE) || s1_q >= Q_FID4_NEED);
-      s2_tid_q   <= s_tid_id;
-      s2_fid_q   <= s_fid4_ready ? s_fid4_id : s_fid1_id;
+    if (rst) begin
+      q_v_q  <= 1'b0;
+      q_oh_q <= '0;
+    end else begin
+      q_v_q  <= pick_en && (|top_req);
+      q_oh_q <= pick_en ? pick_oh : '0;
+    end
+    q_cls_q <= top_gnt;
+  end
+
+  // ================================================================ Q: request, IDs
+  // The request's IDs are taken now and registered for D (its transfer arrives from the
+  // queues two cycles later); a cut-through takes its own in D (never from the pool the
+  // request takes from in that cycle).
+  logic            ct;
+  logic            q2_v_q, q2_fresh_q, d_fresh_q;
+  logic [NC-1:0]   q2_cls_q, d_cls_q;
+  logic [TIDW-1:0] q2_tid_q, d_tid_q;
+  logic [FIDW-1:0] q2_fid_q, d_fid_q;
+
+  assign s_tid_ready  = (q_v_q && q_cls_q[C_TID]) || (ct && nr.tid);
+  assign s_fid1_ready = (q_v_q && q_cls_q[C_F1N]) || (ct && nr.f1);
+  assign s_fid4_ready = (q_v_q && q_cls_q[C_F4N]) || (ct && nr.f4);
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      q2_v_q  <= 1'b0;
+      d_deq_q <= 1'b0;
+    end else begin
+      q2_v_q  <= q_v_q;
+      d_deq_q <= q2_v_q;
+    end
+    q2_cls_q   <= q_cls_q;
+    q2_tid_q   <= s_tid_id;
+    q2_fid_q   <= q_cls_q[C_F4N] ? s_fid4_id : s_fid1_id;
+    // a transfer is fresh at its first dequeue: a TID-only one by its fresh bit, a FID
+    // one by coming from a need-FID queue
+    q2_fresh_q <= q_cls_q[C_TID] ? fresh_head : (q_cls_q[C_F1N] || q_cls_q[C_F4N]);
+    d_cls_q    <= q2_cls_q;
+    d_tid_q    <= q2_tid_q;
+    d_fid_q    <= q2_fid_q;
+    d_fresh_q  <= q2_fresh_q;
+  end
+
+  // ================================================================ D: transfer, reads
+  // Cut-through (saves the enqueue on an idle engine): the new transfer at the head of NR
+  // goes into D directly when no dequeued transfer is there, the handler does not wait for
+  // the metadata slot, no queue of its kind holds (or is about to get) a transfer, and its
+  // ID is there and not taken by the request of this cycle. Its kind's queues are empty
+  // by their flags of the last cycle (registered here), which show the enqueues decided
+  // up to four cycles ago; those decided in the last three are counted on their own.
+  logic          kind_tid_q, kind_f1_q, kind_f4_q;    // the queues of a kind are empty
+  logic [2:0]    enq_tid_q, enq_f1n_q, enq_f4n_q;     // enqueues decided 1, 2, 3 cycles ago
+  logic          ct_ok;
+  logic          d_v;
+  logic [XW-1:0] d_x;
+
+  always_ff @(posedge clk) begin
+    kind_tid_q <= q_empty[Q_TID];
+    kind_f1_q  <= &(q_empty | ~F1N_QS);
+    kind_f4_q  <= &(q_empty | ~F4N_QS);
+  end
+
+  always_comb begin
+    if (nr.tid)
+      ct_ok = kind_tid_q && !(|enq_tid_q) && s_tid_valid && !(q_v_q && q_cls_q[C_TID]);
+    else if (nr.f1)
+      ct_ok = kind_f1_q && !(|enq_f1n_q) && s_fid1_valid && !(q_v_q && q_cls_q[C_F1N]);
+    else
+      ct_ok = kind_f4_q && !(|enq_f4n_q) && s_fid4_valid && !(q_v_q && q_cls_q[C_F4N]);
+  end
+  assign ct   = en && nr_v && !d_deq_q && !hdl_want && room_q && ct_ok;
+  assign d_v  = d_deq_q || ct;
+  assign d_x  = d_deq_q ? deq_entry : nr.x;
+
+  assign tt_rd_en     = d_v;
+  assign tt_rd_row    = d_x[XW-1:1];
+  assign meta_rd_en   = d_v;
+  assign meta_rd_addr = d_x;
+  assign meta_deq     = d_deq_q;
+
+  // ================================================================ R: block RAMs read
+  logic            r_v_q, r_fresh_q;
+  logic [XW-1:0]   r_x_q;
+  logic [NC-1:0]   r_cls_q;
+  logic [TIDW-1:0] r_tid_q;
+  logic [FIDW-1:0] r_fid_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) r_v_q <= 1'b0;
+    else     r_v_q <= d_v;
+    r_x_q <= d_x;
+    if (d_deq_q) begin
+      r_cls_q   <= d_cls_q;
+      r_fresh_q <= d_fresh_q;
+      r_tid_q   <= d_tid_q;
+      r_fid_q   <= d_fid_q;
+    end else begin
+      r_cls_q   <= '0;
+      r_cls_q[C_TID] <= nr.tid;
+      r_cls_q[C_F1N] <= nr.f1;
+      r_cls_q[C_F4N] <= nr.f4;
+      r_fresh_q <= 1'b1;
+      r_tid_q   <= s_tid_id;
+      r_fid_q   <= nr.f4 ? s_fid4_id : s_fid1_id;
     end
   end
 
-  // ================================================================ stage 2
-  meta_t              meta_q;      // the transfer's metadata before this issue
+  logic            mm_v_q, mm_fresh_q;
+  logic [XW-1:0]   mm_x_q;
+  logic [NC-1:0]   mm_cls_q;
+  logic [TIDW-1:0] mm_tid_q;
+  logic [FIDW-1:0] mm_fid_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) mm_v_q <= 1'b0;
+    else     mm_v_q <= r_v_q;
+    mm_x_q     <= r_x_q;
+    mm_cls_q   <= r_cls_q;
+    mm_fresh_q <= r_fresh_q;
+    mm_tid_q   <= r_tid_q;
+    mm_fid_q   <= r_fid_q;
+  end
+
+  // ================================================================ M: decide
+  meta_t              mq;          // the transfer's metadata before this issue
+  /* verilator lint_off UNUSEDSIGNAL */  // only the fields the long paths take
+  meta_t              mo;          // ... as stored (a fresh transfer's zero not chosen)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic               last_f, last_o, busy_o;   // last block: fresh / stored; next TID busy
+  logic [2:0]         out_o;       // blocks in flight after this issue by the entry, mod 8
   meta_t              meta_d;      // ... and after it
-  cls_e               s2_cls;
-  logic               s2_ctrl, s2_inline, s2_fresh, s2_abort_path;
+  cls_e               qcls, cls_m;
+  logic               ctrl, tidq, fid1, fid4, inl, fresh, abort;
   logic [SZW-1:0]     size;
   logic [BS_LOG2-1:0] o;
-  logic [SZW:0]       span;
-  logic [BW-1:0]      blocks, b, issued_d;
-  logic [BS_LOG2:0]   first_sz;
-  logic [SZW:0]       offset;
-  logic [16:0]        bsize;
+  logic [BS_LOG2+1:0] span_lo;     // o + size mod 4 BS (low bits of the span)
+  logic [BW-1:0]      blocks, b;
   logic               last_blk, requeue, ctrl_now;
   logic [FIDW-1:0]    f0;
   blk_ids_t           ids;
-  logic [3:0]         slot, slot_next;
+  logic [3:0]         slot;
   logic [15:0]        tid_busy_d;
-  logic [BW-1:0]      outst_d;     // blocks in flight after this issue
   logic [QW-1:0]      hq;
-  logic               s2_issue;    // a block descriptor is issued
-  logic               s2_enq;      // stage 3 uses the enqueue port (re-queue)
-  logic               s2_cmpl;     // stage 3 uses the completion port
-  logic               s2_cmpl_err;
-  logic               s2_meta_wr;
-  logic               s2_tid_unused; // the TID taken in stage 1 goes back
+  logic [16:0]        bsize;
+  logic [OFFW-1:0]    off;
+  // kinds of what W does
+  logic               k_blk, k_pkt, k_pend, k_meta, k_enq, k_cmpl, k_err, k_unused, k_seq;
+  block_desc_t        blk_m;
+  pkt_desc_t          pkt_m;
+  pend_t              pend_m;
 
-  // The descriptor lines of stage 2's transfer: plain nets (a variable the process below
-  // assigned on the s2_valid_q branch only would keep its value through a loop in
-  // synthesis).
+  // The descriptor lines: plain nets (a variable assigned on one branch of the process
+  // below only would keep its value through a loop in synthesis).
   /* verilator lint_off UNUSEDSIGNAL */  // only some fields of the descriptor lines are used
   desc_line0_t d0;
   desc_line1_t d1;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign d0 = desc_line0_t'(s2_xfer_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
+  assign d0 = desc_line0_t'(mm_x_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
   assign d1 = desc_line1_t'(tt_rd_data[511:256]);
 
-  // Stage 2 computes only in a cycle with s2_valid_q: every result is used only then (the
-  // enables -- pushes, writes, enqueue, completion -- are 0 in the other cycles, which
-  // leave the data undefined ('x: no logic in synthesis, no work in a cycle-based
-  // simulation).
+  // Computed only in a cycle with mm_v_q: every result is used only then (the kinds are 0
+  // in other cycles, the data undefined: no logic in synthesis, no work in a cycle-based
+  // simulation). The segmenter's fields of the entry come as read (no operation of the
+  // handler changes them), the handler's with its writes in flight forwarded. Block
+  // counts in flight are compared mod 8 (at most MAX_OUTSTANDING <= 4 are).
   always_comb begin
-    s2_issue    = 1'b0;
-    s2_enq      = 1'b0;
-    s2_cmpl     = 1'b0;
-    s2_cmpl_err = 1'b0;
-    s2_meta_wr  = 1'b0;
-    s2_tid_unused = 1'b0;
-    blk_push    = 1'b0;
-    pkt_push    = 1'b0;
-    meta_q = 'x; meta_d = 'x; blk_d = 'x; pkt_d = 'x;
-    s2_ctrl = 'x; s2_cls = cls_e'('x); s2_fresh = 'x; s2_inline = 'x; s2_abort_path = 'x;
-    size = 'x; o = 'x; span = 'x; blocks = 'x; b = 'x; issued_d = 'x; first_sz = 'x;
-    offset = 'x; bsize = 'x; last_blk = 'x; requeue = 'x; ctrl_now = 'x; f0 = 'x;
-    ids = 'x; slot = 'x; slot_next = 'x; tid_busy_d = 'x; outst_d = 'x; hq = 'x;
-    pend_wr_data = 'x;
-    if (s2_valid_q) begin
-      s2_ctrl   = s2_ctrl_q;
-      // the class: the queue's, or the metadata's for the control queue (which issues
-      // nothing: only its completion uses the class)
-      s2_cls    = s2_ctrl ? meta_rd_data.cls : s2_qcls_q;
-      s2_fresh  = s2_fresh_q;
-      meta_q    = s2_fresh ? '0 : meta_rd_data;
-      s2_inline = d0.is_inline && !s2_ctrl;
-      s2_abort_path = !s2_fresh && meta_q.aborted;
+    k_blk = 1'b0; k_pkt = 1'b0; k_pend = 1'b0; k_meta = 1'b0; k_enq = 1'b0;
+    k_cmpl = 1'b0; k_err = 1'b0; k_unused = 1'b0; k_seq = 1'b0;
+    mq = 'x; meta_d = 'x; blk_m = 'x; pkt_m = 'x; pend_m = 'x;
+    qcls = cls_e'('x); cls_m = cls_e'('x);
+    ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
+    size = 'x; o = 'x; span_lo = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
+    ctrl_now = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
+    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; off = 'x;
+    if (mm_v_q) begin
+      ctrl  = mm_cls_q[C_CTRL];
+      tidq  = mm_cls_q[C_TID];
+      fid1  = mm_cls_q[C_F1H] || mm_cls_q[C_F1N];
+      fid4  = mm_cls_q[C_F4H] || mm_cls_q[C_F4N];
+      qcls  = tidq ? CLS_TID : (fid1 ? CLS_FID1 : (fid4 ? CLS_FID4 : CLS_CTRL));
+      fresh = mm_fresh_q;
+      mq = meta_rd_data;
+      mq.acked      = meta_fwd_data.acked;
+      mq.last_acked = meta_fwd_data.last_acked;
+      mq.aborted    = meta_fwd_data.aborted;
+      mq.reason     = meta_fwd_data.reason;
+      mq.tid_busy   = meta_fwd_data.tid_busy;
+      mq.in_q       = meta_fwd_data.in_q;
+      // mo: the entry as stored; the decisions on the long paths take it and choose a
+      // fresh transfer's (no entry yet) only at their end
+      mo = mq;
+      if (fresh) mq = '0;
+      // the class: the queue's, or the metadata's for the control queue
+      cls_m = ctrl ? mq.cls : qcls;
+      inl   = d0.is_inline && !ctrl;
+      abort = !fresh && mq.aborted;
 
-      // segmentation (docs/qos.md "Segmentation")
-      size     = SZW'(d0.size);
-      o        = d0.dst_addr[BS_LOG2-1:0];
-      span     = (SZW+1)'(o) + (SZW+1)'(size);
-      blocks   = BW'((span + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
-      first_sz = (BS_LOG2+1)'(BLOCK_SIZE) - (BS_LOG2+1)'(o);
-      b        = meta_q.issued;
-      issued_d = b + BW'(1);
-      last_blk = (issued_d == blocks);
-      offset   = (b == '0) ? '0 : (SZW+1)'(first_sz) + ((SZW+1)'(b - BW'(1)) << BS_LOG2);
-      if (blocks == BW'(1))      bsize = 17'(size);
-      else if (b == '0)          bsize = 17'(first_sz);
-      else if (last_blk)         bsize = 17'(span - ((SZW+1)'(b) << BS_LOG2));
-      else                       bsize = 17'(BLOCK_SIZE);
+      // segmentation (docs/qos.md "Segmentation"); a fresh transfer issues block 0
+      size    = SZW'(d0.size);
+      o       = d0.dst_addr[BS_LOG2-1:0];
+      span_lo = (BS_LOG2+2)'(o) + (BS_LOG2+2)'(size[BS_LOG2:0]);
+      b       = mq.issued;
+      last_f   = (size[SZW-1:BS_LOG2+1] == '0) && (span_lo <= (BS_LOG2+2)'(BLOCK_SIZE));
+      last_o   = (mo.issued + BW'(1) == mo.blocks);
+      last_blk = fresh ? last_f : last_o;
+      blocks   = fresh ? BW'(((SZW+1)'(o) + (SZW+1)'(size) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2)
+                       : mo.blocks;
+      off = fresh ? '0 : ((OFFW'(b) << BS_LOG2) - OFFW'(o));
+      if (fresh)         bsize = last_blk ? 17'(size) : 17'(BLOCK_SIZE) - 17'(o);
+      else if (last_blk) bsize = (span_lo[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE)
+                                                             : 17'(span_lo[BS_LOG2-1:0]);
+      else               bsize = 17'(BLOCK_SIZE);
 
       // IDs
-      f0 = s2_fresh ? s2_fid_q : meta_q.fid;
-      unique case (s2_qcls_q)
-        CLS_FID1: begin
-          ids       = frog_leap(1'b0, f0, b[3:0]);
-          slot      = tid_slot(1'b0, b[3:0]);
-          slot_next = tid_slot(1'b0, issued_d[3:0]);
-          hq        = Q_FID1_HAVE + QW'(d0.prio);
-        end
-        CLS_FID4: begin
-          ids       = frog_leap(1'b1, f0, b[3:0]);
-          slot      = tid_slot(1'b1, b[3:0]);
-          slot_next = tid_slot(1'b1, issued_d[3:0]);
-          hq        = Q_FID4_HAVE + QW'(d0.prio);
-        end
-        default: begin  // TID-only
-          ids.fid   = '0;
-          ids.tid   = s2_tid_q;
-          slot      = '0;
-          slot_next = '0;
-          hq        = Q_TID;
-        end
-      endcase
-      tid_busy_d = (s2_qcls_q == CLS_TID) ? 16'h0 : (meta_q.tid_busy | (16'h1 << slot));
-      outst_d    = issued_d - meta_q.acked;
-      requeue    = !last_blk && (outst_d < BW'(MAX_OUTSTANDING)) && !tid_busy_d[slot_next];
-      ctrl_now   = last_blk && d0.notify && (meta_q.acked == blocks - BW'(1));
-
-      s2_issue = !s2_ctrl && !s2_inline && !s2_abort_path;
-      s2_enq   = s2_issue && requeue;
-      meta_d   = meta_q;
-      pkt_d    = '0;
-
-      blk_d = '0;
-      blk_d.src_addr = d0.src_addr + 64'(offset);
-      blk_d.dst_addr = d0.dst_addr + 64'(offset);
-      blk_d.dst_node = d0.dst_node;
-      blk_d.pd       = s2_xfer_q[XW-1:7];
-      blk_d.tid      = ids.tid;
-      blk_d.seq      = seq_q;
-      blk_d.size     = bsize;
-      blk_d.cm       = (s2_qcls_q != CLS_TID);
-      blk_d.chained  = (s2_qcls_q != CLS_TID) && (b != '0);
-      blk_d.has_next = (s2_qcls_q != CLS_TID) && !last_blk;
-      blk_d.notify   = last_blk && d0.notify;
-      blk_d.last     = last_blk;
-      blk_d.fid      = ids.fid;
-      blk_d.path     = (s2_qcls_q == CLS_FID4) ? b[1:0] : 2'b00;
-      blk_d.xfer     = s2_xfer_q;
-      blk_d.block    = b;
-
-      // control packet fields shared by both ways of sending it
-      pkt_d.dst_node = d0.dst_node;
-      pkt_d.pd       = s2_xfer_q[XW-1:7];
-      pkt_d.dst_addr = d0.dst_addr;
-      pkt_d.xfer     = s2_xfer_q;
-      pkt_d.size     = size;
-      pkt_d.tag      = d0.tag;
-
-      if (s2_ctrl) begin
-        // dequeued from the control queue (§3.11): send the control packet, or finish an
-        // aborted transfer
-        s2_meta_wr  = 1'b1;
-        meta_d.in_q = 1'b0;
-        if (meta_q.aborted) begin
-          s2_cmpl     = (meta_q.acked == meta_q.issued);
-          s2_cmpl_err = 1'b1;
-        end else begin
-          pkt_push         = 1'b1;
-          pkt_d.kind       = 1'(PKT_CONTROL);
-          pkt_d.tid        = meta_q.last_tid;
-          pkt_d.seq        = meta_q.last_seq;
-          pkt_d.blocks     = 21'(meta_q.blocks);
-          meta_d.ctrl_sent = 1'b1;
-          s2_cmpl          = (meta_q.acked == meta_q.blocks);
-        end
-      end else if (s2_inline) begin
-        pkt_push       = 1'b1;
-        pkt_d.kind     = 1'(PKT_INLINE);
-        pkt_d.tid      = s2_tid_q;
-        pkt_d.seq      = seq_q;
-        pkt_d.len      = 6'(size);
-        pkt_d.size     = size;
-        pkt_d.notify   = d0.notify;
-        // bytes past the payload length are zero (a short descriptor's row half
-        // belongs to another channel)
-        pkt_d.payload  = {d1.inline_hi, d0.src_addr} & ((256'(1) << {size[5:0], 3'b000}) - 256'(1));
-      end else if (s2_abort_path) begin
-        s2_meta_wr    = 1'b1;
-        meta_d.in_q   = 1'b0;
-        s2_cmpl       = (meta_q.acked == meta_q.issued);
-        s2_cmpl_err   = 1'b1;
-        s2_tid_unused = (s2_qcls_q == CLS_TID);   // dequeued from the TID queue
+      f0 = fresh ? mm_fid_q : mq.fid;
+      if (fid1 || fid4) begin
+        ids       = fresh ? frog_leap(fid4, mm_fid_q, 4'd0)
+                          : frog_leap(fid4, mo.fid, mo.issued[3:0]);
+        slot      = tid_slot(fid4, b[3:0]);
+        hq        = (fid4 ? Q_FID4_HAVE : Q_FID1_HAVE) + QW'(d0.prio);
       end else begin
-        blk_push = 1'b1;
-        s2_meta_wr = 1'b1;
-        meta_d.issued    = issued_d;
-        meta_d.acked     = meta_q.acked;
+        ids.fid   = '0;
+        ids.tid   = mm_tid_q;
+        slot      = '0;
+        hq        = Q_TID;
+      end
+      tid_busy_d = tidq ? 16'h0 : (mq.tid_busy | (16'h1 << slot));
+      // the re-queue and the control packet: a fresh transfer has one block in flight
+      // after this issue and no TID busy; another has its next slot's TID busy in its
+      // entry (the slot issued now is another)
+      out_o      = mo.issued[2:0] + 3'd1 - mo.acked[2:0];
+      busy_o     = !tidq && mo.tid_busy[tid_slot(fid4, mo.issued[3:0] + 4'd1)];
+      requeue    = fresh ? (!last_f && (3'd1 < 3'(MAX_OUTSTANDING)))
+                         : (!last_o && (out_o < 3'(MAX_OUTSTANDING)) && !busy_o);
+      ctrl_now   = d0.notify && (fresh ? last_f : (last_o && (out_o == 3'd1)));
+
+      meta_d = mq;
+      pkt_m  = '0;
+      pkt_m.dst_node = d0.dst_node;
+      pkt_m.pd       = mm_x_q[XW-1:7];
+      pkt_m.dst_addr = d0.dst_addr;
+      pkt_m.xfer     = mm_x_q;
+      pkt_m.size     = size;
+      pkt_m.tag      = d0.tag;
+
+      blk_m = '0;
+      blk_m.src_addr = d0.src_addr;   // + off in W
+      blk_m.dst_addr = d0.dst_addr;
+      blk_m.dst_node = d0.dst_node;
+      blk_m.pd       = mm_x_q[XW-1:7];
+      blk_m.tid      = ids.tid;
+      blk_m.size     = bsize;
+      blk_m.cm       = !tidq;
+      blk_m.chained  = !tidq && !fresh;
+      blk_m.has_next = !tidq && !last_blk;
+      blk_m.notify   = last_blk && d0.notify;
+      blk_m.last     = last_blk;
+      blk_m.fid      = ids.fid;
+      blk_m.path     = fid4 ? b[1:0] : 2'b00;
+      blk_m.xfer     = mm_x_q;
+      blk_m.block    = b;
+
+      if (ctrl) begin
+        // dequeued from the control queue (§3.11): send the control packet, or finish an
+        // aborted transfer (issued == blocks: the handler queues it only then)
+        k_meta      = 1'b1;
+        meta_d.in_q = 1'b0;
+        if (mq.aborted) begin
+          k_cmpl = (mq.acked[2:0] == mq.issued[2:0]);
+          k_err  = 1'b1;
+        end else begin
+          k_pkt            = 1'b1;
+          pkt_m.kind       = 1'(PKT_CONTROL);
+          pkt_m.tid        = mq.last_tid;
+          pkt_m.seq        = mq.last_seq;
+          pkt_m.blocks     = 21'(mq.blocks);
+          meta_d.ctrl_sent = 1'b1;
+          k_cmpl           = (mq.acked[2:0] == mq.issued[2:0]);
+        end
+      end else if (inl) begin
+        k_pkt  = 1'b1;
+        k_pend = 1'b1;
+        k_seq  = 1'b1;
+        pkt_m.kind    = 1'(PKT_INLINE);
+        pkt_m.tid     = mm_tid_q;
+        pkt_m.len     = 6'(size);
+        pkt_m.notify  = d0.notify;
+        // bytes past the payload length are zero (a short descriptor's row half belongs
+        // to another channel): a byte mask from one compare per byte, no 256-bit carry
+        pkt_m.payload = {d1.inline_hi, d0.src_addr};
+        for (int unsigned j = 0; j < INLINE_MAX; j++) begin
+          if (6'(j) >= size[5:0]) pkt_m.payload[8 * j +: 8] = '0;
+        end
+      end else if (abort) begin
+        k_meta      = 1'b1;
+        meta_d.in_q = 1'b0;
+        k_cmpl      = (mq.acked[2:0] == mq.issued[2:0]);
+        k_err       = 1'b1;
+        k_unused    = tidq;   // dequeued from the TID queue
+      end else begin
+        k_blk  = 1'b1;
+        k_pend = 1'b1;
+        k_meta = 1'b1;
+        k_enq  = requeue;
+        meta_d.issued    = b + BW'(1);
         meta_d.blocks    = blocks;
         meta_d.fid       = f0;
         meta_d.tid_busy  = tid_busy_d;
@@ -433,140 +573,185 @@ module qrdma_qos_seg
         meta_d.notify    = d0.notify;
         meta_d.ctrl_sent = ctrl_now;
         meta_d.aborted   = 1'b0;
-        if (last_blk) begin
-          meta_d.last_tid = ids.tid;
-          meta_d.last_seq = seq_q;
-        end
+        if (last_blk) meta_d.last_tid = ids.tid;   // last_seq in W
         meta_d.hq  = hq;
-        meta_d.cls = s2_qcls_q;
+        meta_d.cls = qcls;
         if (ctrl_now) begin
-          pkt_push     = 1'b1;
-          pkt_d.kind   = 1'(PKT_CONTROL);
-          pkt_d.tid    = ids.tid;
-          pkt_d.seq    = seq_q;
-          pkt_d.blocks = 21'(blocks);
+          k_pkt        = 1'b1;
+          k_seq        = 1'b1;
+          pkt_m.kind   = 1'(PKT_CONTROL);
+          pkt_m.tid    = ids.tid;
+          pkt_m.blocks = 21'(blocks);
         end
       end
 
-      // pending-table entry of an issued block or inline packet
-      pend_wr_data        = '0;
-      pend_wr_data.seq    = seq_q;
-      pend_wr_data.xfer   = s2_xfer_q;
-      pend_wr_data.block  = s2_inline ? '0 : b;
-      pend_wr_data.single = s2_inline || (blocks == BW'(1));
-      pend_wr_data.cls    = s2_inline ? CLS_TID : s2_qcls_q;
-      pend_wr_data.fid    = f0;
-      pend_wr_data.time_  = now_q;
+      // pending-table entry of an issued block or inline packet (seq, time_ in W)
+      pend_m        = '0;
+      pend_m.xfer   = mm_x_q;
+      pend_m.block  = inl ? '0 : b;
+      pend_m.single = inl || (fresh ? last_f : (mo.blocks == BW'(1)));
+      pend_m.cls    = inl ? CLS_TID : qcls;
+      pend_m.fid    = f0;
     end
   end
 
-  assign pend_wr_en   = s2_issue || (s2_valid_q && s2_inline);
-  assign pend_wr_tid  = s2_inline ? s2_tid_q : ids.tid;
-  assign meta_wr_en   = s2_valid_q && s2_meta_wr;
-  assign meta_wr_addr = s2_xfer_q;
-  assign meta_wr_data = meta_d;
+  // ================================================================ W: issue
+  logic            w_blk_q, w_pkt_q, w_pend_q, w_meta_q, w_enq_q, w_cmpl_q, w_unused_q;
+  logic            w_err_q, w_seq_q, w_last_q;
+  block_desc_t     w_blk_q_d;
+  pkt_desc_t       w_pkt_q_d;
+  pend_t           w_pend_q_d;
+  meta_t           w_meta_q_d;
+  logic [OFFW-1:0] w_off_q;
+  logic [TIDW-1:0] w_pend_tid_q, w_tid_q;
+  logic [XW-1:0]   w_x_q;
+  logic [QW-1:0]   w_hq_q;
+  logic [3:0]      w_reason_q;
+  cls_e            w_cls_q;
+  logic [FIDW-1:0] w_fid_q;
 
   always_ff @(posedge clk) begin
-    if (pend_wr_en) seq_q <= seq_q + SEQW'(1);
-    if (rst)        seq_q <= '0;
+    if (rst) begin
+      w_blk_q    <= 1'b0;
+      w_pkt_q    <= 1'b0;
+      w_pend_q   <= 1'b0;
+      w_meta_q   <= 1'b0;
+      w_enq_q    <= 1'b0;
+      w_cmpl_q   <= 1'b0;
+      w_unused_q <= 1'b0;
+    end else begin
+      w_blk_q    <= k_blk;
+      w_pkt_q    <= k_pkt;
+      w_pend_q   <= k_pend;
+      w_meta_q   <= k_meta;
+      w_enq_q    <= k_enq;
+      w_cmpl_q   <= k_cmpl;
+      w_unused_q <= k_unused;
+    end
+    w_err_q      <= k_err;
+    w_seq_q      <= k_seq;
+    w_last_q     <= last_blk && k_blk;
+    w_blk_q_d    <= blk_m;
+    w_pkt_q_d    <= pkt_m;
+    w_pend_q_d   <= pend_m;
+    w_meta_q_d   <= meta_d;
+    w_off_q      <= off;
+    w_pend_tid_q <= inl ? mm_tid_q : ids.tid;
+    w_tid_q      <= mm_tid_q;
+    w_x_q        <= mm_x_q;
+    w_hq_q       <= hq;
+    w_reason_q   <= mq.reason;
+    w_cls_q      <= cls_m;
+    w_fid_q      <= mq.fid;
   end
 
-  logic            tid_ret_q;
-  logic [TIDW-1:0] tid_ret_id_q;
-  always_ff @(posedge clk) begin
-    if (rst) tid_ret_q <= 1'b0;
-    else     tid_ret_q <= s2_tid_unused;
-    if (s2_tid_unused) tid_ret_id_q <= s2_tid_q;
+  block_desc_t blk_d;
+  pkt_desc_t   pkt_d;
+
+  always_comb begin
+    blk_d          = w_blk_q_d;
+    blk_d.src_addr = w_blk_q_d.src_addr + 64'(w_off_q);
+    blk_d.dst_addr = w_blk_q_d.dst_addr + 64'(w_off_q);
+    blk_d.seq      = seq_q;
+    pkt_d          = w_pkt_q_d;
+    if (w_seq_q) pkt_d.seq = seq_q;
+    pend_wr_data        = w_pend_q_d;
+    pend_wr_data.seq    = seq_q;
+    pend_wr_data.time_  = now_q;
+    meta_wr_data        = w_meta_q_d;
+    if (w_last_q) meta_wr_data.last_seq = seq_q;
   end
-  assign tid_ret_valid = tid_ret_q;
-  assign tid_ret_id    = tid_ret_id_q;
+
+  assign pend_wr_en  = w_pend_q;
+  assign pend_wr_tid = w_pend_tid_q;
+  assign meta_wr_en  = w_meta_q;
+
+  always_ff @(posedge clk) begin
+    if (w_pend_q) seq_q <= seq_q + SEQW'(1);
+    if (rst)      seq_q <= '0;
+  end
+
+  assign tid_ret_valid = w_unused_q;
+  assign tid_ret_id    = w_tid_q;
 
   // ================================================================ output FIFOs
-  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: stage 1 checks the counts
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: P checks the counts
   qrdma_sync_fifo #(.WIDTH(BLOCK_DESC_W), .DEPTH(OUT_FIFO_DEPTH)) u_blk_fifo (
     .clk, .rst,
-    .s_valid(blk_push), .s_ready(), .s_data(blk_d),
+    .s_valid(w_blk_q), .s_ready(), .s_data(blk_d),
     .m_valid(m_blk_valid), .m_ready(m_blk_ready), .m_data(m_blk_data),
     .count(blk_cnt), .almost_full()
   );
   qrdma_sync_fifo #(.WIDTH(PKT_DESC_W), .DEPTH(OUT_FIFO_DEPTH)) u_pkt_fifo (
     .clk, .rst,
-    .s_valid(pkt_push), .s_ready(), .s_data(pkt_d),
+    .s_valid(w_pkt_q), .s_ready(), .s_data(pkt_d),
     .m_valid(m_pkt_valid), .m_ready(m_pkt_ready), .m_data(m_pkt_data),
     .count(pkt_cnt), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // ================================================================ stage 3
-  // Stage 2's re-queue and completion are registered and use their ports in the next
-  // cycle: the decision, which waits for the metadata and the table row out of block RAM,
-  // ends in these flops, not in the scheduling queues' head registers, the ID pools or
-  // the handler's action handshake.
-  logic            s3_enq_q, s3_cmpl_q, s3_cmpl_err_q;
-  logic [QW-1:0]   s3_enq_queue_q;
-  logic [XW-1:0]   s3_xfer_q;
-  logic [3:0]      s3_reason_q;
-  cls_e            s3_cls_q;
-  logic [FIDW-1:0] s3_fid_q;
-
+  // Room: a pick in P issues in W six cycles later; with the count a cycle old, every
+  // push from that cycle up to its own (eight) must fit.
   always_ff @(posedge clk) begin
-    if (rst) begin
-      s3_enq_q  <= 1'b0;
-      s3_cmpl_q <= 1'b0;
-    end else begin
-      s3_enq_q  <= s2_enq;
-      s3_cmpl_q <= s2_cmpl;
-    end
-    if (s2_enq || s2_cmpl) s3_xfer_q <= s2_xfer_q;
-    if (s2_enq) s3_enq_queue_q <= hq;
-    if (s2_cmpl) begin
-      s3_cmpl_err_q <= s2_cmpl_err;
-      s3_reason_q   <= meta_q.reason;
-      s3_cls_q      <= s2_cls;
-      s3_fid_q      <= meta_q.fid;
-    end
+    room_q <= (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 8)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 8));
+    if (rst) room_q <= 1'b0;
   end
 
   // ================================================================ enqueue port
-  // stage 3 re-queue > handler action > new transfer from the host. A handler action is
-  // taken when neither port it needs is used by stage 3.
-  assign s_act_ready = (!s_act_data.enq || !s3_enq_q) && (!s_act_data.cmpl || !s3_cmpl_q);
+  // W's re-queue > handler action > the head of NR (when it does not cut through), into a
+  // register; the queues take it from there into theirs, it takes effect a cycle later. A
+  // handler action is taken when neither port it needs is used by W.
+  logic          act_take, act_enq, nr_enq;
+  logic          enq_v_d, enq_fresh_d;
+  logic [QW-1:0] enq_q_d;
+  logic [XW-1:0] enq_x_d;
+
+  assign s_act_ready = (!s_act_data.enq || !w_enq_q) && (!s_act_data.cmpl || !w_cmpl_q);
+  assign act_take    = s_act_valid && s_act_ready;
+  assign act_enq     = act_take && s_act_data.enq;
+  assign nr_enq      = nr_v && !ct && !w_enq_q && !act_enq;
+  assign nr_pop      = ct || nr_enq;
 
   always_comb begin
-    enq_valid = 1'b0;
-    enq_queue = '0;
-    enq_xfer  = '0;
-    enq_fresh = 1'b0;
-    new_ready = s1_fire && s1_ct;
-    if (s3_enq_q) begin
-      enq_valid = 1'b1;
-      enq_queue = s3_enq_queue_q;
-      enq_xfer  = s3_xfer_q;
-    end else if (s_act_valid && s_act_ready && s_act_data.enq) begin
-      enq_valid = 1'b1;
-      enq_queue = s_act_data.q;
-      enq_xfer  = s_act_data.xfer;
+    enq_v_d     = 1'b1;
+    enq_fresh_d = 1'b0;
+    if (w_enq_q) begin
+      enq_q_d = w_hq_q;
+      enq_x_d = w_x_q;
+    end else if (act_enq) begin
+      enq_q_d = s_act_data.q;
+      enq_x_d = s_act_data.xfer;
     end else begin
-      new_ready = en;
-      enq_valid = new_valid && en && !(s1_fire && s1_ct);
-      enq_queue = new_q;
-      enq_xfer  = new_xfer;
-      enq_fresh = 1'b1;
+      enq_v_d     = nr_enq;
+      enq_q_d     = nr.q;
+      enq_x_d     = nr.x;
+      enq_fresh_d = 1'b1;
     end
   end
 
+  always_ff @(posedge clk) begin
+    if (rst) enq_v_q <= 1'b0;
+    else     enq_v_q <= enq_v_d;
+    enq_q_q     <= enq_q_d;
+    enq_x_q     <= enq_x_d;
+    enq_fresh_q <= enq_fresh_d;
+    enq_tid_q   <= {enq_tid_q[1:0], enq_v_d && (enq_q_d == Q_TID)};
+    enq_f1n_q   <= {enq_f1n_q[1:0], enq_v_d && (enq_q_d >= Q_FID1_NEED) && (enq_q_d < Q_FID4_HAVE)};
+    enq_f4n_q   <= {enq_f4n_q[1:0], enq_v_d && (enq_q_d >= Q_FID4_NEED)};
+  end
+
   // ================================================================ completion port
-  // stage 3 > handler action
+  // W > handler action
   always_comb begin
-    if (s3_cmpl_q) begin
+    if (w_cmpl_q) begin
       cmpl_valid  = 1'b1;
-      cmpl_err    = s3_cmpl_err_q;
-      cmpl_reason = s3_reason_q;
-      cmpl_xfer   = s3_xfer_q;
-      cmpl_cls    = s3_cls_q;
-      cmpl_fid    = s3_fid_q;
+      cmpl_err    = w_err_q;
+      cmpl_reason = w_reason_q;
+      cmpl_xfer   = w_x_q;
+      cmpl_cls    = w_cls_q;
+      cmpl_fid    = w_fid_q;
     end else begin
-      cmpl_valid  = s_act_valid && s_act_ready && s_act_data.cmpl;
+      cmpl_valid  = act_take && s_act_data.cmpl;
       cmpl_err    = s_act_data.err;
       cmpl_reason = s_act_data.reason;
       cmpl_xfer   = s_act_data.xfer;
@@ -576,22 +761,29 @@ module qrdma_qos_seg
   end
 
   // ================================================================ events
-  assign ev_block   = blk_push;
-  assign ev_inline  = s2_valid_q && s2_inline;
-  assign ev_control = pkt_push && !(s2_valid_q && s2_inline);
+  assign ev_block   = w_blk_q;
+  assign ev_inline  = w_pkt_q && !w_blk_q && w_pend_q;
+  assign ev_control = w_pkt_q && !(w_pend_q && !w_blk_q);
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     // each check nested under its push (docs/sim.md "Speed")
-    if (blk_push)
+    if (w_blk_q)
       if (!rst) assert (blk_cnt != OCW'(OUT_FIFO_DEPTH))
         else $error("qrdma_qos_seg: block FIFO overflow");
-    if (pkt_push)
+    if (w_pkt_q)
       if (!rst) assert (pkt_cnt != OCW'(OUT_FIFO_DEPTH))
         else $error("qrdma_qos_seg: packet FIFO overflow");
     if (fresh_pop)
       if (!rst) assert (fresh_valid)
         else $error("qrdma_qos_seg: TID queue dequeued without its fresh bit");
+    if (s_tid_ready)
+      if (!rst) assert (s_tid_valid && !(q_v_q && q_cls_q[C_TID] && ct && nr.tid))
+        else $error("qrdma_qos_seg: TID taken while none is offered, or twice");
+    if (s_fid1_ready)
+      if (!rst) assert (s_fid1_valid) else $error("qrdma_qos_seg: 1xFID taken while none is offered");
+    if (s_fid4_ready)
+      if (!rst) assert (s_fid4_valid) else $error("qrdma_qos_seg: 4xFID taken while none is offered");
   end
 `endif
 

@@ -11,13 +11,17 @@ handler's actions (m_act_*: re-queue, control queue, completion). A responder an
 block and inline packet with an ACK (some NACKs with a random reason) after a random delay
 and in random order, adds duplicates and ACKs for random TIDs (which must be dropped).
 
-  handler_random   per ACK the handler takes (s_ack handshake), HandlerModel predicts from
-                   the pending entry of its TID and the metadata the handler reads: stale or
-                   matching (ev_ack / ev_nack / ev_stale), the TID returned (tid_free_*), the
-                   metadata written back (every field), the action pushed (m_act_*, in
-                   order). Random idle on s_ack_*, random backpressure on m_act_* (phases
-                   long enough to fill the action FIFO and stop the ACKs), random refusals of
-                   the metadata slot (meta_rd_allow). The outputs and ACKs also go through the
+  handler_random   every cycle the pipeline is predicted (ACK FIFO, H0 take, H1 advance,
+                   H2 into its FIFO, H3 metadata read and advance, H4..H6): per ACK,
+                   HandlerModel predicts from the pending entry of its TID as it is at the
+                   end of its H0 cycle and the metadata as it is when H3 reads it (the model
+                   applies the handler's update then; the entry is driven on meta_rd_data in
+                   H5): stale or matching (ev_ack / ev_nack / ev_stale in H1), the TID
+                   returned (tid_free_*, the cycle after H1), the metadata written back in H6
+                   (every field), the action pushed in H6 (m_act_*, in order). Random idle on s_ack_*, random
+                   backpressure on m_act_* (phases long enough to fill the action FIFO and
+                   stop the ACKs), random refusals of the metadata slot (meta_allow) and
+                   entries in flight (meta_busy). The outputs and ACKs also go through the
                    engine's Scoreboard. At the end every transfer has completed once (ERROR
                    with its first NACK's reason when NACKed), every ID is back, nothing is
                    pending and no predicted action is missing. init_done rises 1024 cycles
@@ -49,13 +53,14 @@ INIT_CYCLES = 1024           # pending valid bits cleared one per cycle after re
 
 @dataclass
 class Taken:
-    """An ACK the handler took, with the pending entry of its TID in that cycle."""
+    """An ACK the handler took (H0), with the pending entry of its TID in that cycle."""
     tid: int
     seq: int
     nack: bool
     reason: int
     entry: dict | None
     cycle: int
+    match: bool
 
 
 def random_desc(rng: random.Random, p: Params) -> Descriptor:
@@ -94,22 +99,23 @@ class Bench:
         self.order = 0
         self.acks: collections.deque = collections.deque()
         self.ack_cur = None
-        self.pipe: collections.deque = collections.deque()     # Taken, H0 .. H1
-        self.retire_due = None                 # (Taken, xfer): meta read in the last cycle
-        self.exp_meta = None                   # (xfer, META fields) written this cycle
+        self.fifo: collections.deque = collections.deque()     # the ACK FIFO (2 entries)
+        self.h1 = self.h2 = None               # Taken in H1 / H2
+        self.fifo3: collections.deque = collections.deque()    # H2 -> H3 FIFO (2 entries)
+        self.late: collections.deque = collections.deque([None, None, None])  # H4, H5, H6
         self.exp_acts: collections.deque = collections.deque()
         self.acts_in: list = []                # actions handed over, applied next cycle
         self.sb_acks: list = []                # ACKs for the Scoreboard, next cycle
-        self.tids_back: list = []              # TIDs returned, to the pool next cycle
+        self.free_exp = None                   # (TID, the segmenter's) on tid_free_* now
+        self.tids_back: list = []              # TIDs to the model's pool, next cycle
         self.depth = int(os.environ["P_ACT_FIFO_DEPTH"])
         self.act_cnt = 0                       # the action FIFO's fill at the cycle start
-        self.push_at: dict = {}                # cycle -> an action is pushed (H2)
         self.en = False
         self.pend_drive = None
         self.ret_next = self.ret_cur = None    # an unused TID of the model's segmenter
         # knobs
         self.p_post, self.p_step = 0.3, 0.8
-        self.ack_idle, self.act_stall, self.slot_busy = 0.1, 0.2, 0.2
+        self.ack_idle, self.act_stall, self.slot_busy, self.busy_rate = 0.1, 0.2, 0.2, 0.1
         self.delay = (2, 40)
         self.nack_rate, self.dup_rate, self.junk_rate = 0.03, 0.03, 0.01
         self.cnt = collections.Counter()
@@ -165,7 +171,7 @@ class Bench:
         await RisingEdge(d.clk)
         self.now += 1
         # what the handler did in the previous cycle, in the order the hardware sees it:
-        # its actions, the model's segmenter, then the answer to its metadata read
+        # its actions, then the model's segmenter
         for a in self.acts_in:
             core.apply_action(a)
         self.acts_in = []
@@ -174,27 +180,16 @@ class Bench:
                 and rng.random() < self.p_post:
             self.post()
         self.ret_cur, self.ret_next = self.ret_next, None
-        self.pend_drive = self.step() if self.en and rng.random() < self.p_step else None
-        # the ACKs retired in the previous cycle count from here: a block the model's
-        # segmenter issued meanwhile went before the handler's metadata write
+        # the ACKs that left H2 in the previous cycle count from here (their metadata
+        # update is in the model since then), and their TID-only TIDs are back
         for a in self.sb_acks:
             self.sb.on_ack(*a)
         self.sb_acks = []
         for tid in self.tids_back:
             core.pools.give("tid", tid)
         self.tids_back = []
+        self.pend_drive = self.step() if self.en and rng.random() < self.p_step else None
         self.completions()
-        self.exp_meta = None
-        if self.retire_due is not None:
-            h, x = self.retire_due
-            m = dict(core.meta[x])
-            d.meta_rd_data.value = META.pack(**m)
-            r = self.hdl.retire(h.tid, h.entry, m, h.nack, h.reason)
-            self.exp_meta = (x, r.meta)
-            if r.act is not None:
-                self.exp_acts.append(act_relevant(r.act))
-                self.push_at[self.now] = 1
-            self.retire_due = None
         # ACKs due, in random order; duplicates and junk
         due = []
         while self.heap and self.heap[0][0] <= self.now:
@@ -221,74 +216,93 @@ class Bench:
             d.pend_wr_tid.value = pw[0]
             d.pend_wr_data.value = PEND.pack(**pw[1])
         allow = rng.random() >= self.slot_busy
-        d.meta_rd_allow.value = int(allow)
+        busy = rng.random() < self.busy_rate
+        d.meta_allow.value = int(allow)
+        d.meta_busy.value = int(busy)
+        h4 = self.late[1]
+        if h4 is not None and h4[1] is not None:
+            d.meta_rd_data.value = META.pack(**h4[1])
         d.m_act_ready.value = int(rng.random() >= self.act_stall)
         d.en.value = int(self.en)
         await ReadOnly()
-        self.check(allow)
+        self.check(allow, busy)
 
-    def check(self, allow):
+    def check(self, allow, busy):
         d, core = self.dut, self.core
         now = self.now
         if not self.en:
             assert not int(d.s_ack_ready.value), f"cycle {now}: s_ack_ready without en"
             return
-        # H1: the oldest ACK taken in an earlier cycle
-        h1 = self.pipe[0] if self.pipe and self.pipe[0].cycle < now else None
-        match = h1 is not None and self.hdl.matches(h1.entry, h1.seq)
-        need = match and not h1.entry["single"]
-        assert int(d.meta_rd_want.value) == int(need), f"cycle {now}: meta_rd_want"
-        ret = self.ret_cur
-        adv = h1 is not None and self.act_cnt <= self.depth - 2 and (not need or allow) \
-            and ret is None
-        assert int(d.s_ack_ready.value) == int(h1 is None or adv), f"cycle {now}: s_ack_ready"
-        ev = (int(d.ev_ack.value), int(d.ev_nack.value), int(d.ev_stale.value))
-        assert sum(ev) == int(adv), f"cycle {now}: events {ev}, H1 advancing {adv}"
+        # the TID returned in this cycle (decided in the last one)
         free = int(d.tid_free_valid.value)
-        rd = int(d.meta_rd_en.value)
-        if adv:
-            self.pipe.popleft()
-            want = (0, 0, 1) if not match else ((0, 1, 0) if h1.nack else (1, 0, 0))
+        assert free == int(self.free_exp is not None), f"cycle {now}: tid_free_valid {free}"
+        if self.free_exp is not None:
+            tid, seg = self.free_exp
+            assert int(d.tid_free_id.value) == tid, f"cycle {now}: tid_free_id"
+            if seg:
+                core.pools.give("tid", tid)
+        self.free_exp = None
+        # H6: the metadata write and the action push of the ACK that read in H3 3 cycles ago
+        h5 = self.late[2]
+        wr = int(d.meta_wr_en.value)
+        assert wr == int(h5 is not None and h5[2] is not None), f"cycle {now}: meta_wr_en {wr}"
+        if wr:
+            got = META.unpack(int(d.meta_wr_data.value))
+            m = h5[2]
+            bad = {k: (got[k], m[k]) for k in m if got[k] != m[k]}
+            assert not bad, f"cycle {now}: metadata of xfer {h5[0]} (got, expected): {bad}"
+        push = h5 is not None and h5[3] is not None
+        if push:
+            self.exp_acts.append(act_relevant(h5[3]))
+        # H3 (the FIFO's head): the metadata read and the advance
+        room = self.act_cnt <= self.depth - 4
+        h2 = self.fifo3[0] if self.fifo3 else None
+        need = h2 is not None and h2.match and not h2.entry["single"]
+        rd = need and allow and not busy and room
+        adv2 = h2 is not None and room and (not need or rd)
+        assert int(d.meta_want.value) == int(need), f"cycle {now}: meta_want"
+        assert int(d.meta_refused.value) == int(need and not allow and not busy and room), \
+            f"cycle {now}: meta_refused"
+        assert int(d.meta_rd.value) == int(rd), f"cycle {now}: meta_rd"
+        if need:
+            assert int(d.meta_rd_addr.value) == h2.entry["xfer"], f"cycle {now}: meta_rd_addr"
+        nxt = None
+        if adv2:
+            self.sb_acks.append((h2.tid, h2.seq, h2.nack, h2.reason))
+            if h2.match and h2.entry["cls"] == 1:    # TID-only: to the model's pool
+                self.tids_back.append(h2.tid)
+        if adv2 and h2.match:
+            e = h2.entry
+            if need:
+                x = e["xfer"]
+                snap = dict(core.meta[x])
+                r = self.hdl.retire(h2.tid, e, snap, h2.nack, h2.reason)
+                core.meta[x] = r.meta            # in the order of the reads
+                nxt = (x, snap, r.meta, r.act)
+            else:
+                r = self.hdl.retire(h2.tid, e, None, h2.nack, h2.reason)
+                nxt = (e["xfer"], None, None, r.act)
+        # H2: into the FIFO when it has room
+        move2 = self.h2 is not None and len(self.fifo3) < 2
+        # H1: the advance, events, the valid bit, the TID
+        h1 = self.h1
+        ret = self.ret_cur
+        adv1 = h1 is not None and (self.h2 is None or move2) and ret is None
+        ev = (int(d.ev_ack.value), int(d.ev_nack.value), int(d.ev_stale.value))
+        assert sum(ev) == int(adv1), f"cycle {now}: events {ev}, H1 advancing {adv1}"
+        if ret is not None:
+            self.free_exp = (ret, True)
+            self.cnt["tid_ret"] += 1
+        if adv1:
+            want = (0, 0, 1) if not h1.match else ((0, 1, 0) if h1.nack else (1, 0, 0))
             assert ev == want, f"cycle {now}: ACK tid {h1.tid} seq {h1.seq}: events " \
                                f"{ev}, expected {want} (entry {h1.entry})"
-            self.sb_acks.append((h1.tid, h1.seq, h1.nack, h1.reason))
-            self.cnt["stale" if not match else ("nack" if h1.nack else "ack")] += 1
-        if ret is not None:
-            assert free and int(d.tid_free_id.value) == ret, f"cycle {now}: TID {ret} not " \
-                                                             f"returned"
-            self.tids_back.append(ret)
-            self.cnt["tid_ret"] += 1
-        if adv and match:
-            e = h1.entry
-            assert core.pending.pop(h1.tid) is e
-            tid_only = e["cls"] == 1
-            assert free == int(tid_only), f"cycle {now}: tid_free_valid {free}"
-            if tid_only:
-                assert int(d.tid_free_id.value) == h1.tid
-                self.tids_back.append(h1.tid)
-            assert rd == int(need), f"cycle {now}: meta_rd_en {rd}"
-            if need:
-                assert int(d.meta_rd_addr.value) == e["xfer"], f"cycle {now}: meta_rd_addr"
-                self.retire_due = (h1, e["xfer"])
-            else:
-                r = self.hdl.retire(h1.tid, e, None, h1.nack, h1.reason)
-                self.exp_acts.append(act_relevant(r.act))
-                self.push_at[now + 1] = 1
-        else:
-            assert free == int(ret is not None) and not rd, \
-                f"cycle {now}: tid_free {free} / meta_rd_en {rd}"
-        # H2's metadata write
-        if int(d.meta_wr_en.value):
-            assert self.exp_meta is not None, f"cycle {now}: unexpected metadata write"
-            x, m = self.exp_meta
-            got = META.unpack(int(d.meta_wr_data.value))
-            assert int(d.meta_wr_addr.value) == x, f"cycle {now}: meta_wr_addr"
-            bad = {k: (got[k], m[k]) for k in m if got[k] != m[k]}
-            assert not bad, f"cycle {now}: metadata of xfer {x} (got, expected): {bad}"
-            core.meta[x] = got
-        else:
-            assert self.exp_meta is None, f"cycle {now}: metadata write missing"
-        # actions
+            self.cnt["stale" if not h1.match else ("nack" if h1.nack else "ack")] += 1
+            if h1.match:
+                assert core.pending.pop(h1.tid) is h1.entry
+                if h1.entry["cls"] == 1:          # TID-only: back to the pool
+                    self.free_exp = (h1.tid, False)
+        # actions handed over
         if int(d.m_act_valid.value) and int(d.m_act_ready.value):
             got = ACT.unpack(int(d.m_act_data.value))
             assert self.exp_acts, f"cycle {now}: unexpected action {got}"
@@ -298,19 +312,40 @@ class Bench:
             self.acts_in.append(got)
             self.cnt["enq" if got["enq"] else "cmpl"] += 1
             self.act_cnt -= 1
-        self.act_cnt += self.push_at.pop(now, 0)
+        self.act_cnt += int(push)
         assert self.act_cnt <= self.depth, f"cycle {now}: action FIFO over {self.depth}"
-        # H0: an ACK taken sees the pending table as written up to this cycle
-        if int(d.s_ack_valid.value) and int(d.s_ack_ready.value):
-            tid, seq, nack, why = self.ack_cur
-            e = core.pending.get(tid)
-            self.pipe.append(Taken(tid, seq, nack, why, e, now))
+        # the ACK FIFO and H0: an ACK taken sees the pending table as written up to this
+        # cycle (its valid bit cleared by H1 above included)
+        ready = int(d.s_ack_ready.value)
+        assert ready == int(len(self.fifo) < 2), f"cycle {now}: s_ack_ready {ready}"
+        take0 = bool(self.fifo) and (h1 is None or adv1)
+        # move the pipeline
+        self.late.rotate(1)
+        self.late[0] = nxt
+        if adv2:
+            self.fifo3.popleft()
+        if move2:
+            self.fifo3.append(self.h2)
+        if move2 or self.h2 is None:
+            self.h2 = h1 if adv1 else None
+        if adv1 or h1 is None:
+            self.h1 = None
+            if take0:
+                tid, seq, nack, why = self.fifo.popleft()
+                e = core.pending.get(tid)
+                self.h1 = Taken(tid, seq, nack, why, e, now,
+                                self.hdl.matches(e, seq))
+        if int(d.s_ack_valid.value) and ready:
+            self.fifo.append(self.ack_cur)
             self.ack_cur = None
 
     def idle(self):
         return (self.posted >= self.n_xfers and not self.live and not self.heap
-                and not self.acks and self.ack_cur is None and not self.pipe
-                and not self.exp_acts and not self.acts_in)
+                and not self.acks and self.ack_cur is None and not self.fifo
+                and self.h1 is None and self.h2 is None and not self.fifo3
+                and not any(self.late)
+                and not self.exp_acts and not self.acts_in and not self.tids_back
+                and not self.sb_acks)
 
 
 @cocotb.test()
@@ -320,7 +355,7 @@ async def handler_random(dut):
                num_tids=int(os.environ["P_NUM_TIDS"]))
     rng = seed_rng("handler_random")
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-    for s in ("en", "pend_wr_en", "tid_ret_valid", "s_ack_valid", "meta_rd_allow",
+    for s in ("en", "pend_wr_en", "tid_ret_valid", "s_ack_valid", "meta_allow", "meta_busy",
               "m_act_ready"):
         getattr(dut, s).value = 0
     dut.rst.value = 1
@@ -336,11 +371,13 @@ async def handler_random(dut):
     # (ACK idle, action backpressure, slot refusals, NACK rate) phases, then a drain
     phases = [(0.1, 0.2, 0.2, 0.03), (0.0, 0.95, 0.5, 0.0), (0.0, 0.0, 0.0, 0.05),
               (0.5, 0.5, 0.8, 0.02), (0.0, 0.1, 0.1, 0.1)]
+    busy = [0.1, 0.3, 0.0, 0.5, 0.1]
     k = last = quiet = 0
     while not b.idle():
         if b.posted >= (k + 1) * b.n_xfers // len(phases) and k + 1 < len(phases):
             k += 1
         b.ack_idle, b.act_stall, b.slot_busy, b.nack_rate = phases[k]
+        b.busy_rate = busy[k]
         await b.cycle()
         progress = b.n_done + sum(b.cnt.values())
         if progress != last:
@@ -348,7 +385,7 @@ async def handler_random(dut):
         else:
             quiet = quiet + 1 if b.now > INIT_CYCLES + 10 else 0
             assert quiet < 2000, f"cycle {b.now}: no progress (live {len(b.live)}, " \
-                                 f"pending {sorted(b.core.pending)[:8]}, pipe {len(b.pipe)})"
+                                 f"pending {sorted(b.core.pending)[:8]})"
     for _ in range(5):
         await b.cycle()
     assert b.sb.check_end() == []
@@ -360,8 +397,8 @@ async def handler_random(dut):
     dut._log.info("%d transfers, %s", b.posted, dict(b.cnt))
 
 
-@pytest.mark.parametrize("mo,depth,tids", [(2, 4, 512), (4, 2, 16), (1, 8, 64)],
-                         ids=["mo2-act4", "mo4-act2-tids16", "mo1-act8"])
+@pytest.mark.parametrize("mo,depth,tids", [(2, 8, 512), (4, 4, 16), (1, 16, 64)],
+                         ids=["mo2-act8", "mo4-act4-tids16", "mo1-act16"])
 def test_qrdma_qos_handler(mo, depth, tids):
     from simrun import full, run
     run("qrdma_qos_handler", "test_qrdma_qos_handler",

@@ -10,7 +10,9 @@ IdPools (tests/model/qos_model.py).
                TID-only or control that must be ignored), in phases that drain the pools
                to exhaustion and refill them. Every ID handed out must be the oldest free
                one of its pool (4xFID groups as their first FID), and every free ID must be
-               offered within the pool's latency. At the end every ID is returned and then
+               offered within the pool's latency; m_*_more must be exact when high (a take
+               leaves the next ID offered in the next cycle) and high once two IDs have
+               been free for the latency. At the end every ID is returned and then
                taken once more: each pool gives back exactly its IDs.
 
 Replay: QRDMA_SEED=<seed printed at the start>. Size: CYCLES (x 10 with make test-full).
@@ -28,7 +30,7 @@ from seeding import seed_rng
 from model.qos_model import CLS_CODE, CLS_CTRL, FID1_FIRST, Cls, IdPools
 
 KINDS = ("tid", "fid1", "fid4")
-LATENCY = 3          # cycles from a return to the pool offering the ID (FIFO show-ahead: <= 2)
+LATENCY = 4          # cycles from a return to the offer: the pool's FIFO (<= 3), its two-entry FIFO
 CYCLES = 6000
 
 
@@ -45,6 +47,8 @@ class Bench:
         self.ret_idle = 0.5                         # P(no return in a cycle)
         self.taken = 0
         self.exhausted = {k: 0 for k in KINDS}      # cycles with the pool empty
+        self.more_taken = dict.fromkeys(KINDS, False)   # taken with more high last cycle
+        self.more_hits = 0
 
     def sig(self, kind, name):
         return getattr(self.dut, f"m_{kind}_{name}")
@@ -84,8 +88,17 @@ class Bench:
         assert ready, f"cycle {self.now}: ready fell"
         for k in KINDS:
             valid = int(self.sig(k, "valid").value)
+            more = int(self.sig(k, "more").value)
             head = m.head(k)
-            if valid and int(self.sig(k, "ready").value):
+            assert valid or not more, f"cycle {self.now}: {k} more without valid"
+            assert valid or not self.more_taken[k], \
+                f"cycle {self.now}: {k} taken with more in the last cycle, now not valid"
+            if len(m.free[k]) >= 2 and self.now - self.since[(k, m.free[k][1])] > LATENCY:
+                assert more, f"cycle {self.now}: {k} two IDs free for the latency, more low"
+            taking = valid and int(self.sig(k, "ready").value)
+            self.more_taken[k] = bool(taking and more)
+            self.more_hits += self.more_taken[k]
+            if taking:
                 got = int(self.sig(k, "id").value)
                 assert head is not None, f"cycle {self.now}: {k} {got} handed out, pool empty"
                 assert got == head, f"cycle {self.now}: {k} {got} handed out, the oldest " \
@@ -162,7 +175,7 @@ async def ids_random(dut):
     assert sorted(b.held["fid4"]) == list(range(192, 256, 4))
     for _ in range(10):                     # nothing more comes out of empty pools
         await b.cycle()
-    assert all(b.exhausted[k] > 30 for k in KINDS) and b.taken > 1000
+    assert all(b.exhausted[k] > 30 for k in KINDS) and b.taken > 1000 and b.more_hits > 100
     dut._log.info("%d IDs taken", b.taken)
 
 

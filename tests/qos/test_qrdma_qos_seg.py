@@ -4,28 +4,36 @@
 §3.9-§3.13) against the model's Queues and SegmenterModel (tests/model/qos_model.py),
 cycle by cycle.
 
-The rest of the core is the model: the transfer table (tt_rd_*), the metadata table
-(meta_*, read-during-write returning the new entry), the ID pools (IdPools offering their
-oldest free ID on s_tid_* / s_fid1_* / s_fid4_*, sometimes withholding it), and the
-message handler (HandlerModel: it takes the ACKs a responder sends for every block and
-inline packet that left m_blk_* / m_pkt_* after a random delay and in random order, some
-NACKs, duplicates and ACKs for random TIDs, updates the metadata in one step, returns
-TID-only TIDs and hands its actions to s_act_*).
+The rest of the core is the model: the transfer table (tt_rd_*, the row in M), the
+metadata (meta_*: the entry in M as the model holds it; the model's handler never changes
+a transfer the segmenter has between D and W, as the metadata pipeline's forwarding and
+the handler's wait for an entry in flight make it), the ID pools (IdPools offering their
+oldest free ID on s_tid_* / s_fid1_* / s_fid4_*, sometimes withholding it; *_more only
+when a second one is there and then kept), and the message handler (HandlerModel: it
+takes the ACKs a responder sends for every block and inline packet that left m_blk_* /
+m_pkt_* after a random delay and in random order, some NACKs, duplicates and ACKs for
+random TIDs, updates the metadata in one step, returns TID-only TIDs and hands its
+actions to s_act_*); hdl_want / hdl_refused are driven at random.
 
   seg_random   random transfers of every class (inline short and long, TID-only crossing
                block boundaries, 1xFID, 4xFID, notify, priorities, odd and even channels)
                offered on new_* with random idle; random backpressure on m_blk_* / m_pkt_*,
-               random idle on s_act_*, random refusals of the metadata slot, phases that
-               exhaust the pools. Stage 1 is predicted every cycle (which queue or cut-through
-               fires, the transfer, the IDs taken, new_ready) from the model's queues, the
-               pools' offers and the output FIFOs' fill; stage 2 by SegmenterModel: the block
-               / packet records (compared in full at the outputs, in order), the pending
-               entry, the metadata written back, the re-queue and the completion (both
-               registered: they take the enqueue / completion port in the next cycle, the
-               completion beside the handler's), the unused TID returned, the events. The
-               engine's Scoreboard sees every output and ACK. At the end every transfer has
-               completed once, every ID is back, the queues are empty and nothing is
-               pending or missing.
+               random idle on s_act_*, phases that exhaust the pools. Predicted every cycle
+               from the model: new_ready (the two-entry new-transfer FIFO), the pick (strict
+               order over the queues as their flags show them, a queue requested now only
+               with two entries, an ID class only with a second ID when one is taken now,
+               output FIFO room, hdl_refused) and its request and ID take a cycle later, the
+               transfer in D (dequeued two cycles after its request, or cut through: the
+               new transfer when no dequeued one is there, hdl_want low, no queue of its
+               kind holds one by the last cycle's flags nor gets one decided in the last
+               three cycles, its ID there and not taken by the request) and its
+               reads; M and W by SegmenterModel: the block / packet records (compared in full
+               at the outputs, in order), the pending entry, the metadata written back, the
+               re-queue (enqueue port in W, in the queues two cycles later) and the completion
+               (completion port in W, beside the handler's), the unused TID returned, the
+               events. The engine's Scoreboard sees every output and ACK. At the end every
+               transfer has completed once, every ID is back, the queues are empty and
+               nothing is pending or missing.
 
 Replay: QRDMA_SEED=<seed printed at the start>. Size: N_XFERS (x 10 with make test-full).
 """
@@ -42,8 +50,9 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from seeding import seed_rng
-from model.qos_model import (ACT, META, PEND, SEQ_MOD, CoreModel, Descriptor, HandlerModel,
-                             Params, Scoreboard, queue_of, queue_takes, xfer_index)
+from model.qos_model import (ACT, META, PEND, Q_TID, SEQ_MOD, CoreModel, Descriptor,
+                             HandlerModel, Params, Scoreboard, queue_of, queue_takes,
+                             xfer_index)
 from tools.formats import BLOCK_DESC, C, PKT_DESC
 
 N_XFERS = 3000
@@ -94,11 +103,14 @@ class Bench:
         self.posted = 0
         self.n_done = 0
         self.offer = None                       # (x, d) on new_*
-        self.s1 = None                          # stage 1 of the previous cycle
-        self.pred = None                        # stage 2 of this cycle (an Issue)
-        self.pred_x = None
-        self.s3 = (None, None)                  # stage 2 of the previous cycle (stage 3 now)
-        self.ret_exp = None                     # TID returned in this cycle
+        self.nr: collections.deque = collections.deque()   # the new-transfer FIFO: (x, q)
+        self.req = None                         # the pick of the last cycle: request now
+        self.qpipe = collections.deque([None, None])   # requested: D in 2 cycles
+        self.stages = collections.deque([None, None, None])  # D, R, M of the last cycle
+        self.enqs = collections.deque([None, None])  # (q, x, fresh) decided 2, 1 cycles ago
+        self.recent = collections.deque([None, None, None])   # queues decided 3, 2, 1 ago
+        self.kind_empty = dict.fromkeys(KINDS, False)   # as the flags were in the last cycle
+        self.room = False                       # the registered room flag
         self.blk_exp: collections.deque = collections.deque()
         self.pkt_exp: collections.deque = collections.deque()
         self.blk_cnt = self.pkt_cnt = 0
@@ -108,6 +120,9 @@ class Bench:
         self.order = 0
         self.due: collections.deque = collections.deque()
         self.valid = dict.fromkeys(KINDS, False)
+        self.more = dict.fromkeys(KINDS, False)
+        self.promised = dict.fromkeys(KINDS, False)   # valid must be high now (a pool's
+        # offer stays until taken; a take with more leaves the next one offered)
         self.ids = dict.fromkeys(KINDS, 0)
         self.time_off = None
         self.cnt = collections.Counter()
@@ -154,11 +169,19 @@ class Bench:
                 self.free_ch.insert(0, c)
 
     # ---------------------------------------------------------- the model's handler
+    def in_flight(self):
+        """Transfers the segmenter has between D and W (the handler waits for them)."""
+        return {st["x"] for st in self.stages if st is not None}
+
     def handle_ack(self):
-        core, rng = self.core, self.rng
-        tid, seq, nack, why = self.due.popleft()
-        t = self.sb.on_ack(tid, seq, nack, why)
+        core = self.core
+        tid, seq, nack, why = self.due[0]
         e = core.pending.get(tid)
+        if e is not None and self.hdl.matches(e, seq) and e["xfer"] in self.in_flight():
+            self.cnt["hdl_wait"] += 1
+            return
+        self.due.popleft()
+        t = self.sb.on_ack(tid, seq, nack, why)
         assert (t is not None) == self.hdl.matches(e, seq), "test bug: models disagree"
         if t is None:
             self.cnt["stale"] += 1
@@ -192,7 +215,7 @@ class Bench:
         d, rng, core = self.dut, self.rng, self.core
         await RisingEdge(d.clk)
         self.now += 1
-        # ACKs due, the model's handler (one per cycle), new transfers
+        # ACKs due, the model's handler (one per cycle)
         while self.heap and self.heap[0][0] <= self.now:
             batch = []
             while self.heap and self.heap[0][0] <= self.now:
@@ -203,20 +226,22 @@ class Bench:
             self.due.append((rng.randrange(1024), rng.randrange(SEQ_MOD), False, 0))
         if self.due and rng.random() >= self.hdl_idle:
             self.handle_ack()
-        # stage 2 of this cycle: the metadata and the table row read in the last cycle
-        self.pred = None
-        if self.s1 is not None:
-            x, q, fresh, tid, fid = self.s1
-            m = dict(core.meta[x])
-            d.meta_rd_data.value = META.pack(**m)
+        # M of this cycle: the row and metadata of the transfer read in D two cycles ago
+        m = self.stages[1]
+        if m is not None:
+            x = m["x"]
+            meta = dict(core.meta[x])
+            d.meta_rd_data.value = META.pack(**meta)
+            d.meta_fwd_data.value = META.pack(**meta)
             d.tt_rd_data.value = self.rows[x >> 1]
-            self.pred = core.seg.issue(core.desc[x], x, q, fresh, m, tid, fid, self.now)
-            self.pred_x = x
-            if self.pred.blk is not None:
-                self.sb.on_block(BLOCK_DESC.unpack(BLOCK_DESC.pack(**self.pred.blk)))
-            if self.pred.pkt is not None:
-                self.sb.on_packet(PKT_DESC.unpack(PKT_DESC.pack(**self.pred.pkt)))
-            self.cnt[self.pred.kind] += 1
+            iss = core.seg.issue(core.desc[x], x, m["q"], m["fresh"], meta, m["tid"], m["fid"],
+                                 self.now)
+            m["iss"] = iss
+            if iss.blk is not None:
+                self.sb.on_block(BLOCK_DESC.unpack(BLOCK_DESC.pack(**iss.blk)))
+            if iss.pkt is not None:
+                self.sb.on_packet(PKT_DESC.unpack(PKT_DESC.pack(**iss.pkt)))
+            self.cnt[iss.kind] += 1
         # inputs
         if self.en and self.offer is None and self.posted < self.n_xfers and self.free_ch \
                 and rng.random() >= self.new_idle:
@@ -230,35 +255,49 @@ class Bench:
             d.new_multipath.value = ds.multipath
             d.new_prio.value = ds.prio
         for k in KINDS:
-            self.valid[k] = self.pools.avail(k) and rng.random() >= self.withhold
+            n = len(self.pools.free[k])
+            self.valid[k] = n >= 1 and (self.promised[k] or rng.random() >= self.withhold)
+            assert self.valid[k] or not self.promised[k]
+            self.more[k] = self.valid[k] and n >= 2 and rng.random() >= self.withhold
             self.ids[k] = self.pools.head(k) if self.valid[k] else rng.randrange(
                 1024 if k == "tid" else 256)
             getattr(d, f"s_{k}_valid").value = int(self.valid[k])
+            getattr(d, f"s_{k}_more").value = int(self.more[k])
             getattr(d, f"s_{k}_id").value = self.ids[k]
         if self.act_cur is None and self.acts and rng.random() >= self.act_idle:
             self.act_cur = self.acts.popleft()
         d.s_act_valid.value = int(self.act_cur is not None)
         if self.act_cur is not None:
             d.s_act_data.value = ACT.pack(**self.act_cur)
-        self.allow = rng.random() >= self.refuse
-        d.meta_rd_allow.value = int(self.allow)
+        self.want = rng.random() < self.refuse
+        self.refused = rng.random() < self.refuse
+        d.hdl_want.value = int(self.want)
+        d.hdl_refused.value = int(self.refused)
         d.m_blk_ready.value = int(rng.random() >= self.blk_stall)
         d.m_pkt_ready.value = int(rng.random() >= self.pkt_stall)
         d.en.value = int(self.en)
         await ReadOnly()
         self.check()
 
+    def take(self, k, what):
+        got = self.pools.take(k)
+        assert got == self.ids[k], f"cycle {self.now}: {what} took {k} {got}, offered " \
+                                   f"{self.ids[k]}"
+        return got
+
     def check(self):
         d, core, q = self.dut, self.core, self.q
-        now, pred = self.now, self.pred
+        now = self.now
         D = self.depth
-        # ---- stage 2 of this cycle
-        blk_push = pred is not None and pred.blk is not None
-        pkt_push = pred is not None and pred.pkt is not None
+        # ---- W: the issue of the transfer M decided in the last cycle
+        w = self.stages[2]
+        iss = w["iss"] if w is not None else None
+        blk_push = iss is not None and iss.blk is not None
+        pkt_push = iss is not None and iss.pkt is not None
         assert int(d.ev_block.value) == int(blk_push), f"cycle {now}: ev_block"
-        assert int(d.ev_inline.value) == int(pred is not None and pred.kind == "inline")
-        assert int(d.ev_control.value) == int(pkt_push and pred.kind != "inline")
-        pend = pred.pend if pred is not None else None
+        assert int(d.ev_inline.value) == int(iss is not None and iss.kind == "inline")
+        assert int(d.ev_control.value) == int(pkt_push and iss.kind != "inline")
+        pend = iss.pend if iss is not None else None
         assert int(d.pend_wr_en.value) == int(pend is not None), f"cycle {now}: pend_wr_en"
         if pend is not None:
             tid, e = pend
@@ -270,40 +309,36 @@ class Bench:
                 f"cycle {now}: pending entry {int(d.pend_wr_tid.value)} {got}, expected {tid} {e}"
             assert tid not in core.pending, f"cycle {now}: TID {tid} written while pending"
             core.pending[tid] = got
-        mw = pred.meta if pred is not None else None
+        mw = iss.meta if iss is not None else None
         assert int(d.meta_wr_en.value) == int(mw is not None), f"cycle {now}: meta_wr_en"
         if mw is not None:
             got = META.unpack(int(d.meta_wr_data.value))
-            assert int(d.meta_wr_addr.value) == self.pred_x, f"cycle {now}: meta_wr_addr"
             bad = {k: (got[k], mw[k]) for k in mw if got[k] != mw[k]}
-            assert not bad, f"cycle {now}: metadata of xfer {self.pred_x} (got, expected): {bad}"
-            core.meta[self.pred_x] = got
+            assert not bad, f"cycle {now}: metadata of xfer {w['x']} (got, expected): {bad}"
+            core.meta[w["x"]] = got
         if blk_push:
-            self.blk_exp.append(BLOCK_DESC.pack(**pred.blk))
+            self.blk_exp.append(BLOCK_DESC.pack(**iss.blk))
         if pkt_push:
-            self.pkt_exp.append(PKT_DESC.pack(**pred.pkt))
-        # stage 3 of this cycle: the re-queue and completion stage 2 decided a cycle ago
-        s3, s3_x = self.s3
-        s3_enq = s3 is not None and s3.enq is not None
-        s3_cmpl = s3 is not None and s3.cmpl is not None
-        self.s3 = (pred, self.pred_x)
+            self.pkt_exp.append(PKT_DESC.pack(**iss.pkt))
         ret = int(d.tid_ret_valid.value)
-        assert ret == int(self.ret_exp is not None), f"cycle {now}: tid_ret_valid {ret}"
+        assert ret == int(iss is not None and iss.tid_ret is not None), \
+            f"cycle {now}: tid_ret_valid {ret}"
         if ret:
-            assert int(d.tid_ret_id.value) == self.ret_exp
-            self.pools.give("tid", self.ret_exp)
+            assert int(d.tid_ret_id.value) == iss.tid_ret
+            self.pools.give("tid", iss.tid_ret)
             self.cnt["tid_ret"] += 1
-        self.ret_exp = pred.tid_ret if pred is not None else None
+        w_enq = iss is not None and iss.enq is not None
+        w_cmpl = iss is not None and iss.cmpl is not None
         # ---- handler action, completion port
         act = self.act_cur
         taken = False
         if act is not None:
-            want = (not act["enq"] or not s3_enq) and (not act["cmpl"] or not s3_cmpl)
+            want = (not act["enq"] or not w_enq) and (not act["cmpl"] or not w_cmpl)
             assert int(d.s_act_ready.value) == int(want), f"cycle {now}: s_act_ready"
             taken = want
         exp_c = None
-        if s3_cmpl:
-            exp_c = dict(s3.cmpl, xfer=s3_x)
+        if w_cmpl:
+            exp_c = dict(iss.cmpl, xfer=w["x"])
         elif taken and act["cmpl"]:
             exp_c = {k: act[k] for k in ("err", "reason", "cls", "fid", "xfer")}
         assert int(d.cmpl_valid.value) == int(exp_c is not None), f"cycle {now}: cmpl_valid"
@@ -311,63 +346,115 @@ class Bench:
             got = {k: int(getattr(d, f"cmpl_{k}").value) for k in exp_c}
             assert got == exp_c, f"cycle {now}: completion {got}, expected {exp_c}"
             core.complete(exp_c["xfer"], exp_c)
-        # ---- stage 1 of this cycle, from the queues as they were at its start
-        def elig(qn):
-            k = queue_takes(qn)
-            return bool(q.q[qn]) and (k is None or self.valid[k])
-        pick = next((qn for qn in range(len(q.q)) if elig(qn)), None)
-        ct, nq = False, None
-        if self.offer is not None:
-            nq = queue_of(self.offer[1], self.p)
-            k = queue_takes(nq)
-            ct = not q.q[nq] and not any(elig(qn) for qn in range(nq + 1)) \
-                and (k is None or self.valid[k])
-        room = self.blk_cnt <= D - 2 and self.pkt_cnt <= D - 2
-        fire = self.en and (pick is not None or ct) and room and self.allow
-        assert int(d.meta_rd_en.value) == int(fire), f"cycle {now}: stage 1 fires " \
-            f"{int(d.meta_rd_en.value)}, expected {fire} (pick {pick}, cut-through {ct}, " \
-            f"room {room}, allow {self.allow}, offer {self.offer and self.offer[0]} -> {nq}, " \
-            f"valid {self.valid}, new_valid {int(d.new_valid.value)})"
-        assert int(d.tt_rd_en.value) == int(fire)
-        qs = (nq if ct else pick) if fire else None
-        for k in KINDS:
-            got = int(getattr(d, f"s_{k}_ready").value)
-            assert got == int(qs is not None and queue_takes(qs) == k), \
-                f"cycle {now}: s_{k}_ready {got} (queue {qs})"
-        # ---- enqueue port
         act_enq = taken and act["enq"]
-        new_ready = (fire and ct) if (s3_enq or act_enq) else self.en
-        assert int(d.new_ready.value) == int(new_ready), f"cycle {now}: new_ready"
-        s1 = None
-        if fire:
-            x = self.offer[0] if ct else q.q[qs][0]
-            assert int(d.meta_rd_addr.value) == x and int(d.tt_rd_row.value) == x >> 1, \
-                f"cycle {now}: stage 1 read {int(d.meta_rd_addr.value)}, expected {x} " \
-                f"(queue {qs}, cut-through {ct}, offer {self.offer and self.offer[0]}, " \
-                f"queues {q.where}, valid {self.valid})"
-            fresh = True if ct else q.pop(qs, x)[1]
-            k = queue_takes(qs)
-            if k is not None:
-                assert self.pools.take(k) == self.ids[k]
-            fid = self.ids["fid4"] if k == "fid4" else self.ids["fid1"]
-            s1 = (x, qs, fresh, self.ids["tid"], fid)
-            self.cnt["cut-through" if ct else "dequeue"] += 1
-        self.s1 = s1
-        if os.environ.get("SEG_TRACE"):
-            print(f"TRACE {now}: fire {fire} q {qs} ct {ct} s1 {s1} s2 "
-                  f"{pred and (pred.kind, pred.enq, pred.cmpl)} act {act if taken else None} "
-                  f"offer {self.offer and self.offer[0]} new_ready {new_ready} "
-                  f"valid {self.valid} where {q.where}")
-        if s3_enq:
-            q.push(s3.enq, s3_x, False)
-        elif act_enq:
-            q.push(act["q"], act["xfer"], False)
-        if self.offer is not None and new_ready:
-            if not (fire and ct):
-                q.push(nq, self.offer[0], True)
-            self.offer = None
         if taken:
             self.act_cur = None
+
+        # ---- the queues as their flags show them in this cycle (requests up to the last
+        # cycle, enqueues that took effect up to the last cycle)
+        def n_of(qn):
+            return len(q.q[qn])
+
+        req = self.req                          # requested in this cycle (picked last)
+        kind_now = {"tid": n_of(Q_TID) == 0,
+                    "fid1": all(n_of(qn) == 0 for qn in range(18, 34)),
+                    "fid4": all(n_of(qn) == 0 for qn in range(50, 66))}
+        d_deq = self.qpipe[0]                   # requested two cycles ago: in D now
+        nr = self.nr[0] if self.nr else None    # (x, queue) at the head of NR
+        # ---- P: the pick, registered for the request of the next cycle
+        nr_kind = queue_takes(nr[1]) if nr is not None else None
+        ct_pot = nr is not None and d_deq is None
+
+        def ok(k):
+            take = (req is not None and queue_takes(req) == k) or (ct_pot and nr_kind == k)
+            return self.more[k] if take else self.valid[k]
+
+        def elig(qn):
+            n = n_of(qn)
+            if not (n >= 2 if qn == req else n >= 1):
+                return False
+            k = queue_takes(qn)
+            return k is None or ok(k)
+
+        pick_en = self.en and self.room and not self.refused
+        pick = next((qn for qn in range(len(q.q)) if elig(qn)), None) if pick_en else None
+        # ---- Q: the request picked in the last cycle, its ID
+        req_take = queue_takes(req) if req is not None else None
+        # ---- D: the dequeued transfer, or a cut-through
+        ct = False
+        if d_deq is None and nr is not None and self.en and not self.want and self.room:
+            k = nr_kind
+            inflight = [e for e in self.recent if e is not None]
+            if k == "tid":
+                kind_empty = self.kind_empty[k] and Q_TID not in inflight
+            else:
+                lo = 18 if k == "fid1" else 50
+                kind_empty = self.kind_empty[k] and not any(lo <= e < lo + 16 for e in inflight)
+            ct = kind_empty and self.valid[k] and req_take != k
+        for k in KINDS:
+            got = int(getattr(d, f"s_{k}_ready").value)
+            exp = (req_take == k) or (ct and nr_kind == k)
+            assert got == int(exp), f"cycle {now}: s_{k}_ready {got} (request queue {req}, " \
+                                    f"cut-through {ct} of {nr})"
+        dst = None
+        if d_deq is not None:
+            dst = d_deq
+        elif ct:
+            x, qn = nr
+            k = nr_kind
+            tid = self.take(k, "cut-through") if k == "tid" else self.ids["tid"]
+            fid = self.take(k, "cut-through") if k in ("fid1", "fid4") else \
+                self.ids["fid4" if k == "fid4" else "fid1"]
+            dst = dict(x=x, q=qn, fresh=True, tid=tid, fid=fid)
+            self.cnt["cut-through"] += 1
+        assert int(d.meta_rd_en.value) == int(dst is not None), \
+            f"cycle {now}: D valid {int(d.meta_rd_en.value)}, expected {dst} (cut-through " \
+            f"{ct}, NR {list(self.nr)}, want {self.want}, room {self.room})"
+        assert int(d.tt_rd_en.value) == int(dst is not None)
+        assert int(d.meta_deq.value) == int(d_deq is not None), f"cycle {now}: meta_deq"
+        if dst is not None:
+            assert int(d.meta_rd_addr.value) == dst["x"] and \
+                int(d.tt_rd_row.value) == dst["x"] >> 1, \
+                f"cycle {now}: D read {int(d.meta_rd_addr.value)}, expected {dst['x']}"
+        # the request of this cycle (after the cut-through: its ID as driven)
+        qd = None
+        if req is not None:
+            x, fresh = q.pop(req)
+            k = req_take
+            tid = self.take(k, "request") if k == "tid" else self.ids["tid"]
+            fid = self.take(k, "request") if k in ("fid1", "fid4") else \
+                self.ids["fid4" if k == "fid4" else "fid1"]
+            qd = dict(x=x, q=req, fresh=fresh, tid=tid, fid=fid)
+            self.cnt["dequeue"] += 1
+        for k in KINDS:
+            taken_k = (req_take == k) or (ct and nr_kind == k)
+            self.promised[k] = self.more[k] if taken_k else self.valid[k]
+        # ---- enqueue port: W's re-queue > handler action > the head of NR
+        enq = None
+        nr_enq = False
+        if w_enq:
+            enq = (iss.enq, w["x"], False)
+        elif act_enq:
+            enq = (act["q"], act["xfer"], False)
+        elif nr is not None and not ct:
+            nr_enq = True
+            enq = (nr[1], nr[0], True)
+        new_ready = self.en and len(self.nr) < 2
+        if nr is not None and (ct or nr_enq):
+            self.nr.popleft()
+        assert int(d.new_ready.value) == int(new_ready), f"cycle {now}: new_ready"
+        if self.offer is not None and new_ready:
+            x, ds = self.offer
+            self.nr.append((x, queue_of(ds, self.p)))
+            self.offer = None
+        # ---- the enqueue decided two cycles ago takes effect in this cycle
+        done = self.enqs.popleft()
+        if done is not None:
+            q.push(*done)
+        self.enqs.append(enq)
+        self.recent.popleft()
+        self.recent.append(enq[0] if enq is not None else None)
+        self.kind_empty = kind_now
         # ---- outputs
         pop_b = int(d.m_blk_valid.value) and int(d.m_blk_ready.value)
         if pop_b:
@@ -388,18 +475,28 @@ class Bench:
             f = PKT_DESC.unpack(got)
             if f["kind"] == C["PKT_INLINE"]:
                 self.answer(f["tid"], f["seq"])
+        # room in the next cycle: the counts at the start of this one
+        self.room = self.blk_cnt <= D - 8 and self.pkt_cnt <= D - 8
         self.blk_cnt += int(blk_push) - pop_b
         self.pkt_cnt += int(pkt_push) - pop_p
         assert self.blk_cnt <= D and self.pkt_cnt <= D
+        # ---- move the pipeline
+        self.stages.rotate(1)
+        self.stages[0] = dst
+        self.qpipe.popleft()
+        self.qpipe.append(qd)
+        self.req = pick
+        if os.environ.get("SEG_TRACE"):
+            print(f"TRACE {now}: pick {pick} req {req} D {dst} ct {ct} W "
+                  f"{iss and (iss.kind, iss.enq, iss.cmpl)} enq {enq} NR {list(self.nr)}")
         self.completions()
 
     def idle(self):
         return (self.posted >= self.n_xfers and self.offer is None and not self.live
-                and not self.heap
-                and not self.due and not self.acts and self.act_cur is None
-                and self.s1 is None and self.pred is None and self.s3[0] is None
-                and not self.blk_exp
-                and not self.pkt_exp and self.ret_exp is None)
+                and not self.heap and not self.due and not self.acts and self.act_cur is None
+                and not self.nr and self.req is None and not any(self.qpipe)
+                and not any(self.stages) and not any(self.enqs)
+                and not self.blk_exp and not self.pkt_exp)
 
 
 @cocotb.test()
@@ -410,8 +507,9 @@ async def seg_random(dut):
                num_tids=int(env["P_NUM_TIDS"]))
     rng = seed_rng("seg_random")
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-    for s in ("en", "new_valid", "s_tid_valid", "s_fid1_valid", "s_fid4_valid",
-              "meta_rd_allow", "s_act_valid", "m_blk_ready", "m_pkt_ready"):
+    for s in ("en", "new_valid", "s_tid_valid", "s_fid1_valid", "s_fid4_valid", "s_tid_more",
+              "s_fid1_more", "s_fid4_more", "hdl_want", "hdl_refused", "s_act_valid",
+              "m_blk_ready", "m_pkt_ready"):
         getattr(dut, s).value = 0
     dut.rst.value = 1
     for _ in range(3):
@@ -451,7 +549,7 @@ async def seg_random(dut):
     assert b.q.empty() and not b.core.pending and b.n_done == b.posted
     # (with one block in flight a transfer is never queued while a block is out: the
     # control packet always goes with the last block, a NACK never meets it queued)
-    assert b.cnt["cut-through"] > 0 and b.cnt["nack"] > 0
+    assert b.cnt["cut-through"] > 0 and b.cnt["dequeue"] > 0 and b.cnt["nack"] > 0
     assert (b.cnt["control"] > 0 and b.cnt["abort"] > 0) or p.max_outstanding == 1
     dut._log.info("%d transfers in %d cycles, %s", b.posted, b.now, dict(b.cnt))
 
@@ -460,16 +558,16 @@ async def seg_random(dut):
 # a small TID pool, one block in flight and 2-deep output FIFOs
 CONFIGS = [
     ({"BLOCK_SIZE": 65536, "MAX_OUTSTANDING": 2, "CM_MIN_BYTES": 16384,
-      "MP_MIN_BYTES": 262144, "OUT_FIFO_DEPTH": 4}, 512),
+      "MP_MIN_BYTES": 262144, "OUT_FIFO_DEPTH": 16}, 512),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "CM_MIN_BYTES": 16384,
-      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 4}, 16),
+      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 16}, 16),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 1, "CM_MIN_BYTES": 8192,
-      "MP_MIN_BYTES": 32768, "OUT_FIFO_DEPTH": 2}, 64),
+      "MP_MIN_BYTES": 32768, "OUT_FIFO_DEPTH": 9}, 64),
 ]
 
 
 @pytest.mark.parametrize("params,tids", CONFIGS, ids=["default", "bs8k-mo4-tids16",
-                                                      "bs8k-mo1-fifo2"])
+                                                      "bs8k-mo1-fifo9"])
 def test_qrdma_qos_seg(params, tids):
     from simrun import full, run
     env = {f"P_{k}": str(v) for k, v in params.items()}
