@@ -284,11 +284,16 @@ def write_doc(results: dict) -> None:
     ]
     notes: list[str] = []
     paths: list[str] = []
-    for top in sorted(results):
-        r = results[top]
+    missing = [t for t in manifest.synth_tops() if t not in results]
+    for top in sorted(set(results) | set(missing)):
         known = top in manifest.TOPS or top in manifest.SYNTH_CONFIGS
         params = ", ".join(f"{k}={v}" for k, v in manifest.synth_target(top)[1].items()) \
             if known else ""
+        if top in missing:
+            notes.append(f"{top}: not synthesized for this report (python syn/synth.py {top})")
+            lines.append(f"| {top} | {params or 'defaults'} | - | - | - | - | n/a ({len(notes)}) |")
+            continue
+        r = results[top]
         fm = r["ecp5_fmax_mhz"]
         if r.get("ecp5_note"):
             fm, notes = f"n/a ({len(notes) + 1})", notes + [f"{top}: {r['ecp5_note']}"]
