@@ -355,24 +355,17 @@ async def mq_random(dut):
         assert c[k] > 0, f"case {k} never hit"
 
 
-@cocotb.test()
-async def mq_full_rate(dut):
-    """An enqueue and a dequeue in every one of N cycles: all accepted, all correct."""
-    nq, ne = params()
-    n = int(os.environ.get("P_FULL_RATE_CYCLES", "100000"))
-    rng = seed_rng("mq_full_rate")
-    await start(dut)
-    model = MultiQueueModel(nq, ne)
-    stim = Stimulus(model, rng)
-    drv = Driver(dut, model)
-
+async def full_rate(drv, stim, model, rng, n):
+    """An enqueue and a request in each of n cycles after a pre-fill (not counted; the
+    occupancy stays constant afterwards: a few entries per queue keeps queues short,
+    the subset phases make long ones). Returns the cycles the n operations took and the
+    statistics of the cases they hit."""
+    nq, ne = model.nq, model.ne
     stats = Stats()
-    # pre-fill (not counted): the occupancy stays constant afterwards; a few entries per
-    # queue keeps queues short (last-entry cases), the subset phases make long ones
     stim.set_phase("uniform")
 
     def prefill():
-        for i in range(max(1, min(ne // 2, 4 * nq))):
+        for _ in range(max(1, min(ne // 2, 4 * nq))):
             e = stim.free.choice(rng)
             q = int(rng.random() * nq)
             yield q, e, None, None, stim.commit
@@ -394,7 +387,22 @@ async def mq_full_rate(dut):
 
     c0 = drv.cycle
     await drv.run(ops())
-    assert drv.cycle - c0 == n and both == n
+    assert both == n
+    return drv.cycle - c0, stats
+
+
+@cocotb.test()
+async def mq_full_rate(dut):
+    """An enqueue and a dequeue in every one of N cycles: all accepted, all correct."""
+    nq, ne = params()
+    n = int(os.environ.get("P_FULL_RATE_CYCLES", "100000"))
+    rng = seed_rng("mq_full_rate")
+    await start(dut)
+    model = MultiQueueModel(nq, ne)
+    drv = Driver(dut, model)
+    stim = Stimulus(model, rng)
+    cycles, stats = await full_rate(drv, stim, model, rng, n)
+    assert cycles == n
     await drv.drain(stim)
     dut._log.info("mq_full_rate %dx%d: %d cycles, each with an enqueue and a dequeue: %s",
                   nq, ne, n, dict(sorted(stats.c.items())))

@@ -31,7 +31,7 @@ import violation
 from seeding import seed_rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_qrdma_multi_queue import PHASES, MultiQueueModel, Stats, Stimulus  # noqa: E402
+from test_qrdma_multi_queue import PHASES, MultiQueueModel, Stats, Stimulus, full_rate  # noqa: E402
 
 
 class PipeStimulus(Stimulus):
@@ -253,35 +253,10 @@ async def mqp_full_rate(dut):
     rng = seed_rng("mqp_full_rate")
     await start(dut)
     model = MultiQueueModel(nq, ne)
-    stim = PipeStimulus(model, rng)
     drv = Driver(dut, model)
-    stats = Stats()
-    stim.set_phase("uniform")
-
-    def prefill():
-        for _ in range(max(1, min(ne // 2, 4 * nq))):
-            e = stim.free.choice(rng)
-            q = int(rng.random() * nq)
-            yield q, e, None, None, stim.commit
-
-    await drv.run(prefill())
-    both = 0
-
-    def ops():
-        nonlocal both
-        for i in range(n):
-            if i % 5000 == 0:
-                stim.set_phase(("busy", "same_queue", "last_entry", "drain_b2b")[(i // 5000) % 4])
-                stim.p = dict(stim.p, enq=1.0, deq=1.0)
-            eq, ee, dq, de = stim.pick()
-            assert eq is not None and dq is not None
-            stats.count(model, stim, eq, dq)
-            both += 1
-            yield eq, ee, dq, de, stim.commit
-
-    c0 = drv.cycle
-    await drv.run(ops())
-    assert both == n and drv.cycle - c0 == n + 3
+    stim = PipeStimulus(model, rng)
+    cycles, stats = await full_rate(drv, stim, model, rng, n)
+    assert cycles == n + 3
     await drv.drain(stim)
     dut._log.info("mqp_full_rate %dx%d: %d cycles, each with an enqueue and a request: %s",
                   nq, ne, n, dict(sorted(stats.c.items())))

@@ -397,8 +397,18 @@ async def handler_random(dut):
     dut._log.info("%d transfers, %s", b.posted, dict(b.cnt))
 
 
-@pytest.mark.parametrize("mo,depth,tids", [(2, 8, 512), (4, 4, 16), (1, 16, 64)],
-                         ids=["mo2-act8", "mo4-act4-tids16", "mo1-act16"])
+def configs():
+    """(MAX_OUTSTANDING, ACT_FIFO_DEPTH, TIDs): the engine's, a deep window with a short
+    action FIFO and few TIDs; in make test-full also one block in flight."""
+    from simrun import full
+
+    c = [pytest.param(2, 8, 512, id="mo2-act8"), pytest.param(4, 4, 16, id="mo4-act4-tids16")]
+    if full():
+        c.append(pytest.param(1, 16, 64, id="mo1-act16"))
+    return c
+
+
+@pytest.mark.parametrize("mo,depth,tids", configs())
 def test_qrdma_qos_handler(mo, depth, tids):
     from simrun import full, run
     run("qrdma_qos_handler", "test_qrdma_qos_handler",

@@ -554,20 +554,25 @@ async def seg_random(dut):
     dut._log.info("%d transfers in %d cycles, %s", b.posted, b.now, dict(b.cnt))
 
 
-# (parameters, model-only pool size): default engine, small blocks with a deep window and
-# a small TID pool, one block in flight and 2-deep output FIFOs
+# (parameters, model-only pool size, id): default engine, small blocks with a deep window
+# and a small TID pool; in make test-full also one block in flight and 9-deep output FIFOs
 CONFIGS = [
     ({"BLOCK_SIZE": 65536, "MAX_OUTSTANDING": 2, "CM_MIN_BYTES": 16384,
-      "MP_MIN_BYTES": 262144, "OUT_FIFO_DEPTH": 16}, 512),
+      "MP_MIN_BYTES": 262144, "OUT_FIFO_DEPTH": 16}, 512, "default"),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "CM_MIN_BYTES": 16384,
-      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 16}, 16),
+      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 16}, 16, "bs8k-mo4-tids16"),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 1, "CM_MIN_BYTES": 8192,
-      "MP_MIN_BYTES": 32768, "OUT_FIFO_DEPTH": 9}, 64),
+      "MP_MIN_BYTES": 32768, "OUT_FIFO_DEPTH": 9}, 64, "bs8k-mo1-fifo9"),
 ]
 
 
-@pytest.mark.parametrize("params,tids", CONFIGS, ids=["default", "bs8k-mo4-tids16",
-                                                      "bs8k-mo1-fifo9"])
+def configs():
+    from simrun import full
+
+    return [pytest.param(p, t, id=i) for p, t, i in (CONFIGS if full() else CONFIGS[:2])]
+
+
+@pytest.mark.parametrize("params,tids", configs())
 def test_qrdma_qos_seg(params, tids):
     from simrun import full, run
     env = {f"P_{k}": str(v) for k, v in params.items()}

@@ -839,16 +839,20 @@ async def nic_regs_rdl(dut):
 
 
 # ------------------------------------------------------------------ runner
-CASES = [
-    # (parameters, P_N transfers per node in nic_random)
-    pytest.param({}, 40, id="default"),
-    pytest.param({"MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192, "HOST_DATA_W": 256,
-                  "READ_WINDOW_BEATS": 64, "RX_BUF_BEATS": 32, "LINK_LATENCY": 20}, 30,
-                 id="small"),
-]
+def cases():
+    """(parameters, P_N transfers per node in nic_random): the default NIC; in make
+    test-full also small packets and blocks with a short read window and receive buffer."""
+    from simrun import full
+
+    c = [pytest.param({}, 40, id="default")]
+    if full():
+        c.append(pytest.param({"MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192, "HOST_DATA_W": 256,
+                               "READ_WINDOW_BEATS": 64, "RX_BUF_BEATS": 32,
+                               "LINK_LATENCY": 20}, 30, id="small"))
+    return c
 
 
-@pytest.mark.parametrize("params,n", CASES)
+@pytest.mark.parametrize("params,n", cases())
 def test_qrdma_nic(params, n):
     from simrun import run
     env = {f"P_{k}": str(v) for k, v in params.items()}
