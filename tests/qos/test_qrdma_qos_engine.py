@@ -1277,6 +1277,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("width,extra,n,n_full", CONFIGS,
                          ids=["w256", "w128", "w256-bs8k-mo4-tids64"])
 def test_qrdma_qos_engine(width, extra, n, n_full):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # harness defaults (docs/sim.md), cycles
@@ -35,6 +37,7 @@ def _link_ceiling(size: int) -> float:
     return BEAT * p / (p + BEAT)
 
 
+@pytest.mark.long
 def test_bench_datapath_quick(tmp_path: Path) -> None:
     bench = _bench()
     res = bench.main(quick=True, sizes=[64, 4096], out=tmp_path / "datapath_quick.json")

@@ -852,6 +852,7 @@ def cases():
     return c
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("params,n", cases())
 def test_qrdma_nic(params, n):
     from simrun import run
