@@ -71,33 +71,33 @@ class Faults:
 
 @dataclass
 class Fate:
-    """What happens to one packet."""
+    """What happens to a packet that is kept."""
     seq: int
-    dropped: str = ""          # "silenced", "down_lost", "lost" or ""
     delay: int = 0
     dup_delay: int | None = None
     flip: tuple[int, int] | None = None   # (beat, bit: byte*8+bit, or 512+bit of tuser)
 
 
-def fate(f: Faults, seq: int, take_cycle: int, beats: int | None = None,
-         keeps: list[int] | None = None) -> Fate:
-    """The fate of packet seq whose header beat is taken in take_cycle; beats and the keep
-    mask of each beat are needed for the flip's position."""
+def dropped(f: Faults, seq: int, take_cycle: int) -> str:
+    """Why packet seq, whose header beat is taken in take_cycle, is dropped ("" if not)."""
+    if f.silent:
+        return "silenced"
+    if f.down(take_cycle):
+        return "down_lost"
+    if f.loss > 0 and hit(fault_rand(f.seed, f.src, f.dst, seq, W_LOSS), f.loss):
+        return "lost"
+    return ""
+
+
+def fate(f: Faults, seq: int, beats: int, keeps: list[int]) -> Fate:
+    """The fate of kept packet seq of `beats` beats with these keep masks."""
     r = lambda k: fault_rand(f.seed, f.src, f.dst, seq, k)  # noqa: E731
     out = Fate(seq)
-    if f.silent:
-        out.dropped = "silenced"
-    elif f.down(take_cycle):
-        out.dropped = "down_lost"
-    elif f.loss > 0 and hit(r(W_LOSS), f.loss):
-        out.dropped = "lost"
-    if out.dropped:
-        return out
     span = f.reorder + 1
     out.delay = r(W_DELAY) % span if f.reorder else 0
     if f.dup > 0 and hit(r(W_DUP), f.dup):
         out.dup_delay = r(W_DUP_DELAY) % span if f.reorder else 0
-    if f.corrupt > 0 and hit(r(W_CORRUPT), f.corrupt) and beats:
+    if f.corrupt > 0 and hit(r(W_CORRUPT), f.corrupt):
         x = r(W_FLIP)
         b = x % beats
         keep = keeps[b]
@@ -160,10 +160,10 @@ def run(f: Faults, packets: list[tuple[int, int, int]], latency: int = 100, dept
                     s = seq
                     seq += 1
                     n["packets_in"] += 1
-                    fa = fate(f, s, t)
-                    dropping = bool(fa.dropped)
+                    why = dropped(f, s, t)
+                    dropping = bool(why)
                     if dropping:
-                        n[fa.dropped] += 1
+                        n[why] += 1
                     else:
                         held.append(_Held(s))
                 n["beats_in"] += 1
@@ -176,7 +176,7 @@ def run(f: Faults, packets: list[tuple[int, int, int]], latency: int = 100, dept
                     stored += 1
                     if last:
                         h.complete = True
-                        fa = fate(f, h.seq, t, len(h.beats), [x[1] for x in h.beats])
+                        fa = fate(f, h.seq, len(h.beats), [x[1] for x in h.beats])
                         h.due = [t + fa.delay]
                         if fa.delay:
                             n["delayed"] += 1

@@ -102,6 +102,9 @@ CASES = {
                            {"latency": 8, "depth": 16}),
     "down": (Faults(down_start=1000, down_len=500, down_period=5000, seed=3),
              ["--down", "1000:500:5000", "--seed", "3"], {}),
+    "down-dup-stall": (Faults(dup=0.2, down_start=300, down_len=200, down_period=1000, seed=1),
+                       ["--dup", "0.2", "--down", "300:200:1000", "--seed", "1",
+                        "--rx-stall", "7:3"], {"rx_stall": (7, 3)}),
     "down-once": (Faults(down_start=2000, down_len=3000), ["--down", "2000:3000"], {}),
     "silent": (Faults(silent=True, loss=0.5), ["--silent", "--loss", "0.5"], {}),
 }

@@ -164,6 +164,8 @@ class Bench:
             getattr(d, f"n{i}_tx_pause").value = 0
             getattr(d, f"l{i}_flip_en").value = 0
             getattr(d, f"l{i}_flip_bit").value = 0
+            getattr(d, f"l{i}_fault_on").value = 0
+            getattr(d, f"l{i}_fault_cfg").value = 0
         d.inj_sel.value = 0
         d.inj_tvalid.value = 0
         d.rst.value = 1
