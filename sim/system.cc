@@ -696,9 +696,14 @@ void System::dump_state() const {
     for (unsigned k = 0; k < net_->link_count(); ++k) {
       LinkState l = net_->link_state(k, t);
       if (l.src == i && (l.dst != i || nodes_.size() == 1))  // the router's self links: unused
+      {
         fprintf(stderr,
                 "qrdma_sim: node %u: link to node %u: %zu beats held, %zu of them arrived\n",
                 i, l.dst, l.held, l.arrived);
+        if (const FaultLine *fl = net_->fault_line(k))
+          fprintf(stderr, "qrdma_sim: node %u: link to node %u: fault line holds %zu beats\n",
+                  i, l.dst, fl->held());
+      }
     }
     fprintf(stderr,
             "qrdma_sim: node %u: mmio: %llu writes without B, %zu reads outstanding; memory: "

@@ -210,3 +210,19 @@ def test_spec_keys(harness: Path) -> None:
         r = subprocess.run([str(perf), "write_lat", "-s", "64", "-n", "1", "-B", bad],
                            capture_output=True, text=True, timeout=300)
         assert r.returncode != 0 and msg in r.stderr, (bad, r.stderr)
+
+
+def test_system_silent_node(harness: Path) -> None:
+    """Node 1 silent: it takes every packet of node 0, nothing it sends arrives (its DATA
+    and its ACKs are silenced), so no write of either node finishes."""
+    out = _sys(harness, "silent=1,watchdog=0", 4, 5, "0")
+    assert "OK: 0 failure(s)" in out
+    back = _fields(out, "link 1>0 faults")
+    assert back["silenced"] == back["packets_in"] > 0 and back["packets_out"] == 0
+    assert "link 0>1 faults 0:" in out  # 0 -> 1 has no fault: everything arrives
+    fwd = _fields(out, "link 0>1 nic:")
+    assert fwd["rx_beats"] == fwd["tx_beats"] > 0 and fwd["RX_DATA_PKTS"] == fwd["TX_DATA_PKTS"]
+    nic = _fields(out, "link 1>0 nic:")
+    assert nic["rx_beats"] == 0 and nic["TX_CTRL_PKTS"] > 0  # node 1's ACKs went nowhere
+    for i in (0, 1):
+        assert f"node {i}: 0 of 4 writes finished" in out
