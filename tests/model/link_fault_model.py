@@ -20,6 +20,7 @@ its packet and of every packet before it is on the wire.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 M64 = (1 << 64) - 1
@@ -107,6 +108,20 @@ def fate(f: Faults, seq: int, beats: int, keeps: list[int]) -> Fate:
         else:
             out.flip = (b, 512 + ((x >> 8) & 31))
     return out
+
+
+def fault_cfg(f: Faults) -> int:
+    """The fault_cfg input of tests/top/tb_qrdma_link.sv: probabilities as ceil(p * 2^53)
+    (the harness's test, double(r >> 11) * 2^-53 < p, exactly)."""
+    thr = lambda p: math.ceil(p * 2.0 ** 53)  # noqa: E731
+    fields = [(f.seed, 64), (thr(f.loss), 64), (thr(f.corrupt), 64), (thr(f.dup), 64),
+              (f.reorder, 32), (f.down_start, 64), (f.down_len, 64), (f.down_period, 64),
+              (int(f.silent), 1)]
+    v, at = 0, 0
+    for x, w in fields:
+        v |= x << at
+        at += w
+    return v
 
 
 COUNT_NAMES = ("packets_in", "beats_in", "packets_out", "beats_out", "silenced", "down_lost",

@@ -16,7 +16,6 @@ Replay: QRDMA_SEED=<seed printed at the start>.
 """
 from __future__ import annotations
 
-import math
 import os
 import random
 import sys
@@ -28,24 +27,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from model.link_fault_model import COUNT_NAMES, Faults, mix64, run  # noqa: E402
+from model.link_fault_model import COUNT_NAMES, Faults, fault_cfg, mix64, run  # noqa: E402
 from seeding import seed_rng  # noqa: E402
 
 LATENCY, DEPTH, SRC, DST = 100, 256, 0, 1
 M32 = (1 << 32) - 1
-
-
-def fault_cfg(f: Faults) -> int:
-    """fault_cfg of tb_qrdma_link: probabilities as ceil(p * 2^53)."""
-    thr = lambda p: math.ceil(p * 2.0 ** 53)  # noqa: E731
-    fields = [(f.seed, 64), (thr(f.loss), 64), (thr(f.corrupt), 64), (thr(f.dup), 64),
-              (f.reorder, 32), (f.down_start, 64), (f.down_len, 64), (f.down_period, 64),
-              (int(f.silent), 1)]
-    v, at = 0, 0
-    for x, w in fields:
-        v |= x << at
-        at += w
-    return v
 
 
 def make_beat(k: int, b: int, last: bool, keep_bytes: int) -> tuple[int, int, int]:
