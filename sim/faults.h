@@ -10,9 +10,10 @@
 // beat per cycle, a whole packet at a time, in the order of their due cycles.
 //
 // Every decision about a packet is a function of (seed, source, destination, the packet's
-// number on the direction) alone (fault_rand), and the wire is fed by the sending end as of
-// its own cycles, so a run is the same cycle for cycle whatever the rates of the other
-// fault kinds, the other directions, and the thread and quantum mode.
+// number on the direction) alone (fault_rand): the n-th packet of a direction is lost or not
+// whatever the other fault kinds and directions do; and the line is driven by its sending end
+// only, at most one beat per cycle onto the link, so a run is the same cycle for cycle in
+// lockstep and in threaded quanta (net.h).
 #pragma once
 
 #include <cstdint>

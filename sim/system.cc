@@ -325,6 +325,8 @@ void System::set_faults() {
       throw std::invalid_argument("faults: no link direction " + std::to_string(lf.src) +
                                   " -> " + std::to_string(lf.dst));
   }
+  opt_.link_faults = nullptr;  // the caller's array: read here only
+  opt_.num_link_faults = 0;
   if (!any) return;
   net_->set_faults(std::move(lines));
   p2p_ = nullptr;
