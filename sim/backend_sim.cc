@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -168,6 +169,71 @@ bool parse_u64(const std::string &s, uint64_t *v) {
   return true;
 }
 
+bool parse_prob(const std::string &s, double *v) {
+  if (s.empty()) return false;
+  char *end = nullptr;
+  errno = 0;
+  double x = strtod(s.c_str(), &end);
+  if (errno || *end || !(x >= 0 && x <= 1)) return false;
+  *v = x;
+  return true;
+}
+
+// A fault key of the spec (docs/sim.md "Faults") into f; set gets the bit of the key (so
+// that a per-direction entry takes the keys it does not give from the global faults).
+// 0: not a fault key; -1: bad value; 1: done.
+int parse_fault(const std::string &key, const std::string &val, qrdma_sim_faults *f,
+                unsigned *set) {
+  uint64_t v = 0;
+  if (key == "loss" || key == "corrupt" || key == "dup") {
+    double p = 0;
+    if (!parse_prob(val, &p)) return -1;
+    if (key == "loss") f->loss = p, *set |= 1;
+    else if (key == "corrupt") f->corrupt = p, *set |= 2;
+    else f->dup = p, *set |= 4;
+    return 1;
+  }
+  if (key == "reorder") {
+    if (!parse_u64(val, &v) || v > UINT32_MAX) return -1;
+    f->reorder = static_cast<uint32_t>(v);
+    *set |= 8;
+    return 1;
+  }
+  if (key == "down") {  // START:LEN[:PERIOD]
+    uint64_t a[3] = {0, 0, 0};
+    size_t at = 0;
+    for (unsigned k = 0; k < 3; ++k) {
+      size_t c = val.find(':', at);
+      if (c == std::string::npos) c = val.size();
+      if (!parse_u64(val.substr(at, c - at), &a[k])) return -1;
+      at = c + 1;
+      if (c == val.size()) {
+        if (k == 0) return -1;
+        break;
+      }
+      if (k == 2) return -1;
+    }
+    f->down_start = a[0];
+    f->down_len = a[1];
+    f->down_period = a[2];
+    *set |= 16;
+    return 1;
+  }
+  return 0;
+}
+
+void merge_fault(qrdma_sim_faults *dst, const qrdma_sim_faults &src, unsigned set) {
+  if (!(set & 1)) dst->loss = src.loss;
+  if (!(set & 2)) dst->corrupt = src.corrupt;
+  if (!(set & 4)) dst->dup = src.dup;
+  if (!(set & 8)) dst->reorder = src.reorder;
+  if (!(set & 16)) {
+    dst->down_start = src.down_start;
+    dst->down_len = src.down_len;
+    dst->down_period = src.down_period;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -199,6 +265,8 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
   qrdma_sim_default_options(&o);
   uint64_t nodes = 2;
   std::string trace;  // outlives qrdma_backend_sim_open below
+  std::vector<qrdma_sim_link_faults> dirs;  // per-direction faults (S-D.key=value)
+  std::vector<unsigned> dir_set;
   std::string s = spec ? spec : "";
   size_t pos = 0;
   while (pos < s.size()) {
@@ -213,6 +281,36 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
       trace = item.substr(eq + 1);
       o.trace = trace.c_str();
       continue;
+    }
+    if (eq != std::string::npos) {
+      unsigned src = 0, dst = 0;
+      int used = 0;
+      std::string fkey = key;
+      qrdma_sim_faults *f = &o.faults;
+      unsigned global_set = 0, *set = &global_set;
+      if (sscanf(key.c_str(), "%u-%u.%n", &src, &dst, &used) == 2 && used > 0) {
+        fkey = key.substr(static_cast<size_t>(used));
+        size_t k = 0;
+        while (k < dirs.size() && !(dirs[k].src == src && dirs[k].dst == dst)) ++k;
+        if (k == dirs.size()) {
+          dirs.push_back(qrdma_sim_link_faults{src, dst, {}});
+          dir_set.push_back(0);
+        }
+        f = &dirs[k].f;
+        set = &dir_set[k];
+      }
+      const int r = parse_fault(fkey, item.substr(eq + 1), f, set);
+      if (r < 0) {
+        fprintf(stderr, "sim backend: bad value in '%s' (loss, corrupt, dup: 0 .. 1; reorder: "
+                "cycles; down: START:LEN[:PERIOD])\n", item.c_str());
+        return QRDMA_EINVAL;
+      }
+      if (r > 0) continue;
+      if (f != &o.faults) {
+        fprintf(stderr, "sim backend: '%s': a direction takes loss, corrupt, dup, reorder, "
+                "down\n", item.c_str());
+        return QRDMA_EINVAL;
+      }
     }
     uint64_t v = 0;
     if (eq == std::string::npos || !parse_u64(item.substr(eq + 1), &v)) {
@@ -232,14 +330,20 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else if (key == "watchdog") o.watchdog_cycles = v;
     else if (key == "watchdog_exit") o.watchdog_exit = static_cast<uint32_t>(v);
     else if (key == "threads") o.threads = static_cast<int32_t>(v);
+    else if (key == "seed") o.fault_seed = v;
+    else if (key == "silent" && v < 32) o.silent_nodes |= 1u << v;
     else {
       fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
               "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, watchdog, "
-              "watchdog_exit, threads, trace)\n",
+              "watchdog_exit, threads, trace, loss, corrupt, dup, reorder, down, seed, "
+              "silent, S-D.<fault key>)\n",
               key.c_str());
       return QRDMA_EINVAL;
     }
   }
+  for (size_t k = 0; k < dirs.size(); ++k) merge_fault(&dirs[k].f, o.faults, dir_set[k]);
+  o.link_faults = dirs.empty() ? nullptr : dirs.data();
+  o.num_link_faults = static_cast<uint32_t>(dirs.size());
   return qrdma_backend_sim_open(static_cast<unsigned>(nodes), &o, out);
 }
 

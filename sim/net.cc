@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 
+#include "faults.h"
 #include "qrdma_fmt.h"
 
 namespace qsim {
@@ -23,6 +24,34 @@ Network::Network(unsigned links, unsigned latency, unsigned depth) : latency_(la
   for (unsigned i = 0; i < links; ++i) links_.emplace_back(latency, depth);
 }
 
+Network::~Network() = default;
+
+void Network::set_faults(std::vector<std::unique_ptr<FaultLine>> lines) {
+  lines_ = std::move(lines);
+  lines_.resize(links_.size());
+}
+
+bool Network::lines_idle() const {
+  for (const auto &l : lines_)
+    if (l && !l->idle()) return false;
+  return true;
+}
+
+bool Network::line_ready(unsigned k) const {
+  return lines_[k] ? lines_[k]->can_take() : links_[k].can_push();
+}
+
+void Network::line_push(unsigned k, const Beat &b, uint64_t now) {
+  if (lines_[k])
+    lines_[k]->take(b, now);
+  else
+    links_[k].push(b, now);
+}
+
+void Network::line_tick(unsigned k, uint64_t now) {
+  if (lines_[k]) lines_[k]->tick(links_[k], now);
+}
+
 PointToPoint::PointToPoint(unsigned nodes, unsigned latency, unsigned depth)
     : Network(nodes, latency, depth) {
   if (nodes < 1 || nodes > 2) throw std::invalid_argument("PointToPoint: 1 or 2 nodes");
@@ -37,7 +66,7 @@ SimpleRouter::SimpleRouter(unsigned nodes, unsigned latency, unsigned depth)
 // as tready is decided: a source may send when every link from it has room.
 bool SimpleRouter::tx_ready(unsigned node) {
   for (unsigned d = 0; d < n_; ++d)
-    if (!link(node, d).can_push()) return false;
+    if (lines_.empty() ? !link(node, d).can_push() : !line_ready(node * n_ + d)) return false;
   return true;
 }
 
@@ -54,7 +83,12 @@ void SimpleRouter::tx_push(unsigned node, const Beat &b, uint64_t now) {
     in.dst = (d < n_ && d != node) ? static_cast<int>(d) : -1;
     if (in.dst < 0) ++in.dropped;
   }
-  if (in.dst >= 0) link(node, static_cast<unsigned>(in.dst)).push(b, now);
+  if (in.dst >= 0) {
+    if (lines_.empty())
+      link(node, static_cast<unsigned>(in.dst)).push(b, now);
+    else
+      line_push(node * n_ + static_cast<unsigned>(in.dst), b, now);
+  }
   in.in_packet = !b.last;
 }
 

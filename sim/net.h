@@ -10,6 +10,9 @@
 //     pair, packets routed by the header's dst_node (net_hdr, sw/include/qrdma_fmt.h),
 //     a round-robin, packet-atomic output per destination. Packets for a node that does
 //     not exist (or for their own source) are dropped and counted.
+// With faults (docs/sim.md "Faults") each faulty direction has a FaultLine (faults.h) at the
+// sending end of its FifoLink: the beats a NIC sends go into the line, and the line puts
+// them on the link (tick(), once per cycle of the sending node).
 // Every per-cycle call for node i touches only what belongs to node i: the sending end of
 // the links from it, the receiving end of the links to it, and its own routing state. What
 // one end sees of the other end is a snapshot taken by sync() (system.h: every cycle when
@@ -19,9 +22,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace qsim {
+
+class FaultLine;
 
 // One AXI-Stream beat of the 512-bit network interface.
 struct Beat {
@@ -105,7 +111,7 @@ struct LinkState {
 // touch node i's state only (see the top of this file).
 class Network {
  public:
-  virtual ~Network() = default;
+  virtual ~Network();
   virtual bool tx_ready(unsigned node) = 0;
   virtual void tx_push(unsigned node, const Beat &b, uint64_t now) = 0;
   virtual const Beat *rx_peek(unsigned node, uint64_t now) = 0;
@@ -125,8 +131,15 @@ class Network {
   bool idle() const {  // no beat in flight anywhere
     for (const FifoLink &l : links_)
       if (l.occupancy()) return false;
-    return true;
+    return lines_.empty() || lines_idle();
   }
+  // Faults: one FaultLine per link (nullptr for a direction without faults), set before
+  // the first cycle; then tick(node, now) runs once per cycle of each node, after its
+  // tx_push (the system loop calls it only when faulty()).
+  void set_faults(std::vector<std::unique_ptr<FaultLine>> lines);
+  bool faulty() const { return !lines_.empty(); }
+  virtual void tick(unsigned node, uint64_t now) = 0;
+  const FaultLine *fault_line(unsigned k) const { return lines_.empty() ? nullptr : lines_[k].get(); }
   virtual uint64_t dropped_packets() const { return 0; }
   virtual const char *name() const = 0;
   // the links, for state dumps (not on the per-cycle path)
@@ -135,17 +148,31 @@ class Network {
 
  protected:
   Network(unsigned links, unsigned latency, unsigned depth);
+  bool lines_idle() const;
+  bool line_ready(unsigned k) const;                       // link k's sending side
+  void line_push(unsigned k, const Beat &b, uint64_t now);  // a beat taken for link k
+  void line_tick(unsigned k, uint64_t now);
   unsigned latency_;
   std::vector<FifoLink> links_;
+  std::vector<std::unique_ptr<FaultLine>> lines_;  // per link, or empty: no faults
 };
 
 // N = 2: node i transmits to node 1 - i. N = 1: node 0 to itself.
 class PointToPoint final : public Network {
  public:
   PointToPoint(unsigned nodes, unsigned latency, unsigned depth);
-  bool tx_ready(unsigned node) override { return links_[node].can_push(); }
-  void tx_push(unsigned node, const Beat &b, uint64_t now) override { links_[node].push(b, now); }
-  // tx_push in place (the system loop's fast path): fill tx_slot(node), then tx_commit
+  bool tx_ready(unsigned node) override {
+    return lines_.empty() ? links_[node].can_push() : line_ready(node);
+  }
+  void tx_push(unsigned node, const Beat &b, uint64_t now) override {
+    if (lines_.empty())
+      links_[node].push(b, now);
+    else
+      line_push(node, b, now);
+  }
+  void tick(unsigned node, uint64_t now) override { line_tick(node, now); }
+  // tx_push in place (the system loop's fast path, without faults): fill tx_slot(node),
+  // then tx_commit
   Beat &tx_slot(unsigned node) { return links_[node].slot(); }
   void tx_commit(unsigned node, uint64_t now) { links_[node].commit(now); }
   const Beat *rx_peek(unsigned node, uint64_t now) override {
@@ -171,6 +198,9 @@ class SimpleRouter final : public Network {
   void tx_push(unsigned node, const Beat &b, uint64_t now) override;
   const Beat *rx_peek(unsigned node, uint64_t now) override;
   void rx_pop(unsigned node) override;
+  void tick(unsigned node, uint64_t now) override {
+    for (unsigned d = 0; d < n_; ++d) line_tick(node * n_ + d, now);
+  }
   uint64_t dropped_packets() const override {
     uint64_t k = 0;
     for (const In &in : in_) k += in.dropped;

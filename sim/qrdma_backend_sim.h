@@ -37,7 +37,11 @@ qrdma_sim *qrdma_backend_sim_get(struct qrdma_backend *be);
  * mem_wr (100), mmio_rt (30), mmio_wr (1), max_posted (64), sync_writes (0), link (100),
  * link_depth (0 = auto), watchdog (cycles, 200000; 0 = off), watchdog_exit (1), threads
  * (options.threads: 0 one thread, 1 threaded; default: QRDMA_SIM_THREADS, else threaded),
- * trace (VCD prefix, TRACE=1 builds). Latencies in cycles of the 200 MHz clock. A watchdog trip
+ * trace (VCD prefix, TRACE=1 builds); faults (docs/sim.md "Faults"; every direction):
+ * loss, corrupt, dup (probabilities), reorder (cycles), down (START:LEN[:PERIOD]), seed
+ * (options.fault_seed), silent (a node; repeated for several); S-D.<key> (e.g. 0-1.loss=0.1)
+ * sets a fault key of the direction S -> D only, which takes the others from the keys
+ * without prefix. Latencies in cycles of the 200 MHz clock. A watchdog trip
  * (qrdma_sim.h options.watchdog_cycles) exits the process with QRDMA_SIM_EXIT_STALL unless
  * watchdog_exit=0. */
 

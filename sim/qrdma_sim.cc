@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 
+#include "faults.h"
 #include "system.h"
 
 #ifndef QRDMA_SIM_NIC_NODES
@@ -93,6 +94,18 @@ int qrdma_sim_has_trace(void) { return QRDMA_SIM_TRACE; }
 unsigned qrdma_sim_threads(const qrdma_sim *s) { return s ? s->sys.threads() : 0; }
 const char *qrdma_sim_network_name(const qrdma_sim *s) {
   return s->sys.net().name();
+}
+
+int qrdma_sim_fault_counts_get(const qrdma_sim *s, unsigned src, unsigned dst,
+                               qrdma_sim_fault_counts *c) {
+  qrdma_sim_fault_counts z{};
+  if (!s || !s->sys.has_link(src, dst)) {
+    if (c) *c = z;
+    return -1;
+  }
+  const qsim::FaultLine *l = s->sys.fault_line(src, dst);
+  if (c) *c = l ? l->counts() : z;
+  return l ? 1 : 0;
 }
 
 uint64_t qrdma_sim_now(const qrdma_sim *s) { return s->sys.now(); }

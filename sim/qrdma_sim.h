@@ -39,6 +39,28 @@ extern "C" {
 
 typedef struct qrdma_sim qrdma_sim;
 
+/* Faults of a link direction (docs/sim.md "Faults"); all zero: a perfect link. Packet-level
+ * faults act on whole packets. With any fault on, the direction forwards whole packets (a
+ * packet goes on the wire once its last beat is in), one beat per cycle. */
+typedef struct qrdma_sim_faults {
+    double loss;          /* probability that a packet is lost (all its beats) */
+    double corrupt;       /* probability that a packet is delivered with one bit flipped in a
+                             byte its CRC covers (the receiver drops it: RX_CRC_DROP) */
+    double dup;           /* probability that a packet is delivered twice (the copy as sent,
+                             without a corruption of the original) */
+    uint32_t reorder;     /* D: each packet (and copy) waits a random 0..D extra cycles; packets
+                             overtake each other, never interleave */
+    uint64_t down_start;  /* link-down windows: packets whose header beat the link takes in */
+    uint64_t down_len;    /* cycles [down_start + k * down_period, + down_len) are lost */
+    uint64_t down_period; /* (0: one window; down_len 0: none) */
+} qrdma_sim_faults;
+
+/* The faults of one direction, src -> dst, in place of options.faults. */
+typedef struct qrdma_sim_link_faults {
+    uint32_t src, dst;
+    qrdma_sim_faults f;
+} qrdma_sim_link_faults;
+
 /* Options of qrdma_sim_create (fill with qrdma_sim_default_options first). Latencies in
  * cycles of the 200 MHz clock. */
 typedef struct qrdma_sim_options {
@@ -75,6 +97,13 @@ typedef struct qrdma_sim_options {
                                   environment's QRDMA_SIM_THREADS if set, else 1. One thread
                                   whatever the setting for N = 1, a link_latency below 8 and
                                   TRACE=1 builds (docs/sim.md "Threads") */
+    qrdma_sim_faults faults;   /* faults of every link direction (all zero: none) */
+    const qrdma_sim_link_faults *link_faults; /* per-direction faults in place of `faults`
+                                  (read by qrdma_sim_create only; NULL: none) */
+    uint32_t num_link_faults;
+    uint32_t silent_nodes;     /* bit i: node i is silent: it receives, and every packet it
+                                  sends is dropped */
+    uint64_t fault_seed;       /* seed of every fault decision (0) */
 } qrdma_sim_options;
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
@@ -253,6 +282,31 @@ typedef struct qrdma_sim_node_stats {
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
 uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node */
+
+/* What the fault model of a link direction did since creation (docs/sim.md "Faults").
+ * Packets and beats taken from the sending NIC; each taken packet is delivered, or dropped
+ * as silenced, down_lost or lost (in this order of precedence, all its beats in
+ * dropped_beats); a delivered one may be corrupted, duplicated, delayed. Once the direction
+ * is drained: beats_out = beats_in - dropped_beats + dup_beats, packets_out = packets_in -
+ * silenced - down_lost - lost + duplicated. */
+typedef struct qrdma_sim_fault_counts {
+    uint64_t packets_in, beats_in;   /* taken from the sending NIC */
+    uint64_t packets_out, beats_out; /* put on the wire towards the receiver, copies included */
+    uint64_t silenced;               /* packets dropped: the sender is a silent node */
+    uint64_t down_lost;              /* packets dropped: header beat taken while the link is down */
+    uint64_t lost;                   /* packets dropped at random (loss) */
+    uint64_t dropped_beats;          /* beats of the packets dropped */
+    uint64_t corrupted;              /* packets put on the wire with one bit flipped */
+    uint64_t duplicated, dup_beats;  /* packets put on the wire twice; the copies' beats */
+    uint64_t delayed;                /* packets given an extra delay > 0 (reorder) */
+    uint64_t reordered;              /* packets whose first copy went on the wire before any
+                                        copy of a packet taken earlier */
+} qrdma_sim_fault_counts;
+/* The counts of direction src -> dst: 1 if the direction has faults, 0 if it has none
+ * (counts all zero), -1 if there is no such direction (N = 2: 0 -> 1 and 1 -> 0; N = 1:
+ * 0 -> 0; N > 2: any two different nodes). */
+int qrdma_sim_fault_counts_get(const qrdma_sim *s, unsigned src, unsigned dst,
+                               qrdma_sim_fault_counts *c);
 
 /* Print the state dump of a watchdog trip to stderr now (docs/sim.md "Watchdog"): per
  * node its `state` fields, busy and nq_wait, its links, outstanding MMIO and memory

@@ -15,8 +15,10 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "Vqrdma_nic.h"
+#include "faults.h"
 #include "qrdma_fmt.h"
 #include "verilated.h"
 
@@ -251,6 +253,7 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
     net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   else
     net_.reset(new SimpleRouter(nodes, opt_.link_latency, depth));
+  set_faults();
   const int32_t want = threads_option(opt_);
   const unsigned threads = thread_count(want, nodes, opt_.link_latency, kMinLatency);
   if (threads > 1) {
@@ -288,6 +291,60 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
   // the watchdog watches from here on
   wd_ok_ = now_;
   if (opt_.watchdog_cycles) wd_limit_ = opt_.watchdog_cycles;
+}
+
+// The fault model (docs/sim.md "Faults"): a FaultLine for each direction with a fault;
+// with any, the network runs through its virtual calls (the point-to-point fast path
+// writes into the links directly).
+void System::set_faults() {
+  const unsigned n = size();
+  std::vector<std::unique_ptr<FaultLine>> lines(net_->link_count());
+  bool any = false;
+  for (unsigned k = 0; k < lines.size(); ++k) {
+    const LinkState l = net_->link_state(k, 0);
+    if (n > 1 && l.src == l.dst) continue;  // the router's self links carry nothing
+    FaultConfig c;
+    c.f = opt_.faults;
+    for (uint32_t j = 0; opt_.link_faults && j < opt_.num_link_faults; ++j)
+      if (opt_.link_faults[j].src == l.src && opt_.link_faults[j].dst == l.dst)
+        c.f = opt_.link_faults[j].f;
+    c.silent = l.src < 32 && (opt_.silent_nodes >> l.src & 1);
+    c.seed = opt_.fault_seed;
+    c.src = l.src;
+    c.dst = l.dst;
+    if (c.f.loss < 0 || c.f.loss > 1 || c.f.corrupt < 0 || c.f.corrupt > 1 || c.f.dup < 0 ||
+        c.f.dup > 1)
+      throw std::invalid_argument("faults: loss, corrupt and dup are probabilities (0 .. 1)");
+    if (!c.any()) continue;
+    lines[k].reset(new FaultLine(c));
+    any = true;
+  }
+  for (uint32_t j = 0; opt_.link_faults && j < opt_.num_link_faults; ++j) {
+    const qrdma_sim_link_faults &lf = opt_.link_faults[j];
+    if (lf.src >= n || lf.dst >= n || (n > 1 && lf.src == lf.dst))
+      throw std::invalid_argument("faults: no link direction " + std::to_string(lf.src) +
+                                  " -> " + std::to_string(lf.dst));
+  }
+  opt_.link_faults = nullptr;  // the caller's array: read here only
+  opt_.num_link_faults = 0;
+  if (!any) return;
+  net_->set_faults(std::move(lines));
+  p2p_ = nullptr;
+}
+
+const FaultLine *System::fault_line(unsigned src, unsigned dst) const {
+  const unsigned n = size();
+  if (src >= n || dst >= n) return nullptr;
+  unsigned k;
+  if (n == 1) k = 0;
+  else if (n == 2) k = src == dst ? ~0u : src;
+  else k = src == dst ? ~0u : src * n + dst;
+  return k == ~0u ? nullptr : net_->fault_line(k);
+}
+
+bool System::has_link(unsigned src, unsigned dst) const {
+  const unsigned n = size();
+  return src < n && dst < n && (n == 1 || src != dst);
 }
 
 System::~System() {
@@ -359,6 +416,8 @@ inline unsigned System::edge(Node &nd, unsigned i, Net &net, uint64_t t) {
     ++nd.tx_beats;
     nd.link_move = t;
   }
+  if constexpr (!std::is_same_v<Net, PointToPoint>)
+    if (net.faulty()) net.tick(i, t);
   if (nd.rx_offered && m.s_axis_rx_tready) {
     net.rx_pop(i);
     ++nd.rx_beats;
@@ -639,9 +698,14 @@ void System::dump_state() const {
     for (unsigned k = 0; k < net_->link_count(); ++k) {
       LinkState l = net_->link_state(k, t);
       if (l.src == i && (l.dst != i || nodes_.size() == 1))  // the router's self links: unused
+      {
         fprintf(stderr,
                 "qrdma_sim: node %u: link to node %u: %zu beats held, %zu of them arrived\n",
                 i, l.dst, l.held, l.arrived);
+        if (const FaultLine *fl = net_->fault_line(k))
+          fprintf(stderr, "qrdma_sim: node %u: link to node %u: fault line holds %zu beats\n",
+                  i, l.dst, fl->held());
+      }
     }
     fprintf(stderr,
             "qrdma_sim: node %u: mmio: %llu writes without B, %zu reads outstanding; memory: "

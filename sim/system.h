@@ -108,6 +108,9 @@ class System {
   bool adaptive() const { return adapt_; }
   // the watchdog's state dump (docs/sim.md "Watchdog") to stderr
   void dump_state() const;
+  // the fault model of direction src -> dst (nullptr: none), and whether it exists
+  const FaultLine *fault_line(unsigned src, unsigned dst) const;
+  bool has_link(unsigned src, unsigned dst) const;
 
   // CPU operations (advance time as described in mmio.h). The blocking ones (a read that
   // waits for its data, a write that steps over its issue time) issue from core 0, or from
@@ -163,6 +166,7 @@ class System {
   void fold_quantum();
   void watchdog(uint64_t t);
   void watchdog_fold();
+  void set_faults();
 
   qrdma_sim_options opt_;
   Diag diag_;

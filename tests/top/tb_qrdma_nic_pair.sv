@@ -95,6 +95,9 @@ module tb_qrdma_nic_pair
   output logic [31:0] l0_flips,
   output logic [511:0] l0_flip_hdr,
   output logic [31:0] l0_beats,
+  input  logic l0_fault_on,             // tb_qrdma_link's fault model (fault_cfg, fault_cnt)
+  input  logic [480:0] l0_fault_cfg,
+  output logic [415:0] l0_fault_cnt,
   // node 1: host port (AXI4 slave) and host memory (AXI4 master)
   input  logic [HOST_ID_W-1:0] n1_s_axi_awid,
   input  logic [ADDR_W-1:0] n1_s_axi_awaddr,
@@ -165,6 +168,9 @@ module tb_qrdma_nic_pair
   output logic [31:0] l1_flips,
   output logic [511:0] l1_flip_hdr,
   output logic [31:0] l1_beats,
+  input  logic l1_fault_on,
+  input  logic [480:0] l1_fault_cfg,
+  output logic [415:0] l1_fault_cnt,
   output logic [15:0] l1_occ,
   output logic [15:0] l0_occ,
   // cycles in which a beat moved on a link or on a memory port of either node (watchdog)
@@ -276,14 +282,14 @@ module tb_qrdma_nic_pair
     .busy(n0_busy), .nq_wait(n0_nq_wait), .state(n0_state)
   );
 
-  tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH)) u_link0 (
+  tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH), .SRC(0), .DST(1)) u_link0 (
     .clk, .rst,
     .s_axis_tdata(t0_tdata), .s_axis_tkeep(t0_tkeep), .s_axis_tlast(t0_tlast),
     .s_axis_tuser(t0_tuser), .s_axis_tvalid(t0_tvalid), .s_axis_tready(t0_tready),
     .m_axis_tdata(l0_tdata), .m_axis_tkeep(l0_tkeep), .m_axis_tlast(l0_tlast),
     .m_axis_tuser(l0_tuser), .m_axis_tvalid(l0_tvalid), .m_axis_tready(l0_tready),
     .flip_en(l0_flip_en), .flip_bit(l0_flip_bit), .flips(l0_flips), .flip_hdr(l0_flip_hdr), .beats(l0_beats),
-    .occ(l0_occ)
+    .occ(l0_occ), .fault_on(l0_fault_on), .fault_cfg(l0_fault_cfg), .fault_cnt(l0_fault_cnt)
   );
 
   qrdma_nic #(
@@ -358,14 +364,14 @@ module tb_qrdma_nic_pair
     .busy(n1_busy), .nq_wait(n1_nq_wait), .state(n1_state)
   );
 
-  tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH)) u_link1 (
+  tb_qrdma_link #(.LATENCY(LINK_LATENCY), .DEPTH(LINK_DEPTH), .SRC(1), .DST(0)) u_link1 (
     .clk, .rst,
     .s_axis_tdata(t1_tdata), .s_axis_tkeep(t1_tkeep), .s_axis_tlast(t1_tlast),
     .s_axis_tuser(t1_tuser), .s_axis_tvalid(t1_tvalid), .s_axis_tready(t1_tready),
     .m_axis_tdata(r0_tdata), .m_axis_tkeep(r0_tkeep), .m_axis_tlast(r0_tlast),
     .m_axis_tuser(r0_tuser), .m_axis_tvalid(r0_tvalid), .m_axis_tready(r0_tready),
     .flip_en(l1_flip_en), .flip_bit(l1_flip_bit), .flips(l1_flips), .flip_hdr(l1_flip_hdr), .beats(l1_beats),
-    .occ(l1_occ)
+    .occ(l1_occ), .fault_on(l1_fault_on), .fault_cfg(l1_fault_cfg), .fault_cnt(l1_fault_cnt)
   );
 
   always_ff @(posedge clk) begin

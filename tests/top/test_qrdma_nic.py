@@ -24,6 +24,10 @@ transfers in flight).
   nic_random    random transfers in both directions at once: memory 1 B..1 MiB (any
                 alignment, priorities, multipath) and inline 1..32 B, with and without
                 notification, many pages and channels at once
+  nic_dup       the same with both links' fault models duplicating 10 % of the packets and
+                delaying each by 0..300 cycles (tb_qrdma_link fault_on): every copy is
+                dropped (RX_DUP_DROP + RX_STALE_DROP + CNT_STALE = the link's duplicates),
+                every transfer, byte and notification exact
   nic_flips     the same with bits flipped in some packets on both links: every corrupted
                 packet is dropped and counted (RX_CRC_DROP = flips), each hits one
                 transfer which then stays BUSY (a transfer is DONE only once its
@@ -59,6 +63,7 @@ from cocotbext.axi.stream import define_stream
 
 from seeding import seed_rng
 from streams import quiet, random_pause
+from model.link_fault_model import COUNT_NAMES, Faults, fault_cfg
 from model.net_model import FULL_KEEP, control_packet, data_packet, packetize
 from model.qos_model import Descriptor, post_writes, segment
 from tools.formats import (C, NET_HDR, NIC_STATE, NOTIF_ENTRY, STATUS_SINGLE, coll_addr,
@@ -141,6 +146,7 @@ class Bench:
         self.now = 0
         self.errors: list[str] = []
         self.stall: dict | None = None           # the watchdog's dump, once it tripped
+        self.faults: list | None = None          # per link: Faults of its fault model
 
     def _pauses(self, stall):
         rng = random.Random(self.rng.randrange(1 << 30))
@@ -164,6 +170,8 @@ class Bench:
             getattr(d, f"n{i}_tx_pause").value = 0
             getattr(d, f"l{i}_flip_en").value = 0
             getattr(d, f"l{i}_flip_bit").value = 0
+            getattr(d, f"l{i}_fault_on").value = int(self.faults is not None)
+            getattr(d, f"l{i}_fault_cfg").value = fault_cfg(self.faults[i]) if self.faults else 0
         d.inj_sel.value = 0
         d.inj_tvalid.value = 0
         d.rst.value = 1
@@ -463,9 +471,18 @@ async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: in
     return posted
 
 
-async def run_random(dut, flips: int):
-    rng = seed_rng("nic_flips" if flips else "nic_random")
+def link_counts(dut, link: int) -> dict:
+    v = int(getattr(dut, f"l{link}_fault_cnt").value)
+    return {n: (v >> (32 * i)) & 0xFFFFFFFF for i, n in enumerate(COUNT_NAMES)}
+
+
+async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
+    name = "nic_flips" if flips else "nic_dup" if dup else "nic_random"
+    rng = seed_rng(name)
     b = Bench(dut, rng)
+    if dup:
+        b.faults = [Faults(dup=dup, reorder=reorder, seed=rng.randrange(1 << 32), src=k,
+                           dst=1 - k) for k in (0, 1)]
     await b.start()
     count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
     max_size = 1 << 20
@@ -544,8 +561,19 @@ async def run_random(dut, flips: int):
         sent = [x for x in b.xfers if x.src == n.i]
         assert r["NQ_HEAD"] == n.tail == r["RX_NOTIFS"] == len(n.notifs), (n.i, r)
         assert r["RX_CRC_DROP"] == link_flips[o], (n.i, r, link_flips)
-        assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
-        assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
+        if dup:
+            # every copy is dropped: a DATA or inline copy as a duplicate, an ACK copy by
+            # the engine as stale, a CONTROL copy as stale
+            lc = link_counts(dut, o)
+            cocotb.log.info("link %d: %s", o, lc)
+            assert lc["duplicated"] > 0 and lc["reordered"] > 0, lc
+            assert lc["corrupted"] == lc["lost"] == 0
+            assert (r["RX_DUP_DROP"] + r["RX_STALE_DROP"] + r["CNT_STALE"]
+                    == lc["duplicated"]), (n.i, r, lc)
+            assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
+        else:
+            assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
+            assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
         assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
         if not flips:
             # (with flips, a transfer that lost an ACK stops sending blocks)
@@ -604,6 +632,11 @@ async def run_random(dut, flips: int):
             st = STATUS_SINGLE.unpack(int.from_bytes(r.data, "little"))["status"]
             assert st == ST_BUSY, (x, st)
     b.fail_if_errors()
+
+
+@cocotb.test()
+async def nic_dup(dut):
+    await run_random(dut, flips=0, dup=0.1, reorder=300)
 
 
 @cocotb.test()

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The qrdma authors
+ *
+ * qrdma_sim_check_faults_sys SPEC N SEED: two NICs exchanging memory writes over links with
+ * faults (docs/sim.md "Faults"), libqrdma on the simulation backend opened with SPEC
+ * (qrdma_tool_backend_open: e.g. corrupt=0.01,seed=3,watchdog=0). Each node posts N writes
+ * of 1 B .. 32 KiB (random from SEED) to the other, at most 32 in flight, from one page;
+ * a DONE transfer's destination is compared byte for byte and its channel reused. Once every
+ * transfer is posted, the run goes on until all are DONE or, with some still BUSY (a packet
+ * of theirs lost: the NIC does not retransmit), until the harness has been quiet and no
+ * transfer has finished for 20,000 cycles. It then prints, per direction, the fault model's
+ * counts and the NICs' counters, and checks:
+ *   - the receiver's RX_CRC_DROP equals the corrupted packets of the direction into it;
+ *   - beats: the sender's tx beats = beats_in, the receiver's rx beats = beats_out =
+ *     beats_in - dropped_beats + dup_beats; the sender's TX_DATA_PKTS + TX_CTRL_PKTS =
+ *     packets_in;
+ *   - no DONE transfer with a wrong byte; every transfer DONE when no packet was dropped or
+ *     corrupted; at most as many BUSY ones as packets dropped or corrupted.
+ * tests/sim/test_faults.py runs it with threads on and off and compares every line.
+ * Exit status 0 when all checks pass, 1 otherwise.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrdma.h"
+#include "qrdma_backend_sim.h"
+
+#define MAX_IN_FLIGHT 32
+#define MAX_SIZE 32768
+
+static int failures;
+
+static void check(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+    if (!ok)
+        failures++;
+}
+
+#define TRY(call)                                                                  \
+    do {                                                                           \
+        int e_ = (call);                                                           \
+        if (e_ < 0) {                                                              \
+            printf("FAIL %s: %s\n", #call, qrdma_strerror(e_));                    \
+            exit(1);                                                               \
+        }                                                                          \
+    } while (0)
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+struct xfer {
+    struct qrdma_buf src, dst;
+    uint64_t size;
+    int ch; /* channel while in flight, -1 */
+    int done;
+};
+
+struct side {
+    qrdma_node *nd;
+    qrdma_page *pg;
+    struct xfer *x;
+    unsigned n, posted, done, bad, in_flight;
+    int by_ch[64]; /* transfer on channel c, -1 */
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED\n");
+        return 2;
+    }
+    const unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
+    rng_state = strtoull(argv[3], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
+    struct qrdma_backend *be;
+    TRY(qrdma_tool_backend_open(argv[1], &be));
+    qrdma_sim *sim = qrdma_backend_sim_get(be);
+    struct side sd[2];
+    memset(sd, 0, sizeof sd);
+    for (unsigned i = 0; i < 2; i++) {
+        TRY(qrdma_open(be, i, &sd[i].nd));
+        TRY(qrdma_page_claim(sd[i].nd, QRDMA_PAGE_ANY, &sd[i].pg));
+        sd[i].n = n;
+        sd[i].x = calloc(n, sizeof *sd[i].x);
+        for (unsigned c = 0; c < 64; c++)
+            sd[i].by_ch[c] = -1;
+    }
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned i = 0; i < 2; i++) {
+            struct xfer *x = &sd[i].x[k];
+            x->size = 1 + rnd() % MAX_SIZE;
+            x->ch = -1;
+            TRY(qrdma_buf_alloc(sd[i].nd, x->size, 64, &x->src));
+            TRY(qrdma_buf_alloc(sd[1 - i].nd, x->size, 64, &x->dst));
+            for (uint64_t b = 0; b < x->size; b++)
+                ((uint8_t *)x->src.cpu)[b] = (uint8_t)rnd();
+            memset(x->dst.cpu, 0, x->size);
+        }
+    printf("spec %s, %u writes per node, seed %s\n", argv[1], n, argv[3]);
+
+    uint64_t last_progress = qrdma_sim_now(sim);
+    for (;;) {
+        int all_posted = 1, all_done = 1;
+        for (unsigned i = 0; i < 2; i++) {
+            struct side *s = &sd[i];
+            while (s->posted < s->n && s->in_flight < MAX_IN_FLIGHT) {
+                struct xfer *x = &s->x[s->posted];
+                int ch = qrdma_chan_alloc(s->pg, 1);
+                if (ch < 0)
+                    break;
+                struct qrdma_write wr;
+                memset(&wr, 0, sizeof wr);
+                wr.src_addr = x->src.dev;
+                wr.dst_addr = x->dst.dev;
+                wr.size = x->size;
+                wr.dst_node = (uint16_t)(1 - i);
+                TRY(qrdma_post_write(s->pg, (unsigned)ch, &wr));
+                x->ch = ch;
+                s->by_ch[ch] = (int)s->posted;
+                s->posted++;
+                s->in_flight++;
+            }
+            for (unsigned g = 0; g < 2; g++) {
+                struct qrdma_coll c;
+                TRY(qrdma_poll_coll(s->pg, g, &c));
+                for (unsigned b = 0; b < 32; b++) {
+                    if (!((c.done | c.error) >> b & 1))
+                        continue;
+                    unsigned ch = 32 * g + b;
+                    struct xfer *x = &s->x[s->by_ch[ch]];
+                    x->done = (c.done >> b & 1) ? 1 : -1;
+                    if (x->done < 0 || memcmp(x->src.cpu, x->dst.cpu, x->size))
+                        s->bad++;
+                    s->by_ch[ch] = -1;
+                    x->ch = -1;
+                    s->done++;
+                    s->in_flight--;
+                    TRY(qrdma_chan_free(s->pg, ch));
+                    last_progress = qrdma_sim_now(sim);
+                }
+            }
+            all_posted &= s->posted == s->n;
+            all_done &= s->done == s->n;
+        }
+        if (all_done)
+            break;
+        if (all_posted && qrdma_sim_now(sim) - last_progress > 20000 &&
+            qrdma_sim_wait_quiet(sim, 1) >= 0)
+            break;
+        qrdma_sim_step(sim, 64);
+    }
+    printf("cycle %" PRIu64 "\n", qrdma_sim_now(sim));
+
+    static const char *const names[] = {"packets_in", "beats_in", "packets_out", "beats_out",
+                                        "silenced", "down_lost", "lost", "dropped_beats",
+                                        "corrupted", "duplicated", "dup_beats", "delayed",
+                                        "reordered"};
+    for (unsigned i = 0; i < 2; i++) {
+        const unsigned o = 1 - i;
+        qrdma_sim_fault_counts fc;
+        int has = qrdma_sim_fault_counts_get(sim, i, o, &fc);
+        const uint64_t *v = &fc.packets_in;
+        printf("link %u>%u faults %d:", i, o, has);
+        for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++)
+            printf(" %s=%" PRIu64, names[k], v[k]);
+        printf("\n");
+        uint64_t cnt[2][QRDMA_CNT_COUNT];
+        TRY(qrdma_counters_read(sd[i].nd, cnt[0]));
+        TRY(qrdma_counters_read(sd[o].nd, cnt[1]));
+        qrdma_sim_node_stats st_i, st_o;
+        qrdma_sim_node_stats_get(sim, i, &st_i);
+        qrdma_sim_node_stats_get(sim, o, &st_o);
+        printf("link %u>%u nic: tx_beats=%" PRIu64 " rx_beats=%" PRIu64 " TX_DATA_PKTS=%" PRIu64
+               " TX_CTRL_PKTS=%" PRIu64 " RX_DATA_PKTS=%" PRIu64 " RX_CTRL_PKTS=%" PRIu64
+               " RX_CRC_DROP=%" PRIu64 " RX_DUP_DROP=%" PRIu64 " RX_STALE_DROP=%" PRIu64
+               " CNT_STALE=%" PRIu64 "\n",
+               i, o, st_i.tx_beats, st_o.rx_beats, cnt[0][QRDMA_CNT_TX_DATA_PKTS],
+               cnt[0][QRDMA_CNT_TX_CTRL_PKTS], cnt[1][QRDMA_CNT_RX_DATA_PKTS],
+               cnt[1][QRDMA_CNT_RX_CTRL_PKTS], cnt[1][QRDMA_CNT_RX_CRC_DROP],
+               cnt[1][QRDMA_CNT_RX_DUP_DROP], cnt[1][QRDMA_CNT_RX_STALE_DROP],
+               cnt[1][QRDMA_CNT_CNT_STALE]);
+        printf("node %u: %u of %u writes finished, %u wrong, %u busy\n", i, sd[i].done, n,
+               sd[i].bad, n - sd[i].done);
+        char what[160];
+        snprintf(what, sizeof what, "link %u>%u: RX_CRC_DROP of node %u = corrupted", i, o, o);
+        check(cnt[1][QRDMA_CNT_RX_CRC_DROP] == fc.corrupted, what);
+        if (has > 0) {
+            snprintf(what, sizeof what, "link %u>%u: beats in = tx, out = rx = in - dropped + dups", i, o);
+            check(st_i.tx_beats == fc.beats_in && st_o.rx_beats == fc.beats_out &&
+                      fc.beats_out == fc.beats_in - fc.dropped_beats + fc.dup_beats,
+                  what);
+            snprintf(what, sizeof what, "link %u>%u: packets in = TX_DATA_PKTS + TX_CTRL_PKTS", i, o);
+            check(fc.packets_in == cnt[0][QRDMA_CNT_TX_DATA_PKTS] + cnt[0][QRDMA_CNT_TX_CTRL_PKTS],
+                  what);
+        }
+        snprintf(what, sizeof what, "node %u: no finished write wrong", i);
+        check(sd[i].bad == 0, what);
+    }
+    uint64_t hits = 0;
+    for (unsigned i = 0; i < 2; i++) {
+        qrdma_sim_fault_counts fc;
+        qrdma_sim_fault_counts_get(sim, i, 1 - i, &fc);
+        hits += fc.silenced + fc.down_lost + fc.lost + fc.corrupted;
+    }
+    unsigned busy = 2 * n - sd[0].done - sd[1].done;
+    check(hits ? busy <= hits : busy == 0, "writes left busy <= packets dropped or corrupted");
+    printf("%s: %d failure(s)\n", failures ? "FAIL" : "OK", failures);
+    qrdma_backend_close(be);
+    return failures ? 1 : 0;
+}
