@@ -193,6 +193,7 @@ module qrdma_tx_sched
   logic [QW-1:0]     enq_queue;
   logic [SW-1:0]     enq_entry;
   logic [NUM_NODES-1:0] q_multi;
+  logic [NUM_NODES-1:0] deq_oh_q;  // the picked queue's dequeue request (one-hot)
   logic [QW-1:0]     pick_queue;
   logic              deq_v_q;      // the queue picked in the cycle before is requested
   logic [QW-1:0]     deq_queue_q;
@@ -249,7 +250,7 @@ module qrdma_tx_sched
   // the next cycle (deq_oh_q, one-hot). The queues' flags reflect the requests of the
   // cycles before, so the queue being requested is eligible again only when it holds more
   // than one entry (multi): no grant goes to a queue that the request in flight empties.
-  logic [NUM_NODES-1:0] elig, pick_gnt, deq_oh_q;
+  logic [NUM_NODES-1:0] elig, pick_gnt;
   logic                 pick_any;
 
   assign elig = ~q_empty & ~tx_pause & ~(deq_oh_q & ~q_multi);
