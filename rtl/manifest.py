@@ -56,10 +56,6 @@ _top("qrdma_id_pool", ["rtl/common/qrdma_id_pool.sv"], deps=["qrdma_sync_fifo"],
      synth={"NUM_IDS": 512},
      lint=({"NUM_IDS": 16, "FIRST_ID": 4}, {"NUM_IDS": 1},
            {"NUM_IDS": 100, "FIRST_ID": 128, "RAM_MIN_DEPTH": 64}))
-_top("qrdma_multi_queue", ["rtl/common/qrdma_multi_queue.sv"], deps=["qrdma_sdp_ram"],
-     synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
-     lint=({"NUM_QUEUES": 2, "NUM_ENTRIES": 8}, {"NUM_QUEUES": 1, "NUM_ENTRIES": 2},
-           {"NUM_QUEUES": 5, "NUM_ENTRIES": 12}))
 _top("qrdma_multi_queue_pipe", ["rtl/common/qrdma_multi_queue_pipe.sv"],
      deps=["qrdma_sdp_ram", "qrdma_mem_2w"],
      synth={"NUM_QUEUES": 66, "NUM_ENTRIES": 2048},
@@ -147,7 +143,7 @@ _top("qrdma_tx_pkg", ["rtl/tx/qrdma_tx_pkg.sv"], deps=["qrdma_fmt_pkg"], no_synt
      area="tx")
 # (the unit tops below take the parameters the NIC gives them with its defaults)
 _top("qrdma_tx_sched", ["rtl/tx/qrdma_tx_sched.sv"], area="tx",
-     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_id_pool", "qrdma_multi_queue",
+     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_id_pool", "qrdma_multi_queue_pipe",
            "qrdma_arb_rr", "qrdma_sdp_ram"],
      synth={"NUM_NODES": 4, "MAX_PAYLOAD": 1024, "SLOTS": 64},
      lint=({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8},

@@ -14,7 +14,7 @@
 //
 // Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
 // tx_throughput): response taken in 0 -> its beat valid in 9; descriptor taken in 0 ->
-// INLINE / CONTROL beat valid in 17, DATA m_axi_arvalid in 8 and its header beat 9 cycles
+// INLINE / CONTROL beat valid in 20, DATA m_axi_arvalid in 11 and its header beat 9 cycles
 // after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
 // beat before it (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
 // Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory
@@ -103,8 +103,8 @@ module qrdma_tx
   localparam int unsigned JOB_DEPTH = 64;   // packets between scheduler and assembler (block RAM)
   localparam int unsigned RD_DEPTH  = 16;   // read commands before the AR issuer (small: a
                                             // picked packet's AR follows within a few cycles)
-  localparam int unsigned IN_FLIGHT = 7;    // picks not yet in the job and read FIFOs, plus one
-                                            // (the scheduler's five stages, this pick, and the
+  localparam int unsigned IN_FLIGHT = 9;    // picks not yet in the job and read FIFOs, plus one
+                                            // (the scheduler's seven stages, this pick, and the
                                             // room flag's cycle: see pick_ok)
   localparam int unsigned OUT_DEPTH = 16;   // output buffer beats (> CRC LATENCY + 4)
   localparam int unsigned PCW       = cnt_w(READ_WINDOW_BEATS);

@@ -4,7 +4,7 @@
 // qrdma_tx_sched: the VOQs and packet scheduler of the send unit (docs/nic.md "Send
 // unit", [FPGA-NI] §2.5). Block descriptors and packet descriptors (the request class)
 // each take a descriptor slot (qrdma_id_pool) and wait in the queue of their destination
-// (qrdma_multi_queue, queue = dst_node mod NUM_NODES). A round-robin arbiter (qrdma_arb_rr)
+// (qrdma_multi_queue_pipe, queue = dst_node mod NUM_NODES). A round-robin arbiter (qrdma_arb_rr)
 // picks, one packet per cycle, among the queues that are not empty and not paused; the
 // picked slot's packet is computed (packetization of docs/nic.md for a block) and its
 // header beat built; a block with packets left goes back to the tail of its queue, any
@@ -15,16 +15,17 @@
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
 // block in that cycle. Pipeline (cycle t = the cycle of the pick):
 //   t    pick: a queue granted (from registered state)
-//   t+1  its head slot dequeued, slot and progress RAMs read
-//   t+2  the RAMs' output registers load
-//   t+3  A: packet index, last packet, offset, candidate lengths and beat counts (one
+//   t+1  its dequeue requested (one-hot register)
+//   t+3  its head slot out of the queues; slot and progress RAMs read
+//   t+4  the RAMs' output registers load
+//   t+5  A: packet index, last packet, offset, candidate lengths and beat counts (one
 //        carry chain each, from the RAM outputs); node_id sampled
-//   t+4  B: length, beat counts and addresses selected, header beat built; the block is
+//   t+6  B: length, beat counts and addresses selected, header beat built; the block is
 //        re-queued (progress + 1) or the slot freed
-//   t+5  job_valid (and rd_valid for DATA) for one cycle, from registers
-// pick_ok (the caller's room for one more packet) must cover the packets in the five
+//   t+7  job_valid (and rd_valid for DATA) for one cycle, from registers
+// pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
-// than one entry.
+// than one entry; a descriptor accepted in cycle a is in its queue from a + 2.
 `default_nettype none
 
 module qrdma_tx_sched
@@ -52,7 +53,7 @@ module qrdma_tx_sched
   // picks
   input  logic                     pick_ok,         // room for one more packet (see header)
   output logic                     pick,            // a packet is picked in this cycle
-  // the picked packet, one cycle (t+5)
+  // the picked packet, one cycle (t+7)
   output logic                     job_valid,
   output job_t                     job,
   output logic                     rd_valid,        // DATA: its payload read
@@ -95,7 +96,7 @@ module qrdma_tx_sched
 
   // What the progress RAM holds per slot.
   typedef struct packed {
-    logic              more;  // (pidx > 0) packet pidx is followed by another
+    logic              more;  // packet pidx of a block is followed by another
     logic [PIDX_W-1:0] pidx;  // index of the block's next packet
   } prog_t;
 
@@ -120,6 +121,10 @@ module qrdma_tx_sched
   logic        in_open;    // a descriptor can be accepted in this cycle
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
+  logic          in_more0;   // a block whose first packet is followed by another
+  /* verilator lint_off UNUSEDSIGNAL */  // only dst_addr and size here
+  block_desc_t   in_blk;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   logic          pool_valid;
   logic [SW-1:0] pool_id;
@@ -150,6 +155,8 @@ module qrdma_tx_sched
 
   assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
                            : '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
+  assign in_blk   = block_desc_t'(s_blk_data);
+  assign in_more0 = !in_idx && more0(in_blk.dst_addr[LG-1:0], in_blk.size);
   assign in_queue = node_queue(
       in_idx ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
              : s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
@@ -185,10 +192,13 @@ module qrdma_tx_sched
   logic              enq_valid;
   logic [QW-1:0]     enq_queue;
   logic [SW-1:0]     enq_entry;
+  logic [NUM_NODES-1:0] q_multi;
+  logic [NUM_NODES-1:0] deq_oh_q;  // the picked queue's dequeue request (one-hot)
   logic [QW-1:0]     pick_queue;
-  logic              deq_v_q;      // the queue picked in the cycle before is dequeued
+  logic              deq_v_q;      // the queue picked in the cycle before is requested
   logic [QW-1:0]     deq_queue_q;
-  logic [SW-1:0]     pick_slot;    // its head
+  logic [SW-1:0]     pick_slot;    // its head, two cycles after the request
+  logic              s_valid_q;    // pick_slot is the head of a request (t+3)
 
   // Both RAMs are read at the dequeue, through their output registers (data two cycles on),
   // and written only into slots that are in no queue: a filled slot comes from the pool,
@@ -201,14 +211,15 @@ module qrdma_tx_sched
     .wr_be   (1'b1),
     .wr_addr (pool_id),
     .wr_data (in_rec),
-    .rd_en   (deq_v_q),
+    .rd_en   (s_valid_q),
     .rd_addr (pick_slot),
     .rd_data (slot_rd)
   );
 
-  // Progress of a block: index of its next packet, and (after the first) whether another
-  // follows it. Written {0, -} when a slot is filled and {i+1, i+1 != last} when a block
-  // is re-queued after packet i (never in the same cycle: both take the enqueue port).
+  // Progress of a block: index of its next packet, and whether another follows it.
+  // Written {0, more0} when a slot is filled (0 for a packet descriptor) and
+  // {i+1, i+1 != last} when a block is re-queued after packet i (never in the same cycle:
+  // both take the enqueue port).
   qrdma_sdp_ram #(.WIDTH($bits(prog_t)), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
     u_prog_ram (
     .clk     (clk),
@@ -216,35 +227,33 @@ module qrdma_tx_sched
     .wr_be   (1'b1),
     .wr_addr (prog_waddr),
     .wr_data (prog_wdata),
-    .rd_en   (deq_v_q),
+    .rd_en   (s_valid_q),
     .rd_addr (pick_slot),
     .rd_data (prog_rd)
   );
 
-  qrdma_multi_queue #(.NUM_QUEUES(NUM_NODES), .NUM_ENTRIES(SLOTS)) u_voq (
+  qrdma_multi_queue_pipe #(.NUM_QUEUES(NUM_NODES), .NUM_ENTRIES(SLOTS)) u_voq (
     .clk       (clk),
     .rst       (rst),
     .enq_valid (enq_valid),
     .enq_queue (enq_queue),
     .enq_entry (enq_entry),
     .deq_valid (deq_v_q),
-    .deq_queue (deq_queue_q),
+    .deq_sel   (deq_oh_q),
     .deq_entry (pick_slot),
-    .empty     (q_empty)
+    .empty     (q_empty),
+    .multi     (q_multi)
   );
 
   // ------------------------------------------------------------------ pick
-  // The arbiter grants from registered state; the granted queue is dequeued in the next
-  // cycle. The queue being dequeued is eligible again only when it holds more than one
-  // entry (q_one_q: exactly one, from a count per queue that reflects the enqueues and
-  // dequeues of the cycles before, like the queues' empty flags), so no grant goes to a
-  // queue that the dequeue in flight empties. (An entry enqueued into such a queue in the
-  // same cycle is picked a cycle later.)
-  logic [NUM_NODES-1:0] elig, pick_gnt, deq_oh_q, q_one_q;
+  // The arbiter grants from registered state; the granted queue's dequeue is requested in
+  // the next cycle (deq_oh_q, one-hot). The queues' flags reflect the requests of the
+  // cycles before, so the queue being requested is eligible again only when it holds more
+  // than one entry (multi): no grant goes to a queue that the request in flight empties.
+  logic [NUM_NODES-1:0] elig, pick_gnt;
   logic                 pick_any;
-  logic [SW:0]          q_cnt_q [NUM_NODES];
 
-  assign elig = ~q_empty & ~tx_pause & ~(deq_oh_q & q_one_q);
+  assign elig = ~q_empty & ~tx_pause & ~(deq_oh_q & ~q_multi);
 
   qrdma_arb_rr #(.N(NUM_NODES)) u_arb (
     .clk       (clk),
@@ -262,31 +271,27 @@ module qrdma_tx_sched
     deq_v_q     <= pick;
     deq_queue_q <= pick_queue;
     deq_oh_q    <= pick ? pick_gnt : '0;
-    for (int q = 0; q < int'(NUM_NODES); q++) begin
-      logic [SW:0] c;
-      c = q_cnt_q[q] + (SW + 1)'(enq_valid && enq_queue == QW'(q)) - (SW + 1)'(deq_oh_q[q]);
-      q_cnt_q[q] <= c;
-      q_one_q[q] <= (c == (SW + 1)'(1));
-    end
     if (rst) begin
       deq_v_q  <= 1'b0;
       deq_oh_q <= '0;
-      q_one_q  <= '0;
-      for (int q = 0; q < int'(NUM_NODES); q++) q_cnt_q[q] <= '0;
     end
   end
 
-  // ------------------------------------------------------------------ t+2
-  logic          r_valid_q, a_valid_q, b_valid_q, c_valid_q;
+  // ------------------------------------------------------------------ t+2 .. t+4
+  logic          p_valid_q, r_valid_q, a_valid_q, b_valid_q, c_valid_q;
   logic [SW-1:0] r_slot_q, a_slot_q, b_slot_q;
-  logic [QW-1:0] r_queue_q, a_queue_q, b_queue_q;
+  logic [QW-1:0] p_queue_q, s_queue_q, r_queue_q, a_queue_q, b_queue_q;
 
   always_ff @(posedge clk) begin
-    r_valid_q <= deq_v_q;
+    p_valid_q <= deq_v_q;
+    s_valid_q <= p_valid_q;
+    r_valid_q <= s_valid_q;
     a_valid_q <= r_valid_q;
     b_valid_q <= a_valid_q;
     c_valid_q <= b_valid_q;
     if (rst) begin
+      p_valid_q <= 1'b0;
+      s_valid_q <= 1'b0;
       r_valid_q <= 1'b0;
       a_valid_q <= 1'b0;
       b_valid_q <= 1'b0;
@@ -295,15 +300,17 @@ module qrdma_tx_sched
   end
 
   always_ff @(posedge clk) begin
+    p_queue_q <= deq_queue_q;
+    s_queue_q <= p_queue_q;
     r_slot_q  <= pick_slot;
-    r_queue_q <= deq_queue_q;
+    r_queue_q <= s_queue_q;
     a_slot_q  <= r_slot_q;
     a_queue_q <= r_queue_q;
     b_slot_q  <= a_slot_q;
     b_queue_q <= a_queue_q;
   end
 
-  // ------------------------------------------------------------------ stage A (t+3)
+  // ------------------------------------------------------------------ stage A (t+5)
   // The RAM outputs hold the picked slot's record and progress in A. The packets of a
   // block (docs/nic.md "Packetization"), with dlow = dst_addr mod MAX_PAYLOAD and
   // x = dlow + size - 1: the last packet's index is x / MAX_PAYLOAD, so packet p is
@@ -351,7 +358,7 @@ module qrdma_tx_sched
       b_pidx1_q  <= prog_rd.pidx + PIDX_W'(1);
       b_lidx_q   <= PIDX_W'(a_x >> LG);
       b_first_q  <= first;
-      b_more_q   <= (rec.kind == SLOT_BLK) && (first ? more0(dlow, blk.size) : prog_rd.more);
+      b_more_q   <= prog_rd.more;
       b_off_q    <= first ? '0 : {prog_rd.pidx, LG'(0)} - OFF_W'(dlow);
       b_dst_q    <= first ? blk.dst_addr
                           : {blk.dst_addr[63:LG] + (64 - LG)'(prog_rd.pidx), LG'(0)};
@@ -369,7 +376,7 @@ module qrdma_tx_sched
     end
   end
 
-  // ------------------------------------------------------------------ stage B (t+4)
+  // ------------------------------------------------------------------ stage B (t+6)
   logic [1:0]          b_case;     // length case: 0 size, 1 room0, 2 MAX_PAYLOAD, 3 tail
   logic [LEN_W-1:0]    b_len;
   logic [OFF_W:0]      b_slo;      // src_addr[OFF_W-1:0] + offset, with its carry
@@ -452,7 +459,7 @@ module qrdma_tx_sched
     return x;
   endfunction
 
-  // the job's registers (t+5)
+  // the job's registers (t+7)
   logic [DATA_W-1:0]   c_hdr_q;
   logic                c_data_q;   // a DATA packet
   logic [LANE_W-1:0]   c_dlane_q;
@@ -473,7 +480,7 @@ module qrdma_tx_sched
     end
   end
 
-  // ------------------------------------------------------------------ job (t+5)
+  // ------------------------------------------------------------------ job (t+7)
   always_comb begin
     job_valid   = c_valid_q;
     job.hdr     = c_hdr_q;
@@ -498,17 +505,9 @@ module qrdma_tx_sched
   assign prog_we    = reenq || in_acc;
   assign prog_waddr = reenq ? b_slot_q : pool_id;
   assign prog_wdata = reenq ? '{pidx: b_pidx1_q, more: b_pidx1_q != b_lidx_q}
-                            : '{pidx: '0, more: 1'b0};
+                            : '{pidx: '0, more: in_more0};
 
 `ifndef SYNTHESIS
-  // the per-queue counts agree with the queues' empty flags
-  always_ff @(posedge clk) begin
-    for (int q = 0; q < int'(NUM_NODES); q++)
-      if (!rst) assert ((q_cnt_q[q] == '0) == q_empty[q])
-        else $error("qrdma_tx_sched: queue %0d: count %0d, empty flag %0d", q, q_cnt_q[q],
-                    q_empty[q]);
-  end
-
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
   // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD).
   always_ff @(posedge clk) begin

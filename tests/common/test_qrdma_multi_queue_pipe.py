@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """qrdma_multi_queue_pipe ([QoS-RDMA] §3.7, pipelined dequeue) against the reference model of
-test_qrdma_multi_queue (MultiQueueModel: a list of deques and the set of entries in queues).
+multi_queue_model.py (MultiQueueModel: a list of deques and the set of entries in queues).
 Every cycle the test checks the whole empty and multi vectors (registered: they reflect
 every earlier operation) and, in the cycle after a dequeue request, deq_entry.
 
-  mqp_random     the random phases of test_qrdma_multi_queue (enqueue and request of one
+  mqp_random     the random phases of multi_queue_model.py (enqueue and request of one
                  queue in one cycle, enqueue into a queue whose only entry is requested,
                  long runs of back-to-back requests of one queue, a request of a queue
                  the cycle after it was enqueued while empty, the entry just output
                  enqueued again, a few queues vs all, near-full); the "re-enqueue" case
                  takes the entry on deq_entry (the earliest the user knows it)
   mqp_full_rate  100,000 cycles with an enqueue AND a request in every cycle
-  mqp_corners    the legal corner cases one by one (as mq_corners, pipelined)
+  mqp_corners    the legal corner cases one by one: enqueue into an empty queue, enqueue
+                 into a queue whose only entry is requested, re-enqueue of the entry output
   mqp_violation  the RTL checks: request of an empty queue, of a queue just emptied, a
                  request that is not one-hot, double enqueue, numbers out of range
 Legal traffic never fails an assertion: every simulation runs with assertions on.
@@ -31,11 +32,11 @@ import violation
 from seeding import seed_rng
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_qrdma_multi_queue import PHASES, MultiQueueModel, Stats, Stimulus, full_rate  # noqa: E402
+from multi_queue_model import PHASES, MultiQueueModel, Stats, Stimulus, full_rate  # noqa: E402
 
 
 class PipeStimulus(Stimulus):
-    """The stimulus of test_qrdma_multi_queue with the pipelined timing: an enqueue
+    """The stimulus of multi_queue_model.py with the pipelined timing: an enqueue
     presented in cycle t is in the model (MultiQueueModel, stepped by the driver) from the
     end of t+1, an entry requested in t is known to the user, and free again, in t+2 (the
     "re-enqueue" case takes the entry output in this cycle). Requests name queues that
