@@ -114,6 +114,7 @@ module qrdma_qos_handler
   logic            h1_match;     // valid entry, same sequence number
   logic            h1_adv;
   logic            h2_valid_q, h2_move;
+  logic            h2_match_q;   // H1's match of the ACK in H2
   pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
   assign ack     = ack_desc_t'(ack_w);
@@ -130,17 +131,21 @@ module qrdma_qos_handler
   );
 
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
-  // or by the clear after reset (port B). Read in H0 with the entry, as it is at the end
-  // of that cycle (a write or a retire of the same TID in that cycle included), so that
-  // H1 matches the entry it holds even when that TID is issued again while H1 waits. H0
-  // registers what it read and whether a write or a clear of that cycle hit its TID; H1
-  // puts them together.
+  // (a register of H1's retire: the clear writes in the cycle after it) or by the clear
+  // after reset (port B). Read in H0 with the entry, as it is at the end of that cycle (a
+  // write or a retire of the same TID in that cycle included), so that H1 matches the
+  // entry it holds even when that TID is issued again while H1 waits. H0 registers what
+  // it read and whether a write of that cycle, the clear written in it (the retire of the
+  // cycle before) or the ACK retiring in it (in H1, whose clear writes next) hit its TID;
+  // H1 puts them together.
+  logic            clr_q;        // the retire of the last cycle: its clear writes now
+  logic [TIDW-1:0] clr_tid_q;
   logic            pv_b_en;
   logic [TIDW-1:0] pv_b_addr;
   logic [0:0]      h0_pv_rd;
-  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_clr_en_q, h1_pv;
-  assign pv_b_en   = init_q || (h1_adv && h1_match);
-  assign pv_b_addr = init_q ? init_cnt_q : h1_tid_q;
+  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
+  assign pv_b_en   = init_q || clr_q;
+  assign pv_b_addr = init_q ? init_cnt_q : clr_tid_q;
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
     .clk,
     .a_en(pend_wr_en), .a_addr(pend_wr_tid), .a_data(1'b1),
@@ -150,9 +155,10 @@ module qrdma_qos_handler
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
   // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
-  // block RAM. Same contents as u_pending's. H0 compares the sequence numbers (the one
-  // read and the one written in that cycle) and registers the results with the flags: the
-  // read feeds logic, an asynchronous read in LUT RAM, and H1 only selects.
+  // block RAM. Same contents as u_pending's. H0 registers the fields as read, the ones
+  // written in that cycle and the ACK's sequence number against the written one; H1
+  // compares the read sequence number with the ACK's and selects: the read (LUT RAM, an
+  // asynchronous read) goes straight into registers.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
@@ -160,8 +166,11 @@ module qrdma_qos_handler
   } pkey_t;
   pkey_t pkey_mem [1 << TIDW];
   pkey_t pkey_wr, pkey_rd;
-  logic  h1_rd_eq_q, h1_wr_eq_q;              // the ACK's sequence number matches
-  logic  h1_single_q, h1_tid_only_q;          // the flags as read, or as written then
+  pkey_t           h1_rd_q;                   // the fields as read
+  logic            h1_wr_single_q, h1_wr_tid_only_q;  // ... as written in H0's cycle
+  logic [SEQW-1:0] h1_seq_q;                  // the ACK's sequence number
+  logic            h1_wr_eq_q;                // ... matches the one written in H0's cycle
+  logic            h1_single, h1_tid_only;
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
   always_ff @(posedge clk) begin
@@ -173,37 +182,44 @@ module qrdma_qos_handler
     if (rst)                         h1_valid_q <= 1'b0;
     else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
     if (h0_take) begin
-      h1_tid_q     <= ack.tid;
-      h1_nack_q    <= ack.nack;
-      h1_reason_q  <= ack.reason;
-      h1_rd_eq_q   <= pkey_rd.seq == ack.seq;
-      h1_wr_eq_q   <= pkey_wr.seq == ack.seq;
-      h1_pv_q      <= h0_pv_rd[0];
-      h1_wr_hit_q  <= pend_wr_en && pend_wr_tid == ack.tid;
-      if (pend_wr_en && pend_wr_tid == ack.tid) begin
-        h1_single_q   <= pkey_wr.single;
-        h1_tid_only_q <= pkey_wr.tid_only;
-      end else begin
-        h1_single_q   <= pkey_rd.single;
-        h1_tid_only_q <= pkey_rd.tid_only;
-      end
-      h1_clr_hit_q <= pv_b_addr == ack.tid;
-      h1_clr_en_q  <= pv_b_en;
+      h1_tid_q         <= ack.tid;
+      h1_nack_q        <= ack.nack;
+      h1_reason_q      <= ack.reason;
+      h1_seq_q         <= ack.seq;
+      h1_rd_q          <= pkey_rd;
+      h1_wr_eq_q       <= pkey_wr.seq == ack.seq;
+      h1_wr_single_q   <= pkey_wr.single;
+      h1_wr_tid_only_q <= pkey_wr.tid_only;
+      h1_pv_q          <= h0_pv_rd[0];
+      h1_wr_hit_q      <= pend_wr_en && pend_wr_tid == ack.tid;
+      h1_clr_hit_q     <= pv_b_en && pv_b_addr == ack.tid;
+      // the ACK in H1 advances in this cycle (H0 takes only then): its retire clears next
+      h1_prev_hit_q    <= h1_valid_q && h1_tid_q == ack.tid;
     end
   end
 
   // ================================================================ H1: match, retire
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
-  assign h1_pv    = (h1_pv_q || h1_wr_hit_q) && !(h1_clr_en_q && h1_clr_hit_q);
-  assign h1_match = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq_q);
-  assign h1_adv   = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
+  // h2_match_q: the match of the ACK that left H1 in H0's cycle (h1_prev_hit_q)
+  assign h1_pv       = (h1_pv_q || h1_wr_hit_q) && !h1_clr_hit_q
+                       && !(h1_prev_hit_q && h2_match_q);
+  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : (h1_rd_q.seq == h1_seq_q));
+  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q.single;
+  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q.tid_only;
+  assign h1_adv      = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
+
+  always_ff @(posedge clk) begin
+    if (rst) clr_q <= 1'b0;
+    else     clr_q <= h1_adv && h1_match;
+    clr_tid_q <= h1_tid_q;
+  end
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
   always_ff @(posedge clk) begin
     if (rst) tid_free_q <= 1'b0;
-    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
+    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only);
     tid_free_id_q <= tid_ret_valid ? tid_ret_id : h1_tid_q;
   end
   assign tid_free_valid = tid_free_q;
@@ -225,7 +241,7 @@ module qrdma_qos_handler
     pend_t      pend;
   } h3_t;
   h3_t             h2_rec, h3;
-  logic            h2_match_q, h2_single_q, h2_nack_q;
+  logic            h2_single_q, h2_nack_q;
   logic [3:0]      h2_reason_q;
   logic            h3_v, h3_adv, h3_fifo_ready;
 
@@ -234,7 +250,7 @@ module qrdma_qos_handler
     else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
     if (h1_adv) begin
       h2_match_q  <= h1_match;
-      h2_single_q <= h1_single_q;
+      h2_single_q <= h1_single;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
     end
@@ -273,6 +289,11 @@ module qrdma_qos_handler
   pend_t           h4_pend_q, h5_pend_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // H4 prepares what H5 needs of the entry alone: the block after the ACK's and its TID
+  // slot as a one-hot mask (for either FID class), so that H5 compares and masks the
+  // metadata without adding first.
+  logic [BW-1:0]   h5_blk1_q;    // h5_pend_q.block + 1
+  logic [15:0]     h5_soh1_q, h5_soh4_q;   // the block's slot: 1xFID / 4xFID
   always_ff @(posedge clk) begin
     if (rst) begin
       h4_valid_q <= 1'b0;
@@ -289,21 +310,26 @@ module qrdma_qos_handler
     h5_nack_q   <= h4_nack_q;
     h5_reason_q <= h4_reason_q;
     h5_pend_q   <= h4_pend_q;
+    h5_blk1_q   <= h4_pend_q.block + BW'(1);
+    h5_soh1_q   <= 16'h1 << tid_slot(1'b0, h4_pend_q.block[3:0]);
+    h5_soh4_q   <= 16'h1 << tid_slot(1'b1, h4_pend_q.block[3:0]);
   end
 
   meta_t           m;            // the transfer's metadata (H5)
   meta_t           meta_d;
   logic            h5_push, h5_enq, h5_cmpl, h5_err;
   logic [QW-1:0]   h5_enq_q;
-  logic [BW-1:0]   acked_d;
-  logic [3:0]      slot, slot_next;
+  logic [BW-1:0]   iss_m1, blk_m1;   // issued - acked - 1, blocks - acked - 1
+  logic [15:0]     busy_d;
+  logic [3:0]      slot_next;
   act_t            act_d;
 
   assign m = meta_rd_data;
 
   // Computed only in a cycle with h5_valid_q: the push and the metadata write are 0 in the
   // other cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
-  // cycle-based simulation).
+  // cycle-based simulation). Every compare is on the entry as read, side by side (acked + 1
+  // against issued and blocks is issued - acked - 1 and blocks - acked - 1 against 0).
   always_comb begin
     h5_enq    = 1'b0;
     h5_cmpl   = 1'b0;
@@ -311,40 +337,41 @@ module qrdma_qos_handler
     meta_d    = 'x;
     h5_enq_q  = 'x;
     h5_err    = 'x;
-    acked_d   = 'x;
-    slot      = 'x;
+    iss_m1    = 'x;
+    blk_m1    = 'x;
+    busy_d    = 'x;
     slot_next = 'x;
     act_d     = 'x;
     if (h5_valid_q) begin
       meta_d    = m;
       h5_enq_q  = m.hq;
       h5_err    = h5_nack_q;
-      acked_d   = m.acked + BW'(1);
-      slot      = tid_slot(m.cls == CLS_FID4, h5_pend_q.block[3:0]);
+      iss_m1    = m.issued + ~m.acked;
+      blk_m1    = m.blocks + ~m.acked;
+      busy_d    = (m.cls == CLS_TID) ? 16'h0
+                : (m.tid_busy & ~((m.cls == CLS_FID4) ? h5_soh4_q : h5_soh1_q));
       slot_next = tid_slot(m.cls == CLS_FID4, m.issued[3:0]);
       if (h5_single_q) begin
         h5_cmpl = 1'b1;
       end else begin
-        meta_d.acked      = acked_d;
-        meta_d.last_acked = m.last_acked || (h5_pend_q.block + BW'(1) == m.blocks);
-        meta_d.tid_busy   = (m.cls == CLS_TID) ? 16'h0 : (m.tid_busy & ~(16'h1 << slot));
+        meta_d.acked      = m.acked + BW'(1);
+        meta_d.last_acked = m.last_acked || (h5_blk1_q == m.blocks);
+        meta_d.tid_busy   = busy_d;
         meta_d.aborted    = m.aborted || h5_nack_q;
         meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
         if (meta_d.aborted) begin
           h5_err  = 1'b1;
-          h5_cmpl = (acked_d == m.issued) && !m.in_q;
+          h5_cmpl = (iss_m1 == '0) && !m.in_q;
         end else begin
-          h5_cmpl = (acked_d == m.blocks) && (!m.notify || m.ctrl_sent);
+          h5_cmpl = (blk_m1 == '0) && (!m.notify || m.ctrl_sent);
           // the control packet goes once every block but the last is acknowledged and the
           // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
           if (!m.in_q && m.notify && !m.ctrl_sent && m.issued == m.blocks &&
-              (meta_d.last_acked ? (acked_d == m.blocks)
-                                 : (m.acked + BW'(2) == m.blocks))) begin
+              (meta_d.last_acked ? (blk_m1 == '0) : (blk_m1 == BW'(1)))) begin
             h5_enq   = 1'b1;
             h5_enq_q = Q_CTRL;
-          end else if (!m.in_q && m.issued < m.blocks &&
-                       (m.issued - acked_d) < BW'(MAX_OUTSTANDING) &&
-                       !meta_d.tid_busy[slot_next]) begin
+          end else if (!m.in_q && m.issued < m.blocks && iss_m1 < BW'(MAX_OUTSTANDING) &&
+                       !busy_d[slot_next]) begin
             h5_enq   = 1'b1;
             h5_enq_q = m.hq;
           end
