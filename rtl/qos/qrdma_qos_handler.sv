@@ -91,11 +91,12 @@ module qrdma_qos_handler
   assign init_done = !init_q;
 
   // ================================================================ ACK FIFO
-  // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls.
+  // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls; the head
+  // (the TID H0 reads the tables at) is a register.
   logic                  ack_v, h0_take, ack_s_ready;
   logic [ACK_DESC_W-1:0] ack_w;
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not needed
-  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2)) u_ack_fifo (
+  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2), .HEAD_REG(1'b1)) u_ack_fifo (
     .clk, .rst,
     .s_valid(s_ack_valid && en), .s_ready(ack_s_ready), .s_data(s_ack_data),
     .m_valid(ack_v), .m_ready(h0_take), .m_data(ack_w),
@@ -157,14 +158,16 @@ module qrdma_qos_handler
   // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
   // block RAM. Same contents as u_pending's. H0 registers the fields as read, the ones
   // written in that cycle and the ACK's sequence number against the written one; H1
-  // compares the read sequence number with the ACK's and selects: the read (LUT RAM, an
-  // asynchronous read) goes straight into registers.
+  // compares the read sequence number with the ACK's and selects: the read goes straight
+  // into registers.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
-  pkey_t pkey_mem [1 << TIDW];
+  // LUT RAM: a register takes its read data, which in block RAM would add the RAM's
+  // clock-to-out to H1's compare
+  (* ram_style = "distributed" *) pkey_t pkey_mem [1 << TIDW];
   pkey_t pkey_wr, pkey_rd;
   pkey_t           h1_rd_q;                   // the fields as read
   logic            h1_wr_single_q, h1_wr_tid_only_q;  // ... as written in H0's cycle
