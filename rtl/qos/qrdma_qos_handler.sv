@@ -109,7 +109,7 @@ module qrdma_qos_handler
   /* verilator lint_off UNUSEDSIGNAL */  // the record's reserved bits
   ack_desc_t       ack;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic            h1_valid_q, h1_nack_q;
+  logic            h1_valid_q, h1_nack_q, h1_wr_hit_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
   logic            h1_match;     // valid entry, same sequence number
@@ -132,26 +132,45 @@ module qrdma_qos_handler
   );
 
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
-  // (a register of H1's retire: the clear writes in the cycle after it) or by the clear
-  // after reset (port B). Read in H0 with the entry, as it is at the end of that cycle (a
-  // write or a retire of the same TID in that cycle included), so that H1 matches the
-  // entry it holds even when that TID is issued again while H1 waits. H0 registers what
-  // it read and whether a write of that cycle, the clear written in it (the retire of the
-  // cycle before) or the ACK retiring in it (in H1, whose clear writes next) hit its TID;
-  // H1 puts them together.
-  logic            clr_q;        // the retire of the last cycle: its clear writes now
-  logic [TIDW-1:0] clr_tid_q;
-  logic            pv_b_en;
-  logic [TIDW-1:0] pv_b_addr;
+  // or by the clear after reset (port B). Each port writes two cycles after its address
+  // (qrdma_mem_2w A_LEAD, B_LEAD: the other bank's read a write needs is pipelined): the
+  // set two cycles after the issue, the clear two cycles after H1's retire. Read in H0
+  // with the entry, as it is at the end of that cycle (a write or a retire of the same TID
+  // in that cycle included, and the sets and clears still on their way), so that H1
+  // matches the entry it holds even when that TID is issued again while H1 waits. H0
+  // registers what it read and whether an issue of that cycle or a set on its way, a
+  // clear on its way or the ACK retiring in that cycle (in H1) hit its TID; H1 puts them
+  // together.
+  logic            clr_now;      // a clear decided in this cycle (after reset, or a retire)
+  logic [TIDW-1:0] clr_tid;
+  logic            set1_q, set2_q, clr1_q, clr2_q;   // on their way: one / two cycles old
+  logic [TIDW-1:0] set1_tid_q, set2_tid_q, clr1_tid_q, clr2_tid_q;
   logic [0:0]      h0_pv_rd;
-  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
-  assign pv_b_en   = init_q || clr_q;
-  assign pv_b_addr = init_q ? init_cnt_q : clr_tid_q;
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
+  logic            h1_pv_q, h1_set_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
+  assign clr_now = init_q || (h1_adv && h1_match);
+  assign clr_tid = init_q ? init_cnt_q : h1_tid_q;
+  always_ff @(posedge clk) begin
+    set1_tid_q <= pend_wr_tid;
+    set2_tid_q <= set1_tid_q;
+    clr1_tid_q <= clr_tid;
+    clr2_tid_q <= clr1_tid_q;
+    if (rst) begin
+      set1_q <= 1'b0;
+      set2_q <= 1'b0;
+      clr1_q <= 1'b0;
+      clr2_q <= 1'b0;
+    end else begin
+      set1_q <= pend_wr_en;
+      set2_q <= set1_q;
+      clr1_q <= clr_now;
+      clr2_q <= clr1_q;
+    end
+  end
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW), .A_LEAD(1'b1), .B_LEAD(1'b1)) u_pend_valid (
     .clk,
-    .a_en(pend_wr_en), .a_addr(pend_wr_tid), .a_data(1'b1),
-    .b_en(pv_b_en), .b_addr(pv_b_addr), .b_data(1'b0),
-    .rd_addr(ack.tid), .rd_data(h0_pv_rd)
+    .a_en(set2_q), .a_addr(pend_wr_tid), .a_data(1'b1),
+    .b_en(clr2_q), .b_addr(clr_tid), .b_data(1'b0),
+    .rd_en(1'b1), .rd_addr(ack.tid), .rd_data(h0_pv_rd)
   );
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
@@ -195,7 +214,11 @@ module qrdma_qos_handler
       h1_wr_tid_only_q <= pkey_wr.tid_only;
       h1_pv_q          <= h0_pv_rd[0];
       h1_wr_hit_q      <= pend_wr_en && pend_wr_tid == ack.tid;
-      h1_clr_hit_q     <= pv_b_en && pv_b_addr == ack.tid;
+      h1_set_hit_q     <= (pend_wr_en && pend_wr_tid == ack.tid)
+                          || (set1_q && set1_tid_q == ack.tid)
+                          || (set2_q && set2_tid_q == ack.tid);
+      h1_clr_hit_q     <= (clr1_q && clr1_tid_q == ack.tid)
+                          || (clr2_q && clr2_tid_q == ack.tid);
       // the ACK in H1 advances in this cycle (H0 takes only then): its retire clears next
       h1_prev_hit_q    <= h1_valid_q && h1_tid_q == ack.tid;
     end
@@ -205,18 +228,12 @@ module qrdma_qos_handler
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
   // h2_match_q: the match of the ACK that left H1 in H0's cycle (h1_prev_hit_q)
-  assign h1_pv       = (h1_pv_q || h1_wr_hit_q) && !h1_clr_hit_q
+  assign h1_pv       = (h1_pv_q || h1_set_hit_q) && !h1_clr_hit_q
                        && !(h1_prev_hit_q && h2_match_q);
   assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : (h1_rd_q.seq == h1_seq_q));
   assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q.single;
   assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q.tid_only;
   assign h1_adv      = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
-
-  always_ff @(posedge clk) begin
-    if (rst) clr_q <= 1'b0;
-    else     clr_q <= h1_adv && h1_match;
-    clr_tid_q <= h1_tid_q;
-  end
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
