@@ -337,26 +337,36 @@ module qrdma_qos_handler
 
   meta_t           m;            // the transfer's metadata (H5)
   meta_t           meta_d;
-  logic            h5_push, h5_enq, h5_cmpl, h5_err;
-  logic [QW-1:0]   h5_enq_q;
   logic [BW-1:0]   iss_m1, blk_m1;   // issued - acked - 1, blocks - acked - 1
   logic [15:0]     busy_d;
   logic [3:0]      slot_next;
   act_t            act_d;
 
+  // What H6 decides on, compared in H5 on the entry as read
+  typedef struct packed {
+    logic single;      // complete from the pending entry alone
+    logic in_q;        // the transfer is in a queue
+    logic aborted;     // aborted, with this ACK's NACK
+    logic iss0;        // acked + 1 == issued
+    logic blk0;        // acked + 1 == blocks
+    logic blk1;        // acked + 2 == blocks
+    logic last_acked;  // the last block acknowledged, with this ACK
+    logic ctrl_due;    // notify, the control packet not sent, every block issued
+    logic cmpl_ok;     // no control packet to wait for
+    logic next_ok;     // a next block may issue (issued < blocks, outstanding, slot free)
+  } dec_t;
+  dec_t dec_d;
+
   assign m = meta_rd_data;
 
-  // Computed only in a cycle with h5_valid_q: the push and the metadata write are 0 in the
-  // other cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
+  // Computed only in a cycle with h5_valid_q: H6's write and push are 0 in the other
+  // cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
   // cycle-based simulation). Every compare is on the entry as read, side by side (acked + 1
-  // against issued and blocks is issued - acked - 1 and blocks - acked - 1 against 0).
+  // against issued and blocks is issued - acked - 1 and blocks - acked - 1 against 0) and
+  // registered; H6 puts them together.
   always_comb begin
-    h5_enq    = 1'b0;
-    h5_cmpl   = 1'b0;
-    h5_push   = 1'b0;
     meta_d    = 'x;
-    h5_enq_q  = 'x;
-    h5_err    = 'x;
+    dec_d     = 'x;
     iss_m1    = 'x;
     blk_m1    = 'x;
     busy_d    = 'x;
@@ -364,45 +374,29 @@ module qrdma_qos_handler
     act_d     = 'x;
     if (h5_valid_q) begin
       meta_d    = m;
-      h5_enq_q  = m.hq;
-      h5_err    = h5_nack_q;
       iss_m1    = m.issued + ~m.acked;
       blk_m1    = m.blocks + ~m.acked;
       busy_d    = (m.cls == CLS_TID) ? 16'h0
                 : (m.tid_busy & ~((m.cls == CLS_FID4) ? h5_soh4_q : h5_soh1_q));
       slot_next = tid_slot(m.cls == CLS_FID4, m.issued[3:0]);
-      if (h5_single_q) begin
-        h5_cmpl = 1'b1;
-      end else begin
-        meta_d.acked      = m.acked + BW'(1);
-        meta_d.last_acked = m.last_acked || (h5_blk1_q == m.blocks);
-        meta_d.tid_busy   = busy_d;
-        meta_d.aborted    = m.aborted || h5_nack_q;
-        meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
-        if (meta_d.aborted) begin
-          h5_err  = 1'b1;
-          h5_cmpl = (iss_m1 == '0) && !m.in_q;
-        end else begin
-          h5_cmpl = (blk_m1 == '0) && (!m.notify || m.ctrl_sent);
-          // the control packet goes once every block but the last is acknowledged and the
-          // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
-          if (!m.in_q && m.notify && !m.ctrl_sent && m.issued == m.blocks &&
-              (meta_d.last_acked ? (blk_m1 == '0) : (blk_m1 == BW'(1)))) begin
-            h5_enq   = 1'b1;
-            h5_enq_q = Q_CTRL;
-          end else if (!m.in_q && m.issued < m.blocks && iss_m1 < BW'(MAX_OUTSTANDING) &&
-                       !busy_d[slot_next]) begin
-            h5_enq   = 1'b1;
-            h5_enq_q = m.hq;
-          end
-        end
-        meta_d.in_q = m.in_q || h5_enq;
-      end
-      h5_push = h5_enq || h5_cmpl;
-      act_d.enq    = h5_enq;
-      act_d.q      = h5_enq_q;
-      act_d.cmpl   = h5_cmpl;
-      act_d.err    = h5_err;
+      meta_d.acked      = m.acked + BW'(1);
+      meta_d.last_acked = m.last_acked || (h5_blk1_q == m.blocks);
+      meta_d.tid_busy   = busy_d;
+      meta_d.aborted    = m.aborted || h5_nack_q;
+      meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
+      dec_d.single      = h5_single_q;
+      dec_d.in_q        = m.in_q;
+      dec_d.aborted     = meta_d.aborted;
+      dec_d.iss0        = iss_m1 == '0;
+      dec_d.blk0        = blk_m1 == '0;
+      dec_d.blk1        = blk_m1 == BW'(1);
+      dec_d.last_acked  = meta_d.last_acked;
+      dec_d.ctrl_due    = m.notify && !m.ctrl_sent && m.issued == m.blocks;
+      dec_d.cmpl_ok     = !m.notify || m.ctrl_sent;
+      dec_d.next_ok     = m.issued < m.blocks && iss_m1 < BW'(MAX_OUTSTANDING)
+                          && !busy_d[slot_next];
+      // the action's fields but the decisions (enq, q, cmpl, err: H6)
+      act_d.q      = m.hq;
       act_d.reason = h5_single_q ? h5_reason_q : meta_d.reason;
       act_d.xfer   = h5_pend_q.xfer;
       act_d.cls    = h5_single_q ? h5_pend_q.cls : m.cls;
@@ -411,29 +405,57 @@ module qrdma_qos_handler
   end
 
   // ================================================================ H6: write, act
-  logic  h6_meta_q, h6_push_q;
+  // H6 decides from H5's registered compares: a single-block transfer completes; an
+  // aborted one completes once every issued block is acknowledged and it is in no queue;
+  // else it completes with its last block's ACK (and the control packet sent, if any),
+  // and is re-queued when it is in no queue: into the control queue once every block but
+  // the last is acknowledged and the last is issued (docs/qos.md "Completion"; the last
+  // block's ACK does not count), else into its home queue when a next block may issue.
+  logic  h6_valid_q, h6_meta_q, h6_nack_q;
   meta_t h6_meta_d_q;
   act_t  h6_act_q;
+  dec_t  h6_dec_q;
+  logic  h6_ctrl, h6_enq, h6_cmpl;
+  act_t  act_out;               // the action pushed (act_push)
+  logic  act_push;
   always_ff @(posedge clk) begin
     if (rst) begin
+      h6_valid_q <= 1'b0;
       h6_meta_q  <= 1'b0;
-      h6_push_q  <= 1'b0;
     end else begin
+      h6_valid_q <= h5_valid_q;
       h6_meta_q  <= h5_valid_q && !h5_single_q;
-      h6_push_q  <= h5_push;
     end
     h6_meta_d_q <= meta_d;
     h6_act_q    <= act_d;
+    h6_dec_q    <= dec_d;
+    h6_nack_q   <= h5_nack_q;
   end
 
-  assign meta_wr_en   = h6_meta_q;
-  assign meta_wr_data = h6_meta_d_q;
+  assign h6_ctrl = !h6_dec_q.in_q && h6_dec_q.ctrl_due
+                   && (h6_dec_q.last_acked ? h6_dec_q.blk0 : h6_dec_q.blk1);
+  assign h6_enq  = !h6_dec_q.single && !h6_dec_q.aborted && !h6_dec_q.in_q
+                   && (h6_dec_q.ctrl_due ? h6_ctrl : h6_dec_q.next_ok);
+  assign h6_cmpl = h6_dec_q.single
+                   || (h6_dec_q.aborted ? (h6_dec_q.iss0 && !h6_dec_q.in_q)
+                                        : (h6_dec_q.blk0 && h6_dec_q.cmpl_ok));
+  always_comb begin
+    act_out      = h6_act_q;
+    act_out.enq  = h6_enq;
+    act_out.q    = (h6_enq && h6_dec_q.ctrl_due) ? Q_CTRL : h6_act_q.q;
+    act_out.cmpl = h6_cmpl;
+    act_out.err  = h6_dec_q.single ? h6_nack_q : h6_dec_q.aborted;
+    meta_wr_data      = h6_meta_d_q;
+    meta_wr_data.in_q = h6_dec_q.in_q || h6_enq;
+  end
+  assign act_push   = h6_valid_q && (h6_enq || h6_cmpl);
+  assign meta_wr_en = h6_meta_q;
 
   // ================================================================ action FIFO
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H3 advances only with room
   qrdma_sync_fifo #(.WIDTH($bits(act_t)), .DEPTH(ACT_FIFO_DEPTH)) u_act_fifo (
     .clk, .rst,
-    .s_valid(h6_push_q), .s_ready(), .s_data(h6_act_q),
+    .s_valid(act_push), .s_ready(), .s_data(act_out),
     .m_valid(m_act_valid), .m_ready(m_act_ready), .m_data(m_act_data),
     .count(act_cnt), .almost_full()
   );
@@ -441,7 +463,7 @@ module qrdma_qos_handler
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (h6_push_q)   // nested under its push (docs/sim.md "Speed")
+    if (act_push)   // nested under its push (docs/sim.md "Speed")
       if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
         else $error("qrdma_qos_handler: action FIFO overflow");
   end
