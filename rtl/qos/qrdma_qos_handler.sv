@@ -3,12 +3,13 @@
 //
 // qrdma_qos_handler: the message handler of the QoS engine ([QoS-RDMA] §3.11) with the
 // pending transactions table it owns (§3.5). Pipeline (docs/qos.md "Message handler"):
-// a two-entry ACK FIFO; H0 takes an ACK and reads the pending entry and valid bit of its
-// TID; H1 matches it (valid bit and sequence number), retires it and returns a TID-only
-// TID; H2 has the pending entry and moves into a two-entry FIFO; H3 reads the metadata of
-// a multi-block transfer through the shared pipeline (qrdma_qos_meta: read in H3, entry
-// in H5); H5 decides; H6 writes the metadata back and pushes an action (re-queue, control
-// queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
+// a two-entry ACK FIFO (head in a register); H0 takes an ACK and reads the pending entry,
+// key fields and valid bit of its TID; H1 matches it (valid bit and sequence number),
+// retires it and returns a TID-only TID; H2 has the pending entry and moves into a
+// two-entry FIFO; H3 reads the metadata of a multi-block transfer through the shared
+// pipeline (qrdma_qos_meta: read in H3, entry in H5); H5 compares; H6 decides, writes the
+// metadata back and pushes an action (re-queue, control queue, completion) into a FIFO
+// drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
 // (pend_wr_*) for every block and inline packet it issues; ACKs are taken only with en;
 // init_done rises once every valid bit is cleared; meta_allow: the slot is free for the
 // handler in this cycle; meta_busy: an operation on meta_rd_addr is in flight (the
@@ -251,8 +252,8 @@ module qrdma_qos_handler
 
   // ================================================================ H2: the entry
   // The pending entry is in the RAM's output register; H2 moves into a two-entry FIFO
-  // (whose room is a register) ahead of the metadata read, so that H1 and H0 never wait
-  // for the read's conditions.
+  // (whose room is a register, its head too) ahead of the metadata read, so that H1 and
+  // H0 never wait for the read's conditions.
   typedef struct packed {
     logic       match;
     logic       single;
@@ -280,7 +281,7 @@ module qrdma_qos_handler
                      reason: h2_reason_q, pend: h2_pend};
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2)) u_h3_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_h3_fifo (
     .clk, .rst,
     .s_valid(h2_move), .s_ready(h3_fifo_ready), .s_data(h2_rec),
     .m_valid(h3_v), .m_ready(h3_adv), .m_data(h3),
