@@ -13,6 +13,9 @@
 //                           a register, never through logic after the RAM; a write is
 //                           visible at the output three cycles later, throughput stays
 //                           one word per cycle.
+//   HEAD_REG = 1 (DEPTH = 2)  two registers, the head always in the first: m_data is a
+//                           register (no read multiplexer after it), a write is visible
+//                           at the output the next cycle (as in the register form).
 // Contract, both: s_ready = (count < DEPTH) is registered (no combinational path from
 // m_ready to s_ready), the FIFO holds exactly DEPTH words, m_data is undefined while
 // m_valid is low.
@@ -25,6 +28,7 @@ module qrdma_sync_fifo
   parameter int unsigned DEPTH         = 16,  // words held
   parameter int unsigned RAM_MIN_DEPTH = 64,  // at or above this depth use block RAM
   parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
+  parameter bit          HEAD_REG      = 1'b0,  // DEPTH = 2: m_data from a register (header)
   localparam int unsigned CW           = cnt_w(DEPTH)
 ) (
   input  logic             clk,
@@ -50,6 +54,8 @@ module qrdma_sync_fifo
       $fatal(1, "qrdma_sync_fifo: ALMOST_FULL must be in 1..DEPTH");
     if (DEPTH >= RAM_MIN_DEPTH && DEPTH < 2)
       $fatal(1, "qrdma_sync_fifo: block-RAM implementation needs DEPTH >= 2");
+    if (HEAD_REG && (DEPTH != 2 || DEPTH >= RAM_MIN_DEPTH))
+      $fatal(1, "qrdma_sync_fifo: HEAD_REG needs DEPTH = 2 in registers");
   end
 `endif
 
@@ -74,7 +80,20 @@ module qrdma_sync_fifo
     if (rst) count_q <= '0;
   end
 
-  if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
+  if (HEAD_REG) begin : gen_head
+    // the head (m_data) and the word behind it: a push goes into the head when it is
+    // empty or being emptied with nothing behind it, else behind it; a pop moves the word
+    // behind into the head
+    logic [WIDTH-1:0] head_q, next_q;
+    always_ff @(posedge clk) begin
+      if (pop) head_q <= (count_q == CW'(2)) ? next_q : s_data;
+      else if (push && count_q == '0) head_q <= s_data;
+      if (push && count_q == CW'(1) && !pop) next_q <= s_data;
+    end
+    assign m_valid = (count_q != '0);
+    assign m_data  = head_q;
+
+  end else if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
     logic [WIDTH-1:0] mem [DEPTH];
     logic [AW-1:0]    wr_ptr_q, rd_ptr_q;
 

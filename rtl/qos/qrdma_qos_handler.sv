@@ -3,12 +3,13 @@
 //
 // qrdma_qos_handler: the message handler of the QoS engine ([QoS-RDMA] §3.11) with the
 // pending transactions table it owns (§3.5). Pipeline (docs/qos.md "Message handler"):
-// a two-entry ACK FIFO; H0 takes an ACK and reads the pending entry and valid bit of its
-// TID; H1 matches it (valid bit and sequence number), retires it and returns a TID-only
-// TID; H2 has the pending entry and moves into a two-entry FIFO; H3 reads the metadata of
-// a multi-block transfer through the shared pipeline (qrdma_qos_meta: read in H3, entry
-// in H5); H5 decides; H6 writes the metadata back and pushes an action (re-queue, control
-// queue, completion) into a FIFO drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
+// a two-entry ACK FIFO (head in a register); H0 takes an ACK and reads the pending entry,
+// key fields and valid bit of its TID; H1 matches it (valid bit and sequence number),
+// retires it and returns a TID-only TID; H2 has the pending entry and moves into a
+// two-entry FIFO; H3 reads the metadata of a multi-block transfer through the shared
+// pipeline (qrdma_qos_meta: read in H3, entry in H5); H5 compares; H6 decides, writes the
+// metadata back and pushes an action (re-queue, control queue, completion) into a FIFO
+// drained by m_act_*. One ACK per cycle. Contract: the segmenter writes a pending entry
 // (pend_wr_*) for every block and inline packet it issues; ACKs are taken only with en;
 // init_done rises once every valid bit is cleared; meta_allow: the slot is free for the
 // handler in this cycle; meta_busy: an operation on meta_rd_addr is in flight (the
@@ -91,11 +92,12 @@ module qrdma_qos_handler
   assign init_done = !init_q;
 
   // ================================================================ ACK FIFO
-  // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls.
+  // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls; the head
+  // (the TID H0 reads the tables at) is a register.
   logic                  ack_v, h0_take, ack_s_ready;
   logic [ACK_DESC_W-1:0] ack_w;
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not needed
-  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2)) u_ack_fifo (
+  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2), .HEAD_REG(1'b1)) u_ack_fifo (
     .clk, .rst,
     .s_valid(s_ack_valid && en), .s_ready(ack_s_ready), .s_data(s_ack_data),
     .m_valid(ack_v), .m_ready(h0_take), .m_data(ack_w),
@@ -108,12 +110,13 @@ module qrdma_qos_handler
   /* verilator lint_off UNUSEDSIGNAL */  // the record's reserved bits
   ack_desc_t       ack;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic            h1_valid_q, h1_nack_q;
+  logic            h1_valid_q, h1_nack_q, h1_wr_hit_q;
   logic [3:0]      h1_reason_q;
   logic [TIDW-1:0] h1_tid_q;
   logic            h1_match;     // valid entry, same sequence number
   logic            h1_adv;
   logic            h2_valid_q, h2_move;
+  logic            h2_match_q;   // H1's match of the ACK in H2
   pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
   assign ack     = ack_desc_t'(ack_w);
@@ -130,38 +133,67 @@ module qrdma_qos_handler
   );
 
   // valid bits of the pending entries: set at issue (port A), cleared by a matching ACK
-  // or by the clear after reset (port B). Read in H0 with the entry, as it is at the end
-  // of that cycle (a write or a retire of the same TID in that cycle included), so that
-  // H1 matches the entry it holds even when that TID is issued again while H1 waits. H0
-  // registers what it read and whether a write or a clear of that cycle hit its TID; H1
-  // puts them together.
-  logic            pv_b_en;
-  logic [TIDW-1:0] pv_b_addr;
+  // or by the clear after reset (port B). Each port writes two cycles after its address
+  // (qrdma_mem_2w A_LEAD, B_LEAD: the other bank's read a write needs is pipelined): the
+  // set two cycles after the issue, the clear two cycles after H1's retire. Read in H0
+  // with the entry, as it is at the end of that cycle (a write or a retire of the same TID
+  // in that cycle included, and the sets and clears still on their way), so that H1
+  // matches the entry it holds even when that TID is issued again while H1 waits. H0
+  // registers what it read and whether an issue of that cycle or a set on its way, a
+  // clear on its way or the ACK retiring in that cycle (in H1) hit its TID; H1 puts them
+  // together.
+  logic            clr_now;      // a clear decided in this cycle (after reset, or a retire)
+  logic [TIDW-1:0] clr_tid;
+  logic            set1_q, set2_q, clr1_q, clr2_q;   // on their way: one / two cycles old
+  logic [TIDW-1:0] set1_tid_q, set2_tid_q, clr1_tid_q, clr2_tid_q;
   logic [0:0]      h0_pv_rd;
-  logic            h1_pv_q, h1_wr_hit_q, h1_clr_hit_q, h1_clr_en_q, h1_pv;
-  assign pv_b_en   = init_q || (h1_adv && h1_match);
-  assign pv_b_addr = init_q ? init_cnt_q : h1_tid_q;
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW)) u_pend_valid (
+  logic            h1_pv_q, h1_set_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
+  assign clr_now = init_q || (h1_adv && h1_match);
+  assign clr_tid = init_q ? init_cnt_q : h1_tid_q;
+  always_ff @(posedge clk) begin
+    set1_tid_q <= pend_wr_tid;
+    set2_tid_q <= set1_tid_q;
+    clr1_tid_q <= clr_tid;
+    clr2_tid_q <= clr1_tid_q;
+    if (rst) begin
+      set1_q <= 1'b0;
+      set2_q <= 1'b0;
+      clr1_q <= 1'b0;
+      clr2_q <= 1'b0;
+    end else begin
+      set1_q <= pend_wr_en;
+      set2_q <= set1_q;
+      clr1_q <= clr_now;
+      clr2_q <= clr1_q;
+    end
+  end
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW), .A_LEAD(1'b1), .B_LEAD(1'b1)) u_pend_valid (
     .clk,
-    .a_en(pend_wr_en), .a_addr(pend_wr_tid), .a_data(1'b1),
-    .b_en(pv_b_en), .b_addr(pv_b_addr), .b_data(1'b0),
-    .rd_addr(ack.tid), .rd_data(h0_pv_rd)
+    .a_en(set2_q), .a_addr(pend_wr_tid), .a_data(1'b1),
+    .b_en(clr2_q), .b_addr(clr_tid), .b_data(1'b0),
+    .rd_en(1'b1), .rd_addr(ack.tid), .rd_data(h0_pv_rd)
   );
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
   // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
-  // block RAM. Same contents as u_pending's. H0 compares the sequence numbers (the one
-  // read and the one written in that cycle) and registers the results with the flags: the
-  // read feeds logic, an asynchronous read in LUT RAM, and H1 only selects.
+  // block RAM. Same contents as u_pending's. H0 registers the fields as read, the ones
+  // written in that cycle and the ACK's sequence number against the written one; H1
+  // compares the read sequence number with the ACK's and selects: the read goes straight
+  // into registers.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
-  pkey_t pkey_mem [1 << TIDW];
+  // LUT RAM: a register takes its read data, which in block RAM would add the RAM's
+  // clock-to-out to H1's compare
+  (* ram_style = "distributed" *) pkey_t pkey_mem [1 << TIDW];
   pkey_t pkey_wr, pkey_rd;
-  logic  h1_rd_eq_q, h1_wr_eq_q;              // the ACK's sequence number matches
-  logic  h1_single_q, h1_tid_only_q;          // the flags as read, or as written then
+  pkey_t           h1_rd_q;                   // the fields as read
+  logic            h1_wr_single_q, h1_wr_tid_only_q;  // ... as written in H0's cycle
+  logic [SEQW-1:0] h1_seq_q;                  // the ACK's sequence number
+  logic            h1_wr_eq_q;                // ... matches the one written in H0's cycle
+  logic            h1_single, h1_tid_only;
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
   always_ff @(posedge clk) begin
@@ -173,37 +205,42 @@ module qrdma_qos_handler
     if (rst)                         h1_valid_q <= 1'b0;
     else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
     if (h0_take) begin
-      h1_tid_q     <= ack.tid;
-      h1_nack_q    <= ack.nack;
-      h1_reason_q  <= ack.reason;
-      h1_rd_eq_q   <= pkey_rd.seq == ack.seq;
-      h1_wr_eq_q   <= pkey_wr.seq == ack.seq;
-      h1_pv_q      <= h0_pv_rd[0];
-      h1_wr_hit_q  <= pend_wr_en && pend_wr_tid == ack.tid;
-      if (pend_wr_en && pend_wr_tid == ack.tid) begin
-        h1_single_q   <= pkey_wr.single;
-        h1_tid_only_q <= pkey_wr.tid_only;
-      end else begin
-        h1_single_q   <= pkey_rd.single;
-        h1_tid_only_q <= pkey_rd.tid_only;
-      end
-      h1_clr_hit_q <= pv_b_addr == ack.tid;
-      h1_clr_en_q  <= pv_b_en;
+      h1_tid_q         <= ack.tid;
+      h1_nack_q        <= ack.nack;
+      h1_reason_q      <= ack.reason;
+      h1_seq_q         <= ack.seq;
+      h1_rd_q          <= pkey_rd;
+      h1_wr_eq_q       <= pkey_wr.seq == ack.seq;
+      h1_wr_single_q   <= pkey_wr.single;
+      h1_wr_tid_only_q <= pkey_wr.tid_only;
+      h1_pv_q          <= h0_pv_rd[0];
+      h1_wr_hit_q      <= pend_wr_en && pend_wr_tid == ack.tid;
+      h1_set_hit_q     <= (pend_wr_en && pend_wr_tid == ack.tid)
+                          || (set1_q && set1_tid_q == ack.tid)
+                          || (set2_q && set2_tid_q == ack.tid);
+      h1_clr_hit_q     <= (clr1_q && clr1_tid_q == ack.tid)
+                          || (clr2_q && clr2_tid_q == ack.tid);
+      // the ACK in H1 advances in this cycle (H0 takes only then): its retire clears next
+      h1_prev_hit_q    <= h1_valid_q && h1_tid_q == ack.tid;
     end
   end
 
   // ================================================================ H1: match, retire
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
-  assign h1_pv    = (h1_pv_q || h1_wr_hit_q) && !(h1_clr_en_q && h1_clr_hit_q);
-  assign h1_match = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq_q);
-  assign h1_adv   = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
+  // h2_match_q: the match of the ACK that left H1 in H0's cycle (h1_prev_hit_q)
+  assign h1_pv       = (h1_pv_q || h1_set_hit_q) && !h1_clr_hit_q
+                       && !(h1_prev_hit_q && h2_match_q);
+  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : (h1_rd_q.seq == h1_seq_q));
+  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q.single;
+  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q.tid_only;
+  assign h1_adv      = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
   always_ff @(posedge clk) begin
     if (rst) tid_free_q <= 1'b0;
-    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only_q);
+    else     tid_free_q <= tid_ret_valid || (h1_adv && h1_match && h1_tid_only);
     tid_free_id_q <= tid_ret_valid ? tid_ret_id : h1_tid_q;
   end
   assign tid_free_valid = tid_free_q;
@@ -215,8 +252,8 @@ module qrdma_qos_handler
 
   // ================================================================ H2: the entry
   // The pending entry is in the RAM's output register; H2 moves into a two-entry FIFO
-  // (whose room is a register) ahead of the metadata read, so that H1 and H0 never wait
-  // for the read's conditions.
+  // (whose room is a register, its head too) ahead of the metadata read, so that H1 and
+  // H0 never wait for the read's conditions.
   typedef struct packed {
     logic       match;
     logic       single;
@@ -225,7 +262,7 @@ module qrdma_qos_handler
     pend_t      pend;
   } h3_t;
   h3_t             h2_rec, h3;
-  logic            h2_match_q, h2_single_q, h2_nack_q;
+  logic            h2_single_q, h2_nack_q;
   logic [3:0]      h2_reason_q;
   logic            h3_v, h3_adv, h3_fifo_ready;
 
@@ -234,7 +271,7 @@ module qrdma_qos_handler
     else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
     if (h1_adv) begin
       h2_match_q  <= h1_match;
-      h2_single_q <= h1_single_q;
+      h2_single_q <= h1_single;
       h2_nack_q   <= h1_nack_q;
       h2_reason_q <= h1_reason_q;
     end
@@ -244,7 +281,7 @@ module qrdma_qos_handler
                      reason: h2_reason_q, pend: h2_pend};
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2)) u_h3_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_h3_fifo (
     .clk, .rst,
     .s_valid(h2_move), .s_ready(h3_fifo_ready), .s_data(h2_rec),
     .m_valid(h3_v), .m_ready(h3_adv), .m_data(h3),
@@ -273,6 +310,11 @@ module qrdma_qos_handler
   pend_t           h4_pend_q, h5_pend_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // H4 prepares what H5 needs of the entry alone: the block after the ACK's and its TID
+  // slot as a one-hot mask (for either FID class), so that H5 compares and masks the
+  // metadata without adding first.
+  logic [BW-1:0]   h5_blk1_q;    // h5_pend_q.block + 1
+  logic [15:0]     h5_soh1_q, h5_soh4_q;   // the block's slot: 1xFID / 4xFID
   always_ff @(posedge clk) begin
     if (rst) begin
       h4_valid_q <= 1'b0;
@@ -289,73 +331,73 @@ module qrdma_qos_handler
     h5_nack_q   <= h4_nack_q;
     h5_reason_q <= h4_reason_q;
     h5_pend_q   <= h4_pend_q;
+    h5_blk1_q   <= h4_pend_q.block + BW'(1);
+    h5_soh1_q   <= 16'h1 << tid_slot(1'b0, h4_pend_q.block[3:0]);
+    h5_soh4_q   <= 16'h1 << tid_slot(1'b1, h4_pend_q.block[3:0]);
   end
 
   meta_t           m;            // the transfer's metadata (H5)
   meta_t           meta_d;
-  logic            h5_push, h5_enq, h5_cmpl, h5_err;
-  logic [QW-1:0]   h5_enq_q;
-  logic [BW-1:0]   acked_d;
-  logic [3:0]      slot, slot_next;
+  logic [BW-1:0]   iss_m1, blk_m1;   // issued - acked - 1, blocks - acked - 1
+  logic [15:0]     busy_d;
+  logic [3:0]      slot_next;
   act_t            act_d;
+
+  // What H6 decides on, compared in H5 on the entry as read
+  typedef struct packed {
+    logic single;      // complete from the pending entry alone
+    logic in_q;        // the transfer is in a queue
+    logic aborted;     // aborted, with this ACK's NACK
+    logic iss0;        // acked + 1 == issued
+    logic blk0;        // acked + 1 == blocks
+    logic blk1;        // acked + 2 == blocks
+    logic last_acked;  // the last block acknowledged, with this ACK
+    logic ctrl_due;    // notify, the control packet not sent, every block issued
+    logic cmpl_ok;     // no control packet to wait for
+    logic next_ok;     // a next block may issue (issued < blocks, outstanding, slot free)
+  } dec_t;
+  dec_t dec_d;
 
   assign m = meta_rd_data;
 
-  // Computed only in a cycle with h5_valid_q: the push and the metadata write are 0 in the
-  // other cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
-  // cycle-based simulation).
+  // Computed only in a cycle with h5_valid_q: H6's write and push are 0 in the other
+  // cycles, which leave the data undefined ('x: no logic in synthesis, no work in a
+  // cycle-based simulation). Every compare is on the entry as read, side by side (acked + 1
+  // against issued and blocks is issued - acked - 1 and blocks - acked - 1 against 0) and
+  // registered; H6 puts them together.
   always_comb begin
-    h5_enq    = 1'b0;
-    h5_cmpl   = 1'b0;
-    h5_push   = 1'b0;
     meta_d    = 'x;
-    h5_enq_q  = 'x;
-    h5_err    = 'x;
-    acked_d   = 'x;
-    slot      = 'x;
+    dec_d     = 'x;
+    iss_m1    = 'x;
+    blk_m1    = 'x;
+    busy_d    = 'x;
     slot_next = 'x;
     act_d     = 'x;
     if (h5_valid_q) begin
       meta_d    = m;
-      h5_enq_q  = m.hq;
-      h5_err    = h5_nack_q;
-      acked_d   = m.acked + BW'(1);
-      slot      = tid_slot(m.cls == CLS_FID4, h5_pend_q.block[3:0]);
+      iss_m1    = m.issued + ~m.acked;
+      blk_m1    = m.blocks + ~m.acked;
+      busy_d    = (m.cls == CLS_TID) ? 16'h0
+                : (m.tid_busy & ~((m.cls == CLS_FID4) ? h5_soh4_q : h5_soh1_q));
       slot_next = tid_slot(m.cls == CLS_FID4, m.issued[3:0]);
-      if (h5_single_q) begin
-        h5_cmpl = 1'b1;
-      end else begin
-        meta_d.acked      = acked_d;
-        meta_d.last_acked = m.last_acked || (h5_pend_q.block + BW'(1) == m.blocks);
-        meta_d.tid_busy   = (m.cls == CLS_TID) ? 16'h0 : (m.tid_busy & ~(16'h1 << slot));
-        meta_d.aborted    = m.aborted || h5_nack_q;
-        meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
-        if (meta_d.aborted) begin
-          h5_err  = 1'b1;
-          h5_cmpl = (acked_d == m.issued) && !m.in_q;
-        end else begin
-          h5_cmpl = (acked_d == m.blocks) && (!m.notify || m.ctrl_sent);
-          // the control packet goes once every block but the last is acknowledged and the
-          // last is issued (docs/qos.md "Completion"); the last block's ACK does not count
-          if (!m.in_q && m.notify && !m.ctrl_sent && m.issued == m.blocks &&
-              (meta_d.last_acked ? (acked_d == m.blocks)
-                                 : (m.acked + BW'(2) == m.blocks))) begin
-            h5_enq   = 1'b1;
-            h5_enq_q = Q_CTRL;
-          end else if (!m.in_q && m.issued < m.blocks &&
-                       (m.issued - acked_d) < BW'(MAX_OUTSTANDING) &&
-                       !meta_d.tid_busy[slot_next]) begin
-            h5_enq   = 1'b1;
-            h5_enq_q = m.hq;
-          end
-        end
-        meta_d.in_q = m.in_q || h5_enq;
-      end
-      h5_push = h5_enq || h5_cmpl;
-      act_d.enq    = h5_enq;
-      act_d.q      = h5_enq_q;
-      act_d.cmpl   = h5_cmpl;
-      act_d.err    = h5_err;
+      meta_d.acked      = m.acked + BW'(1);
+      meta_d.last_acked = m.last_acked || (h5_blk1_q == m.blocks);
+      meta_d.tid_busy   = busy_d;
+      meta_d.aborted    = m.aborted || h5_nack_q;
+      meta_d.reason     = m.aborted ? m.reason : h5_reason_q;  // the first NACK's
+      dec_d.single      = h5_single_q;
+      dec_d.in_q        = m.in_q;
+      dec_d.aborted     = meta_d.aborted;
+      dec_d.iss0        = iss_m1 == '0;
+      dec_d.blk0        = blk_m1 == '0;
+      dec_d.blk1        = blk_m1 == BW'(1);
+      dec_d.last_acked  = meta_d.last_acked;
+      dec_d.ctrl_due    = m.notify && !m.ctrl_sent && m.issued == m.blocks;
+      dec_d.cmpl_ok     = !m.notify || m.ctrl_sent;
+      dec_d.next_ok     = m.issued < m.blocks && iss_m1 < BW'(MAX_OUTSTANDING)
+                          && !busy_d[slot_next];
+      // the action's fields but the decisions (enq, q, cmpl, err: H6)
+      act_d.q      = m.hq;
       act_d.reason = h5_single_q ? h5_reason_q : meta_d.reason;
       act_d.xfer   = h5_pend_q.xfer;
       act_d.cls    = h5_single_q ? h5_pend_q.cls : m.cls;
@@ -364,29 +406,57 @@ module qrdma_qos_handler
   end
 
   // ================================================================ H6: write, act
-  logic  h6_meta_q, h6_push_q;
+  // H6 decides from H5's registered compares: a single-block transfer completes; an
+  // aborted one completes once every issued block is acknowledged and it is in no queue;
+  // else it completes with its last block's ACK (and the control packet sent, if any),
+  // and is re-queued when it is in no queue: into the control queue once every block but
+  // the last is acknowledged and the last is issued (docs/qos.md "Completion"; the last
+  // block's ACK does not count), else into its home queue when a next block may issue.
+  logic  h6_valid_q, h6_meta_q, h6_nack_q;
   meta_t h6_meta_d_q;
   act_t  h6_act_q;
+  dec_t  h6_dec_q;
+  logic  h6_ctrl, h6_enq, h6_cmpl;
+  act_t  act_out;               // the action pushed (act_push)
+  logic  act_push;
   always_ff @(posedge clk) begin
     if (rst) begin
+      h6_valid_q <= 1'b0;
       h6_meta_q  <= 1'b0;
-      h6_push_q  <= 1'b0;
     end else begin
+      h6_valid_q <= h5_valid_q;
       h6_meta_q  <= h5_valid_q && !h5_single_q;
-      h6_push_q  <= h5_push;
     end
     h6_meta_d_q <= meta_d;
     h6_act_q    <= act_d;
+    h6_dec_q    <= dec_d;
+    h6_nack_q   <= h5_nack_q;
   end
 
-  assign meta_wr_en   = h6_meta_q;
-  assign meta_wr_data = h6_meta_d_q;
+  assign h6_ctrl = !h6_dec_q.in_q && h6_dec_q.ctrl_due
+                   && (h6_dec_q.last_acked ? h6_dec_q.blk0 : h6_dec_q.blk1);
+  assign h6_enq  = !h6_dec_q.single && !h6_dec_q.aborted && !h6_dec_q.in_q
+                   && (h6_dec_q.ctrl_due ? h6_ctrl : h6_dec_q.next_ok);
+  assign h6_cmpl = h6_dec_q.single
+                   || (h6_dec_q.aborted ? (h6_dec_q.iss0 && !h6_dec_q.in_q)
+                                        : (h6_dec_q.blk0 && h6_dec_q.cmpl_ok));
+  always_comb begin
+    act_out      = h6_act_q;
+    act_out.enq  = h6_enq;
+    act_out.q    = (h6_enq && h6_dec_q.ctrl_due) ? Q_CTRL : h6_act_q.q;
+    act_out.cmpl = h6_cmpl;
+    act_out.err  = h6_dec_q.single ? h6_nack_q : h6_dec_q.aborted;
+    meta_wr_data      = h6_meta_d_q;
+    meta_wr_data.in_q = h6_dec_q.in_q || h6_enq;
+  end
+  assign act_push   = h6_valid_q && (h6_enq || h6_cmpl);
+  assign meta_wr_en = h6_meta_q;
 
   // ================================================================ action FIFO
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: H3 advances only with room
   qrdma_sync_fifo #(.WIDTH($bits(act_t)), .DEPTH(ACT_FIFO_DEPTH)) u_act_fifo (
     .clk, .rst,
-    .s_valid(h6_push_q), .s_ready(), .s_data(h6_act_q),
+    .s_valid(act_push), .s_ready(), .s_data(act_out),
     .m_valid(m_act_valid), .m_ready(m_act_ready), .m_data(m_act_data),
     .count(act_cnt), .almost_full()
   );
@@ -394,7 +464,7 @@ module qrdma_qos_handler
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
-    if (h6_push_q)   // nested under its push (docs/sim.md "Speed")
+    if (act_push)   // nested under its push (docs/sim.md "Speed")
       if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
         else $error("qrdma_qos_handler: action FIFO overflow");
   end

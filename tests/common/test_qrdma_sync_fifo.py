@@ -109,19 +109,21 @@ async def fifo_random(dut):
 def params():
     from simrun import full
 
-    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL: one register, LUT RAM, block RAM (the
-    # RAM_MIN_DEPTH threshold passed) and a wide block-RAM form; the other sizes in
-    # make test-full
-    p = [(8, 1, 64, 1), (16, 5, 64, 3), (8, 100, 64, 97), (72, 3, 2, 2)]
+    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG: one register, LUT RAM, the head
+    # register form, block RAM (the RAM_MIN_DEPTH threshold passed) and a wide block-RAM
+    # form; the other sizes in make test-full
+    p = [(8, 1, 64, 1, 0), (16, 5, 64, 3, 0), (16, 2, 64, 1, 1), (8, 100, 64, 97, 0),
+         (72, 3, 2, 2, 0)]
     if full():
-        p += [(8, 2, 64, 1), (32, 16, 64, 12), (32, 64, 64, 60), (8, 2, 2, 2)]
+        p += [(8, 2, 64, 1, 0), (32, 16, 64, 12, 0), (32, 64, 64, 60, 0), (8, 2, 2, 2, 0)]
     return p
 
 
-@pytest.mark.parametrize("width,depth,ram_min,af", params())
-def test_qrdma_sync_fifo(width, depth, ram_min, af):
+@pytest.mark.parametrize("width,depth,ram_min,af,head", params())
+def test_qrdma_sync_fifo(width, depth, ram_min, af, head):
     from simrun import run
 
-    p = {"WIDTH": width, "DEPTH": depth, "RAM_MIN_DEPTH": ram_min, "ALMOST_FULL": af}
+    p = {"WIDTH": width, "DEPTH": depth, "RAM_MIN_DEPTH": ram_min, "ALMOST_FULL": af,
+         "HEAD_REG": head}
     run("qrdma_sync_fifo", "test_qrdma_sync_fifo", p,
         extra_env={f"P_{k}": str(v) for k, v in p.items()})
