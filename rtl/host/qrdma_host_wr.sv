@@ -436,14 +436,18 @@ module qrdma_host_wr
 
   // ------------------------------------------------------------------ N: status and long flags
   // In the cycle N is loaded, the status row (chk_row / chk_st) and the long-flag row of
-  // the beat it takes are read (its address from flops: aw_q or the sequence's next), with the updates applied at the end of the cycle (the W2 beat's
-  // host_set and long flag, the engine's completion; reads leave BUSY alone), into the
-  // BUSY bits nb_q and the flags nl_q of N's rows; while N waits, its rows take each
-  // cycle's updates the same way. So nb_q / nl_q are N's rows at the start of the cycle.
+  // the beat it takes are read, their address from flops (aw_q or the sequence's next).
+  // The status row is registered as read (nx_q), and the channels of that row that the
+  // updates applied at the end of this and each later cycle change (the W2 beat's
+  // host_set, the engine's completion; reads leave BUSY alone) are kept beside it, as
+  // "changed" and "BUSY" bits (nc_q, nv_q); the long flags are registered with the W2
+  // beat's write applied (nl_q) and take each later write the same way. So nb (BUSY of
+  // N's row) and nl_q are N's rows at the start of the cycle.
   logic [LNG_COLS-1:0] lng_rd;   // the flags of the loaded beat's row
   logic [LNG_RW-1:0]   lng_raddr;
   logic [PW+GW-1:0]    n_row;    // N's status row (and long-flag row)
-  logic [ROW_CH-1:0]   row_busy, nb_q;
+  logic [STATUS_SINGLE_W-1:0] nx_q; // N's status row as read
+  logic [ROW_CH-1:0]   nc_q, nv_q, nb;
   logic [LNG_COLS-1:0] nl_q;
 
   assign lng_raddr = {w_cur[PAGE_SH +: PW], w_cur[LINE_SH + CW - 1]};
@@ -459,31 +463,40 @@ module qrdma_host_wr
   end
 
   always_comb begin
-    for (int i = 0; i < int'(ROW_CH); i++) row_busy[i] = (chk_st[2 * i +: 2] == S_BUSY);
+    for (int i = 0; i < int'(ROW_CH); i++)
+      nb[i] = nc_q[i] ? nv_q[i] : (nx_q[2 * i +: 2] == S_BUSY);
   end
 
-  // a row with this cycle's updates (both rows are updated, N's choice comes last)
-  function automatic logic [ROW_CH+LNG_COLS-1:0] upd_rows(
-      input logic [PW+GW-1:0] r, input logic [ROW_CH-1:0] b, input logic [LNG_COLS-1:0] l,
+  // a row's changes and long flags with this cycle's updates (computed for the loaded
+  // beat's row and for N's, N's choice comes last)
+  function automatic logic [2*ROW_CH+LNG_COLS-1:0] upd_rows(
+      input logic [PW+GW-1:0] r, input logic [ROW_CH-1:0] c, input logic [ROW_CH-1:0] v,
+      input logic [LNG_COLS-1:0] l,
       input logic hs, input logic [PW+CW-1:0] hc, input logic herr,
       input logic evl, input logic [PW+CW-1:0] ec,
       input logic lw, input logic [PW+GW-1:0] lrow, input logic [3:0] lcol, input logic lv);
     for (int i = 0; i < int'(ROW_CH); i++) begin
-      if (hs && hc == {r, SW'(i)})      b[i] = !herr;
-      else if (evl && ec == {r, SW'(i)}) b[i] = 1'b0;
+      if (hs && hc == {r, SW'(i)}) begin
+        c[i] = 1'b1;
+        v[i] = !herr;
+      end else if (evl && ec == {r, SW'(i)}) begin
+        c[i] = 1'b1;
+        v[i] = 1'b0;
+      end
     end
     if (lw && lrow == r) l[lcol] = lv;
-    return {b, l};
+    return {c, v, l};
   endfunction
 
   always_ff @(posedge clk) begin
+    if (n_go) nx_q <= chk_st;
     if (n_go || host_set || eng_valid || g_lng_wr) begin : n_rows
-      logic [ROW_CH+LNG_COLS-1:0] um, un;
-      um = upd_rows(chk_row, row_busy, lng_rd, host_set, host_ch, host_err, eng_valid, eng_ch,
+      logic [2*ROW_CH+LNG_COLS-1:0] um, un;
+      um = upd_rows(chk_row, '0, '0, lng_rd, host_set, host_ch, host_err, eng_valid, eng_ch,
                     g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
-      un = upd_rows(n_row, nb_q, nl_q, host_set, host_ch, host_err, eng_valid, eng_ch,
+      un = upd_rows(n_row, nc_q, nv_q, nl_q, host_set, host_ch, host_err, eng_valid, eng_ch,
                     g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
-      {nb_q, nl_q} <= n_go ? um : un;
+      {nc_q, nv_q, nl_q} <= n_go ? um : un;
     end
   end
 
@@ -506,7 +519,7 @@ module qrdma_host_wr
 
   // BUSY of the W0 beat's quad of channels
   logic [3:0] row_quad;
-  assign row_quad = nb_q[4 * n_ch_q[SW-1:2] +: 4];
+  assign row_quad = nb[4 * n_ch_q[SW-1:2] +: 4];
 
   always_ff @(posedge clk) begin
     if (w_hs) begin : w0_rd
