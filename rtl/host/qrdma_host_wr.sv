@@ -12,14 +12,15 @@
 //
 // Contract (W beat handshake in cycle t; no stall inside, one beat per cycle sustained;
 // the first W beat of a burst is taken two cycles after its AW at the earliest):
-//   t    W0: chk_st must be the status row chk_row at the start of this cycle, and
+//   every cycle: chk_st must be the status row chk_row at the start of the cycle, and
 //        eng_valid / eng_ch the engine's completion that the status store applies at
-//        its end (chk_row is the next beat's from registers, whether it comes or not);
-//        host_ch_ahead is the beat's channel: that of the ERROR update t+2 may bring.
+//        its end (chk_row is the row of the beat N loads, from registers).
+//   t    W0: host_ch_ahead is the beat's channel: that of the ERROR update t+2 may bring.
 //   t+1  W1: the decision. ext_wr_* are driven in this cycle.
 //   t+2  W2: tt_wr_*, desc_ok / desc_err, and host_set (BUSY, or ERROR with host_err) for
 //        the beat's descriptor; the status store applies host_set at the end of this
-//        cycle (it is forwarded to the W0 check and the W1 decision of the same cycle).
+//        cycle (it is forwarded to the status rows kept for the next beats, the W0 check
+//        and the W1 decision of the same cycle).
 //   t+3  new_valid (later when NEW_FIFO_DEPTH >= 64: block-RAM FIFO) and, for the last
 //        beat of a burst, bvalid at the earliest.
 // An accepted beat is 8 << AWSIZE bytes, aligned, with exactly those strobes: tt_wr_be
@@ -137,21 +138,34 @@ module qrdma_host_wr
     logic [1:0]        burst;
   } ax_t;
 
-  ax_t  aw_in, aw;
-  logic aw_valid, aw_pop, aw_s_ready;
+  ax_t  aw_in, aw_f, aw_q;
+  logic aw_v_q, aw_pop, aw_s_ready, aw_hs, aw_load, aw_byp, f_valid;
 
   assign aw_in = '{id: s_axi_awid, addr: s_axi_awaddr, len: s_axi_awlen,
                    size: s_axi_awsize, burst: s_axi_awburst};
 
+  // The burst the beat sequence walks is held in the head register aw_q (from flops): it
+  // takes the FIFO's head when it is empty or its burst is done, or the AW of this cycle
+  // directly when the FIFO is empty (no cycle lost); the FIFO keeps the bursts behind it.
+  assign aw_hs   = s_axi_awvalid && s_axi_awready;
+  assign aw_load = !aw_v_q || aw_pop;
+  assign aw_byp  = aw_load && !f_valid;
+
+  always_ff @(posedge clk) begin
+    if (aw_load) aw_q <= f_valid ? aw_f : aw_in;
+    if (rst)          aw_v_q <= 1'b0;
+    else if (aw_load) aw_v_q <= f_valid || aw_hs;
+  end
+
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used by the AW side
   qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AW_DEPTH)) u_aw_fifo (
     .clk, .rst,
-    .s_valid (s_axi_awvalid && store_ready),
+    .s_valid (aw_hs && !aw_byp),
     .s_ready (aw_s_ready),
     .s_data  (aw_in),
-    .m_valid (aw_valid),
-    .m_ready (aw_pop),
-    .m_data  (aw),
+    .m_valid (f_valid),
+    .m_ready (aw_load),
+    .m_data  (aw_f),
     .count   (),
     .almost_full ()
   );
@@ -159,10 +173,11 @@ module qrdma_host_wr
   assign s_axi_awready = aw_s_ready && store_ready;
 
   // ------------------------------------------------------------------ N: next beat
-  // The address side of the next W beat (AW FIFO head and the burst's beat sequence) is
+  // The address side of the next W beat (the burst in aw_q and its beat sequence) is
   // decoded one cycle ahead into the next-beat register N, loaded when it is empty or its
   // beat is taken (the first W beat of a burst comes at least two cycles after its AW).
-  // W0 starts from N's flops.
+  // With it, the BUSY bits of its status row and the long flags of its row's pairs (see
+  // "N: status and long flags"). W0 starts from N's flops.
   logic              b_af, new_af;
   logic              n_go, w_hs, w_last, n_valid_q;
   logic [ADDR_W-1:0] w_cur;
@@ -170,10 +185,10 @@ module qrdma_host_wr
 
   qrdma_burst_seq #(.ADDR_W(ADDR_W)) u_seq (
     .clk, .rst,
-    .s_valid (aw_valid),
-    .s_addr  (aw.addr),
-    .s_len   (aw.len),
-    .s_size  (aw.size),
+    .s_valid (aw_v_q),
+    .s_addr  (aw_q.addr),
+    .s_len   (aw_q.len),
+    .s_size  (aw_q.size),
     .s_pop   (aw_pop),
     .load    (n_go),
     .addr    (w_cur),
@@ -199,37 +214,39 @@ module qrdma_host_wr
   // wready from registers only: nothing combinational runs from bready or new_ready
   assign s_axi_wready = n_valid_q && !b_af && !new_af;
   assign w_hs         = s_axi_wvalid && s_axi_wready;
-  assign w_nbytes     = 8'(1) << aw.size;
+  assign w_nbytes     = 8'(1) << aw_q.size;
 
-  // the decode and the static checks of the address side, evaluated only under n_go
+  // the decode and the static checks of the address side, evaluated only under n_go; the
+  // page and the channel are the address bits of a descriptor line (meaningful only for
+  // a descriptor beat, the only kind whose channel is used)
   always_ff @(posedge clk) begin
     if (n_go) begin : n_load
-      /* verilator lint_off UNUSEDSIGNAL */  // the write side needs only desc, ext, page, ch of the decode
+      /* verilator lint_off UNUSEDSIGNAL */  // the write side needs only desc and ext of the decode
       dec_t               d;
       /* verilator lint_on UNUSEDSIGNAL */
       logic               incr;
       logic [LINE_SH-1:0] slice;   // line byte of lane 0
       d     = decode(w_cur[ADDR_W-1:3], EXT_SPAN);
-      incr  = (aw.burst == BURST_INCR);
+      incr  = (aw_q.burst == BURST_INCR);
       slice = w_cur[LINE_SH-1:0] & ~LINE_SH'(DB - 1);
       n_desc_q  <= d.desc;
       n_incr_q  <= incr;
       n_wsl_q   <= slice[LINE_SH-1:3];
       n_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB));
-      n_ok_q    <= (aw.size >= 3'd3) && (aw.size <= 3'(LB))              // size
+      n_ok_q    <= (aw_q.size >= 3'd3) && (aw_q.size <= 3'(LB))            // size
                 && incr                                                  // burst type
-                && ((w_cur & ~(ADDR_W'('1) << aw.size)) == '0)          // alignment
+                && ((w_cur & ~(ADDR_W'('1) << aw_q.size)) == '0)        // alignment
                 && d.desc;                                               // address
       // a register write of the external window: one aligned 64-bit word
-      n_ext_q   <= (aw.size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
+      n_ext_q   <= (aw_q.size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
       // (from the beat's 8-byte word: strb_ok matters only to beats aligned to 8 bytes)
       n_strb_q  <= DB'(~(65'('1) << w_nbytes) << {w_cur[LB-1:3], 3'b000});
       n_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
       n_esel_q  <= w_cur[LB-1:3];
       n_last_q  <= w_last;
-      n_id_q    <= aw.id;
-      n_page_q  <= d.page;
-      n_ch_q    <= d.ch;
+      n_id_q    <= aw_q.id;
+      n_page_q  <= w_cur[PAGE_SH +: PW];
+      n_ch_q    <= w_cur[LINE_SH +: CW];
       n_mask_q  <= NWORD'(~(9'('1) << w_nbytes[7:3]) << w_cur[LINE_SH-1:3]);
       n_lane_q  <= w_cur[LINE_SH:LB];
     end
@@ -417,15 +434,70 @@ module qrdma_host_wr
     end
   end
 
-  logic [LNG_COLS-1:0] lng_rd;   // the W0 row's flags
+  // ------------------------------------------------------------------ N: status and long flags
+  // In the cycle N is loaded, the status row (chk_row / chk_st) and the long-flag row of
+  // the beat it takes are read, their address from flops (aw_q or the sequence's next).
+  // The status row is registered as read (nx_q), and the channels of that row that the
+  // updates applied at the end of this and each later cycle change (the W2 beat's
+  // host_set, the engine's completion; reads leave BUSY alone) are kept beside it, as
+  // "changed" and "BUSY" bits (nc_q, nv_q); the long flags are registered with the W2
+  // beat's write applied (nl_q) and take each later write the same way. So nb (BUSY of
+  // N's row) and nl_q are N's rows at the start of the cycle.
+  logic [LNG_COLS-1:0] lng_rd;   // the flags of the loaded beat's row
   logic [LNG_RW-1:0]   lng_raddr;
-  assign lng_raddr = {n_page_q, n_ch_q[CW-1]};
+  logic [PW+GW-1:0]    n_row;    // N's status row (and long-flag row)
+  logic [STATUS_SINGLE_W-1:0] nx_q; // N's status row as read
+  logic [ROW_CH-1:0]   nc_q, nv_q, nb;
+  logic [LNG_COLS-1:0] nl_q;
+
+  assign lng_raddr = {w_cur[PAGE_SH +: PW], w_cur[LINE_SH + CW - 1]};
+  assign chk_row   = lng_raddr;
+  assign n_row     = {n_page_q, n_ch_q[CW-1 -: GW]};
+
   for (genvar j = 0; j < int'(LNG_COLS); j++) begin : gen_lng
     logic lcol [LNG_ROWS];
     always_ff @(posedge clk) begin
       if (g_lng_wr && e_startch_q[4:1] == 4'(j)) lcol[{e_page_q, e_startch_q[CW-1]}] <= e_v_q.l1;
     end
     assign lng_rd[j] = lcol[lng_raddr];
+  end
+
+  always_comb begin
+    for (int i = 0; i < int'(ROW_CH); i++)
+      nb[i] = nc_q[i] ? nv_q[i] : (nx_q[2 * i +: 2] == S_BUSY);
+  end
+
+  // a row's changes and long flags with this cycle's updates (computed for the loaded
+  // beat's row and for N's, N's choice comes last)
+  function automatic logic [2*ROW_CH+LNG_COLS-1:0] upd_rows(
+      input logic [PW+GW-1:0] r, input logic [ROW_CH-1:0] c, input logic [ROW_CH-1:0] v,
+      input logic [LNG_COLS-1:0] l,
+      input logic hs, input logic [PW+CW-1:0] hc, input logic herr,
+      input logic evl, input logic [PW+CW-1:0] ec,
+      input logic lw, input logic [PW+GW-1:0] lrow, input logic [3:0] lcol, input logic lv);
+    for (int i = 0; i < int'(ROW_CH); i++) begin
+      if (hs && hc == {r, SW'(i)}) begin
+        c[i] = 1'b1;
+        v[i] = !herr;
+      end else if (evl && ec == {r, SW'(i)}) begin
+        c[i] = 1'b1;
+        v[i] = 1'b0;
+      end
+    end
+    if (lw && lrow == r) l[lcol] = lv;
+    return {c, v, l};
+  endfunction
+
+  always_ff @(posedge clk) begin
+    if (n_go) nx_q <= chk_st;
+    if (n_go || host_set || eng_valid || g_lng_wr) begin : n_rows
+      logic [2*ROW_CH+LNG_COLS-1:0] um, un;
+      um = upd_rows(chk_row, '0, '0, lng_rd, host_set, host_ch, host_err, eng_valid, eng_ch,
+                    g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
+      un = upd_rows(n_row, nc_q, nv_q, nl_q, host_set, host_ch, host_err, eng_valid, eng_ch,
+                    g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
+      {nc_q, nv_q, nl_q} <= n_go ? um : un;
+    end
   end
 
   // ------------------------------------------------------------------ W0: state read
@@ -445,15 +517,9 @@ module qrdma_host_wr
   logic             lng_r_q;
   logic [CW-1:0]    d_startch;
 
-  assign chk_row = {n_page_q, n_ch_q[CW-1 -: GW]};
-
-  // BUSY of every channel of the checked row, then of the W0 beat's quad
-  logic [ROW_CH-1:0] row_busy;
-  logic [3:0]        row_quad;
-  always_comb begin
-    for (int i = 0; i < int'(ROW_CH); i++) row_busy[i] = (chk_st[2 * i +: 2] == S_BUSY);
-  end
-  assign row_quad = row_busy[4 * n_ch_q[SW-1:2] +: 4];
+  // BUSY of the W0 beat's quad of channels
+  logic [3:0] row_quad;
+  assign row_quad = nb[4 * n_ch_q[SW-1:2] +: 4];
 
   always_ff @(posedge clk) begin
     if (w_hs) begin : w0_rd
@@ -505,7 +571,7 @@ module qrdma_host_wr
         else sq_q[j] <= row_quad[j] && !(eng_valid && eng_ch == ch);
       end
       // long flag of the pair, with the W2 beat's write
-      lr = lng_rd[c[4:1]];
+      lr = nl_q[c[4:1]];
       if (g_lng_wr && {e_page_q, e_startch_q[CW-1:1]} == {n_page_q, cp}) lr = e_v_q.l1;
       lng_r_q <= lr;
     end
