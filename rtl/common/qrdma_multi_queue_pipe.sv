@@ -70,15 +70,18 @@ module qrdma_multi_queue_pipe
   logic [EW-1:0]         tail0_mem [NUM_QUEUES];
   logic [EW-1:0]         tail1_mem [NUM_QUEUES];
 
-  // ---------------------------------------------------------------- enqueue register
-  // The enqueue presented in t is decoded (one-hot, its list, whether it makes the list's
-  // head) into e1 and takes effect in t+1; its list counts the enqueue taking effect in t
-  // into the same queue, the head the queue's size after t.
-  logic                  e1_v_q, e1_l_q, e1_head_q;
-  logic [NUM_QUEUES-1:0] ge2_next;      // ge2 after this cycle
-  logic [QW-1:0]         e1_q_q;
+  // ---------------------------------------------------------------- enqueue registers
+  // The enqueue presented in t is registered with its one-hot queue (e1) and takes effect
+  // in t+1: the per-queue flags and list toggles take it at the end of t+1. In t+1 the
+  // registered flags show the queue as it is when the enqueue takes effect, so its list
+  // (ep) and whether it makes the list's head (the queue has at most one entry) are
+  // AND-OR selections of those flags by the one-hot; they are registered (e2) for the head
+  // and tail writes of t+2. The append's tail read is in t+1, from both tail RAMs.
+  logic                  e1_v_q, e2_v_q, e2_l_q, e2_head_q;
+  logic                  e1_l, e1_head;
+  logic [QW-1:0]         e1_q_q, e2_q_q;
   logic [NUM_QUEUES-1:0] e1_oh_q;
-  logic [EW-1:0]         e1_e_q;
+  logic [EW-1:0]         e1_e_q, e2_e_q;
   logic [NUM_QUEUES-1:0] enq_oh;
 
   always_comb begin
@@ -86,16 +89,24 @@ module qrdma_multi_queue_pipe
     if (enq_valid) enq_oh[enq_queue] = 1'b1;
   end
 
+  assign e1_l    = |(e1_oh_q & ep_q);
+  assign e1_head = !(|(e1_oh_q & ge2_q));
+
   always_ff @(posedge clk) begin
-    if (rst) e1_v_q <= 1'b0;
-    else     e1_v_q <= enq_valid;
-    e1_q_q  <= enq_queue;
-    e1_oh_q <= enq_oh;
-    e1_e_q  <= enq_entry;
-    e1_l_q  <= ep_q[enq_queue] ^ (e1_v_q && e1_q_q == enq_queue);
-    // an enqueue makes its list's head when the list is empty: the queue has at most one
-    // entry when it takes effect
-    e1_head_q <= !ge2_next[enq_queue];
+    if (rst) begin
+      e1_v_q <= 1'b0;
+      e2_v_q <= 1'b0;
+    end else begin
+      e1_v_q <= enq_valid;
+      e2_v_q <= e1_v_q;
+    end
+    e1_q_q    <= enq_queue;
+    e1_oh_q   <= enq_oh;
+    e1_e_q    <= enq_entry;
+    e2_q_q    <= e1_q_q;
+    e2_e_q    <= e1_e_q;
+    e2_l_q    <= e1_l;
+    e2_head_q <= e1_head;
   end
 
   // ---------------------------------------------------------------- request pipeline
@@ -142,16 +153,17 @@ module qrdma_multi_queue_pipe
 
   // ---------------------------------------------------------------- heads
   // Two writers: the new head of a requested list (port A, from the next-pointer RAM's
-  // output register, unless consumed), an enqueue into an empty list (port B). They never
-  // write one list in one cycle: a head read not consumed belongs to a list that has kept
-  // entries. Address: queue * 2 + list.
+  // output register, unless consumed), an enqueue into an empty list (port B, in e2: the
+  // list is requested at the earliest in that cycle, and reads its head a cycle later).
+  // They never write one list in one cycle: a head read not consumed belongs to a list
+  // that has kept entries, up to the request that reads it. Address: queue * 2 + list.
   localparam int unsigned HW = idx_w(2 * NUM_QUEUES);
   logic            land_wr, e_head_wr;
   logic [HW-1:0]   head_rd_addr;
   qrdma_mem_2w #(.WIDTH(EW), .DEPTH(2 * NUM_QUEUES)) u_head (
     .clk,
     .a_en(land_wr), .a_addr(HW'({r4_i_q, r4_l_q})), .a_data(ram_q),
-    .b_en(e_head_wr), .b_addr(HW'({e1_q_q, e1_l_q})), .b_data(e1_e_q),
+    .b_en(e_head_wr), .b_addr(HW'({e2_q_q, e2_l_q})), .b_data(e2_e_q),
     .rd_addr(head_rd_addr), .rd_data(head_rd)
   );
 
@@ -160,22 +172,22 @@ module qrdma_multi_queue_pipe
   // the list other than the head's); otherwise it is appended to the list's tail (the
   // next-pointer write a cycle later), also when the request of the same cycle takes the
   // list's only entry (c == 2): the request's read of that entry's next pointer, in its
-  // output cycle, then returns the appended entry as the list's head.
+  // output cycle, then returns the appended entry as the list's head. The tail is read in
+  // e1 and written in e2: the enqueues of one list are two or more cycles apart (a queue's
+  // enqueues alternate between its lists), so the next one's read comes after the write.
   logic                  app_v_q;
   logic [EW-1:0]         app_addr_q, app_data_q;
 
-  assign e_head_wr = e1_v_q && e1_head_q;
-  assign ge2_next  = (e1_oh_q & ~deq_oh & ge1_q) | (deq_oh & ~e1_oh_q & ge3_q)
-                   | (~(e1_oh_q ^ deq_oh) & ge2_q);
+  assign e_head_wr = e2_v_q && e2_head_q;
 
   always_ff @(posedge clk) begin
-    if (e1_v_q) begin
-      if (e1_l_q) tail1_mem[e1_q_q] <= e1_e_q;
-      else        tail0_mem[e1_q_q] <= e1_e_q;
+    if (e2_v_q) begin
+      if (e2_l_q) tail1_mem[e2_q_q] <= e2_e_q;
+      else        tail0_mem[e2_q_q] <= e2_e_q;
     end
     if (rst) app_v_q <= 1'b0;
-    else     app_v_q <= e1_v_q && !e1_head_q;
-    app_addr_q <= e1_l_q ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
+    else     app_v_q <= e1_v_q && !e1_head;
+    app_addr_q <= e1_l ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
     app_data_q <= e1_e_q;
   end
 
