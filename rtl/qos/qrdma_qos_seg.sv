@@ -385,6 +385,29 @@ module qrdma_qos_seg
   end
 
   // ================================================================ M: decide
+  // The descriptor side of the segmentation (the first block is the last, the block
+  // count) from each half of the row, the transfer's half selected at the end.
+  typedef struct packed {
+    logic          last;
+    logic [BW-1:0] blocks;
+  } desc_seg_t;
+
+  function automatic desc_seg_t desc_seg(input logic [SZW-1:0] sz, input logic [BS_LOG2-1:0] oo);
+    logic [BS_LOG2+1:0] sp;
+    desc_seg_t          r;
+    sp       = (BS_LOG2+2)'(oo) + (BS_LOG2+2)'(sz[BS_LOG2:0]);
+    r.last   = (sz[SZW-1:BS_LOG2+1] == '0) && (sp <= (BS_LOG2+2)'(BLOCK_SIZE));
+    r.blocks = BW'(((SZW+1)'(oo) + (SZW+1)'(sz) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
+    return r;
+  endfunction
+
+  desc_seg_t seg_lo, seg_hi, seg_x;
+  assign seg_lo = desc_seg(tt_rd_data[DESC_LINE0_SIZE_LSB +: SZW],
+                           tt_rd_data[DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+  assign seg_hi = desc_seg(tt_rd_data[256 + DESC_LINE0_SIZE_LSB +: SZW],
+                           tt_rd_data[256 + DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+  assign seg_x  = mm_x_q[0] ? seg_hi : seg_lo;
+
   meta_t              mq;          // the transfer's metadata before this issue
   /* verilator lint_off UNUSEDSIGNAL */  // only the fields the long paths take
   meta_t              mo;          // ... as stored (a fresh transfer's zero not chosen)
@@ -396,7 +419,7 @@ module qrdma_qos_seg
   logic               ctrl, tidq, fid1, fid4, inl, fresh, abort;
   logic [SZW-1:0]     size;
   logic [BS_LOG2-1:0] o;
-  logic [BS_LOG2+1:0] span_lo;     // o + size mod 4 BS (low bits of the span)
+  logic [BS_LOG2-1:0] span_lo;     // o + size mod BS (low bits of the span)
   logic [BW-1:0]      blocks, b;
   logic               last_blk, requeue, ctrl_now, blk_case;
   logic [FIDW-1:0]    f0;
@@ -404,7 +427,7 @@ module qrdma_qos_seg
   logic [3:0]         slot;
   logic [15:0]        tid_busy_d;
   logic [QW-1:0]      hq;
-  logic [16:0]        bsize;
+  logic [16:0]        bsize, bsize_l;
   logic [OFFW-1:0]    off;
   // kinds of what W does
   logic               k_blk, k_pkt, k_pend, k_meta, k_enq, k_cmpl, k_err, k_unused, k_seq;
@@ -434,7 +457,7 @@ module qrdma_qos_seg
     ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
     size = 'x; o = 'x; span_lo = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
     ctrl_now = 'x; blk_case = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
-    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; off = 'x;
+    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; bsize_l = 'x; off = 'x;
     if (mm_v_q) begin
       ctrl  = mm_cls_q[C_CTRL];
       tidq  = mm_cls_q[C_TID];
@@ -461,18 +484,21 @@ module qrdma_qos_seg
       // segmentation (docs/qos.md "Segmentation"); a fresh transfer issues block 0
       size    = SZW'(d0.size);
       o       = d0.dst_addr[BS_LOG2-1:0];
-      span_lo = (BS_LOG2+2)'(o) + (BS_LOG2+2)'(size[BS_LOG2:0]);
+      span_lo = o + size[BS_LOG2-1:0];
       b       = mq.issued;
-      last_f   = (size[SZW-1:BS_LOG2+1] == '0) && (span_lo <= (BS_LOG2+2)'(BLOCK_SIZE));
+      last_f   = seg_x.last;
       last_o   = (mo.issued + BW'(1) == mo.blocks);
       last_blk = fresh ? last_f : last_o;
-      blocks   = fresh ? BW'(((SZW+1)'(o) + (SZW+1)'(size) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2)
-                       : mo.blocks;
+      blocks   = fresh ? seg_x.blocks : mo.blocks;
       off = fresh ? '0 : ((OFFW'(b) << BS_LOG2) - OFFW'(o));
-      if (fresh)         bsize = last_blk ? 17'(size) : 17'(BLOCK_SIZE) - 17'(o);
-      else if (last_blk) bsize = (span_lo[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE)
-                                                             : 17'(span_lo[BS_LOG2-1:0]);
-      else               bsize = 17'(BLOCK_SIZE);
+      // the block's size if it is the last one, and if not (the last block chosen in W)
+      if (fresh) begin
+        bsize_l = 17'(size);
+        bsize   = 17'(BLOCK_SIZE) - 17'(o);
+      end else begin
+        bsize_l = (span_lo == '0) ? 17'(BLOCK_SIZE) : 17'(span_lo);
+        bsize   = 17'(BLOCK_SIZE);
+      end
 
       // IDs
       f0 = fresh ? mm_fid_q : mq.fid;
@@ -565,7 +591,7 @@ module qrdma_qos_seg
         meta_d.aborted  = 1'b0;
         meta_d.hq       = hq;
         meta_d.cls      = qcls;
-        if (last_blk) meta_d.last_tid = ids.tid;   // last_seq in W
+        // last_tid, last_seq of the last block in W
       end
       meta_d.in_q      = blk_case && requeue;
       meta_d.ctrl_sent = blk_case ? ctrl_now : (mq.ctrl_sent || (ctrl && !mq.aborted));
@@ -588,6 +614,7 @@ module qrdma_qos_seg
   pend_t           w_pend_q_d;
   meta_t           w_meta_q_d;
   logic [OFFW-1:0] w_off_q;
+  logic [16:0]     w_bsize_l_q;
   logic [TIDW-1:0] w_pend_tid_q, w_tid_q;
   logic [XW-1:0]   w_x_q;
   logic [QW-1:0]   w_hq_q;
@@ -621,6 +648,7 @@ module qrdma_qos_seg
     w_pend_q_d   <= pend_m;
     w_meta_q_d   <= meta_d;
     w_off_q      <= off;
+    w_bsize_l_q  <= bsize_l;
     w_pend_tid_q <= inl ? mm_tid_q : ids.tid;
     w_tid_q      <= mm_tid_q;
     w_x_q        <= mm_x_q;
@@ -638,13 +666,17 @@ module qrdma_qos_seg
     blk_d.src_addr = w_blk_q_d.src_addr + 64'(w_off_q);
     blk_d.dst_addr = w_blk_q_d.dst_addr + 64'(w_off_q);
     blk_d.seq      = seq_q;
+    if (w_last_q) blk_d.size = w_bsize_l_q;
     pkt_d          = w_pkt_q_d;
     if (w_seq_q) pkt_d.seq = seq_q;
     pend_wr_data        = w_pend_q_d;
     pend_wr_data.seq    = seq_q;
     pend_wr_data.time_  = now_q;
     meta_wr_data        = w_meta_q_d;
-    if (w_last_q) meta_wr_data.last_seq = seq_q;
+    if (w_last_q) begin
+      meta_wr_data.last_tid = w_pend_tid_q;   // the block's TID
+      meta_wr_data.last_seq = seq_q;
+    end
   end
 
   assign pend_wr_en  = w_pend_q;
