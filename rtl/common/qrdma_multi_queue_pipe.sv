@@ -70,32 +70,49 @@ module qrdma_multi_queue_pipe
   logic [EW-1:0]         tail0_mem [NUM_QUEUES];
   logic [EW-1:0]         tail1_mem [NUM_QUEUES];
 
-  // ---------------------------------------------------------------- enqueue register
-  // The enqueue presented in t is decoded (one-hot, its list, whether it makes the list's
-  // head) into e1 and takes effect in t+1; its list counts the enqueue taking effect in t
-  // into the same queue, the head the queue's size after t.
-  logic                  e1_v_q, e1_l_q, e1_head_q;
-  logic [NUM_QUEUES-1:0] ge2_next;      // ge2 after this cycle
-  logic [QW-1:0]         e1_q_q;
-  logic [NUM_QUEUES-1:0] e1_oh_q;
-  logic [EW-1:0]         e1_e_q;
+  // ---------------------------------------------------------------- enqueue registers
+  // The enqueue presented in t is registered with its one-hot queue (e1) and takes effect
+  // in t+1: the per-queue flags and list toggles take it at the end of t+1. Its list (ep
+  // with the enqueue taking effect in t counted) and whether it makes the list's head
+  // (the queue has at most one entry after t) are registered per queue in t, as one-hot
+  // vectors, and reduced over the queues in t+1; they are registered again (e2) for the
+  // head and tail writes of t+2. The append's tail read is in t+1.
+  logic                  e1_v_q, e2_v_q, e2_l_q, e2_head_q;
+  logic                  e1_l, e1_head;
+  logic [QW-1:0]         e1_q_q, e2_q_q;
+  logic [NUM_QUEUES-1:0] e1_oh_q, e1_lv_q, e1_hv_q;
+  logic [EW-1:0]         e1_e_q, e2_e_q;
   logic [NUM_QUEUES-1:0] enq_oh;
+  logic [NUM_QUEUES-1:0] ge2_next;      // ge2 after this cycle
+  logic [NUM_QUEUES-1:0] deq_oh;
 
   always_comb begin
     enq_oh = '0;
     if (enq_valid) enq_oh[enq_queue] = 1'b1;
   end
 
+  assign ge2_next = (e1_oh_q & ~deq_oh & ge1_q) | (deq_oh & ~e1_oh_q & ge3_q)
+                  | (~(e1_oh_q ^ deq_oh) & ge2_q);
+  assign e1_l     = |e1_lv_q;
+  assign e1_head  = |e1_hv_q;
+
   always_ff @(posedge clk) begin
-    if (rst) e1_v_q <= 1'b0;
-    else     e1_v_q <= enq_valid;
-    e1_q_q  <= enq_queue;
-    e1_oh_q <= enq_oh;
-    e1_e_q  <= enq_entry;
-    e1_l_q  <= ep_q[enq_queue] ^ (e1_v_q && e1_q_q == enq_queue);
-    // an enqueue makes its list's head when the list is empty: the queue has at most one
-    // entry when it takes effect
-    e1_head_q <= !ge2_next[enq_queue];
+    if (rst) begin
+      e1_v_q <= 1'b0;
+      e2_v_q <= 1'b0;
+    end else begin
+      e1_v_q <= enq_valid;
+      e2_v_q <= e1_v_q;
+    end
+    e1_q_q    <= enq_queue;
+    e1_oh_q   <= enq_oh;
+    e1_lv_q   <= enq_oh & (ep_q ^ e1_oh_q);
+    e1_hv_q   <= enq_oh & ~ge2_next;
+    e1_e_q    <= enq_entry;
+    e2_q_q    <= e1_q_q;
+    e2_e_q    <= e1_e_q;
+    e2_l_q    <= e1_l;
+    e2_head_q <= e1_head;
   end
 
   // ---------------------------------------------------------------- request pipeline
@@ -106,52 +123,54 @@ module qrdma_multi_queue_pipe
   // The list is requested again at the earliest in t+2; if its new head is not in the
   // head RAM by the read of s2, the output takes it from the next-pointer RAM's output
   // register (fwdc: it arrives in the output cycle; fwdb: a copy of a cycle before) and
-  // the head RAM is not written with it ("consumed").
-  logic                  r1_rd_q, r2_rd_q, r3_rd_q, r4_rd_q;
-  logic [NUM_QUEUES-1:0] r1_oh_q, r2_oh_q;
+  // the head RAM is not written with it ("consumed"). Only the index and list of a
+  // request are reduced over the queues in its cycle; whether its read is a new head
+  // and the forward cases are kept per queue (one-hot vectors) and reduced a cycle later.
+  logic [NUM_QUEUES-1:0] r1_oh_q;
+  logic [NUM_QUEUES-1:0] r1_rdv_q, r2_rdv_q; // requests of t-1, t-2 whose read is a new head
+  logic                  r2_rd_q, r3_rd_q, r4_rd_q;
   logic                  r1_l_q, r2_l_q, r3_l_q, r4_l_q;
   logic [QW-1:0]         r1_i_q, r2_i_q, r3_i_q, r4_i_q;
   logic                  s1_v_q, s2_v_q;
   logic [NUM_QUEUES-1:0] casec_q, caseb_q;   // per queue: a request now is fwdc / fwdb
-  logic                  fc1_q, fb1_q, fc2_q, fb2_q;
+  logic [NUM_QUEUES-1:0] fc1v_q, fb1v_q;     // the request of t-1 is fwdc / fwdb
+  logic                  fc2_q, fb2_q;
   logic [EW-1:0]         head_rd, nxsel_q;
   logic [EW-1:0]         ram_q, ram_d1_q;    // next-pointer read data, and a cycle later
 
-  logic [NUM_QUEUES-1:0] deq_oh;
+  logic [NUM_QUEUES-1:0] deq_rdv;
   logic [QW-1:0]         deq_i;
-  logic                  deq_l, deq_rd;
-  logic                  fwdc_d, fwdb_d;
+  logic                  deq_l;
+
+  // the queues whose index has bit b set
+  function automatic logic [NUM_QUEUES-1:0] index_bit(input int unsigned b);
+    logic [NUM_QUEUES-1:0] r;
+    for (int unsigned k = 0; k < NUM_QUEUES; k++) r[k] = ((k >> b) & 1) != 0;
+    return r;
+  endfunction
 
   assign deq_oh = deq_sel & {NUM_QUEUES{deq_valid}};
-  always_comb begin
-    deq_i  = '0;
-    deq_l  = 1'b0;
-    deq_rd = 1'b0;
-    for (int unsigned k = 0; k < NUM_QUEUES; k++) begin
-      if (deq_oh[k]) begin
-        deq_i  = deq_i | QW'(k);
-        deq_l  = deq_l | dp_q[k];
-        // its list had two or more entries, or gets one appended as it loses its only one:
-        // the read is its new head
-        deq_rd = deq_rd | ge3_q[k] | (e1_oh_q[k] && ep_q[k] == dp_q[k]);
-      end
-    end
+  for (genvar b = 0; b < QW; b++) begin : gen_deq_i
+    assign deq_i[b] = |(deq_oh & index_bit(b));
   end
-  assign fwdc_d = |(deq_oh & casec_q);
-  assign fwdb_d = |(deq_oh & caseb_q);
+  assign deq_l = |(deq_oh & dp_q);
+  // its list had two or more entries, or gets one appended as it loses its only one: the
+  // read is its new head
+  assign deq_rdv = deq_oh & (ge3_q | (e1_oh_q & ~(ep_q ^ dp_q)));
 
   // ---------------------------------------------------------------- heads
   // Two writers: the new head of a requested list (port A, from the next-pointer RAM's
-  // output register, unless consumed), an enqueue into an empty list (port B). They never
-  // write one list in one cycle: a head read not consumed belongs to a list that has kept
-  // entries. Address: queue * 2 + list.
+  // output register, unless consumed), an enqueue into an empty list (port B, in e2: the
+  // list is requested at the earliest in that cycle, and reads its head a cycle later).
+  // They never write one list in one cycle: a head read not consumed belongs to a list
+  // that has kept entries, up to the request that reads it. Address: queue * 2 + list.
   localparam int unsigned HW = idx_w(2 * NUM_QUEUES);
   logic            land_wr, e_head_wr;
   logic [HW-1:0]   head_rd_addr;
   qrdma_mem_2w #(.WIDTH(EW), .DEPTH(2 * NUM_QUEUES)) u_head (
     .clk,
     .a_en(land_wr), .a_addr(HW'({r4_i_q, r4_l_q})), .a_data(ram_q),
-    .b_en(e_head_wr), .b_addr(HW'({e1_q_q, e1_l_q})), .b_data(e1_e_q),
+    .b_en(e_head_wr), .b_addr(HW'({e2_q_q, e2_l_q})), .b_data(e2_e_q),
     .rd_addr(head_rd_addr), .rd_data(head_rd)
   );
 
@@ -160,22 +179,22 @@ module qrdma_multi_queue_pipe
   // the list other than the head's); otherwise it is appended to the list's tail (the
   // next-pointer write a cycle later), also when the request of the same cycle takes the
   // list's only entry (c == 2): the request's read of that entry's next pointer, in its
-  // output cycle, then returns the appended entry as the list's head.
+  // output cycle, then returns the appended entry as the list's head. The tail is read in
+  // e1 and written in e2: the enqueues of one list are two or more cycles apart (a queue's
+  // enqueues alternate between its lists), so the next one's read comes after the write.
   logic                  app_v_q;
   logic [EW-1:0]         app_addr_q, app_data_q;
 
-  assign e_head_wr = e1_v_q && e1_head_q;
-  assign ge2_next  = (e1_oh_q & ~deq_oh & ge1_q) | (deq_oh & ~e1_oh_q & ge3_q)
-                   | (~(e1_oh_q ^ deq_oh) & ge2_q);
+  assign e_head_wr = e2_v_q && e2_head_q;
 
   always_ff @(posedge clk) begin
-    if (e1_v_q) begin
-      if (e1_l_q) tail1_mem[e1_q_q] <= e1_e_q;
-      else        tail0_mem[e1_q_q] <= e1_e_q;
+    if (e2_v_q) begin
+      if (e2_l_q) tail1_mem[e2_q_q] <= e2_e_q;
+      else        tail0_mem[e2_q_q] <= e2_e_q;
     end
     if (rst) app_v_q <= 1'b0;
-    else     app_v_q <= e1_v_q && !e1_head_q;
-    app_addr_q <= e1_l_q ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
+    else     app_v_q <= e1_v_q && !e1_head;
+    app_addr_q <= e1_l ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
     app_data_q <= e1_e_q;
   end
 
@@ -207,8 +226,9 @@ module qrdma_multi_queue_pipe
   logic [QW-1:0] s1_i_q;
   logic          s1_l_q;
   assign head_rd_addr = HW'({s1_i_q, s1_l_q});
-  // the head read of the request four cycles ago, unless a request took it
-  assign land_wr = r4_rd_q;
+  // the head read of the request four cycles ago, unless a request took it (fwdb: the
+  // request of the cycle before)
+  assign land_wr = r4_rd_q && !(|fb1v_q);
 
   always_ff @(posedge clk) begin
     s1_i_q   <= deq_i;
@@ -218,7 +238,6 @@ module qrdma_multi_queue_pipe
     r1_oh_q  <= deq_oh;
     r1_i_q   <= deq_i;
     r1_l_q   <= deq_l;
-    r2_oh_q  <= r1_oh_q;
     r2_i_q   <= r1_i_q;
     r2_l_q   <= r1_l_q;
     r3_i_q   <= r2_i_q;
@@ -226,38 +245,41 @@ module qrdma_multi_queue_pipe
     r4_i_q   <= r3_i_q;
     r4_l_q   <= r3_l_q;
     if (rst) begin
-      s1_v_q  <= 1'b0;
-      s2_v_q  <= 1'b0;
-      r1_rd_q <= 1'b0;
-      r2_rd_q <= 1'b0;
-      r3_rd_q <= 1'b0;
-      r4_rd_q <= 1'b0;
-      fc1_q   <= 1'b0;
-      fb1_q   <= 1'b0;
-      fc2_q   <= 1'b0;
-      fb2_q   <= 1'b0;
-      casec_q <= '0;
-      caseb_q <= '0;
+      s1_v_q   <= 1'b0;
+      s2_v_q   <= 1'b0;
+      r1_rdv_q <= '0;
+      r2_rdv_q <= '0;
+      r2_rd_q  <= 1'b0;
+      r3_rd_q  <= 1'b0;
+      r4_rd_q  <= 1'b0;
+      fc1v_q   <= '0;
+      fb1v_q   <= '0;
+      fc2_q    <= 1'b0;
+      fb2_q    <= 1'b0;
+      casec_q  <= '0;
+      caseb_q  <= '0;
     end else begin
-      s1_v_q  <= deq_valid;
-      s2_v_q  <= s1_v_q;
-      r1_rd_q <= deq_rd;
-      r2_rd_q <= r1_rd_q;
+      s1_v_q   <= deq_valid;
+      s2_v_q   <= s1_v_q;
+      r1_rdv_q <= deq_rdv;
+      r2_rdv_q <= r1_rdv_q;
+      r2_rd_q  <= |r1_rdv_q;
+      r3_rd_q  <= r2_rd_q;
       // a head read taken by a request does not write the head RAM (fwdc takes the read
-      // of the request two cycles before, fwdb three)
-      r3_rd_q <= r2_rd_q && !fwdc_d;
-      r4_rd_q <= r3_rd_q && !fwdb_d;
-      fc1_q   <= fwdc_d;
-      fb1_q   <= fwdb_d;
-      fc2_q   <= fc1_q;
-      fb2_q   <= fb1_q;
+      // of the request two cycles before, fwdb three): r4_rd_q without the fwdc of the
+      // cycle before, land_wr without the fwdb of this one
+      r4_rd_q  <= r3_rd_q && !(|fc1v_q);
+      fc1v_q   <= deq_oh & casec_q;
+      fb1v_q   <= deq_oh & caseb_q;
+      fc2_q    <= |fc1v_q;
+      fb2_q    <= |fb1v_q;
       // a request of k in the next cycle: the read of k's request of the cycle before
       // this one arrives in its output cycle if k is requested now (fwdc); the read of the
       // request two cycles back arrives a cycle before its output if k was requested in
       // exactly one of the cycles between (fwdb: a read fwdc takes now is of a queue
       // requested in both); an earlier read is in the head RAM by the request's read of it
-      casec_q <= r1_oh_q & {NUM_QUEUES{r1_rd_q}} & deq_oh;
-      caseb_q <= r2_oh_q & {NUM_QUEUES{r2_rd_q}} & (r1_oh_q ^ deq_oh);
+      casec_q  <= r1_rdv_q & deq_oh;
+      caseb_q  <= r2_rdv_q & (r1_oh_q ^ deq_oh);
     end
   end
 

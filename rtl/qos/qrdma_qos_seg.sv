@@ -385,6 +385,29 @@ module qrdma_qos_seg
   end
 
   // ================================================================ M: decide
+  // The descriptor side of the segmentation (the first block is the last, the block
+  // count) from each half of the row, the transfer's half selected at the end.
+  typedef struct packed {
+    logic          last;
+    logic [BW-1:0] blocks;
+  } desc_seg_t;
+
+  function automatic desc_seg_t desc_seg(input logic [SZW-1:0] sz, input logic [BS_LOG2-1:0] oo);
+    logic [BS_LOG2+1:0] sp;
+    desc_seg_t          r;
+    sp       = (BS_LOG2+2)'(oo) + (BS_LOG2+2)'(sz[BS_LOG2:0]);
+    r.last   = (sz[SZW-1:BS_LOG2+1] == '0) && (sp <= (BS_LOG2+2)'(BLOCK_SIZE));
+    r.blocks = BW'(((SZW+1)'(oo) + (SZW+1)'(sz) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
+    return r;
+  endfunction
+
+  desc_seg_t seg_lo, seg_hi, seg_x;
+  assign seg_lo = desc_seg(tt_rd_data[DESC_LINE0_SIZE_LSB +: SZW],
+                           tt_rd_data[DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+  assign seg_hi = desc_seg(tt_rd_data[256 + DESC_LINE0_SIZE_LSB +: SZW],
+                           tt_rd_data[256 + DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+  assign seg_x  = mm_x_q[0] ? seg_hi : seg_lo;
+
   meta_t              mq;          // the transfer's metadata before this issue
   /* verilator lint_off UNUSEDSIGNAL */  // only the fields the long paths take
   meta_t              mo;          // ... as stored (a fresh transfer's zero not chosen)
@@ -396,15 +419,15 @@ module qrdma_qos_seg
   logic               ctrl, tidq, fid1, fid4, inl, fresh, abort;
   logic [SZW-1:0]     size;
   logic [BS_LOG2-1:0] o;
-  logic [BS_LOG2+1:0] span_lo;     // o + size mod 4 BS (low bits of the span)
+  logic [BS_LOG2-1:0] span_lo;     // o + size mod BS (low bits of the span)
   logic [BW-1:0]      blocks, b;
-  logic               last_blk, requeue, ctrl_now;
+  logic               last_blk, requeue, ctrl_now, blk_case;
   logic [FIDW-1:0]    f0;
   blk_ids_t           ids;
   logic [3:0]         slot;
   logic [15:0]        tid_busy_d;
   logic [QW-1:0]      hq;
-  logic [16:0]        bsize;
+  logic [16:0]        bsize, bsize_l;
   logic [OFFW-1:0]    off;
   // kinds of what W does
   logic               k_blk, k_pkt, k_pend, k_meta, k_enq, k_cmpl, k_err, k_unused, k_seq;
@@ -433,8 +456,8 @@ module qrdma_qos_seg
     qcls = cls_e'('x); cls_m = cls_e'('x);
     ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
     size = 'x; o = 'x; span_lo = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
-    ctrl_now = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
-    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; off = 'x;
+    ctrl_now = 'x; blk_case = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
+    mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; bsize_l = 'x; off = 'x;
     if (mm_v_q) begin
       ctrl  = mm_cls_q[C_CTRL];
       tidq  = mm_cls_q[C_TID];
@@ -461,18 +484,21 @@ module qrdma_qos_seg
       // segmentation (docs/qos.md "Segmentation"); a fresh transfer issues block 0
       size    = SZW'(d0.size);
       o       = d0.dst_addr[BS_LOG2-1:0];
-      span_lo = (BS_LOG2+2)'(o) + (BS_LOG2+2)'(size[BS_LOG2:0]);
+      span_lo = o + size[BS_LOG2-1:0];
       b       = mq.issued;
-      last_f   = (size[SZW-1:BS_LOG2+1] == '0) && (span_lo <= (BS_LOG2+2)'(BLOCK_SIZE));
+      last_f   = seg_x.last;
       last_o   = (mo.issued + BW'(1) == mo.blocks);
       last_blk = fresh ? last_f : last_o;
-      blocks   = fresh ? BW'(((SZW+1)'(o) + (SZW+1)'(size) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2)
-                       : mo.blocks;
+      blocks   = fresh ? seg_x.blocks : mo.blocks;
       off = fresh ? '0 : ((OFFW'(b) << BS_LOG2) - OFFW'(o));
-      if (fresh)         bsize = last_blk ? 17'(size) : 17'(BLOCK_SIZE) - 17'(o);
-      else if (last_blk) bsize = (span_lo[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE)
-                                                             : 17'(span_lo[BS_LOG2-1:0]);
-      else               bsize = 17'(BLOCK_SIZE);
+      // the block's size if it is the last one, and if not (the last block chosen in W)
+      if (fresh) begin
+        bsize_l = 17'(size);
+        bsize   = 17'(BLOCK_SIZE) - 17'(o);
+      end else begin
+        bsize_l = (span_lo == '0) ? 17'(BLOCK_SIZE) : 17'(span_lo);
+        bsize   = 17'(BLOCK_SIZE);
+      end
 
       // IDs
       f0 = fresh ? mm_fid_q : mq.fid;
@@ -497,14 +523,44 @@ module qrdma_qos_seg
                          : (!last_o && (out_o < 3'(MAX_OUTSTANDING)) && !busy_o);
       ctrl_now   = d0.notify && (fresh ? last_f : (last_o && (out_o == 3'd1)));
 
-      meta_d = mq;
-      pkt_m  = '0;
+      // The kinds (what W does): the control queue (§3.11) sends the control packet, or
+      // finishes an aborted transfer (issued == blocks: the handler queues it only
+      // then); an inline transfer sends its packet; an aborted one ends; any other
+      // issues a block, with the control packet when it is due.
+      blk_case = !ctrl && !inl && !abort;
+      k_blk    = blk_case;
+      k_pkt    = ctrl ? !mq.aborted : (inl || (!abort && ctrl_now));
+      k_seq    = !ctrl && (inl || (!abort && ctrl_now));
+      k_pend   = !ctrl && (inl || !abort);
+      k_meta   = !inl;
+      k_enq    = blk_case && requeue;
+      k_err    = ctrl ? mq.aborted : (!inl && abort);
+      k_cmpl   = (ctrl || (!inl && abort)) && (mq.acked[2:0] == mq.issued[2:0]);
+      k_unused = !ctrl && !inl && abort && tidq;   // dequeued from the TID queue
+
+      // The records: each field is selected by the queue's class and the inline bit
+      // (short paths), not by the decisions; a record is used only with its kind.
+      pkt_m = '0;
+      pkt_m.kind     = inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL);
       pkt_m.dst_node = d0.dst_node;
       pkt_m.pd       = mm_x_q[XW-1:7];
       pkt_m.dst_addr = d0.dst_addr;
       pkt_m.xfer     = mm_x_q;
       pkt_m.size     = size;
       pkt_m.tag      = d0.tag;
+      pkt_m.tid      = ctrl ? mq.last_tid : (inl ? mm_tid_q : ids.tid);
+      pkt_m.seq      = ctrl ? mq.last_seq : '0;   // an inline or due control packet's in W
+      pkt_m.blocks   = ctrl ? 21'(mq.blocks) : (inl ? '0 : 21'(blocks));
+      if (inl) begin
+        pkt_m.len     = 6'(size);
+        pkt_m.notify  = d0.notify;
+        // bytes past the payload length are zero (a short descriptor's row half belongs
+        // to another channel): a byte mask from one compare per byte, no 256-bit carry
+        pkt_m.payload = {d1.inline_hi, d0.src_addr};
+        for (int unsigned j = 0; j < INLINE_MAX; j++) begin
+          if (6'(j) >= size[5:0]) pkt_m.payload[8 * j +: 8] = '0;
+        end
+      end
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -523,67 +579,22 @@ module qrdma_qos_seg
       blk_m.xfer     = mm_x_q;
       blk_m.block    = b;
 
-      if (ctrl) begin
-        // dequeued from the control queue (§3.11): send the control packet, or finish an
-        // aborted transfer (issued == blocks: the handler queues it only then)
-        k_meta      = 1'b1;
-        meta_d.in_q = 1'b0;
-        if (mq.aborted) begin
-          k_cmpl = (mq.acked[2:0] == mq.issued[2:0]);
-          k_err  = 1'b1;
-        end else begin
-          k_pkt            = 1'b1;
-          pkt_m.kind       = 1'(PKT_CONTROL);
-          pkt_m.tid        = mq.last_tid;
-          pkt_m.seq        = mq.last_seq;
-          pkt_m.blocks     = 21'(mq.blocks);
-          meta_d.ctrl_sent = 1'b1;
-          k_cmpl           = (mq.acked[2:0] == mq.issued[2:0]);
-        end
-      end else if (inl) begin
-        k_pkt  = 1'b1;
-        k_pend = 1'b1;
-        k_seq  = 1'b1;
-        pkt_m.kind    = 1'(PKT_INLINE);
-        pkt_m.tid     = mm_tid_q;
-        pkt_m.len     = 6'(size);
-        pkt_m.notify  = d0.notify;
-        // bytes past the payload length are zero (a short descriptor's row half belongs
-        // to another channel): a byte mask from one compare per byte, no 256-bit carry
-        pkt_m.payload = {d1.inline_hi, d0.src_addr};
-        for (int unsigned j = 0; j < INLINE_MAX; j++) begin
-          if (6'(j) >= size[5:0]) pkt_m.payload[8 * j +: 8] = '0;
-        end
-      end else if (abort) begin
-        k_meta      = 1'b1;
-        meta_d.in_q = 1'b0;
-        k_cmpl      = (mq.acked[2:0] == mq.issued[2:0]);
-        k_err       = 1'b1;
-        k_unused    = tidq;   // dequeued from the TID queue
-      end else begin
-        k_blk  = 1'b1;
-        k_pend = 1'b1;
-        k_meta = 1'b1;
-        k_enq  = requeue;
-        meta_d.issued    = b + BW'(1);
-        meta_d.blocks    = blocks;
-        meta_d.fid       = f0;
-        meta_d.tid_busy  = tid_busy_d;
-        meta_d.in_q      = requeue;
-        meta_d.notify    = d0.notify;
-        meta_d.ctrl_sent = ctrl_now;
-        meta_d.aborted   = 1'b0;
-        if (last_blk) meta_d.last_tid = ids.tid;   // last_seq in W
-        meta_d.hq  = hq;
-        meta_d.cls = qcls;
-        if (ctrl_now) begin
-          k_pkt        = 1'b1;
-          k_seq        = 1'b1;
-          pkt_m.kind   = 1'(PKT_CONTROL);
-          pkt_m.tid    = ids.tid;
-          pkt_m.blocks = 21'(blocks);
-        end
+      // the entry written back: an issued block's new one; the control queue and an
+      // aborted transfer leave the queues (an inline transfer writes none)
+      meta_d = mq;
+      if (!ctrl && !abort) begin
+        meta_d.issued   = b + BW'(1);
+        meta_d.blocks   = blocks;
+        meta_d.fid      = f0;
+        meta_d.tid_busy = tid_busy_d;
+        meta_d.notify   = d0.notify;
+        meta_d.aborted  = 1'b0;
+        meta_d.hq       = hq;
+        meta_d.cls      = qcls;
+        // last_tid, last_seq of the last block in W
       end
+      meta_d.in_q      = blk_case && requeue;
+      meta_d.ctrl_sent = blk_case ? ctrl_now : (mq.ctrl_sent || (ctrl && !mq.aborted));
 
       // pending-table entry of an issued block or inline packet (seq, time_ in W)
       pend_m        = '0;
@@ -603,6 +614,7 @@ module qrdma_qos_seg
   pend_t           w_pend_q_d;
   meta_t           w_meta_q_d;
   logic [OFFW-1:0] w_off_q;
+  logic [16:0]     w_bsize_l_q;
   logic [TIDW-1:0] w_pend_tid_q, w_tid_q;
   logic [XW-1:0]   w_x_q;
   logic [QW-1:0]   w_hq_q;
@@ -636,6 +648,7 @@ module qrdma_qos_seg
     w_pend_q_d   <= pend_m;
     w_meta_q_d   <= meta_d;
     w_off_q      <= off;
+    w_bsize_l_q  <= bsize_l;
     w_pend_tid_q <= inl ? mm_tid_q : ids.tid;
     w_tid_q      <= mm_tid_q;
     w_x_q        <= mm_x_q;
@@ -653,13 +666,17 @@ module qrdma_qos_seg
     blk_d.src_addr = w_blk_q_d.src_addr + 64'(w_off_q);
     blk_d.dst_addr = w_blk_q_d.dst_addr + 64'(w_off_q);
     blk_d.seq      = seq_q;
+    if (w_last_q) blk_d.size = w_bsize_l_q;
     pkt_d          = w_pkt_q_d;
     if (w_seq_q) pkt_d.seq = seq_q;
     pend_wr_data        = w_pend_q_d;
     pend_wr_data.seq    = seq_q;
     pend_wr_data.time_  = now_q;
     meta_wr_data        = w_meta_q_d;
-    if (w_last_q) meta_wr_data.last_seq = seq_q;
+    if (w_last_q) begin
+      meta_wr_data.last_tid = w_pend_tid_q;   // the block's TID
+      meta_wr_data.last_seq = seq_q;
+    end
   end
 
   assign pend_wr_en  = w_pend_q;
