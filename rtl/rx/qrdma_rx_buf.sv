@@ -186,6 +186,7 @@ module qrdma_rx_buf
   // 64-bit group (kept as separate flops, which synthesis would otherwise merge: each copy
   // drives 64 selections per stage, not 512).
   logic           pv_q;     // a held beat with bytes still to emit
+  logic           pf_q;     // the next beat is its packet's first payload beat
   logic           ph_q;     // it is a header beat
   logic           pl_q;     // it is the last beat of its packet
   logic [511:0]   pd_q;
@@ -240,8 +241,8 @@ module qrdma_rx_buf
   // payload beat (where the payload starts)
   always_comb begin
     esh = esh_q;
-    if (hdr_beat)                      esh = '0;
-    else if (nb_q == '0 && !long_q)    esh = first_lane(s_axis_rx_tkeep);
+    if (hdr_beat)  esh = '0;
+    else if (pf_q) esh = first_lane(s_axis_rx_tkeep);
   end
 
   always_ff @(posedge clk) begin
@@ -251,7 +252,8 @@ module qrdma_rx_buf
       ph_q  <= hdr_beat;
       pl_q  <= s_axis_rx_tlast;
       esh_q <= esh;
-      if (!hdr_beat && nb_q == '0 && !long_q) rest_q <= {64{1'b1}} << esh;
+      pf_q  <= hdr_beat;
+      if (!hdr_beat && pf_q) rest_q <= {64{1'b1}} << first_lane(s_axis_rx_tkeep);
     end
   end
 
@@ -273,7 +275,10 @@ module qrdma_rx_buf
     e1_q  <= emit;
     el1_q <= emit_last;
     es1_q <= cur_same;
-    if (rst) e1_q <= 1'b0;
+    if (rst) begin  // (the last flags too: flops, not a shift register before the CRC)
+      e1_q  <= 1'b0;
+      el1_q <= 1'b0;
+    end
   end
 
   (* keep *) always_ff @(posedge clk) begin
@@ -309,8 +314,10 @@ module qrdma_rx_buf
     cv_q  <= e2_q;
     cl_q  <= el2_q;
     if (rst) begin
-      e2_q <= 1'b0;
-      cv_q <= 1'b0;
+      e2_q  <= 1'b0;
+      el2_q <= 1'b0;
+      cv_q  <= 1'b0;
+      cl_q  <= 1'b0;
     end
   end
 
