@@ -178,7 +178,7 @@ _top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
      lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
 # (the unit tops below take the parameters the NIC gives them with its defaults)
 _top("qrdma_rx_buf", ["rtl/rx/qrdma_rx_buf.sv"], area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      synth={"MAX_PAYLOAD": 1024, "BUF_BEATS": 256, "HDR_DEPTH": 64},
      lint=({"MAX_PAYLOAD": 256, "BUF_BEATS": 8, "HDR_DEPTH": 64},))
 _top("qrdma_rx_hdr", ["rtl/rx/qrdma_rx_hdr.sv"], area="rx",
@@ -191,7 +191,7 @@ _top("qrdma_rx_wr", ["rtl/rx/qrdma_rx_wr.sv"], area="rx",
      lint=({"AXI_ID_W": 1},))
 _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
            "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},

@@ -17,9 +17,9 @@
 // the ring has room. A packet with more than MAX_PAYLOAD/64 + 1 payload beats (longer than
 // any legal one) keeps only that many in the ring, the rest is taken and dropped and
 // m_hdr_long is set, so a malformed packet cannot stall the unit.
-// Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+1 (n+2
-// with the flush) -> CRC result at n+1+LATENCY (+1) -> m_hdr_valid at n+2+LATENCY (+1)
-// (LATENCY = 5: n+7 or n+8). rd_data is valid two cycles after rd_en (the ring's output
+// Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+3 (n+4
+// with the flush; the realigner's two rotation stages) -> CRC result at n+3+LATENCY (+1)
+// -> m_hdr_valid at n+4+LATENCY (+1) (LATENCY = 5: n+9 or n+10). rd_data is valid two cycles after rd_en (the ring's output
 // register); skip_en must not come with rd_en.
 `default_nettype none
 
@@ -27,6 +27,8 @@ module qrdma_rx_buf
   import qrdma_pkg::*;
   import qrdma_fmt_pkg::*;
   import qrdma_rx_pkg::*;
+  import qrdma_tx_pkg::NG, qrdma_tx_pkg::LANE_W;
+  import qrdma_tx_pkg::rot_r_lo, qrdma_tx_pkg::rot_r_hi, qrdma_tx_pkg::lane_bits_of;
 #(
   parameter int unsigned MAX_PAYLOAD = 1024, // largest DATA payload in bytes (256..4096, power of 2)
   parameter int unsigned BUF_BEATS   = 256,  // payload beats the ring holds (power of 2, >= MAX_PAYLOAD/64 + 1)
@@ -175,18 +177,25 @@ module qrdma_rx_buf
   end
 
   // ------------------------------------------------------------------ CRC realigner
+  // Control in the cycle a beat is taken (t): what the held beat and the new one make
+  // (emit, its last flag, whether the new beat's bytes count). Data: every held beat is
+  // rotated right by its own amount (0 for a header, sh for a payload beat) in two
+  // register stages, R1 (moves of up to 4 bytes) and R2 (the rest, with the merge): in
+  // t+2 the held beat's rotation (rp_q) and the new one's (rc) are merged by the lanes
+  // below 64 - sh, the CRC beat registered at t+3. The rotation amounts have a copy per
+  // 64-bit group (kept as separate flops, which synthesis would otherwise merge: each copy
+  // drives 64 selections per stage, not 512).
   logic           pv_q;     // a held beat with bytes still to emit
+  logic           pf_q;     // the next beat is its packet's first payload beat
   logic           ph_q;     // it is a header beat
   logic           pl_q;     // it is the last beat of its packet
   logic [511:0]   pd_q;
   logic [63:0]    pk_q;
-  logic [5:0]     sh_q;     // lane of the first payload byte of the current packet
-  logic           sh0_q;    // sh_q == 0
-  logic [63:0]    rest_q;   // lanes >= sh_q
-  logic           cv_q, cl_q;  // CRC beat registered for the CRC block
-  logic [511:0]   cd_q;
-  logic [63:0]    ck_q;
-  logic           emit, emit_last, cur_rest, cur_spent;
+  logic [5:0]     esh;      // rotation amount of the beat taken now
+  logic [5:0]     esh_q;    // the held beat's (one copy, for the narrow selections)
+  logic [NG-1:0][LANE_W-1:0] eshg_q;   // the same, a copy per group
+  logic [63:0]    rest_q;   // lanes >= sh of the current packet
+  logic           emit, emit_last, cur_rest, cur_spent, cur_same;
 
   // lowest set bit of a keep (0 for none)
   function automatic logic [5:0] first_lane(input logic [63:0] k);
@@ -196,7 +205,6 @@ module qrdma_rx_buf
   endfunction
 
   // the beat taken now is a payload beat of the held beat's packet
-  logic cur_same;
   assign cur_same = in_fire && !hdr_beat;
   // the new (last) beat has bytes at lanes >= sh that a later CRC beat must carry
   assign cur_rest  = |(s_axis_rx_tkeep & rest_q);
@@ -223,45 +231,93 @@ module qrdma_rx_buf
   always_ff @(posedge clk) begin
     if (rst) begin
       pv_q <= 1'b0;
-      cv_q <= 1'b0;
     end else begin
-      cv_q <= emit;
       if (in_fire)   pv_q <= !cur_spent;
       else if (emit) pv_q <= 1'b0;   // flushed the last beat of a packet
     end
   end
 
+  // a header is not rotated; a packet's payload beats by the first kept lane of its first
+  // payload beat (where the payload starts)
+  always_comb begin
+    esh = esh_q;
+    if (hdr_beat)  esh = '0;
+    else if (pf_q) esh = first_lane(s_axis_rx_tkeep);
+  end
+
   always_ff @(posedge clk) begin
     if (in_fire) begin
-      pd_q <= s_axis_rx_tdata;
-      pk_q <= s_axis_rx_tkeep;
-      ph_q <= hdr_beat;
-      pl_q <= s_axis_rx_tlast;
-      // first payload beat: its first kept lane is where the payload starts
-      if (!hdr_beat && nb_q == '0 && !long_q) begin
-        sh_q   <= first_lane(s_axis_rx_tkeep);
-        sh0_q  <= s_axis_rx_tkeep[0];
-        rest_q <= {64{1'b1}} << first_lane(s_axis_rx_tkeep);
-      end
+      pd_q  <= s_axis_rx_tdata;
+      pk_q  <= s_axis_rx_tkeep;
+      ph_q  <= hdr_beat;
+      pl_q  <= s_axis_rx_tlast;
+      esh_q <= esh;
+      pf_q  <= hdr_beat;
+      if (!hdr_beat && pf_q) rest_q <= {64{1'b1}} << first_lane(s_axis_rx_tkeep);
     end
   end
 
-  // The CRC beat (read by the CRC only with cv_q): a header as it is; else bytes sh.. of
-  // the held beat followed by the new beat, whose bytes count (keep) only when it is a
-  // payload beat of the same packet: the CRC takes no byte outside keep (the data there
-  // is left as it is). Loaded in every cycle with a held beat (a register enable, no
-  // handshake), shifted only for sh != 0.
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) if (in_fire) eshg_q[g] <= esh;
+  end
+
+  // R1 (t+1): the held beat of t, rotated by up to 4 bytes; its keep rotated whole; the
+  // lanes the held beat gives a CRC beat (below 64 - its amount); the control of t.
+  logic [511:0]              r1_q;
+  logic [63:0]               k1_q, m1_q;
+  logic [NG-1:0][LANE_W-1:0] sh1_q;
+  logic                      e1_q, el1_q, es1_q;
+
   always_ff @(posedge clk) begin
-    if (pv_q) begin
-      if (ph_q || sh0_q) begin
-        cd_q <= pd_q;
-        ck_q <= pk_q;
-      end else begin
-        cd_q <= 512'({s_axis_rx_tdata, pd_q} >> {sh_q, 3'b000});
-        ck_q <= 64'({64'b0, pk_q} >> sh_q)
-                | (64'({s_axis_rx_tkeep, 64'b0} >> sh_q) & {64{cur_same}});
-      end
-      cl_q <= emit_last;
+    r1_q  <= rot_r_lo(pd_q, eshg_q);
+    k1_q  <= 64'({pk_q, pk_q} >> esh_q);
+    m1_q  <= {64{1'b1}} >> esh_q;
+    e1_q  <= emit;
+    el1_q <= emit_last;
+    es1_q <= cur_same;
+    if (rst) begin  // (the last flags too: flops, not a shift register before the CRC)
+      e1_q  <= 1'b0;
+      el1_q <= 1'b0;
+    end
+  end
+
+  (* keep *) always_ff @(posedge clk) begin
+    for (int g = 0; g < int'(NG); g++) sh1_q[g] <= eshg_q[g];
+  end
+
+  // R2 (t+2): rc = the beat of R1 rotated whole (the beat held in t+1: the new beat of t
+  // when one came); rp_q, kp_q = the rotation and keep of R1's beat one cycle before (the
+  // held beat of t). The CRC beat (read by the CRC only with cv_q): the held beat's lanes
+  // below 64 - sh, the new beat's above, whose bytes count (keep) only when it is a payload
+  // beat of the same packet: the CRC takes no byte outside keep (the data there is left as
+  // it is). A header (amount 0) is the held beat whole. The data registers load in every
+  // cycle (no enable fans out to them).
+  logic [511:0]   rc, rp_q, m2;
+  logic [63:0]    kp_q, m2_q;
+  logic           e2_q, el2_q, es2_q;
+  logic           cv_q, cl_q;  // CRC beat registered for the CRC block
+  logic [511:0]   cd_q;
+  logic [63:0]    ck_q;
+
+  assign rc = rot_r_hi(r1_q, sh1_q);
+  assign m2 = lane_bits_of(m2_q);
+
+  always_ff @(posedge clk) begin
+    rp_q  <= rc;
+    kp_q  <= k1_q;
+    m2_q  <= m1_q;
+    e2_q  <= e1_q;
+    el2_q <= el1_q;
+    es2_q <= es1_q;
+    cd_q  <= (rp_q & m2) | (rc & ~m2);
+    ck_q  <= (kp_q & m2_q) | (k1_q & ~m2_q & {64{es2_q}});
+    cv_q  <= e2_q;
+    cl_q  <= el2_q;
+    if (rst) begin
+      e2_q  <= 1'b0;
+      el2_q <= 1'b0;
+      cv_q  <= 1'b0;
+      cl_q  <= 1'b0;
     end
   end
 
@@ -275,7 +331,7 @@ module qrdma_rx_buf
   );
 
   // tuser of each packet, pushed at its last beat, compared with the packet's CRC result
-  // as it comes (results come in packet order). A result comes at most LATENCY + 2 cycles
+  // as it comes (results come in packet order). A result comes at most LATENCY + 4 cycles
   // after its last beat, so at most that many tusers wait (asserted).
   /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(TQ_DEPTH)-1:0]  tq_count;

@@ -17,7 +17,8 @@
 // for B responses. Inside (pipeline, error bit, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
 // Timing: one event per cycle; an event is found due one cycle after the B count reaches
 // its wtag; its error bit is read when it leaves the head (E0), passes the RAM's output
-// register (E1) and is decided on in E2 from a register.
+// register (E1) and is decided on in E2 from a register; E3 pushes into the FIFOs (a held
+// ACK too).
 `default_nettype none
 
 module qrdma_rx_cpl
@@ -126,7 +127,7 @@ module qrdma_rx_cpl
   /* verilator lint_on UNUSEDSIGNAL */
   rsp_desc_t rsp;
   rx_ntf_t   nreq;
-  logic      to_ntf, rsp_push, ntf_push, rsp_s_ready, ntf_s_ready;
+  logic      to_ntf, rsp_push_q, ntf_push_q, rsp_s_ready, ntf_s_ready;
 
   assign e1_move = e1_v_q && (!e2_v_q || e2_go);
 
@@ -156,17 +157,28 @@ module qrdma_rx_cpl
   end
 
   // a notification goes to the ring (the ACK with it, later) unless the block failed or
-  // the ring is off; a held ACK has the response FIFO's write port first
+  // the ring is off; a held ACK has the response FIFO's write port first, and E2 waits in
+  // its cycle whatever the event becomes: the stages' moves (the error RAM's enables) do
+  // not wait for the decision on the RAM's own output register
   assign to_ntf   = e2_q.ntf && !err_rd && !cfg_nq_off;
-  assign e2_go    = e2_v_q && (to_ntf || !s_hack_valid);
-  assign ntf_push = e2_go && to_ntf;
-  assign rsp_push = s_hack_valid || (e2_go && !to_ntf);
+  assign e2_go    = e2_v_q && !s_hack_valid;
   assign s_hack_ready = 1'b1;
 
+  // E3: the pushes registered (the FIFOs' counts and write ports meet no decision on the
+  // RAM's output)
+  rsp_desc_t rsp_q;
+  rx_ntf_t   nreq_q;
+
   always_ff @(posedge clk) begin
+    rsp_push_q       <= s_hack_valid || (e2_go && !to_ntf);
+    ntf_push_q       <= e2_go && to_ntf;
+    rsp_q          <= s_hack_valid ? s_hack : rsp;
+    nreq_q         <= nreq;
     stat_nack      <= e2_go && err_rd;
     stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
     if (rst) begin
+      rsp_push_q       <= 1'b0;
+      ntf_push_q       <= 1'b0;
       stat_nack      <= 1'b0;
       stat_notif_off <= 1'b0;
     end
@@ -179,15 +191,15 @@ module qrdma_rx_cpl
 
   qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(NENT)) u_rsp_fifo (
     .clk, .rst,
-    .s_valid(rsp_push), .s_ready(rsp_s_ready), .s_data(s_hack_valid ? s_hack : rsp),
+    .s_valid(rsp_push_q), .s_ready(rsp_s_ready), .s_data(rsp_q),
     .m_valid(m_rsp_valid), .m_ready(m_rsp_ready), .m_data(m_rsp),
     .count(occ_rsp), .almost_full(rsp_af)
   );
 
   qrdma_sync_fifo #(.WIDTH($bits(rx_ntf_t)), .DEPTH(NENT)) u_ntf_fifo (
     .clk, .rst,
-    .s_valid(ntf_push), .s_ready(ntf_s_ready),
-    .s_data(nreq),
+    .s_valid(ntf_push_q), .s_ready(ntf_s_ready),
+    .s_data(nreq_q),
     .m_valid(m_ntf_valid), .m_ready(m_ntf_ready), .m_data(m_ntf),
     .count(occ_ntf), .almost_full(ntf_af)
   );
@@ -196,10 +208,10 @@ module qrdma_rx_cpl
   // one response and at most one notification per tracking entry at a time: the FIFOs
   // never overflow (a violation means a sender reused a TID before its response)
   always_ff @(posedge clk) begin
-    if (rsp_push)
+    if (rsp_push_q)
       if (!rst) assert (rsp_s_ready)
         else $error("qrdma_rx_cpl: response FIFO full (%0d entries)", NENT);
-    if (ntf_push)
+    if (ntf_push_q)
       if (!rst) assert (ntf_s_ready)
         else $error("qrdma_rx_cpl: notification FIFO full (%0d entries)", NENT);
   end

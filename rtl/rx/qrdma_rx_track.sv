@@ -133,7 +133,7 @@ module qrdma_rx_track
   lk_t              lk2_q;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [PAY_W-1:0] p_b_q, p_c_q, p2_q;
-  logic [MAX_BLK_PKTS-1:0] oh_c_q, oh2_q;   // the lookup's packet bit, one-hot
+  logic [MAX_BLK_PKTS-1:0] oh_b_q, oh_c_q, oh2_q;   // the lookup's packet bit, one-hot
   logic             h3_a_q, h3_b_q, h2_a_q, h2_b_q, h1_b_q, h1_c_q, sn_c_q;
   logic [BANKS-1:0] bank_b_q;    // one-hot: the bank of the key in B
   cmp_t             cmp_c, cmp_sn, cmp2_q;
@@ -179,6 +179,7 @@ module qrdma_rx_track
     h3_a_q  <= h1_v_q && h1_k_q == s_key;
     if (a_v_q) begin
       r_b_q    <= s_req;
+      oh_b_q   <= MAX_BLK_PKTS'(1) << IW'(s_req.idx);
       p_b_q    <= s_pay;
       key_b_q  <= key_a_q;
       h2_b_q   <= h2_a_q;
@@ -191,7 +192,7 @@ module qrdma_rx_track
       lk_c_q  <= lk_b;
       p_c_q   <= p_b_q;
       key_c_q <= key_b_q;
-      oh_c_q  <= MAX_BLK_PKTS'(1) << lk_b.idx;
+      oh_c_q  <= oh_b_q;
       ent_c_q <= ent_bc;
       h1_c_q  <= s2_v_q && key2_q == key_b_q;
       sn_c_q  <= c_v_q && key_c_q == key_b_q;
@@ -354,7 +355,9 @@ module qrdma_rx_track
   // from the registers of both stages, against each seq the entry can get, and selected
   // by cls. Its packet bit in stage 2's entry (bse_q) and whether it is stage 2's packet
   // (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from the candidates of
-  // stage 2's entry: the 64:1 select of the mask stays out of the decision's loop.
+  // stage 2's entry: the 64:1 select of the mask stays out of the decision's loop, and is
+  // an AND-OR with the packet's one-hot bit, registered with the request (each of its
+  // flops drives a few gates, where the index's bits drive every select).
   logic bse_q, eqidx_q;
 
   always_comb begin
@@ -378,7 +381,7 @@ module qrdma_rx_track
   always_ff @(posedge clk) begin
     if (b_v_q) begin
       logic m2, e2;
-      m2 = ent2_q.mask[lk_b.idx];
+      m2 = |(ent2_q.mask & oh_b_q);
       e2 = (lk2_q.idx == lk_b.idx);
       if (sn_c_q) begin
         unique case (cls)
@@ -388,7 +391,7 @@ module qrdma_rx_track
           default: bse_q <= m2;
         endcase
       end else begin
-        bse_q <= h1_c_q ? h1_q.mask[lk_b.idx] : ent_c_q.mask[lk_b.idx];
+        bse_q <= h1_c_q ? |(h1_q.mask & oh_b_q) : |(ent_c_q.mask & oh_b_q);
       end
       eqidx_q <= (lk_c_q.idx == lk_b.idx);
     end
