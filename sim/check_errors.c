@@ -17,19 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "qrdma_sim.h"
 #include "sim_desc.h"
 
 #define MEM_BYTES (1ull << 20)
-
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-    if (!ok)
-        failures++;
-}
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
 

@@ -24,29 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "qrdma.h"
 #include "qrdma_backend_sim.h"
 
 #define MAX_IN_FLIGHT 32
 #define MAX_SIZE 32768
-
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-    if (!ok)
-        failures++;
-}
-
-#define TRY(call)                                                                  \
-    do {                                                                           \
-        int e_ = (call);                                                           \
-        if (e_ < 0) {                                                              \
-            printf("FAIL %s: %s\n", #call, qrdma_strerror(e_));                    \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
 
 static uint64_t rng_state;
 static uint64_t rnd(void)

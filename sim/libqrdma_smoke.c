@@ -11,26 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "qrdma.h"
 #include "qrdma_backend_sim.h"
-
-static int failures;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-    if (!ok)
-        failures++;
-}
-
-#define TRY(call)                                                                  \
-    do {                                                                           \
-        int e_ = (call);                                                           \
-        if (e_ < 0) {                                                              \
-            printf("FAIL %s: %s\n", #call, qrdma_strerror(e_));                    \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
 
 int main(void)
 {
