@@ -435,20 +435,26 @@ module qrdma_host_wr
   end
 
   // ------------------------------------------------------------------ N: status and long flags
-  // In the cycle N is loaded, the status row (chk_row / chk_st) and the long-flag row of
-  // the beat it takes are read, their address from flops (aw_q or the sequence's next).
-  // The status row is registered as read (nx_q), and the channels of that row that the
-  // updates applied at the end of this and each later cycle change (the W2 beat's
-  // host_set, the engine's completion; reads leave BUSY alone) are kept beside it, as
-  // "changed" and "BUSY" bits (nc_q, nv_q); the long flags are registered with the W2
-  // beat's write applied (nl_q) and take each later write the same way. So nb (BUSY of
-  // N's row) and nl_q are N's rows at the start of the cycle.
+  // Two sets of registers, both loaded in every cycle, keep N's status row (BUSY bits) and
+  // long-flag row at the start of each cycle without a load enable or a clear from N's
+  // load (n_go fans out to the whole beat register; it selects nothing here):
+  //   A: the row the beat loadable in this cycle would take (chk_row / chk_st and the
+  //      long-flag row, their address from flops: aw_q or the sequence's next), the
+  //      status row as read (na_x_q) and the channels of it that the updates applied at
+  //      the end of this cycle change (the W2 beat's host_set, the engine's completion;
+  //      reads leave BUSY alone) as "changed" and "BUSY" bits (na_c_q, na_v_q); the long
+  //      flags with the W2 beat's write applied (na_l_q).
+  //   B: N's row as BUSY bits and long flags (nb, nl) with this cycle's updates applied
+  //      (nb_q, nl_b_q).
+  // n_new_q (N was loaded in the cycle before) selects A, else B: nb and nl are N's rows
+  // at the start of the cycle.
   logic [LNG_COLS-1:0] lng_rd;   // the flags of the loaded beat's row
   logic [LNG_RW-1:0]   lng_raddr;
   logic [PW+GW-1:0]    n_row;    // N's status row (and long-flag row)
-  logic [STATUS_SINGLE_W-1:0] nx_q; // N's status row as read
-  logic [ROW_CH-1:0]   nc_q, nv_q, nb;
-  logic [LNG_COLS-1:0] nl_q;
+  logic [STATUS_SINGLE_W-1:0] na_x_q; // A: the row as read
+  logic [ROW_CH-1:0]   na_c_q, na_v_q, nb_q, nb;
+  logic [LNG_COLS-1:0] na_l_q, nl_b_q, nl;
+  logic                n_new_q;
 
   assign lng_raddr = {w_cur[PAGE_SH +: PW], w_cur[LINE_SH + CW - 1]};
   assign chk_row   = lng_raddr;
@@ -464,11 +470,12 @@ module qrdma_host_wr
 
   always_comb begin
     for (int i = 0; i < int'(ROW_CH); i++)
-      nb[i] = nc_q[i] ? nv_q[i] : (nx_q[2 * i +: 2] == S_BUSY);
+      nb[i] = n_new_q ? (na_c_q[i] ? na_v_q[i] : (na_x_q[2 * i +: 2] == S_BUSY)) : nb_q[i];
   end
+  assign nl = n_new_q ? na_l_q : nl_b_q;
 
-  // a row's changes and long flags with this cycle's updates (computed for the loaded
-  // beat's row and for N's, N's choice comes last)
+  // a row's change bits, BUSY bits and long flags with this cycle's updates (A starts from
+  // no change, B from every channel changed with N's BUSY bits)
   function automatic logic [2*ROW_CH+LNG_COLS-1:0] upd_rows(
       input logic [PW+GW-1:0] r, input logic [ROW_CH-1:0] c, input logic [ROW_CH-1:0] v,
       input logic [LNG_COLS-1:0] l,
@@ -489,15 +496,21 @@ module qrdma_host_wr
   endfunction
 
   always_ff @(posedge clk) begin
-    if (n_go) nx_q <= chk_st;
-    if (n_go || host_set || eng_valid || g_lng_wr) begin : n_rows
-      logic [2*ROW_CH+LNG_COLS-1:0] um, un;
-      um = upd_rows(chk_row, '0, '0, lng_rd, host_set, host_ch, host_err, eng_valid, eng_ch,
+    begin : n_rows
+      /* verilator lint_off UNUSEDSIGNAL */  // B keeps the BUSY bits and flags, not the change bits
+      logic [2*ROW_CH+LNG_COLS-1:0] ub;
+      /* verilator lint_on UNUSEDSIGNAL */
+      na_x_q <= chk_st;
+      {na_c_q, na_v_q, na_l_q} <= upd_rows(chk_row, '0, '0, lng_rd, host_set, host_ch,
+          host_err, eng_valid, eng_ch, g_lng_wr, {e_page_q, e_startch_q[CW-1]},
+          e_startch_q[4:1], e_v_q.l1);
+      ub = upd_rows(n_row, '1, nb, nl, host_set, host_ch, host_err, eng_valid, eng_ch,
                     g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
-      un = upd_rows(n_row, nc_q, nv_q, nl_q, host_set, host_ch, host_err, eng_valid, eng_ch,
-                    g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
-      {nc_q, nv_q, nl_q} <= n_go ? um : un;
+      nb_q   <= ub[LNG_COLS +: ROW_CH];
+      nl_b_q <= ub[LNG_COLS-1:0];
     end
+    if (rst) n_new_q <= 1'b0;
+    else     n_new_q <= n_go;
   end
 
   // ------------------------------------------------------------------ W0: state read
@@ -571,7 +584,7 @@ module qrdma_host_wr
         else sq_q[j] <= row_quad[j] && !(eng_valid && eng_ch == ch);
       end
       // long flag of the pair, with the W2 beat's write
-      lr = nl_q[c[4:1]];
+      lr = nl[c[4:1]];
       if (g_lng_wr && {e_page_q, e_startch_q[CW-1:1]} == {n_page_q, cp}) lr = e_v_q.l1;
       lng_r_q <= lr;
     end
