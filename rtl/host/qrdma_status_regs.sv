@@ -121,17 +121,20 @@ module qrdma_status_regs
   // ------------------------------------------------------------------ updates
   // Each writer writes its own bank with its own change (old ^ new of the channels it
   // changes); the row is the XOR of the banks, so changes of different channels in one
-  // row combine. On one channel a host set masks the read's change (host set > read
-  // reset); the engine meets neither (contract above). So a bank's write enable is its
-  // writer's request alone, and the priority is a per-channel mask in the read's data.
+  // row combine. The read resets every DONE / ERROR channel it returns, whatever the host
+  // does; on a channel the host sets in the same cycle (host set > read reset) the host's
+  // change includes the read's reset of it, so that the channel ends at the host's value
+  // (old ^ (new ^ old) ^ (old ^ IDLE) for the host's old ^ new): the read bank's write
+  // data does not depend on the host port. The engine meets neither (contract above). So
+  // a bank's write enable is its writer's request alone.
   // Each change is computed inside its bank's always_ff, under the write enable, so that
   // a simulator evaluates it only in the cycles that bank is written (the writes are rare
   // next to the cycles; per-channel loops there synthesize better than 64-bit masks).
-  logic       h_row_r;        // the host sets a channel of the read row
+  logic       r_row_h;        // the read resets in the host's row
   logic [1:0] e_chg;          // old ^ new of an engine set on a BUSY channel
 
-  assign h_row_r = host_set && (a_h == a_r);
-  assign e_chg  = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
+  assign r_row_h = rd_valid && (a_r == a_h);
+  assign e_chg   = S_BUSY ^ (eng_err ? S_ERR : S_DONE);
 
   assign we_h = host_set;
   assign we_e = eng_valid;
@@ -153,9 +156,15 @@ module qrdma_status_regs
     if (init_q || we_h) begin : upd_h
       logic [RB-1:0] o, w;
       o = bank_h[a_h] ^ bank_e[a_h] ^ bank_r[a_h];
-      for (int j = 0; j < ROW_CH; j++)
-        w[2*j +: 2] = (host_ch[SW-1:0] == SW'(j)) ? o[2*j +: 2] ^ (host_err ? S_ERR : S_BUSY)
-                                                  : 2'b00;
+      for (int j = 0; j < ROW_CH; j++) begin
+        logic [1:0] oo, nw;
+        oo = o[2*j +: 2];
+        nw = host_err ? S_ERR : S_BUSY;
+        // the read's reset of this channel, if any, is undone here: its change is oo ^ IDLE
+        w[2*j +: 2] = (host_ch[SW-1:0] != SW'(j)) ? 2'b00
+                    : (r_row_h && (!rd_single || rd_sel == SW'(j)) && oo[1]) ? nw ^ S_IDLE
+                    : oo ^ nw;
+      end
       bank_h[wa_h] <= init_q ? '0 : bank_h[a_h] ^ w;
     end
   end
@@ -167,8 +176,7 @@ module qrdma_status_regs
       logic [1:0]    oo;
       for (int j = 0; j < ROW_CH; j++) begin
         oo = old_r[2*j +: 2];
-        w[2*j +: 2] = ((!rd_single || rd_sel == SW'(j)) && oo[1]
-                       && !(h_row_r && host_ch[SW-1:0] == SW'(j))) ? oo ^ S_IDLE : 2'b00;
+        w[2*j +: 2] = ((!rd_single || rd_sel == SW'(j)) && oo[1]) ? oo ^ S_IDLE : 2'b00;
       end
       bank_r[wa_r] <= init_q ? '0 : bank_r[a_r] ^ w;
     end
