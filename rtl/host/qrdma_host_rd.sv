@@ -199,7 +199,10 @@ module qrdma_host_rd
   end
 
   // status reads: the only reads with a side effect (single or collective status)
-  assign sr_rd_valid  = b_go && (a_single_q || a_coll_q);
+  // a status read is never in the register window (the pages lie below REG_BASE): its
+  // move into B is b_go without the window's wait, so the status store's read-reset
+  // does not depend on the write path's external register write
+  assign sr_rd_valid  = a_valid_q && (!b_valid_q || r_go) && (a_single_q || a_coll_q);
   assign sr_rd_row    = a_row_q;
   assign sr_rd_single = a_single_q;
   assign sr_rd_sel    = a_sel_q;   // channel in the row (single status)
@@ -330,6 +333,14 @@ module qrdma_host_rd
   assign s_axi_rresp  = rresp_q;
   assign s_axi_rlast  = rlast_q;
   assign s_axi_rdata  = {(DATA_W / 64){rval_q}};
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && a_valid_q)
+      assert (!(a_win_q && (a_single_q || a_coll_q)))
+        else $error("qrdma_host_rd: a status read decoded inside the register window");
+  end
+`endif
 
 endmodule
 
