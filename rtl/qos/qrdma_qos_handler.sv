@@ -100,13 +100,14 @@ module qrdma_qos_handler
   // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls; the head
   // (the TID H0 reads the tables at) is a register.
   logic                  ack_v, h0_take, ack_s_ready;
+  logic [1:0]            ack_cnt;      // the FIFO's count (cnt_w(2))
   logic [ACK_DESC_W-1:0] ack_w;
-  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not needed
+  /* verilator lint_off PINCONNECTEMPTY */  // almost_full: not needed
   qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2), .HEAD_REG(1'b1)) u_ack_fifo (
     .clk, .rst,
     .s_valid(s_ack_valid && en), .s_ready(ack_s_ready), .s_data(s_ack_data),
     .m_valid(ack_v), .m_ready(h0_take), .m_data(ack_w),
-    .count(), .almost_full()
+    .count(ack_cnt), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
   assign s_ack_ready = en && ack_s_ready;
@@ -125,8 +126,16 @@ module qrdma_qos_handler
   logic            h2_match_q;   // H1's match of the ACK in H2
   pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
+  // H0 takes an ACK when H1 is empty or advances: ack_v && (!h1_valid_q || h1_adv), from
+  // two registers figured a cycle ahead (take_a_q: an ACK and H1 empty; take_b_q: an ACK
+  // and H2 takes one) and the segmenter's TID return of this cycle, so that the take (the
+  // tables' read enables and H1's loads, the FIFO's pop: a wide fan-out) is one LUT from
+  // registers
+  logic            take_a_q, take_b_q;
   assign ack     = ack_desc_t'(ack_w);
-  assign h0_take = ack_v && (!h1_valid_q || h1_adv);
+  assign h0_take = take_a_q || (take_b_q && !tid_ret_valid);
+  logic            h1_valid_d;   // H1 holds an ACK in the next cycle
+  assign h1_valid_d = (!h1_valid_q || h1_adv) ? ack_v : 1'b1;
 
   // The entry is read in H0 and arrives in H2 in the RAM's output register, which is
   // loaded when the ACK moves from H1 to H2 and holds while H2 waits. A write in the
@@ -148,29 +157,36 @@ module qrdma_qos_handler
   // registers what it read (RD_REG: every part's bit, the part selected in H1) and
   // whether an issue of that cycle or a set on its way, a clear on its way or the ACK
   // retiring in that cycle (in H1) hit its TID; H1 puts them together.
-  logic            clr_now;      // a clear decided in this cycle (after reset, or a retire)
-  logic [TIDW-1:0] clr_tid;
-  logic            set1_q, set2_q, clr1_q, clr2_q;   // on their way: one / two cycles old
+  logic [TIDW-1:0] clr_tid_q;    // the clear's address: init_q ? init_cnt_q : h1_tid_q
+  logic            set1_q, set2_q, clr1, clr2_q;     // on their way: one / two cycles old
+  logic            init1_q, adv1_q;   // the clear after reset, H1's advance: a cycle old
   logic [TIDW-1:0] set1_tid_q, set2_tid_q, clr1_tid_q, clr2_tid_q;
   logic [0:0]      h1_pv_rd;     // the valid bit as read in H0 (registered, RD_REG)
   logic            h1_set_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
-  assign clr_now = init_q || (h1_adv && h1_match);
-  assign clr_tid = init_q ? init_cnt_q : h1_tid_q;
+  // the clear decided one cycle ago (after reset, or a retire: H1's match is in H2)
+  assign clr1    = init1_q || (adv1_q && h2_match_q);
   always_ff @(posedge clk) begin
     set1_tid_q <= pend_wr_tid;
     set2_tid_q <= set1_tid_q;
-    clr1_tid_q <= clr_tid;
+    clr1_tid_q <= clr_tid_q;
     clr2_tid_q <= clr1_tid_q;
+    // figured a cycle ahead (a register, as the port's stage 1 reads the other bank at it)
+    if (init_q && init_cnt_q != '1) clr_tid_q <= init_cnt_q + TIDW'(1);
+    else if (h0_take)               clr_tid_q <= ack.tid;
+    else                            clr_tid_q <= h1_tid_q;
     if (rst) begin
-      set1_q <= 1'b0;
-      set2_q <= 1'b0;
-      clr1_q <= 1'b0;
-      clr2_q <= 1'b0;
+      clr_tid_q <= '0;
+      set1_q    <= 1'b0;
+      set2_q    <= 1'b0;
+      init1_q   <= 1'b0;
+      adv1_q    <= 1'b0;
+      clr2_q    <= 1'b0;
     end else begin
-      set1_q <= pend_wr_en;
-      set2_q <= set1_q;
-      clr1_q <= clr_now;
-      clr2_q <= clr1_q;
+      set1_q    <= pend_wr_en;
+      set2_q    <= set1_q;
+      init1_q   <= init_q;
+      adv1_q    <= h1_adv;
+      clr2_q    <= clr1;
     end
   end
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
@@ -178,7 +194,7 @@ module qrdma_qos_handler
   u_pend_valid (
     .clk,
     .a_en(set2_q), .a_addr(pend_wr_tid), .a_data(1'b1),
-    .b_en(clr2_q), .b_addr(clr_tid), .b_data(1'b0),
+    .b_en(clr2_q), .b_addr(clr_tid_q), .b_data(1'b0),
     .rd_en(h0_take), .rd_addr(ack.tid), .rd_data(h1_pv_rd)
   );
 
@@ -187,8 +203,8 @@ module qrdma_qos_handler
   // block RAM. Same contents as u_pending's, in KSUB-deep parts: H0 registers every
   // part's fields as read (the read goes straight into registers, no part multiplexer
   // after it), the ones written in that cycle and the ACK's sequence number against the
-  // written one; H1 selects the part (the TID's high bits, registered), compares the read
-  // sequence number with the ACK's and selects the written one's result on a hit.
+  // written one; H1 compares every part's sequence number with the ACK's and selects the
+  // TID's part (its high bits, registered), the written one's result on a hit.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
@@ -197,7 +213,8 @@ module qrdma_qos_handler
   pkey_t           pkey_wr;
   pkey_t           pkey_rd [KN];                  // every part's word at the ACK's TID (H0)
   pkey_t           h1_rd_q [KN];                  // ... as read, registered
-  pkey_t           h1_rd;                         // the TID's part (H1)
+  logic [TIDW-KLW-1:0] h1_part;                  // the TID's part (H1)
+  logic [KN-1:0]   h1_rd_eq;                      // every part's sequence number = the ACK's
   logic            h1_wr_single_q, h1_wr_tid_only_q;  // ... as written in H0's cycle
   logic [SEQW-1:0] h1_seq_q;                  // the ACK's sequence number
   logic            h1_wr_eq_q;                // ... matches the one written in H0's cycle
@@ -212,13 +229,14 @@ module qrdma_qos_handler
       if (pend_wr_en && pend_wr_tid[TIDW-1:KLW] == (TIDW-KLW)'(g))
         mem[pend_wr_tid[KLW-1:0]] <= pkey_wr;
     end
-    assign pkey_rd[g] = mem[ack.tid[KLW-1:0]];
+    assign pkey_rd[g]  = mem[ack.tid[KLW-1:0]];
+    assign h1_rd_eq[g] = h1_rd_q[g].seq == h1_seq_q;
   end
-  assign h1_rd = h1_rd_q[h1_tid_q[TIDW-1:KLW]];
+  assign h1_part = h1_tid_q[TIDW-1:KLW];
 
   always_ff @(posedge clk) begin
-    if (rst)                         h1_valid_q <= 1'b0;
-    else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
+    if (rst) h1_valid_q <= 1'b0;
+    else     h1_valid_q <= h1_valid_d;
     if (h0_take) begin
       h1_tid_q         <= ack.tid;
       h1_nack_q        <= ack.nack;
@@ -232,7 +250,7 @@ module qrdma_qos_handler
       h1_set_hit_q     <= (pend_wr_en && pend_wr_tid == ack.tid)
                           || (set1_q && set1_tid_q == ack.tid)
                           || (set2_q && set2_tid_q == ack.tid);
-      h1_clr_hit_q     <= (clr1_q && clr1_tid_q == ack.tid)
+      h1_clr_hit_q     <= (clr1 && clr1_tid_q == ack.tid)
                           || (clr2_q && clr2_tid_q == ack.tid);
       // the ACK in H1 advances in this cycle (H0 takes only then): its retire clears next
       h1_prev_hit_q    <= h1_valid_q && h1_tid_q == ack.tid;
@@ -245,9 +263,9 @@ module qrdma_qos_handler
   // h2_match_q: the match of the ACK that left H1 in H0's cycle (h1_prev_hit_q)
   assign h1_pv       = (h1_pv_rd[0] || h1_set_hit_q) && !h1_clr_hit_q
                        && !(h1_prev_hit_q && h2_match_q);
-  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : (h1_rd.seq == h1_seq_q));
-  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd.single;
-  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd.tid_only;
+  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq[h1_part]);
+  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q[h1_part].single;
+  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q[h1_part].tid_only;
   assign h1_adv      = h1_valid_q && h2_free_q && !tid_ret_valid;
 
   logic            tid_free_q;
@@ -283,18 +301,19 @@ module qrdma_qos_handler
   logic [3:0]      h2_reason_q;
   logic            h3_v, h3_adv, h3_fifo_ready;
   logic [1:0]      h3_cnt;       // the FIFO's count (cnt_w(2))
-  logic            h2_valid_d, h3_full_d;
+  logic            h2_valid_d, h3_full_d, h2_free_d;
 
   // H2 and the FIFO in the next cycle: H2 holds an ACK; the FIFO is full (its count 2)
   assign h2_valid_d = h2_free_q ? h1_adv : 1'b1;
   assign h3_full_d  = !h3_adv && (h3_cnt == 2'd2 || (h3_cnt == 2'd1 && h2_move));
+  assign h2_free_d  = !h2_valid_d || !h3_full_d;
   always_ff @(posedge clk) begin
     if (rst) begin
       h2_valid_q <= 1'b0;
       h2_free_q  <= 1'b1;
     end else begin
       h2_valid_q <= h2_valid_d;
-      h2_free_q  <= !h2_valid_d || !h3_full_d;
+      h2_free_q  <= h2_free_d;
     end
     if (h1_adv) begin
       h2_match_q  <= h1_match;
@@ -315,6 +334,21 @@ module qrdma_qos_handler
     .count(h3_cnt), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
+
+  // H0's take in the next cycle: the ACK FIFO holds an ACK, H1 holds one, H2 takes one
+  logic [1:0] ack_cnt_d;
+  logic       ack_v_d;
+  assign ack_cnt_d = ack_cnt + 2'(s_ack_valid && s_ack_ready) - 2'(h0_take);
+  assign ack_v_d   = ack_cnt_d != 2'd0;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      take_a_q <= 1'b0;
+      take_b_q <= 1'b0;
+    end else begin
+      take_a_q <= ack_v_d && !h1_valid_d;
+      take_b_q <= ack_v_d && h2_free_d;
+    end
+  end
 
   // ================================================================ H3: metadata read
   logic            h3_meta;
@@ -511,6 +545,10 @@ module qrdma_qos_handler
         else $error("qrdma_qos_handler: act_room_q differs from the action FIFO's count");
       assert (h2_free_q == (!h2_valid_q || h3_fifo_ready))
         else $error("qrdma_qos_handler: h2_free_q differs from H2 and the FIFO's room");
+      assert (clr_tid_q == (init_q ? init_cnt_q : h1_tid_q))
+        else $error("qrdma_qos_handler: clr_tid_q differs from the clear's address");
+      assert (h0_take == (ack_v && (!h1_valid_q || h1_adv)))
+        else $error("qrdma_qos_handler: H0's take differs from the ACK FIFO, H1 and H2");
     end
   end
 `endif
