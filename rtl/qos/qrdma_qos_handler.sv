@@ -63,7 +63,12 @@ module qrdma_qos_handler
   output logic                  ev_stale
 );
 
-  localparam int unsigned ACW = cnt_w(ACT_FIFO_DEPTH);
+  localparam int unsigned ACW  = cnt_w(ACT_FIFO_DEPTH);
+  // the tables H0 reads at the ACK's TID (key fields, valid bits) are in KSUB-deep parts,
+  // every part's word registered in H0 and the part selected in H1
+  localparam int unsigned KSUB = 256;                  // words per part
+  localparam int unsigned KN   = (1 << TIDW) / KSUB;   // parts
+  localparam int unsigned KLW  = $clog2(KSUB);         // TID bits inside a part
 
 `ifndef SYNTHESIS
   initial begin
@@ -95,13 +100,14 @@ module qrdma_qos_handler
   // s_ack_ready is a register (the FIFO's room), whatever the pipeline's stalls; the head
   // (the TID H0 reads the tables at) is a register.
   logic                  ack_v, h0_take, ack_s_ready;
+  logic [1:0]            ack_cnt;      // the FIFO's count (cnt_w(2))
   logic [ACK_DESC_W-1:0] ack_w;
-  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not needed
+  /* verilator lint_off PINCONNECTEMPTY */  // almost_full: not needed
   qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(2), .HEAD_REG(1'b1)) u_ack_fifo (
     .clk, .rst,
     .s_valid(s_ack_valid && en), .s_ready(ack_s_ready), .s_data(s_ack_data),
     .m_valid(ack_v), .m_ready(h0_take), .m_data(ack_w),
-    .count(), .almost_full()
+    .count(ack_cnt), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
   assign s_ack_ready = en && ack_s_ready;
@@ -116,11 +122,20 @@ module qrdma_qos_handler
   logic            h1_match;     // valid entry, same sequence number
   logic            h1_adv;
   logic            h2_valid_q, h2_move;
+  logic            h2_free_q;    // H2 takes an ACK in this cycle (empty, or moving on)
   logic            h2_match_q;   // H1's match of the ACK in H2
   pend_t           h2_pend;      // the pending entry (block RAM output register) in H2
 
+  // H0 takes an ACK when H1 is empty or advances: ack_v && (!h1_valid_q || h1_adv), from
+  // two registers figured a cycle ahead (take_a_q: an ACK and H1 empty; take_b_q: an ACK
+  // and H2 takes one) and the segmenter's TID return of this cycle, so that the take (the
+  // tables' read enables and H1's loads, the FIFO's pop: a wide fan-out) is one LUT from
+  // registers
+  logic            take_a_q, take_b_q;
   assign ack     = ack_desc_t'(ack_w);
-  assign h0_take = ack_v && (!h1_valid_q || h1_adv);
+  assign h0_take = take_a_q || (take_b_q && !tid_ret_valid);
+  logic            h1_valid_d;   // H1 holds an ACK in the next cycle
+  assign h1_valid_d = (!h1_valid_q || h1_adv) ? ack_v : 1'b1;
 
   // The entry is read in H0 and arrives in H2 in the RAM's output register, which is
   // loaded when the ACK moves from H1 to H2 and holds while H2 waits. A write in the
@@ -139,71 +154,89 @@ module qrdma_qos_handler
   // with the entry, as it is at the end of that cycle (a write or a retire of the same TID
   // in that cycle included, and the sets and clears still on their way), so that H1
   // matches the entry it holds even when that TID is issued again while H1 waits. H0
-  // registers what it read and whether an issue of that cycle or a set on its way, a
-  // clear on its way or the ACK retiring in that cycle (in H1) hit its TID; H1 puts them
-  // together.
-  logic            clr_now;      // a clear decided in this cycle (after reset, or a retire)
-  logic [TIDW-1:0] clr_tid;
-  logic            set1_q, set2_q, clr1_q, clr2_q;   // on their way: one / two cycles old
+  // registers what it read (RD_REG: every part's bit, the part selected in H1) and
+  // whether an issue of that cycle or a set on its way, a clear on its way or the ACK
+  // retiring in that cycle (in H1) hit its TID; H1 puts them together.
+  logic [TIDW-1:0] clr_tid_q;    // the clear's address: init_q ? init_cnt_q : h1_tid_q
+  logic            set1_q, set2_q, clr1, clr2_q;     // on their way: one / two cycles old
+  logic            init1_q, adv1_q;   // the clear after reset, H1's advance: a cycle old
   logic [TIDW-1:0] set1_tid_q, set2_tid_q, clr1_tid_q, clr2_tid_q;
-  logic [0:0]      h0_pv_rd;
-  logic            h1_pv_q, h1_set_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
-  assign clr_now = init_q || (h1_adv && h1_match);
-  assign clr_tid = init_q ? init_cnt_q : h1_tid_q;
+  logic [0:0]      h1_pv_rd;     // the valid bit as read in H0 (registered, RD_REG)
+  logic            h1_set_hit_q, h1_clr_hit_q, h1_prev_hit_q, h1_pv;
+  // the clear decided one cycle ago (after reset, or a retire: H1's match is in H2)
+  assign clr1    = init1_q || (adv1_q && h2_match_q);
   always_ff @(posedge clk) begin
     set1_tid_q <= pend_wr_tid;
     set2_tid_q <= set1_tid_q;
-    clr1_tid_q <= clr_tid;
+    clr1_tid_q <= clr_tid_q;
     clr2_tid_q <= clr1_tid_q;
+    // figured a cycle ahead (a register, as the port's stage 1 reads the other bank at it)
+    if (init_q && init_cnt_q != '1) clr_tid_q <= init_cnt_q + TIDW'(1);
+    else if (h0_take)               clr_tid_q <= ack.tid;
+    else                            clr_tid_q <= h1_tid_q;
     if (rst) begin
-      set1_q <= 1'b0;
-      set2_q <= 1'b0;
-      clr1_q <= 1'b0;
-      clr2_q <= 1'b0;
+      clr_tid_q <= '0;
+      set1_q    <= 1'b0;
+      set2_q    <= 1'b0;
+      init1_q   <= 1'b0;
+      adv1_q    <= 1'b0;
+      clr2_q    <= 1'b0;
     end else begin
-      set1_q <= pend_wr_en;
-      set2_q <= set1_q;
-      clr1_q <= clr_now;
-      clr2_q <= clr1_q;
+      set1_q    <= pend_wr_en;
+      set2_q    <= set1_q;
+      init1_q   <= init_q;
+      adv1_q    <= h1_adv;
+      clr2_q    <= clr1;
     end
   end
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW), .A_LEAD(1'b1), .B_LEAD(1'b1)) u_pend_valid (
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(1 << TIDW), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
+                 .SUB_DEPTH(KSUB))
+  u_pend_valid (
     .clk,
     .a_en(set2_q), .a_addr(pend_wr_tid), .a_data(1'b1),
-    .b_en(clr2_q), .b_addr(clr_tid), .b_data(1'b0),
-    .rd_en(1'b1), .rd_addr(ack.tid), .rd_data(h0_pv_rd)
+    .b_en(clr2_q), .b_addr(clr_tid_q), .b_data(1'b0),
+    .rd_en(h0_take), .rd_addr(ack.tid), .rd_data(h1_pv_rd)
   );
 
   // The fields H1 decides on (sequence number, single, class) are also kept in LUT RAM,
   // read in H0 from the ACK's TID, so that H1's match does not wait for the entry out of
-  // block RAM. Same contents as u_pending's. H0 registers the fields as read, the ones
-  // written in that cycle and the ACK's sequence number against the written one; H1
-  // compares the read sequence number with the ACK's and selects: the read goes straight
-  // into registers.
+  // block RAM. Same contents as u_pending's, in KSUB-deep parts: H0 registers every
+  // part's fields as read (the read goes straight into registers, no part multiplexer
+  // after it), the ones written in that cycle and the ACK's sequence number against the
+  // written one; H1 compares every part's sequence number with the ACK's and selects the
+  // TID's part (its high bits, registered), the written one's result on a hit.
   typedef struct packed {
     logic [SEQW-1:0] seq;
     logic            single;
     logic            tid_only;   // class TID-only: the TID goes back when retired
   } pkey_t;
-  // LUT RAM: a register takes its read data, which in block RAM would add the RAM's
-  // clock-to-out to H1's compare
-  (* ram_style = "distributed" *) pkey_t pkey_mem [1 << TIDW];
-  pkey_t pkey_wr, pkey_rd;
-  pkey_t           h1_rd_q;                   // the fields as read
+  pkey_t           pkey_wr;
+  pkey_t           pkey_rd [KN];                  // every part's word at the ACK's TID (H0)
+  pkey_t           h1_rd_q [KN];                  // ... as read, registered
+  logic [TIDW-KLW-1:0] h1_part;                  // the TID's part (H1)
+  logic [KN-1:0]   h1_rd_eq;                      // every part's sequence number = the ACK's
   logic            h1_wr_single_q, h1_wr_tid_only_q;  // ... as written in H0's cycle
   logic [SEQW-1:0] h1_seq_q;                  // the ACK's sequence number
   logic            h1_wr_eq_q;                // ... matches the one written in H0's cycle
   logic            h1_single, h1_tid_only;
   assign pkey_wr = '{seq: pend_wr_data.seq, single: pend_wr_data.single,
                      tid_only: pend_wr_data.cls == CLS_TID};
-  always_ff @(posedge clk) begin
-    if (pend_wr_en) pkey_mem[pend_wr_tid] <= pkey_wr;
+  for (genvar g = 0; g < int'(KN); g++) begin : gen_pkey
+    // LUT RAM: a register takes its read data, which in block RAM would add the RAM's
+    // clock-to-out to H1's compare
+    (* ram_style = "distributed" *) pkey_t mem [KSUB];
+    always_ff @(posedge clk) begin
+      if (pend_wr_en && pend_wr_tid[TIDW-1:KLW] == (TIDW-KLW)'(g))
+        mem[pend_wr_tid[KLW-1:0]] <= pkey_wr;
+    end
+    assign pkey_rd[g]  = mem[ack.tid[KLW-1:0]];
+    assign h1_rd_eq[g] = h1_rd_q[g].seq == h1_seq_q;
   end
-  assign pkey_rd = pkey_mem[ack.tid];
+  assign h1_part = h1_tid_q[TIDW-1:KLW];
 
   always_ff @(posedge clk) begin
-    if (rst)                         h1_valid_q <= 1'b0;
-    else if (!h1_valid_q || h1_adv)  h1_valid_q <= ack_v;
+    if (rst) h1_valid_q <= 1'b0;
+    else     h1_valid_q <= h1_valid_d;
     if (h0_take) begin
       h1_tid_q         <= ack.tid;
       h1_nack_q        <= ack.nack;
@@ -213,12 +246,11 @@ module qrdma_qos_handler
       h1_wr_eq_q       <= pkey_wr.seq == ack.seq;
       h1_wr_single_q   <= pkey_wr.single;
       h1_wr_tid_only_q <= pkey_wr.tid_only;
-      h1_pv_q          <= h0_pv_rd[0];
       h1_wr_hit_q      <= pend_wr_en && pend_wr_tid == ack.tid;
       h1_set_hit_q     <= (pend_wr_en && pend_wr_tid == ack.tid)
                           || (set1_q && set1_tid_q == ack.tid)
                           || (set2_q && set2_tid_q == ack.tid);
-      h1_clr_hit_q     <= (clr1_q && clr1_tid_q == ack.tid)
+      h1_clr_hit_q     <= (clr1 && clr1_tid_q == ack.tid)
                           || (clr2_q && clr2_tid_q == ack.tid);
       // the ACK in H1 advances in this cycle (H0 takes only then): its retire clears next
       h1_prev_hit_q    <= h1_valid_q && h1_tid_q == ack.tid;
@@ -229,12 +261,12 @@ module qrdma_qos_handler
   // H1 waits for H2, and in a cycle in which the segmenter returns an unused TID (the
   // pool has one return port; both go out registered).
   // h2_match_q: the match of the ACK that left H1 in H0's cycle (h1_prev_hit_q)
-  assign h1_pv       = (h1_pv_q || h1_set_hit_q) && !h1_clr_hit_q
+  assign h1_pv       = (h1_pv_rd[0] || h1_set_hit_q) && !h1_clr_hit_q
                        && !(h1_prev_hit_q && h2_match_q);
-  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : (h1_rd_q.seq == h1_seq_q));
-  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q.single;
-  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q.tid_only;
-  assign h1_adv      = h1_valid_q && (!h2_valid_q || h2_move) && !tid_ret_valid;
+  assign h1_match    = h1_pv && (h1_wr_hit_q ? h1_wr_eq_q : h1_rd_eq[h1_part]);
+  assign h1_single   = h1_wr_hit_q ? h1_wr_single_q : h1_rd_q[h1_part].single;
+  assign h1_tid_only = h1_wr_hit_q ? h1_wr_tid_only_q : h1_rd_q[h1_part].tid_only;
+  assign h1_adv      = h1_valid_q && h2_free_q && !tid_ret_valid;
 
   logic            tid_free_q;
   logic [TIDW-1:0] tid_free_id_q;
@@ -253,9 +285,12 @@ module qrdma_qos_handler
   // ================================================================ H2: the entry
   // The pending entry is in the RAM's output register; H2 moves into a two-entry FIFO
   // (whose room is a register, its head too) ahead of the metadata read, so that H1 and
-  // H0 never wait for the read's conditions.
+  // H0 never wait for the read's conditions. h2_free_q is !h2_valid_q || the FIFO's room,
+  // registered: figured a cycle ahead from H2, H1's advance, the FIFO's count and H3's
+  // advance, so that H1's and H0's advance come from registers alone.
   typedef struct packed {
     logic       match;
+    logic       meta;     // match && !single: H3 reads the metadata
     logic       single;
     logic       nack;
     logic [3:0] reason;
@@ -265,10 +300,21 @@ module qrdma_qos_handler
   logic            h2_single_q, h2_nack_q;
   logic [3:0]      h2_reason_q;
   logic            h3_v, h3_adv, h3_fifo_ready;
+  logic [1:0]      h3_cnt;       // the FIFO's count (cnt_w(2))
+  logic            h2_valid_d, h3_full_d, h2_free_d;
 
+  // H2 and the FIFO in the next cycle: H2 holds an ACK; the FIFO is full (its count 2)
+  assign h2_valid_d = h2_free_q ? h1_adv : 1'b1;
+  assign h3_full_d  = !h3_adv && (h3_cnt == 2'd2 || (h3_cnt == 2'd1 && h2_move));
+  assign h2_free_d  = !h2_valid_d || !h3_full_d;
   always_ff @(posedge clk) begin
-    if (rst)                         h2_valid_q <= 1'b0;
-    else if (!h2_valid_q || h2_move) h2_valid_q <= h1_adv;
+    if (rst) begin
+      h2_valid_q <= 1'b0;
+      h2_free_q  <= 1'b1;
+    end else begin
+      h2_valid_q <= h2_valid_d;
+      h2_free_q  <= h2_free_d;
+    end
     if (h1_adv) begin
       h2_match_q  <= h1_match;
       h2_single_q <= h1_single;
@@ -277,30 +323,44 @@ module qrdma_qos_handler
     end
   end
   assign h2_move = h2_valid_q && h3_fifo_ready;
-  assign h2_rec  = '{match: h2_match_q, single: h2_single_q, nack: h2_nack_q,
-                     reason: h2_reason_q, pend: h2_pend};
+  assign h2_rec  = '{match: h2_match_q, meta: h2_match_q && !h2_single_q, single: h2_single_q,
+                     nack: h2_nack_q, reason: h2_reason_q, pend: h2_pend};
 
-  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
+  /* verilator lint_off PINCONNECTEMPTY */  // almost_full: s_ready is the room
   qrdma_sync_fifo #(.WIDTH($bits(h3_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_h3_fifo (
     .clk, .rst,
     .s_valid(h2_move), .s_ready(h3_fifo_ready), .s_data(h2_rec),
     .m_valid(h3_v), .m_ready(h3_adv), .m_data(h3),
-    .count(), .almost_full()
+    .count(h3_cnt), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
+  // H0's take in the next cycle: the ACK FIFO holds an ACK, H1 holds one, H2 takes one
+  logic [1:0] ack_cnt_d;
+  logic       ack_v_d;
+  assign ack_cnt_d = ack_cnt + 2'(s_ack_valid && s_ack_ready) - 2'(h0_take);
+  assign ack_v_d   = ack_cnt_d != 2'd0;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      take_a_q <= 1'b0;
+      take_b_q <= 1'b0;
+    end else begin
+      take_a_q <= ack_v_d && !h1_valid_d;
+      take_b_q <= ack_v_d && h2_free_d;
+    end
+  end
+
   // ================================================================ H3: metadata read
-  logic            h3_meta, act_room;
+  logic            h3_meta;
+  logic            act_room_q;   // room for the actions of H4..H6 and this one
   logic [ACW-1:0]  act_cnt;
 
-  // room for the actions of H4..H6 and this one
-  assign act_room     = (act_cnt <= ACW'(ACT_FIFO_DEPTH - 4));
-  assign h3_meta      = h3_v && h3.match && !h3.single;
+  assign h3_meta      = h3_v && h3.meta;
   assign meta_want    = h3_meta;
   assign meta_rd_addr = h3.pend.xfer;
-  assign meta_rd      = h3_meta && meta_allow && !meta_busy && act_room;
-  assign meta_refused = h3_meta && !meta_allow && !meta_busy && act_room;
-  assign h3_adv       = h3_v && act_room && (!h3_meta || meta_rd);
+  assign meta_rd      = h3_meta && meta_allow && !meta_busy && act_room_q;
+  assign meta_refused = h3_meta && !meta_allow && !meta_busy && act_room_q;
+  assign h3_adv       = h3_v && act_room_q && (!h3_meta || meta_rd);
 
   // ================================================================ H4, H5: decide
   logic            h4_valid_q, h5_valid_q;
@@ -462,11 +522,34 @@ module qrdma_qos_handler
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
+  // act_room_q: the FIFO's count at most ACT_FIFO_DEPTH - 4, registered: figured a cycle
+  // ahead from the count, push and pop of that cycle (a push always finds room: H3
+  // advances only with room for it), so that H3's advance depends on registers and the
+  // metadata slot only
+  logic           act_pop;
+  logic [ACW-1:0] act_cnt_d;
+  assign act_pop   = m_act_valid && m_act_ready;
+  assign act_cnt_d = act_cnt + ACW'(act_push) - ACW'(act_pop);
+  always_ff @(posedge clk) begin
+    if (rst) act_room_q <= 1'b1;
+    else     act_room_q <= (act_cnt_d <= ACW'(ACT_FIFO_DEPTH - 4));
+  end
+
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (act_push)   // nested under its push (docs/sim.md "Speed")
       if (!rst) assert (act_cnt != ACW'(ACT_FIFO_DEPTH))
         else $error("qrdma_qos_handler: action FIFO overflow");
+    if (!rst) begin
+      assert (act_room_q == (act_cnt <= ACW'(ACT_FIFO_DEPTH - 4)))
+        else $error("qrdma_qos_handler: act_room_q differs from the action FIFO's count");
+      assert (h2_free_q == (!h2_valid_q || h3_fifo_ready))
+        else $error("qrdma_qos_handler: h2_free_q differs from H2 and the FIFO's room");
+      assert (clr_tid_q == (init_q ? init_cnt_q : h1_tid_q))
+        else $error("qrdma_qos_handler: clr_tid_q differs from the clear's address");
+      assert (h0_take == (ack_v && (!h1_valid_q || h1_adv)))
+        else $error("qrdma_qos_handler: H0's take differs from the ACK FIFO, H1 and H2");
+    end
   end
 `endif
 
