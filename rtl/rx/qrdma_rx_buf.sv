@@ -91,7 +91,7 @@ module qrdma_rx_buf
   logic               store_ok_q, room_q, in_fire, hdr_beat, pl_wr;
   logic               hq_s_ready, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
-  logic [NBW-1:0]     nb_d;
+  logic [NBW-1:0]     nb_n;                // nb_q with a payload beat taken now
 
   assign hdr_beat = !in_pkt_q;
   assign used     = wr_ptr_q - rd_ptr_q;
@@ -107,10 +107,12 @@ module qrdma_rx_buf
 
   // Header FIFO entry: header bits 511:256, payload beats, long, header bits HLW-1:0
   // (bits 255:HLW are not kept).
-  assign nb_d = pl_wr ? nb_q + NBW'(1) : nb_q;
+  // (nb_n assumes the beat is taken: it is used only with the handshake, so the FIFO's
+  // data and the count's next value do not wait for tready)
+  assign nb_n = store_ok_q ? nb_q + NBW'(1) : nb_q;
   always_comb begin
     if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], NBW'(0), 1'b0, s_axis_rx_tdata[HLW-1:0]};
-    else          hq_s_data = {hhi_q, nb_d, long_q || !store_ok_q, hlo_q};
+    else          hq_s_data = {hhi_q, nb_n, long_q || !store_ok_q, hlo_q};
   end
 
   always_ff @(posedge clk) begin
@@ -128,7 +130,7 @@ module qrdma_rx_buf
         long_q     <= 1'b0;
         store_ok_q <= 1'b1;
       end else begin
-        nb_q       <= nb_d;
+        nb_q       <= nb_n;
         long_q     <= long_q || !store_ok_q;
         if (pl_wr) store_ok_q <= (nb_q < NBW'(MAXB - 1));
       end
