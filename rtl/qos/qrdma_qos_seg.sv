@@ -386,27 +386,45 @@ module qrdma_qos_seg
 
   // ================================================================ M: decide
   // The descriptor side of the segmentation (the first block is the last, the block
-  // count) from each half of the row, the transfer's half selected at the end.
+  // count, the block sizes, the block offset of a later block) from each half of the
+  // row, the transfer's half selected at the end.
   typedef struct packed {
-    logic          last;
-    logic [BW-1:0] blocks;
+    logic            last;
+    logic [BW-1:0]   blocks;
+    logic [16:0]     bf;     // the first block's size when it is not the last: BS - o
+    logic [16:0]     bl;     // a later last block's size: (o + size) mod BS, BS for 0
+    logic [OFFW-1:0] off;    // block b's offset from the transfer's addresses
   } desc_seg_t;
 
-  function automatic desc_seg_t desc_seg(input logic [SZW-1:0] sz, input logic [BS_LOG2-1:0] oo);
+  function automatic desc_seg_t desc_seg(input logic [SZW-1:0] sz, input logic [BS_LOG2-1:0] oo,
+                                         input logic [BW-1:0] bb);
     logic [BS_LOG2+1:0] sp;
     desc_seg_t          r;
     sp       = (BS_LOG2+2)'(oo) + (BS_LOG2+2)'(sz[BS_LOG2:0]);
     r.last   = (sz[SZW-1:BS_LOG2+1] == '0) && (sp <= (BS_LOG2+2)'(BLOCK_SIZE));
     r.blocks = BW'(((SZW+1)'(oo) + (SZW+1)'(sz) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
+    r.bf     = 17'(BLOCK_SIZE) - 17'(oo);
+    r.bl     = (sp[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE) : 17'(sp[BS_LOG2-1:0]);
+    r.off    = (OFFW'(bb) << BS_LOG2) - OFFW'(oo);
     return r;
   endfunction
 
   desc_seg_t seg_lo, seg_hi, seg_x;
   assign seg_lo = desc_seg(tt_rd_data[DESC_LINE0_SIZE_LSB +: SZW],
-                           tt_rd_data[DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+                           tt_rd_data[DESC_LINE0_DST_ADDR_LSB +: BS_LOG2], meta_rd_data.issued);
   assign seg_hi = desc_seg(tt_rd_data[256 + DESC_LINE0_SIZE_LSB +: SZW],
-                           tt_rd_data[256 + DESC_LINE0_DST_ADDR_LSB +: BS_LOG2]);
+                           tt_rd_data[256 + DESC_LINE0_DST_ADDR_LSB +: BS_LOG2],
+                           meta_rd_data.issued);
   assign seg_x  = mm_x_q[0] ? seg_hi : seg_lo;
+
+  // The inline payload's bytes within its length (byte j: j < size), per row half: a
+  // compare per byte, no 256-bit carry; the bytes past the length are cleared in W.
+  logic [INLINE_MAX-1:0] pm_lo, pm_hi, pm_x;
+  for (genvar j = 0; j < INLINE_MAX; j++) begin : gen_pm
+    assign pm_lo[j] = (6'(j) < tt_rd_data[DESC_LINE0_SIZE_LSB +: 6]);
+    assign pm_hi[j] = (6'(j) < tt_rd_data[256 + DESC_LINE0_SIZE_LSB +: 6]);
+  end
+  assign pm_x = mm_x_q[0] ? pm_hi : pm_lo;
 
   meta_t              mq;          // the transfer's metadata before this issue
   /* verilator lint_off UNUSEDSIGNAL */  // only the fields the long paths take
@@ -418,8 +436,6 @@ module qrdma_qos_seg
   cls_e               qcls, cls_m;
   logic               ctrl, tidq, fid1, fid4, inl, fresh, abort;
   logic [SZW-1:0]     size;
-  logic [BS_LOG2-1:0] o;
-  logic [BS_LOG2-1:0] span_lo;     // o + size mod BS (low bits of the span)
   logic [BW-1:0]      blocks, b;
   logic               last_blk, requeue, ctrl_now, blk_case;
   logic [FIDW-1:0]    f0;
@@ -455,7 +471,7 @@ module qrdma_qos_seg
     mq = 'x; meta_d = 'x; blk_m = 'x; pkt_m = 'x; pend_m = 'x;
     qcls = cls_e'('x); cls_m = cls_e'('x);
     ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
-    size = 'x; o = 'x; span_lo = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
+    size = 'x; blocks = 'x; b = 'x; last_blk = 'x; requeue = 'x;
     ctrl_now = 'x; blk_case = 'x; f0 = 'x; ids = 'x; slot = 'x; tid_busy_d = 'x;
     mo = 'x; last_f = 'x; last_o = 'x; busy_o = 'x; out_o = 'x; hq = 'x; bsize = 'x; bsize_l = 'x; off = 'x;
     if (mm_v_q) begin
@@ -483,22 +499,15 @@ module qrdma_qos_seg
 
       // segmentation (docs/qos.md "Segmentation"); a fresh transfer issues block 0
       size    = SZW'(d0.size);
-      o       = d0.dst_addr[BS_LOG2-1:0];
-      span_lo = o + size[BS_LOG2-1:0];
       b       = mq.issued;
       last_f   = seg_x.last;
       last_o   = (mo.issued + BW'(1) == mo.blocks);
       last_blk = fresh ? last_f : last_o;
       blocks   = fresh ? seg_x.blocks : mo.blocks;
-      off = fresh ? '0 : ((OFFW'(b) << BS_LOG2) - OFFW'(o));
+      off = fresh ? '0 : seg_x.off;
       // the block's size if it is the last one, and if not (the last block chosen in W)
-      if (fresh) begin
-        bsize_l = 17'(size);
-        bsize   = 17'(BLOCK_SIZE) - 17'(o);
-      end else begin
-        bsize_l = (span_lo == '0) ? 17'(BLOCK_SIZE) : 17'(span_lo);
-        bsize   = 17'(BLOCK_SIZE);
-      end
+      bsize_l = fresh ? 17'(size) : seg_x.bl;
+      bsize   = fresh ? seg_x.bf : 17'(BLOCK_SIZE);
 
       // IDs
       f0 = fresh ? mm_fid_q : mq.fid;
@@ -550,17 +559,12 @@ module qrdma_qos_seg
       pkt_m.tag      = d0.tag;
       pkt_m.tid      = ctrl ? mq.last_tid : (inl ? mm_tid_q : ids.tid);
       pkt_m.seq      = ctrl ? mq.last_seq : '0;   // an inline or due control packet's in W
-      pkt_m.blocks   = ctrl ? 21'(mq.blocks) : (inl ? '0 : 21'(blocks));
-      if (inl) begin
-        pkt_m.len     = 6'(size);
-        pkt_m.notify  = d0.notify;
-        // bytes past the payload length are zero (a short descriptor's row half belongs
-        // to another channel): a byte mask from one compare per byte, no 256-bit carry
-        pkt_m.payload = {d1.inline_hi, d0.src_addr};
-        for (int unsigned j = 0; j < INLINE_MAX; j++) begin
-          if (6'(j) >= size[5:0]) pkt_m.payload[8 * j +: 8] = '0;
-        end
-      end
+      // the inline fields as read, the block count whatever the kind: each is cleared in
+      // W by the registered kind (no clear here, which would end on the register's reset)
+      pkt_m.blocks   = ctrl ? 21'(mq.blocks) : 21'(blocks);
+      pkt_m.len      = 6'(size);
+      pkt_m.notify   = d0.notify;
+      pkt_m.payload  = {d1.inline_hi, d0.src_addr};
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -615,9 +619,11 @@ module qrdma_qos_seg
   meta_t           w_meta_q_d;
   logic [OFFW-1:0] w_off_q;
   logic [16:0]     w_bsize_l_q;
+  logic [INLINE_MAX-1:0] w_pm_q;
   logic [TIDW-1:0] w_pend_tid_q, w_tid_q;
   logic [XW-1:0]   w_x_q;
   logic [QW-1:0]   w_hq_q;
+  logic            w_hq_tid_q;
   logic [3:0]      w_reason_q;
   cls_e            w_cls_q;
   logic [FIDW-1:0] w_fid_q;
@@ -649,10 +655,12 @@ module qrdma_qos_seg
     w_meta_q_d   <= meta_d;
     w_off_q      <= off;
     w_bsize_l_q  <= bsize_l;
+    w_pm_q       <= pm_x;
     w_pend_tid_q <= inl ? mm_tid_q : ids.tid;
     w_tid_q      <= mm_tid_q;
     w_x_q        <= mm_x_q;
     w_hq_q       <= hq;
+    w_hq_tid_q   <= tidq;
     w_reason_q   <= mq.reason;
     w_cls_q      <= cls_m;
     w_fid_q      <= mq.fid;
@@ -669,6 +677,18 @@ module qrdma_qos_seg
     if (w_last_q) blk_d.size = w_bsize_l_q;
     pkt_d          = w_pkt_q_d;
     if (w_seq_q) pkt_d.seq = seq_q;
+    // an inline packet has no block count; a control packet no length, notification or
+    // payload; an inline payload's bytes past its length are zero (a short descriptor's
+    // row half belongs to another channel)
+    if (w_pkt_q_d.kind == 1'(PKT_INLINE)) begin
+      pkt_d.blocks = '0;
+    end else begin
+      pkt_d.len    = '0;
+      pkt_d.notify = '0;
+    end
+    for (int unsigned j = 0; j < INLINE_MAX; j++) begin
+      if (!(w_pm_q[j] && w_pkt_q_d.kind == 1'(PKT_INLINE))) pkt_d.payload[8 * j +: 8] = '0;
+    end
     pend_wr_data        = w_pend_q_d;
     pend_wr_data.seq    = seq_q;
     pend_wr_data.time_  = now_q;
@@ -720,6 +740,7 @@ module qrdma_qos_seg
   // handler action is taken when neither port it needs is used by W.
   logic          act_take, act_enq, nr_enq;
   logic          enq_v_d, enq_fresh_d;
+  logic          enq_tid_d, enq_f1n_d, enq_f4n_d;   // into the TID queue, a need-FID queue
   logic [QW-1:0] enq_q_d;
   logic [XW-1:0] enq_x_d;
 
@@ -730,19 +751,31 @@ module qrdma_qos_seg
   assign nr_pop      = ct || nr_enq;
 
   always_comb begin
+    // the queue's kind from each source's own bits, not from the chosen queue number: a
+    // re-queue goes into the TID queue or a have-FID queue, a new transfer into the TID
+    // queue or a need-FID queue
     enq_v_d     = 1'b1;
     enq_fresh_d = 1'b0;
     if (w_enq_q) begin
-      enq_q_d = w_hq_q;
-      enq_x_d = w_x_q;
+      enq_q_d   = w_hq_q;
+      enq_x_d   = w_x_q;
+      enq_tid_d = w_hq_tid_q;
+      enq_f1n_d = 1'b0;
+      enq_f4n_d = 1'b0;
     end else if (act_enq) begin
-      enq_q_d = s_act_data.q;
-      enq_x_d = s_act_data.xfer;
+      enq_q_d   = s_act_data.q;
+      enq_x_d   = s_act_data.xfer;
+      enq_tid_d = (s_act_data.q == Q_TID);
+      enq_f1n_d = (s_act_data.q >= Q_FID1_NEED) && (s_act_data.q < Q_FID4_HAVE);
+      enq_f4n_d = (s_act_data.q >= Q_FID4_NEED);
     end else begin
       enq_v_d     = nr_enq;
       enq_q_d     = nr.q;
       enq_x_d     = nr.x;
       enq_fresh_d = 1'b1;
+      enq_tid_d   = nr_enq && nr.tid;
+      enq_f1n_d   = nr_enq && nr.f1;
+      enq_f4n_d   = nr_enq && nr.f4;
     end
   end
 
@@ -752,9 +785,9 @@ module qrdma_qos_seg
     enq_q_q     <= enq_q_d;
     enq_x_q     <= enq_x_d;
     enq_fresh_q <= enq_fresh_d;
-    enq_tid_q   <= {enq_tid_q[1:0], enq_v_d && (enq_q_d == Q_TID)};
-    enq_f1n_q   <= {enq_f1n_q[1:0], enq_v_d && (enq_q_d >= Q_FID1_NEED) && (enq_q_d < Q_FID4_HAVE)};
-    enq_f4n_q   <= {enq_f4n_q[1:0], enq_v_d && (enq_q_d >= Q_FID4_NEED)};
+    enq_tid_q   <= {enq_tid_q[1:0], enq_tid_d};
+    enq_f1n_q   <= {enq_f1n_q[1:0], enq_f1n_d};
+    enq_f4n_q   <= {enq_f4n_q[1:0], enq_f4n_d};
   end
 
   // ================================================================ completion port
