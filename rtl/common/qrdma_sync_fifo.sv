@@ -101,9 +101,7 @@ module qrdma_sync_fifo
     assign m_data  = head_q;
 
   end else if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
-    // LUT RAM or flops, never a block RAM (Yosys would take the read pointer into a block
-    // RAM's read register: its clock-to-out on the head's paths)
-    (* ram_style = "distributed" *) logic [WIDTH-1:0] mem [DEPTH];
+    logic [WIDTH-1:0] mem [DEPTH];
     logic [AW-1:0]    wr_ptr_q, rd_ptr_q;
 
     // The write and the pointer updates share one process, the write first: every read of
