@@ -65,13 +65,6 @@ module qrdma_sync_fifo
     return (p == AW'(DEPTH - 1)) ? '0 : p + AW'(1);
   endfunction
 
-  // a count's next value: its increment or decrement, both formed from the register,
-  // selected by the handshakes (no carry chain after a handshake)
-  function automatic logic [CW-1:0] cnt_next(input logic [CW-1:0] c, input logic up,
-                                             input logic dn);
-    return (up && !dn) ? c + CW'(1) : (dn && !up) ? c - CW'(1) : c;
-  endfunction
-
   logic [CW-1:0] count_q;
   logic          push;
   logic          pop;
@@ -83,7 +76,7 @@ module qrdma_sync_fifo
   assign almost_full = (count_q >= CW'(ALMOST_FULL));
 
   always_ff @(posedge clk) begin
-    count_q <= cnt_next(count_q, push, pop);
+    count_q <= count_q + CW'(push) - CW'(pop);
     if (rst) count_q <= '0;
   end
 
@@ -156,7 +149,7 @@ module qrdma_sync_fifo
     always_ff @(posedge clk) begin
       if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
-      ram_cnt_q <= cnt_next(ram_cnt_q, push, ram_rd);
+      ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
       if (ram_rd)      r_valid_q <= 1'b1;
       else if (o_load) r_valid_q <= 1'b0;
       if (o_load)      o_valid_q <= r_valid_q;

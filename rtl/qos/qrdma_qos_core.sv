@@ -32,8 +32,8 @@ module qrdma_qos_core
   input  logic                      new_inline,
   input  logic                      new_multipath,
   input  logic [3:0]                new_prio,
-  // transfer table read port (row = xfer >> 1, data two cycles later: output register)
-  output logic                      tt_rd_en,
+  // transfer table read port (row = xfer >> 1, read in every cycle, data two cycles
+  // later: output register)
   output logic [9:0]                tt_rd_row,
   input  logic [511:0]              tt_rd_data,
   // block descriptors to the send unit
@@ -110,7 +110,7 @@ module qrdma_qos_core
   ) u_seg (
     .clk, .rst, .en(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
-    .tt_rd_en, .tt_rd_row, .tt_rd_data,
+    .tt_rd_row, .tt_rd_data,
     .s_tid_valid(tid_valid), .s_tid_more(tid_more), .s_tid_ready(tid_take), .s_tid_id(tid_id),
     .s_fid1_valid(fid1_valid), .s_fid1_more(fid1_more), .s_fid1_ready(fid1_take),
     .s_fid1_id(fid1_id),

@@ -89,7 +89,6 @@ module qrdma_qos_engine
   logic [63:0]     tt_wr_be;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [511:0]    tt_wr_data;
-  logic            tt_rd_en;
   logic [9:0]      tt_rd_row;
   logic [511:0]    tt_rd_data;
 
@@ -149,7 +148,7 @@ module qrdma_qos_engine
       .clk,
       .wr_en(tt_wr_en && |tt_wr_we[4 * h +: 4]), .wr_be(tt_wr_we[4 * h +: 4]),
       .wr_addr(tt_wr_row), .wr_data(tt_wr_data[256 * h +: 256]),
-      .rd_en(tt_rd_en), .rd_addr(tt_rd_row), .rd_oe(1'b1),
+      .rd_en(1'b1), .rd_addr(tt_rd_row), .rd_oe(1'b1),
       .rd_data(tt_rd_data[256 * h +: 256])
     );
   end
@@ -163,7 +162,7 @@ module qrdma_qos_engine
   ) u_core (
     .clk, .rst, .ready(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
-    .tt_rd_en, .tt_rd_row, .tt_rd_data,
+    .tt_rd_row, .tt_rd_data,
     .m_blk_valid, .m_blk_ready, .m_blk_data,
     .m_pkt_valid, .m_pkt_ready, .m_pkt_data,
     .s_ack_valid, .s_ack_ready, .s_ack_data,

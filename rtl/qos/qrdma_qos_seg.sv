@@ -36,8 +36,9 @@ module qrdma_qos_seg
   input  logic                    new_inline,
   input  logic                    new_multipath,
   input  logic [3:0]              new_prio,
-  // transfer table read port (row = xfer >> 1, read in D, data in M)
-  output logic                    tt_rd_en,
+  // transfer table read port (row = xfer >> 1, read in D, data in M); the table is read
+  // in every cycle (no read enable): a row is used only with a transfer in D, which moves
+  // on to R and M unconditionally
   output logic [9:0]              tt_rd_row,
   input  logic [511:0]            tt_rd_data,
   // IDs (qrdma_qos_ids): *_more = a second ID follows one taken now
@@ -335,7 +336,6 @@ module qrdma_qos_seg
   assign d_v  = d_deq_q || ct;
   assign d_x  = d_deq_q ? deq_entry : nr.x;
 
-  assign tt_rd_en     = d_v;
   assign tt_rd_row    = d_x[XW-1:1];
   assign meta_rd_en   = d_v;
   assign meta_rd_addr = d_x;

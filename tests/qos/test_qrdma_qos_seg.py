@@ -410,7 +410,6 @@ class Bench:
         assert int(d.meta_rd_en.value) == int(dst is not None), \
             f"cycle {now}: D valid {int(d.meta_rd_en.value)}, expected {dst} (cut-through " \
             f"{ct}, NR {list(self.nr)}, want {self.want}, room {self.room})"
-        assert int(d.tt_rd_en.value) == int(dst is not None)
         assert int(d.meta_deq.value) == int(d_deq is not None), f"cycle {now}: meta_deq"
         if dst is not None:
             assert int(d.meta_rd_addr.value) == dst["x"] and \
