@@ -48,7 +48,7 @@ module qrdma_qos_core
   input  logic                      s_ack_valid,
   output logic                      s_ack_ready,
   input  logic [ACK_DESC_W-1:0]     s_ack_data,
-  // channel results to the status registers
+  // channel results to the status registers (registered: a cycle after the completion)
   output logic                      st_valid,
   output logic [9:0]                st_ch,
   output logic                      st_err,
@@ -158,11 +158,17 @@ module qrdma_qos_core
     .hdl_wr_en(hdl_meta_wr), .hdl_wr_data(hdl_meta_wdata)
   );
 
-  assign st_valid  = cmpl_valid;
-  assign st_ch     = {cmpl_xfer[XW-1:7], cmpl_xfer[5:0]};   // page, write channel
-  assign st_err    = cmpl_err;
-  assign st_reason = cmpl_reason;
-  assign ev.done   = cmpl_valid;
+  // The completion leaves the core from registers (a cycle after the segmenter's or
+  // the handler's completion): the host port's status and error-reason stores sit across
+  // the placement from the handler's action FIFO, whose head the completion can be.
+  always_ff @(posedge clk) begin
+    st_ch     <= {cmpl_xfer[XW-1:7], cmpl_xfer[5:0]};   // page, write channel
+    st_err    <= cmpl_err;
+    st_reason <= cmpl_reason;
+    st_valid  <= cmpl_valid && !rst;
+  end
+
+  assign ev.done = st_valid;
 
 endmodule
 
