@@ -32,7 +32,7 @@ module qrdma_rx_buf
 #(
   parameter int unsigned MAX_PAYLOAD = 1024, // largest DATA payload in bytes (256..4096, power of 2)
   parameter int unsigned BUF_BEATS   = 256,  // payload beats the ring holds (power of 2, >= MAX_PAYLOAD/64 + 1)
-  parameter int unsigned HDR_DEPTH   = 64,   // packets (headers) the buffer holds
+  parameter int unsigned HDR_DEPTH   = 64,   // header FIFO depth: holds HDR_DEPTH - 1 packets
   localparam int unsigned PW         = idx_w(BUF_BEATS)  // ring index bits
 ) (
   input  logic              clk,
@@ -88,7 +88,7 @@ module qrdma_rx_buf
   logic               long_q;
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
   logic [PW:0]        used;
-  logic               store_ok_q, room_q, in_fire, hdr_beat, pl_wr;
+  logic               store_ok_q, room_q, hroom_q, in_fire, hdr_beat, pl_wr;
   logic               hq_s_ready, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
   logic [NBW-1:0]     nb_n;                // nb_q with a payload beat taken now
@@ -97,11 +97,12 @@ module qrdma_rx_buf
   assign used     = wr_ptr_q - rd_ptr_q;
   // header beat: the header FIFO has room (the packet's entry is pushed at its last beat;
   // no other push happens before that); payload beat: the ring has room, or the beat is
-  // beyond what a legal packet has and is dropped anyway. Both payload conditions are
-  // registered: store_ok_q = (nb_q < MAXB); room_q = the ring held at most BUF_BEATS - 2
-  // beats in the cycle before, so it has room for one now (the ring holds at most
-  // BUF_BEATS - 1 beats).
-  assign s_axis_rx_tready = hdr_beat ? hq_s_ready : (!store_ok_q || room_q);
+  // beyond what a legal packet has and is dropped anyway. All three are registered:
+  // hroom_q = the header FIFO held at most HDR_DEPTH - 2 entries in the cycle before, so
+  // it has room for one now (it holds at most HDR_DEPTH - 1 packets); store_ok_q =
+  // (nb_q < MAXB); room_q = the ring held at most BUF_BEATS - 2 beats in the cycle
+  // before, so it has room for one now (the ring holds at most BUF_BEATS - 1 beats).
+  assign s_axis_rx_tready = hdr_beat ? hroom_q : (!store_ok_q || room_q);
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
 
@@ -115,8 +116,11 @@ module qrdma_rx_buf
     else          hq_s_data = {hhi_q, nb_n, long_q || !store_ok_q, hlo_q};
   end
 
+  // loaded in every header-beat cycle, taken or not (no enable from tready): the last
+  // load before the header beat's handshake is the beat itself (AXI-Stream holds tdata
+  // until the handshake)
   always_ff @(posedge clk) begin
-    if (in_fire && hdr_beat) begin
+    if (hdr_beat) begin
       hhi_q <= s_axis_rx_tdata[511:256];
       hlo_q <= s_axis_rx_tdata[HLW-1:0];
     end
@@ -136,7 +140,8 @@ module qrdma_rx_buf
       end
     end
     if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
-    room_q <= (used <= (PW+1)'(BUF_BEATS - 2));
+    room_q  <= (used <= (PW+1)'(BUF_BEATS - 2));
+    hroom_q <= !hq_af;
     if (rst) begin  // last: overrides (docs/development.md)
       in_pkt_q   <= 1'b0;
       nb_q       <= '0;
@@ -144,6 +149,7 @@ module qrdma_rx_buf
       store_ok_q <= 1'b1;
       wr_ptr_q   <= '0;
       room_q     <= 1'b0;
+      hroom_q    <= 1'b0;
     end
   end
 
@@ -154,7 +160,7 @@ module qrdma_rx_buf
   /* verilator lint_on UNUSEDSIGNAL */
   logic                        hq_pop;
 
-  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH)) u_hdr_fifo (
+  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH), .ALMOST_FULL(HDR_DEPTH - 1)) u_hdr_fifo (
     .clk, .rst,
     .s_valid(in_fire && s_axis_rx_tlast), .s_ready(hq_s_ready), .s_data(hq_s_data),
     .m_valid(hq_m_valid), .m_ready(hq_pop), .m_data(hq_m_data),
