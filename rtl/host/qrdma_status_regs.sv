@@ -14,16 +14,19 @@
 //          (the host port's BUSY checks; no side effect).
 //   host   host_set / host_ch / host_err: the channel becomes BUSY (a descriptor started)
 //          or ERROR (host_err: a descriptor refused at completion). Unconditional.
-//   engine eng_valid / eng_ch / eng_err: BUSY -> DONE (ERROR when eng_err). Ignored when
-//          the channel is not BUSY.
+//   engine eng_valid / eng_ch / eng_err: BUSY -> DONE (ERROR when eng_err). Only for a
+//          BUSY channel (the engine completes only transfers it was handed; asserted in
+//          simulation): the update is a change of the engine's own bank, with no read of
+//          the row's state.
 //   read   rd_valid / rd_row: rd_data is the row's state at the start of the cycle; every
 //          channel found DONE or ERROR is reset to IDLE (rd_single: only channel rd_sel).
 // Same cycle, same channel: host set > read reset, applied to the state at the start of
 // the cycle, whose value every read of the cycle returns (a DONE channel read and
 // re-posted in one cycle reads DONE and ends BUSY). A host set and an engine set never
 // hit one channel in one cycle (the host port posts only to channels that are not BUSY,
-// the engine completes only BUSY ones: an assertion in simulation); an engine set needs
-// BUSY and a read reset DONE/ERROR, so those two never meet on one channel either. The
+// the engine completes only BUSY ones: an assertion in simulation); an engine set is of
+// a BUSY channel and a read resets DONE/ERROR, so those two never meet on one channel
+// either. The
 // result is visible on chk_st / rd_data in the next cycle.
 `default_nettype none
 
@@ -125,8 +128,9 @@ module qrdma_status_regs
   // does; on a channel the host sets in the same cycle (host set > read reset) the host's
   // change includes the read's reset of it, so that the channel ends at the host's value
   // (old ^ (new ^ old) ^ (old ^ IDLE) for the host's old ^ new): the read bank's write
-  // data does not depend on the host port. The engine meets neither (contract above). So
-  // a bank's write enable is its writer's request alone.
+  // data does not depend on the host port. The engine meets neither (contract above) and
+  // its channel is BUSY, so its change is BUSY ^ new on that channel alone and bank E is
+  // read only at its own row. So a bank's write enable is its writer's request alone.
   // Each change is computed inside its bank's always_ff, under the write enable, so that
   // a simulator evaluates it only in the cycles that bank is written (the writes are rare
   // next to the cycles; per-channel loops there synthesize better than 64-bit masks).
@@ -141,12 +145,11 @@ module qrdma_status_regs
   assign we_r = rd_valid;
 
   always_ff @(posedge clk) begin
-    // engine row: only its own channel changes, and only from BUSY
+    // engine row: only its own channel changes, from BUSY
     if (init_q || we_e) begin : upd_e
-      logic [RB-1:0] o, w;
-      o = bank_h[a_e] ^ bank_e[a_e] ^ bank_r[a_e];
+      logic [RB-1:0] w;
       for (int j = 0; j < ROW_CH; j++)
-        w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j) && o[2*j +: 2] == S_BUSY) ? e_chg : 2'b00;
+        w[2*j +: 2] = (eng_ch[SW-1:0] == SW'(j)) ? e_chg : 2'b00;
       bank_e[wa_e] <= init_q ? '0 : bank_e[a_e] ^ w;
     end
   end
@@ -187,6 +190,13 @@ module qrdma_status_regs
     if (host_set && eng_valid)
       if (!rst && !init_q) assert (host_ch != eng_ch)
         else $error("qrdma_status_regs: host and engine set channel %0d in one cycle", host_ch);
+    if (eng_valid)
+      if (!rst && !init_q) begin : chk_e
+        logic [RB-1:0] o;
+        o = bank_h[a_e] ^ bank_e[a_e] ^ bank_r[a_e];
+        assert (o[2 * eng_ch[SW-1:0] +: 2] == S_BUSY)
+          else $error("qrdma_status_regs: engine completes channel %0d, which is not BUSY", eng_ch);
+      end
   end
 `endif
 
