@@ -89,7 +89,7 @@ module qrdma_rx_buf
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
   logic [PW:0]        used;
   logic               store_ok_q, room_q, hroom_q, in_fire, hdr_beat, pl_wr;
-  logic               hq_s_ready, hq_m_valid, cq_m_valid;
+  logic               hq_s_ready, hq_af, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
   logic [NBW-1:0]     nb_n;                // nb_q with a payload beat taken now
 
@@ -156,7 +156,7 @@ module qrdma_rx_buf
   // Header FIFO: one entry per packet, pushed at its last beat.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(HDR_DEPTH)-1:0] hq_count, cq_count;
-  logic                        hq_af, cq_af, cq_s_ready;
+  logic                        cq_af, cq_s_ready;
   /* verilator lint_on UNUSEDSIGNAL */
   logic                        hq_pop;
 
