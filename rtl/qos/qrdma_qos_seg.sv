@@ -177,6 +177,8 @@ module qrdma_qos_seg
 
   // ================================================================ scheduling queues (§3.7)
   logic                  enq_v_q, enq_fresh_q;   // the enqueue decided in the last cycle
+  // enqueues decided 1, 2, 3 cycles ago: into the TID queue, a need-FID queue
+  logic [2:0]            enq_tid_q, enq_f1n_q, enq_f4n_q;
   logic [QW-1:0]         enq_q_q;
   logic [XW-1:0]         enq_x_q;
   logic                  q_v_q;        // Q: a request, its queue (one-hot) and class
@@ -195,7 +197,7 @@ module qrdma_qos_seg
   // The bits form a FIFO beside that queue, pushed with its enqueues and popped with its
   // requests, so the head bit is there in Q.
   logic fresh_push, fresh_pop, fresh_head, fresh_valid;
-  assign fresh_push = enq_v_q && (enq_q_q == Q_TID);
+  assign fresh_push = enq_tid_q[0];   // the enqueue of the last cycle, into the TID queue
   assign fresh_pop  = q_v_q && q_cls_q[C_TID];
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the fill
   qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS), .RAM_MIN_DEPTH(NUM_CHANNELS + 1)) u_fresh (
@@ -313,7 +315,6 @@ module qrdma_qos_seg
   // by their flags of the last cycle (registered here), which show the enqueues decided
   // up to four cycles ago; those decided in the last three are counted on their own.
   logic          kind_tid_q, kind_f1_q, kind_f4_q;    // the queues of a kind are empty
-  logic [2:0]    enq_tid_q, enq_f1n_q, enq_f4n_q;     // enqueues decided 1, 2, 3 cycles ago
   logic          ct_ok;
   logic          d_v;
   logic [XW-1:0] d_x;
