@@ -13,9 +13,10 @@
 //                           a register, never through logic after the RAM; a write is
 //                           visible at the output three cycles later, throughput stays
 //                           one word per cycle.
-//   HEAD_REG = 1 (DEPTH = 2)  two registers, the head always in the first: m_data is a
-//                           register (no read multiplexer after it), a write is visible
-//                           at the output the next cycle (as in the register form).
+//   HEAD_REG = 1 (register form)  the head in a register of its own, the words behind it
+//                           in registers or LUT RAM: m_data is a register (no read
+//                           multiplexer or LUT-RAM read after it), a write is visible at
+//                           the output the next cycle (as in the register form).
 // Contract, both: s_ready = (count < DEPTH) is registered (no combinational path from
 // m_ready to s_ready), the FIFO holds exactly DEPTH words, m_data is undefined while
 // m_valid is low.
@@ -28,7 +29,7 @@ module qrdma_sync_fifo
   parameter int unsigned DEPTH         = 16,  // words held
   parameter int unsigned RAM_MIN_DEPTH = 64,  // at or above this depth use block RAM
   parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
-  parameter bit          HEAD_REG      = 1'b0,  // DEPTH = 2: m_data from a register (header)
+  parameter bit          HEAD_REG      = 1'b0,  // m_data from a register (register form; header)
   localparam int unsigned CW           = cnt_w(DEPTH)
 ) (
   input  logic             clk,
@@ -54,8 +55,8 @@ module qrdma_sync_fifo
       $fatal(1, "qrdma_sync_fifo: ALMOST_FULL must be in 1..DEPTH");
     if (DEPTH >= RAM_MIN_DEPTH && DEPTH < 2)
       $fatal(1, "qrdma_sync_fifo: block-RAM implementation needs DEPTH >= 2");
-    if (HEAD_REG && (DEPTH != 2 || DEPTH >= RAM_MIN_DEPTH))
-      $fatal(1, "qrdma_sync_fifo: HEAD_REG needs DEPTH = 2 in registers");
+    if (HEAD_REG && (DEPTH < 2 || DEPTH >= RAM_MIN_DEPTH))
+      $fatal(1, "qrdma_sync_fifo: HEAD_REG needs 2 <= DEPTH < RAM_MIN_DEPTH");
   end
 `endif
 
@@ -81,14 +82,35 @@ module qrdma_sync_fifo
   end
 
   if (HEAD_REG) begin : gen_head
-    // the head (m_data) and the word behind it: a push goes into the head when it is
-    // empty or being emptied with nothing behind it, else behind it; a pop moves the word
-    // behind into the head
-    logic [WIDTH-1:0] head_q, next_q;
+    // the head (m_data) and the DEPTH - 1 words behind it in a ring: a push goes into the
+    // head when it is empty or being emptied with nothing behind it, else behind it; a pop
+    // moves the oldest word behind into the head
+    localparam int unsigned BN = DEPTH - 1;   // words behind the head
+    localparam int unsigned BA = idx_w(BN);
+    logic [WIDTH-1:0] head_q;
+    logic [WIDTH-1:0] mem [BN];
+    logic [BA-1:0]    wr_ptr_q, rd_ptr_q;
+    logic             behind, to_head;
+
+    function automatic logic [BA-1:0] bptr_inc(input logic [BA-1:0] p);
+      return (p == BA'(BN - 1)) ? '0 : p + BA'(1);
+    endfunction
+
+    assign behind  = (count_q > CW'(1));                      // words behind the head
+    assign to_head = (count_q == '0) || (pop && !behind);     // a push goes into the head
+
     always_ff @(posedge clk) begin
-      if (pop) head_q <= (count_q == CW'(2)) ? next_q : s_data;
-      else if (push && count_q == '0) head_q <= s_data;
-      if (push && count_q == CW'(1) && !pop) next_q <= s_data;
+      if (push && !to_head) mem[wr_ptr_q] <= s_data;
+      if (push && !to_head) wr_ptr_q <= bptr_inc(wr_ptr_q);
+      if (pop && behind)    rd_ptr_q <= bptr_inc(rd_ptr_q);
+      if (rst) begin
+        wr_ptr_q <= '0;
+        rd_ptr_q <= '0;
+      end
+    end
+    always_ff @(posedge clk) begin
+      if (pop && behind)       head_q <= mem[rd_ptr_q];
+      else if (push && to_head) head_q <= s_data;
     end
     assign m_valid = (count_q != '0);
     assign m_data  = head_q;

@@ -86,6 +86,7 @@ module qrdma_host_if
   input  logic                new_ready,      // the engine takes it
   output logic [XW-1:0]       new_xfer,       // page * 128 + c
   output logic [SZW-1:0]      new_size,       // 1 .. 2^32
+  output logic [DLW-1:0]      new_dst_lo,     // dst_addr's low bits (its offset in a block)
   output logic                new_inline,     // inline payload
   output logic                new_multipath,  // multipath requested
   output logic [3:0]          new_prio,       // priority
@@ -228,7 +229,7 @@ module qrdma_host_if
     .eng_ch   (st_ch_qq),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
-    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .desc_ok, .desc_err
   );
 

@@ -85,6 +85,7 @@ module qrdma_host_wr
   input  logic                new_ready,      // the engine takes it
   output logic [XW-1:0]       new_xfer,       // page * 128 + c
   output logic [SZW-1:0]      new_size,       // 1 .. 2^32
+  output logic [DLW-1:0]      new_dst_lo,     // dst_addr's low bits
   output logic                new_inline,     // inline payload
   output logic                new_multipath,  // multipath requested
   output logic [3:0]          new_prio,       // priority
@@ -103,6 +104,7 @@ module qrdma_host_wr
   // the words of line 0 that hold the accumulated fields
   localparam int unsigned WD_A      = DESC_LINE0_SIZE_LSB / 64;       // size, prio
   localparam int unsigned WD_B      = DESC_LINE0_IS_INLINE_LSB / 64;  // inline, multipath, long
+  localparam int unsigned WD_D      = DESC_LINE0_DST_ADDR_LSB / 64;   // dst_addr
   localparam int unsigned LONG_BYTE = DESC_LINE0_LONG_DESC_LSB / 8;   // byte of long_desc in line 0
   localparam logic [1:0]  S_BUSY    = 2'(ST_BUSY);
 
@@ -122,7 +124,8 @@ module qrdma_host_wr
         || !one_word(DESC_LINE0_PRIO_LSB, DESC_LINE0_PRIO_W, WD_A)
         || !one_word(DESC_LINE0_IS_INLINE_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_MULTIPATH_LSB, 1, WD_B)
-        || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B))
+        || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B)
+        || !one_word(DESC_LINE0_DST_ADDR_LSB, DLW, WD_D))
       $fatal(1, "qrdma_host_wr: accumulated fields must sit in two 8-byte words");
     if (GW != 1 || SW != 5 || CW != 6)
       $fatal(1, "qrdma_host_wr: two status rows of 32 channels per page expected");
@@ -271,6 +274,9 @@ module qrdma_host_wr
     logic mp;
     logic lng;
   } fb_t;                    // fields of word WD_B
+  typedef struct packed {
+    logic [DLW-1:0] dlo;     // dst_addr's low bits
+  } fd_t;                    // fields of word WD_D
 
   // A page as a decision sees it (its view): the line being assembled and the skip
   // record. Line 1 of a long descriptor of chan is expected in chan | 1.
@@ -281,6 +287,7 @@ module qrdma_host_wr
     logic [NWORD-1:0] mask;    // words of the line received (0 unless act)
     fa_t              fa;      // line-0 fields received
     fb_t              fb;
+    fd_t              fd;
     logic             sk_on;   // skip record: line 1 of a refused long descriptor of
     logic [CW-2:0]    sk_pair; //   channel 2 sk_pair is expected in 2 sk_pair + 1 ...
     logic [NWORD-1:0] sk_mask; //   ... and these of its words have been seen
@@ -299,6 +306,7 @@ module qrdma_host_wr
     logic [CW-1:0]    chan;
     fa_t              fa;
     fb_t              fb;
+    fd_t              fd;
   } pg_t;
   typedef struct packed {
     logic [CW-2:0]    pair;
@@ -337,6 +345,7 @@ module qrdma_host_wr
   logic [DB-1:0]           s1_strb_q;
   fa_t                     s1_fa_q;
   fb_t                     s1_fb_q;
+  fd_t                     s1_fd_q;
 
   logic                    e_valid_q, e_acc_q, e_last_q, e_desc_q;
   logic [ID_W-1:0]         e_id_q;
@@ -347,6 +356,7 @@ module qrdma_host_wr
   logic                    e_full_q;              // ... the beat completes its line
   fa_t                     e_fa_q;                // line-0 fields with the beat's
   fb_t                     e_fb_q;
+  fd_t                     e_fd_q;
   logic                    e_cstart_q;            // if accepted: starts a descriptor
   logic                    e_cbad_q;              // if accepted: a bad descriptor
   logic                    e_skhit_q;             // refused by the skip record (R8)
@@ -393,6 +403,7 @@ module qrdma_host_wr
       g_v.mask = e_full_q ? '0 : e_mnew_q;
       g_v.fa   = e_fa_q;
       g_v.fb   = e_fb_q;
+      g_v.fd   = e_fd_q;
     end else if (e_ab0_q) begin
       g_v.act  = 1'b0;
       g_v.l1   = 1'b0;
@@ -420,7 +431,7 @@ module qrdma_host_wr
 
   always_ff @(posedge clk) begin
     if (g_acc) pg_mem[e_page_q] <= pg_t'{mask: g_v.mask, line1: g_v.l1, chan: g_v.chan,
-                                         fa: g_v.fa, fb: g_v.fb};
+                                         fa: g_v.fa, fb: g_v.fb, fd: g_v.fd};
   end
   always_ff @(posedge clk) begin
     if (g_sk_wr) sk_mem[e_page_q] <= sk_t'{pair: g_v.sk_pair, mask: g_v.sk_mask};
@@ -555,6 +566,7 @@ module qrdma_host_wr
       mv.mask    = mv.act ? pr.mask : '0;
       mv.fa      = pr.fa;
       mv.fb      = pr.fb;
+      mv.fd      = pr.fd;
       mv.sk_on   = sk_act_q[n_page_q];
       mv.sk_pair = sr.pair;
       mv.sk_mask = sr.mask;
@@ -630,6 +642,7 @@ module qrdma_host_wr
       s1_fb_q.inl  <= s_axi_wdata[DESC_LINE0_IS_INLINE_LSB % DATA_W];
       s1_fb_q.mp   <= s_axi_wdata[DESC_LINE0_MULTIPATH_LSB % DATA_W];
       s1_fb_q.lng  <= s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
+      s1_fd_q.dlo  <= s_axi_wdata[DESC_LINE0_DST_ADDR_LSB % DATA_W +: DLW];
     end
   end
 
@@ -644,6 +657,7 @@ module qrdma_host_wr
   logic [NWORD-1:0] d_mnew;
   fa_t           d_fa;
   fb_t           d_fb;
+  fd_t           d_fd;
   /* verilator lint_off UNUSEDSIGNAL */  // the checks use only the flags of the fields
   fa_t           d_fa_b;
   fb_t           d_fb_b;
@@ -680,6 +694,7 @@ module qrdma_host_wr
     d_fb_b     = s1_mask_q[WD_B] ? s1_fb_q : d_v.fb;
     d_fa       = (!d_v.l1 && s1_mask_q[WD_A]) ? s1_fa_q : d_v.fa;
     d_fb       = (!d_v.l1 && s1_mask_q[WD_B]) ? s1_fb_q : d_v.fb;
+    d_fd       = (!d_v.l1 && s1_mask_q[WD_D]) ? s1_fd_q : d_v.fd;
     d_bad      = d_fa_b.zero
               || d_fa_b.over
               || (d_fb_b.inl && d_fa_b.gt32)
@@ -706,6 +721,7 @@ module qrdma_host_wr
       e_full_q    <= d_full;
       e_fa_q      <= d_fa;
       e_fb_q      <= d_fb;
+      e_fd_q      <= d_fd;
       e_cstart_q  <= d_full && (d_v.l1 || (!d_bad && !d_fb_b.lng));
       e_cbad_q    <= d_full && !d_v.l1 && d_bad;
       e_skhit_q   <= d_skip_hit;
@@ -781,17 +797,19 @@ module qrdma_host_wr
     logic           inl;
     logic           mp;
     logic [3:0]     prio;
+    logic [DLW-1:0] dlo;
   } new_t;
 
   new_t new_in, new_out;
   logic new_s_ready;
 
   assign new_in = '{xfer: XW'(e_page_q * CH_PER_PAGE) + XW'(e_startch_q), size: e_fa_q.size,
-                    inl: e_fb_q.inl, mp: e_fb_q.mp, prio: e_fa_q.prio};
+                    inl: e_fb_q.inl, mp: e_fb_q.mp, prio: e_fa_q.prio, dlo: e_fd_q.dlo};
 
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
+  // the head in a register: the engine's new-transfer port comes from flops
   qrdma_sync_fifo #(.WIDTH($bits(new_t)), .DEPTH(NEW_FIFO_DEPTH),
-                    .ALMOST_FULL(NEW_FIFO_DEPTH - 2)) u_new_fifo (
+                    .ALMOST_FULL(NEW_FIFO_DEPTH - 2), .HEAD_REG(1'b1)) u_new_fifo (
     .clk, .rst,
     .s_valid (g_start),
     .s_ready (new_s_ready),
@@ -805,6 +823,7 @@ module qrdma_host_wr
   /* verilator lint_on PINCONNECTEMPTY */
   assign new_xfer      = new_out.xfer;
   assign new_size      = new_out.size;
+  assign new_dst_lo    = new_out.dlo;
   assign new_inline    = new_out.inl;
   assign new_multipath = new_out.mp;
   assign new_prio      = new_out.prio;

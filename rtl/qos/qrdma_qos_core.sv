@@ -29,6 +29,7 @@ module qrdma_qos_core
   output logic                      new_ready,
   input  logic [XW-1:0]             new_xfer,
   input  logic [SZW-1:0]            new_size,
+  input  logic [15:0]               new_dst_lo,   // dst_addr's low bits
   input  logic                      new_inline,
   input  logic                      new_multipath,
   input  logic [3:0]                new_prio,
@@ -109,7 +110,7 @@ module qrdma_qos_core
     .OUT_FIFO_DEPTH  (OUT_FIFO_DEPTH)
   ) u_seg (
     .clk, .rst, .en(ready),
-    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .tt_rd_row, .tt_rd_data,
     .s_tid_valid(tid_valid), .s_tid_more(tid_more), .s_tid_ready(tid_take), .s_tid_id(tid_id),
     .s_fid1_valid(fid1_valid), .s_fid1_more(fid1_more), .s_fid1_ready(fid1_take),

@@ -95,6 +95,7 @@ module qrdma_qos_engine
   logic            new_valid, new_ready, new_inline, new_multipath;
   logic [XW-1:0]   new_xfer;
   logic [SZW-1:0]  new_size;
+  logic [15:0]     new_dst_lo;
   logic [3:0]      new_prio;
   logic            st_valid, st_err;
   logic [9:0]      st_ch;
@@ -120,7 +121,7 @@ module qrdma_qos_engine
     .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err, .ext_rd_addr, .ext_rd_data, .ext_rd_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
-    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .st_valid, .st_ch, .st_err, .st_reason,
     .ev(host_ev)
   );
@@ -161,7 +162,7 @@ module qrdma_qos_engine
     .NUM_TIDS        (NUM_TIDS)
   ) u_core (
     .clk, .rst, .ready(ready),
-    .new_valid, .new_ready, .new_xfer, .new_size, .new_inline, .new_multipath, .new_prio,
+    .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .tt_rd_row, .tt_rd_data,
     .m_blk_valid, .m_blk_ready, .m_blk_data,
     .m_pkt_valid, .m_pkt_ready, .m_pkt_data,

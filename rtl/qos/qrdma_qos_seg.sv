@@ -33,6 +33,9 @@ module qrdma_qos_seg
   output logic                    new_ready,
   input  logic [XW-1:0]           new_xfer,
   input  logic [SZW-1:0]          new_size,
+  /* verilator lint_off UNUSEDSIGNAL */  // bits BS_LOG2 and up: blocks below 64 KiB
+  input  logic [15:0]             new_dst_lo,   // dst_addr's low bits (offset in the largest block)
+  /* verilator lint_on UNUSEDSIGNAL */
   input  logic                    new_inline,
   input  logic                    new_multipath,
   input  logic [3:0]              new_prio,
@@ -145,17 +148,26 @@ module qrdma_qos_seg
   end
 
   // ================================================================ new transfers
-  // A two-entry FIFO (NR): new_ready is its room. Its head cuts through into D or is
-  // enqueued into its queue. The queue is decoded on the way in.
+  // A two-entry FIFO (NR), its head in a register: new_ready is its room. Its head cuts
+  // through into D or is enqueued into its queue. The queue is decoded on the way in.
   typedef struct packed {
-    logic [XW-1:0] x;
-    logic [QW-1:0] q;
-    logic          tid;    // class of the queue: TID-only, 1xFID need, 4xFID need
-    logic          f1;
-    logic          f4;
+    logic [XW-1:0]      x;
+    logic [QW-1:0]      q;
+    logic               tid;    // class of the queue: TID-only, 1xFID need, 4xFID need
+    logic               f1;
+    logic               f4;
+    logic               big;    // size >= 2 BS (more than one block whatever the offset)
+    logic [BS_LOG2:0]   sz;     // size mod 2 BS
+    logic [BS_LOG2-1:0] o;      // dst_addr mod BS: the offset in the first block
   } nr_t;
   nr_t  nr_in, nr;
   logic nr_v, nr_pop, nr_s_ready;
+
+  // the first block is the last: size <= BS - o (big: size >= 2 BS; sz = size mod 2 BS)
+  function automatic logic one_block(input logic big, input logic [BS_LOG2:0] sz,
+                                     input logic [BS_LOG2-1:0] o);
+    return !big && (((BS_LOG2+2)'(o) + (BS_LOG2+2)'(sz)) <= (BS_LOG2+2)'(BLOCK_SIZE));
+  endfunction
 
   always_comb begin
     nr_in.x   = new_xfer;
@@ -163,10 +175,13 @@ module qrdma_qos_seg
     nr_in.tid = (nr_in.q == Q_TID);
     nr_in.f4  = (nr_in.q >= Q_FID4_NEED);
     nr_in.f1  = !nr_in.tid && !nr_in.f4;
+    nr_in.big = (new_size[SZW-1:BS_LOG2+1] != '0);
+    nr_in.sz  = new_size[BS_LOG2:0];
+    nr_in.o   = new_dst_lo[BS_LOG2-1:0];
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2)) u_nr (
+  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_nr (
     .clk, .rst,
     .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
     .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
@@ -342,8 +357,24 @@ module qrdma_qos_seg
   assign meta_rd_addr = d_x;
   assign meta_deq     = d_deq_q;
 
+  // A fresh transfer's first block is its last (the descriptor side's last-block test,
+  // [QoS-RDMA] §3.9): formed from NR's head register and kept per transfer, written when
+  // the head leaves NR and read in D like the transfer table (in M from the RAM's output
+  // register), so that M decides a fresh transfer from a register, not from the row's
+  // o + size. A cut-through's comes along the pipeline (its write and read are in one
+  // cycle). RDW_ANY: a dequeued transfer's entry was written when it left NR, cycles
+  // before.
+  logic nr_single, sg_rd_data;
+  assign nr_single = one_block(nr.big, nr.sz, nr.o);
+
+  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(1 << XW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_single (
+    .clk,
+    .wr_en(nr_pop), .wr_be(1'b1), .wr_addr(nr.x), .wr_data(nr_single),
+    .rd_en(1'b1), .rd_addr(d_x), .rd_oe(1'b1), .rd_data(sg_rd_data)
+  );
+
   // ================================================================ R: block RAMs read
-  logic            r_v_q, r_fresh_q;
+  logic            r_v_q, r_fresh_q, r_ct_q, r_single_q;
   logic [XW-1:0]   r_x_q;
   logic [NC-1:0]   r_cls_q;
   logic [TIDW-1:0] r_tid_q;
@@ -352,7 +383,9 @@ module qrdma_qos_seg
   always_ff @(posedge clk) begin
     if (rst) r_v_q <= 1'b0;
     else     r_v_q <= d_v;
-    r_x_q <= d_x;
+    r_x_q      <= d_x;
+    r_ct_q     <= !d_deq_q;
+    r_single_q <= nr_single;
     if (d_deq_q) begin
       r_cls_q   <= d_cls_q;
       r_fresh_q <= d_fresh_q;
@@ -369,7 +402,7 @@ module qrdma_qos_seg
     end
   end
 
-  logic            mm_v_q, mm_fresh_q;
+  logic            mm_v_q, mm_fresh_q, mm_ct_q, mm_single_q;
   logic [XW-1:0]   mm_x_q;
   logic [NC-1:0]   mm_cls_q;
   logic [TIDW-1:0] mm_tid_q;
@@ -381,16 +414,17 @@ module qrdma_qos_seg
     mm_x_q     <= r_x_q;
     mm_cls_q   <= r_cls_q;
     mm_fresh_q <= r_fresh_q;
+    mm_ct_q    <= r_ct_q;
+    mm_single_q <= r_single_q;
     mm_tid_q   <= r_tid_q;
     mm_fid_q   <= r_fid_q;
   end
 
   // ================================================================ M: decide
-  // The descriptor side of the segmentation (the first block is the last, the block
-  // count, the block sizes, the block offset of a later block) from each half of the
-  // row, the transfer's half selected at the end.
+  // The descriptor side of the segmentation (the block count, the block sizes, the block
+  // offset of a later block) from each half of the row, the transfer's half selected at
+  // the end; whether a fresh transfer's first block is its last comes from u_single.
   typedef struct packed {
-    logic            last;
     logic [BW-1:0]   blocks;
     logic [16:0]     bf;     // the first block's size when it is not the last: BS - o
     logic [16:0]     bl;     // a later last block's size: (o + size) mod BS, BS for 0
@@ -399,10 +433,9 @@ module qrdma_qos_seg
 
   function automatic desc_seg_t desc_seg(input logic [SZW-1:0] sz, input logic [BS_LOG2-1:0] oo,
                                          input logic [BW-1:0] bb);
-    logic [BS_LOG2+1:0] sp;
+    logic [BS_LOG2-1:0] sp;   // (o + size) mod BS
     desc_seg_t          r;
-    sp       = (BS_LOG2+2)'(oo) + (BS_LOG2+2)'(sz[BS_LOG2:0]);
-    r.last   = (sz[SZW-1:BS_LOG2+1] == '0) && (sp <= (BS_LOG2+2)'(BLOCK_SIZE));
+    sp       = oo + sz[BS_LOG2-1:0];
     r.blocks = BW'(((SZW+1)'(oo) + (SZW+1)'(sz) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
     r.bf     = 17'(BLOCK_SIZE) - 17'(oo);
     r.bl     = (sp[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE) : 17'(sp[BS_LOG2-1:0]);
@@ -501,7 +534,7 @@ module qrdma_qos_seg
       // segmentation (docs/qos.md "Segmentation"); a fresh transfer issues block 0
       size    = SZW'(d0.size);
       b       = mq.issued;
-      last_f   = seg_x.last;
+      last_f   = mm_ct_q ? mm_single_q : sg_rd_data;
       last_o   = (mo.issued + BW'(1) == mo.blocks);
       last_blk = fresh ? last_f : last_o;
       blocks   = fresh ? seg_x.blocks : mo.blocks;
@@ -835,6 +868,13 @@ module qrdma_qos_seg
       if (!rst) assert (s_fid1_valid) else $error("qrdma_qos_seg: 1xFID taken while none is offered");
     if (s_fid4_ready)
       if (!rst) assert (s_fid4_valid) else $error("qrdma_qos_seg: 4xFID taken while none is offered");
+    // a fresh transfer's kept single-block bit is its descriptor's (new_dst_lo is the
+    // table's dst_addr)
+    if (mm_v_q && mm_fresh_q)
+      if (!rst) assert (last_f == one_block(size[SZW-1:BS_LOG2+1] != '0, size[BS_LOG2:0],
+                                            d0.dst_addr[BS_LOG2-1:0]))
+        else $error("qrdma_qos_seg: transfer %0d: kept single-block bit %0b, descriptor's %0b",
+                    mm_x_q, last_f, !last_f);
   end
 `endif
 

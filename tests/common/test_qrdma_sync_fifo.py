@@ -110,12 +110,13 @@ def params():
     from simrun import full
 
     # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG: one register, LUT RAM, the head
-    # register form, block RAM (the RAM_MIN_DEPTH threshold passed) and a wide block-RAM
+    # register form (2 and 7 deep), block RAM (the RAM_MIN_DEPTH threshold passed) and a wide block-RAM
     # form; the other sizes in make test-full
-    p = [(8, 1, 64, 1, 0), (16, 5, 64, 3, 0), (16, 2, 64, 1, 1), (8, 100, 64, 97, 0),
-         (72, 3, 2, 2, 0)]
+    p = [(8, 1, 64, 1, 0), (16, 5, 64, 3, 0), (16, 2, 64, 1, 1), (16, 7, 64, 5, 1),
+         (8, 100, 64, 97, 0), (72, 3, 2, 2, 0)]
     if full():
-        p += [(8, 2, 64, 1, 0), (32, 16, 64, 12, 0), (32, 64, 64, 60, 0), (8, 2, 2, 2, 0)]
+        p += [(8, 2, 64, 1, 0), (32, 16, 64, 12, 0), (32, 64, 64, 60, 0), (8, 2, 2, 2, 0),
+              (8, 3, 64, 3, 1)]
     return p
 
 

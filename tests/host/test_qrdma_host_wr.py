@@ -164,7 +164,8 @@ class WrEnv:
             r["b"] = (v(d.s_axi_bid), v(d.s_axi_bresp))
         if v(d.new_valid) and v(d.new_ready):
             r["nw"] = dict(xfer=v(d.new_xfer), size=v(d.new_size), inline=v(d.new_inline),
-                           multipath=v(d.new_multipath), prio=v(d.new_prio))
+                           multipath=v(d.new_multipath), prio=v(d.new_prio),
+                           dst_lo=v(d.new_dst_lo))
         return r
 
     async def _monitor(self):

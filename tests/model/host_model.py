@@ -271,7 +271,7 @@ class HostIfModel:
         d["host"] = (ch, BUSY)
         d["new"] = dict(xfer=page * C["CH_PER_PAGE"] + c, size=f["size"],
                         inline=f["is_inline"], multipath=f["multipath"], prio=f["prio"],
-                        long=long_)
+                        dst_lo=f["dst_addr"] & 0xFFFF, long=long_)
         self.cnt_dec.append("CNT_DESC_OK")
         return d
 

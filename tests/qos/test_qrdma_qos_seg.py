@@ -251,6 +251,7 @@ class Bench:
             x, ds = self.offer
             d.new_xfer.value = x
             d.new_size.value = ds.size
+            d.new_dst_lo.value = ds.dst_addr & 0xFFFF
             d.new_inline.value = ds.is_inline
             d.new_multipath.value = ds.multipath
             d.new_prio.value = ds.prio
