@@ -32,7 +32,7 @@ module qrdma_rx_buf
 #(
   parameter int unsigned MAX_PAYLOAD = 1024, // largest DATA payload in bytes (256..4096, power of 2)
   parameter int unsigned BUF_BEATS   = 256,  // payload beats the ring holds (power of 2, >= MAX_PAYLOAD/64 + 1)
-  parameter int unsigned HDR_DEPTH   = 64,   // header FIFO depth: holds HDR_DEPTH - 1 packets
+  parameter int unsigned HDR_DEPTH   = 64,   // header FIFO depth: takes HDR_DEPTH - 2 packets
   localparam int unsigned PW         = idx_w(BUF_BEATS)  // ring index bits
 ) (
   input  logic              clk,
@@ -76,7 +76,7 @@ module qrdma_rx_buf
       $fatal(1, "qrdma_rx_buf: MAX_PAYLOAD must be a power of 2 in 256..4096");
     if ((BUF_BEATS & (BUF_BEATS - 1)) != 0 || BUF_BEATS < MAXB)
       $fatal(1, "qrdma_rx_buf: BUF_BEATS must be a power of 2 >= MAX_PAYLOAD/64 + 1");
-    if (HDR_DEPTH < 2) $fatal(1, "qrdma_rx_buf: HDR_DEPTH must be >= 2");
+    if (HDR_DEPTH < 3) $fatal(1, "qrdma_rx_buf: HDR_DEPTH must be >= 3");
   end
 `endif
 
@@ -88,37 +88,36 @@ module qrdma_rx_buf
   logic               long_q;
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
   logic [PW:0]        used;
-  logic               store_ok_q, room_q, hroom_q, in_fire, hdr_beat, pl_wr;
+  logic               store_ok_q, room_q, hroom_q, last_q, in_fire, hdr_beat, pl_wr;
   logic               hq_s_ready, hq_af, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
   logic [NBW-1:0]     nb_n;                // nb_q with a payload beat taken now
 
   assign hdr_beat = !in_pkt_q;
   assign used     = wr_ptr_q - rd_ptr_q;
-  // header beat: the header FIFO has room (the packet's entry is pushed at its last beat;
-  // no other push happens before that); payload beat: the ring has room, or the beat is
-  // beyond what a legal packet has and is dropped anyway. All three are registered:
-  // hroom_q = the header FIFO held at most HDR_DEPTH - 2 entries in the cycle before, so
-  // it has room for one now (it holds at most HDR_DEPTH - 1 packets); store_ok_q =
-  // (nb_q < MAXB); room_q = the ring held at most BUF_BEATS - 2 beats in the cycle
-  // before, so it has room for one now (the ring holds at most BUF_BEATS - 1 beats).
+  // header beat: the header FIFO has room (the packet's entry is pushed in the cycle
+  // after its last beat; no other push happens before that but the previous packet's);
+  // payload beat: the ring has room, or the beat is beyond what a legal packet has and is
+  // dropped anyway. All three are registered: hroom_q = the header FIFO held at most
+  // HDR_DEPTH - 3 entries in the cycle before, so it has room for the previous packet's
+  // entry and this one's (it holds at most HDR_DEPTH - 1 packets, takes HDR_DEPTH - 2
+  // before it holds back a header); store_ok_q = (nb_q < MAXB); room_q = the ring held at
+  // most BUF_BEATS - 2 beats in the cycle before, so it has room for one now (the ring
+  // holds at most BUF_BEATS - 1 beats).
   assign s_axis_rx_tready = hdr_beat ? hroom_q : (!store_ok_q || room_q);
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
 
-  // Header FIFO entry: header bits 511:256, payload beats, long, header bits HLW-1:0
-  // (bits 255:HLW are not kept).
-  // (nb_n assumes the beat is taken: it is used only with the handshake, so the FIFO's
-  // data and the count's next value do not wait for tready)
-  assign nb_n = store_ok_q ? nb_q + NBW'(1) : nb_q;
-  always_comb begin
-    if (hdr_beat) hq_s_data = {s_axis_rx_tdata[511:256], NBW'(0), 1'b0, s_axis_rx_tdata[HLW-1:0]};
-    else          hq_s_data = {hhi_q, nb_n, long_q || !store_ok_q, hlo_q};
-  end
+  // Header FIFO entry, pushed from registers in the cycle after the packet's last beat
+  // (last_q): header bits 511:256, payload beats, long, header bits HLW-1:0 (bits
+  // 255:HLW are not kept). nb_n assumes the beat is taken: it is used only with the
+  // handshake, so the count's next value does not wait for tready.
+  assign nb_n      = store_ok_q ? nb_q + NBW'(1) : nb_q;
+  assign hq_s_data = {hhi_q, nb_q, long_q, hlo_q};
 
   // loaded in every header-beat cycle, taken or not (no enable from tready): the last
   // load before the header beat's handshake is the beat itself (AXI-Stream holds tdata
-  // until the handshake)
+  // until the handshake); the entry is pushed before the next header beat's load
   always_ff @(posedge clk) begin
     if (hdr_beat) begin
       hhi_q <= s_axis_rx_tdata[511:256];
@@ -127,6 +126,7 @@ module qrdma_rx_buf
   end
 
   always_ff @(posedge clk) begin
+    last_q <= in_fire && s_axis_rx_tlast;
     if (in_fire) begin
       in_pkt_q <= !s_axis_rx_tlast;
       if (hdr_beat) begin
@@ -143,6 +143,7 @@ module qrdma_rx_buf
     room_q  <= (used <= (PW+1)'(BUF_BEATS - 2));
     hroom_q <= !hq_af;
     if (rst) begin  // last: overrides (docs/development.md)
+      last_q     <= 1'b0;
       in_pkt_q   <= 1'b0;
       nb_q       <= '0;
       long_q     <= 1'b0;
@@ -160,9 +161,9 @@ module qrdma_rx_buf
   /* verilator lint_on UNUSEDSIGNAL */
   logic                        hq_pop;
 
-  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH), .ALMOST_FULL(HDR_DEPTH - 1)) u_hdr_fifo (
+  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH), .ALMOST_FULL(HDR_DEPTH - 2)) u_hdr_fifo (
     .clk, .rst,
-    .s_valid(in_fire && s_axis_rx_tlast), .s_ready(hq_s_ready), .s_data(hq_s_data),
+    .s_valid(last_q), .s_ready(hq_s_ready), .s_data(hq_s_data),
     .m_valid(hq_m_valid), .m_ready(hq_pop), .m_data(hq_m_data),
     .count(hq_count), .almost_full(hq_af)
   );
@@ -383,8 +384,10 @@ module qrdma_rx_buf
       if (!rst) assert (cq_s_ready && tq_m_valid)
         else $error("qrdma_rx_buf: CRC result lost (FIFO full) or without its tuser");
     if (in_fire)
-      if (!rst && s_axis_rx_tlast) assert (hq_s_ready && tq_s_ready)
-        else $error("qrdma_rx_buf: header or tuser FIFO full at a last beat");
+      if (!rst && s_axis_rx_tlast) assert (tq_s_ready)
+        else $error("qrdma_rx_buf: tuser FIFO full at a last beat");
+    if (last_q)
+      if (!rst) assert (hq_s_ready) else $error("qrdma_rx_buf: header FIFO full at a push");
     if (rd_en)
       if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
   end
