@@ -89,6 +89,7 @@ module qrdma_rx_buf
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
   logic [PW:0]        used;
   logic               store_ok_q, room_q, hroom_q, last_q, in_fire, hdr_beat, pl_wr;
+  logic [31:0]        tuser_q;
   logic               hq_s_ready, hq_af, hq_m_valid, cq_m_valid;
   logic [HQW-1:0]     hq_s_data, hq_m_data;
   logic [NBW-1:0]     nb_n;                // nb_q with a payload beat taken now
@@ -126,7 +127,8 @@ module qrdma_rx_buf
   end
 
   always_ff @(posedge clk) begin
-    last_q <= in_fire && s_axis_rx_tlast;
+    last_q  <= in_fire && s_axis_rx_tlast;
+    tuser_q <= s_axis_rx_tuser;   // the last beat's, with last_q
     if (in_fire) begin
       in_pkt_q <= !s_axis_rx_tlast;
       if (hdr_beat) begin
@@ -339,9 +341,10 @@ module qrdma_rx_buf
     .m_valid(crc_valid), .m_crc(crc)
   );
 
-  // tuser of each packet, pushed at its last beat, compared with the packet's CRC result
-  // as it comes (results come in packet order). A result comes at most LATENCY + 4 cycles
-  // after its last beat, so at most that many tusers wait (asserted).
+  // tuser of each packet, pushed from a register in the cycle after its last beat (with
+  // the header entry), compared with the packet's CRC result as it comes (results come
+  // in packet order, at least four cycles after the last beat). A result comes at most
+  // LATENCY + 4 cycles after its last beat, so at most that many tusers wait (asserted).
   /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(TQ_DEPTH)-1:0]  tq_count;
   logic                        tq_af, tq_m_valid;
@@ -351,7 +354,7 @@ module qrdma_rx_buf
 
   qrdma_sync_fifo #(.WIDTH(32), .DEPTH(TQ_DEPTH)) u_tuser_fifo (
     .clk, .rst,
-    .s_valid(in_fire && s_axis_rx_tlast), .s_ready(tq_s_ready), .s_data(s_axis_rx_tuser),
+    .s_valid(last_q), .s_ready(tq_s_ready), .s_data(tuser_q),
     .m_valid(tq_m_valid), .m_ready(crc_valid), .m_data(tq_m_data),
     .count(tq_count), .almost_full(tq_af)
   );
@@ -383,11 +386,9 @@ module qrdma_rx_buf
     if (crc_valid)
       if (!rst) assert (cq_s_ready && tq_m_valid)
         else $error("qrdma_rx_buf: CRC result lost (FIFO full) or without its tuser");
-    if (in_fire)
-      if (!rst && s_axis_rx_tlast) assert (tq_s_ready)
-        else $error("qrdma_rx_buf: tuser FIFO full at a last beat");
     if (last_q)
-      if (!rst) assert (hq_s_ready) else $error("qrdma_rx_buf: header FIFO full at a push");
+      if (!rst) assert (hq_s_ready && tq_s_ready)
+        else $error("qrdma_rx_buf: header or tuser FIFO full at a push");
     if (rd_en)
       if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
   end
