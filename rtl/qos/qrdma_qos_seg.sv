@@ -358,18 +358,25 @@ module qrdma_qos_seg
   assign meta_deq     = d_deq_q;
 
   // A fresh transfer's first block is its last (the descriptor side's last-block test,
-  // [QoS-RDMA] §3.9): formed from NR's head register and kept per transfer, written when
-  // the head leaves NR and read in D like the transfer table (in M from the RAM's output
-  // register), so that M decides a fresh transfer from a register, not from the row's
-  // o + size. A cut-through's comes along the pipeline (its write and read are in one
-  // cycle). RDW_ANY: a dequeued transfer's entry was written when it left NR, cycles
-  // before.
-  logic nr_single, sg_rd_data;
+  // [QoS-RDMA] §3.9): formed from NR's head register and kept per transfer, written from
+  // registers in the cycle after the head leaves NR and read in D like the transfer table
+  // (in M from the RAM's output register), so that M decides a fresh transfer from a
+  // register, not from the row's o + size. A cut-through's comes along the pipeline (it
+  // is read in the cycle it leaves NR). RDW_ANY: a dequeued transfer's entry was written
+  // in the cycle after it left NR for the enqueue register, cycles before its dequeue.
+  logic          nr_single, sg_rd_data, sg_wr_q, sg_wd_q;
+  logic [XW-1:0] sg_wa_q;
   assign nr_single = one_block(nr.big, nr.sz, nr.o);
+
+  always_ff @(posedge clk) begin
+    sg_wr_q <= nr_pop && !rst;
+    sg_wa_q <= nr.x;
+    sg_wd_q <= nr_single;
+  end
 
   qrdma_sdp_ram #(.WIDTH(1), .DEPTH(1 << XW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_single (
     .clk,
-    .wr_en(nr_pop), .wr_be(1'b1), .wr_addr(nr.x), .wr_data(nr_single),
+    .wr_en(sg_wr_q), .wr_be(1'b1), .wr_addr(sg_wa_q), .wr_data(sg_wd_q),
     .rd_en(1'b1), .rd_addr(d_x), .rd_oe(1'b1), .rd_data(sg_rd_data)
   );
 
