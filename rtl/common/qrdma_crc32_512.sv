@@ -207,13 +207,11 @@ module qrdma_crc32_512
         logic [7:0]  k;
         logic [63:0] w;
         vec_t        t;
-        // s_keep is all ones on a beat that is not the last (the keep rule): only the
-        // last beat is masked
-        w = 64'(s_data[LO +: GW]);
-        if (s_last) begin
-          k = 8'(s_keep[LO/8 +: GW/8]);
-          w = w & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
-        end
+        // every beat is masked by its s_keep, which is all ones on a beat that is not the
+        // last (the keep rule): the same result as masking the last beat only, without
+        // s_last in the 512 masks
+        k = 8'(s_keep[LO/8 +: GW/8]);
+        w = 64'(s_data[LO +: GW]) & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
         t = '0;
         for (int n = 0; n < int'(GW / TAB_BITS); n++)
           t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
