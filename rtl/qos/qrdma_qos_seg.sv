@@ -148,8 +148,8 @@ module qrdma_qos_seg
   end
 
   // ================================================================ new transfers
-  // A two-entry FIFO (NR), its head in a register: new_ready is its room. Its head cuts
-  // through into D or is enqueued into its queue. The queue is decoded on the way in.
+  // A two-entry FIFO (NR): new_ready is its room. Its head cuts through into D or is
+  // enqueued into its queue. The queue is decoded on the way in.
   typedef struct packed {
     logic [XW-1:0]      x;
     logic [QW-1:0]      q;
@@ -181,7 +181,7 @@ module qrdma_qos_seg
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_nr (
+  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2)) u_nr (
     .clk, .rst,
     .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
     .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
@@ -358,7 +358,7 @@ module qrdma_qos_seg
   assign meta_deq     = d_deq_q;
 
   // A fresh transfer's first block is its last (the descriptor side's last-block test,
-  // [QoS-RDMA] §3.9): formed from NR's head register and kept per transfer, written from
+  // [QoS-RDMA] §3.9): formed from NR's head and kept per transfer, written from
   // registers in the cycle after the head leaves NR and read in D like the transfer table
   // (in M from the RAM's output register), so that M decides a fresh transfer from a
   // register, not from the row's o + size. A cut-through's comes along the pipeline (it
