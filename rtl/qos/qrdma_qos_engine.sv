@@ -138,17 +138,29 @@ module qrdma_qos_engine
   // with a 64-byte descriptor. A read that meets a write of the other half of its row
   // returns data the segmenter does not use (RDW_ANY; the short inline payload masks the
   // other half off).
-  logic [7:0] tt_wr_we;
+  // The host port's write is registered here, beside the table's block RAMs (they span
+  // the device's EBR rows; the host port's W2 registers stay with the host port): the
+  // table is written a cycle after W2, still a cycle before the segmenter can read the
+  // row of a new transfer (its cut-through reads in the cycle after new_valid, W2 + 2).
+  logic [7:0]   tt_wr_we, tt_we_q;
+  logic [9:0]   tt_row_q;
+  logic [511:0] tt_data_q;
   for (genvar i = 0; i < 8; i++) begin : gen_tt_we
     assign tt_wr_we[i] = tt_wr_be[8 * i];
+  end
+
+  always_ff @(posedge clk) begin
+    tt_we_q   <= (tt_wr_en && !rst) ? tt_wr_we : 8'h00;
+    tt_row_q  <= tt_wr_row;
+    tt_data_q <= tt_wr_data;
   end
 
   for (genvar h = 0; h < 2; h++) begin : gen_tt
     qrdma_sdp_ram #(.WIDTH(256), .DEPTH(1024), .BE_W(4), .OUT_REG(1'b1), .RDW_ANY(1'b1))
     u_transfer_table (
       .clk,
-      .wr_en(tt_wr_en && |tt_wr_we[4 * h +: 4]), .wr_be(tt_wr_we[4 * h +: 4]),
-      .wr_addr(tt_wr_row), .wr_data(tt_wr_data[256 * h +: 256]),
+      .wr_en(|tt_we_q[4 * h +: 4]), .wr_be(tt_we_q[4 * h +: 4]),
+      .wr_addr(tt_row_q), .wr_data(tt_data_q[256 * h +: 256]),
       .rd_en(1'b1), .rd_addr(tt_rd_row), .rd_oe(1'b1),
       .rd_data(tt_rd_data[256 * h +: 256])
     );
