@@ -126,7 +126,7 @@ module qrdma_host_wr
         || !one_word(DESC_LINE0_MULTIPATH_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_DST_ADDR_LSB, DLW, WD_D))
-      $fatal(1, "qrdma_host_wr: accumulated fields must sit in two 8-byte words");
+      $fatal(1, "qrdma_host_wr: each accumulated field must sit in one 8-byte word");
     if (GW != 1 || SW != 5 || CW != 6)
       $fatal(1, "qrdma_host_wr: two status rows of 32 channels per page expected");
   end

@@ -26,8 +26,7 @@
 // hit one channel in one cycle (the host port posts only to channels that are not BUSY,
 // the engine completes only BUSY ones: an assertion in simulation); an engine set is of
 // a BUSY channel and a read resets DONE/ERROR, so those two never meet on one channel
-// either. The
-// result is visible on chk_st / rd_data in the next cycle.
+// either. The result is visible on chk_st / rd_data in the next cycle.
 `default_nettype none
 
 module qrdma_status_regs
