@@ -64,8 +64,9 @@ _top("qrdma_multi_queue_pipe", ["rtl/common/qrdma_multi_queue_pipe.sv"],
 _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
      lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}, {"TAB_BITS": 4},
            {"DATA_W": 64, "TAB_BITS": 4}))
-_top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], synth={"ADDR_W": 18},
-     lint=({"ADDR_W": 64},))
+_top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], deps=["qrdma_sync_fifo"],
+     synth={"ADDR_W": 18, "USER_W": 6, "DEPTH": 4},
+     lint=({"ADDR_W": 64}, {"ADDR_W": 12, "USER_W": 3, "DEPTH": 1}))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
      lint=({"WIDTH": 3, "DEPTH": 5},
            {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1, "RD_REG": 1},
@@ -91,7 +92,7 @@ _top("qrdma_nic_csr", ["rtl/generated/qrdma_nic_csr_pkg.sv", "rtl/generated/qrdm
 # ---------------------------------------------------------------- host port (docs/qos.md)
 _top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg"],
      area="host")
-_top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg"],
+_top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg", "qrdma_qos_pkg"],
      no_synth=True, area="host")
 _top("qrdma_host_wr", ["rtl/host/qrdma_host_wr.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_burst_seq"],

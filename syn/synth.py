@@ -261,6 +261,41 @@ def reuse_top(top: str) -> dict | None:
     return res
 
 
+def rows_from_doc() -> dict:
+    """The rows docs/synth.md reports (its two generated tables and their notes), so that a
+    run for some tops keeps the figures of the others."""
+    if not DOC.exists():
+        return {}
+    rows: dict = {}
+    notes: dict = {}
+    for line in DOC.read_text().splitlines():
+        m = re.match(r"\((\d+)\) (\S+): (.*)$", line)
+        if m:
+            notes[m.group(1)] = (m.group(2), m.group(3))
+            continue
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if not line.startswith("| qrdma_"):
+            continue
+        if len(c) == 7 and c[2] != "-":
+            d, fm = c[5], c[6]
+            rows[c[0]] = {
+                "lut": int(c[2]), "ff": int(c[3]), "bram36": float(c[4]),
+                "logic_depth": int(d) if d.isdigit() else (None if d == "-" else 0),
+                "ecp5_fmax_mhz": float(fm) if re.fullmatch(r"[\d.]+", fm) else None,
+                "ecp5_path": None}
+            n = re.fullmatch(r"n/a \((\d+)\)", fm)
+            if n:
+                rows[c[0]]["ecp5_note"] = n.group(1)
+        elif len(c) == 6 and c[0] in rows:
+            rows[c[0]]["ecp5_path"] = {
+                "from_net": c[1].strip("`"), "to": c[2].strip("`"), "logic_steps": int(c[3]),
+                "logic_ns": float(c[4]), "routing_ns": float(c[5])}
+    for r in rows.values():
+        if "ecp5_note" in r:
+            r["ecp5_note"] = notes.get(r["ecp5_note"], ("", "not available"))[1]
+    return rows
+
+
 def write_doc(results: dict) -> None:
     lines = [
         "# Synthesis report",
@@ -360,9 +395,9 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown tops: {unknown}")
         return 2
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() and argv[1:] else {}
+    # a run for some tops keeps the other rows of the committed report
+    results = rows_from_doc() if argv[1:] else {}
     if reuse:
-        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         for top in tops:
             row = reuse_top(top)
             if row is not None:
@@ -383,8 +418,8 @@ def main(argv: list[str]) -> int:
                 failed.append(top)
                 print(f"{top}: FAILED: {e}", flush=True)
     # read again: another run may have written other tops' rows in the meantime
-    if argv[1:] and RESULTS.exists():
-        results = json.loads(RESULTS.read_text())
+    if argv[1:]:
+        results = rows_from_doc()
     results.update(new)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")

@@ -21,8 +21,7 @@ package qrdma_host_pkg;
   localparam int unsigned GW      = $clog2(WR_CH_PER_PAGE / ROW_CH);  // row-in-page bits
   localparam int unsigned XW      = $clog2(NUM_CHANNELS);             // transfer index bits
   localparam int unsigned SZW     = $clog2(MAX_TRANSFER_BYTES) + 1;   // transfer size bits
-  localparam int unsigned DLW     = 16;   // dst_addr bits of a new transfer: its offset in
-                                          // the largest block (64 KiB), for the segmenter
+  localparam int unsigned DLW     = qrdma_qos_pkg::DLW;  // dst_addr bits of a new transfer
 
   // Every region is a power-of-2 span aligned to its size (map_ok), so the decode
   // compares address bits with constants: no adders.

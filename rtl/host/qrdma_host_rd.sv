@@ -9,9 +9,10 @@
 // timing", "Host port modules"; address map: docs/formats.md; inside:
 // docs/modules.md#qrdma_host_rd.
 //
-// Contract: AR -> AR FIFO -> one beat per cycle, decoded into a beat register (A), read
-// into the answer register (B), then into the R output register (AR handshake in t ->
-// rvalid in t+4 at the earliest; each stage moves when the next is empty or moving on).
+// Contract: AR -> AR FIFO (qrdma_burst_seq) -> one beat per cycle, decoded into a beat
+// register (A), read into the answer register (B), then into the R output register (AR
+// handshake in t -> rvalid in t+4 at the earliest; each stage moves when the next is
+// empty or moving on).
 // In the cycle a beat moves from A to B (the read is performed) it drives sr_rd_*,
 // err_rd_en / err_rd_addr and ext_rd_addr (and reads the engine's registers) from A's
 // registers and takes sr_rd_data and ext_rd_data / ext_rd_err combinationally: the
@@ -94,39 +95,21 @@ module qrdma_host_rd
   end
 `endif
 
-  // ------------------------------------------------------------------ AR FIFO
+  // ------------------------------------------------------------------ AR
   typedef struct packed {
-    logic [ID_W-1:0]   id;
-    logic [ADDR_W-1:0] addr;
-    logic [7:0]        len;
-    logic [2:0]        size;
-    logic [1:0]        burst;
-  } ax_t;
+    logic [ID_W-1:0] id;
+    logic [2:0]      size;
+    logic [1:0]      burst;
+  } ar_user_t;
 
-  ax_t  ar_in, ar;
-  logic ar_valid, ar_pop, ar_s_ready;
+  ar_user_t ar;
+  logic     ar_s_ready;
 
-  assign ar_in = '{id: s_axi_arid, addr: s_axi_araddr, len: s_axi_arlen,
-                   size: s_axi_arsize, burst: s_axi_arburst};
-
-  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used by the AR side
-  qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AR_DEPTH)) u_ar_fifo (
-    .clk, .rst,
-    .s_valid (s_axi_arvalid && store_ready),
-    .s_ready (ar_s_ready),
-    .s_data  (ar_in),
-    .m_valid (ar_valid),
-    .m_ready (ar_pop),
-    .m_data  (ar),
-    .count   (),
-    .almost_full ()
-  );
-  /* verilator lint_on PINCONNECTEMPTY */
   assign s_axi_arready = ar_s_ready && store_ready;
 
   // ------------------------------------------------------------------ beats
-  // Issue: the AR FIFO head's beats, one per cycle, decoded into the beat register A when
-  // it is empty or moving on. Read: A -> B, the cycle of the storage reads (sr_rd_*,
+  // Issue: the beats of the sequencer's burst, one per cycle, decoded into the beat
+  // register A when it is empty or moving on. Read: A -> B, the cycle of the storage reads (sr_rd_*,
   // err_rd_addr, ext_rd_addr and the engine's registers are driven from A's flops), their
   // answers registered in B. Load: B -> the R register.
   logic              a_go, b_go, r_go, r_last;
@@ -156,20 +139,25 @@ module qrdma_host_rd
   assign b_go = a_valid_q && (!b_valid_q || r_go) && !(ext_wr_busy && a_win_q);
   assign r_go = b_valid_q && (!rvalid_q || s_axi_rready);
 
-  // the beats of the AR FIFO head (8-byte steps: only 64-bit reads are served)
-  qrdma_burst_seq #(.ADDR_W(ADDR_W)) u_seq (
+  // the AR FIFO and the beats of the burst at its head (8-byte steps: only 64-bit reads are served)
+  /* verilator lint_off PINCONNECTEMPTY */  // size: the step is 8 bytes, ARSIZE rides in user
+  qrdma_burst_seq #(.ADDR_W(ADDR_W), .USER_W($bits(ar_user_t)), .DEPTH(AR_DEPTH)) u_seq (
     .clk, .rst,
-    .s_valid (ar_valid),
-    .s_addr  (ar.addr),
-    .s_len   (ar.len),
+    .s_valid (s_axi_arvalid && store_ready),
+    .s_ready (ar_s_ready),
+    .s_addr  (s_axi_araddr),
+    .s_len   (s_axi_arlen),
     .s_size  (3'd3),
-    .s_pop   (ar_pop),
+    .s_user  ({s_axi_arid, s_axi_arsize, s_axi_arburst}),
     .load    (a_go),
     .addr    (r_cur),
     .last    (r_last),
+    .size    (),
+    .user    (ar),
     .valid   (a_valid_q),
     .take    (b_go)
   );
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // the decode of an issued beat, evaluated only under a_go
   always_ff @(posedge clk) begin

@@ -132,51 +132,23 @@ module qrdma_host_wr
   end
 `endif
 
-  // ------------------------------------------------------------------ AW FIFO
+  // ------------------------------------------------------------------ AW
+  // The burst the beat sequence walks is held in the sequencer's burst register (from
+  // flops): it takes the AW FIFO's head, or the AW of this cycle directly when the FIFO
+  // is empty (no cycle lost); the FIFO keeps the bursts behind it.
   typedef struct packed {
-    logic [ID_W-1:0]   id;
-    logic [ADDR_W-1:0] addr;
-    logic [7:0]        len;
-    logic [2:0]        size;
-    logic [1:0]        burst;
-  } ax_t;
+    logic [ID_W-1:0] id;
+    logic [1:0]      burst;
+  } aw_user_t;
 
-  ax_t  aw_in, aw_f, aw_q;
-  logic aw_v_q, aw_pop, aw_s_ready, aw_hs, aw_load, aw_byp, f_valid;
+  aw_user_t   aw_user;
+  logic       aw_s_ready;
+  logic [2:0] b_size;      // the burst's AWSIZE
 
-  assign aw_in = '{id: s_axi_awid, addr: s_axi_awaddr, len: s_axi_awlen,
-                   size: s_axi_awsize, burst: s_axi_awburst};
-
-  // The burst the beat sequence walks is held in the head register aw_q (from flops): it
-  // takes the FIFO's head when it is empty or its burst is done, or the AW of this cycle
-  // directly when the FIFO is empty (no cycle lost); the FIFO keeps the bursts behind it.
-  assign aw_hs   = s_axi_awvalid && s_axi_awready;
-  assign aw_load = !aw_v_q || aw_pop;
-  assign aw_byp  = aw_load && !f_valid;
-
-  always_ff @(posedge clk) begin
-    if (aw_load) aw_q <= f_valid ? aw_f : aw_in;
-    if (rst)          aw_v_q <= 1'b0;
-    else if (aw_load) aw_v_q <= f_valid || aw_hs;
-  end
-
-  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used by the AW side
-  qrdma_sync_fifo #(.WIDTH($bits(ax_t)), .DEPTH(AW_DEPTH)) u_aw_fifo (
-    .clk, .rst,
-    .s_valid (aw_hs && !aw_byp),
-    .s_ready (aw_s_ready),
-    .s_data  (aw_in),
-    .m_valid (f_valid),
-    .m_ready (aw_load),
-    .m_data  (aw_f),
-    .count   (),
-    .almost_full ()
-  );
-  /* verilator lint_on PINCONNECTEMPTY */
   assign s_axi_awready = aw_s_ready && store_ready;
 
   // ------------------------------------------------------------------ N: next beat
-  // The address side of the next W beat (the burst in aw_q and its beat sequence) is
+  // The address side of the next W beat (the sequencer's burst register and its beat) is
   // decoded one cycle ahead into the next-beat register N, loaded when it is empty or its
   // beat is taken (the first W beat of a burst comes at least two cycles after its AW).
   // With it, the BUSY bits of its status row and the long flags of its row's pairs (see
@@ -186,16 +158,19 @@ module qrdma_host_wr
   logic [ADDR_W-1:0] w_cur;
   logic [7:0]        w_nbytes;
 
-  qrdma_burst_seq #(.ADDR_W(ADDR_W)) u_seq (
+  qrdma_burst_seq #(.ADDR_W(ADDR_W), .USER_W($bits(aw_user_t)), .DEPTH(AW_DEPTH)) u_seq (
     .clk, .rst,
-    .s_valid (aw_v_q),
-    .s_addr  (aw_q.addr),
-    .s_len   (aw_q.len),
-    .s_size  (aw_q.size),
-    .s_pop   (aw_pop),
+    .s_valid (s_axi_awvalid && store_ready),
+    .s_ready (aw_s_ready),
+    .s_addr  (s_axi_awaddr),
+    .s_len   (s_axi_awlen),
+    .s_size  (s_axi_awsize),
+    .s_user  ({s_axi_awid, s_axi_awburst}),
     .load    (n_go),
     .addr    (w_cur),
     .last    (w_last),
+    .size    (b_size),
+    .user    (aw_user),
     .valid   (n_valid_q),
     .take    (w_hs)
   );
@@ -217,7 +192,7 @@ module qrdma_host_wr
   // wready from registers only: nothing combinational runs from bready or new_ready
   assign s_axi_wready = n_valid_q && !b_af && !new_af;
   assign w_hs         = s_axi_wvalid && s_axi_wready;
-  assign w_nbytes     = 8'(1) << aw_q.size;
+  assign w_nbytes     = 8'(1) << b_size;
 
   // the decode and the static checks of the address side, evaluated only under n_go; the
   // page and the channel are the address bits of a descriptor line (meaningful only for
@@ -230,24 +205,24 @@ module qrdma_host_wr
       logic               incr;
       logic [LINE_SH-1:0] slice;   // line byte of lane 0
       d     = decode(w_cur[ADDR_W-1:3], EXT_SPAN);
-      incr  = (aw_q.burst == BURST_INCR);
+      incr  = (aw_user.burst == BURST_INCR);
       slice = w_cur[LINE_SH-1:0] & ~LINE_SH'(DB - 1);
       n_desc_q  <= d.desc;
       n_incr_q  <= incr;
       n_wsl_q   <= slice[LINE_SH-1:3];
       n_cl_q    <= incr && (slice == LINE_SH'(LONG_BYTE - LONG_BYTE % DB));
-      n_ok_q    <= (aw_q.size >= 3'd3) && (aw_q.size <= 3'(LB))            // size
+      n_ok_q    <= (b_size >= 3'd3) && (b_size <= 3'(LB))            // size
                 && incr                                                  // burst type
-                && ((w_cur & ~(ADDR_W'('1) << aw_q.size)) == '0)        // alignment
+                && ((w_cur & ~(ADDR_W'('1) << b_size)) == '0)        // alignment
                 && d.desc;                                               // address
       // a register write of the external window: one aligned 64-bit word
-      n_ext_q   <= (aw_q.size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
+      n_ext_q   <= (b_size == 3'd3) && incr && (w_cur[2:0] == 3'd0) && d.ext;
       // (from the beat's 8-byte word: strb_ok matters only to beats aligned to 8 bytes)
       n_strb_q  <= DB'(~(65'('1) << w_nbytes) << {w_cur[LB-1:3], 3'b000});
       n_eaddr_q <= EXT_SH'(w_cur[EXT_SH-1:0]);
       n_esel_q  <= w_cur[LB-1:3];
       n_last_q  <= w_last;
-      n_id_q    <= aw_q.id;
+      n_id_q    <= aw_user.id;
       n_page_q  <= w_cur[PAGE_SH +: PW];
       n_ch_q    <= w_cur[LINE_SH +: CW];
       n_mask_q  <= NWORD'(~(9'('1) << w_nbytes[7:3]) << w_cur[LINE_SH-1:3]);
@@ -450,7 +425,7 @@ module qrdma_host_wr
   // long-flag row at the start of each cycle without a load enable or a clear from N's
   // load (n_go fans out to the whole beat register; it selects nothing here):
   //   A: the row the beat loadable in this cycle would take (chk_row / chk_st and the
-  //      long-flag row, their address from flops: aw_q or the sequence's next), the
+  //      long-flag row, their address from flops: the sequencer's address register), the
   //      status row as read (na_x_q) and the channels of it that the updates applied at
   //      the end of this cycle change (the W2 beat's host_set, the engine's completion;
   //      reads leave BUSY alone) as "changed" and "BUSY" bits (na_c_q, na_v_q); the long

@@ -29,7 +29,7 @@ module qrdma_qos_core
   output logic                      new_ready,
   input  logic [XW-1:0]             new_xfer,
   input  logic [SZW-1:0]            new_size,
-  input  logic [15:0]               new_dst_lo,   // dst_addr's low bits
+  input  logic [DLW-1:0]            new_dst_lo,   // dst_addr's low bits
   input  logic                      new_inline,
   input  logic                      new_multipath,
   input  logic [3:0]                new_prio,

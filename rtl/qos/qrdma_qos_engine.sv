@@ -95,7 +95,7 @@ module qrdma_qos_engine
   logic            new_valid, new_ready, new_inline, new_multipath;
   logic [XW-1:0]   new_xfer;
   logic [SZW-1:0]  new_size;
-  logic [15:0]     new_dst_lo;
+  logic [DLW-1:0]  new_dst_lo;
   logic [3:0]      new_prio;
   logic            st_valid, st_err;
   logic [9:0]      st_ch;

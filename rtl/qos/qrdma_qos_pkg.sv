@@ -43,6 +43,8 @@ package qrdma_qos_pkg;
   localparam int unsigned SEQW = 16;  // global sequence number
   localparam int unsigned SZW  = 33;  // transfer size 1..2^32
   localparam int unsigned TIMEW = 32; // issue time (cycles)
+  localparam int unsigned DLW  = 16;  // dst_addr bits a new transfer carries: its offset in
+                                      // the largest block (64 KiB)
 
   // Queue of a new transfer (need-FID variants for the FID classes).
   function automatic logic [QW-1:0] new_queue(input logic inl, input logic [SZW-1:0] size,

@@ -34,7 +34,7 @@ module qrdma_qos_seg
   input  logic [XW-1:0]           new_xfer,
   input  logic [SZW-1:0]          new_size,
   /* verilator lint_off UNUSEDSIGNAL */  // bits BS_LOG2 and up: blocks below 64 KiB
-  input  logic [15:0]             new_dst_lo,   // dst_addr's low bits (offset in the largest block)
+  input  logic [DLW-1:0]          new_dst_lo,   // dst_addr's low bits (offset in the largest block)
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic                    new_inline,
   input  logic                    new_multipath,
@@ -105,12 +105,13 @@ module qrdma_qos_seg
   localparam int unsigned BS_LOG2 = $clog2(BLOCK_SIZE);
   localparam int unsigned OCW     = cnt_w(OUT_FIFO_DEPTH);
   localparam int unsigned OFFW    = BW + BS_LOG2 + 1;   // block offset, with its borrow
+  localparam int unsigned BSW     = DLW + 1;            // a block's size, up to the largest
   localparam logic [SZW-1:0] CM_MIN = SZW'(CM_MIN_BYTES);
   localparam logic [SZW-1:0] MP_MIN = SZW'(MP_MIN_BYTES);
 
 `ifndef SYNTHESIS
   initial begin
-    if (BLOCK_SIZE != (1 << BS_LOG2) || BLOCK_SIZE < 8192 || BLOCK_SIZE > 65536)
+    if (BLOCK_SIZE != (1 << BS_LOG2) || BLOCK_SIZE < 8192 || BLOCK_SIZE > (1 << DLW))
       $fatal(1, "qrdma_qos_seg: BLOCK_SIZE must be a power of 2 in 8192..65536");
     if (MAX_OUTSTANDING < 1 || MAX_OUTSTANDING > FLOW_BLOCKS)
       $fatal(1, "qrdma_qos_seg: MAX_OUTSTANDING must be in 1..4");
@@ -433,8 +434,8 @@ module qrdma_qos_seg
   // the end; whether a fresh transfer's first block is its last comes from u_single.
   typedef struct packed {
     logic [BW-1:0]   blocks;
-    logic [16:0]     bf;     // the first block's size when it is not the last: BS - o
-    logic [16:0]     bl;     // a later last block's size: (o + size) mod BS, BS for 0
+    logic [BSW-1:0]  bf;     // the first block's size when it is not the last: BS - o
+    logic [BSW-1:0]  bl;     // a later last block's size: (o + size) mod BS, BS for 0
     logic [OFFW-1:0] off;    // block b's offset from the transfer's addresses
   } desc_seg_t;
 
@@ -444,8 +445,8 @@ module qrdma_qos_seg
     desc_seg_t          r;
     sp       = oo + sz[BS_LOG2-1:0];
     r.blocks = BW'(((SZW+1)'(oo) + (SZW+1)'(sz) + (SZW+1)'(BLOCK_SIZE - 1)) >> BS_LOG2);
-    r.bf     = 17'(BLOCK_SIZE) - 17'(oo);
-    r.bl     = (sp[BS_LOG2-1:0] == '0) ? 17'(BLOCK_SIZE) : 17'(sp[BS_LOG2-1:0]);
+    r.bf     = BSW'(BLOCK_SIZE) - BSW'(oo);
+    r.bl     = (sp[BS_LOG2-1:0] == '0) ? BSW'(BLOCK_SIZE) : BSW'(sp[BS_LOG2-1:0]);
     r.off    = (OFFW'(bb) << BS_LOG2) - OFFW'(oo);
     return r;
   endfunction
@@ -484,7 +485,7 @@ module qrdma_qos_seg
   logic [3:0]         slot;
   logic [15:0]        tid_busy_d;
   logic [QW-1:0]      hq;
-  logic [16:0]        bsize, bsize_l;
+  logic [BSW-1:0]     bsize, bsize_l;
   logic [OFFW-1:0]    off;
   // kinds of what W does
   logic               k_blk, k_pkt, k_pend, k_meta, k_enq, k_cmpl, k_err, k_unused, k_seq;
@@ -547,8 +548,8 @@ module qrdma_qos_seg
       blocks   = fresh ? seg_x.blocks : mo.blocks;
       off = fresh ? '0 : seg_x.off;
       // the block's size if it is the last one, and if not (the last block chosen in W)
-      bsize_l = fresh ? 17'(size) : seg_x.bl;
-      bsize   = fresh ? seg_x.bf : 17'(BLOCK_SIZE);
+      bsize_l = fresh ? BSW'(size) : seg_x.bl;
+      bsize   = fresh ? seg_x.bf : BSW'(BLOCK_SIZE);
 
       // IDs
       f0 = fresh ? mm_fid_q : mq.fid;
@@ -659,7 +660,7 @@ module qrdma_qos_seg
   pend_t           w_pend_q_d;
   meta_t           w_meta_q_d;
   logic [OFFW-1:0] w_off_q;
-  logic [16:0]     w_bsize_l_q;
+  logic [BSW-1:0]  w_bsize_l_q;
   logic [INLINE_MAX-1:0] w_pm_q;
   logic [TIDW-1:0] w_pend_tid_q, w_tid_q;
   logic [XW-1:0]   w_x_q;
