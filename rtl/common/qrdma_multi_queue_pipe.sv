@@ -123,9 +123,10 @@ module qrdma_multi_queue_pipe
   // The list is requested again at the earliest in t+2; if its new head is not in the
   // head RAM by the read of s2, the output takes it from the next-pointer RAM's output
   // register (fwdc: it arrives in the output cycle; fwdb: a copy of a cycle before) and
-  // the head RAM is not written with it ("consumed"). Only the index and list of a
-  // request are reduced over the queues in its cycle; whether its read is a new head
-  // and the forward cases are kept per queue (one-hot vectors) and reduced a cycle later.
+  // the head RAM is not written with it ("consumed"). The index and list of a request and
+  // its forward cases are reduced over the queues in its cycle (from registers: the
+  // request and the per-queue cases); whether its read is a new head is kept per queue
+  // (a one-hot vector) and reduced a cycle later.
   logic [NUM_QUEUES-1:0] r1_oh_q;
   logic [NUM_QUEUES-1:0] r1_rdv_q, r2_rdv_q; // requests of t-1, t-2 whose read is a new head
   logic                  r2_rd_q, r3_rd_q, r4_rd_q;
@@ -133,7 +134,7 @@ module qrdma_multi_queue_pipe
   logic [QW-1:0]         r1_i_q, r2_i_q, r3_i_q, r4_i_q;
   logic                  s1_v_q, s2_v_q;
   logic [NUM_QUEUES-1:0] casec_q, caseb_q;   // per queue: a request now is fwdc / fwdb
-  logic [NUM_QUEUES-1:0] fc1v_q, fb1v_q;     // the request of t-1 is fwdc / fwdb
+  logic                  fc1_q, fb1_q;       // the request of t-1 is fwdc / fwdb
   logic                  fc2_q, fb2_q;
   logic [EW-1:0]         head_rd, nxsel_q;
   logic [EW-1:0]         ram_q, ram_d1_q;    // next-pointer read data, and a cycle later
@@ -228,7 +229,7 @@ module qrdma_multi_queue_pipe
   assign head_rd_addr = HW'({s1_i_q, s1_l_q});
   // the head read of the request four cycles ago, unless a request took it (fwdb: the
   // request of the cycle before)
-  assign land_wr = r4_rd_q && !(|fb1v_q);
+  assign land_wr = r4_rd_q && !fb1_q;
 
   always_ff @(posedge clk) begin
     s1_i_q   <= deq_i;
@@ -252,8 +253,8 @@ module qrdma_multi_queue_pipe
       r2_rd_q  <= 1'b0;
       r3_rd_q  <= 1'b0;
       r4_rd_q  <= 1'b0;
-      fc1v_q   <= '0;
-      fb1v_q   <= '0;
+      fc1_q    <= 1'b0;
+      fb1_q    <= 1'b0;
       fc2_q    <= 1'b0;
       fb2_q    <= 1'b0;
       casec_q  <= '0;
@@ -268,11 +269,11 @@ module qrdma_multi_queue_pipe
       // a head read taken by a request does not write the head RAM (fwdc takes the read
       // of the request two cycles before, fwdb three): r4_rd_q without the fwdc of the
       // cycle before, land_wr without the fwdb of this one
-      r4_rd_q  <= r3_rd_q && !(|fc1v_q);
-      fc1v_q   <= deq_oh & casec_q;
-      fb1v_q   <= deq_oh & caseb_q;
-      fc2_q    <= |fc1v_q;
-      fb2_q    <= |fb1v_q;
+      r4_rd_q  <= r3_rd_q && !fc1_q;
+      fc1_q    <= |(deq_oh & casec_q);
+      fb1_q    <= |(deq_oh & caseb_q);
+      fc2_q    <= fc1_q;
+      fb2_q    <= fb1_q;
       // a request of k in the next cycle: the read of k's request of the cycle before
       // this one arrives in its output cycle if k is requested now (fwdc); the read of the
       // request two cycles back arrives a cycle before its output if k was requested in

@@ -150,16 +150,14 @@ module qrdma_qos_seg
 
   // ================================================================ new transfers
   // A two-entry FIFO (NR): new_ready is its room. Its head cuts through into D or is
-  // enqueued into its queue. The queue is decoded on the way in.
+  // enqueued into its queue. The queue and the single-block bit are decoded on the way in.
   typedef struct packed {
     logic [XW-1:0]      x;
     logic [QW-1:0]      q;
     logic               tid;    // class of the queue: TID-only, 1xFID need, 4xFID need
     logic               f1;
     logic               f4;
-    logic               big;    // size >= 2 BS (more than one block whatever the offset)
-    logic [BS_LOG2:0]   sz;     // size mod 2 BS
-    logic [BS_LOG2-1:0] o;      // dst_addr mod BS: the offset in the first block
+    logic               single; // the first block is the last
   } nr_t;
   nr_t  nr_in, nr;
   logic nr_v, nr_pop, nr_s_ready;
@@ -176,9 +174,8 @@ module qrdma_qos_seg
     nr_in.tid = (nr_in.q == Q_TID);
     nr_in.f4  = (nr_in.q >= Q_FID4_NEED);
     nr_in.f1  = !nr_in.tid && !nr_in.f4;
-    nr_in.big = (new_size[SZW-1:BS_LOG2+1] != '0);
-    nr_in.sz  = new_size[BS_LOG2:0];
-    nr_in.o   = new_dst_lo[BS_LOG2-1:0];
+    nr_in.single = one_block(new_size[SZW-1:BS_LOG2+1] != '0, new_size[BS_LOG2:0],
+                             new_dst_lo[BS_LOG2-1:0]);
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
@@ -359,7 +356,7 @@ module qrdma_qos_seg
   assign meta_deq     = d_deq_q;
 
   // A fresh transfer's first block is its last (the descriptor side's last-block test,
-  // [QoS-RDMA] §3.9): formed from NR's head and kept per transfer, written from
+  // [QoS-RDMA] §3.9): formed as it enters NR and kept per transfer, written from
   // registers in the cycle after the head leaves NR and read in D like the transfer table
   // (in M from the RAM's output register), so that M decides a fresh transfer from a
   // register, not from the row's o + size. A cut-through's comes along the pipeline (it
@@ -367,7 +364,7 @@ module qrdma_qos_seg
   // in the cycle after it left NR for the enqueue register, cycles before its dequeue.
   logic          nr_single, sg_rd_data, sg_wr_q, sg_wd_q;
   logic [XW-1:0] sg_wa_q;
-  assign nr_single = one_block(nr.big, nr.sz, nr.o);
+  assign nr_single = nr.single;
 
   always_ff @(posedge clk) begin
     sg_wr_q <= nr_pop && !rst;
