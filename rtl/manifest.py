@@ -48,6 +48,8 @@ _top("qrdma_sdp_ram", ["rtl/common/qrdma_sdp_ram.sv"],
 _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"],
      synth={"WIDTH": 64, "DEPTH": 512},
      lint=({"WIDTH": 8, "DEPTH": 4}, {"WIDTH": 8, "DEPTH": 1}))
+_top("qrdma_reg_slice", ["rtl/common/qrdma_reg_slice.sv"], synth={"WIDTH": 64},
+     lint=({"WIDTH": 1},))
 _top("qrdma_arb_fixed", ["rtl/common/qrdma_arb_fixed.sv"], synth={"N": 16},
      lint=({"N": 1}, {"N": 5}))
 _top("qrdma_arb_rr", ["rtl/common/qrdma_arb_rr.sv"], deps=["qrdma_arb_fixed"], synth={"N": 16},
@@ -194,7 +196,7 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
            "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
-           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512", "qrdma_reg_slice"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
 

@@ -114,10 +114,11 @@ module qrdma_rx
   logic            done_cmd, done_first, done_err, done_ntf;
   logic [KEYW-1:0] done_key;
   logic            ntf_valid, ntf_ready, wr_valid, wr_ready, hack_valid, hack_ready;
-  rx_ntf_t         ntf;
+  logic            nreq_valid, nreq_ready, nwr_valid, nwr_ready;
+  rx_ntf_t         ntf, nreq;
   rsp_desc_t       hack, rsp;
-  logic [BAW-1:0]  wr_baddr;
-  logic [511:0]    wr_data;
+  logic [BAW-1:0]  wr_baddr, nwr_baddr;
+  logic [511:0]    wr_data, nwr_data;
   logic            notif_off_cpl, notif_off_ntf;
   logic [idx_w(BUF_BEATS):0]    o_beats;
   logic [cnt_w(HDR_DEPTH)-1:0]  o_pkts;
@@ -163,8 +164,8 @@ module qrdma_rx
   ) u_wr (
     .clk, .rst,
     .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready), .s_cmd(cmd),
-    .s_ntf_valid(wr_valid), .s_ntf_ready(wr_ready), .s_ntf_baddr(wr_baddr),
-    .s_ntf_data(wr_data),
+    .s_ntf_valid(nwr_valid), .s_ntf_ready(nwr_ready), .s_ntf_baddr(nwr_baddr),
+    .s_ntf_data(nwr_data),
     .buf_rd_en(rd_en), .buf_rd_data(rd_data), .buf_skip_en(skip_en), .buf_skip_beats(skip_beats),
     .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
     .m_axi_awvalid, .m_axi_awready,
@@ -185,10 +186,25 @@ module qrdma_rx
     .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl)
   );
 
+  // Register slices on the notification path: the handshakes of the completion unit's
+  // FIFO, the notification writer and the write engine's command and AW decisions meet
+  // only registers, each unit's take of the next one's word is its own cycle.
+  qrdma_reg_slice #(.WIDTH($bits(rx_ntf_t))) u_ntf_slice (
+    .clk, .rst,
+    .s_valid(ntf_valid), .s_ready(ntf_ready), .s_data(ntf),
+    .m_valid(nreq_valid), .m_ready(nreq_ready), .m_data(nreq)
+  );
+
+  qrdma_reg_slice #(.WIDTH(BAW + 512)) u_wr_slice (
+    .clk, .rst,
+    .s_valid(wr_valid), .s_ready(wr_ready), .s_data({wr_baddr, wr_data}),
+    .m_valid(nwr_valid), .m_ready(nwr_ready), .m_data({nwr_baddr, nwr_data})
+  );
+
   qrdma_rx_notif #(.NENT(NENT)) u_notif (
     .clk, .rst,
     .ctl_we, .ctl_key, .ctl,
-    .s_ntf_valid(ntf_valid), .s_ntf_ready(ntf_ready), .s_ntf(ntf),
+    .s_ntf_valid(nreq_valid), .s_ntf_ready(nreq_ready), .s_ntf(nreq),
     .m_wr_valid(wr_valid), .m_wr_ready(wr_ready), .m_wr_baddr(wr_baddr), .m_wr_data(wr_data),
     .done_ntf,
     .m_hack_valid(hack_valid), .m_hack_ready(hack_ready), .m_hack(hack),
@@ -212,7 +228,8 @@ module qrdma_rx
     occ_ntf  <= sat16(32'(o_ntf));
     occ_wr   <= sat16(32'(o_wr));
     busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
-                || o_ntf != '0 || o_wr != '0 || cmd_valid || hack_valid || wr_valid;
+                || o_ntf != '0 || o_wr != '0 || cmd_valid || hack_valid || wr_valid
+                || nreq_valid || nwr_valid;
     stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
     if (rst) begin
       busy            <= 1'b0;

@@ -1156,8 +1156,8 @@ async def rx_timing(dut):
     res["B->response with notification"] = ev["rsp"][0] - ev["b"][0]
     dut._log.info("latencies (cycles): %s", res)
     assert res == {"last->AW": 17, "B->response": 9, "last->AW flushed": 18,
-                   "B->notification AW": 13, "notification B->stat_notif": 2,
-                   "B->response with notification": 15}, res
+                   "B->notification AW": 15, "notification B->stat_notif": 2,
+                   "B->response with notification": 16}, res
     # throughput: 48 one-packet blocks of MAX_PAYLOAD bytes back to back, then unaligned
     for off in (0, 20):
         items = [stim.block(SRCS[i % 2], 100 + i, size=mp - off, align=4096 - off,
