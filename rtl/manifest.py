@@ -99,7 +99,7 @@ _top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg", "q
 _top("qrdma_host_wr", ["rtl/host/qrdma_host_wr.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_burst_seq"],
      synth={"DATA_W": 256, "ID_W": 4},
-     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 3},
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 4},
            {"NEW_FIFO_DEPTH": 64, "EXT_SPAN": 8192}))
 _top("qrdma_host_rd", ["rtl/host/qrdma_host_rd.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_sync_fifo", "qrdma_burst_seq",
@@ -110,7 +110,7 @@ _top("qrdma_host_rd", ["rtl/host/qrdma_host_rd.sv"], area="host",
 _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_status_regs", "qrdma_mem_2w",
            "qrdma_host_wr", "qrdma_host_rd"],
-     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 3},))
+     lint=({"DATA_W": 128, "ID_W": 1, "NEW_FIFO_DEPTH": 4},))
 
 # ---------------------------------------------------------------- QoS engine (docs/qos.md)
 _top("qrdma_qos_pkg", ["rtl/qos/qrdma_qos_pkg.sv"], no_synth=True, area="qos")

@@ -26,7 +26,7 @@ module qrdma_host_if
 #(
   parameter int unsigned DATA_W          = 256,   // AXI4 data width: 128 or 256
   parameter int unsigned ID_W            = 4,     // AXI4 ID width
-  parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 3)
+  parameter int unsigned NEW_FIFO_DEPTH  = 8,     // new-transfer FIFO entries (>= 4)
   parameter int unsigned BLOCK_SIZE      = 65536, // engine block size (PARAMS register)
   parameter int unsigned MAX_OUTSTANDING = 2,     // engine blocks in flight (PARAMS register)
   parameter int unsigned EXT_SPAN        = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1

@@ -25,7 +25,7 @@
 //        beat of a burst, bvalid at the earliest.
 // An accepted beat is 8 << AWSIZE bytes, aligned, with exactly those strobes: tt_wr_be
 // enables whole aligned 8-byte words (qrdma_qos_engine relies on it). AWREADY is low
-// while store_ready is; wready depends on registers only.
+// while store_ready is; wready is a register.
 `default_nettype none
 
 module qrdma_host_wr
@@ -34,7 +34,7 @@ module qrdma_host_wr
 #(
   parameter int unsigned DATA_W         = 256,   // AXI4 data width: 128 or 256
   parameter int unsigned ID_W           = 4,     // AXI4 ID width
-  parameter int unsigned NEW_FIFO_DEPTH = 8,     // new-transfer FIFO entries (>= 3)
+  parameter int unsigned NEW_FIFO_DEPTH = 8,     // new-transfer FIFO entries (>= 4)
   parameter int unsigned EXT_SPAN       = 4096,  // external register window: REG_BASE + NIC_REG_FIRST .. + EXT_SPAN - 1
   localparam int unsigned EXT_SH        = $clog2(EXT_SPAN)                 // external window offset bits
 ) (
@@ -99,7 +99,7 @@ module qrdma_host_wr
   localparam int unsigned LB        = $clog2(DB);                     // log2 DB
   localparam int unsigned TT_ROW_B  = 2 * DESC_LINE_BYTES;            // bytes per table row
   localparam int unsigned LANES     = TT_ROW_B / DB;                  // beats per table row
-  localparam int unsigned B_DEPTH   = 4;                              // B FIFO
+  localparam int unsigned B_DEPTH   = 5;                              // B FIFO
   localparam int unsigned AW_DEPTH  = 4;                              // AW FIFO
   // the words of line 0 that hold the accumulated fields
   localparam int unsigned WD_A      = DESC_LINE0_SIZE_LSB / 64;       // size, prio
@@ -117,7 +117,7 @@ module qrdma_host_wr
     if (DATA_W != 128 && DATA_W != 256)
       $fatal(1, "qrdma_host_wr: DATA_W must be 128 or 256");
     if (ID_W < 1) $fatal(1, "qrdma_host_wr: ID_W must be >= 1");
-    if (NEW_FIFO_DEPTH < 3) $fatal(1, "qrdma_host_wr: NEW_FIFO_DEPTH must be >= 3");
+    if (NEW_FIFO_DEPTH < 4) $fatal(1, "qrdma_host_wr: NEW_FIFO_DEPTH must be >= 4");
     if (!map_ok(EXT_SPAN))
       $fatal(1, "qrdma_host_wr: address regions must be aligned powers of 2");
     if (!one_word(DESC_LINE0_SIZE_LSB, DESC_LINE0_SIZE_W, WD_A)
@@ -189,8 +189,15 @@ module qrdma_host_wr
   logic [LB-4:0]     n_esel_q;      // 64-bit lane of an external register write
   logic [$clog2(LANES)-1:0] n_lane_q;
 
-  // wready from registers only: nothing combinational runs from bready or new_ready
-  assign s_axi_wready = n_valid_q && !b_af && !new_af;
+  // wready is a register: set for the next cycle when N will hold a beat and neither the
+  // B FIFO nor the new-transfer FIFO is almost full (nothing combinational runs from
+  // bready or new_ready, and the W handshake is one gate from the port)
+  logic wready_q;
+  always_ff @(posedge clk) begin
+    if (rst) wready_q <= 1'b0;
+    else     wready_q <= (n_go || (n_valid_q && !w_hs)) && !b_af && !new_af;
+  end
+  assign s_axi_wready = wready_q;
   assign w_hs         = s_axi_wvalid && s_axi_wready;
   assign w_nbytes     = 8'(1) << b_size;
 
@@ -748,9 +755,10 @@ module qrdma_host_wr
     if (rst)       burst_err_q <= 1'b0;
   end
 
-  // wready looks two beats ahead: a beat taken in t is pushed in t+2
+  // wready looks three beats ahead: it is registered from the FIFO's count of t - 1, and
+  // a beat taken in t is pushed in t+2
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
-  qrdma_sync_fifo #(.WIDTH($bits(b_t)), .DEPTH(B_DEPTH), .ALMOST_FULL(B_DEPTH - 2)) u_b_fifo (
+  qrdma_sync_fifo #(.WIDTH($bits(b_t)), .DEPTH(B_DEPTH), .ALMOST_FULL(B_DEPTH - 3)) u_b_fifo (
     .clk, .rst,
     .s_valid (e_valid_q && e_last_q),
     .s_ready (b_s_ready),
@@ -784,7 +792,7 @@ module qrdma_host_wr
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
   // the head in a register: the engine's new-transfer port comes from flops
   qrdma_sync_fifo #(.WIDTH($bits(new_t)), .DEPTH(NEW_FIFO_DEPTH),
-                    .ALMOST_FULL(NEW_FIFO_DEPTH - 2), .HEAD_REG(1'b1)) u_new_fifo (
+                    .ALMOST_FULL(NEW_FIFO_DEPTH - 3), .HEAD_REG(1'b1)) u_new_fifo (
     .clk, .rst,
     .s_valid (g_start),
     .s_ready (new_s_ready),

@@ -321,7 +321,7 @@ async def wr_random(dut):
 CONFIGS = [
     # DATA_W, ID_W, NEW_FIFO_DEPTH, EXT_SPAN
     (256, 4, 8, 4096),
-    (128, 1, 3, 8192),
+    (128, 1, 4, 8192),
 ]
 
 
