@@ -17,9 +17,10 @@
 //                           in registers or LUT RAM: m_data is a register (no read
 //                           multiplexer or LUT-RAM read after it), a write is visible at
 //                           the output the next cycle (as in the register form).
-// Contract, both: s_ready = (count < DEPTH) is registered (no combinational path from
-// m_ready to s_ready), the FIFO holds exactly DEPTH words, m_data is undefined while
-// m_valid is low.
+// Contract, both: s_ready = (count < DEPTH) is a register of its own, as are m_valid
+// and almost_full (no combinational path from m_ready to s_ready, none from the count
+// to the flags), the FIFO holds exactly DEPTH words, m_data is undefined while m_valid
+// is low.
 `default_nettype none
 
 module qrdma_sync_fifo
@@ -67,19 +68,51 @@ module qrdma_sync_fifo
   endfunction
 
   logic [CW-1:0] count_q;
+  logic          s_ready_q;   // count_q < DEPTH
+  logic          ne_q;        // count_q != 0 (the register forms' m_valid)
+  logic          af_q;        // count_q >= ALMOST_FULL
   logic          push;
   logic          pop;
 
-  assign s_ready     = (count_q < CW'(DEPTH));
+  assign s_ready     = s_ready_q;
   assign push        = s_valid && s_ready;
   assign pop         = m_valid && m_ready;
   assign count       = count_q;
-  assign almost_full = (count_q >= CW'(ALMOST_FULL));
+  assign almost_full = af_q;
 
+  // the flags are registers of their own, updated from the handshakes and a compare of
+  // the count, so that the count's update does not run through them and their fan-out
   always_ff @(posedge clk) begin
     count_q <= count_q + CW'(push) - CW'(pop);
-    if (rst) count_q <= '0;
+    if (push && !pop) begin
+      s_ready_q <= (count_q != CW'(DEPTH - 1));
+      ne_q      <= 1'b1;
+      af_q      <= ({1'b0, count_q} + (CW+1)'(1) >= (CW+1)'(ALMOST_FULL));  // count + 1
+    end else if (pop && !push) begin
+      s_ready_q <= 1'b1;
+      ne_q      <= (count_q != CW'(1));
+      af_q      <= ({1'b0, count_q} >= (CW+1)'(ALMOST_FULL + 1));           // count - 1
+    end
+    if (rst) begin
+      count_q   <= '0;
+      s_ready_q <= 1'b1;
+      ne_q      <= 1'b0;
+      af_q      <= 1'b0;
+    end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) begin
+      assert (s_ready_q == (count_q < CW'(DEPTH)))
+        else $error("qrdma_sync_fifo: s_ready %0b, count %0d", s_ready_q, count_q);
+      assert (ne_q == (count_q != '0))
+        else $error("qrdma_sync_fifo: not-empty flag %0b, count %0d", ne_q, count_q);
+      assert (af_q == (count_q >= CW'(ALMOST_FULL)))
+        else $error("qrdma_sync_fifo: almost-full flag %0b, count %0d", af_q, count_q);
+    end
+  end
+`endif
 
   if (HEAD_REG) begin : gen_head
     // the head (m_data) and the DEPTH - 1 words behind it in a ring: a push goes into the
@@ -112,7 +145,7 @@ module qrdma_sync_fifo
       if (pop && behind)       head_q <= mem[rd_ptr_q];
       else if (push && to_head) head_q <= s_data;
     end
-    assign m_valid = (count_q != '0);
+    assign m_valid = ne_q;
     assign m_data  = head_q;
 
   end else if (DEPTH < RAM_MIN_DEPTH) begin : gen_reg
@@ -133,7 +166,7 @@ module qrdma_sync_fifo
       end
     end
 
-    assign m_valid = (count_q != '0);
+    assign m_valid = ne_q;
     assign m_data  = mem[rd_ptr_q];
 
   end else begin : gen_ram
