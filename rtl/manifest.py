@@ -181,7 +181,8 @@ _top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
      lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
 # (the unit tops below take the parameters the NIC gives them with its defaults)
 _top("qrdma_rx_buf", ["rtl/rx/qrdma_rx_buf.sv"], area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512"],
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512",
+           "qrdma_reg_slice"],
      synth={"MAX_PAYLOAD": 1024, "BUF_BEATS": 256, "HDR_DEPTH": 64},
      lint=({"MAX_PAYLOAD": 256, "BUF_BEATS": 8, "HDR_DEPTH": 64},))
 _top("qrdma_rx_hdr", ["rtl/rx/qrdma_rx_hdr.sv"], area="rx",

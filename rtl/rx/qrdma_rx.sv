@@ -121,7 +121,7 @@ module qrdma_rx
   logic [511:0]    wr_data, nwr_data;
   logic            notif_off_cpl, notif_off_ntf;
   logic [idx_w(BUF_BEATS):0]    o_beats;
-  logic [cnt_w(HDR_DEPTH)-1:0]  o_pkts;
+  logic [cnt_w(HDR_DEPTH + 1)-1:0] o_pkts;
   logic [cnt_w(EVT_DEPTH)-1:0]  o_evts;
   logic [cnt_w(NENT)-1:0]       o_rsp, o_ntf;
   logic [cnt_w(KQ_DEPTH)-1:0]   o_wr;

@@ -19,8 +19,9 @@
 // m_hdr_long is set, so a malformed packet cannot stall the unit.
 // Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+3 (n+4
 // with the flush; the realigner's two rotation stages) -> CRC result at n+3+LATENCY (+1)
-// -> m_hdr_valid at n+4+LATENCY (+1) (LATENCY = 5: n+9 or n+10). rd_data is valid two cycles after rd_en (the ring's output
-// register); skip_en must not come with rd_en.
+// -> both FIFOs' heads at n+4+LATENCY (+1) -> m_hdr_valid (the output register slice) at
+// n+5+LATENCY (+1) (LATENCY = 5: n+10 or n+11). rd_data is valid two cycles after rd_en
+// (the ring's output register); skip_en must not come with rd_en.
 `default_nettype none
 
 module qrdma_rx_buf
@@ -33,7 +34,8 @@ module qrdma_rx_buf
   parameter int unsigned MAX_PAYLOAD = 1024, // largest DATA payload in bytes (256..4096, power of 2)
   parameter int unsigned BUF_BEATS   = 256,  // payload beats the ring holds (power of 2, >= MAX_PAYLOAD/64 + 1)
   parameter int unsigned HDR_DEPTH   = 64,   // header FIFO depth: takes HDR_DEPTH - 2 packets
-  localparam int unsigned PW         = idx_w(BUF_BEATS)  // ring index bits
+  localparam int unsigned PW         = idx_w(BUF_BEATS),  // ring index bits
+  localparam int unsigned OPW        = cnt_w(HDR_DEPTH + 1)  // packets held: FIFO + 2 in the slice
 ) (
   input  logic              clk,
   input  logic              rst,
@@ -60,7 +62,7 @@ module qrdma_rx_buf
   /* verilator lint_on UNUSEDSIGNAL */
   // occupancy (for the NIC's state snapshot and stall counters)
   output logic [PW:0]       occ_beats,     // payload beats in the ring
-  output logic [cnt_w(HDR_DEPTH)-1:0] occ_pkts  // packets (headers) waiting
+  output logic [OPW-1:0]    occ_pkts           // packets (headers) waiting, the output slice's too
 );
 
   localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
@@ -157,8 +159,8 @@ module qrdma_rx_buf
   end
 
   // Header FIFO: one entry per packet, pushed at its last beat.
-  /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(HDR_DEPTH)-1:0] hq_count, cq_count;
+  /* verilator lint_off UNUSEDSIGNAL */
   logic                        cq_af, cq_s_ready;
   /* verilator lint_on UNUSEDSIGNAL */
   logic                        hq_pop;
@@ -372,13 +374,41 @@ module qrdma_rx_buf
   );
 
   // ------------------------------------------------------------------ output
-  assign m_hdr_valid = hq_m_valid && cq_m_valid;
-  assign hq_pop      = m_hdr_valid && m_hdr_ready;
-  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0]} = hq_m_data;
+  // The joined head of the two FIFOs (a packet's header entry and its CRC check) goes
+  // through a register slice: both FIFOs pop when both heads are there and the slice's
+  // registered ready is high, so the pops (the header FIFO's block-RAM read enable among
+  // them) come from registers of this block, not from m_hdr_ready. cq_ne_q is the CRC
+  // FIFO's m_valid as a register of its own (count != 0 after the cycle), so the joined
+  // valid is an AND of two registers. A header leaves one cycle after both heads are there.
+  logic              cq_ne_q;   // the CRC FIFO holds a check
+  logic              j_valid, j_ready, m_fire;
+  logic [HQW:0]      j_data, o_data;
+  logic [1:0]        sl_n_q;    // headers in the slice
+
+  assign j_valid = hq_m_valid && cq_ne_q;
+  assign hq_pop  = j_valid && j_ready;
+  assign j_data  = {hq_m_data, cq_m_data};
+  assign m_fire  = m_hdr_valid && m_hdr_ready;
+
+  always_ff @(posedge clk) begin
+    cq_ne_q <= crc_valid || (cq_count > cnt_w(HDR_DEPTH)'(1)) || (cq_ne_q && !hq_pop);
+    sl_n_q  <= sl_n_q + 2'(hq_pop) - 2'(m_fire);
+    if (rst) begin
+      cq_ne_q <= 1'b0;
+      sl_n_q  <= '0;
+    end
+  end
+
+  qrdma_reg_slice #(.WIDTH(HQW + 1)) u_out (
+    .clk, .rst,
+    .s_valid(j_valid), .s_ready(j_ready), .s_data(j_data),
+    .m_valid(m_hdr_valid), .m_ready(m_hdr_ready), .m_data(o_data)
+  );
+
+  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0], m_hdr_crc_ok} = o_data;
   assign m_hdr[255:HLW] = '0;
-  assign m_hdr_crc_ok   = cq_m_data;
   assign occ_beats      = used;
-  assign occ_pkts       = hq_count;
+  assign occ_pkts       = OPW'(hq_count) + OPW'(sl_n_q);
 
 `ifndef SYNTHESIS
   // each check nested under its valid (docs/development.md)
@@ -391,6 +421,8 @@ module qrdma_rx_buf
         else $error("qrdma_rx_buf: header or tuser FIFO full at a push");
     if (rd_en)
       if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
+    if (!rst) assert (cq_ne_q == cq_m_valid)
+      else $error("qrdma_rx_buf: CRC FIFO valid register differs from its count");
   end
 `endif
 
