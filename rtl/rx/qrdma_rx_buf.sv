@@ -159,7 +159,7 @@ module qrdma_rx_buf
   end
 
   // Header FIFO: one entry per packet, pushed at its last beat.
-  logic [cnt_w(HDR_DEPTH)-1:0] hq_count, cq_count;
+  logic [cnt_w(HDR_DEPTH)-1:0] hq_count;
   /* verilator lint_off UNUSEDSIGNAL */
   logic                        cq_af, cq_s_ready;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -366,37 +366,34 @@ module qrdma_rx_buf
   // FIFO: it is never full when a result comes. LUT RAM (no block-RAM latency).
   logic cq_m_data;
 
+  /* verilator lint_off PINCONNECTEMPTY */  // count: not used (its valid is a register)
   qrdma_sync_fifo #(.WIDTH(1), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_crc_fifo (
     .clk, .rst,
     .s_valid(crc_valid), .s_ready(cq_s_ready), .s_data(crc == tq_m_data),
     .m_valid(cq_m_valid), .m_ready(hq_pop), .m_data(cq_m_data),
-    .count(cq_count), .almost_full(cq_af)
+    .count(), .almost_full(cq_af)
   );
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ------------------------------------------------------------------ output
   // The joined head of the two FIFOs (a packet's header entry and its CRC check) goes
   // through a register slice: both FIFOs pop when both heads are there and the slice's
   // registered ready is high, so the pops (the header FIFO's block-RAM read enable among
-  // them) come from registers of this block, not from m_hdr_ready. cq_ne_q is the CRC
-  // FIFO's m_valid as a register of its own (count != 0 after the cycle), so the joined
-  // valid is an AND of two registers. A header leaves one cycle after both heads are there.
-  logic              cq_ne_q;   // the CRC FIFO holds a check
+  // them) come from registers of this block, not from m_hdr_ready; the joined valid is
+  // an AND of the two FIFOs' valid registers. A header leaves one cycle after both heads
+  // are there.
   logic              j_valid, j_ready, m_fire;
   logic [HQW:0]      j_data, o_data;
   logic [1:0]        sl_n_q;    // headers in the slice
 
-  assign j_valid = hq_m_valid && cq_ne_q;
+  assign j_valid = hq_m_valid && cq_m_valid;
   assign hq_pop  = j_valid && j_ready;
   assign j_data  = {hq_m_data, cq_m_data};
   assign m_fire  = m_hdr_valid && m_hdr_ready;
 
   always_ff @(posedge clk) begin
-    cq_ne_q <= crc_valid || (cq_count > cnt_w(HDR_DEPTH)'(1)) || (cq_ne_q && !hq_pop);
-    sl_n_q  <= sl_n_q + 2'(hq_pop) - 2'(m_fire);
-    if (rst) begin
-      cq_ne_q <= 1'b0;
-      sl_n_q  <= '0;
-    end
+    sl_n_q <= sl_n_q + 2'(hq_pop) - 2'(m_fire);
+    if (rst) sl_n_q <= '0;
   end
 
   qrdma_reg_slice #(.WIDTH(HQW + 1)) u_out (
@@ -421,8 +418,6 @@ module qrdma_rx_buf
         else $error("qrdma_rx_buf: header or tuser FIFO full at a push");
     if (rd_en)
       if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
-    if (!rst) assert (cq_ne_q == cq_m_valid)
-      else $error("qrdma_rx_buf: CRC FIFO valid register differs from its count");
   end
 `endif
 
