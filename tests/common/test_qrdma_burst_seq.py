@@ -41,7 +41,7 @@ async def burst_seq_random(dut):
     dut.rst.value = 0
 
     bursts = collections.deque()
-    for _ in range(600):
+    for _ in range(int(os.environ["P_BURSTS"])):
         size = rng.randrange(8)
         if rng.random() < 0.2:        # near the top of the address space: the sum wraps
             addr = (1 << aw) - rng.randrange(1, 4 << size)
@@ -110,8 +110,9 @@ async def burst_seq_random(dut):
 
 @pytest.mark.parametrize("addr_w,depth,user_w", [(18, 2, 1), (12, 4, 7), (18, 1, 3)])
 def test_qrdma_burst_seq(addr_w, depth, user_w):
-    from simrun import run
+    from simrun import full, run
 
     run("qrdma_burst_seq", "test_qrdma_burst_seq",
         {"ADDR_W": addr_w, "DEPTH": depth, "USER_W": user_w},
-        extra_env={"P_ADDR_W": str(addr_w), "P_DEPTH": str(depth), "P_USER_W": str(user_w)})
+        extra_env={"P_ADDR_W": str(addr_w), "P_DEPTH": str(depth), "P_USER_W": str(user_w),
+                   "P_BURSTS": str(2000 if full() else 250)})
