@@ -9,6 +9,10 @@ from __future__ import annotations
 import logging
 import random
 
+import cocotb
+
+from cocotb.clock import Clock
+from cocotb.triggers import RisingEdge
 from cocotbext.axi.stream import define_stream
 
 
@@ -41,3 +45,21 @@ DataBus, DataTransaction, DataSource, DataSink, DataMonitor = define_stream(
 # test's own per-cycle monitor reads the payload (FlowSink(FlowBus.from_prefix(dut, "new"), ...)).
 FlowBus, FlowTransaction, FlowSource, FlowSink, FlowMonitor = define_stream(
     "Flow", signals=["valid", "ready"])
+
+
+async def data_pair(dut, rng: random.Random, p: float):
+    """Clock and reset a block with a `s` Data stream in and an `m` Data stream out (a FIFO,
+    a register slice), then a source and a sink on them, each paused with probability p."""
+    cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
+    dut.s_valid.value = 0
+    dut.m_ready.value = 0
+    dut.rst.value = 1
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    dut.rst.value = 0
+    quiet(dut, "s", "m")
+    src = DataSource(DataBus.from_prefix(dut, "s"), dut.clk, dut.rst)
+    snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)
+    random_pause(src, rng, p)
+    random_pause(snk, rng, p)
+    return src, snk

@@ -9,34 +9,17 @@ import os
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from seeding import seed_rng
-from streams import DataBus, DataSink, DataSource, DataTransaction, quiet, random_pause
-
-
-async def reset(dut):
-    dut.rst.value = 1
-    for _ in range(3):
-        await RisingEdge(dut.clk)
-    dut.rst.value = 0
+from streams import DataTransaction, data_pair, random_pause
 
 
 @cocotb.test()
 async def slice_random(dut):
     width = int(os.environ["P_WIDTH"])
     rng = seed_rng("slice_random")
-    cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-    dut.s_valid.value = 0
-    dut.m_ready.value = 0
-    await reset(dut)
-
-    quiet(dut, "s", "m")
-    src = DataSource(DataBus.from_prefix(dut, "s"), dut.clk, dut.rst)
-    snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)
-    random_pause(src, rng, 0.3)
-    random_pause(snk, rng, 0.3)
+    src, snk = await data_pair(dut, rng, 0.3)
     n = 4000
     words = [rng.randrange(1 << width) for _ in range(n)]
     for w in words:

@@ -8,11 +8,10 @@ import os
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from seeding import seed_rng
-from streams import DataBus, DataSink, DataSource, DataTransaction, quiet, random_pause
+from streams import DataTransaction, data_pair, random_pause
 
 
 class FifoModel:
@@ -38,13 +37,6 @@ class FifoModel:
         return bool(self.q) and self.q[0][1] <= now - self.lat
 
 
-async def reset(dut):
-    dut.rst.value = 1
-    for _ in range(3):
-        await RisingEdge(dut.clk)
-    dut.rst.value = 0
-
-
 @cocotb.test()
 async def fifo_random(dut):
     width = int(os.environ["P_WIDTH"])
@@ -52,16 +44,7 @@ async def fifo_random(dut):
     ram = depth >= int(os.environ["P_RAM_MIN_DEPTH"])
     af = int(os.environ["P_ALMOST_FULL"])
     rng = seed_rng("fifo_random")
-    cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-    dut.s_valid.value = 0
-    dut.m_ready.value = 0
-    await reset(dut)
-
-    quiet(dut, "s", "m")
-    src = DataSource(DataBus.from_prefix(dut, "s"), dut.clk, dut.rst)
-    snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)
-    random_pause(src, rng, 0.3)
-    random_pause(snk, rng, 0.3)
+    src, snk = await data_pair(dut, rng, 0.3)
     model = FifoModel(depth, af, 3 if ram else 1)
     n = 4000 if depth < 200 else 3 * depth + 2000
     words = [rng.randrange(1 << width) for _ in range(n)]
