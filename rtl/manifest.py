@@ -157,6 +157,9 @@ _top("qrdma_tx_realign", ["rtl/tx/qrdma_tx_realign.sv"], area="tx", deps=["qrdma
      synth={})
 _top("qrdma_tx_rsp", ["rtl/tx/qrdma_tx_rsp.sv"], area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_tx_pkg"], synth={})
+_top("qrdma_tx_rel", ["rtl/tx/qrdma_tx_rel.sv"], area="tx",
+     deps=["qrdma_fmt_pkg", "qrdma_reg_slice", "qrdma_sdp_ram", "qrdma_sync_fifo"],
+     synth={}, lint=({"TICK_SHIFT": 4, "STAMP_W": 8},))
 _top("qrdma_tx_asm", ["rtl/tx/qrdma_tx_asm.sv"], area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_crc32_512"],
      synth={"OUT_DEPTH": 16}, lint=({"OUT_DEPTH": 8},))
@@ -205,7 +208,7 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
 # halves the receive unit's per-source tables (docs/synth.md "Whole NIC").
 NIC_ECP5 = {"NUM_NODES": 2}
 _top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
-     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
+     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_tx_rel", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
      lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
             "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16}, NIC_ECP5))
 

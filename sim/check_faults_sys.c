@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * qrdma_sim_check_faults_sys SPEC N SEED: two NICs exchanging memory writes over links with
+ * qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT]: two NICs exchanging memory writes over links with
  * faults (docs/sim.md "Faults"), libqrdma on the simulation backend opened with SPEC
  * (qrdma_tool_backend_open: e.g. corrupt=0.01,seed=3,watchdog=0). Each node posts N writes
  * of 1 B .. 32 KiB (random from SEED) to the other, at most 32 in flight, from one page;
  * a DONE transfer's destination is compared byte for byte and its channel reused. Once every
  * transfer is posted, the run goes on until all are DONE or, with some still BUSY (a packet
  * of theirs lost: the NIC does not retransmit), until the harness has been quiet and no
- * transfer has finished for 20,000 cycles. It then prints, per direction, the fault model's
- * counts and the NICs' counters, and checks:
+ * transfer has finished for 20,000 cycles. With TIMEOUT (cycles), both NICs' RETX_TIMEOUT is
+ * set to it and the run waits for every write to finish, DONE or ERROR (reason
+ * ERR_TIMEOUT). It then prints, per direction, the fault model's counts and the NICs'
+ * counters, and checks:
  *   - the receiver's RX_CRC_DROP equals the corrupted packets of the direction into it;
  *   - beats: the sender's tx beats = beats_in, the receiver's rx beats = beats_out =
  *     beats_in - dropped_beats + dup_beats; the sender's TX_DATA_PKTS + TX_CTRL_PKTS =
  *     packets_in;
  *   - no DONE transfer with a wrong byte; every transfer DONE when no packet was dropped or
- *     corrupted; at most as many BUSY ones as packets dropped or corrupted.
+ *     corrupted; at most as many BUSY ones as packets dropped or corrupted;
+ *   - with TIMEOUT: none BUSY; every ERROR of reason ERR_TIMEOUT; at most as many ERROR
+ *     ones as packets dropped or corrupted, and no more than the timers that ran out
+ *     (TX_TIMEOUTS).
  * tests/sim/test_faults.py runs it with threads on and off and compares every line.
  * Exit status 0 when all checks pass, 1 otherwise.
  */
@@ -44,24 +49,25 @@ struct xfer {
     struct qrdma_buf src, dst;
     uint64_t size;
     int ch; /* channel while in flight, -1 */
-    int done;
+    int done; /* 1 DONE, -1 ERROR */
 };
 
 struct side {
     qrdma_node *nd;
     qrdma_page *pg;
     struct xfer *x;
-    unsigned n, posted, done, bad, in_flight;
+    unsigned n, posted, done, bad, in_flight, errors, bad_reason;
     int by_ch[64]; /* transfer on channel c, -1 */
 };
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT]\n");
         return 2;
     }
     const unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
+    const uint64_t timeout = argc == 5 ? strtoull(argv[4], NULL, 0) : 0;
     rng_state = strtoull(argv[3], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     struct qrdma_backend *be;
     TRY(qrdma_tool_backend_open(argv[1], &be));
@@ -71,6 +77,8 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < 2; i++) {
         TRY(qrdma_open(be, i, &sd[i].nd));
         TRY(qrdma_page_claim(sd[i].nd, QRDMA_PAGE_ANY, &sd[i].pg));
+        if (timeout)
+            TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETX_TIMEOUT), timeout));
         sd[i].n = n;
         sd[i].x = calloc(n, sizeof *sd[i].x);
         for (unsigned c = 0; c < 64; c++)
@@ -87,7 +95,8 @@ int main(int argc, char **argv)
                 ((uint8_t *)x->src.cpu)[b] = (uint8_t)rnd();
             memset(x->dst.cpu, 0, x->size);
         }
-    printf("spec %s, %u writes per node, seed %s\n", argv[1], n, argv[3]);
+    printf("spec %s, %u writes per node, seed %s, timeout %" PRIu64 "\n", argv[1], n, argv[3],
+           timeout);
 
     uint64_t last_progress = qrdma_sim_now(sim);
     for (;;) {
@@ -120,8 +129,13 @@ int main(int argc, char **argv)
                     unsigned ch = 32 * g + b;
                     struct xfer *x = &s->x[s->by_ch[ch]];
                     x->done = (c.done >> b & 1) ? 1 : -1;
-                    if (x->done < 0 || memcmp(x->src.cpu, x->dst.cpu, x->size))
+                    if (x->done < 0) {
+                        s->errors++;
+                        if (!timeout || qrdma_chan_error(s->pg, ch) != QRDMA_ERR_TIMEOUT)
+                            s->bad_reason++;
+                    } else if (memcmp(x->src.cpu, x->dst.cpu, x->size)) {
                         s->bad++;
+                    }
                     s->by_ch[ch] = -1;
                     x->ch = -1;
                     s->done++;
@@ -135,7 +149,7 @@ int main(int argc, char **argv)
         }
         if (all_done)
             break;
-        if (all_posted && qrdma_sim_now(sim) - last_progress > 20000 &&
+        if (all_posted && !timeout && qrdma_sim_now(sim) - last_progress > 20000 &&
             qrdma_sim_wait_quiet(sim, 1) >= 0)
             break;
         qrdma_sim_step(sim, 64);
@@ -170,8 +184,9 @@ int main(int argc, char **argv)
                cnt[1][QRDMA_CNT_RX_CTRL_PKTS], cnt[1][QRDMA_CNT_RX_CRC_DROP],
                cnt[1][QRDMA_CNT_RX_DUP_DROP], cnt[1][QRDMA_CNT_RX_STALE_DROP],
                cnt[1][QRDMA_CNT_CNT_STALE]);
-        printf("node %u: %u of %u writes finished, %u wrong, %u busy\n", i, sd[i].done, n,
-               sd[i].bad, n - sd[i].done);
+        printf("node %u: %u of %u writes finished, %u wrong, %u busy, %u error, TX_TIMEOUTS=%" PRIu64
+               "\n", i, sd[i].done, n, sd[i].bad, n - sd[i].done, sd[i].errors,
+               cnt[0][QRDMA_CNT_TX_TIMEOUTS]);
         char what[160];
         snprintf(what, sizeof what, "link %u>%u: RX_CRC_DROP of node %u = corrupted", i, o, o);
         check(cnt[1][QRDMA_CNT_RX_CRC_DROP] == fc.corrupted, what);
@@ -186,6 +201,8 @@ int main(int argc, char **argv)
         }
         snprintf(what, sizeof what, "node %u: no finished write wrong", i);
         check(sd[i].bad == 0, what);
+        snprintf(what, sizeof what, "node %u: every ERROR of reason ERR_TIMEOUT, each from a timer", i);
+        check(sd[i].bad_reason == 0 && sd[i].errors <= cnt[0][QRDMA_CNT_TX_TIMEOUTS], what);
     }
     uint64_t hits = 0;
     for (unsigned i = 0; i < 2; i++) {
@@ -194,7 +211,11 @@ int main(int argc, char **argv)
         hits += fc.silenced + fc.down_lost + fc.lost + fc.corrupted;
     }
     unsigned busy = 2 * n - sd[0].done - sd[1].done;
+    unsigned errors = sd[0].errors + sd[1].errors;
     check(hits ? busy <= hits : busy == 0, "writes left busy <= packets dropped or corrupted");
+    check(hits ? errors <= hits : errors == 0, "writes ended in ERROR <= packets dropped or corrupted");
+    if (timeout)
+        check(busy == 0, "with a timeout no write is left busy");
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "OK", failures);
     qrdma_backend_close(be);
     return failures ? 1 : 0;

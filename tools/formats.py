@@ -86,6 +86,8 @@ CONST = {
     "ERR_BAD_DESC": (1, "error reason: the descriptor was refused when it completed (docs/qos.md)"),
     "ERR_LOCAL_MEM": (2, "error reason: a payload read from this node's memory was answered SLVERR/DECERR"),
     "ERR_REMOTE_MEM": (3, "error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)"),
+    "ERR_TIMEOUT": (4, "error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)"),
+    "ERR_UNREACHABLE": (5, "error reason: the destination is not a reachable node: outside NODE_MASK, or this node"),
     # address map (byte addresses on the AXI4 slave)
     "PAGE_STRIDE": (0x2000, "bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)"),
     "DESC_OFFSET": (0x0000, "in a page: channel c's descriptor line at DESC_OFFSET + 32 c"),
@@ -107,7 +109,7 @@ CONST = {
     "NET_CREDIT": (7, "packet type: reserved for link credits"),
     "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
     "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
-    "NIC_REG_FIRST": (0x100, "first NIC register offset (registers below belong to the QoS engine)"),
+    "NIC_REG_FIRST": (0x200, "first NIC register offset (registers below belong to the QoS engine)"),
     # packet output kinds of the QoS engine
     "PKT_INLINE": (0, "packet output: an inline-payload transfer"),
     "PKT_CONTROL": (1, "packet output: a completion control packet"),
@@ -185,7 +187,7 @@ ACK_DESC = _layout(
     ("tid", 0, 10, "transaction ID of the acknowledged block / inline packet"),
     ("seq", 10, 16, "sequence number it was sent with"),
     ("nack", 26, 1, "1: negative acknowledgement"),
-    ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM)"),
+    ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)"),
 )
 
 RSP_DESC = _layout(

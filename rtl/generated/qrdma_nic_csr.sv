@@ -7,7 +7,7 @@ module qrdma_nic_csr (
 
         input wire s_cpuif_req,
         input wire s_cpuif_req_is_wr,
-        input wire [7:0] s_cpuif_addr,
+        input wire [8:0] s_cpuif_addr,
         input wire [63:0] s_cpuif_wr_data,
         input wire [63:0] s_cpuif_wr_biten,
         output wire s_cpuif_req_stall_wr,
@@ -27,7 +27,7 @@ module qrdma_nic_csr (
     //--------------------------------------------------------------------------
     logic cpuif_req;
     logic cpuif_req_is_wr;
-    logic [7:0] cpuif_addr;
+    logic [8:0] cpuif_addr;
     logic [63:0] cpuif_wr_data;
     logic [63:0] cpuif_wr_biten;
     logic cpuif_req_stall_wr;
@@ -98,10 +98,13 @@ module qrdma_nic_csr (
         logic RETRY_LIMIT;
         logic TX_WINDOW;
         logic LINK_CREDITS;
+        logic NODE_MASK;
+        logic TX_TIMEOUTS;
+        logic TX_UNREACH;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
-    logic [7:0] decoded_addr;
+    logic [8:0] decoded_addr;
     logic decoded_req;
     logic decoded_req_is_wr;
     logic [63:0] decoded_wr_data;
@@ -112,102 +115,111 @@ module qrdma_nic_csr (
         automatic logic is_valid_rw;
         is_valid_addr = '0;
         is_valid_rw = '0;
-        decoded_reg_strb.NODE_ID = cpuif_req_masked & (cpuif_addr == 8'h0) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h0) & !cpuif_req_is_wr;
-        decoded_reg_strb.NQ_BASE = cpuif_req_masked & (cpuif_addr == 8'h8);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h8);
-        decoded_reg_strb.NQ_SIZE = cpuif_req_masked & (cpuif_addr == 8'h10);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h10);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h10);
-        decoded_reg_strb.NQ_HEAD = cpuif_req_masked & (cpuif_addr == 8'h18) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h18);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h18) & !cpuif_req_is_wr;
-        decoded_reg_strb.NQ_TAIL = cpuif_req_masked & (cpuif_addr == 8'h20);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h20);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h20);
-        decoded_reg_strb.TX_DATA_PKTS = cpuif_req_masked & (cpuif_addr == 8'h28) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h28);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h28) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_CTRL_PKTS = cpuif_req_masked & (cpuif_addr == 8'h30) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h30);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h30) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_BYTES = cpuif_req_masked & (cpuif_addr == 8'h38) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h38);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h38) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_DATA_PKTS = cpuif_req_masked & (cpuif_addr == 8'h40) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h40);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h40) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_CTRL_PKTS = cpuif_req_masked & (cpuif_addr == 8'h48) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h48);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h48) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_BYTES = cpuif_req_masked & (cpuif_addr == 8'h50) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h50);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h50) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_CRC_DROP = cpuif_req_masked & (cpuif_addr == 8'h58) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h58);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h58) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_DUP_DROP = cpuif_req_masked & (cpuif_addr == 8'h60) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h60);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h60) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_STALE_DROP = cpuif_req_masked & (cpuif_addr == 8'h68) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h68);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h68) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_BAD_DROP = cpuif_req_masked & (cpuif_addr == 8'h70) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h70);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h70) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_NOTIFS = cpuif_req_masked & (cpuif_addr == 8'h78) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h78);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h78) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_DATA_BYTES = cpuif_req_masked & (cpuif_addr == 8'h80) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h80);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h80) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_MEM_ERR = cpuif_req_masked & (cpuif_addr == 8'h88) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h88);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h88) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_SLOT_STALL = cpuif_req_masked & (cpuif_addr == 8'h90) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h90);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h90) & !cpuif_req_is_wr;
-        decoded_reg_strb.TX_LINK_STALL = cpuif_req_masked & (cpuif_addr == 8'h98) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'h98);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'h98) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_MEM_ERR = cpuif_req_masked & (cpuif_addr == 8'ha0) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'ha0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'ha0) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_NACKS = cpuif_req_masked & (cpuif_addr == 8'ha8) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'ha8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'ha8) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_NOTIF_OFF = cpuif_req_masked & (cpuif_addr == 8'hb0) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hb0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hb0) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_NQ_WAIT = cpuif_req_masked & (cpuif_addr == 8'hb8) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hb8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hb8) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_LINK_STALL = cpuif_req_masked & (cpuif_addr == 8'hc0) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hc0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hc0) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_EVT_STALL = cpuif_req_masked & (cpuif_addr == 8'hc8) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hc8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hc8) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_RSP_PEAK = cpuif_req_masked & (cpuif_addr == 8'hd0) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hd0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hd0) & !cpuif_req_is_wr;
-        decoded_reg_strb.RX_NTF_PEAK = cpuif_req_masked & (cpuif_addr == 8'hd8) & !cpuif_req_is_wr;
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hd8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hd8) & !cpuif_req_is_wr;
-        decoded_reg_strb.RETX_TIMEOUT = cpuif_req_masked & (cpuif_addr == 8'he0);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'he0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'he0);
-        decoded_reg_strb.RETRY_LIMIT = cpuif_req_masked & (cpuif_addr == 8'he8);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'he8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'he8);
-        decoded_reg_strb.TX_WINDOW = cpuif_req_masked & (cpuif_addr == 8'hf0);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hf0);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hf0);
-        decoded_reg_strb.LINK_CREDITS = cpuif_req_masked & (cpuif_addr == 8'hf8);
-        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 8'hf8);
-        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 8'hf8);
+        decoded_reg_strb.NODE_ID = cpuif_req_masked & (cpuif_addr == 9'h0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h0) & !cpuif_req_is_wr;
+        decoded_reg_strb.NQ_BASE = cpuif_req_masked & (cpuif_addr == 9'h8);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h8);
+        decoded_reg_strb.NQ_SIZE = cpuif_req_masked & (cpuif_addr == 9'h10);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h10);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h10);
+        decoded_reg_strb.NQ_HEAD = cpuif_req_masked & (cpuif_addr == 9'h18) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h18);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h18) & !cpuif_req_is_wr;
+        decoded_reg_strb.NQ_TAIL = cpuif_req_masked & (cpuif_addr == 9'h20);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h20);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h20);
+        decoded_reg_strb.TX_DATA_PKTS = cpuif_req_masked & (cpuif_addr == 9'h28) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h28);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h28) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_CTRL_PKTS = cpuif_req_masked & (cpuif_addr == 9'h30) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h30);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h30) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_BYTES = cpuif_req_masked & (cpuif_addr == 9'h38) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h38);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h38) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_DATA_PKTS = cpuif_req_masked & (cpuif_addr == 9'h40) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h40);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h40) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_CTRL_PKTS = cpuif_req_masked & (cpuif_addr == 9'h48) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h48);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h48) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_BYTES = cpuif_req_masked & (cpuif_addr == 9'h50) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h50);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h50) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_CRC_DROP = cpuif_req_masked & (cpuif_addr == 9'h58) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h58);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h58) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_DUP_DROP = cpuif_req_masked & (cpuif_addr == 9'h60) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h60);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h60) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_STALE_DROP = cpuif_req_masked & (cpuif_addr == 9'h68) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h68);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h68) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_BAD_DROP = cpuif_req_masked & (cpuif_addr == 9'h70) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h70);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h70) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_NOTIFS = cpuif_req_masked & (cpuif_addr == 9'h78) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h78);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h78) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_DATA_BYTES = cpuif_req_masked & (cpuif_addr == 9'h80) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h80);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h80) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_MEM_ERR = cpuif_req_masked & (cpuif_addr == 9'h88) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h88);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h88) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_SLOT_STALL = cpuif_req_masked & (cpuif_addr == 9'h90) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h90);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h90) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_LINK_STALL = cpuif_req_masked & (cpuif_addr == 9'h98) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h98);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h98) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_MEM_ERR = cpuif_req_masked & (cpuif_addr == 9'ha0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'ha0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'ha0) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_NACKS = cpuif_req_masked & (cpuif_addr == 9'ha8) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'ha8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'ha8) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_NOTIF_OFF = cpuif_req_masked & (cpuif_addr == 9'hb0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hb0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hb0) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_NQ_WAIT = cpuif_req_masked & (cpuif_addr == 9'hb8) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hb8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hb8) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_LINK_STALL = cpuif_req_masked & (cpuif_addr == 9'hc0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hc0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hc0) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_EVT_STALL = cpuif_req_masked & (cpuif_addr == 9'hc8) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hc8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hc8) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_RSP_PEAK = cpuif_req_masked & (cpuif_addr == 9'hd0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hd0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hd0) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_NTF_PEAK = cpuif_req_masked & (cpuif_addr == 9'hd8) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hd8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hd8) & !cpuif_req_is_wr;
+        decoded_reg_strb.RETX_TIMEOUT = cpuif_req_masked & (cpuif_addr == 9'he0);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'he0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'he0);
+        decoded_reg_strb.RETRY_LIMIT = cpuif_req_masked & (cpuif_addr == 9'he8);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'he8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'he8);
+        decoded_reg_strb.TX_WINDOW = cpuif_req_masked & (cpuif_addr == 9'hf0);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hf0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hf0);
+        decoded_reg_strb.LINK_CREDITS = cpuif_req_masked & (cpuif_addr == 9'hf8);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'hf8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'hf8);
+        decoded_reg_strb.NODE_MASK = cpuif_req_masked & (cpuif_addr == 9'h100);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h100);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h100);
+        decoded_reg_strb.TX_TIMEOUTS = cpuif_req_masked & (cpuif_addr == 9'h108) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h108);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h108) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_UNREACH = cpuif_req_masked & (cpuif_addr == 9'h110) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h110);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h110) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -444,6 +456,28 @@ module qrdma_nic_csr (
                 logic load_next;
             } beats;
         } LINK_CREDITS;
+        struct {
+            struct {
+                logic [63:0] next;
+                logic load_next;
+            } nodes;
+        } NODE_MASK;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } TX_TIMEOUTS;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } TX_UNREACH;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -598,6 +632,21 @@ module qrdma_nic_csr (
                 logic [15:0] value;
             } beats;
         } LINK_CREDITS;
+        struct {
+            struct {
+                logic [63:0] value;
+            } nodes;
+        } NODE_MASK;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } TX_TIMEOUTS;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } TX_UNREACH;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1379,6 +1428,83 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.LINK_CREDITS.beats.value = field_storage.LINK_CREDITS.beats.value;
+    // Field: qrdma_nic_csr.NODE_MASK.nodes
+    always_comb begin
+        automatic logic [63:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.NODE_MASK.nodes.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.NODE_MASK && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.NODE_MASK.nodes.value & ~decoded_wr_biten[63:0]) | (decoded_wr_data[63:0] & decoded_wr_biten[63:0]);
+            load_next_c = '1;
+        end
+        field_combo.NODE_MASK.nodes.next = next_c;
+        field_combo.NODE_MASK.nodes.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.NODE_MASK.nodes.value <= 64'hffffffffffffffff;
+        end else begin
+            if(field_combo.NODE_MASK.nodes.load_next) begin
+                field_storage.NODE_MASK.nodes.value <= field_combo.NODE_MASK.nodes.next;
+            end
+        end
+    end
+    assign hwif_out.NODE_MASK.nodes.value = field_storage.NODE_MASK.nodes.value;
+    // Field: qrdma_nic_csr.TX_TIMEOUTS.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.TX_TIMEOUTS.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.TX_TIMEOUTS.cnt.incr) begin // increment
+            field_combo.TX_TIMEOUTS.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.TX_TIMEOUTS.cnt.overflow = '0;
+        end
+        field_combo.TX_TIMEOUTS.cnt.incrthreshold = (field_storage.TX_TIMEOUTS.cnt.value >= 48'hffffffffffff);
+        field_combo.TX_TIMEOUTS.cnt.next = next_c;
+        field_combo.TX_TIMEOUTS.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TX_TIMEOUTS.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.TX_TIMEOUTS.cnt.load_next) begin
+                field_storage.TX_TIMEOUTS.cnt.value <= field_combo.TX_TIMEOUTS.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.TX_UNREACH.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.TX_UNREACH.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.TX_UNREACH.cnt.incr) begin // increment
+            field_combo.TX_UNREACH.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.TX_UNREACH.cnt.overflow = '0;
+        end
+        field_combo.TX_UNREACH.cnt.incrthreshold = (field_storage.TX_UNREACH.cnt.value >= 48'hffffffffffff);
+        field_combo.TX_UNREACH.cnt.next = next_c;
+        field_combo.TX_UNREACH.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TX_UNREACH.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.TX_UNREACH.cnt.load_next) begin
+                field_storage.TX_UNREACH.cnt.value <= field_combo.TX_UNREACH.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1391,7 +1517,7 @@ module qrdma_nic_csr (
     // Readback
     //--------------------------------------------------------------------------
 
-    logic [7:0] rd_mux_addr;
+    logic [8:0] rd_mux_addr;
     assign rd_mux_addr = decoded_addr;
 
     logic readback_err;
@@ -1400,101 +1526,110 @@ module qrdma_nic_csr (
     always_comb begin
         automatic logic [63:0] readback_data_var;
         readback_data_var = '0;
-        if(rd_mux_addr == 8'h0) begin
+        if(rd_mux_addr == 9'h0) begin
             readback_data_var[15:0] = hwif_in.NODE_ID.id.next;
         end
-        if(rd_mux_addr == 8'h8) begin
+        if(rd_mux_addr == 9'h8) begin
             readback_data_var[63:6] = field_storage.NQ_BASE.addr.value;
         end
-        if(rd_mux_addr == 8'h10) begin
+        if(rd_mux_addr == 9'h10) begin
             readback_data_var[31:0] = field_storage.NQ_SIZE.size.value;
         end
-        if(rd_mux_addr == 8'h18) begin
+        if(rd_mux_addr == 9'h18) begin
             readback_data_var[31:0] = hwif_in.NQ_HEAD.head.next;
         end
-        if(rd_mux_addr == 8'h20) begin
+        if(rd_mux_addr == 9'h20) begin
             readback_data_var[31:0] = field_storage.NQ_TAIL.tail.value;
         end
-        if(rd_mux_addr == 8'h28) begin
+        if(rd_mux_addr == 9'h28) begin
             readback_data_var[47:0] = field_storage.TX_DATA_PKTS.cnt.value;
         end
-        if(rd_mux_addr == 8'h30) begin
+        if(rd_mux_addr == 9'h30) begin
             readback_data_var[47:0] = field_storage.TX_CTRL_PKTS.cnt.value;
         end
-        if(rd_mux_addr == 8'h38) begin
+        if(rd_mux_addr == 9'h38) begin
             readback_data_var[47:0] = field_storage.TX_BYTES.cnt.value;
         end
-        if(rd_mux_addr == 8'h40) begin
+        if(rd_mux_addr == 9'h40) begin
             readback_data_var[47:0] = field_storage.RX_DATA_PKTS.cnt.value;
         end
-        if(rd_mux_addr == 8'h48) begin
+        if(rd_mux_addr == 9'h48) begin
             readback_data_var[47:0] = field_storage.RX_CTRL_PKTS.cnt.value;
         end
-        if(rd_mux_addr == 8'h50) begin
+        if(rd_mux_addr == 9'h50) begin
             readback_data_var[47:0] = field_storage.RX_BYTES.cnt.value;
         end
-        if(rd_mux_addr == 8'h58) begin
+        if(rd_mux_addr == 9'h58) begin
             readback_data_var[47:0] = field_storage.RX_CRC_DROP.cnt.value;
         end
-        if(rd_mux_addr == 8'h60) begin
+        if(rd_mux_addr == 9'h60) begin
             readback_data_var[47:0] = field_storage.RX_DUP_DROP.cnt.value;
         end
-        if(rd_mux_addr == 8'h68) begin
+        if(rd_mux_addr == 9'h68) begin
             readback_data_var[47:0] = field_storage.RX_STALE_DROP.cnt.value;
         end
-        if(rd_mux_addr == 8'h70) begin
+        if(rd_mux_addr == 9'h70) begin
             readback_data_var[47:0] = field_storage.RX_BAD_DROP.cnt.value;
         end
-        if(rd_mux_addr == 8'h78) begin
+        if(rd_mux_addr == 9'h78) begin
             readback_data_var[47:0] = field_storage.RX_NOTIFS.cnt.value;
         end
-        if(rd_mux_addr == 8'h80) begin
+        if(rd_mux_addr == 9'h80) begin
             readback_data_var[47:0] = field_storage.TX_DATA_BYTES.cnt.value;
         end
-        if(rd_mux_addr == 8'h88) begin
+        if(rd_mux_addr == 9'h88) begin
             readback_data_var[47:0] = field_storage.TX_MEM_ERR.cnt.value;
         end
-        if(rd_mux_addr == 8'h90) begin
+        if(rd_mux_addr == 9'h90) begin
             readback_data_var[47:0] = field_storage.TX_SLOT_STALL.cnt.value;
         end
-        if(rd_mux_addr == 8'h98) begin
+        if(rd_mux_addr == 9'h98) begin
             readback_data_var[47:0] = field_storage.TX_LINK_STALL.cnt.value;
         end
-        if(rd_mux_addr == 8'ha0) begin
+        if(rd_mux_addr == 9'ha0) begin
             readback_data_var[47:0] = field_storage.RX_MEM_ERR.cnt.value;
         end
-        if(rd_mux_addr == 8'ha8) begin
+        if(rd_mux_addr == 9'ha8) begin
             readback_data_var[47:0] = field_storage.RX_NACKS.cnt.value;
         end
-        if(rd_mux_addr == 8'hb0) begin
+        if(rd_mux_addr == 9'hb0) begin
             readback_data_var[47:0] = field_storage.RX_NOTIF_OFF.cnt.value;
         end
-        if(rd_mux_addr == 8'hb8) begin
+        if(rd_mux_addr == 9'hb8) begin
             readback_data_var[47:0] = field_storage.RX_NQ_WAIT.cnt.value;
         end
-        if(rd_mux_addr == 8'hc0) begin
+        if(rd_mux_addr == 9'hc0) begin
             readback_data_var[47:0] = field_storage.RX_LINK_STALL.cnt.value;
         end
-        if(rd_mux_addr == 8'hc8) begin
+        if(rd_mux_addr == 9'hc8) begin
             readback_data_var[47:0] = field_storage.RX_EVT_STALL.cnt.value;
         end
-        if(rd_mux_addr == 8'hd0) begin
+        if(rd_mux_addr == 9'hd0) begin
             readback_data_var[15:0] = field_storage.RX_RSP_PEAK.peak.value;
         end
-        if(rd_mux_addr == 8'hd8) begin
+        if(rd_mux_addr == 9'hd8) begin
             readback_data_var[15:0] = field_storage.RX_NTF_PEAK.peak.value;
         end
-        if(rd_mux_addr == 8'he0) begin
+        if(rd_mux_addr == 9'he0) begin
             readback_data_var[31:0] = field_storage.RETX_TIMEOUT.cycles.value;
         end
-        if(rd_mux_addr == 8'he8) begin
+        if(rd_mux_addr == 9'he8) begin
             readback_data_var[7:0] = field_storage.RETRY_LIMIT.retries.value;
         end
-        if(rd_mux_addr == 8'hf0) begin
+        if(rd_mux_addr == 9'hf0) begin
             readback_data_var[15:0] = field_storage.TX_WINDOW.blocks.value;
         end
-        if(rd_mux_addr == 8'hf8) begin
+        if(rd_mux_addr == 9'hf8) begin
             readback_data_var[15:0] = field_storage.LINK_CREDITS.beats.value;
+        end
+        if(rd_mux_addr == 9'h100) begin
+            readback_data_var[63:0] = field_storage.NODE_MASK.nodes.value;
+        end
+        if(rd_mux_addr == 9'h108) begin
+            readback_data_var[47:0] = field_storage.TX_TIMEOUTS.cnt.value;
+        end
+        if(rd_mux_addr == 9'h110) begin
+            readback_data_var[47:0] = field_storage.TX_UNREACH.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

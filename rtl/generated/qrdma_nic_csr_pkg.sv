@@ -4,8 +4,8 @@
 package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
-    localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 8;
-    localparam QRDMA_NIC_CSR_SIZE = 'h100;
+    localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
+    localparam QRDMA_NIC_CSR_SIZE = 'h118;
 
     typedef struct {
         logic [15:0] next;
@@ -222,6 +222,22 @@ package qrdma_nic_csr_pkg;
     } qrdma_peak_r_desc_e5ff3418__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_8a3b87f7__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_8a3b87f7__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_8a3b87f7__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_dc97f395__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_dc97f395__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_dc97f395__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -248,6 +264,8 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_11b22e1a__in_t RX_EVT_STALL;
         qrdma_peak_r_desc_4774d01d__in_t RX_RSP_PEAK;
         qrdma_peak_r_desc_e5ff3418__in_t RX_NTF_PEAK;
+        qrdma_cnt_r_desc_8a3b87f7__in_t TX_TIMEOUTS;
+        qrdma_cnt_r_desc_dc97f395__in_t TX_UNREACH;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -324,6 +342,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__LINK_CREDITS__out_t;
 
     typedef struct {
+        logic [63:0] value;
+    } qrdma_nic_csr__NODE_MASK__nodes__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__NODE_MASK__nodes__out_t nodes;
+    } qrdma_nic_csr__NODE_MASK__out_t;
+
+    typedef struct {
         qrdma_nic_csr__NQ_BASE__out_t NQ_BASE;
         qrdma_nic_csr__NQ_SIZE__out_t NQ_SIZE;
         qrdma_nic_csr__NQ_TAIL__out_t NQ_TAIL;
@@ -333,5 +359,6 @@ package qrdma_nic_csr_pkg;
         qrdma_nic_csr__RETRY_LIMIT__out_t RETRY_LIMIT;
         qrdma_nic_csr__TX_WINDOW__out_t TX_WINDOW;
         qrdma_nic_csr__LINK_CREDITS__out_t LINK_CREDITS;
+        qrdma_nic_csr__NODE_MASK__out_t NODE_MASK;
     } qrdma_nic_csr__out_t;
 endpackage

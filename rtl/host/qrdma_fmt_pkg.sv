@@ -23,6 +23,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned ERR_BAD_DESC = 1;  // error reason: the descriptor was refused when it completed (docs/qos.md)
   localparam int unsigned ERR_LOCAL_MEM = 2;  // error reason: a payload read from this node's memory was answered SLVERR/DECERR
   localparam int unsigned ERR_REMOTE_MEM = 3;  // error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)
+  localparam int unsigned ERR_TIMEOUT = 4;  // error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)
+  localparam int unsigned ERR_UNREACHABLE = 5;  // error reason: the destination is not a reachable node: outside NODE_MASK, or this node
   localparam int unsigned PAGE_STRIDE = 8192;  // bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)
   localparam int unsigned DESC_OFFSET = 0;  // in a page: channel c's descriptor line at DESC_OFFSET + 32 c
   localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c
@@ -42,7 +44,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_CREDIT = 7;  // packet type: reserved for link credits
   localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
   localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
-  localparam int unsigned NIC_REG_FIRST = 256;  // first NIC register offset (registers below belong to the QoS engine)
+  localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
   localparam int unsigned FORMAT_VERSION = 2;
@@ -207,7 +209,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned ACK_DESC_REASON_W = 4;
   typedef struct packed {
     logic [0:0] rsvd31;
-    logic [3:0] reason;  // NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM)
+    logic [3:0] reason;  // NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)
     logic [0:0] nack;  // 1: negative acknowledgement
     logic [15:0] seq;  // sequence number it was sent with
     logic [9:0] tid;  // transaction ID of the acknowledged block / inline packet

@@ -136,6 +136,13 @@ module qrdma_nic
   logic                     blk_valid, blk_ready, pkt_valid, pkt_ready, ack_valid, ack_ready;
   logic [BLOCK_DESC_W-1:0]  blk_data;
   logic [PKT_DESC_W-1:0]    pkt_data;
+  logic                     tblk_valid, tblk_ready, tpkt_valid, tpkt_ready;
+  logic [BLOCK_DESC_W-1:0]  tblk_data;
+  logic [PKT_DESC_W-1:0]    tpkt_data;
+  logic                     rel_nack_valid, rel_nack_ready;
+  logic [ACK_DESC_W-1:0]    rel_nack_data;
+  logic [31:0]              retx_timeout;
+  logic [63:0]              node_mask;
   logic [ACK_DESC_W-1:0]    ack_data;
   logic                     rx_ack_valid, rx_ack_ready, lnack_valid, lnack_ready;
   logic [ACK_DESC_W-1:0]    rx_ack_data, lnack_data;
@@ -153,6 +160,7 @@ module qrdma_nic
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
   logic                     tx_mem_err, tx_slot_stall, tx_link_stall, rx_mem_err, rx_nack;
+  logic                     tx_timeout, tx_unreach;
   logic                     rx_notif_off, rx_link_stall, rx_evt_stall;
   // state
   logic                     tx_busy, rx_busy;
@@ -186,6 +194,19 @@ module qrdma_nic
     .xfers(st.xfers)
   );
 
+  // the sender's reliability unit: destination check and response timers
+  qrdma_tx_rel u_rel (
+    .clk, .rst, .node_id,
+    .cfg_timeout(retx_timeout), .cfg_node_mask(node_mask),
+    .s_blk_valid(blk_valid), .s_blk_ready(blk_ready), .s_blk_data(blk_data),
+    .s_pkt_valid(pkt_valid), .s_pkt_ready(pkt_ready), .s_pkt_data(pkt_data),
+    .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
+    .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
+    .ack_valid(ack_valid && ack_ready), .ack_data,
+    .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
+    .stat_timeout(tx_timeout), .stat_unreach(tx_unreach)
+  );
+
   qrdma_tx #(
     .NUM_NODES         (NUM_NODES),
     .MAX_PAYLOAD       (MAX_PAYLOAD),
@@ -194,8 +215,8 @@ module qrdma_nic
     .AXI_ID_W          (MEM_ID_W)
   ) u_tx (
     .clk, .rst, .node_id,
-    .s_blk_valid(blk_valid), .s_blk_ready(blk_ready), .s_blk_data(blk_data),
-    .s_pkt_valid(pkt_valid), .s_pkt_ready(pkt_ready), .s_pkt_data(pkt_data),
+    .s_blk_valid(tblk_valid), .s_blk_ready(tblk_ready), .s_blk_data(tblk_data),
+    .s_pkt_valid(tpkt_valid), .s_pkt_ready(tpkt_ready), .s_pkt_data(tpkt_data),
     .s_rsp_valid(rsp_valid), .s_rsp_ready(rsp_ready), .s_rsp_data(rsp_data),
     .m_lnack_valid(lnack_valid), .m_lnack_ready(lnack_ready), .m_lnack_data(lnack_data),
     .tx_pause,
@@ -237,20 +258,23 @@ module qrdma_nic
     .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall)
   );
 
-  // acknowledgements to the engine: received ACK/NACKs and local NACKs, round robin
-  logic [1:0] ack_gnt;
+  // acknowledgements to the engine: received ACK/NACKs, local NACKs and the reliability
+  // unit's NACKs, round robin
+  logic [2:0] ack_gnt;
   /* verilator lint_off UNUSEDSIGNAL */  // the one-hot grant says it all
-  logic       ack_any, ack_idx;
+  logic       ack_any;
+  logic [1:0] ack_idx;
   /* verilator lint_on UNUSEDSIGNAL */
-  qrdma_arb_rr #(.N(2)) u_ack_arb (
+  qrdma_arb_rr #(.N(3)) u_ack_arb (
     .clk, .rst,
-    .req({lnack_valid, rx_ack_valid}), .ack(ack_valid && ack_ready),
+    .req({rel_nack_valid, lnack_valid, rx_ack_valid}), .ack(ack_valid && ack_ready),
     .gnt(ack_gnt), .gnt_valid(ack_any), .gnt_idx(ack_idx)
   );
-  assign ack_valid    = rx_ack_valid || lnack_valid;
-  assign ack_data     = ack_gnt[1] ? lnack_data : rx_ack_data;
-  assign rx_ack_ready = ack_ready && ack_gnt[0];
-  assign lnack_ready  = ack_ready && ack_gnt[1];
+  assign ack_valid      = rx_ack_valid || lnack_valid || rel_nack_valid;
+  assign ack_data       = ack_gnt[2] ? rel_nack_data : ack_gnt[1] ? lnack_data : rx_ack_data;
+  assign rx_ack_ready   = ack_ready && ack_gnt[0];
+  assign lnack_ready    = ack_ready && ack_gnt[1];
+  assign rel_nack_ready = ack_ready && ack_gnt[2];
 
   qrdma_nic_regs u_regs (
     .clk, .rst, .node_id,
@@ -258,6 +282,8 @@ module qrdma_nic
     .ext_rd_addr, .ext_rd_data, .ext_rd_err,
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head,
+    .cfg_retx_timeout(retx_timeout), .cfg_node_mask(node_mask),
+    .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,
     .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,
     .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif,

@@ -38,6 +38,11 @@ module qrdma_nic_regs
   output logic [31:0] cfg_nq_tail,
   output logic        cfg_nq_reset,
   input  logic [31:0] nq_head,
+  // reliability (docs/reliability.md)
+  output logic [31:0] cfg_retx_timeout,
+  output logic [63:0] cfg_node_mask,
+  input  logic        tx_timeout,
+  input  logic        tx_unreach,
   // statistics (pulses; byte counts as values)
   input  logic        tx_data_pkt,
   input  logic        tx_ctrl_pkt,
@@ -123,6 +128,9 @@ module qrdma_nic_regs
   assign cfg_nq_tail  = hw_out.NQ_TAIL.tail.value;
   assign cfg_nq_reset = nq_reset_q;
 
+  assign cfg_retx_timeout = hw_out.RETX_TIMEOUT.cycles.value;
+  assign cfg_node_mask    = hw_out.NODE_MASK.nodes.value;
+
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin
     hw_in.NODE_ID.id.next          = node_id;
@@ -153,6 +161,8 @@ module qrdma_nic_regs
     hw_in.RX_NQ_WAIT.cnt.incr      = rx_nq_wait;
     hw_in.RX_LINK_STALL.cnt.incr   = rx_link_stall;
     hw_in.RX_EVT_STALL.cnt.incr    = rx_evt_stall;
+    hw_in.TX_TIMEOUTS.cnt.incr     = tx_timeout;
+    hw_in.TX_UNREACH.cnt.incr      = tx_unreach;
     // high-water marks: take the occupancy when it passes the mark
     hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
     hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;

@@ -36,6 +36,8 @@
     X(RX_LINK_STALL, nic.RX_LINK_STALL) \
     X(RX_EVT_STALL, nic.RX_EVT_STALL) \
     X(RX_RSP_PEAK, nic.RX_RSP_PEAK) \
-    X(RX_NTF_PEAK, nic.RX_NTF_PEAK)
+    X(RX_NTF_PEAK, nic.RX_NTF_PEAK) \
+    X(TX_TIMEOUTS, nic.TX_TIMEOUTS) \
+    X(TX_UNREACH, nic.TX_UNREACH)
 
 #endif /* QRDMA_COUNTERS_H */

@@ -23,6 +23,8 @@
 #define QRDMA_ERR_BAD_DESC 1ULL /* error reason: the descriptor was refused when it completed (docs/qos.md) */
 #define QRDMA_ERR_LOCAL_MEM 2ULL /* error reason: a payload read from this node's memory was answered SLVERR/DECERR */
 #define QRDMA_ERR_REMOTE_MEM 3ULL /* error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK) */
+#define QRDMA_ERR_TIMEOUT 4ULL /* error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md) */
+#define QRDMA_ERR_UNREACHABLE 5ULL /* error reason: the destination is not a reachable node: outside NODE_MASK, or this node */
 #define QRDMA_PAGE_STRIDE 8192ULL /* bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable) */
 #define QRDMA_DESC_OFFSET 0ULL /* in a page: channel c's descriptor line at DESC_OFFSET + 32 c */
 #define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c */
@@ -42,7 +44,7 @@
 #define QRDMA_NET_CREDIT 7ULL /* packet type: reserved for link credits */
 #define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
 #define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
-#define QRDMA_NIC_REG_FIRST 256ULL /* first NIC register offset (registers below belong to the QoS engine) */
+#define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
 #define QRDMA_FORMAT_VERSION 2

@@ -294,6 +294,24 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__LINK_CREDITS__BEATS_bw 16
 #define QRDMA_NIC_CSR__LINK_CREDITS__BEATS_reset 0x0
 
+// reg - qrdma_nic_csr::NODE_MASK
+#define QRDMA_NIC_CSR__NODE_MASK__NODES_bm 0xffffffffffffffff
+#define QRDMA_NIC_CSR__NODE_MASK__NODES_bp 0
+#define QRDMA_NIC_CSR__NODE_MASK__NODES_bw 64
+#define QRDMA_NIC_CSR__NODE_MASK__NODES_reset 0xffffffffffffffff
+
+// reg - qrdma_cnt_r_desc_8a3b87f7
+#define QRDMA_CNT_R_DESC_8A3B87F7__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_8A3B87F7__CNT_bp 0
+#define QRDMA_CNT_R_DESC_8A3B87F7__CNT_bw 48
+#define QRDMA_CNT_R_DESC_8A3B87F7__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_dc97f395
+#define QRDMA_CNT_R_DESC_DC97F395__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_DC97F395__CNT_bp 0
+#define QRDMA_CNT_R_DESC_DC97F395__CNT_bw 48
+#define QRDMA_CNT_R_DESC_DC97F395__CNT_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -328,17 +346,20 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RETRY_LIMIT;
     uint64_t TX_WINDOW;
     uint64_t LINK_CREDITS;
+    uint64_t NODE_MASK;
+    uint64_t TX_TIMEOUTS;
+    uint64_t TX_UNREACH;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
 typedef struct __attribute__ ((__packed__)) {
     qrdma_eng_csr_t eng;
-    uint8_t RESERVED_58_ff[0xa8];
+    uint8_t RESERVED_58_1ff[0x1a8];
     qrdma_nic_csr_t nic;
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x200, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x318, "Packing error");
 
 #ifdef __cplusplus
 }

@@ -142,6 +142,10 @@ int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
         e = rd(n, QRDMA_REG(eng.PARAMS), &params);
     if (!e)
         e = rd(n, QRDMA_REG(nic.NODE_ID), &node_id);
+    /* the nodes of the system are the ones the NIC may send to (docs/reliability.md) */
+    if (!e)
+        e = wr(n, QRDMA_REG(nic.NODE_MASK),
+               be->num_nodes >= 64 ? ~0ULL : (1ULL << be->num_nodes) - 1);
     if (e) {
         free(n);
         return e;
@@ -487,6 +491,8 @@ const char *qrdma_err_reason_str(int reason)
     case QRDMA_ERR_BAD_DESC: return "descriptor refused";
     case QRDMA_ERR_LOCAL_MEM: return "local memory read refused (SLVERR/DECERR)";
     case QRDMA_ERR_REMOTE_MEM: return "remote memory write refused (NACK)";
+    case QRDMA_ERR_TIMEOUT: return "no response from the destination (timeout)";
+    case QRDMA_ERR_UNREACHABLE: return "destination not reachable";
     default: return "unknown reason";
     }
 }

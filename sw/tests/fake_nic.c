@@ -22,7 +22,7 @@
 #define NCH ((unsigned)QRDMA_WR_CH_PER_PAGE)
 #define LINE ((unsigned)QRDMA_DESC_LINE_BYTES)
 #define WIN (1ULL << QRDMA_ADDR_W)
-#define NREG 64 /* register slots: REG_BASE + 8 i */
+#define NREG 100 /* register slots: REG_BASE + 8 i */
 #define REG_OFF 4096ULL  /* device address 0 at this offset of the register file */
 #define MEM_OFF 8192ULL  /* host memory at this offset of the memory file */
 #define BLOCK_LOG2 16
@@ -105,7 +105,8 @@ static int reg_exists(uint64_t addr)
         QRDMA_REG(nic.RX_BAD_DROP), QRDMA_REG(nic.RX_NOTIFS), QRDMA_REG(nic.TX_DATA_BYTES), QRDMA_REG(nic.TX_MEM_ERR),
         QRDMA_REG(nic.TX_SLOT_STALL), QRDMA_REG(nic.TX_LINK_STALL), QRDMA_REG(nic.RX_MEM_ERR), QRDMA_REG(nic.RX_NACKS),
         QRDMA_REG(nic.RX_NOTIF_OFF), QRDMA_REG(nic.RX_NQ_WAIT), QRDMA_REG(nic.RX_LINK_STALL), QRDMA_REG(nic.RX_EVT_STALL),
-        QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK),
+        QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK), QRDMA_REG(nic.NODE_MASK),
+        QRDMA_REG(nic.TX_TIMEOUTS), QRDMA_REG(nic.TX_UNREACH),
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)
@@ -355,7 +356,8 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
     struct fnode *n = &f->n[node];
     f->now += f->cfg.write_cycles;
     n->stats.writes++;
-    if (addr != QRDMA_REG(nic.NQ_BASE) && addr != QRDMA_REG(nic.NQ_SIZE) && addr != QRDMA_REG(nic.NQ_TAIL)) {
+    if (addr != QRDMA_REG(nic.NQ_BASE) && addr != QRDMA_REG(nic.NQ_SIZE) && addr != QRDMA_REG(nic.NQ_TAIL)
+        && addr != QRDMA_REG(nic.NODE_MASK)) {
         n->stats.slverr++;
         progress(f);
         return QRDMA_ESLVERR;
@@ -371,6 +373,8 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
         R(n, nic.NQ_SIZE) = (uint32_t)v;
         R(n, nic.NQ_HEAD) = R(n, nic.NQ_TAIL) = 0;
         n->nq_issued = 0;
+    } else if (addr == QRDMA_REG(nic.NODE_MASK)) {
+        R(n, nic.NODE_MASK) = v;
     } else {
         R(n, nic.NQ_TAIL) = (uint32_t)v;
     }

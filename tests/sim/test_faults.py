@@ -13,11 +13,14 @@ the same seed gives the same run and another seed another one (1,500 packets per
 Two NICs through libqrdma (qrdma_sim_check_faults_sys) with the faults the NIC handles
 today: corruption (RX_CRC_DROP of each receiver = the corrupted packets of the direction
 into it), duplication and reordering (every write finishes with every byte right), the
-same output line for line with threads on and off; and qrdma-perf's -B fault keys.
+same output line for line with threads on and off; with RETX_TIMEOUT set, loss, corruption
+and a silent node end every write DONE or ERROR (docs/reliability.md); and qrdma-perf's
+-B fault keys.
 """
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,9 +149,10 @@ def test_seed(harness: Path, tmp_path: Path) -> None:
     assert a[1]["lost"] == d[1]["lost"]
 
 
-def _sys(harness: Path, spec: str, n: int, seed: int, threads: str) -> str:
+def _sys(harness: Path, spec: str, n: int, seed: int, threads: str, retx_timeout: int = 0) -> str:
+    extra = [str(retx_timeout)] if retx_timeout else []
     return _run(harness / "qrdma_sim_check_faults_sys", f"{spec},threads={threads}", str(n),
-                str(seed), timeout=900)
+                str(seed), *extra, timeout=900)
 
 
 def _fields(out: str, prefix: str) -> dict[str, int]:
@@ -243,3 +247,32 @@ def test_stress_router_dup_reorder(harness: Path, tmp_path: Path) -> None:
         assert "all exact" in text
         res[t] = (text, js.read_text())
     assert res["0"] == res["1"]
+
+
+def test_system_timeouts(harness: Path) -> None:
+    """RETX_TIMEOUT set on both NICs, links that lose and corrupt packets in both
+    directions: every write finishes, DONE with every byte right or ERROR with reason
+    ERR_TIMEOUT (at most one per packet lost or corrupted), none is left BUSY; the same
+    output with threads on and off."""
+    spec = "loss=0.01,corrupt=0.005,seed=6,watchdog=0"
+    one = _sys(harness, spec, 80, 4, "0", retx_timeout=20000)
+    many = _sys(harness, spec, 80, 4, "1", retx_timeout=20000)
+    assert "OK: 0 failure(s)" in one, one
+    assert _strip(one) == _strip(many)
+    errors = 0
+    for i in (0, 1):
+        m = re.search(rf"node {i}: 80 of 80 writes finished, 0 wrong, 0 busy, (\d+) error", one)
+        assert m, one
+        errors += int(m.group(1))
+    hits = sum(_fields(one, f"link {i}>{1 - i} faults")[k] for i in (0, 1)
+               for k in ("lost", "corrupted"))
+    assert 0 < errors <= hits, (errors, hits)
+
+
+def test_system_silent_node_times_out(harness: Path) -> None:
+    """Node 1 silent with RETX_TIMEOUT set: every write of both nodes ends in ERROR
+    (node 0's get no ACK, node 1's packets never arrive), none stays BUSY."""
+    out = _sys(harness, "silent=1,watchdog=0", 4, 5, "0", retx_timeout=5000)
+    assert "OK: 0 failure(s)" in out, out
+    for i in (0, 1):
+        assert f"node {i}: 4 of 4 writes finished, 0 wrong, 0 busy, 4 error" in out, out
