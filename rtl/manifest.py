@@ -158,7 +158,8 @@ _top("qrdma_tx_realign", ["rtl/tx/qrdma_tx_realign.sv"], area="tx", deps=["qrdma
 _top("qrdma_tx_rsp", ["rtl/tx/qrdma_tx_rsp.sv"], area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_tx_pkg"], synth={})
 _top("qrdma_tx_rel", ["rtl/tx/qrdma_tx_rel.sv"], area="tx",
-     deps=["qrdma_fmt_pkg", "qrdma_reg_slice", "qrdma_sdp_ram", "qrdma_sync_fifo"],
+     deps=["qrdma_fmt_pkg", "qrdma_reg_slice", "qrdma_sdp_ram", "qrdma_mem_2w",
+           "qrdma_sync_fifo"],
      synth={}, lint=({"TICK_SHIFT": 4, "STAMP_W": 8},))
 _top("qrdma_tx_asm", ["rtl/tx/qrdma_tx_asm.sv"], area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_crc32_512"],

@@ -12,12 +12,13 @@
 //     TID per cycle and answers an armed timer past its deadline: NACK (tid, seq,
 //     ERR_TIMEOUT), the timer disarmed.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
-// Contract: each descriptor stream passes a register slice (one cycle, registered ready);
+// Contract: after reset the unit clears its timers (1024 cycles: descriptors wait); each
+// descriptor stream passes a register slice (one cycle, registered ready);
 // m_nack is a FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a
 // descriptor is passed on), in ticks of 2^TICK_SHIFT cycles; a descriptor passed on in
 // cycle t times out in t + cfg_timeout .. t + cfg_timeout + 2 * 2^TICK_SHIFT + NUM_TIDS + 6
 // (docs/reliability.md "Timers"). Timing: descriptors one cycle; a NACK for an
-// unreachable destination is valid on m_nack two cycles after the engine's handshake.
+// unreachable destination is valid on m_nack three cycles after the engine's handshake.
 `default_nettype none
 
 module qrdma_tx_rel
@@ -116,6 +117,31 @@ module qrdma_tx_rel
   logic [SW-1:0] tick;
   assign tick = now_q[TICK_SHIFT +: SW];
 
+  // after reset the armed bits are cleared, one TID per cycle (NUM_TIDS cycles): no
+  // descriptor passes meanwhile
+  logic          init_q, init1_q, init2_q, init_busy;
+  logic [TW-1:0] init_tid_q;
+
+  // (the clears are written two cycles after their address: busy until the last one;
+  // init_busy = init_q || init1_q || init2_q, a register of its own)
+
+  always_ff @(posedge clk) begin
+    if (init_q) begin
+      init_tid_q <= init_tid_q + TW'(1);
+      if (init_tid_q == TW'(NUM_TIDS - 1)) init_q <= 1'b0;
+    end
+    init1_q   <= init_q;
+    init2_q   <= init1_q;
+    init_busy <= init_q || init1_q;  // (init_q only falls: it implies init1_q next)
+    if (rst) begin
+      init_q     <= 1'b1;
+      init1_q    <= 1'b1;
+      init2_q    <= 1'b1;
+      init_busy  <= 1'b1;
+      init_tid_q <= '0;
+    end
+  end
+
   // ------------------------------------------------------------------ descriptor paths
   // the reachability of each descriptor travels through its slice as a bit of its own
   logic                    bq_valid, bq_ready, pq_valid, pq_ready;
@@ -156,24 +182,35 @@ module qrdma_tx_rel
 
   assign m_blk_data  = bq_data[BLOCK_DESC_W-1:0];
   assign m_pkt_data  = pq_data[PKT_DESC_W-1:0];
-  assign m_blk_valid = bq_valid && bq_ok;
-  assign m_pkt_valid = pq_valid && pq_ok && !pend_q;
+  assign m_blk_valid = bq_valid && bq_ok && !init_busy;
+  assign m_pkt_valid = pq_valid && pq_ok && !pend_q && !init_busy;
   assign blk_pass    = m_blk_valid && m_blk_ready;
   assign pkt_pass    = m_pkt_valid && m_pkt_ready;
   // unreachable: one NACK per cycle, blocks first
-  assign blk_unr     = bq_valid && !bq_ok && nack_room;
-  assign pkt_unr     = pq_valid && !pq_ok && nack_room && !blk_unr;
-  assign bq_ready    = bq_ok ? m_blk_ready : blk_unr;
-  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q) : pkt_unr;
+  assign blk_unr     = bq_valid && !bq_ok && nack_room && !init_busy;
+  assign pkt_unr     = pq_valid && !pq_ok && nack_room && !blk_unr && !init_busy;
+  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy) : blk_unr;
+  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy) : pkt_unr;
 
-  logic arm_v_q;
-  key_t arm_q;
+  // the arm: its key registered (arm_q: the address of the armed bits' set port, which
+  // takes it two cycles ahead), then written (arm3_q) into the armed bits and both timer
+  // RAMs
+  logic arm_v_q, arm2_v_q, arm3_v_q;
+  key_t arm_d, arm_q, arm2_q, arm3_q;
+
+  always_comb begin
+    if (blk_pass)    arm_d = bq_key;
+    else if (pend_q) arm_d = pend_key_q;
+    else             arm_d = pq_key;
+  end
 
   always_ff @(posedge clk) begin
-    arm_v_q <= blk_pass || pend_q || pkt_pass;
-    if (blk_pass)    arm_q <= bq_key;
-    else if (pend_q) arm_q <= pend_key_q;
-    else             arm_q <= pq_key;
+    arm_v_q  <= blk_pass || pend_q || pkt_pass;
+    arm_q    <= arm_d;
+    arm2_v_q <= arm_v_q;
+    arm2_q   <= arm_q;
+    arm3_v_q <= arm2_v_q;
+    arm3_q   <= arm2_q;
     if (blk_pass) begin
       if (pkt_pass) begin
         pend_q     <= 1'b1;
@@ -183,87 +220,95 @@ module qrdma_tx_rel
       pend_q <= 1'b0;
     end
     if (rst) begin
-      arm_v_q <= 1'b0;
+      arm_v_q  <= 1'b0;
+      arm2_v_q <= 1'b0;
+      arm3_v_q <= 1'b0;
       pend_q  <= 1'b0;
     end
   end
 
   // ------------------------------------------------------------------ timer tables
-  // armed bits in flip-flops (set by an arm, cleared by a matching acknowledgement or a
-  // timeout; an arm wins over a clear of the same TID in the same cycle); the arm's
-  // {timed, seq, deadline} for the scan and its seq for the acknowledgement match, each
-  // in a RAM of its own (one write port: the arm; one read port each).
+  // The armed bits in a two-write memory (port A: the arm sets, port B: a matching
+  // acknowledgement clears; after reset port B clears every TID, init_q). A timeout does
+  // not clear its bit: its NACK does, when the engine takes it (the acknowledgement
+  // path), long before the scan comes round again. The arm's {timed, seq, deadline} for
+  // the scan and its seq for the acknowledgement match each in a RAM of its own (written
+  // by the arm).
   typedef struct packed {
     logic            timed;
     logic [SEQW-1:0] seq;
     logic [SW-1:0]   deadline;
   } tmr_t;
 
-  logic [NUM_TIDS-1:0] armed_q;
-  logic                clr_ack, clr_fire;
-  logic [TW-1:0]       clr_ack_tid, clr_fire_tid;
+  logic                clr_ack;
+  logic [TW-1:0]       clr_ack_tid;
   tmr_t                arm_w, sc_rd;
   logic [SEQW-1:0]     ak_rd;
+  logic [0:0]          arm_rd;
 
-  assign arm_w = '{timed: on_q, seq: arm_q.seq, deadline: tick + to_q};
-
-  always_ff @(posedge clk) begin
-    if (clr_ack)  armed_q[clr_ack_tid]  <= 1'b0;
-    if (clr_fire) armed_q[clr_fire_tid] <= 1'b0;
-    if (arm_v_q)  armed_q[arm_q.tid]    <= 1'b1;
-    if (rst) armed_q <= '0;
-  end
+  assign arm_w = '{timed: on_q, seq: arm3_q.seq, deadline: tick + to_q};
 
   // ------------------------------------------------------------------ disarm
-  // A0: the acknowledgement taken, its TID's seq read; A1: compared; A2: cleared.
+  // A0: the acknowledgement taken, its TID's seq read; A1: the RAM's output register
+  // (and the TID given to the armed bits' clear port, two cycles ahead); A2: compared;
+  // A3: cleared.
   key_t          ak;
-  logic          a1_v_q, a2_v_q, a1_hit_q, a2_hit_q;
-  logic [TW-1:0] a1_tid_q, a2_tid_q;
-  logic [SEQW-1:0] a1_seq_q;
-  logic          a0_hit, a1_hit;
+  logic          a1_v_q, a2_v_q, a3_v_q, a1_hit_q, a2_hit_q;
+  logic [TW-1:0] a1_tid_q, a2_tid_q, a3_tid_q;
+  logic [SEQW-1:0] a1_seq_q, a2_seq_q;
+  logic          a0_hit, a1_hit, a2_hit;
 
   assign ak     = '{tid: ack_data[ACK_DESC_TID_LSB +: TW], seq: ack_data[ACK_DESC_SEQ_LSB +: SEQW]};
-  assign a0_hit = arm_v_q && arm_q.tid == ak.tid;
-  assign a1_hit = arm_v_q && arm_q.tid == a1_tid_q;
+  assign a0_hit = arm3_v_q && arm3_q.tid == ak.tid;
+  assign a1_hit = arm3_v_q && arm3_q.tid == a1_tid_q;
+  assign a2_hit = arm3_v_q && arm3_q.tid == a2_tid_q;
 
   // ------------------------------------------------------------------ scan
-  // S0 reads TID sc_q (RAM, armed bit), S1 the RAM's output register, S2 compares the
-  // deadline with the tick, S3 decides. hit: the TID was armed or disarmed since S0 (the
-  // words read may be old): no decision on it in this round.
+  // S0 reads TID sc_q (armed bit, timer RAM), S1 has the armed bit, S2 the RAM's output
+  // register and computes tick - deadline, S3 decides. hit: the TID was armed or
+  // disarmed since S0 (the words read may be old): no decision on it in this round.
   logic [TW-1:0] sc_q, s1_tid_q, s2_tid_q, s3_tid_q;
-  logic          s1_arm_q, s2_arm_q, s3_arm_q;
+  logic          s2_arm_q, s3_arm_q;
   logic          s1_hit_q, s2_hit_q, s3_hit_q;
   logic          s3_due_q;
   logic [SEQW-1:0] s3_seq_q;
 
   function automatic logic touched(input logic [TW-1:0] t, input logic av, input logic [TW-1:0] at,
-                                   input logic cv, input logic [TW-1:0] ct,
-                                   input logic fv, input logic [TW-1:0] ft);
-    return (av && at == t) || (cv && ct == t) || (fv && ft == t);
+                                   input logic cv, input logic [TW-1:0] ct);
+    return (av && at == t) || (cv && ct == t);
   endfunction
 
   logic s0_hit, s1_hit, s2_hit, s3_hit, s3_ack;
-  assign s0_hit = touched(sc_q, arm_v_q, arm_q.tid, clr_ack, clr_ack_tid, clr_fire, clr_fire_tid);
-  assign s1_hit = touched(s1_tid_q, arm_v_q, arm_q.tid, clr_ack, clr_ack_tid, clr_fire, clr_fire_tid);
-  assign s2_hit = touched(s2_tid_q, arm_v_q, arm_q.tid, clr_ack, clr_ack_tid, clr_fire, clr_fire_tid);
-  assign s3_hit = touched(s3_tid_q, arm_v_q, arm_q.tid, clr_ack, clr_ack_tid, 1'b0, clr_fire_tid);
+  assign s0_hit = touched(sc_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
+  assign s1_hit = touched(s1_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
+  assign s2_hit = touched(s2_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
+  assign s3_hit = touched(s3_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
 
   logic [SW-1:0] s2_late;
   assign s2_late = tick - sc_rd.deadline;
 
-  qrdma_sdp_ram #(.WIDTH($bits(tmr_t)), .DEPTH(NUM_TIDS), .OUT_REG(1'b1)) u_sc_ram (
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  u_armed (
     .clk,
-    .wr_en(arm_v_q), .wr_be(1'b1), .wr_addr(arm_q.tid), .wr_data(arm_w),
+    .a_en(arm3_v_q), .a_addr(arm_q.tid), .a_data(1'b1),
+    .b_en(init2_q || clr_ack), .b_addr(init_q ? init_tid_q : a1_tid_q), .b_data(1'b0),
+    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(arm_rd)
+  );
+
+  // (RDW_ANY: a read that meets an arm of its TID is a hit, its data is not used)
+  qrdma_sdp_ram #(.WIDTH($bits(tmr_t)), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_sc_ram (
+    .clk,
+    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.tid), .wr_data(arm_w),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(sc_rd)
   );
 
   always_ff @(posedge clk) begin
     sc_q     <= sc_q + TW'(1);
     s1_tid_q <= sc_q;
-    s1_arm_q <= armed_q[sc_q];
     s1_hit_q <= s0_hit;
     s2_tid_q <= s1_tid_q;
-    s2_arm_q <= s1_arm_q;
+    s2_arm_q <= arm_rd[0];
     s2_hit_q <= s1_hit_q || s1_hit;
     s3_tid_q <= s2_tid_q;
     s3_arm_q <= s2_arm_q && sc_rd.timed;
@@ -274,39 +319,46 @@ module qrdma_tx_rel
   end
 
   // a timeout NACK is pushed when the FIFO has room and no unreachable NACK takes the
-  // cycle; otherwise the timer stays armed and is found again a round later
-  // nor when an acknowledgement of the TID is on its way to clearing it (any seq: a stale
-  // one delays the NACK by a round), so a NACK never follows the acknowledgement it races
-  assign s3_ack       = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q);
-  assign scan_fire    = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_ack && on_q
-                        && nack_room && !blk_unr && !pkt_unr;
-  assign clr_fire     = scan_fire;
-  assign clr_fire_tid = s3_tid_q;
+  // cycle, nor when an acknowledgement of the TID is on its way to clearing it (any seq: a
+  // stale one delays the NACK by a round), so a NACK never follows the acknowledgement
+  // it races; otherwise the timer stays armed and is found again a round later
+  assign s3_ack    = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q)
+                     || (a2_v_q && a2_tid_q == s3_tid_q);
+  assign scan_fire = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_ack && on_q
+                     && !init_busy && nack_room && !blk_unr && !pkt_unr;
 
-  qrdma_sdp_ram #(.WIDTH(SEQW), .DEPTH(NUM_TIDS)) u_ak_ram (
+  qrdma_sdp_ram #(.WIDTH(SEQW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_ak_ram (
     .clk,
-    .wr_en(arm_v_q), .wr_be(1'b1), .wr_addr(arm_q.tid), .wr_data(arm_q.seq),
+    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.tid), .wr_data(arm3_q.seq),
     .rd_en(ack_valid), .rd_addr(ak.tid), .rd_oe(1'b1), .rd_data(ak_rd)
   );
 
   always_ff @(posedge clk) begin
-    a1_v_q   <= ack_valid;
+    a1_v_q   <= ack_valid && !init_q;  // (init_q: the armed bits' clear port is the sweep's)
     a1_tid_q <= ak.tid;
     a1_seq_q <= ak.seq;
     a1_hit_q <= a0_hit;
-    a2_v_q   <= a1_v_q && ak_rd == a1_seq_q;
+    a2_v_q   <= a1_v_q;
     a2_tid_q <= a1_tid_q;
+    a2_seq_q <= a1_seq_q;
     a2_hit_q <= a1_hit_q || a1_hit;
+    // the clear of A3 decided here: the seqs equal, no arm of the TID since A0 (a2_hit:
+    // the one of this cycle), none in A3 either (its key is arm2 now: the two ports never
+    // write one TID in a cycle; the arm sets the bit anyway)
+    a3_v_q   <= a2_v_q && ak_rd == a2_seq_q && !a2_hit_q && !a2_hit
+                && !(arm2_v_q && arm2_q.tid == a2_tid_q);
+    a3_tid_q <= a2_tid_q;
     if (rst) begin
       a1_v_q <= 1'b0;
       a2_v_q <= 1'b0;
+      a3_v_q <= 1'b0;
     end
   end
 
-  // an arm in this cycle wins anyway (armed_q); an arm since A0 means the word compared
-  // was older than the TID's timer
-  assign clr_ack     = a2_v_q && !a2_hit_q;
-  assign clr_ack_tid = a2_tid_q;
+  // (an arm since A0 means the word compared was older than the TID's timer)
+  assign clr_ack     = a3_v_q;
+  assign clr_ack_tid = a3_tid_q;
 
   // ------------------------------------------------------------------ NACKs
   logic                  nf_valid;
@@ -319,23 +371,40 @@ module qrdma_tx_rel
     else              nf_data = nack('{tid: s3_tid_q, seq: s3_seq_q}, 4'(ERR_TIMEOUT));
   end
 
-  /* verilator lint_off PINCONNECTEMPTY */  // occupancy not needed
-  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(4)) u_nack_fifo (
-    .clk, .rst,
-    .s_valid(nf_valid), .s_ready(nack_room), .s_data(nf_data),
-    .m_valid(m_nack_valid), .m_ready(m_nack_ready), .m_data(m_nack_data),
-    .count(), .almost_full()
-  );
-  /* verilator lint_on PINCONNECTEMPTY */
+  // the NACK decided in a cycle is pushed in the next (nq_q): room means room for it
+  // with one push on its way (almost full at DEPTH - 1)
+  logic                  nq_v_q, nack_af, nack_sready;
+  logic [ACK_DESC_W-1:0] nq_q;
+
+  assign nack_room = !nack_af;
 
   always_ff @(posedge clk) begin
+    nq_v_q       <= nf_valid;
+    nq_q         <= nf_data;
     stat_timeout <= scan_fire;
     stat_unreach <= blk_unr || pkt_unr;
     if (rst) begin
+      nq_v_q       <= 1'b0;
       stat_timeout <= 1'b0;
       stat_unreach <= 1'b0;
     end
   end
+
+  /* verilator lint_off PINCONNECTEMPTY */  // occupancy not needed
+  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(4), .ALMOST_FULL(3)) u_nack_fifo (
+    .clk, .rst,
+    .s_valid(nq_v_q), .s_ready(nack_sready), .s_data(nq_q),
+    .m_valid(m_nack_valid), .m_ready(m_nack_ready), .m_data(m_nack_data),
+    .count(), .almost_full(nack_af)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+`ifndef SYNTHESIS
+  // the NACK queue never overflows: a push finds room
+  always_ff @(posedge clk) begin
+    if (!rst && nq_v_q) assert (nack_sready) else $error("qrdma_tx_rel: NACK queue overflow");
+  end
+`endif
 
 endmodule
 
