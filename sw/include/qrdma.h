@@ -52,8 +52,9 @@ const char *qrdma_strerror(int err);
  * the backend (QRDMA_EVERSION if be->abi is not QRDMA_BACKEND_ABI, QRDMA_EINVAL if a
  * required function is missing) and the ID register (QRDMA_ENODEV if its magic is not
  * ID_MAGIC, QRDMA_EVERSION if its version is not QRDMA_FORMAT_VERSION), reads PARAMS and
- * NODE_ID. Several nodes of one backend may
- * be open at once; the backend must outlive them. */
+ * NODE_ID, and sets NODE_MASK to the backend's nodes 0 .. num_nodes-1 (the nodes the NIC
+ * may send to). Several nodes of one backend may be open at once; the backend must
+ * outlive them. */
 int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out);
 /* Close: turns the notification ring off if it is on, frees the library's state. Pages
  * and buffers are released with it (buffers: the application frees them first). */
@@ -190,8 +191,9 @@ int qrdma_poll_coll_end(qrdma_page *p, struct qrdma_coll *out);
 /* Why channel ch last ended in ERROR: one 64-bit read of its error reason (ERR_OFFSET
  * window). Returns QRDMA_ERR_NONE (no ERROR since reset), QRDMA_ERR_BAD_DESC (the
  * descriptor was refused), QRDMA_ERR_LOCAL_MEM (a payload read of this node's memory
- * failed), QRDMA_ERR_REMOTE_MEM (the receiver's memory refused a write: NACK), or a
- * negative error. The reason is kept until the channel's next ERROR (reads do not reset
+ * failed), QRDMA_ERR_REMOTE_MEM (the receiver's memory refused a write: NACK),
+ * QRDMA_ERR_TIMEOUT (no response within RETX_TIMEOUT), QRDMA_ERR_UNREACHABLE (the
+ * destination is not a node of the system, or is this node), or a negative error. The reason is kept until the channel's next ERROR (reads do not reset
  * it): read it after a poll returned ERROR. */
 int qrdma_chan_error(qrdma_page *p, unsigned ch);
 /* A short text for an ERR_* reason ("remote memory write refused", ...). */
