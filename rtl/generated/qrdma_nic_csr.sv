@@ -1351,7 +1351,7 @@ module qrdma_nic_csr (
     end
     always_ff @(posedge clk) begin
         if(rst) begin
-            field_storage.RETX_TIMEOUT.cycles.value <= 32'h0;
+            field_storage.RETX_TIMEOUT.cycles.value <= 32'h7a1200;
         end else begin
             if(field_combo.RETX_TIMEOUT.cycles.load_next) begin
                 field_storage.RETX_TIMEOUT.cycles.value <= field_combo.RETX_TIMEOUT.cycles.next;

@@ -274,7 +274,7 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__RETX_TIMEOUT__CYCLES_bm 0xffffffff
 #define QRDMA_NIC_CSR__RETX_TIMEOUT__CYCLES_bp 0
 #define QRDMA_NIC_CSR__RETX_TIMEOUT__CYCLES_bw 32
-#define QRDMA_NIC_CSR__RETX_TIMEOUT__CYCLES_reset 0x0
+#define QRDMA_NIC_CSR__RETX_TIMEOUT__CYCLES_reset 0x7a1200
 
 // reg - qrdma_nic_csr::RETRY_LIMIT
 #define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bm 0xff
