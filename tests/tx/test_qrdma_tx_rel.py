@@ -220,7 +220,7 @@ async def rel_bound(dut):
 
 @cocotb.test()
 async def rel_off(dut):
-    await run_timers(dut, 0, 600, 0.01, "rel_off")
+    await run_timers(dut, 0, 600, 0.05, "rel_off")
 
 
 @pytest.mark.parametrize("params", [
