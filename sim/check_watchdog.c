@@ -6,8 +6,11 @@
  * the simple router for hang-router), options through qrdma_tool_backend_open's spec
  * (tests/sim/test_watchdog.py runs every mode).
  *   hang         watchdog=20000,watchdog_exit=0: node 0 posts a 4 KiB memory write to
- *                dst_node 3, a node that does not exist (node 1 drops the packets, no ACK
- *                comes, node 0 stays busy): exactly one stall error, 20,000 .. 21,000
+ *                dst_node 3, a node that does not exist, with its NODE_MASK opened to
+ *                every node (as in a system whose mask is wrong: the NIC sends the packets
+ *                instead of refusing the write; docs/reliability.md), node 1 drops the
+ *                packets, no ACK comes, node 0 stays busy (its RETX_TIMEOUT, 8,000,000
+ *                cycles, is far away): exactly one stall error, 20,000 .. 21,000
  *                cycles after the last beat moved, and no second one while nothing moves;
  *                then a write from node 1 to node 0 moves beats again (the watchdog
  *                re-arms) and, once it is done, the same stall trips a second time as
@@ -110,6 +113,9 @@ static int post_mem(int from, unsigned dst_node, uint64_t size, uint32_t flags,
     wr.dst_node = (uint16_t)dst_node;
     wr.flags = flags;
     wr.tag = 0x5EED;
+    /* a node the system does not have: NODE_MASK opened, so that the NIC sends it */
+    if (dst_node >= qrdma_sim_num_nodes(sim))
+        TRY(qrdma_reg_write(nd[from], QRDMA_REG(nic.NODE_MASK), ~0ULL));
     TRY(qrdma_post_write(*pg, (unsigned)*ch, &wr));
     return 0;
 }
