@@ -10,7 +10,7 @@
 //     deadline; an acknowledgement the engine takes (ack_valid: received ACK/NACK, local
 //     NACK, this unit's NACKs) with the same tid and seq disarms it; a scan visits one
 //     TID per cycle and answers an armed timer past its deadline: NACK (tid, seq,
-//     ERR_TIMEOUT), the timer disarmed.
+//     ERR_TIMEOUT), which disarms it when the engine takes it.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
 // Contract: after reset the unit clears its timers (1024 cycles: descriptors wait); each
 // descriptor stream passes a register slice (one cycle, registered ready);

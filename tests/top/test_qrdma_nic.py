@@ -372,6 +372,18 @@ class Bench:
             for _ in range(self.rng.randrange(20, 200)):
                 await RisingEdge(self.dut.clk)
 
+    async def stop_software(self, loops, stop):
+        """After 3,000 more cycles, stops the software loops (stop[0]) and takes every
+        notification left in the rings."""
+        for _ in range(3000):
+            await RisingEdge(self.dut.clk)
+        stop[0] = True
+        for t in loops:
+            await t
+        for n in self.nodes:
+            self.take_notifs(n)
+            await self.reg_write(n, "NQ_TAIL", n.tail)
+
     # ---------------------------------------------------------------- checks
     def expected_memory(self, node: int, only=None) -> bytearray:
         exp = bytearray(self.nodes[node].init)
@@ -536,14 +548,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
         await RisingEdge(dut.clk)
     if b.stall is not None and not flips:
         raise AssertionError(f"watchdog: the NICs stalled with work outstanding: {b.stall}")
-    for _ in range(3000):
-        await RisingEdge(dut.clk)
-    sw_stop[0] = True
-    for t in sws:
-        await t
-    for n in b.nodes:
-        b.take_notifs(n)
-        await b.reg_write(n, "NQ_TAIL", n.tail)
+    await b.stop_software(sws, sw_stop)
     b.fail_if_errors()
 
     nx = len(b.xfers)
@@ -865,14 +870,7 @@ async def nic_timeout(dut):
         await t
     normal = [x for x in b.xfers if x not in silent]
     await b.wait_for(lambda: all(x.done for x in normal), "traffic after the silence", 2000000)
-    for _ in range(3000):
-        await RisingEdge(dut.clk)
-    stop[0] = True
-    for t in sws:
-        await t
-    for n in b.nodes:
-        b.take_notifs(n)
-        await b.reg_write(n, "NQ_TAIL", n.tail)
+    await b.stop_software(sws, stop)
     assert all(x.status == ST_DONE for x in normal), \
         [x for x in normal if x.status != ST_DONE][:4]
     assert await b.reg_read(n0, "TX_TIMEOUTS") == t_out
