@@ -2,21 +2,26 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx_rel: the sender's reliability unit (docs/reliability.md), on the request path
-// between the QoS engine and the send unit. It passes block and packet descriptors on
-// and answers, on m_nack, for those that will never be acknowledged:
+// between the QoS engine and the send unit. It passes block and packet descriptors on,
+// re-sends those whose response does not come, and answers, on m_nack, for those that
+// will never be acknowledged:
 //   * a descriptor for a destination that is not reachable (its cfg_node_mask bit clear,
 //     a node above 63, or this node) is not passed on: NACK (tid, seq, ERR_UNREACHABLE);
-//   * every descriptor passed on arms the response timer of its TID with its seq and a
-//     deadline; an acknowledgement the engine takes (ack_valid: received ACK/NACK, local
-//     NACK, this unit's NACKs) with the same tid and seq disarms it; a scan visits one
-//     TID per cycle and answers an armed timer past its deadline: NACK (tid, seq,
-//     ERR_TIMEOUT), which disarms it when the engine takes it.
+//   * every descriptor passed on is kept per TID and arms the response timer of its TID
+//     with its seq and a deadline; an acknowledgement the engine takes (ack_valid:
+//     received ACK/NACK, local NACK, this unit's NACKs) with the same tid and seq disarms
+//     it; a scan visits one TID per cycle and finds an armed timer past its deadline:
+//     - fewer than cfg_retry_limit re-sends so far: the kept block, inline or control
+//       packet (a notifying transfer's last block with its control packet) is passed on
+//       again, with the timeout doubled per re-send up to 2^cfg_backoff times;
+//     - else NACK (tid, seq, ERR_TIMEOUT), which disarms it when the engine takes it.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
 // Contract: after reset the unit clears its timers (1024 cycles: descriptors wait); each
-// descriptor stream passes a register slice (one cycle, registered ready);
-// m_nack is a FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a
-// descriptor is passed on), in ticks of 2^TICK_SHIFT cycles; a descriptor passed on in
-// cycle t times out in t + cfg_timeout .. t + cfg_timeout + 2 * 2^TICK_SHIFT + NUM_TIDS + 6
+// descriptor stream passes a register slice (one cycle, registered ready); a re-send has
+// priority over the engine's descriptors; m_nack is a FIFO's head. cfg_timeout is in
+// cycles (0: the timers are off; read when a descriptor is passed on), in ticks of
+// 2^TICK_SHIFT cycles; a descriptor passed on in cycle t times out in t + T ..
+// t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6, T = cfg_timeout << min(re-sends, cfg_backoff)
 // (docs/reliability.md "Timers"). Timing: descriptors one cycle; a NACK for an
 // unreachable destination is valid on m_nack three cycles after the engine's handshake.
 `default_nettype none
@@ -27,6 +32,7 @@ module qrdma_tx_rel
 #(
   parameter int unsigned TICK_SHIFT = 8,   // timer tick: 2^TICK_SHIFT cycles
   parameter int unsigned STAMP_W    = 16,  // deadline bits (ticks): timeouts up to 2^(STAMP_W-1) - 2 ticks
+  parameter int unsigned RQ_DEPTH   = 4,   // timeouts waiting for their re-send
   localparam int unsigned TW        = ACK_DESC_TID_W,
   localparam int unsigned NUM_TIDS  = 1 << TW,
   localparam int unsigned SEQW      = ACK_DESC_SEQ_W
@@ -36,6 +42,8 @@ module qrdma_tx_rel
   input  logic [15:0]             node_id,         // this node (never a destination)
   input  logic [31:0]             cfg_timeout,     // RETX_TIMEOUT: cycles (0: off)
   input  logic [63:0]             cfg_node_mask,   // NODE_MASK: reachable nodes
+  input  logic [7:0]              cfg_retry_limit, // RETRY_LIMIT: re-sends before ERR_TIMEOUT
+  input  logic [3:0]              cfg_backoff,     // RETRY_LIMIT: timeout doublings, at most
   // descriptors from the QoS engine
   input  logic                    s_blk_valid,
   output logic                    s_blk_ready,
@@ -60,8 +68,9 @@ module qrdma_tx_rel
   input  logic                    m_nack_ready,
   output logic [ACK_DESC_W-1:0]   m_nack_data,
   // statistics (pulses)
-  output logic                    stat_timeout,
-  output logic                    stat_unreach
+  output logic                    stat_timeout,    // a timer ran out: NACK ERR_TIMEOUT
+  output logic                    stat_unreach,    // a descriptor not sent: unreachable
+  output logic                    stat_retx        // a timed-out descriptor sent again
 );
 
   localparam int unsigned SW = STAMP_W;
@@ -72,6 +81,7 @@ module qrdma_tx_rel
 `ifndef SYNTHESIS
   initial begin
     if (SW < 4 || TICK_SHIFT + SW > 40) $fatal(1, "qrdma_tx_rel: STAMP_W in 4..40-TICK_SHIFT");
+    if (RQ_DEPTH < 1 || RQ_DEPTH > 16) $fatal(1, "qrdma_tx_rel: RQ_DEPTH in 1..16");
   end
 `endif
 
@@ -80,9 +90,39 @@ module qrdma_tx_rel
     logic [SEQW-1:0] seq;
   } key_t;
 
+  // what a TID's timer covers, i.e. what a re-send passes on again
+  typedef enum logic [1:0] {
+    K_BLK = 2'd0,  // a block
+    K_INL = 2'd1,  // an inline packet
+    K_CTL = 2'd2   // a notifying transfer's last block and its control packet
+  } kind_e;
+
+  // an arm of a timer: by a descriptor passed on, first or again
+  typedef struct packed {
+    key_t          k;
+    kind_e         kind;
+    logic [7:0]    rt;   // re-sends so far
+    logic [SW-1:0] to;   // timeout in ticks
+  } arm_t;
+
+  // a timeout waiting for its re-send
+  typedef struct packed {
+    key_t       k;
+    kind_e      kind;
+    logic [7:0] rt;      // re-sends with this one
+    logic [3:0] sa;      // timeout doublings for it
+  } rq_t;
+
   function automatic logic reachable(input logic [15:0] dst, input logic [15:0] self,
                                      input logic [63:0] mask);
     return (dst[15:6] == '0) && mask[dst[5:0]] && (dst != self);
+  endfunction
+
+  // t << sa in ticks, at most TO_MAX
+  function automatic logic [SW-1:0] backoff(input logic [SW-1:0] t, input logic [3:0] sa);
+    logic [SW+15:0] w;
+    w = (SW + 16)'(t) << sa;
+    return (w >= (SW + 16)'(TO_MAX)) ? TO_MAX : SW'(w);
   endfunction
 
   function automatic logic [ACK_DESC_W-1:0] nack(input key_t k, input logic [3:0] reason);
@@ -102,6 +142,8 @@ module qrdma_tx_rel
   logic [SW-1:0] to_q;
   logic          on_q;
   logic [63:0]   mask_q;
+  logic [7:0]    lim_q;
+  logic [3:0]    bo_q;
   logic [32:0]   to_up;
 
   assign to_up = (33'(cfg_timeout) + 33'((1 << TICK_SHIFT) - 1)) >> TICK_SHIFT;
@@ -111,6 +153,8 @@ module qrdma_tx_rel
     on_q   <= cfg_timeout != '0;
     to_q   <= (to_up >= 33'(TO_MAX)) ? TO_MAX : SW'(to_up) + SW'(1);
     mask_q <= cfg_node_mask;
+    lim_q  <= cfg_retry_limit;
+    bo_q   <= cfg_backoff;
     if (rst) now_q <= '0;
   end
 
@@ -173,48 +217,86 @@ module qrdma_tx_rel
   assign bq_ok = bq_data[BLOCK_DESC_W];
   assign pq_ok = pq_data[PKT_DESC_W];
 
+  // ------------------------------------------------------------------ re-send stages
+  // A timeout to re-send waits in the queue (rq), then R1 reads its kept descriptors (the
+  // two stores, read together), R2 has them in the stores' output registers and checks
+  // them (still the timer's seq, not killed), R3 offers them (they stay in the output
+  // registers: no read until R3 is done). One re-send in R1..R3 at a time. A re-send is
+  // killed when the engine takes the acknowledgement of its tid and seq (registered: from
+  // A1 on), so it never passes on two cycles or more after the engine took it.
+  logic                   r1_v_q, r2_v_q, r3_v_q, r1_k_q, r2_k_q;
+  logic                   r3_b_q, r3_p_q;      // R3: its block / its packet not passed yet
+  rq_t                    r1_q, r2_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // R3 needs no shift amount (r3_to_q has its timeout)
+  rq_t                    r3_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [SW-1:0]          r1_to_q, r2_to_q, r3_to_q;
+  logic [BLOCK_DESC_W-1:0] bs_rd;
+  logic [PKT_DESC_W-1:0]  ps_rd;
+  logic                   r_boff, r_poff, rb_pass, rp_pass, r3_done;
+  logic                   r3_x_q;              // R3 superseded by an arm (see below)
+
   // One timer arm per cycle: a packet passed on in the cycle of a block waits in pend_q
   // and arms in the next cycle; while it waits no further packet is passed on.
-  logic nack_room, scan_fire;
-  logic blk_pass, pkt_pass, blk_unr, pkt_unr;
+  logic nack_room;
+  logic ob_off, op_off, ob_pass, op_pass, blk_arm, pkt_arm, blk_unr, pkt_unr;
   logic pend_q;
-  key_t pend_key_q;
+  arm_t pend_arm_q, arm_blk, arm_pkt;
 
-  assign m_blk_data  = bq_data[BLOCK_DESC_W-1:0];
-  assign m_pkt_data  = pq_data[PKT_DESC_W-1:0];
-  assign m_blk_valid = bq_valid && bq_ok && !init_busy;
-  assign m_pkt_valid = pq_valid && pq_ok && !pend_q && !init_busy;
-  assign blk_pass    = m_blk_valid && m_blk_ready;
-  assign pkt_pass    = m_pkt_valid && m_pkt_ready;
+  assign r_boff      = r3_v_q && r3_b_q && !r3_x_q;
+  assign r_poff      = r3_v_q && r3_p_q && !r3_x_q && !pend_q;
+  assign ob_off      = bq_valid && bq_ok && !init_busy && !r_boff;
+  assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
+  assign m_blk_valid = r_boff || ob_off;
+  assign m_pkt_valid = r_poff || op_off;
+  assign m_blk_data  = r_boff ? bs_rd : bq_data[BLOCK_DESC_W-1:0];
+  assign m_pkt_data  = r_poff ? ps_rd : pq_data[PKT_DESC_W-1:0];
+  assign ob_pass     = ob_off && m_blk_ready;
+  assign op_pass     = op_off && m_pkt_ready;
+  assign rb_pass     = r_boff && m_blk_ready;
+  assign rp_pass     = r_poff && m_pkt_ready;
   // unreachable: one NACK per cycle, blocks first
   assign blk_unr     = bq_valid && !bq_ok && nack_room && !init_busy;
   assign pkt_unr     = pq_valid && !pq_ok && nack_room && !blk_unr && !init_busy;
-  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy) : blk_unr;
-  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy) : pkt_unr;
+  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy && !r_boff) : blk_unr;
+  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff) : pkt_unr;
 
-  // the arm: its key registered (arm_q: the address of the armed bits' set port, which
-  // takes it two cycles ahead), then written (arm3_q) into the armed bits and both timer
-  // RAMs
-  logic arm_v_q, arm2_v_q, arm3_v_q;
-  key_t arm_d, arm_q, arm2_q, arm3_q;
+  // what arms: a block passed on (a re-sent one unless it goes with its control packet),
+  // a packet passed on (a control packet arms its last block's timer again)
+  assign blk_arm = ob_pass || (rb_pass && r3_q.kind == K_BLK);
+  assign pkt_arm = op_pass || rp_pass;
 
   always_comb begin
-    if (blk_pass)    arm_d = bq_key;
-    else if (pend_q) arm_d = pend_key_q;
-    else             arm_d = pq_key;
+    if (rb_pass) arm_blk = '{k: r3_q.k, kind: K_BLK, rt: r3_q.rt, to: r3_to_q};
+    else         arm_blk = '{k: bq_key, kind: K_BLK, rt: 8'd0, to: to_q};
+    if (rp_pass) arm_pkt = '{k: r3_q.k, kind: r3_q.kind, rt: r3_q.rt, to: r3_to_q};
+    else         arm_pkt = '{k: pq_key,
+                             kind: pq_data[PKT_DESC_KIND_LSB] ? K_CTL : K_INL,
+                             rt: 8'd0, to: to_q};
+  end
+
+  // the arm: registered (arm_q: the address of the armed bits' set port, which takes it
+  // two cycles ahead), then written (arm3_q) into the armed bits and both timer RAMs
+  logic arm_v_q, arm2_v_q, arm3_v_q;
+  arm_t arm_d, arm_q, arm2_q, arm3_q;
+
+  always_comb begin
+    if (blk_arm)     arm_d = arm_blk;
+    else if (pend_q) arm_d = pend_arm_q;
+    else             arm_d = arm_pkt;
   end
 
   always_ff @(posedge clk) begin
-    arm_v_q  <= blk_pass || pend_q || pkt_pass;
+    arm_v_q  <= blk_arm || pend_q || pkt_arm;
     arm_q    <= arm_d;
     arm2_v_q <= arm_v_q;
     arm2_q   <= arm_q;
     arm3_v_q <= arm2_v_q;
     arm3_q   <= arm2_q;
-    if (blk_pass) begin
-      if (pkt_pass) begin
+    if (blk_arm) begin
+      if (pkt_arm) begin
         pend_q     <= 1'b1;
-        pend_key_q <= pq_key;
+        pend_arm_q <= arm_pkt;
       end
     end else begin
       pend_q <= 1'b0;
@@ -223,9 +305,48 @@ module qrdma_tx_rel
       arm_v_q  <= 1'b0;
       arm2_v_q <= 1'b0;
       arm3_v_q <= 1'b0;
-      pend_q  <= 1'b0;
+      pend_q   <= 1'b0;
     end
   end
+
+  // ------------------------------------------------------------------ kept descriptors
+  // The engine's descriptors passed on, per TID (written a cycle after the pass): blocks
+  // in one store, inline and control packets in the other. RDW_ANY: a read that meets a
+  // write of its TID is a re-send whose TID the engine has already used again, after it
+  // took the re-send's acknowledgement: killed by then, its data is not used.
+  logic                    bs_we_q, ps_we_q;
+  logic [TW-1:0]           bs_addr_q, ps_addr_q;
+  logic [BLOCK_DESC_W-1:0] bs_data_q;
+  logic [PKT_DESC_W-1:0]   ps_data_q;
+  logic                    r_pop;
+  logic [TW-1:0]           r_pop_tid;
+
+  always_ff @(posedge clk) begin
+    bs_we_q   <= ob_pass;
+    bs_addr_q <= bq_key.tid;
+    bs_data_q <= bq_data[BLOCK_DESC_W-1:0];
+    ps_we_q   <= op_pass;
+    ps_addr_q <= pq_key.tid;
+    ps_data_q <= pq_data[PKT_DESC_W-1:0];
+    if (rst) begin
+      bs_we_q <= 1'b0;
+      ps_we_q <= 1'b0;
+    end
+  end
+
+  qrdma_sdp_ram #(.WIDTH(BLOCK_DESC_W), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_blk_store (
+    .clk,
+    .wr_en(bs_we_q), .wr_be(1'b1), .wr_addr(bs_addr_q), .wr_data(bs_data_q),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(bs_rd)
+  );
+
+  qrdma_sdp_ram #(.WIDTH(PKT_DESC_W), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_pkt_store (
+    .clk,
+    .wr_en(ps_we_q), .wr_be(1'b1), .wr_addr(ps_addr_q), .wr_data(ps_data_q),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(ps_rd)
+  );
 
   // ------------------------------------------------------------------ timer tables
   // The armed bits in a two-write memory (port A: the arm sets, port B: a matching
@@ -236,6 +357,8 @@ module qrdma_tx_rel
   // by the arm).
   typedef struct packed {
     logic            timed;
+    kind_e           kind;
+    logic [7:0]      rt;        // re-sends so far
     logic [SEQW-1:0] seq;
     logic [SW-1:0]   deadline;
   } tmr_t;
@@ -246,7 +369,8 @@ module qrdma_tx_rel
   logic [SEQW-1:0]     ak_rd;
   logic [0:0]          arm_rd;
 
-  assign arm_w = '{timed: on_q, seq: arm3_q.seq, deadline: tick + to_q};
+  assign arm_w = '{timed: on_q, kind: arm3_q.kind, rt: arm3_q.rt, seq: arm3_q.k.seq,
+                   deadline: tick + arm3_q.to};
 
   // ------------------------------------------------------------------ disarm
   // A0: the acknowledgement taken, its TID's seq read; A1: the RAM's output register
@@ -259,9 +383,9 @@ module qrdma_tx_rel
   logic          a0_hit, a1_hit, a2_hit;
 
   assign ak     = '{tid: ack_data[ACK_DESC_TID_LSB +: TW], seq: ack_data[ACK_DESC_SEQ_LSB +: SEQW]};
-  assign a0_hit = arm3_v_q && arm3_q.tid == ak.tid;
-  assign a1_hit = arm3_v_q && arm3_q.tid == a1_tid_q;
-  assign a2_hit = arm3_v_q && arm3_q.tid == a2_tid_q;
+  assign a0_hit = arm3_v_q && arm3_q.k.tid == ak.tid;
+  assign a1_hit = arm3_v_q && arm3_q.k.tid == a1_tid_q;
+  assign a2_hit = arm3_v_q && arm3_q.k.tid == a2_tid_q;
 
   // ------------------------------------------------------------------ scan
   // S0 reads TID sc_q (armed bit, timer RAM), S1 has the armed bit, S2 the RAM's output
@@ -270,8 +394,12 @@ module qrdma_tx_rel
   logic [TW-1:0] sc_q, s1_tid_q, s2_tid_q, s3_tid_q;
   logic          s2_arm_q, s3_arm_q;
   logic          s1_hit_q, s2_hit_q, s3_hit_q;
-  logic          s3_due_q;
+  logic          s3_due_q, s3_lim_q, s3_inq_q;
   logic [SEQW-1:0] s3_seq_q;
+  kind_e         s3_kind_q;
+  logic [7:0]    s3_rt_q;
+  logic [3:0]    s3_sa_q;
+  logic          s2_inq;   // S2's TID waits for its re-send (in the queue or R1..R3)
 
   function automatic logic touched(input logic [TW-1:0] t, input logic av, input logic [TW-1:0] at,
                                    input logic cv, input logic [TW-1:0] ct);
@@ -279,10 +407,10 @@ module qrdma_tx_rel
   endfunction
 
   logic s0_hit, s1_hit, s2_hit, s3_hit, s3_ack;
-  assign s0_hit = touched(sc_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
-  assign s1_hit = touched(s1_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
-  assign s2_hit = touched(s2_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
-  assign s3_hit = touched(s3_tid_q, arm3_v_q, arm3_q.tid, clr_ack, clr_ack_tid);
+  assign s0_hit = touched(sc_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
+  assign s1_hit = touched(s1_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
+  assign s2_hit = touched(s2_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
+  assign s3_hit = touched(s3_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
 
   logic [SW-1:0] s2_late;
   assign s2_late = tick - sc_rd.deadline;
@@ -290,7 +418,7 @@ module qrdma_tx_rel
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
   u_armed (
     .clk,
-    .a_en(arm3_v_q), .a_addr(arm_q.tid), .a_data(1'b1),
+    .a_en(arm3_v_q), .a_addr(arm_q.k.tid), .a_data(1'b1),
     .b_en(init2_q || clr_ack), .b_addr(init_q ? init_tid_q : a1_tid_q), .b_data(1'b0),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_data(arm_rd)
   );
@@ -299,7 +427,7 @@ module qrdma_tx_rel
   qrdma_sdp_ram #(.WIDTH($bits(tmr_t)), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_sc_ram (
     .clk,
-    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.tid), .wr_data(arm_w),
+    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.k.tid), .wr_data(arm_w),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(sc_rd)
   );
 
@@ -315,22 +443,38 @@ module qrdma_tx_rel
     s3_hit_q <= s2_hit_q || s2_hit;
     s3_seq_q <= sc_rd.seq;
     s3_due_q <= !s2_late[SW-1];  // tick >= deadline (modulo 2^SW)
+    s3_kind_q <= sc_rd.kind;
+    s3_rt_q  <= sc_rd.rt;
+    s3_lim_q <= sc_rd.rt >= lim_q;   // re-sent as often as allowed: NACK
+    s3_sa_q  <= (9'(sc_rd.rt) + 9'd1 >= 9'(bo_q)) ? bo_q : 4'(sc_rd.rt + 8'd1);
+    s3_inq_q <= s2_inq;
     if (rst) sc_q <= '0;
   end
 
-  // a timeout NACK is pushed when the FIFO has room and no unreachable NACK takes the
-  // cycle, nor when an acknowledgement of the TID is on its way to clearing it (any seq: a
-  // stale one delays the NACK by a round), so a NACK never follows the acknowledgement
-  // it races; otherwise the timer stays armed and is found again a round later
-  assign s3_ack    = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q)
-                     || (a2_v_q && a2_tid_q == s3_tid_q);
-  assign scan_fire = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_ack && on_q
-                     && !init_busy && nack_room && !blk_unr && !pkt_unr;
+  // A timer found due is not acted on while an acknowledgement of the TID is on its way
+  // to clearing it (any seq: a stale one delays it by a round), so neither a NACK nor a
+  // re-send follows the acknowledgement it races. A timer re-sent as often as allowed is
+  // answered by a NACK when the FIFO has room and no unreachable NACK takes the cycle;
+  // another is queued for its re-send when the queue has room and its TID is not waiting
+  // there already. Otherwise the timer stays armed and is found again a round later; a
+  // re-send arms it again when it passes on.
+  logic due, to_fire, rs_fire, rq_room;
+  assign s3_ack  = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q)
+                   || (a2_v_q && a2_tid_q == s3_tid_q);
+  // (an arm on its way, not yet written, counts as a hit too: its descriptor passed on
+  // after the words were read)
+  logic s3_armq;
+  assign s3_armq = (arm_v_q && arm_q.k.tid == s3_tid_q) || (arm2_v_q && arm2_q.k.tid == s3_tid_q)
+                   || (pend_q && pend_arm_q.k.tid == s3_tid_q);
+  assign due     = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && on_q
+                   && !init_busy;
+  assign to_fire = due && s3_lim_q && nack_room && !blk_unr && !pkt_unr;
+  assign rs_fire = due && !s3_lim_q && !s3_inq_q && rq_room;
 
   qrdma_sdp_ram #(.WIDTH(SEQW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_ak_ram (
     .clk,
-    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.tid), .wr_data(arm3_q.seq),
+    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.k.tid), .wr_data(arm3_q.k.seq),
     .rd_en(ack_valid), .rd_addr(ak.tid), .rd_oe(1'b1), .rd_data(ak_rd)
   );
 
@@ -347,7 +491,7 @@ module qrdma_tx_rel
     // the one of this cycle), none in A3 either (its key is arm2 now: the two ports never
     // write one TID in a cycle; the arm sets the bit anyway)
     a3_v_q   <= a2_v_q && ak_rd == a2_seq_q && !a2_hit_q && !a2_hit
-                && !(arm2_v_q && arm2_q.tid == a2_tid_q);
+                && !(arm2_v_q && arm2_q.k.tid == a2_tid_q);
     a3_tid_q <= a2_tid_q;
     if (rst) begin
       a1_v_q <= 1'b0;
@@ -360,12 +504,136 @@ module qrdma_tx_rel
   assign clr_ack     = a3_v_q;
   assign clr_ack_tid = a3_tid_q;
 
+  // ------------------------------------------------------------------ re-send queue
+  // RQ_DEPTH timeouts in registers, each killed when the engine takes the acknowledgement
+  // of its tid and seq (A1), or when a descriptor of the engine with its tid passes on
+  // (a control packet for its block: the control's arm starts the timer afresh, and the
+  // next timeout re-sends both; X, registered); the head is popped into R1 when R1..R3
+  // are empty. In R3 the pass's own compare is registered (r3_x_q), so a superseded
+  // re-send never passes on after the descriptor that supersedes it.
+  localparam int unsigned RQW = idx_w(RQ_DEPTH);
+  rq_t               rq_q [RQ_DEPTH];
+  logic [RQ_DEPTH-1:0] rq_v_q, rq_k_q;
+  logic [RQW-1:0]    rq_wp_q, rq_rp_q;
+  logic              r_idle, a1_kill_r1, a1_kill_r2, a1_kill_r3, r2_ok;
+
+  function automatic logic kills(input key_t k, input logic v, input logic [TW-1:0] t,
+                                 input logic [SEQW-1:0] q);
+    return v && k.tid == t && k.seq == q;
+  endfunction
+
+  logic          ob_x_q, op_x_q;      // X: a descriptor of the engine passed on
+  logic [TW-1:0] ob_xt_q, op_xt_q;
+
+  function automatic logic xkill(input logic [TW-1:0] t, input logic bv, input logic [TW-1:0] bt,
+                                 input logic pv, input logic [TW-1:0] pt);
+    return (bv && bt == t) || (pv && pt == t);
+  endfunction
+
+  function automatic logic [RQW-1:0] rq_next(input logic [RQW-1:0] p);
+    return (p == RQW'(RQ_DEPTH - 1)) ? '0 : p + RQW'(1);
+  endfunction
+
+  assign rq_room    = !rq_v_q[rq_wp_q];
+  assign r_idle     = !r1_v_q && !r2_v_q && !r3_v_q;
+  assign r_pop      = r_idle && rq_v_q[rq_rp_q];
+  assign r_pop_tid  = rq_q[rq_rp_q].k.tid;
+  assign a1_kill_r1 = kills(r1_q.k, a1_v_q, a1_tid_q, a1_seq_q);
+  assign a1_kill_r2 = kills(r2_q.k, a1_v_q, a1_tid_q, a1_seq_q);
+  assign a1_kill_r3 = kills(r3_q.k, a1_v_q, a1_tid_q, a1_seq_q);
+
+  always_comb begin
+    s2_inq = (r1_v_q && r1_q.k.tid == s2_tid_q) || (r2_v_q && r2_q.k.tid == s2_tid_q)
+             || (r3_v_q && r3_q.k.tid == s2_tid_q);
+    for (int i = 0; i < RQ_DEPTH; i++)
+      if (rq_v_q[i] && rq_q[i].k.tid == s2_tid_q) s2_inq = 1'b1;
+  end
+
+  always_ff @(posedge clk) begin
+    ob_x_q  <= ob_pass;
+    ob_xt_q <= bq_key.tid;
+    op_x_q  <= op_pass;
+    op_xt_q <= pq_key.tid;
+    for (int i = 0; i < RQ_DEPTH; i++)
+      if (kills(rq_q[i].k, a1_v_q, a1_tid_q, a1_seq_q)
+          || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q)) rq_k_q[i] <= 1'b1;
+    if (rs_fire) begin
+      rq_q[rq_wp_q]   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
+                           rt: s3_rt_q + 8'd1, sa: s3_sa_q};
+      rq_v_q[rq_wp_q] <= 1'b1;
+      rq_k_q[rq_wp_q] <= 1'b0;
+      rq_wp_q         <= rq_next(rq_wp_q);
+    end
+    if (r_pop) begin
+      rq_v_q[rq_rp_q] <= 1'b0;
+      rq_rp_q         <= rq_next(rq_rp_q);
+    end
+    if (rst) begin
+      ob_x_q  <= 1'b0;
+      op_x_q  <= 1'b0;
+      rq_v_q  <= '0;
+      rq_wp_q <= '0;
+      rq_rp_q <= '0;
+    end
+  end
+
+  // R1: the stores read; R2: their words in the output registers, checked (the kept
+  // descriptors still carry the timer's seq: the TID was not used again); R3: offered
+  // until every part has passed, or killed
+  // (K_CTL: the control packet is re-sent, its block too when the kept block is still
+  // the control's: a control packet always follows its block, but the unit does not rely
+  // on it)
+  logic r2_bok, r2_pok;
+
+  always_comb begin
+    r2_bok = bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
+    r2_pok = ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
+             && ps_rd[PKT_DESC_KIND_LSB] == ((r2_q.kind == K_INL) ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
+    r2_ok  = (r2_q.kind == K_BLK) ? r2_bok : r2_pok;
+  end
+
+  assign r3_done = r3_v_q && (a1_kill_r3 || r3_x_q
+                              || ((!r3_b_q || rb_pass) && (!r3_p_q || rp_pass)));
+
+  always_ff @(posedge clk) begin
+    r1_v_q  <= r_pop;
+    r1_q    <= rq_q[rq_rp_q];
+    r1_k_q  <= rq_k_q[rq_rp_q] || kills(rq_q[rq_rp_q].k, a1_v_q, a1_tid_q, a1_seq_q)
+               || xkill(rq_q[rq_rp_q].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    r1_to_q <= backoff(to_q, rq_q[rq_rp_q].sa);
+    r2_v_q  <= r1_v_q;
+    r2_q    <= r1_q;
+    r2_k_q  <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    r2_to_q <= r1_to_q;
+    if (r2_v_q) begin
+      r3_v_q  <= r2_ok && !r2_k_q && !a1_kill_r2
+                 && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+      r3_x_q  <= xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
+      r3_q    <= r2_q;
+      r3_to_q <= r2_to_q;
+      r3_b_q  <= r2_q.kind == K_BLK || (r2_q.kind == K_CTL && r2_bok);
+      r3_p_q  <= r2_q.kind != K_BLK;
+    end else begin
+      if (r3_done) r3_v_q <= 1'b0;
+      if (xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid)) r3_x_q <= 1'b1;
+      if (rb_pass) r3_b_q <= 1'b0;
+      if (rp_pass) r3_p_q <= 1'b0;
+    end
+    stat_retx <= r3_done && !a1_kill_r3 && !r3_x_q;
+    if (rst) begin
+      r1_v_q    <= 1'b0;
+      r2_v_q    <= 1'b0;
+      r3_v_q    <= 1'b0;
+      stat_retx <= 1'b0;
+    end
+  end
+
   // ------------------------------------------------------------------ NACKs
   logic                  nf_valid;
   logic [ACK_DESC_W-1:0] nf_data;
 
   always_comb begin
-    nf_valid = blk_unr || pkt_unr || scan_fire;
+    nf_valid = blk_unr || pkt_unr || to_fire;
     if (blk_unr)      nf_data = nack(bq_key, 4'(ERR_UNREACHABLE));
     else if (pkt_unr) nf_data = nack(pq_key, 4'(ERR_UNREACHABLE));
     else              nf_data = nack('{tid: s3_tid_q, seq: s3_seq_q}, 4'(ERR_TIMEOUT));
@@ -381,7 +649,7 @@ module qrdma_tx_rel
   always_ff @(posedge clk) begin
     nq_v_q       <= nf_valid;
     nq_q         <= nf_data;
-    stat_timeout <= scan_fire;
+    stat_timeout <= to_fire;
     stat_unreach <= blk_unr || pkt_unr;
     if (rst) begin
       nq_v_q       <= 1'b0;

@@ -45,11 +45,21 @@ def put(layout, word, **fields):
     return word
 
 
+def field(layout, word, name):
+    f = layout.field(name)
+    return (word >> f.lsb) & ((1 << f.width) - 1)
+
+
 async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=0.2,
-                     unreach_p=0.2, rounds=0):
+                     unreach_p=0.2, rounds=0, retries=0, backoff=0, seq0=0, ctl_p=0.0, ready_p=0.7):
     """rounds None: no upper bound on a timeout NACK's lateness (a scan round of NUM_TIDS
     cycles is lost whenever the NACK queue is full, an unreachable NACK takes the cycle or
-    an acknowledgement of the same TID is on its way); every timer still fires by the end."""
+    an acknowledgement of the same TID is on its way); every timer still fires by the end.
+    retries, backoff: RETRY_LIMIT's fields. seq0: the first seq (the unit's stores keep
+    what earlier tests of the simulation passed on). ctl_p: the share of packet
+    descriptors that are control packets of a block passed on (its tid and seq, as the
+    engine sends one while the receiver holds that block's response); the others are
+    inline packets with a TID of their own."""
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rng = seed_rng(name)
     cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
@@ -57,6 +67,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     dut.node_id.value = NODE_ID
     dut.cfg_node_mask.value = NODE_MASK
     dut.cfg_timeout.value = timeout
+    dut.cfg_retry_limit.value = retries
+    dut.cfg_backoff.value = backoff
     for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "m_blk_ready", "m_pkt_ready",
                 "m_nack_ready"):
         getattr(dut, sig).value = 0
@@ -68,18 +80,29 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     await FallingEdge(dut.clk)
     dut.rst.value = 0
 
+    def span(rt):
+        """timeout of a timer armed by the rt-th send (0: the first)"""
+        return timeout << min(rt, backoff)
+
     free = list(range(1024))
     rng.shuffle(free)
-    seq = 0
+    seq = seq0
     made = 0
-    armed = {}                          # tid -> (seq, cycle passed on)
+    ctl_pending = {}                    # tid -> seq: a control packet not passed on yet
+    # tid -> timer: seq, cycle (re)armed, re-sends so far, what it covers
+    armed = {}
+    # timers the unit keeps armed after the engine took their acknowledgement: a re-send
+    # that passed on in the cycle of the take or the next one arms again
+    ghost = {}
+    kept = collections.defaultdict(dict)  # tid -> {"blk"/"pkt": last descriptor passed on}
     acked = {}                          # (tid, seq) -> (cycle passed on, cycle acknowledged)
     out_q = {"blk": collections.deque(), "pkt": collections.deque()}
     pushes = collections.deque()        # (kind, push cycle) of the unit's NACKs, in order
     expect_unr = {}                     # (tid, seq) -> handshake cycle, unreachables
     offer = {"blk": None, "pkt": None}  # (data, tid, seq, dst) offered until taken
     stats = collections.Counter()
-    limit = timeout + 2 * (1 << tick_shift) + 1024 + 6
+    slack = 2 * (1 << tick_shift) + 1024 + 6
+    limit = span(retries) + slack
     late_ok = limit if rounds is not None else None
     layout = {"blk": F.BLOCK_DESC, "pkt": F.PKT_DESC}
     now = 0
@@ -87,6 +110,16 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
 
     def make(kind):
         nonlocal seq, made
+        blocks = [t for t, m in armed.items() if m["kind"] == "blk" and t not in ctl_pending]
+        if kind == "pkt" and blocks and rng.random() < ctl_p:
+            tid = rng.choice(blocks)
+            s = armed[tid]["seq"]
+            dst = field(F.BLOCK_DESC, kept[tid]["blk"], "dst_node")
+            ctl_pending[tid] = s
+            made += 1
+            d = put(F.PKT_DESC, rng.getrandbits(F.PKT_DESC.width), tid=tid, seq=s,
+                    dst_node=dst, kind=1)
+            return (d, tid, s, dst)
         tid = free.pop()
         s = seq
         seq = (seq + 1) & 0xFFFF
@@ -95,7 +128,43 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                rng.choice([NODE_ID, 3, 6, 63, 64, 1000, 0xFFFF]))
         d = put(layout[kind], rng.getrandbits(layout[kind].width), tid=tid, seq=s,
                 dst_node=dst)
+        if kind == "pkt":
+            d = put(F.PKT_DESC, d, kind=0)
         return (d, tid, s, dst)
+
+    def resent(kind, d):
+        """a re-send passed on: check it against the timer it answers; arm again"""
+        tid, s = field(layout[kind], d, "tid"), field(layout[kind], d, "seq")
+        assert kept[tid].get(kind) == d, f"{kind}: re-sent ({tid}, {s}) is not the kept one"
+        if tid in armed and armed[tid]["seq"] == s:
+            tmr, where = armed[tid], armed
+        elif tid in ghost and ghost[tid]["seq"] == s:
+            tmr, where = ghost[tid], ghost
+        else:
+            assert (tid, s) in acked, f"{kind}: re-send of ({tid}, {s}), never sent"
+            assert now <= acked[(tid, s)][1] + 1, \
+                f"{kind}: re-send of ({tid}, {s}) {now - acked[(tid, s)][1]} cycles after its ack"
+            tmr, where = dict(armed_at_ack[(tid, s)]), ghost
+            stats["ghost"] += 1
+        # a block re-sent with its control packet does not arm; the control packet does,
+        # in the same cycle or before or after it: the block answers the timer before
+        with_ctl = kind == "blk" and tmr["kind"] == "ctl"
+        base = tmr
+        if with_ctl:
+            if tmr.get("before") is not None:
+                base, tmr["before"] = tmr["before"], None
+            else:
+                tmr["blk_first"] = True
+        age = now - base["t"]
+        assert age >= span(base["rt"]), f"re-sent after {age} cycles (re-send {base['rt']}) {kind} {tid} {tmr} {where is ghost} {now}"
+        assert base["rt"] < retries, "re-sent more often than RETRY_LIMIT"
+        stats["retx"] += 1
+        if not with_ctl:
+            ctl = kind == "pkt" and tmr["kind"] == "ctl" and not tmr.get("blk_first")
+            where[tid] = dict(tmr, t=now, rt=tmr["rt"] + 1, blk_first=False,
+                              before=dict(tmr) if ctl else None)
+
+    armed_at_ack = {}
 
     while True:
         await FallingEdge(dut.clk)   # registered outputs have settled
@@ -107,10 +176,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             getattr(dut, f"s_{kind}_valid").value = int(offer[kind] is not None)
             if offer[kind] is not None:
                 getattr(dut, f"s_{kind}_data").value = offer[kind][0]
-        dut.m_blk_ready.value = int(rng.random() < 0.7)
-        dut.m_pkt_ready.value = int(rng.random() < 0.7)
+        dut.m_blk_ready.value = int(rng.random() < ready_p)
+        dut.m_pkt_ready.value = int(rng.random() < ready_p)
         # the acknowledgement tap: a NACK of the unit as the engine takes it, else
-        # (sometimes) an acknowledgement from the network: matching, or stale
+        # (sometimes) an acknowledgement from the network, for a timer armed 8 cycles ago
+        # or more (a response never comes sooner): matching, or stale
         tap, own = None, False
         if rng.random() < take_p and int(dut.m_nack_valid.value):
             dut.m_nack_ready.value = 1
@@ -118,9 +188,13 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         else:
             dut.m_nack_ready.value = 0
             if armed and producing and rng.random() < ack_share:
-                tid = rng.choice(list(armed))
-                s = armed[tid][0]
-                if rng.random() < stale_p:
+                # half of them for a timer past its span: its re-send may be on its way
+                due = [t for t, m in armed.items() if now - m["t"] >= span(m["rt"])]
+                tid = rng.choice(due if due and rng.random() < 0.5 else list(armed))
+                s = armed[tid]["seq"]
+                if now - armed[tid]["t"] < 8 or tid in ctl_pending:
+                    pass
+                elif rng.random() < stale_p:
                     tap = F.ACK_DESC.pack(tid=tid, seq=(s + rng.randrange(1, 0x10000)) & 0xFFFF)
                 else:
                     tap = F.ACK_DESC.pack(tid=tid, seq=s, nack=int(rng.random() < 0.1),
@@ -138,18 +212,32 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     expect_unr[(tid, s)] = now
                 offer[kind] = None
             if int(getattr(dut, f"m_{kind}_valid").value):
-                assert out_q[kind], f"{kind}: a descriptor out that was not passed in"
-                d, tid, s = out_q[kind][0]
-                assert int(getattr(dut, f"m_{kind}_data").value) == d, f"{kind}: data"
+                d = int(getattr(dut, f"m_{kind}_data").value)
+                original = bool(out_q[kind]) and d == out_q[kind][0][0]
                 if int(getattr(dut, f"m_{kind}_ready").value):
-                    out_q[kind].popleft()
-                    assert tid not in armed
-                    armed[tid] = (s, now)
+                    if original:
+                        _, tid, s = out_q[kind].popleft()
+                        tk = "blk" if kind == "blk" else ("ctl" if field(F.PKT_DESC, d, "kind")
+                                                          else "inl")
+                        if tk == "ctl":
+                            # the control packet arms its block's timer again, afresh
+                            assert ctl_pending.pop(tid) == s
+                        else:
+                            assert tid not in armed
+                        ghost.pop(tid, None)
+                        kept[tid][kind] = d
+                        armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk}
+                    else:
+                        resent(kind, d)
+                elif not original:
+                    tid = field(layout[kind], d, "tid")
+                    assert kept[tid].get(kind) == d, f"{kind}: offered a descriptor never sent"
         # a statistics pulse is registered: its NACK was pushed a cycle earlier
         if int(dut.stat_timeout.value):
             pushes.append(("t", now - 1))
         if int(dut.stat_unreach.value):
             pushes.append(("u", now - 1))
+        stats["retx_stat"] += int(dut.stat_retx.value)
         if tap is not None:
             t, s = F.ACK_DESC.unpack(tap)["tid"], F.ACK_DESC.unpack(tap)["seq"]
             if own:
@@ -164,44 +252,59 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     free.append(t)
                 else:
                     assert a["reason"] == ERR_TIMEOUT and kind == "t", f"reason {a['reason']}"
-                    if t in armed and armed[t][0] == s:
-                        passed = armed.pop(t)[1]
-                        free.append(t)
+                    if t in armed and armed[t]["seq"] == s:
+                        tmr = armed.pop(t)
+                        if t not in ctl_pending:
+                            free.append(t)
+                        age = pcyc - tmr["t"]
+                        assert tmr["rt"] == retries, \
+                            f"timeout NACK after {tmr['rt']} re-sends, RETRY_LIMIT {retries}"
+                        assert age >= span(retries), f"timed out after {age} cycles"
+                        assert late_ok is None or age <= late_ok, f"timed out after {age} cycles"
+                        stats["age_min"] = min(stats["age_min"] or age, age)
+                        stats["age_max"] = max(stats["age_max"], age)
+                    elif t in ghost and ghost[t]["seq"] == s:
+                        ghost.pop(t)
+                        stats["ghost_nack"] += 1
                     else:
                         # pushed before an acknowledgement that the engine took first (it
                         # waited in the NACK queue): the engine finds it stale
                         assert (t, s) in acked, f"timeout NACK ({t}, {s}) for nothing sent"
-                        passed, acyc = acked.pop((t, s))
+                        passed, acyc = acked[(t, s)]
                         assert pcyc < acyc, "timeout NACK pushed after the acknowledgement"
                         stats["raced"] += 1
-                    age = pcyc - passed
-                    assert age >= timeout, f"timed out after {age} cycles"
-                    assert late_ok is None or age <= late_ok, f"timed out after {age} cycles"
-                    stats["age_min"] = min(stats["age_min"] or age, age)
-                    stats["age_max"] = max(stats["age_max"], age)
                     stats["timeout"] += 1
-            elif t in armed and armed[t][0] == s:
-                acked[(t, s)] = (armed.pop(t)[1], now)
-                free.append(t)
+            elif t in armed and armed[t]["seq"] == s:
+                tmr = armed.pop(t)
+                acked[(t, s)] = (tmr["t"], now)
+                armed_at_ack[(t, s)] = tmr
+                if tmr["t"] == now:   # re-armed by a re-send in this very cycle
+                    ghost[t] = tmr
+                    stats["ghost"] += 1
+                free.append(t)   # (never a tid with a control packet pending: not acked)
                 stats["acked"] += 1
             else:
                 stats["stale"] += 1
         if not producing and quiet_after is None and not any(offer.values()):
             quiet_after = now
-        settle = limit + 200 + (8 * 1024 if rounds is None else 0)
+        total = sum(span(r) for r in range(retries + 1)) + (retries + 1) * slack
+        settle = total + 200 + (8 * 1024 if rounds is None else 0)
         if (quiet_after is not None and not pushes and not int(dut.m_nack_valid.value)
-                and (now > quiet_after + settle or (timeout and not armed))):
+                and (now > quiet_after + settle or (timeout and not armed and not ghost))):
             break
-        assert now < 200 * n_desc + 10 * limit, "test did not finish"
+        assert now < 200 * n_desc + 10 * total, "test did not finish"
 
     if timeout:
-        assert not armed, f"{len(armed)} descriptors never timed out"
+        assert not armed, f"{len(armed)} descriptors never timed out: {armed} now {now} quiet {quiet_after}"
         assert stats["timeout"] > 0
     else:
         assert stats["timeout"] == 0 and len(armed) > 0
     assert not expect_unr and not out_q["blk"] and not out_q["pkt"]
     assert stats["acked"] > 0
     assert (stats["unreach"] > 0) == (unreach_p > 0) and (stats["stale"] > 0) == (stale_p > 0)
+    assert (stats["retx"] > 0) == (retries > 0 and timeout > 0)
+    # one statistics pulse per re-send: a control re-sent with its block counts once
+    assert stats["retx_stat"] <= stats["retx"] and (stats["retx_stat"] > 0) == (stats["retx"] > 0)
     dut._log.info(f"{name}: {dict(stats)}")
 
 
@@ -221,6 +324,14 @@ async def rel_bound(dut):
 @cocotb.test()
 async def rel_off(dut):
     await run_timers(dut, 0, 600, 0.05, "rel_off")
+
+
+@cocotb.test()
+async def rel_retx(dut):
+    """Three re-sends with the timeout doubling twice, then NACK: every re-send is the kept
+    descriptor, after its timer's span, never two cycles after its acknowledgement."""
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 5000, 0.03, "rel_retx", rounds=None,
+                     retries=3, backoff=2, seq0=0x8000, ctl_p=0.3, ready_p=0.3)
 
 
 @pytest.mark.parametrize("params", [
