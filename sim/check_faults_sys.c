@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT]: two NICs exchanging memory writes over links with
+ * qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES]]: two NICs exchanging memory writes over links with
  * faults (docs/sim.md "Faults"), libqrdma on the simulation backend opened with SPEC
  * (qrdma_tool_backend_open: e.g. corrupt=0.01,seed=3,watchdog=0). Each node posts N writes
  * of 1 B .. 32 KiB (random from SEED) to the other, at most 32 in flight, from one page;
@@ -9,8 +9,8 @@
  * transfer is posted, the run goes on until all are DONE or, with some still BUSY (a packet
  * of theirs lost: the NIC does not retransmit), until the harness has been quiet and no
  * transfer has finished for 20,000 cycles. With TIMEOUT (cycles), both NICs' RETX_TIMEOUT is
- * set to it and the run waits for every write to finish, DONE or ERROR (reason
- * ERR_TIMEOUT). It then prints, per direction, the fault model's counts and the NICs'
+ * set to it and their RETRY_LIMIT to RETRIES re-sends (0 if not given), and the run waits
+ * for every write to finish, DONE or ERROR (reason ERR_TIMEOUT). It then prints, per direction, the fault model's counts and the NICs'
  * counters, and checks:
  *   - the receiver's RX_CRC_DROP equals the corrupted packets of the direction into it;
  *   - beats: the sender's tx beats = beats_in, the receiver's rx beats = beats_out =
@@ -62,12 +62,13 @@ struct side {
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT]\n");
+    if (argc < 4 || argc > 6) {
+        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES]]\n");
         return 2;
     }
     const unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
-    const uint64_t timeout = argc == 5 ? strtoull(argv[4], NULL, 0) : 0;
+    const uint64_t timeout = argc >= 5 ? strtoull(argv[4], NULL, 0) : 0;
+    const uint64_t retries = argc == 6 ? strtoull(argv[5], NULL, 0) : 0;
     rng_state = strtoull(argv[3], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     struct qrdma_backend *be;
     TRY(qrdma_tool_backend_open(argv[1], &be));
@@ -77,8 +78,10 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < 2; i++) {
         TRY(qrdma_open(be, i, &sd[i].nd));
         TRY(qrdma_page_claim(sd[i].nd, QRDMA_PAGE_ANY, &sd[i].pg));
-        if (timeout)
+        if (timeout) {
             TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETX_TIMEOUT), timeout));
+            TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETRY_LIMIT), retries));
+        }
         sd[i].n = n;
         sd[i].x = calloc(n, sizeof *sd[i].x);
         for (unsigned c = 0; c < 64; c++)
@@ -95,8 +98,8 @@ int main(int argc, char **argv)
                 ((uint8_t *)x->src.cpu)[b] = (uint8_t)rnd();
             memset(x->dst.cpu, 0, x->size);
         }
-    printf("spec %s, %u writes per node, seed %s, timeout %" PRIu64 "\n", argv[1], n, argv[3],
-           timeout);
+    printf("spec %s, %u writes per node, seed %s, timeout %" PRIu64 ", retries %" PRIu64 "\n",
+           argv[1], n, argv[3], timeout, retries);
 
     uint64_t last_progress = qrdma_sim_now(sim);
     for (;;) {
@@ -185,8 +188,8 @@ int main(int argc, char **argv)
                cnt[1][QRDMA_CNT_RX_DUP_DROP], cnt[1][QRDMA_CNT_RX_STALE_DROP],
                cnt[1][QRDMA_CNT_CNT_STALE]);
         printf("node %u: %u of %u writes finished, %u wrong, %u busy, %u error, TX_TIMEOUTS=%" PRIu64
-               "\n", i, sd[i].done, n, sd[i].bad, n - sd[i].done, sd[i].errors,
-               cnt[0][QRDMA_CNT_TX_TIMEOUTS]);
+               " TX_RETX=%" PRIu64 "\n", i, sd[i].done, n, sd[i].bad, n - sd[i].done, sd[i].errors,
+               cnt[0][QRDMA_CNT_TX_TIMEOUTS], cnt[0][QRDMA_CNT_TX_RETX]);
         char what[160];
         snprintf(what, sizeof what, "link %u>%u: RX_CRC_DROP of node %u = corrupted", i, o, o);
         check(cnt[1][QRDMA_CNT_RX_CRC_DROP] == fc.corrupted, what);

@@ -101,6 +101,7 @@ module qrdma_nic_csr (
         logic NODE_MASK;
         logic TX_TIMEOUTS;
         logic TX_UNREACH;
+        logic TX_RETX;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -220,6 +221,9 @@ module qrdma_nic_csr (
         decoded_reg_strb.TX_UNREACH = cpuif_req_masked & (cpuif_addr == 9'h110) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h110);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h110) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_RETX = cpuif_req_masked & (cpuif_addr == 9'h118) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h118);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h118) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -443,6 +447,10 @@ module qrdma_nic_csr (
                 logic [7:0] next;
                 logic load_next;
             } retries;
+            struct {
+                logic [3:0] next;
+                logic load_next;
+            } backoff;
         } RETRY_LIMIT;
         struct {
             struct {
@@ -478,6 +486,14 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } TX_UNREACH;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } TX_RETX;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -621,6 +637,9 @@ module qrdma_nic_csr (
             struct {
                 logic [7:0] value;
             } retries;
+            struct {
+                logic [3:0] value;
+            } backoff;
         } RETRY_LIMIT;
         struct {
             struct {
@@ -647,6 +666,11 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } TX_UNREACH;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } TX_RETX;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1374,7 +1398,7 @@ module qrdma_nic_csr (
     end
     always_ff @(posedge clk) begin
         if(rst) begin
-            field_storage.RETRY_LIMIT.retries.value <= 8'h0;
+            field_storage.RETRY_LIMIT.retries.value <= 8'h7;
         end else begin
             if(field_combo.RETRY_LIMIT.retries.load_next) begin
                 field_storage.RETRY_LIMIT.retries.value <= field_combo.RETRY_LIMIT.retries.next;
@@ -1382,6 +1406,29 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.RETRY_LIMIT.retries.value = field_storage.RETRY_LIMIT.retries.value;
+    // Field: qrdma_nic_csr.RETRY_LIMIT.backoff
+    always_comb begin
+        automatic logic [3:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RETRY_LIMIT.backoff.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.RETRY_LIMIT && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.RETRY_LIMIT.backoff.value & ~decoded_wr_biten[11:8]) | (decoded_wr_data[11:8] & decoded_wr_biten[11:8]);
+            load_next_c = '1;
+        end
+        field_combo.RETRY_LIMIT.backoff.next = next_c;
+        field_combo.RETRY_LIMIT.backoff.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RETRY_LIMIT.backoff.value <= 4'h3;
+        end else begin
+            if(field_combo.RETRY_LIMIT.backoff.load_next) begin
+                field_storage.RETRY_LIMIT.backoff.value <= field_combo.RETRY_LIMIT.backoff.next;
+            end
+        end
+    end
+    assign hwif_out.RETRY_LIMIT.backoff.value = field_storage.RETRY_LIMIT.backoff.value;
     // Field: qrdma_nic_csr.TX_WINDOW.blocks
     always_comb begin
         automatic logic [15:0] next_c;
@@ -1505,6 +1552,33 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.TX_RETX.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.TX_RETX.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.TX_RETX.cnt.incr) begin // increment
+            field_combo.TX_RETX.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.TX_RETX.cnt.overflow = '0;
+        end
+        field_combo.TX_RETX.cnt.incrthreshold = (field_storage.TX_RETX.cnt.value >= 48'hffffffffffff);
+        field_combo.TX_RETX.cnt.next = next_c;
+        field_combo.TX_RETX.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TX_RETX.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.TX_RETX.cnt.load_next) begin
+                field_storage.TX_RETX.cnt.value <= field_combo.TX_RETX.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1615,6 +1689,7 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'he8) begin
             readback_data_var[7:0] = field_storage.RETRY_LIMIT.retries.value;
+            readback_data_var[11:8] = field_storage.RETRY_LIMIT.backoff.value;
         end
         if(rd_mux_addr == 9'hf0) begin
             readback_data_var[15:0] = field_storage.TX_WINDOW.blocks.value;
@@ -1630,6 +1705,9 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h110) begin
             readback_data_var[47:0] = field_storage.TX_UNREACH.cnt.value;
+        end
+        if(rd_mux_addr == 9'h118) begin
+            readback_data_var[47:0] = field_storage.TX_RETX.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h118;
+    localparam QRDMA_NIC_CSR_SIZE = 'h120;
 
     typedef struct {
         logic [15:0] next;
@@ -238,6 +238,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_cnt_r_desc_dc97f395__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_c7faa7f2__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_c7faa7f2__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_c7faa7f2__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -266,6 +274,7 @@ package qrdma_nic_csr_pkg;
         qrdma_peak_r_desc_e5ff3418__in_t RX_NTF_PEAK;
         qrdma_cnt_r_desc_8a3b87f7__in_t TX_TIMEOUTS;
         qrdma_cnt_r_desc_dc97f395__in_t TX_UNREACH;
+        qrdma_cnt_r_desc_c7faa7f2__in_t TX_RETX;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -322,7 +331,12 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__RETRY_LIMIT__retries__out_t;
 
     typedef struct {
+        logic [3:0] value;
+    } qrdma_nic_csr__RETRY_LIMIT__backoff__out_t;
+
+    typedef struct {
         qrdma_nic_csr__RETRY_LIMIT__retries__out_t retries;
+        qrdma_nic_csr__RETRY_LIMIT__backoff__out_t backoff;
     } qrdma_nic_csr__RETRY_LIMIT__out_t;
 
     typedef struct {

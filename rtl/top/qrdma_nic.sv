@@ -160,7 +160,9 @@ module qrdma_nic
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
   logic                     tx_mem_err, tx_slot_stall, tx_link_stall, rx_mem_err, rx_nack;
-  logic                     tx_timeout, tx_unreach;
+  logic                     tx_timeout, tx_unreach, tx_retx;
+  logic [7:0]               retry_limit;
+  logic [3:0]               backoff;
   logic                     rx_notif_off, rx_link_stall, rx_evt_stall;
   // state
   logic                     tx_busy, rx_busy;
@@ -198,13 +200,14 @@ module qrdma_nic
   qrdma_tx_rel u_rel (
     .clk, .rst, .node_id,
     .cfg_timeout(retx_timeout), .cfg_node_mask(node_mask),
+    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff),
     .s_blk_valid(blk_valid), .s_blk_ready(blk_ready), .s_blk_data(blk_data),
     .s_pkt_valid(pkt_valid), .s_pkt_ready(pkt_ready), .s_pkt_data(pkt_data),
     .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
-    .stat_timeout(tx_timeout), .stat_unreach(tx_unreach)
+    .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx)
   );
 
   qrdma_tx #(
@@ -283,6 +286,7 @@ module qrdma_nic
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head,
     .cfg_retx_timeout(retx_timeout), .cfg_node_mask(node_mask),
+    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .tx_retx,
     .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,
     .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,

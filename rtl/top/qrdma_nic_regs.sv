@@ -41,6 +41,9 @@ module qrdma_nic_regs
   // reliability (docs/reliability.md)
   output logic [31:0] cfg_retx_timeout,
   output logic [63:0] cfg_node_mask,
+  output logic [7:0]  cfg_retry_limit,
+  output logic [3:0]  cfg_backoff,
+  input  logic        tx_retx,
   input  logic        tx_timeout,
   input  logic        tx_unreach,
   // statistics (pulses; byte counts as values)
@@ -130,6 +133,8 @@ module qrdma_nic_regs
 
   assign cfg_retx_timeout = hw_out.RETX_TIMEOUT.cycles.value;
   assign cfg_node_mask    = hw_out.NODE_MASK.nodes.value;
+  assign cfg_retry_limit  = hw_out.RETRY_LIMIT.retries.value;
+  assign cfg_backoff      = hw_out.RETRY_LIMIT.backoff.value;
 
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin
@@ -163,6 +168,7 @@ module qrdma_nic_regs
     hw_in.RX_EVT_STALL.cnt.incr    = rx_evt_stall;
     hw_in.TX_TIMEOUTS.cnt.incr     = tx_timeout;
     hw_in.TX_UNREACH.cnt.incr      = tx_unreach;
+    hw_in.TX_RETX.cnt.incr         = tx_retx;
     // high-water marks: take the occupancy when it passes the mark
     hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
     hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;

@@ -38,6 +38,7 @@
     X(RX_RSP_PEAK, nic.RX_RSP_PEAK) \
     X(RX_NTF_PEAK, nic.RX_NTF_PEAK) \
     X(TX_TIMEOUTS, nic.TX_TIMEOUTS) \
-    X(TX_UNREACH, nic.TX_UNREACH)
+    X(TX_UNREACH, nic.TX_UNREACH) \
+    X(TX_RETX, nic.TX_RETX)
 
 #endif /* QRDMA_COUNTERS_H */

@@ -280,7 +280,11 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bm 0xff
 #define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bp 0
 #define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bw 8
-#define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_reset 0x0
+#define QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_reset 0x7
+#define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bm 0xf00
+#define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bp 8
+#define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bw 4
+#define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_reset 0x3
 
 // reg - qrdma_nic_csr::TX_WINDOW
 #define QRDMA_NIC_CSR__TX_WINDOW__BLOCKS_bm 0xffff
@@ -311,6 +315,12 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_DC97F395__CNT_bp 0
 #define QRDMA_CNT_R_DESC_DC97F395__CNT_bw 48
 #define QRDMA_CNT_R_DESC_DC97F395__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_c7faa7f2
+#define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_bp 0
+#define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_bw 48
+#define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_reset 0x0
 
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
@@ -349,6 +359,7 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_MASK;
     uint64_t TX_TIMEOUTS;
     uint64_t TX_UNREACH;
+    uint64_t TX_RETX;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -359,7 +370,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x318, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x320, "Packing error");
 
 #ifdef __cplusplus
 }

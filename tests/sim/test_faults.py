@@ -149,8 +149,9 @@ def test_seed(harness: Path, tmp_path: Path) -> None:
     assert a[1]["lost"] == d[1]["lost"]
 
 
-def _sys(harness: Path, spec: str, n: int, seed: int, threads: str, retx_timeout: int = 0) -> str:
-    extra = [str(retx_timeout)] if retx_timeout else []
+def _sys(harness: Path, spec: str, n: int, seed: int, threads: str, retx_timeout: int = 0,
+         retries: int = 0) -> str:
+    extra = [str(retx_timeout), str(retries)] if retx_timeout else []
     return _run(harness / "qrdma_sim_check_faults_sys", f"{spec},threads={threads}", str(n),
                 str(seed), *extra, timeout=900)
 

@@ -810,8 +810,8 @@ async def post_kinds(b: Bench, src: int, kinds, dst_node=None, gap=(0, 20)) -> l
 @cocotb.test()
 async def nic_timeout(dut):
     """Node 1 silent (its link drops every packet it sends: no ACK ever reaches node 0)
-    with RETX_TIMEOUT set: node 0's transfers of every class end in ERROR with reason
-    ERR_TIMEOUT, more of them than every ID pool holds (20 multipath transfers, 70 1xFID,
+    with RETX_TIMEOUT and one re-send set: node 0's transfers of every class are sent
+    again once, then end in ERROR with reason ERR_TIMEOUT, more of them than every ID pool holds (20 multipath transfers, 70 1xFID,
     600 TID-only); then transfers to node 5 (outside NODE_MASK) and to node 0 itself end
     in ERROR with ERR_UNREACHABLE at once, 600 of them; then, node 1 speaking again,
     random traffic both ways completes exactly: every ID came back."""
@@ -825,6 +825,7 @@ async def nic_timeout(dut):
     timeout = 20000
     for n in b.nodes:
         await b.reg_write(n, "RETX_TIMEOUT", timeout)
+        await b.reg_write(n, "RETRY_LIMIT", 1)     # one re-send, the same timeout
         await b.reg_write(n, "NODE_MASK", 0b11)
     stop = [False]
     sws = [cocotb.start_soon(b.software(n, lambda: stop[0])) for n in b.nodes]
@@ -843,6 +844,9 @@ async def nic_timeout(dut):
         assert ERR_INFO.unpack(int.from_bytes(r.data, "little"))["reason"] == C["ERR_TIMEOUT"]
     t_out = await b.reg_read(n0, "TX_TIMEOUTS")
     assert t_out >= len(silent), (t_out, len(silent))
+    # every timer that ended in a NACK was sent again once before
+    retx = await b.reg_read(n0, "TX_RETX")
+    assert retx >= t_out, (retx, t_out)
     cocotb.log.info("silent: %d transfers ended ERROR (timeout), %d timers ran out, "
                     "longest %d cycles after posting", len(silent), t_out, late)
 
