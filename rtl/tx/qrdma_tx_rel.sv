@@ -107,10 +107,10 @@ module qrdma_tx_rel
 
   // a timeout waiting for its re-send
   typedef struct packed {
-    key_t       k;
-    kind_e      kind;
-    logic [7:0] rt;      // re-sends with this one
-    logic [3:0] sa;      // timeout doublings for it
+    key_t          k;
+    kind_e         kind;
+    logic [7:0]    rt;   // re-sends with this one
+    logic [SW-1:0] to;   // its timeout in ticks
   } rq_t;
 
   function automatic logic reachable(input logic [15:0] dst, input logic [15:0] self,
@@ -118,12 +118,6 @@ module qrdma_tx_rel
     return (dst[15:6] == '0) && mask[dst[5:0]] && (dst != self);
   endfunction
 
-  // t << sa in ticks, at most TO_MAX
-  function automatic logic [SW-1:0] backoff(input logic [SW-1:0] t, input logic [3:0] sa);
-    logic [SW+15:0] w;
-    w = (SW + 16)'(t) << sa;
-    return (w >= (SW + 16)'(TO_MAX)) ? TO_MAX : SW'(w);
-  endfunction
 
   function automatic logic [ACK_DESC_W-1:0] nack(input key_t k, input logic [3:0] reason);
     ack_desc_t a;
@@ -144,6 +138,7 @@ module qrdma_tx_rel
   logic [63:0]   mask_q;
   logic [7:0]    lim_q;
   logic [3:0]    bo_q;
+  logic [SW-1:0] bo_tab_q [16];  // the timeout doubled k times, at most TO_MAX
   logic [32:0]   to_up;
 
   assign to_up = (33'(cfg_timeout) + 33'((1 << TICK_SHIFT) - 1)) >> TICK_SHIFT;
@@ -155,6 +150,11 @@ module qrdma_tx_rel
     mask_q <= cfg_node_mask;
     lim_q  <= cfg_retry_limit;
     bo_q   <= cfg_backoff;
+    for (int k = 0; k < 16; k++) begin
+      logic [SW+15:0] w;
+      w = (SW + 16)'(to_q) << k;
+      bo_tab_q[k] <= (w >= (SW + 16)'(TO_MAX)) ? TO_MAX : SW'(w);
+    end
     if (rst) now_q <= '0;
   end
 
@@ -226,11 +226,7 @@ module qrdma_tx_rel
   // A1 on), so it never passes on two cycles or more after the engine took it.
   logic                   r1_v_q, r2_v_q, r3_v_q, r1_k_q, r2_k_q;
   logic                   r3_b_q, r3_p_q;      // R3: its block / its packet not passed yet
-  rq_t                    r1_q, r2_q;
-  /* verilator lint_off UNUSEDSIGNAL */  // R3 needs no shift amount (r3_to_q has its timeout)
-  rq_t                    r3_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [SW-1:0]          r1_to_q, r2_to_q, r3_to_q;
+  rq_t                    r1_q, r2_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
   logic                   r_boff, r_poff, rb_pass, rp_pass, r3_done;
@@ -267,9 +263,9 @@ module qrdma_tx_rel
   assign pkt_arm = op_pass || rp_pass;
 
   always_comb begin
-    if (rb_pass) arm_blk = '{k: r3_q.k, kind: K_BLK, rt: r3_q.rt, to: r3_to_q};
+    if (rb_pass) arm_blk = '{k: r3_q.k, kind: K_BLK, rt: r3_q.rt, to: r3_q.to};
     else         arm_blk = '{k: bq_key, kind: K_BLK, rt: 8'd0, to: to_q};
-    if (rp_pass) arm_pkt = '{k: r3_q.k, kind: r3_q.kind, rt: r3_q.rt, to: r3_to_q};
+    if (rp_pass) arm_pkt = '{k: r3_q.k, kind: r3_q.kind, rt: r3_q.rt, to: r3_q.to};
     else         arm_pkt = '{k: pq_key,
                              kind: pq_data[PKT_DESC_KIND_LSB] ? K_CTL : K_INL,
                              rt: 8'd0, to: to_q};
@@ -534,7 +530,12 @@ module qrdma_tx_rel
     return (p == RQW'(RQ_DEPTH - 1)) ? '0 : p + RQW'(1);
   endfunction
 
-  assign rq_room    = !rq_v_q[rq_wp_q];
+  // a timeout is pushed a cycle after its decision (rp_q): room for it is room for one
+  // more behind the push on its way
+  rq_t  rp_q;
+  logic rp_v_q;
+
+  assign rq_room    = rp_v_q ? !rq_v_q[rq_next(rq_wp_q)] : !rq_v_q[rq_wp_q];
   assign r_idle     = !r1_v_q && !r2_v_q && !r3_v_q;
   assign r_pop      = r_idle && rq_v_q[rq_rp_q];
   assign r_pop_tid  = rq_q[rq_rp_q].k.tid;
@@ -544,7 +545,7 @@ module qrdma_tx_rel
 
   always_comb begin
     s2_inq = (r1_v_q && r1_q.k.tid == s2_tid_q) || (r2_v_q && r2_q.k.tid == s2_tid_q)
-             || (r3_v_q && r3_q.k.tid == s2_tid_q);
+             || (r3_v_q && r3_q.k.tid == s2_tid_q) || (rp_v_q && rp_q.k.tid == s2_tid_q);
     for (int i = 0; i < RQ_DEPTH; i++)
       if (rq_v_q[i] && rq_q[i].k.tid == s2_tid_q) s2_inq = 1'b1;
   end
@@ -557,11 +558,14 @@ module qrdma_tx_rel
     for (int i = 0; i < RQ_DEPTH; i++)
       if (kills(rq_q[i].k, a1_v_q, a1_tid_q, a1_seq_q)
           || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q)) rq_k_q[i] <= 1'b1;
-    if (rs_fire) begin
-      rq_q[rq_wp_q]   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
-                           rt: s3_rt_q + 8'd1, sa: s3_sa_q};
+    rp_v_q <= rs_fire;
+    rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q, rt: s3_rt_q + 8'd1,
+              to: bo_tab_q[s3_sa_q]};
+    if (rp_v_q) begin
+      rq_q[rq_wp_q]   <= rp_q;
       rq_v_q[rq_wp_q] <= 1'b1;
-      rq_k_q[rq_wp_q] <= 1'b0;
+      rq_k_q[rq_wp_q] <= kills(rp_q.k, a1_v_q, a1_tid_q, a1_seq_q)
+                         || xkill(rp_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       rq_wp_q         <= rq_next(rq_wp_q);
     end
     if (r_pop) begin
@@ -571,6 +575,7 @@ module qrdma_tx_rel
     if (rst) begin
       ob_x_q  <= 1'b0;
       op_x_q  <= 1'b0;
+      rp_v_q  <= 1'b0;
       rq_v_q  <= '0;
       rq_wp_q <= '0;
       rq_rp_q <= '0;
@@ -600,17 +605,14 @@ module qrdma_tx_rel
     r1_q    <= rq_q[rq_rp_q];
     r1_k_q  <= rq_k_q[rq_rp_q] || kills(rq_q[rq_rp_q].k, a1_v_q, a1_tid_q, a1_seq_q)
                || xkill(rq_q[rq_rp_q].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-    r1_to_q <= backoff(to_q, rq_q[rq_rp_q].sa);
     r2_v_q  <= r1_v_q;
     r2_q    <= r1_q;
     r2_k_q  <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-    r2_to_q <= r1_to_q;
     if (r2_v_q) begin
       r3_v_q  <= r2_ok && !r2_k_q && !a1_kill_r2
                  && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       r3_x_q  <= xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
       r3_q    <= r2_q;
-      r3_to_q <= r2_to_q;
       r3_b_q  <= r2_q.kind == K_BLK || (r2_q.kind == K_CTL && r2_bok);
       r3_p_q  <= r2_q.kind != K_BLK;
     end else begin

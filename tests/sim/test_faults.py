@@ -270,6 +270,27 @@ def test_system_timeouts(harness: Path) -> None:
     assert 0 < errors <= hits, (errors, hits)
 
 
+def test_system_retransmit(harness: Path) -> None:
+    """Links that lose 1 % and corrupt 0.1 % of the packets and duplicate 0.1 % (copies
+    right behind the original), RETX_TIMEOUT set with the default 7 re-sends: every
+    write of both nodes DONE with every byte right, the losses recovered by re-sends
+    (TX_RETX), no timer ends in ERROR. Thousands of writes per node (more with
+    QRDMA_FULL)."""
+    n = 5000 if full() else 1000
+    out = _sys(harness, "loss=0.01,corrupt=0.001,dup=0.001,seed=9,watchdog=0", n, 5, "1",
+               retx_timeout=20000, retries=7)
+    assert "OK: 0 failure(s)" in out, out
+    retx = 0
+    for i in (0, 1):
+        assert f"node {i}: {n} of {n} writes finished, 0 wrong, 0 busy, 0 error" in out, out
+        f = _fields(out, f"node {i}:")
+        assert f["TX_TIMEOUTS"] == 0, out
+        retx += f["TX_RETX"]
+    hits = sum(_fields(out, f"link {i}>{1 - i} faults")[k] for i in (0, 1)
+               for k in ("lost", "corrupted"))
+    assert hits > 0 and retx > 0, (hits, retx)
+
+
 def test_system_silent_node_times_out(harness: Path) -> None:
     """Node 1 silent with RETX_TIMEOUT set: every write of both nodes ends in ERROR
     (node 0's get no ACK, node 1's packets never arrive), none stays BUSY."""

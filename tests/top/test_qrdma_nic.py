@@ -28,6 +28,10 @@ transfers in flight).
                 delaying each by 0..300 cycles (tb_qrdma_link fault_on): every copy is
                 dropped (RX_DUP_DROP + RX_STALE_DROP + CNT_STALE = the link's duplicates),
                 every transfer, byte and notification exact
+  nic_loss      the same with both links losing 1 % and corrupting 0.5 % of the packets,
+                RETX_TIMEOUT 30,000 cycles: every loss recovered by re-sends (TX_RETX),
+                every transfer DONE, each packet written exactly once (RX_DATA_PKTS,
+                RX_BYTES), every byte and notification exact
   nic_flips     the same with bits flipped in some packets on both links: every corrupted
                 packet is dropped and counted (RX_CRC_DROP = flips), each hits one
                 transfer which then stays BUSY (a transfer is DONE only once its
@@ -491,14 +495,19 @@ def link_counts(dut, link: int) -> dict:
     return {n: (v >> (32 * i)) & 0xFFFFFFFF for i, n in enumerate(COUNT_NAMES)}
 
 
-async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
-    name = "nic_flips" if flips else "nic_dup" if dup else "nic_random"
+async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: float = 0.0,
+                     corrupt: float = 0.0, retx_timeout: int = 0):
+    name = ("nic_flips" if flips else "nic_loss" if loss else "nic_dup" if dup
+            else "nic_random")
     rng = seed_rng(name)
     b = Bench(dut, rng)
-    if dup:
-        b.faults = [Faults(dup=dup, reorder=reorder, seed=rng.randrange(1 << 32), src=k,
-                           dst=1 - k) for k in (0, 1)]
+    if dup or loss or corrupt:
+        b.faults = [Faults(dup=dup, reorder=reorder, loss=loss, corrupt=corrupt,
+                           seed=rng.randrange(1 << 32), src=k, dst=1 - k) for k in (0, 1)]
     await b.start()
+    if retx_timeout:
+        for n in b.nodes:
+            await b.reg_write(n, "RETX_TIMEOUT", retx_timeout)
     count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
     max_size = 1 << 20
     sw_stop = [False]
@@ -561,15 +570,27 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
         regs[n.i] = {k: await b.reg_read(n, k) for k in (
             "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
             "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
-            "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK")}
+            "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
+            "TX_TIMEOUTS", "RX_REDO")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
     for n in b.nodes:
         o = 1 - n.i
         r, ro = regs[n.i], regs[o]
         sent = [x for x in b.xfers if x.src == n.i]
         assert r["NQ_HEAD"] == n.tail == r["RX_NOTIFS"] == len(n.notifs), (n.i, r)
-        assert r["RX_CRC_DROP"] == link_flips[o], (n.i, r, link_flips)
-        if dup:
+        if loss:
+            # every loss and corruption recovered by re-sends: every transfer DONE below
+            lc = link_counts(dut, o)
+            cocotb.log.info("link %d: %s; node %d: %s", o, lc, n.i, r)
+            assert lc["lost"] > 0 and lc["corrupted"] > 0, lc
+            assert r["RX_CRC_DROP"] == lc["corrupted"], (n.i, r, lc)
+            assert r["CNT_NACK"] == r["TX_TIMEOUTS"] == r["RX_BAD_DROP"] == 0, (n.i, r)
+            assert regs[o]["TX_RETX"] > 0, (o, regs[o])
+        else:
+            assert r["RX_CRC_DROP"] == link_flips[o], (n.i, r, link_flips)
+        if loss:
+            pass
+        elif dup:
             # every copy is dropped: a DATA or inline copy as a duplicate, an ACK copy by
             # the engine as stale, a CONTROL copy as stale
             lc = link_counts(dut, o)
@@ -583,7 +604,13 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
             assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
         assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
-        if not flips:
+        if loss:
+            # re-sent packets count again at the sender; the receiver writes each packet
+            # of every transfer exactly once
+            assert r["TX_DATA_PKTS"] >= b.data_packets(n.i), (n.i, r, b.data_packets(n.i))
+            assert ro["RX_DATA_PKTS"] == b.data_packets(n.i), (n.i, ro, b.data_packets(n.i))
+            assert ro["RX_BYTES"] == sum(x.d.size for x in sent), (n.i, ro)
+        elif not flips:
             # (with flips, a transfer that lost an ACK stops sending blocks)
             assert r["TX_DATA_PKTS"] == b.data_packets(n.i), (n.i, r["TX_DATA_PKTS"],
                                                             b.data_packets(n.i))
@@ -645,6 +672,11 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
 @cocotb.test()
 async def nic_dup(dut):
     await run_random(dut, flips=0, dup=0.1, reorder=300)
+
+
+@cocotb.test()
+async def nic_loss(dut):
+    await run_random(dut, flips=0, loss=0.01, corrupt=0.005, retx_timeout=30000)
 
 
 @cocotb.test()

@@ -226,7 +226,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                             assert tid not in armed
                         ghost.pop(tid, None)
                         kept[tid][kind] = d
-                        armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk}
+                        armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk,
+                                      "prev": armed.get(tid)}
                     else:
                         resent(kind, d)
                 elif not original:
@@ -256,6 +257,15 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                         tmr = armed.pop(t)
                         if t not in ctl_pending:
                             free.append(t)
+                        if tmr["t"] >= now - 3:
+                            # armed again (a control packet passed on) since A0's cycle
+                            # minus 3: the arm outlives the NACK's clear
+                            ghost[t] = tmr
+                            stats["ghost"] += 1
+                        if tmr["t"] >= pcyc and tmr.get("prev"):
+                            # that control packet passed on after the NACK's decision
+                            tmr = tmr["prev"]
+                            stats["nack_raced_ctl"] += 1
                         age = pcyc - tmr["t"]
                         assert tmr["rt"] == retries, \
                             f"timeout NACK after {tmr['rt']} re-sends, RETRY_LIMIT {retries}"
