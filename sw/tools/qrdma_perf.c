@@ -92,9 +92,10 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 #define GUARD 64ULL
 #define PEAK_RUN 4096
 #define NQ_ENTRIES 256
-#define CNT_N 4 /* the counters of -c, per node */
+#define CNT_N 6 /* the counters of -c, per node */
 static const enum qrdma_counter cnt_ids[CNT_N] = {QRDMA_CNT_TX_DATA_PKTS, QRDMA_CNT_TX_CTRL_PKTS,
-                                                  QRDMA_CNT_TX_BYTES, QRDMA_CNT_TX_DATA_BYTES};
+                                                  QRDMA_CNT_TX_BYTES,     QRDMA_CNT_TX_DATA_BYTES,
+                                                  QRDMA_CNT_TX_RETX,      QRDMA_CNT_RX_DUP_DROP};
 
 struct opts {
     enum test test;
@@ -109,6 +110,7 @@ struct opts {
     const char *json;
     int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
+    uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B]] (T 0: registers untouched) */
 };
 
 struct row {
@@ -148,7 +150,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
             "                  [-t outstanding] [-m mem|inline|auto] [-A] [-N] [-l done|notif] [-c]\n"
-            "                  [-w warmup,window] [-q pages] [-T ms]\n"
+            "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff]]]\n"
             "                  [-B backend-spec] [-o json]\n");
     exit(1);
 }
@@ -971,7 +973,7 @@ int main(int argc, char **argv)
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:ANl:cw:q:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:ANl:cw:q:R:h")) != -1) {
         switch (c) {
         case 's': o.size = parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -985,6 +987,18 @@ int main(int argc, char **argv)
             else die(1, "bad mode '%s' (mem, inline, auto)", optarg);
             break;
         case 'T': o.timeout_ms = parse_u64(optarg, "timeout"); break;
+        case 'R': {
+            char buf[64], *save = NULL;
+            snprintf(buf, sizeof buf, "%s", optarg);
+            char *t = strtok_r(buf, ",", &save), *r = strtok_r(NULL, ",", &save);
+            char *b = strtok_r(NULL, ",", &save);
+            o.retx_timeout = parse_u64(t ? t : "", "response timeout");
+            o.retries = r ? parse_u64(r, "retries") : 7;
+            o.backoff = b ? parse_u64(b, "backoff") : 3;
+            if (!o.retx_timeout || o.retries > 255 || o.backoff > 15)
+                die(1, "-R: cycles > 0, retries 0..255, backoff 0..15");
+            break;
+        }
         case 'B': o.spec = optarg; break;
         case 'o': o.json = optarg; break;
         case 'q': q_pages = (unsigned)parse_u64(optarg, "pages"); break;
@@ -1033,6 +1047,12 @@ int main(int argc, char **argv)
             die(3, "open node 1: %s", qrdma_strerror(e));
     } else {
         g.rx = g.tx;
+    }
+    for (unsigned n = 0; o.retx_timeout && n < 2; n++) {
+        qrdma_node *nd = n ? g.rx : g.tx;
+        if ((e = qrdma_reg_write(nd, QRDMA_REG(nic.RETX_TIMEOUT), o.retx_timeout)) ||
+            (e = qrdma_reg_write(nd, QRDMA_REG(nic.RETRY_LIMIT), o.retries | o.backoff << 8)))
+            die(3, "node %u: -R: %s", n, qrdma_strerror(e));
     }
     if ((e = qrdma_page_claim(g.tx, QRDMA_PAGE_ANY, &g.pg)))
         die(3, "claim a page: %s", qrdma_strerror(e));
