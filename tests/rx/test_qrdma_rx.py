@@ -50,7 +50,8 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 CONTROL of notifying transfers, failed blocks) answered again with their
                 ACK/NACK; those whose ACK is held for a full ring dropped, answered once
                 it is released; no redo ACK ahead of its held ACK; no response for a
-                duplicate of a block not complete yet; the redo counters exact
+                duplicate of a block not complete yet; copies right behind the packet
+                that completes a block whose ACK is held dropped; the redo counters exact
   rx_timing     latencies (last beat -> AW, B -> response, B -> notification AW) and
                 throughput (back-to-back 1 KiB packets, aligned and not: no stall)
 
@@ -1222,6 +1223,7 @@ async def rx_redo(dut):
     q_ = blk(s1, 45, False)                  # one packet missing until phase C
     i0 = stim.inline(s1, 31, notify=False)
     i1 = stim.inline(s0, 42, notify=True)
+    i2 = stim.inline(s1, 46, notify=True)
     # A: blocks complete in this order; notifications n1, n2 fit the ring; i1, n3 wait
     # (their ACKs held)
     ph_a = (p_["pkts"] + [i0] + e_["pkts"] + en["pkts"] + [en["ctrl"]]
@@ -1229,21 +1231,24 @@ async def rx_redo(dut):
             + n3["pkts"] + [n3["ctrl"]] + n4["pkts"] + q_["pkts"][1:])
     # B, with 2 ACKs released: answered again p, i0, e, en (DATA and CONTROL), n1 (DATA
     # and CONTROL), n2; dropped i1, n3 (DATA and CONTROL) as held; no redo for n4 (its
-    # event waits for its CONTROL) and q (a packet missing)
+    # event waits for its CONTROL) and q (a packet missing); then a notifying INLINE
+    # whose notification waits for the full ring and its copies right behind it (the
+    # copies' events follow its event through the completion unit back to back, before
+    # its held bit is written): dropped
     ph_b = ([p_["pkts"][2], i0, e_["pkts"][0], en["pkts"][1], en["ctrl"], n1["pkts"][0],
              n1["ctrl"], i1, n3["pkts"][2], n3["ctrl"], n2["pkts"][1], n4["pkts"][0],
-             q_["pkts"][1]])
+             q_["pkts"][1], i2, i2, i2, i2])
     # C: software takes entries, n4's CONTROL and q's missing packet come; once every
     # ACK is out (5 released), the held ones' duplicates are answered
     ph_c = [n4["ctrl"], q_["pkts"][0]]
-    ph_d = [i1, n3["pkts"][0], n3["ctrl"], n4["pkts"][1], n4["ctrl"], q_["pkts"][2]]
+    ph_d = [i1, n3["pkts"][0], n3["ctrl"], n4["pkts"][1], n4["ctrl"], q_["pkts"][2], i2]
     items = ph_a + ph_b + ph_c + ph_d
-    rel = [None] * len(ph_a) + [2] * len(ph_b) + [None] * len(ph_c) + [5] * len(ph_d)
+    rel = [None] * len(ph_a) + [2] * len(ph_b) + [None] * len(ph_c) + [6] * len(ph_d)
     m = tb.model = tb.new_model(items, rel=rel)
     st = [r["st"] for r in m.redos]
-    assert st == ["sent"] * 7 + ["drop"] * 3 + ["sent"] + ["sent"] * 6, st
+    assert st == ["sent"] * 7 + ["drop"] * 3 + ["sent"] + ["drop"] * 3 + ["sent"] * 7, st
     assert [r["nack"] for r in m.redos[:5]] == [0, 0, 1, 1, 1], m.redos[:5]
-    assert len(m.notifs) == 5 and len(m.rsps["ntf"]) == 5, m.notifs
+    assert len(m.notifs) == 6 and len(m.rsps["ntf"]) == 6, m.notifs
 
     async def send(ws):
         for w in ws:
@@ -1254,21 +1259,21 @@ async def rx_redo(dut):
                    and tb.cov["ring full cycles"] > 0 and tb.src.empty(),
                    "phase A: 4 plain responses, 2 with a notification, the ring full")
     await send(ph_b)
-    await tb.until(lambda: tb.stats["redo"] + tb.stats["redo_drop"] == 11
+    await tb.until(lambda: tb.stats["redo"] + tb.stats["redo_drop"] == 14
                    and len(tb.redo_rsps) == 8 and tb.src.empty() and not tb.src.active,
-                   "phase B: 8 redo responses, 3 dropped")
+                   "phase B: 8 redo responses, 6 dropped")
     for _ in range(200):
         await RisingEdge(dut.clk)
-    assert tb.got == {"plain": 4, "ntf": 2} and tb.stats["redo_drop"] == 3, (tb.got, tb.stats)
+    assert tb.got == {"plain": 4, "ntf": 2} and tb.stats["redo_drop"] == 6, (tb.got, tb.stats)
     tb.sw_on = True
     await send(ph_c)
-    await tb.until(lambda: tb.got["plain"] == 5 and tb.got["ntf"] == 5, "phase C: every ACK")
+    await tb.until(lambda: tb.got["plain"] == 5 and tb.got["ntf"] == 6, "phase C: every ACK")
     await send(ph_d)
     await tb.wait_done()
     for _ in range(300):
         await RisingEdge(dut.clk)
     tb.final_checks()
-    assert len(tb.redo_rsps) == 14 and tb.stats["redo_drop"] == 3, tb.stats
+    assert len(tb.redo_rsps) == 15 and tb.stats["redo_drop"] == 6, tb.stats
 
 
 @cocotb.test(skip=not DIRECTED)
