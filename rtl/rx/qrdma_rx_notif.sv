@@ -9,11 +9,12 @@
 // (issued - cfg_nq_tail < cfg_nq_size); then its fields are read from the table, the
 // notif_entry (marker NOTIF_FULL) is handed to the write engine for
 // cfg_nq_base + 64 * (issued mod cfg_nq_size), and the block's ACK, held until then, is
-// returned to the completion unit (m_hack, with its tracking entry). nq_head counts the entries whose B came back
-// (done_ntf); cfg_nq_reset sets it to 0 (entries in flight keep their place in `issued`).
-// A full ring holds only the notifications (and their ACKs): nq_wait is high while a
-// request waits for a slot. A request still waiting when the ring is turned off
-// (cfg_nq_size 0) is dropped: its ACK goes, nothing is written (stat_notif_off).
+// returned to the completion unit (m_hack, with its tracking entry: m_hack_key). nq_head
+// counts the entries whose B came back (done_ntf); cfg_nq_reset sets it to 0 (entries in
+// flight keep their place in `issued`). A full ring holds only the notifications (and
+// their ACKs): nq_wait is high while a request waits for a slot. A request still waiting
+// when the ring is turned off (cfg_nq_size 0) is dropped: its ACK goes, nothing is
+// written (stat_notif_off).
 // Timing: the entry and the ACK are offered (m_wr, m_hack) the cycle after a request is
 // taken, until taken; at most one request every second cycle
 // (docs/modules.md#qrdma_rx_notif).

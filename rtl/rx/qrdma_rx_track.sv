@@ -8,9 +8,9 @@
 // whether the packet is written, taken, a duplicate or stale, whether it is the block's
 // first write, whether it completes the block (completion event, with a notification
 // when due), and whether it is a duplicate of a block whose event was issued (redo: its
-// response is sent again); the rules are in docs/nic.md. An opaque payload (PAY_W bits) travels with
-// each lookup so the caller needs no pipeline of its own. Lookups with op TRK_NONE pass
-// through in order without touching the table. Inside (stages, forwarding, compares
+// response is sent again); the rules are in docs/nic.md. An opaque payload (PAY_W bits)
+// travels with each lookup so the caller needs no pipeline of its own. Lookups with op
+// TRK_NONE pass through in order without touching the table. Inside (stages, forwarding, compares
 // formed before the decision): docs/modules.md#qrdma_rx_track.
 // Contract: a lookup starts with its key (s_valid, s_key: the table is read); its request
 // and payload follow in the next cycle (s_req, s_pay; s_req.key is not used). The
