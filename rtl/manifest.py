@@ -174,7 +174,7 @@ _top("qrdma_tx", ["rtl/tx/qrdma_tx.sv"],
             "AXI_ID_W": 1}))
 _top("qrdma_rx_pkg", ["rtl/rx/qrdma_rx_pkg.sv"], no_synth=True, area="rx")
 _top("qrdma_rx_cpl", ["rtl/rx/qrdma_rx_cpl.sv"], area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_mem_2w"],
+     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram"],
      synth={"NENT": 4096}, lint=({"NENT": 16},))
 _top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sdp_ram"],
@@ -201,7 +201,7 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
            "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
-           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_mem_2w", "qrdma_crc32_512", "qrdma_reg_slice"],
+           "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512", "qrdma_reg_slice"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
 

@@ -121,7 +121,6 @@ module qrdma_rx
   logic            nreq_valid, nreq_ready, nwr_valid, nwr_ready;
   rx_ntf_t         ntf, nreq;
   rsp_desc_t       hack, rsp;
-  logic [KEYW-1:0] hack_key;
   logic [BAW-1:0]  wr_baddr, nwr_baddr;
   logic [511:0]    wr_data, nwr_data;
   logic            notif_off_cpl, notif_off_ntf;
@@ -186,7 +185,6 @@ module qrdma_rx
     .done_cmd, .done_key, .done_first, .done_err,
     .cfg_nq_off(cfg_nq_size == '0),
     .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
-    .s_hack_key(hack_key),
     .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
     .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
     .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl),
@@ -215,7 +213,6 @@ module qrdma_rx
     .m_wr_valid(wr_valid), .m_wr_ready(wr_ready), .m_wr_baddr(wr_baddr), .m_wr_data(wr_data),
     .done_ntf,
     .m_hack_valid(hack_valid), .m_hack_ready(hack_ready), .m_hack(hack),
-    .m_hack_key(hack_key),
     .cfg_nq_base, .cfg_nq_size, .cfg_nq_tail, .cfg_nq_reset, .nq_head, .nq_wait,
     .stat_notif, .stat_notif_off(notif_off_ntf)
   );

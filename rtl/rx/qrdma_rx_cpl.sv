@@ -14,18 +14,20 @@
 //   * else an ACK (a notification with the ring off is dropped and counted).
 // A redo event (a duplicate of a block whose event was issued) becomes that block's
 // response again (ACK, or NACK ERR_REMOTE_MEM by the same error bit) unless the entry's
-// ACK is held for its notification (a held bit per tracking entry: set when its request
-// goes to the notification FIFO, cleared when its held ACK comes back); such a redo, or
-// one finding its FIFO full, is dropped and counted.
+// ACK is held for its notification (the number of its last notification request, kept
+// per tracking entry, against the count of held ACKs returned, which come back in
+// request order); such a redo, one in doubt, or one finding its FIFO full, is dropped and
+// counted.
 // Responses and notification requests wait in two FIFOs of NENT entries, which are never
 // full when pushed, so the unit never waits for the send unit, the link or the ring: only
 // for B responses. Redo responses wait in a FIFO of their own (REDO_DEPTH), merged after
 // the response FIFO into m_rsp (the response FIFO first). Inside (pipeline, error and
 // held bits, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
 // Timing: one event per cycle; an event is found due one cycle after the B count reaches
-// its wtag; its error and held bits are read when it leaves the head (E0), pass the RAM's
-// output register (E1) and are decided on in E2 from registers; E3 pushes into the FIFOs
-// (a held ACK too). After rst the held bits are cleared in NENT cycles (no event comes
+// its wtag; its error bit and request number are read when it leaves the head (E0), pass
+// the RAMs' output registers (E1) and are decided on in E2 from registers; E3 pushes
+// into the FIFOs (a held ACK too), a redo's held check is registered in E3 and it is
+// pushed in E4. After rst the request numbers are cleared in NENT cycles (no event comes
 // meanwhile: the block tracker clears its table for as long).
 `default_nettype none
 
@@ -57,9 +59,6 @@ module qrdma_rx_cpl
   input  logic                  s_hack_valid,
   output logic                  s_hack_ready,
   input  rsp_desc_t             s_hack,
-  /* verilator lint_off UNUSEDSIGNAL */  // keys are KEYW bits wide; the table uses EAW of them
-  input  logic [KEYW-1:0]       s_hack_key,     // its tracking entry (its held bit clears)
-  /* verilator lint_on UNUSEDSIGNAL */
   // responses to the send unit
   output logic                  m_rsp_valid,
   input  logic                  m_rsp_ready,
@@ -140,71 +139,66 @@ module qrdma_rx_cpl
     end
   end
 
-  // ------------------------------------------------------------------ held bits
-  // held[key]: the entry's ACK is held for its notification. Set (port A) two cycles
-  // after its event leaves E2 as a notification request (the request's push in E3, then
-  // the write), cleared (port B) two cycles after its held ACK comes back on s_hack; both
-  // ports give their address two cycles ahead (A_LEAD, B_LEAD). A set and a clear of one
-  // key in one cycle keep the set (the clear is of an earlier request of the entry).
-  // Read with the error bit (RD_REG: the read of E0's cycle shows the writes enabled up to
-  // the cycle before). A set that read misses is of an event ahead of the redo: in E1, in
-  // E2, in E3 (its push) or being written; the redo compares its key with those events'
-  // (any event with a notification due, whatever E2 makes of it) when it leaves E0 and
-  // counts as held on a match: a redo in doubt is dropped (its sender sends it again).
-  logic             init_q;           // the held bits are being cleared after rst
+  // ------------------------------------------------------------------ held ACKs
+  // Notification requests are numbered 1, 2, ... as they are pushed (nidx_q), and the
+  // notification writer returns their held ACKs in that order (hcnt_q counts them), so
+  // an entry's ACK is held while the number of its last request, kept per entry (pidx,
+  // written with the push in E3; 0 after the sweep that follows rst), is above the count
+  // of held ACKs returned: hcnt - pidx < 0 (modulo 2^32: an entry not written for 2^31
+  // requests can look held, which only drops a redo). An event reads pidx with the error
+  // bit and takes the count as it leaves E0 (hs1_q), so a redo counts a held ACK as
+  // returned only when that ACK's push into the response FIFO is at least four cycles
+  // ahead of its own push into the redo FIFO (the merge then has it first). The read
+  // misses the pushes of the events ahead of it (E1, E2, E3 in its cycle: read-first,
+  // RDW_ANY): it compares its key with theirs (any event with a notification due,
+  // whatever E2 makes of it) as it leaves E0 and counts as held on a match. A redo in
+  // doubt is dropped (its sender sends it again).
+  localparam int unsigned NW = 32;
+  logic             init_q;           // pidx is being cleared after rst
   logic [EAW-1:0]   init_idx_q;
-  logic             clr_v, clr_v_q, clr_v_qq, set_v_qq, clash_q, held_rd;
-  logic [EAW-1:0]   clr_key, clr_key_q, set_key_q;
-  logic             conf, conf1_q, held2_q;
+  logic [NW-1:0]    nidx_q;           // number of the next notification request
+  logic [NW-1:0]    hcnt_q;           // held ACKs returned
+  logic [NW-1:0]    hs1_q, hs2_q;     // hcnt_q as the event in E1, E2 left E0
+  logic [NW-1:0]    pidx_rd;          // E2: the entry's last request number
+  logic             conf, conf1_q, conf2_q;
 
   always_ff @(posedge clk) begin
     if (init_q) begin
       init_idx_q <= init_idx_q + EAW'(1);
       if (init_idx_q == EAW'(NENT - 1)) init_q <= 1'b0;
     end
+    if (ntf_push_q)   nidx_q <= nidx_q + NW'(1);
+    if (s_hack_valid) hcnt_q <= hcnt_q + NW'(1);
     if (rst) begin
       init_q     <= 1'b1;
       init_idx_q <= '0;
+      nidx_q     <= NW'(1);
+      hcnt_q     <= '0;
     end
   end
 
-  assign clr_v   = init_q || s_hack_valid;
-  assign clr_key = init_q ? init_idx_q : EAW'(s_hack_key);
-
-  always_ff @(posedge clk) begin
-    clr_v_q   <= clr_v;
-    clr_v_qq  <= clr_v_q;
-    clr_key_q <= clr_key;
-    set_v_qq  <= ntf_push_q;
-    set_key_q <= EAW'(nreq_q.key);
-    // the set and the clear enabled in the next cycle hit one key
-    clash_q   <= ntf_push_q && clr_v_q && EAW'(nreq_q.key) == clr_key_q;
-    if (rst) begin
-      clr_v_q  <= 1'b0;
-      clr_v_qq <= 1'b0;
-      set_v_qq <= 1'b0;
-      clash_q  <= 1'b0;
-    end
-  end
-
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NENT), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
-                 .SUB_DEPTH((NENT < 256) ? NENT : 256)) u_held (
+  qrdma_sdp_ram #(.WIDTH(NW), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1),
+                  .BANKS((NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1)) u_pidx (
     .clk,
-    .a_en(set_v_qq), .a_addr(EAW'(e2_q.key)), .a_data(1'b1),
-    .b_en(clr_v_qq && !clash_q), .b_addr(clr_key), .b_data(1'b0),
-    .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_data(held_rd)
+    .wr_en(init_q || ntf_push_q), .wr_be(1'b1),
+    .wr_addr(init_q ? init_idx_q : EAW'(nreq_q.key)), .wr_data(init_q ? '0 : nidx_q),
+    .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_oe(e1_move), .rd_data(pidx_rd)
   );
 
-  // leaving E0: the events ahead whose set the read may miss (registers only)
+  // leaving E0: the events ahead whose push the read misses (registers only)
   assign conf = (e1_v_q && e1_q.ntf && e1_q.key == ev_q.key)
              || (e2_v_q && e2_q.ntf && e2_q.key == ev_q.key)
-             || (ntf_push_q && nreq_q.key == ev_q.key)
-             || (set_v_qq && set_key_q == EAW'(ev_q.key));
+             || (ntf_push_q && nreq_q.key == ev_q.key);
 
   always_ff @(posedge clk) begin
-    if (e0_go)   conf1_q <= conf;
-    // held_rd holds E1's read until the next read, which is not before E1 moves
-    if (e1_move) held2_q <= held_rd || conf1_q;
+    if (e0_go) begin
+      conf1_q <= conf;
+      hs1_q   <= hcnt_q;
+    end
+    if (e1_move) begin
+      conf2_q <= conf1_q;
+      hs2_q   <= hs1_q;
+    end
   end
 
   // ------------------------------------------------------------------ E1, E2: decide
@@ -251,16 +245,27 @@ module qrdma_rx_cpl
 
   // E3: the pushes registered (the FIFOs' counts and write ports meet no decision on the
   // RAM's output)
-  rsp_desc_t rsp_q, redo_q;
-  logic      redo_push_q, redo_held_q, redo_s_ready;
+  rsp_desc_t rsp_q, redo_q, r3_rsp_q;
+  logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_held;
+  logic [NW-1:0] r3_h_q, r3_p_q, r3_diff;
+
+  // a redo: E3 takes the request number out of the RAM's output register, E4 compares
+  // and pushes into the redo FIFO (registers on both sides of the 32-bit subtract)
+  assign r3_diff = r3_h_q - r3_p_q;
+  assign r3_held = r3_conf_q || r3_diff[NW-1];
 
   always_ff @(posedge clk) begin
     rsp_push_q     <= s_hack_valid || (e2_go && !e2_q.redo && !to_ntf);
     ntf_push_q     <= e2_go && to_ntf;
-    redo_push_q    <= e2_go && e2_q.redo && !held2_q;
-    redo_held_q    <= e2_go && e2_q.redo && held2_q;
+    r3_v_q         <= e2_go && e2_q.redo;
+    r3_conf_q      <= conf2_q;
+    r3_h_q         <= hs2_q;
+    r3_p_q         <= pidx_rd;
+    r3_rsp_q       <= rsp;
+    redo_push_q    <= r3_v_q && !r3_held;
+    redo_held_q    <= r3_v_q && r3_held;
     rsp_q          <= s_hack_valid ? s_hack : rsp;
-    redo_q         <= rsp;
+    redo_q         <= r3_rsp_q;
     nreq_q         <= nreq;
     stat_nack      <= e2_go && !e2_q.redo && err_rd;
     stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
@@ -269,6 +274,7 @@ module qrdma_rx_cpl
     if (rst) begin
       rsp_push_q     <= 1'b0;
       ntf_push_q     <= 1'b0;
+      r3_v_q         <= 1'b0;
       redo_push_q    <= 1'b0;
       redo_held_q    <= 1'b0;
       stat_nack      <= 1'b0;
@@ -329,7 +335,7 @@ module qrdma_rx_cpl
     if (ntf_push_q)
       if (!rst) assert (ntf_s_ready)
         else $error("qrdma_rx_cpl: notification FIFO full (%0d entries)", NENT);
-    // no event and no held ACK while the held bits are cleared after rst
+    // no event and no held ACK while the request numbers are cleared after rst
     if (!rst) assert (!init_q || (!s_evt_valid && !s_hack_valid))
       else $error("qrdma_rx_cpl: an event or a held ACK during the held bits' clear");
   end

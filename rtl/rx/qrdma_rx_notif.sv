@@ -9,12 +9,11 @@
 // (issued - cfg_nq_tail < cfg_nq_size); then its fields are read from the table, the
 // notif_entry (marker NOTIF_FULL) is handed to the write engine for
 // cfg_nq_base + 64 * (issued mod cfg_nq_size), and the block's ACK, held until then, is
-// returned to the completion unit (m_hack, with its tracking entry: m_hack_key). nq_head
-// counts the entries whose B came back (done_ntf); cfg_nq_reset sets it to 0 (entries in
-// flight keep their place in `issued`). A full ring holds only the notifications (and
-// their ACKs): nq_wait is high while a request waits for a slot. A request still waiting
-// when the ring is turned off (cfg_nq_size 0) is dropped: its ACK goes, nothing is
-// written (stat_notif_off).
+// returned to the completion unit (m_hack). nq_head counts the entries whose B came back
+// (done_ntf); cfg_nq_reset sets it to 0 (entries in flight keep their place in `issued`).
+// A full ring holds only the notifications (and their ACKs): nq_wait is high while a
+// request waits for a slot. A request still waiting when the ring is turned off
+// (cfg_nq_size 0) is dropped: its ACK goes, nothing is written (stat_notif_off).
 // Timing: the entry and the ACK are offered (m_wr, m_hack) the cycle after a request is
 // taken, until taken; at most one request every second cycle
 // (docs/modules.md#qrdma_rx_notif).
@@ -50,7 +49,6 @@ module qrdma_rx_notif
   output logic            m_hack_valid,
   input  logic            m_hack_ready,
   output rsp_desc_t       m_hack,
-  output logic [KEYW-1:0] m_hack_key,    // the held ACK's tracking entry
   // ring configuration
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [63:0]     cfg_nq_base,   // 64-byte aligned: bits 5:0 are not used
@@ -178,7 +176,6 @@ module qrdma_rx_notif
       m_hack.dst_node <= n1_q.src_node;
       m_hack.tid      <= n1_q.key[9:0];
       m_hack.seq      <= n1_q.seq;
-      m_hack_key      <= n1_q.key;
     end
     if (take) m_wr_baddr <= cfg_nq_base[63:6] + BAW'(slot);
   end

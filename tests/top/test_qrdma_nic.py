@@ -586,7 +586,6 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
             assert lc["corrupted"] == lc["lost"] == 0
             assert (r["RX_DUP_DROP"] + r["RX_STALE_DROP"] + r["CNT_STALE"]
                     == lc["duplicated"] + ro["RX_REDO"]), (n.i, r, ro, lc)
-            assert r["RX_REDO"] + r["RX_REDO_DROP"] > 0, (n.i, r)
             assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
         else:
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
@@ -600,6 +599,10 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0):
             assert r["TX_BYTES"] == sum(x.d.size for x in sent), (n.i, r)
             assert ro["RX_DATA_PKTS"] == r["TX_DATA_PKTS"], (n.i, r, ro)
             assert ro["RX_BYTES"] == r["TX_BYTES"], (n.i, r, ro)
+    if dup:
+        # copies of packets of complete blocks came (on either link: the traffic of a run
+        # may be mostly one way)
+        assert sum(regs[k]["RX_REDO"] + regs[k]["RX_REDO_DROP"] for k in (0, 1)) > 0, regs
     if not flips:
         assert not stuck
         for k in (0, 1):
