@@ -794,7 +794,7 @@ async def nic_reverse(dut):
     dut.inj_sel.value = 0
     assert await b.reg_read(n1, "RX_DATA_PKTS") == npk
     assert await b.reg_read(n1, "RX_DUP_DROP") == npk
-    # the block's ACK was released before the duplicates came: each is answered again
+    # the block's ACK is out when the duplicates come: each is answered again
     # (RX_REDO), so one ACK and npk re-responses, all stale at node 0 (which never sent
     # the block)
     redo = {k: await b.reg_read(n1, k) for k in ("RX_REDO", "RX_REDO_DROP")}
