@@ -102,6 +102,8 @@ module qrdma_nic_csr (
         logic TX_TIMEOUTS;
         logic TX_UNREACH;
         logic TX_RETX;
+        logic RX_REDO;
+        logic RX_REDO_DROP;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -224,6 +226,12 @@ module qrdma_nic_csr (
         decoded_reg_strb.TX_RETX = cpuif_req_masked & (cpuif_addr == 9'h118) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h118);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h118) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_REDO = cpuif_req_masked & (cpuif_addr == 9'h120) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h120);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h120) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_REDO_DROP = cpuif_req_masked & (cpuif_addr == 9'h128) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h128);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h128) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -494,6 +502,22 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } TX_RETX;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_REDO;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_REDO_DROP;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -671,6 +695,16 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } TX_RETX;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_REDO;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_REDO_DROP;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1579,6 +1613,60 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.RX_REDO.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_REDO.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_REDO.cnt.incr) begin // increment
+            field_combo.RX_REDO.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_REDO.cnt.overflow = '0;
+        end
+        field_combo.RX_REDO.cnt.incrthreshold = (field_storage.RX_REDO.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_REDO.cnt.next = next_c;
+        field_combo.RX_REDO.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_REDO.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_REDO.cnt.load_next) begin
+                field_storage.RX_REDO.cnt.value <= field_combo.RX_REDO.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_REDO_DROP.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_REDO_DROP.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_REDO_DROP.cnt.incr) begin // increment
+            field_combo.RX_REDO_DROP.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_REDO_DROP.cnt.overflow = '0;
+        end
+        field_combo.RX_REDO_DROP.cnt.incrthreshold = (field_storage.RX_REDO_DROP.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_REDO_DROP.cnt.next = next_c;
+        field_combo.RX_REDO_DROP.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_REDO_DROP.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_REDO_DROP.cnt.load_next) begin
+                field_storage.RX_REDO_DROP.cnt.value <= field_combo.RX_REDO_DROP.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1708,6 +1796,12 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h118) begin
             readback_data_var[47:0] = field_storage.TX_RETX.cnt.value;
+        end
+        if(rd_mux_addr == 9'h120) begin
+            readback_data_var[47:0] = field_storage.RX_REDO.cnt.value;
+        end
+        if(rd_mux_addr == 9'h128) begin
+            readback_data_var[47:0] = field_storage.RX_REDO_DROP.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

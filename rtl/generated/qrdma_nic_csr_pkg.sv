@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h120;
+    localparam QRDMA_NIC_CSR_SIZE = 'h130;
 
     typedef struct {
         logic [15:0] next;
@@ -246,6 +246,22 @@ package qrdma_nic_csr_pkg;
     } qrdma_cnt_r_desc_c7faa7f2__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_404ab74a__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_404ab74a__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_404ab74a__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_bab0a3c9__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_bab0a3c9__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_bab0a3c9__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -275,6 +291,8 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_8a3b87f7__in_t TX_TIMEOUTS;
         qrdma_cnt_r_desc_dc97f395__in_t TX_UNREACH;
         qrdma_cnt_r_desc_c7faa7f2__in_t TX_RETX;
+        qrdma_cnt_r_desc_404ab74a__in_t RX_REDO;
+        qrdma_cnt_r_desc_bab0a3c9__in_t RX_REDO_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {

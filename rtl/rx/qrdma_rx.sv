@@ -3,7 +3,8 @@
 //
 // qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSN] §3.2-3.3:
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
-// ring with an "empty" marker). Five parts, in packet order: the receive buffer with the
+// ring with an "empty" marker; a duplicate of a complete block is answered again unless
+// its ACK is held for its notification). Five parts, in packet order: the receive buffer with the
 // CRC check (qrdma_rx_buf), the header processor with the block tracker (qrdma_rx_hdr),
 // the AXI4 write engine (qrdma_rx_wr), the completion unit (qrdma_rx_cpl) and the
 // notification writer (qrdma_rx_notif); block diagram: docs/modules.md#qrdma_rx.
@@ -91,7 +92,10 @@ module qrdma_rx
   output logic                 stat_nack,           // NACK queued (a block refused)
   output logic                 stat_mem_err,        // write burst answered SLVERR/DECERR
   output logic                 stat_link_stall,     // a beat offered and not taken
-  output logic                 stat_evt_stall       // header pipeline waits for an output FIFO
+  output logic                 stat_evt_stall,      // header pipeline waits for an output FIFO
+  output logic                 stat_redo_evt,       // duplicate of a complete block: redo event
+  output logic                 stat_redo,           // redo response queued (ACK/NACK again)
+  output logic                 stat_redo_drop       // redo dropped: ACK held, or no room
 );
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
@@ -155,7 +159,7 @@ module qrdma_rx
     .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
-    .stat_stale_drop, .stat_bad_drop
+    .stat_stale_drop, .stat_bad_drop, .stat_redo(stat_redo_evt)
   );
 
   qrdma_rx_wr #(
@@ -183,7 +187,8 @@ module qrdma_rx
     .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
     .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
     .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
-    .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl)
+    .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl),
+    .stat_redo, .stat_redo_drop
   );
 
   // Register slices on the notification path: the handshakes of the completion unit's

@@ -12,13 +12,23 @@
 //     held by the notification writer until the notification is handed to the write
 //     engine, which returns it on s_hack);
 //   * else an ACK (a notification with the ring off is dropped and counted).
+// A redo event (a duplicate of a block whose event was issued) becomes that block's
+// response again (ACK, or NACK ERR_REMOTE_MEM by the same error bit) unless the entry's
+// ACK is held for its notification (the number of its last notification request, kept
+// per tracking entry, against the count of held ACKs returned, which come back in
+// request order); such a redo, one in doubt, or one finding its FIFO full, is dropped and
+// counted.
 // Responses and notification requests wait in two FIFOs of NENT entries, which are never
 // full when pushed, so the unit never waits for the send unit, the link or the ring: only
-// for B responses. Inside (pipeline, error bit, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
+// for B responses. Redo responses wait in a FIFO of their own (REDO_DEPTH), merged after
+// the response FIFO into m_rsp (the response FIFO first). Inside (pipeline, error and
+// held bits, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
 // Timing: one event per cycle; an event is found due one cycle after the B count reaches
-// its wtag; its error bit is read when it leaves the head (E0), passes the RAM's output
-// register (E1) and is decided on in E2 from a register; E3 pushes into the FIFOs (a held
-// ACK too).
+// its wtag; its error bit and request number are read when it leaves the head (E0), pass
+// the RAMs' output registers (E1) and are decided on in E2 from registers; E3 pushes
+// into the FIFOs (a held ACK too), a redo's held check is registered in E3 and it is
+// pushed in E4. After rst the request numbers are cleared in NENT cycles (no event comes
+// meanwhile: the block tracker clears its table for as long).
 `default_nettype none
 
 module qrdma_rx_cpl
@@ -26,8 +36,9 @@ module qrdma_rx_cpl
   import qrdma_fmt_pkg::*;
   import qrdma_rx_pkg::*;
 #(
-  parameter int unsigned NENT = 4096,  // tracking entries (NUM_NODES * 1024): FIFO depths
-  localparam int unsigned EAW = idx_w(NENT)
+  parameter int unsigned NENT       = 4096,  // tracking entries (NUM_NODES * 1024): FIFO depths
+  parameter int unsigned REDO_DEPTH = 8,     // redo responses queued (more: dropped, counted)
+  localparam int unsigned EAW       = idx_w(NENT)
 ) (
   input  logic                  clk,
   input  logic                  rst,
@@ -60,17 +71,26 @@ module qrdma_rx_cpl
   output logic [cnt_w(NENT)-1:0] occ_rsp,
   output logic [cnt_w(NENT)-1:0] occ_ntf,
   output logic                  stat_nack,       // a NACK was queued (pulse)
-  output logic                  stat_notif_off   // a notification dropped: ring off (pulse)
+  output logic                  stat_notif_off,  // a notification dropped: ring off (pulse)
+  output logic                  stat_redo,       // a redo response queued (pulse)
+  output logic                  stat_redo_drop   // a redo dropped: ACK held or no room (pulse)
 );
 
 `ifndef SYNTHESIS
   initial begin
     if (NENT < 2 || EAW > KEYW) $fatal(1, "qrdma_rx_cpl: NENT must be in 2..2^KEYW");
+    if ((NENT & (NENT - 1)) != 0) $fatal(1, "qrdma_rx_cpl: NENT must be a power of 2");
+    if (REDO_DEPTH < 2 || REDO_DEPTH >= 64) $fatal(1, "qrdma_rx_cpl: REDO_DEPTH must be in 2..63");
   end
 `endif
 
   logic            e0_go, e1_v_q, e1_move, e2_v_q, e2_go;
   rx_evt_t         ev_q;       // E0: the head event
+  /* verilator lint_off UNUSEDSIGNAL */  // wtag is used in E0 only
+  rx_evt_t         e1_q, e2_q; // E1, E2
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic            ntf_push_q; // E3: a notification request is pushed
+  rx_ntf_t         nreq_q;     // E3: the request
 
   // ------------------------------------------------------------------ error bits
   // err[key]: a write of the entry's current block failed. Written at the B of a
@@ -119,15 +139,74 @@ module qrdma_rx_cpl
     end
   end
 
+  // ------------------------------------------------------------------ held ACKs
+  // Notification requests are numbered 1, 2, ... as they are pushed (nidx_q), and the
+  // notification writer returns their held ACKs in that order (hcnt_q counts them), so
+  // an entry's ACK is held while the number of its last request, kept per entry (pidx,
+  // written with the push in E3; 0 after the sweep that follows rst), is above the count
+  // of held ACKs returned: hcnt - pidx < 0 (modulo 2^32: an entry not written for 2^31
+  // requests can look held, which only drops a redo). An event reads pidx with the error
+  // bit and takes the count as it leaves E0 (hs1_q), so a redo counts a held ACK as
+  // returned only when that ACK's push into the response FIFO is at least four cycles
+  // ahead of its own push into the redo FIFO (the merge then has it first). The read
+  // misses the pushes of the events ahead of it (E1, E2, E3 in its cycle: read-first,
+  // RDW_ANY): it compares its key with theirs (any event with a notification due,
+  // whatever E2 makes of it) as it leaves E0 and counts as held on a match. A redo in
+  // doubt is dropped (its sender sends it again).
+  localparam int unsigned NW = 32;
+  logic             init_q;           // pidx is being cleared after rst
+  logic [EAW-1:0]   init_idx_q;
+  logic [NW-1:0]    nidx_q;           // number of the next notification request
+  logic [NW-1:0]    hcnt_q;           // held ACKs returned
+  logic [NW-1:0]    hs1_q, hs2_q;     // hcnt_q as the event in E1, E2 left E0
+  logic [NW-1:0]    pidx_rd;          // E2: the entry's last request number
+  logic             conf, conf1_q, conf2_q;
+
+  always_ff @(posedge clk) begin
+    if (init_q) begin
+      init_idx_q <= init_idx_q + EAW'(1);
+      if (init_idx_q == EAW'(NENT - 1)) init_q <= 1'b0;
+    end
+    if (ntf_push_q)   nidx_q <= nidx_q + NW'(1);
+    if (s_hack_valid) hcnt_q <= hcnt_q + NW'(1);
+    if (rst) begin
+      init_q     <= 1'b1;
+      init_idx_q <= '0;
+      nidx_q     <= NW'(1);
+      hcnt_q     <= '0;
+    end
+  end
+
+  qrdma_sdp_ram #(.WIDTH(NW), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1),
+                  .BANKS((NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1)) u_pidx (
+    .clk,
+    .wr_en(init_q || ntf_push_q), .wr_be(1'b1),
+    .wr_addr(init_q ? init_idx_q : EAW'(nreq_q.key)), .wr_data(init_q ? '0 : nidx_q),
+    .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_oe(e1_move), .rd_data(pidx_rd)
+  );
+
+  // leaving E0: the events ahead whose push the read misses (registers only)
+  assign conf = (e1_v_q && e1_q.ntf && e1_q.key == ev_q.key)
+             || (e2_v_q && e2_q.ntf && e2_q.key == ev_q.key)
+             || (ntf_push_q && nreq_q.key == ev_q.key);
+
+  always_ff @(posedge clk) begin
+    if (e0_go) begin
+      conf1_q <= conf;
+      hs1_q   <= hcnt_q;
+    end
+    if (e1_move) begin
+      conf2_q <= conf1_q;
+      hs2_q   <= hs1_q;
+    end
+  end
+
   // ------------------------------------------------------------------ E1, E2: decide
   // E1: the error bit is in the RAM, E2: in its output register (err_rd); each stage
   // waits only while the next one holds an event that does not move.
-  /* verilator lint_off UNUSEDSIGNAL */  // wtag is used in E0 only
-  rx_evt_t   e1_q, e2_q;
-  /* verilator lint_on UNUSEDSIGNAL */
   rsp_desc_t rsp;
   rx_ntf_t   nreq;
-  logic      to_ntf, rsp_push_q, ntf_push_q, rsp_s_ready, ntf_s_ready;
+  logic      to_ntf, rsp_push_q, rsp_s_ready, ntf_s_ready;
 
   assign e1_move = e1_v_q && (!e2_v_q || e2_go);
 
@@ -160,27 +239,48 @@ module qrdma_rx_cpl
   // the ring is off; a held ACK has the response FIFO's write port first, and E2 waits in
   // its cycle whatever the event becomes: the stages' moves (the error RAM's enables) do
   // not wait for the decision on the RAM's own output register
-  assign to_ntf   = e2_q.ntf && !err_rd && !cfg_nq_off;
+  assign to_ntf   = e2_q.ntf && !err_rd && !cfg_nq_off;   // (ntf is 0 in a redo event)
   assign e2_go    = e2_v_q && !s_hack_valid;
   assign s_hack_ready = 1'b1;
 
   // E3: the pushes registered (the FIFOs' counts and write ports meet no decision on the
   // RAM's output)
-  rsp_desc_t rsp_q;
-  rx_ntf_t   nreq_q;
+  rsp_desc_t rsp_q, redo_q, r3_rsp_q;
+  logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_held;
+  logic [NW-1:0] r3_h_q, r3_p_q, r3_diff;
+
+  // a redo: E3 takes the request number out of the RAM's output register, E4 compares
+  // and pushes into the redo FIFO (registers on both sides of the 32-bit subtract)
+  assign r3_diff = r3_h_q - r3_p_q;
+  assign r3_held = r3_conf_q || r3_diff[NW-1];
 
   always_ff @(posedge clk) begin
-    rsp_push_q       <= s_hack_valid || (e2_go && !to_ntf);
-    ntf_push_q       <= e2_go && to_ntf;
+    rsp_push_q     <= s_hack_valid || (e2_go && !e2_q.redo && !to_ntf);
+    ntf_push_q     <= e2_go && to_ntf;
+    r3_v_q         <= e2_go && e2_q.redo;
+    r3_conf_q      <= conf2_q;
+    r3_h_q         <= hs2_q;
+    r3_p_q         <= pidx_rd;
+    r3_rsp_q       <= rsp;
+    redo_push_q    <= r3_v_q && !r3_held;
+    redo_held_q    <= r3_v_q && r3_held;
     rsp_q          <= s_hack_valid ? s_hack : rsp;
+    redo_q         <= r3_rsp_q;
     nreq_q         <= nreq;
-    stat_nack      <= e2_go && err_rd;
+    stat_nack      <= e2_go && !e2_q.redo && err_rd;
     stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
+    stat_redo      <= redo_push_q && redo_s_ready;
+    stat_redo_drop <= redo_held_q || (redo_push_q && !redo_s_ready);
     if (rst) begin
-      rsp_push_q       <= 1'b0;
-      ntf_push_q       <= 1'b0;
+      rsp_push_q     <= 1'b0;
+      ntf_push_q     <= 1'b0;
+      r3_v_q         <= 1'b0;
+      redo_push_q    <= 1'b0;
+      redo_held_q    <= 1'b0;
       stat_nack      <= 1'b0;
       stat_notif_off <= 1'b0;
+      stat_redo      <= 1'b0;
+      stat_redo_drop <= 1'b0;
     end
   end
 
@@ -189,12 +289,33 @@ module qrdma_rx_cpl
   logic rsp_af, ntf_af;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  logic      main_valid, redo_valid;
+  rsp_desc_t main_rsp, redo_rsp;
+  /* verilator lint_off UNUSEDSIGNAL */  // a full redo FIFO is seen at the push
+  logic [cnt_w(REDO_DEPTH)-1:0] redo_count;
+  logic      redo_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
   qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(NENT)) u_rsp_fifo (
     .clk, .rst,
     .s_valid(rsp_push_q), .s_ready(rsp_s_ready), .s_data(rsp_q),
-    .m_valid(m_rsp_valid), .m_ready(m_rsp_ready), .m_data(m_rsp),
+    .m_valid(main_valid), .m_ready(m_rsp_ready), .m_data(main_rsp),
     .count(occ_rsp), .almost_full(rsp_af)
   );
+
+  // redo responses: a full FIFO drops the push (counted above)
+  qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(REDO_DEPTH), .HEAD_REG(1'b1)) u_redo_fifo (
+    .clk, .rst,
+    .s_valid(redo_push_q), .s_ready(redo_s_ready), .s_data(redo_q),
+    .m_valid(redo_valid), .m_ready(m_rsp_ready && !main_valid), .m_data(redo_rsp),
+    .count(redo_count), .almost_full(redo_af)
+  );
+
+  // the response FIFO first: a redo leaves only while it is empty, so never ahead of a
+  // response queued before it (a held ACK of its block in particular). Both heads and
+  // the select are registers.
+  assign m_rsp_valid = main_valid || redo_valid;
+  assign m_rsp       = main_valid ? main_rsp : redo_rsp;
 
   qrdma_sync_fifo #(.WIDTH($bits(rx_ntf_t)), .DEPTH(NENT)) u_ntf_fifo (
     .clk, .rst,
@@ -214,6 +335,9 @@ module qrdma_rx_cpl
     if (ntf_push_q)
       if (!rst) assert (ntf_s_ready)
         else $error("qrdma_rx_cpl: notification FIFO full (%0d entries)", NENT);
+    // no event and no held ACK while the request numbers are cleared after rst
+    if (!rst) assert (!init_q || (!s_evt_valid && !s_hack_valid))
+      else $error("qrdma_rx_cpl: an event or a held ACK during the held bits' clear");
   end
 `endif
 

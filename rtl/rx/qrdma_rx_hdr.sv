@@ -7,8 +7,9 @@
 // CONTROL; the checks: docs/nic.md), looks it up in the block tracker (qrdma_rx_track)
 // and turns the decision into its outputs: a write command for accepted DATA/INLINE
 // payload (a release of the buffer beats for anything dropped), a completion event for a
-// packet that completes a block, the ACK/NACK record for the QoS engine, a write of the
-// notification fields table.
+// packet that completes a block (a redo event for a duplicate of a block whose event was
+// issued: its response is sent again, nothing is written), the ACK/NACK record for the
+// QoS engine, a write of the notification fields table.
 //
 // Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
 // events, in packet order; each carries wtag, the count of write commands up to it),
@@ -69,7 +70,8 @@ module qrdma_rx_hdr
   output logic                  stat_crc_drop,
   output logic                  stat_dup_drop,
   output logic                  stat_stale_drop,
-  output logic                  stat_bad_drop
+  output logic                  stat_bad_drop,
+  output logic                  stat_redo         // a redo event (duplicate of a complete block)
 );
 
 `ifndef SYNTHESIS
@@ -331,6 +333,7 @@ module qrdma_rx_hdr
       end
       // completion event
       ev          = '0;
+      ev.redo     = d.redo;
       ev.ntf      = d.ntf;
       ev.src_node = pk.h.src_node;
       ev.key      = t_req.key;
@@ -346,7 +349,7 @@ module qrdma_rx_hdr
       evt3_q   <= ev;
       ack3_q   <= ack;
       w3_cmd_q <= d.acc_wr || pk.nb != '0;
-      w3_evt_q <= d.evt;
+      w3_evt_q <= d.evt || d.redo;
       w3_ack_q <= (pk.kind == K_ACK);
     end
   end
@@ -399,6 +402,7 @@ module qrdma_rx_hdr
     stat_dup_drop   <= t_valid && d.dup;
     stat_stale_drop <= t_valid && d.stale;
     stat_bad_drop   <= t_valid && pk.kind == K_BAD;
+    stat_redo       <= t_valid && d.redo;
     stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
       stat_data_pkt   <= 1'b0;
@@ -408,6 +412,7 @@ module qrdma_rx_hdr
       stat_dup_drop   <= 1'b0;
       stat_stale_drop <= 1'b0;
       stat_bad_drop   <= 1'b0;
+      stat_redo       <= 1'b0;
       stat_stall      <= 1'b0;
     end
   end

@@ -58,6 +58,7 @@ package qrdma_rx_pkg;
     logic evt;       // the block's completion event is due with this packet
     logic ntf;       // ... with a notification
     logic ctl_keep;  // keep this packet's fields for the notification
+    logic redo;      // dup of a block whose completion event was issued: answer it again
   } trk_dec_t;
 
   // Operation of a write command.
@@ -81,9 +82,11 @@ package qrdma_rx_pkg;
   } rx_cmd_t;
 
   // Completion event, header processor -> completion unit (in packet order): a block is
-  // complete (and, for the last block of a notifying transfer, its CONTROL is in). Acted
-  // on once the TAGW-bit count of completed write commands reaches wtag.
+  // complete (and, for the last block of a notifying transfer, its CONTROL is in), or
+  // (redo) a duplicate of a block whose completion event was issued arrived. Acted on
+  // once the TAGW-bit count of completed write commands reaches wtag.
   typedef struct packed {
+    logic            redo;      // a duplicate of a complete block: its response again (ntf 0)
     logic            ntf;       // a notification is due (its fields: the CONTROL table)
     logic [15:0]     src_node;  // the sender: the response goes there
     logic [KEYW-1:0] key;       // tracking entry (tid = key[9:0])

@@ -6,10 +6,11 @@
 // ({src_node mod NUM_NODES, tid}): the block's seq, a bitmask of its packets written,
 // their count, done, CONTROL seen, a write issued. For each lookup (in order) it decides
 // whether the packet is written, taken, a duplicate or stale, whether it is the block's
-// first write, and whether it completes the block (completion event, with a notification
-// when due); the rules are in docs/nic.md. An opaque payload (PAY_W bits) travels with
-// each lookup so the caller needs no pipeline of its own. Lookups with op TRK_NONE pass
-// through in order without touching the table. Inside (stages, forwarding, compares
+// first write, whether it completes the block (completion event, with a notification
+// when due), and whether it is a duplicate of a block whose event was issued (redo: its
+// response is sent again); the rules are in docs/nic.md. An opaque payload (PAY_W bits)
+// travels with each lookup so the caller needs no pipeline of its own. Lookups with op
+// TRK_NONE pass through in order without touching the table. Inside (stages, forwarding, compares
 // formed before the decision): docs/modules.md#qrdma_rx_track.
 // Contract: a lookup starts with its key (s_valid, s_key: the table is read); its request
 // and payload follow in the next cycle (s_req, s_pay; s_req.key is not used). The
@@ -291,6 +292,10 @@ module qrdma_rx_track
         end else begin
           d.dup   = same;
           d.stale = older;
+          // a duplicate of a block whose event was issued (a notifying last block's comes
+          // with its CONTROL): its response is sent again
+          d.redo  = same && ent2_q.done
+                    && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2_q.ctrl);
         end
         if (lk2_q.r.op == TRK_INLINE) begin
           d.evt      = complete;
@@ -315,6 +320,7 @@ module qrdma_rx_track
         end else begin
           d.dup   = same;
           d.stale = older;
+          d.redo  = same && ent2_q.done;   // ctrl is set: its event was issued
         end
       end
       default: ;  // TRK_NONE

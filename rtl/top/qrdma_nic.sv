@@ -163,7 +163,10 @@ module qrdma_nic
   logic                     tx_timeout, tx_unreach, tx_retx;
   logic [7:0]               retry_limit;
   logic [3:0]               backoff;
-  logic                     rx_notif_off, rx_link_stall, rx_evt_stall;
+  logic                     rx_notif_off, rx_link_stall, rx_evt_stall, rx_redo, rx_redo_drop;
+  /* verilator lint_off UNUSEDSIGNAL */  // RX_REDO + RX_REDO_DROP count every redo event
+  logic                     rx_redo_evt;
+  /* verilator lint_on UNUSEDSIGNAL */
   // state
   logic                     tx_busy, rx_busy;
   nic_state_t               st;
@@ -258,7 +261,8 @@ module qrdma_nic
     .stat_crc_drop(rx_crc_drop), .stat_dup_drop(rx_dup_drop),
     .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif),
     .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
-    .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall)
+    .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall),
+    .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop)
   );
 
   // acknowledgements to the engine: received ACK/NACKs, local NACKs and the reliability
@@ -292,7 +296,7 @@ module qrdma_nic
     .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,
     .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif,
     .tx_mem_err, .tx_slot_stall, .tx_link_stall, .rx_mem_err, .rx_nack, .rx_notif_off,
-    .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall,
+    .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall, .rx_redo, .rx_redo_drop,
     .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
 

@@ -39,6 +39,8 @@
     X(RX_NTF_PEAK, nic.RX_NTF_PEAK) \
     X(TX_TIMEOUTS, nic.TX_TIMEOUTS) \
     X(TX_UNREACH, nic.TX_UNREACH) \
-    X(TX_RETX, nic.TX_RETX)
+    X(TX_RETX, nic.TX_RETX) \
+    X(RX_REDO, nic.RX_REDO) \
+    X(RX_REDO_DROP, nic.RX_REDO_DROP)
 
 #endif /* QRDMA_COUNTERS_H */

@@ -322,6 +322,18 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_bw 48
 #define QRDMA_CNT_R_DESC_C7FAA7F2__CNT_reset 0x0
 
+// reg - qrdma_cnt_r_desc_404ab74a
+#define QRDMA_CNT_R_DESC_404AB74A__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_404AB74A__CNT_bp 0
+#define QRDMA_CNT_R_DESC_404AB74A__CNT_bw 48
+#define QRDMA_CNT_R_DESC_404AB74A__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_bab0a3c9
+#define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_bp 0
+#define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_bw 48
+#define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -360,6 +372,8 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t TX_TIMEOUTS;
     uint64_t TX_UNREACH;
     uint64_t TX_RETX;
+    uint64_t RX_REDO;
+    uint64_t RX_REDO_DROP;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -370,7 +384,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x320, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x330, "Packing error");
 
 #ifdef __cplusplus
 }

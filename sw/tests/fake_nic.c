@@ -22,7 +22,7 @@
 #define NCH ((unsigned)QRDMA_WR_CH_PER_PAGE)
 #define LINE ((unsigned)QRDMA_DESC_LINE_BYTES)
 #define WIN (1ULL << QRDMA_ADDR_W)
-#define NREG 100 /* register slots: REG_BASE + 8 i */
+#define NREG 104 /* register slots: REG_BASE + 8 i */
 #define REG_OFF 4096ULL  /* device address 0 at this offset of the register file */
 #define MEM_OFF 8192ULL  /* host memory at this offset of the memory file */
 #define BLOCK_LOG2 16
@@ -107,6 +107,7 @@ static int reg_exists(uint64_t addr)
         QRDMA_REG(nic.RX_NOTIF_OFF), QRDMA_REG(nic.RX_NQ_WAIT), QRDMA_REG(nic.RX_LINK_STALL), QRDMA_REG(nic.RX_EVT_STALL),
         QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK), QRDMA_REG(nic.NODE_MASK),
         QRDMA_REG(nic.TX_TIMEOUTS), QRDMA_REG(nic.TX_UNREACH), QRDMA_REG(nic.TX_RETX),
+        QRDMA_REG(nic.RX_REDO), QRDMA_REG(nic.RX_REDO_DROP),
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)

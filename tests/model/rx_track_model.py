@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 DATA, INLINE, CONTROL = "data", "inline", "control"
-DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_keep")
+DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_keep", "redo")
 
 
 @dataclass
@@ -47,6 +47,8 @@ class TrackModel:
                 d["evt"] = d["ntf"] = e.done    # the block's ACK waited for this CONTROL
             else:
                 d["dup" if same else "stale"] = True
+                # a CONTROL again of a block whose event was issued: answered again
+                d["redo"] = same and e.done
             return d
         if op == INLINE:
             idx, bp = 0, 1
@@ -57,6 +59,9 @@ class TrackModel:
             d["first"] = not e.wseen
         else:
             d["dup" if same else "stale"] = True
+            # a duplicate of a block whose completion event was issued (the last block
+            # of a notifying transfer issues it with its CONTROL): answered again
+            d["redo"] = same and e.done and (op == INLINE or not notify or e.ctrl)
             return d
         d["acc_wr"] = True
         e.mask.add(idx)

@@ -46,6 +46,12 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 the link is never stopped); entries in order once software takes them;
                 NQ_SIZE 0: ACKs but no entries; cfg_nq_reset: NQ_HEAD 0, entries from slot
                 0 again; the ring turned off while requests wait: dropped, ACKs sent
+  rx_redo       duplicates of complete blocks (DATA, INLINE with and without notify,
+                CONTROL of notifying transfers, failed blocks) answered again with their
+                ACK/NACK; those whose ACK is held for a full ring dropped, answered once
+                it is released; no redo ACK ahead of its held ACK; no response for a
+                duplicate of a block not complete yet; copies right behind the packet
+                that completes a block whose ACK is held dropped; the redo counters exact
   rx_timing     latencies (last beat -> AW, B -> response, B -> notification AW) and
                 throughput (back-to-back 1 KiB packets, aligned and not: no stall)
 
@@ -153,6 +159,8 @@ class Block:
     ctl: dict | None = None
     err: bool = False
     ranges: list = field(default_factory=list)   # (addr, bytes) written for this block
+    rsp: dict | None = None       # the response of its completion event
+    ntf_idx: int | None = None    # its notification's index (its ACK held until written)
 
 
 def lines_of(a: int, n: int) -> range:
@@ -171,7 +179,16 @@ class RxModel:
     notification (or with the ring off, packets of `ring_off`) keep their event order
     ("plain" class); an ACK with a notification is released only once the notification
     is handed to the ring, so those keep their own order ("ntf" class) and may pass or
-    fall behind plain ones."""
+    fall behind plain ones.
+
+    A duplicate of a block whose completion event was issued (the tracker's redo) is
+    answered again with the block's response (ACK, or NACK for a failed write), in a
+    class of its own ("redo", event order, behind every response queued before it),
+    unless the block's ACK is still held for its notification: then it is dropped. Whether
+    it is held when the redo is decided depends on timing; `rel` (one entry per packet, or
+    None) says how many notifications had released their ACK when the packet came (a test
+    that waits for that), else a redo of a block with a notification may be either
+    ("maybe")."""
 
     def __init__(self, p: Params, node_id: int, bad_lines=frozenset()):
         self.p = p
@@ -186,12 +203,26 @@ class RxModel:
         self.writes: list[tuple[int, bytes]] = []
         self.outcomes: list[str] = []
         self.ring_off: set[int] = set()
+        self.redos: list[dict] = []        # redo responses: rsp + "st": sent / drop / maybe
+        self.rel: int | None = None
 
-    def run(self, items: list[Wire], ring_off=frozenset()) -> "RxModel":
+    def run(self, items: list[Wire], ring_off=frozenset(), rel=None) -> "RxModel":
         for i, w in enumerate(items):
             self.off = i in ring_off
+            self.rel = None if rel is None else rel[i]
             self.outcomes.append(self.process(w))
         return self
+
+    def _redo(self, e: Block):
+        """A duplicate of e's complete block: its response again unless its ACK is held."""
+        if e.ntf_idx is None:
+            st = "sent"
+        elif self.rel is None:
+            st = "maybe"
+        else:
+            st = "drop" if e.ntf_idx >= self.rel else "sent"
+        self.stats["redo_evt"] += 1
+        self.redos.append(dict(e.rsp, st=st, ntf_idx=e.ntf_idx))
 
     @property
     def nrsp(self) -> int:
@@ -217,6 +248,7 @@ class RxModel:
         notification."""
         rsp = dict(dst_node=src, tid=tid, seq=seq, nack=int(e.err),
                    reason=C["ERR_REMOTE_MEM"] if e.err else 0, ranges=list(e.ranges))
+        e.rsp, e.ntf_idx = rsp, None
         if e.err:
             self.stats["nack"] += 1
             self.rsps["plain"].append(rsp)
@@ -224,6 +256,7 @@ class RxModel:
             self.stats["notif_off"] += 1
             self.rsps["plain"].append(rsp)
         elif ntf is not None:
+            e.ntf_idx = len(self.notifs)
             self.notifs.append(dict(marker=NOTIF_FULL, src_node=src, seq=seq,
                                     ranges=list(e.ranges), **ntf))
             self.rsps["ntf"].append(rsp)
@@ -270,6 +303,8 @@ class RxModel:
             ctl = dict(kind=NET_CONTROL, xfer=h["xfer"], pd=h["pd"], size=h["size"],
                        tag=h["tag"], dst_addr=h["dst_addr"])
             d = self.trk.lookup(CONTROL, key, seq)
+            if d["redo"]:
+                self._redo(e)
             if d["dup"] or d["stale"]:
                 st["dup" if d["dup"] else "stale"] += 1
                 return "dup" if d["dup"] else "stale"
@@ -287,6 +322,8 @@ class RxModel:
         else:
             d = self.trk.lookup(INLINE, key, seq, notify=h["notify"])
             data = w.beats[0][0].to_bytes(64, "little")[32:32 + ln]
+        if d["redo"]:
+            self._redo(e)
         if d["dup"] or d["stale"]:
             st["dup" if d["dup"] else "stale"] += 1
             return "dup" if d["dup"] else "stale"
@@ -614,6 +651,8 @@ class TB:
         self.ntf_aw = 0                     # notification AWs seen valid
         self.ntf_base = 0                   # ntf_aw at the last cfg_nq_reset
         self.rsp_seen = 0                   # responses seen valid
+        self.redo_rsps: list[dict] = []     # redo responses taken
+        self.redo_i = 0                     # model redos matched or passed over
         self.tail = 0
         self.sw_on = True
         self.sw_poll = (20, 200)
@@ -659,8 +698,8 @@ class TB:
             for _ in range(self.p.entries + 10):
                 await RisingEdge(d.clk)
 
-    def new_model(self, items: list[Wire], ring_off=frozenset()) -> RxModel:
-        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad)).run(items, ring_off)
+    def new_model(self, items: list[Wire], ring_off=frozenset(), rel=None) -> RxModel:
+        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad)).run(items, ring_off, rel)
 
     # ---- handshakes the sinks took (called by the monitor with the handshake's cycle)
     def _on_ack(self, item):
@@ -674,27 +713,44 @@ class TB:
                      f"{ACK_DESC.unpack(exp[i])}")
 
     def _match_rsp(self, data: int):
-        """The class and expected response an observed response is the next one of."""
+        """The class and expected response an observed response is the next one of (for
+        a redo: the next one the model sends, past redos it drops or may drop)."""
         got = RSP_DESC.unpack(data)
         for cls in ("plain", "ntf"):
             exp = self.model.rsps[cls]
             i = self.got[cls]
             if i < len(exp) and all(got[k] == exp[i][k] for k in got if k != "rsvd"):
                 return cls, exp[i]
+        for r in self.model.redos[self.redo_i:]:
+            if r["st"] != "drop" and all(got[k] == r[k] for k in got if k != "rsvd"):
+                return "redo", r
+            if r["st"] == "sent":
+                break
         return None, None
 
     def _on_rsp(self, item):
-        self.rsps.append(item)
         self.ev["rsp_hs"].append(self.cycle)
         cls, e = self._match_rsp(item["data"])
+        if cls != "redo":
+            self.rsps.append(item)
         if cls is None:
             heads = {c: ({k: v for k, v in self.model.rsps[c][self.got[c]].items()
                           if k != "ranges"} if self.got[c] < len(self.model.rsps[c]) else None)
                      for c in ("plain", "ntf")}
+            rd = [{k: r[k] for k in ("tid", "seq", "nack", "st")}
+                  for r in self.model.redos[self.redo_i:self.redo_i + 3]]
             self.err(f"response {RSP_DESC.unpack(item['data'])} is neither next expected "
-                     f"one: {heads}")
+                     f"one: {heads}, redo {rd}")
             return
-        self.got[cls] += 1
+        if cls == "redo":
+            self.redo_rsps.append(item)
+            self.redo_i = self.model.redos.index(e, self.redo_i) + 1
+            # never ahead of the ACK it repeats, which was held for its notification
+            if e["ntf_idx"] is not None and self.got["ntf"] <= e["ntf_idx"]:
+                self.err(f"redo ACK {e['tid']}/{e['seq']} before its held ACK "
+                         f"(notification #{e['ntf_idx']})")
+        else:
+            self.got[cls] += 1
         self.cov[f"{cls} responses"] += 1
 
     # ---- checks of one cycle
@@ -734,7 +790,8 @@ class TB:
         d = self.dut
         aw_pend = rsp_pend = False
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
-                      "bad_drop", "notif", "notif_off", "nack", "mem_err")
+                      "bad_drop", "notif", "notif_off", "nack", "mem_err", "redo_evt",
+                      "redo", "redo_drop")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -862,13 +919,36 @@ class TB:
                                   and len(self.rsps) >= m.nrsp
                                   and len(self.acks) >= len(m.acks)
                                   and len(self.taken) >= (len(m.notifs) if self.nq_size else 0)
-                                  and self.nb >= len(self.aws)),
+                                  and self.nb >= len(self.aws)
+                                  and self.redos_done()),
                          f"{m.nrsp} responses, {len(m.acks)} m_ack, "
                          f"{len(m.notifs)} notifications")
+
+    def redos_done(self, m=None) -> bool:
+        """Every redo of the model decided (sent or dropped) and every one sent taken."""
+        m = m or self.model
+        return (self.stats["redo"] + self.stats["redo_drop"] >= len(m.redos)
+                and len(self.redo_rsps) >= self.stats["redo"])
+
+    def check_redos(self, m=None):
+        """Redo responses: those the model sends all came, those it drops none (matched
+        in order by _on_rsp), and the counters say so."""
+        m = m or self.model
+        sent = sum(r["st"] == "sent" for r in m.redos)
+        maybe = sum(r["st"] == "maybe" for r in m.redos)
+        left = m.redos[self.redo_i:]
+        assert all(r["st"] != "sent" for r in left), ("redo responses missing", left[:3])
+        assert sent <= len(self.redo_rsps) <= sent + maybe, (len(self.redo_rsps), sent, maybe)
+        assert self.stats["redo_evt"] == m.stats["redo_evt"] == len(m.redos), \
+            (self.stats["redo_evt"], len(m.redos))
+        assert self.stats["redo"] == len(self.redo_rsps), (self.stats["redo"], len(self.redo_rsps))
+        assert self.stats["redo_drop"] == len(m.redos) - len(self.redo_rsps), \
+            (self.stats["redo_drop"], len(m.redos), len(self.redo_rsps))
 
     def final_checks(self):
         m, d = self.model, self.dut
         assert not self.errors, f"{len(self.errors)} errors, first: {self.errors[0]}"
+        self.check_redos()
         assert len(self.rsps) == m.nrsp, "response count"
         assert self.got == {c: len(m.rsps[c]) for c in m.rsps}, (self.got, "response classes")
         assert len(self.acks) == len(m.acks), "m_ack count"
@@ -1114,6 +1194,86 @@ async def rx_ring_full(dut):
     assert tb.stats["notif_off"] == 5 and tb.got["ntf"] == len(m3.rsps["ntf"]), \
         (tb.stats, tb.got)
     assert n_written == 8 and not tb.errors, tb.errors[:1]
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_redo(dut):
+    """Duplicates of complete blocks are answered again (ACK, or NACK for a failed write),
+    except while the block's ACK is held for its notification (ring full): dropped and
+    counted. Duplicates of blocks not complete yet (a packet missing, a notifying block
+    whose CONTROL has not come) get no response."""
+    tb = TB(dut, "rx_redo", nq_size=2)
+    await tb.reset()
+    tb.sw_on = False                         # the ring fills: two entries, then held ACKs
+    stim = Stim(tb.p, tb.rng)
+    mp = tb.p.max_payload
+    s0, s1 = SRCS
+
+    def blk(src, tid, notify, bad=False):
+        b = stim.block(src, tid, size=2 * mp + 100, notify=notify)
+        if bad:                              # its middle packet's first line refuses writes
+            tb.ram.bad.add(NET_HDR.unpack(b["pkts"][1].beats[0][0])["dst_addr"] // 64)
+        return b
+
+    p_ = blk(s0, 30, False)                  # plain block: ACK
+    e_ = blk(s0, 32, False, bad=True)        # failed write: NACK
+    en = blk(s1, 33, True, bad=True)         # notifying, failed: NACK, no notification
+    n1, n2, n3 = blk(s0, 40, True), blk(s1, 41, True), blk(s1, 43, True)
+    n4 = blk(s0, 44, True)                   # its CONTROL comes late
+    q_ = blk(s1, 45, False)                  # one packet missing until phase C
+    i0 = stim.inline(s1, 31, notify=False)
+    i1 = stim.inline(s0, 42, notify=True)
+    i2 = stim.inline(s1, 46, notify=True)
+    # A: blocks complete in this order; notifications n1, n2 fit the ring; i1, n3 wait
+    # (their ACKs held)
+    ph_a = (p_["pkts"] + [i0] + e_["pkts"] + en["pkts"] + [en["ctrl"]]
+            + n1["pkts"] + [n1["ctrl"]] + n2["pkts"] + [n2["ctrl"]] + [i1]
+            + n3["pkts"] + [n3["ctrl"]] + n4["pkts"] + q_["pkts"][1:])
+    # B, with 2 ACKs released: answered again p, i0, e, en (DATA and CONTROL), n1 (DATA
+    # and CONTROL), n2; dropped i1, n3 (DATA and CONTROL) as held; no redo for n4 (its
+    # event waits for its CONTROL) and q (a packet missing); then a notifying INLINE
+    # whose notification waits for the full ring and its copies right behind it (the
+    # copies' events follow its event through the completion unit back to back, before
+    # its held bit is written): dropped
+    ph_b = ([p_["pkts"][2], i0, e_["pkts"][0], en["pkts"][1], en["ctrl"], n1["pkts"][0],
+             n1["ctrl"], i1, n3["pkts"][2], n3["ctrl"], n2["pkts"][1], n4["pkts"][0],
+             q_["pkts"][1], i2, i2, i2, i2])
+    # C: software takes entries, n4's CONTROL and q's missing packet come; once every
+    # ACK is out (5 released), the held ones' duplicates are answered
+    ph_c = [n4["ctrl"], q_["pkts"][0]]
+    ph_d = [i1, n3["pkts"][0], n3["ctrl"], n4["pkts"][1], n4["ctrl"], q_["pkts"][2], i2]
+    items = ph_a + ph_b + ph_c + ph_d
+    rel = [None] * len(ph_a) + [2] * len(ph_b) + [None] * len(ph_c) + [6] * len(ph_d)
+    m = tb.model = tb.new_model(items, rel=rel)
+    st = [r["st"] for r in m.redos]
+    assert st == ["sent"] * 7 + ["drop"] * 3 + ["sent"] + ["drop"] * 3 + ["sent"] * 7, st
+    assert [r["nack"] for r in m.redos[:5]] == [0, 0, 1, 1, 1], m.redos[:5]
+    assert len(m.notifs) == 6 and len(m.rsps["ntf"]) == 6, m.notifs
+
+    async def send(ws):
+        for w in ws:
+            tb.src.send_nowait(w.frame())
+
+    await send(ph_a)
+    await tb.until(lambda: tb.got["plain"] == 4 and tb.got["ntf"] == 2
+                   and tb.cov["ring full cycles"] > 0 and tb.src.empty(),
+                   "phase A: 4 plain responses, 2 with a notification, the ring full")
+    await send(ph_b)
+    await tb.until(lambda: tb.stats["redo"] + tb.stats["redo_drop"] == 14
+                   and len(tb.redo_rsps) == 8 and tb.src.empty() and not tb.src.active,
+                   "phase B: 8 redo responses, 6 dropped")
+    for _ in range(200):
+        await RisingEdge(dut.clk)
+    assert tb.got == {"plain": 4, "ntf": 2} and tb.stats["redo_drop"] == 6, (tb.got, tb.stats)
+    tb.sw_on = True
+    await send(ph_c)
+    await tb.until(lambda: tb.got["plain"] == 5 and tb.got["ntf"] == 6, "phase C: every ACK")
+    await send(ph_d)
+    await tb.wait_done()
+    for _ in range(300):
+        await RisingEdge(dut.clk)
+    tb.final_checks()
+    assert len(tb.redo_rsps) == 15 and tb.stats["redo_drop"] == 6, tb.stats
 
 
 @cocotb.test(skip=not DIRECTED)

@@ -26,7 +26,9 @@ transfers in flight).
                 notification, many pages and channels at once
   nic_dup       the same with both links' fault models duplicating 10 % of the packets and
                 delaying each by 0..300 cycles (tb_qrdma_link fault_on): every copy is
-                dropped (RX_DUP_DROP + RX_STALE_DROP + CNT_STALE = the link's duplicates),
+                dropped (RX_DUP_DROP + RX_STALE_DROP + CNT_STALE = the link's duplicates
+                + the other node's RX_REDO: a copy of a packet of a complete block is
+                answered again, and that second response is stale at the sender),
                 every transfer, byte and notification exact
   nic_loss      the same with both links losing 1 % and corrupting 0.5 % of the packets,
                 RETX_TIMEOUT 30,000 cycles: every loss recovered by re-sends (TX_RETX),
@@ -571,7 +573,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
             "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
             "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
-            "TX_TIMEOUTS", "RX_REDO")}
+            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
     for n in b.nodes:
         o = 1 - n.i
@@ -592,16 +594,22 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             pass
         elif dup:
             # every copy is dropped: a DATA or inline copy as a duplicate, an ACK copy by
-            # the engine as stale, a CONTROL copy as stale
+            # the engine as stale, a CONTROL copy as stale. A copy of a packet of a
+            # complete block is answered again by the other node (its RX_REDO: the
+            # block's ACK/NACK again, unless held for its notification, RX_REDO_DROP);
+            # that second response comes after the first on the same link, so this
+            # node's engine drops it as stale too
             lc = link_counts(dut, o)
-            cocotb.log.info("link %d: %s", o, lc)
+            cocotb.log.info("link %d: %s; node %d RX_REDO %d RX_REDO_DROP %d", o, lc, o,
+                            ro["RX_REDO"], ro["RX_REDO_DROP"])
             assert lc["duplicated"] > 0 and lc["reordered"] > 0, lc
             assert lc["corrupted"] == lc["lost"] == 0
             assert (r["RX_DUP_DROP"] + r["RX_STALE_DROP"] + r["CNT_STALE"]
-                    == lc["duplicated"]), (n.i, r, lc)
+                    == lc["duplicated"] + ro["RX_REDO"]), (n.i, r, ro, lc)
             assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
         else:
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
+            assert r["RX_REDO"] == r["RX_REDO_DROP"] == 0, (n.i, r)
             assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
         assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
         if loss:
@@ -617,6 +625,10 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             assert r["TX_BYTES"] == sum(x.d.size for x in sent), (n.i, r)
             assert ro["RX_DATA_PKTS"] == r["TX_DATA_PKTS"], (n.i, r, ro)
             assert ro["RX_BYTES"] == r["TX_BYTES"], (n.i, r, ro)
+    if dup:
+        # copies of packets of complete blocks came (on either link: the traffic of a run
+        # may be mostly one way)
+        assert sum(regs[k]["RX_REDO"] + regs[k]["RX_REDO_DROP"] for k in (0, 1)) > 0, regs
     if not flips:
         assert not stuck
         for k in (0, 1):
@@ -760,7 +772,8 @@ async def nic_inline(dut):
 
 @cocotb.test()
 async def nic_reverse(dut):
-    """A block arriving in reverse order (injected into node 1), then its duplicates."""
+    """A block arriving in reverse order (injected into node 1), then its duplicates (each
+    answered again: the block is complete and its ACK released)."""
     b = Bench(dut, seed_rng("nic_reverse"))
     await b.start()
     n0, n1 = b.nodes
@@ -795,6 +808,15 @@ async def nic_reverse(dut):
     await src.wait()
     for _ in range(2000):
         await RisingEdge(dut.clk)
+    # the block's ACK has reached node 0 (stale there): its notification is written and
+    # the ACK released (node 1 may still have been clearing its tracking table when the
+    # packets came, so that they waited in its buffer)
+    for _ in range(100):
+        if await b.reg_read(n0, "CNT_STALE") == 1:
+            break
+        for _ in range(500):
+            await RisingEdge(dut.clk)
+    assert await b.reg_read(n0, "CNT_STALE") == 1, "no ACK for the injected block"
     for p in pk:                                  # all again: duplicates
         send(p)
     await src.wait()
@@ -803,8 +825,13 @@ async def nic_reverse(dut):
     dut.inj_sel.value = 0
     assert await b.reg_read(n1, "RX_DATA_PKTS") == npk
     assert await b.reg_read(n1, "RX_DUP_DROP") == npk
-    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 1            # one ACK
-    assert await b.reg_read(n0, "CNT_STALE") == 1               # node 0 never sent it
+    # the block's ACK is out when the duplicates come: each is answered again
+    # (RX_REDO), so one ACK and npk re-responses, all stale at node 0 (which never sent
+    # the block)
+    redo = {k: await b.reg_read(n1, k) for k in ("RX_REDO", "RX_REDO_DROP")}
+    assert redo == {"RX_REDO": npk, "RX_REDO_DROP": 0}, redo
+    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 1 + npk
+    assert await b.reg_read(n0, "CNT_STALE") == 1 + npk
     b.take_notifs(n1)
     assert len(n1.notifs) == 1
     e = n1.notifs[0]
