@@ -77,6 +77,7 @@ module qrdma_rx_track
     logic [8:0]    bpm2;   // packets of the block - 2
     logic          bp1;    // a one-packet block
     logic          bp2;    // a two-packet block
+    logic          lastp;  // the block's last packet (pkt_idx = blk_pkts - 1)
   } lk_t;
 
   // The entry against the lookup, compared before the decision.
@@ -95,6 +96,7 @@ module qrdma_rx_track
     l.bpm2 = r.bp - 9'd2;
     l.bp1  = (r.bp == 9'd1);
     l.bp2  = (r.bp == 9'd2);
+    l.lastp = (r.idx == r.bp - 9'd1);
     return l;
   endfunction
 
@@ -293,8 +295,9 @@ module qrdma_rx_track
           d.dup   = same;
           d.stale = older;
           // a duplicate of a block whose event was issued (a notifying last block's comes
-          // with its CONTROL): its response is sent again
-          d.redo  = same && ent2_q.done
+          // with its CONTROL): its response is sent again, once per copy of the block (at
+          // its last packet)
+          d.redo  = same && ent2_q.done && lk2_q.lastp
                     && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2_q.ctrl);
         end
         if (lk2_q.r.op == TRK_INLINE) begin

@@ -60,8 +60,10 @@ class TrackModel:
         else:
             d["dup" if same else "stale"] = True
             # a duplicate of a block whose completion event was issued (the last block
-            # of a notifying transfer issues it with its CONTROL): answered again
-            d["redo"] = same and e.done and (op == INLINE or not notify or e.ctrl)
+            # of a notifying transfer issues it with its CONTROL): answered again, once
+            # per copy of the block, at its last packet
+            d["redo"] = (same and e.done and idx == bp - 1
+                         and (op == INLINE or not notify or e.ctrl))
             return d
         d["acc_wr"] = True
         e.mask.add(idx)

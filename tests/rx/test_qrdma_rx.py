@@ -48,7 +48,7 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 0 again; the ring turned off while requests wait: dropped, ACKs sent
   rx_redo       duplicates of complete blocks (DATA, INLINE with and without notify,
                 CONTROL of notifying transfers, failed blocks) answered again with their
-                ACK/NACK; those whose ACK is held for a full ring dropped, answered once
+                ACK/NACK, once per copy of a block (at its last packet); those whose ACK is held for a full ring dropped, answered once
                 it is released; no redo ACK ahead of its held ACK; no response for a
                 duplicate of a block not complete yet; copies right behind the packet
                 that completes a block whose ACK is held dropped; the redo counters exact
@@ -1235,13 +1235,15 @@ async def rx_redo(dut):
     # whose notification waits for the full ring and its copies right behind it (the
     # copies' events follow its event through the completion unit back to back, before
     # its held bit is written): dropped
-    ph_b = ([p_["pkts"][2], i0, e_["pkts"][0], en["pkts"][1], en["ctrl"], n1["pkts"][0],
-             n1["ctrl"], i1, n3["pkts"][2], n3["ctrl"], n2["pkts"][1], n4["pkts"][0],
-             q_["pkts"][1], i2, i2, i2, i2])
+    # A block's copy is answered at its last packet: a copy of another packet of a
+    # complete block (p's first) is a plain duplicate.
+    ph_b = ([p_["pkts"][0], p_["pkts"][-1], i0, e_["pkts"][-1], en["pkts"][-1], en["ctrl"],
+             n1["pkts"][-1], n1["ctrl"], i1, n3["pkts"][-1], n3["ctrl"], n2["pkts"][-1],
+             n4["pkts"][-1], q_["pkts"][1], i2, i2, i2, i2])
     # C: software takes entries, n4's CONTROL and q's missing packet come; once every
     # ACK is out (5 released), the held ones' duplicates are answered
     ph_c = [n4["ctrl"], q_["pkts"][0]]
-    ph_d = [i1, n3["pkts"][0], n3["ctrl"], n4["pkts"][1], n4["ctrl"], q_["pkts"][2], i2]
+    ph_d = [i1, n3["pkts"][-1], n3["ctrl"], n4["pkts"][-1], n4["ctrl"], q_["pkts"][-1], i2]
     items = ph_a + ph_b + ph_c + ph_d
     rel = [None] * len(ph_a) + [2] * len(ph_b) + [None] * len(ph_c) + [6] * len(ph_d)
     m = tb.model = tb.new_model(items, rel=rel)
