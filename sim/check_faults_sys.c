@@ -7,8 +7,8 @@
  * of 1 B .. 32 KiB (random from SEED) to the other, at most 32 in flight, from one page;
  * a DONE transfer's destination is compared byte for byte and its channel reused. Once every
  * transfer is posted, the run goes on until all are DONE or, with some still BUSY (a packet
- * of theirs lost: the NIC does not retransmit), until the harness has been quiet and no
- * transfer has finished for 20,000 cycles. With TIMEOUT (cycles), both NICs' RETX_TIMEOUT is
+ * of theirs lost: RETX_TIMEOUT at its reset value is beyond the run), until the harness has
+ * been quiet and no transfer has finished for 20,000 cycles. With TIMEOUT (cycles), both NICs' RETX_TIMEOUT is
  * set to it and their RETRY_LIMIT to RETRIES re-sends (0 if not given), and the run waits
  * for every write to finish, DONE or ERROR (reason ERR_TIMEOUT). It then prints, per direction, the fault model's counts and the NICs'
  * counters, and checks:

@@ -278,21 +278,22 @@ def test_system_retransmit(harness: Path) -> None:
     """Links that lose 1 % and corrupt 0.1 % of the packets and duplicate 0.1 % (copies
     right behind the original), RETX_TIMEOUT set with the default 7 re-sends: every
     write of both nodes DONE with every byte right, the losses recovered by re-sends
-    (TX_RETX), no timer ends in ERROR. Thousands of writes per node (more with
-    QRDMA_FULL)."""
-    n = 5000 if full() else 1000
-    out = _sys(harness, "loss=0.01,corrupt=0.001,dup=0.001,seed=9,watchdog=0", n, 5, "1",
-               retx_timeout=20000, retries=7)
-    assert "OK: 0 failure(s)" in out, out
-    retx = 0
-    for i in (0, 1):
-        assert f"node {i}: {n} of {n} writes finished, 0 wrong, 0 busy, 0 error" in out, out
-        f = _fields(out, f"node {i}:")
-        assert f["TX_TIMEOUTS"] == 0, out
-        retx += f["TX_RETX"]
-    hits = sum(_fields(out, f"link {i}>{1 - i} faults")[k] for i in (0, 1)
-               for k in ("lost", "corrupted"))
-    assert hits > 0 and retx > 0, (hits, retx)
+    (TX_RETX), no timer ends in ERROR. 10,000 writes in 5 runs of 1,000 per node (25 runs
+    with QRDMA_FULL): each run allocates every write's buffers up front."""
+    n = 1000
+    for run_seed in range(25 if full() else 5):
+        out = _sys(harness, f"loss=0.01,corrupt=0.001,dup=0.001,seed={9 + run_seed},watchdog=0",
+                   n, 5 + run_seed, "1", retx_timeout=20000, retries=7)
+        assert "OK: 0 failure(s)" in out, out
+        retx = 0
+        for i in (0, 1):
+            assert f"node {i}: {n} of {n} writes finished, 0 wrong, 0 busy, 0 error" in out, out
+            f = _fields(out, f"node {i}:")
+            assert f["TX_TIMEOUTS"] == 0, out
+            retx += f["TX_RETX"]
+        hits = sum(_fields(out, f"link {i}>{1 - i} faults")[k] for i in (0, 1)
+                   for k in ("lost", "corrupted"))
+        assert hits > 0 and retx > 0, (hits, retx)
 
 
 def test_system_silent_node_times_out(harness: Path) -> None:
@@ -302,3 +303,20 @@ def test_system_silent_node_times_out(harness: Path) -> None:
     assert "OK: 0 failure(s)" in out, out
     for i in (0, 1):
         assert f"node {i}: 4 of 4 writes finished, 0 wrong, 0 busy, 4 error" in out, out
+
+
+def test_reliability_bench_small(harness: Path) -> None:
+    """The reliability benchmark (tests/bench/bench_reliability.py) at a small size: each
+    run verifies every transfer (qrdma-perf), the loss-free run re-sends nothing and is the
+    ratios' base, the lossy run re-sends and sends more bytes than it delivers."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import bench_reliability
+
+    res = bench_reliability.measure(sizes={65536: 24}, losses=[0.0, 0.02])
+    clean, lossy = res["rows"]
+    assert res["verified"] == "every transfer" and len(res["commands"]) == 2
+    assert clean["goodput_ratio"] == 1.0 and clean["resends"] == 0
+    assert clean["retransmitted_bytes"] == 0
+    assert lossy["resends"] > 0 and lossy["retransmitted_bytes"] > 0
+    assert 0 < lossy["goodput_ratio"] <= 1.0
+    assert lossy["goodput_bytes_per_cycle"] == round(24 * 65536 / lossy["cycles"], 3)

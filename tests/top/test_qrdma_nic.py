@@ -45,8 +45,9 @@ transfers in flight).
   nic_inline    64 inline packets back to back (one per channel, posted without waiting):
                 all delivered, one link beat each, notifications
   nic_reverse   a 16-packet block injected into node 1 in reverse order (then its
-                CONTROL, then all of it again): written once, one ACK (node 0's engine
-                drops it as stale: it never sent that block), one notification, 16 dups
+                CONTROL, then all of it again): written once, one ACK and one for the
+                copy (node 0's engine drops both as stale: it never sent that block), one
+                notification, 16 dups
   nic_regs      NIC registers through the host port: NODE_ID, ring registers, read-only
                 and unmapped offsets (SLVERR), QoS registers still there
 
@@ -554,7 +555,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
     for t in flipper:
         await t
     # wait until everything finished, or the watchdog found the NICs stalled (with flips:
-    # the transfers that lost a packet never finish, there is no retransmission)
+    # the transfers that lost a packet do not finish before the default RETX_TIMEOUT)
     while any(n.active for n in b.nodes) and b.stall is None:
         await RisingEdge(dut.clk)
     if b.stall is not None and not flips:
@@ -825,13 +826,13 @@ async def nic_reverse(dut):
     dut.inj_sel.value = 0
     assert await b.reg_read(n1, "RX_DATA_PKTS") == npk
     assert await b.reg_read(n1, "RX_DUP_DROP") == npk
-    # the block's ACK is out when the duplicates come: each is answered again
-    # (RX_REDO), so one ACK and npk re-responses, all stale at node 0 (which never sent
-    # the block)
+    # the block's ACK is out when the copy comes: the copy is answered again at its last
+    # packet (RX_REDO), so one ACK and one re-response, both stale at node 0 (which never
+    # sent the block)
     redo = {k: await b.reg_read(n1, k) for k in ("RX_REDO", "RX_REDO_DROP")}
-    assert redo == {"RX_REDO": npk, "RX_REDO_DROP": 0}, redo
-    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 1 + npk
-    assert await b.reg_read(n0, "CNT_STALE") == 1 + npk
+    assert redo == {"RX_REDO": 1, "RX_REDO_DROP": 0}, redo
+    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 2
+    assert await b.reg_read(n0, "CNT_STALE") == 2
     b.take_notifs(n1)
     assert len(n1.notifs) == 1
     e = n1.notifs[0]
