@@ -197,6 +197,20 @@ def _call(cmd: list[str], timeout: float) -> tuple[int, str, str]:
     return p.returncode, out, err
 
 
+def perf_json(args: list[str], spec: str, out: Path, timeout: float = 1800) -> dict:
+    """One qrdma-perf process of a benchmark (args, backend spec, JSON to out): its JSON;
+    raises RuntimeError with the command and its error output when it fails."""
+    cmd = [str(PERF), *args, "-B", spec, "-o", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if r.returncode != 0:
+        print(r.stdout)
+        print(r.stderr, file=sys.stderr)
+        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}"
+                           f"{' (DATA VERIFICATION FAILED)' if r.returncode == 2 else ''}: "
+                           f"{r.stderr.strip()[-500:]}")
+    return json.loads(out.read_text())
+
+
 def _stop_all() -> None:
     _stop.set()
     with _procs_lock:

@@ -23,7 +23,6 @@ and what bounds them: docs/nic.md "Measured".
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -82,18 +81,10 @@ def mem_spec(size: int) -> str:
 def perf(args: list[str], spec: str, tmp: Path, name: str) -> tuple[dict, list[str]]:
     """One qrdma-perf process; its JSON (one row) and the command."""
     out = tmp / f"{name}.json"
-    cmd = [str(demo.PERF), *args, "-B", spec, "-o", str(out)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=ROOT)
-    if r.returncode != 0:
-        print(r.stdout)
-        print(r.stderr, file=sys.stderr)
-        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}"
-                           f"{' (DATA VERIFICATION FAILED)' if r.returncode == 2 else ''}: "
-                           f"{r.stderr.strip()[-500:]}")
-    res = json.loads(out.read_text())
+    res = demo.perf_json(args, spec, out, timeout=1800)
     if res["verified"] != "every transfer" or res["tick_hz"] != CLOCK_HZ or res["block_size"] != BLOCK:
         raise RuntimeError(f"{name}: unexpected qrdma-perf report {out}")
-    return res, cmd
+    return res, [str(demo.PERF), *args, "-B", spec, "-o", str(out)]
 
 
 def _display(cmd: list[str]) -> str:

@@ -20,7 +20,6 @@ What bounds the figures: docs/sw.md "Message rate".
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,15 +42,7 @@ def run(pages: int, config: str, iters: int, tmp: Path, extra: str = "") -> tupl
     out = tmp / f"msg_rate_q{pages}_{config}.json"
     spec = demo.CONFIGS[config][0] + extra
     args = ["msg_rate", "-q", str(pages), "-s", str(SIZE), "-m", "inline", "-n", str(iters)]
-    cmd = [str(demo.PERF), *args, "-B", spec, "-o", str(out)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=ROOT)
-    if r.returncode != 0:
-        print(r.stdout)
-        print(r.stderr, file=sys.stderr)
-        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}"
-                           f"{' (DATA VERIFICATION FAILED)' if r.returncode == 2 else ''}: "
-                           f"{r.stderr.strip()[-500:]}")
-    res = json.loads(out.read_text())
+    res = demo.perf_json(args, spec, out, timeout=1800)
     row = res["rows"][0]
     if (res["verified"] != "every transfer" or res["tick_hz"] != CLOCK_HZ or res["pages"] != pages
             or row["iterations"] != pages * iters or not row["inline"]):

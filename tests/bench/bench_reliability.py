@@ -19,7 +19,6 @@ block again ("block" mode: the receiver keeps the packets it has and writes the 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,14 +43,7 @@ def run(size: int, iters: int, loss: float, tmp: Path) -> tuple[dict, str]:
     spec = demo.CONFIGS["default"][0] + f",loss={loss},corrupt={loss / 10},seed=11,watchdog=0"
     args = ["write_bw", "-s", str(size), "-n", str(iters), "-t", str(OUTSTANDING), "-c",
             "-R", str(TIMEOUT)]
-    cmd = [str(demo.PERF), *args, "-B", spec, "-o", str(out)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, cwd=ROOT)
-    if r.returncode != 0:
-        print(r.stdout)
-        print(r.stderr, file=sys.stderr)
-        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}: "
-                           f"{r.stderr.strip()[-500:]}")
-    res = json.loads(out.read_text())
+    res = demo.perf_json(args, spec, out, timeout=3600)
     row = res["rows"][0]
     if res["verified"] != "every transfer" or res["tick_hz"] != CLOCK_HZ:
         raise RuntimeError(f"unexpected qrdma-perf report {out}")
