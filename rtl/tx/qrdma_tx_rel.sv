@@ -585,16 +585,18 @@ module qrdma_tx_rel
   // R1: the stores read; R2: their words in the output registers, checked (the kept
   // descriptors still carry the timer's seq: the TID was not used again); R3: offered
   // until every part has passed, or killed
-  // (K_CTL: the control packet is re-sent, its block too when the kept block is still
-  // the control's: a control packet always follows its block, but the unit does not rely
-  // on it)
-  logic r2_bok, r2_pok;
+  // A block's timer (K_BLK or K_CTL: the engine may pass a control packet on before or
+  // after its block, and the later of the two arms) re-sends whichever of the block and
+  // its control packet the stores still keep with the timer's seq; the control packet
+  // arms when it goes with the block (r3_q.kind K_CTL).
+  logic r2_bok, r2_pok, r2_inl;
 
   always_comb begin
-    r2_bok = bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
+    r2_inl = r2_q.kind == K_INL;
+    r2_bok = !r2_inl && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
     r2_pok = ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
-             && ps_rd[PKT_DESC_KIND_LSB] == ((r2_q.kind == K_INL) ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
-    r2_ok  = (r2_q.kind == K_BLK) ? r2_bok : r2_pok;
+             && ps_rd[PKT_DESC_KIND_LSB] == (r2_inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
+    r2_ok  = r2_bok || r2_pok;
   end
 
   assign r3_done = r3_v_q && (a1_kill_r3 || r3_x_q
@@ -612,9 +614,10 @@ module qrdma_tx_rel
       r3_v_q  <= r2_ok && !r2_k_q && !a1_kill_r2
                  && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       r3_x_q  <= xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
-      r3_q    <= r2_q;
-      r3_b_q  <= r2_q.kind == K_BLK || (r2_q.kind == K_CTL && r2_bok);
-      r3_p_q  <= r2_q.kind != K_BLK;
+      r3_q      <= r2_q;
+      r3_q.kind <= r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK);
+      r3_b_q    <= r2_bok;
+      r3_p_q    <= r2_pok;
     end else begin
       if (r3_done) r3_v_q <= 1'b0;
       if (xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid)) r3_x_q <= 1'b1;

@@ -31,7 +31,8 @@ transfers in flight).
                 answered again, and that second response is stale at the sender),
                 every transfer, byte and notification exact
   nic_loss      the same (memory transfers up to 256 KiB) with both links losing 1 % and
-                corrupting 1 % of the packets, RETX_TIMEOUT 30,000 cycles: every loss
+                corrupting 1 % of the packets, RETX_TIMEOUT 30,000 cycles, 7 re-sends
+                without backoff (no timer wait reaches the watchdog's window): every loss
                 recovered by re-sends (TX_RETX),
                 every transfer DONE, each packet written exactly once (RX_DATA_PKTS,
                 RX_BYTES), every byte and notification exact
@@ -510,8 +511,11 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
                            seed=rng.randrange(1 << 32), src=k, dst=1 - k) for k in (0, 1)]
     await b.start()
     if retx_timeout:
+        # 7 re-sends without backoff: no wait for a timer is longer than retx_timeout,
+        # well inside the watchdog's quiet window below (100,000 cycles)
         for n in b.nodes:
             await b.reg_write(n, "RETX_TIMEOUT", retx_timeout)
+            await b.reg_write(n, "RETRY_LIMIT", 7)
     count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
     max_size = (256 << 10) if loss else (1 << 20)   # (re-sends: fewer cycles per run)
     sw_stop = [False]

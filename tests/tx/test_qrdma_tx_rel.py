@@ -57,9 +57,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     an acknowledgement of the same TID is on its way); every timer still fires by the end.
     retries, backoff: RETRY_LIMIT's fields. seq0: the first seq (the unit's stores keep
     what earlier tests of the simulation passed on). ctl_p: the share of packet
-    descriptors that are control packets of a block passed on (its tid and seq, as the
-    engine sends one while the receiver holds that block's response); the others are
-    inline packets with a TID of their own."""
+    descriptors that are control packets of a block (its tid and seq, as the engine sends
+    one while the receiver holds that block's response): of a block passed on, or, for
+    half of them when there is one, of a block the unit took but has not passed on yet
+    (the control packet may pass first); the others are inline packets with a TID of
+    their own."""
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rng = seed_rng(name)
     cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
@@ -89,6 +91,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     seq = seq0
     made = 0
     ctl_pending = {}                    # tid -> seq: a control packet not passed on yet
+    early = set()                       # tids whose control packet came before their block passed
     # tid -> timer: seq, cycle (re)armed, re-sends so far, what it covers
     armed = {}
     # timers the unit keeps armed after the engine took their acknowledgement: a re-send
@@ -111,10 +114,15 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     def make(kind):
         nonlocal seq, made
         blocks = [t for t, m in armed.items() if m["kind"] == "blk" and t not in ctl_pending]
-        if kind == "pkt" and blocks and rng.random() < ctl_p:
-            tid = rng.choice(blocks)
-            s = armed[tid]["seq"]
-            dst = field(F.BLOCK_DESC, kept[tid]["blk"], "dst_node")
+        waiting = [(t, s, d) for d, t, s in out_q["blk"] if t not in ctl_pending]
+        if kind == "pkt" and (blocks or waiting) and rng.random() < ctl_p:
+            if waiting and (not blocks or rng.random() < 0.5):
+                tid, s, blk = rng.choice(waiting)
+                early.add(tid)
+            else:
+                tid = rng.choice(blocks)
+                s, blk = armed[tid]["seq"], kept[tid]["blk"]
+            dst = field(F.BLOCK_DESC, blk, "dst_node")
             ctl_pending[tid] = s
             made += 1
             d = put(F.PKT_DESC, rng.getrandbits(F.PKT_DESC.width), tid=tid, seq=s,
@@ -192,7 +200,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 due = [t for t, m in armed.items() if now - m["t"] >= span(m["rt"])]
                 tid = rng.choice(due if due and rng.random() < 0.5 else list(armed))
                 s = armed[tid]["seq"]
-                if now - armed[tid]["t"] < 8 or tid in ctl_pending:
+                if now - armed[tid]["t"] < 8 or tid in ctl_pending or tid in early:
                     pass
                 elif rng.random() < stale_p:
                     tap = F.ACK_DESC.pack(tid=tid, seq=(s + rng.randrange(1, 0x10000)) & 0xFFFF)
@@ -222,6 +230,14 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                         if tk == "ctl":
                             # the control packet arms its block's timer again, afresh
                             assert ctl_pending.pop(tid) == s
+                        elif tid in early:
+                            early.discard(tid)
+                            if tid in armed:
+                                # its control packet passed on first: the block's arm
+                                # restarts the timer, which still covers both
+                                assert armed[tid]["kind"] == "ctl" and armed[tid]["seq"] == s
+                                tk = "ctl"
+                                stats["ctl_first"] += 1
                         else:
                             assert tid not in armed
                         ghost.pop(tid, None)
@@ -255,7 +271,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     assert a["reason"] == ERR_TIMEOUT and kind == "t", f"reason {a['reason']}"
                     if t in armed and armed[t]["seq"] == s:
                         tmr = armed.pop(t)
-                        if t not in ctl_pending:
+                        if t not in ctl_pending and t not in early:
                             free.append(t)
                         if tmr["t"] >= now - 3:
                             # armed again (a control packet passed on) since A0's cycle
@@ -313,6 +329,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     assert stats["acked"] > 0
     assert (stats["unreach"] > 0) == (unreach_p > 0) and (stats["stale"] > 0) == (stale_p > 0)
     assert (stats["retx"] > 0) == (retries > 0 and timeout > 0)
+    assert (stats["ctl_first"] > 0) == (ctl_p > 0)
     # one statistics pulse per re-send: a control re-sent with its block counts once
     assert stats["retx_stat"] <= stats["retx"] and (stats["retx_stat"] > 0) == (stats["retx"] > 0)
     dut._log.info(f"{name}: {dict(stats)}")
