@@ -107,6 +107,7 @@ CONST = {
     "NET_READ_REQ": (5, "packet type: reserved for remote read requests"),
     "NET_READ_RESP": (6, "packet type: reserved for remote read responses"),
     "NET_CREDIT": (7, "packet type: reserved for link credits"),
+    "NET_MISS": (8, "packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)"),
     "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
     "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
     "NIC_REG_FIRST": (0x200, "first NIC register offset (registers below belong to the QoS engine)"),
@@ -159,6 +160,8 @@ BLOCK_DESC = _layout(
     ("path", 204, 2, "path index of the flow (fid mod 4 for multipath, 0 otherwise)"),
     ("xfer", 206, 11, "channel (transfer-table index) the block belongs to"),
     ("block", 217, 20, "block index within the transfer"),
+    ("pkt_first", 237, 8, "first packet of the block to send (0: from its start); a re-send of missing packets"),
+    ("pkt_num", 245, 9, "packets to send from pkt_first on (0: to the block's end)"),
 )
 
 PKT_DESC = _layout(
@@ -191,13 +194,26 @@ ACK_DESC = _layout(
 )
 
 RSP_DESC = _layout(
-    "rsp_desc", 48,
+    "rsp_desc", 65,
     "Response request, receive unit -> send unit: one ACK or NACK packet to send.",
     ("dst_node", 0, 16, "node the response goes to (the block's sender)"),
     ("tid", 16, 10, "transaction ID of the block / inline packet"),
     ("seq", 26, 16, "its sequence number"),
     ("nack", 42, 1, "1: NACK"),
     ("reason", 43, 4, "NACK: ERR_* reason"),
+    ("miss", 47, 1, "1: a MISS response (nack 0): packets pkt_idx .. pkt_idx + miss_cnt - 1 of the block are missing"),
+    ("pkt_idx", 48, 8, "MISS: the block's first missing packet"),
+    ("miss_cnt", 56, 9, "MISS: missing packets from pkt_idx on, 1..256"),
+)
+
+MISS_DESC = _layout(
+    "miss_desc", 43,
+    "Missing-packets report, receive unit (NET_MISS packets) -> the sender's reliability "
+    "unit: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid, seq) are missing.",
+    ("tid", 0, 10, "transaction ID of the block"),
+    ("seq", 10, 16, "sequence number it was sent with"),
+    ("pkt_first", 26, 8, "first missing packet"),
+    ("pkt_num", 34, 9, "missing packets from pkt_first on, 1..256"),
 )
 
 NET_HDR = _layout(
@@ -211,7 +227,7 @@ NET_HDR = _layout(
     ("src_node", 20, 16, "source node"),
     ("tid", 36, 10, "transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)"),
     ("seq", 46, 16, "sequence number of the block; last block's (CONTROL)"),
-    ("pkt_idx", 62, 9, "DATA: index of this packet within its block"),
+    ("pkt_idx", 62, 9, "DATA: index of this packet within its block; MISS: the first missing packet"),
     ("blk_pkts", 71, 9, "DATA: packets in the block (1..256)"),
     ("len", 80, 13, "payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)"),
     ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL: transfer's"),
@@ -222,6 +238,8 @@ NET_HDR = _layout(
     ("last", 172, 1, "DATA: last block of its transfer"),
     ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
     ("reason", 184, 4, "NACK: ERR_* reason"),
+    ("ask", 188, 1, "DATA: the sender asks for an answer: the last packet of a block descriptor (a whole block or a re-send of missing packets). A block that lacks packets after it is answered with MISS, a complete one with its response again"),
+    ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),
     ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
@@ -274,7 +292,7 @@ NIC_STATE = _layout(
     ("rx_wr", 160, 16, "receive unit: write bursts issued, B not yet back"),
 )
 
-LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, STATUS_SINGLE, ERR_INFO,
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, MISS_DESC, STATUS_SINGLE, ERR_INFO,
            NET_HDR, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers
@@ -291,7 +309,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def page_base(page: int) -> int:

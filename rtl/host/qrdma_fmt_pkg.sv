@@ -42,12 +42,13 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_READ_REQ = 5;  // packet type: reserved for remote read requests
   localparam int unsigned NET_READ_RESP = 6;  // packet type: reserved for remote read responses
   localparam int unsigned NET_CREDIT = 7;  // packet type: reserved for link credits
+  localparam int unsigned NET_MISS = 8;  // packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)
   localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
   localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 2;
+  localparam int unsigned FORMAT_VERSION = 3;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -132,8 +133,14 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_XFER_W = 11;
   localparam int unsigned BLOCK_DESC_BLOCK_LSB = 217;
   localparam int unsigned BLOCK_DESC_BLOCK_W = 20;
+  localparam int unsigned BLOCK_DESC_PKT_FIRST_LSB = 237;
+  localparam int unsigned BLOCK_DESC_PKT_FIRST_W = 8;
+  localparam int unsigned BLOCK_DESC_PKT_NUM_LSB = 245;
+  localparam int unsigned BLOCK_DESC_PKT_NUM_W = 9;
   typedef struct packed {
-    logic [18:0] rsvd237;
+    logic [1:0] rsvd254;
+    logic [8:0] pkt_num;  // packets to send from pkt_first on (0: to the block's end)
+    logic [7:0] pkt_first;  // first packet of the block to send (0: from its start); a re-send of missing packets
     logic [19:0] block;  // block index within the transfer
     logic [10:0] xfer;  // channel (transfer-table index) the block belongs to
     logic [1:0] path;  // path index of the flow (fid mod 4 for multipath, 0 otherwise)
@@ -216,7 +223,7 @@ package qrdma_fmt_pkg;
   } ack_desc_t;
 
   // Response request, receive unit -> send unit: one ACK or NACK packet to send.
-  localparam int unsigned RSP_DESC_W = 48;
+  localparam int unsigned RSP_DESC_W = 65;
   localparam int unsigned RSP_DESC_DST_NODE_LSB = 0;
   localparam int unsigned RSP_DESC_DST_NODE_W = 16;
   localparam int unsigned RSP_DESC_TID_LSB = 16;
@@ -227,14 +234,39 @@ package qrdma_fmt_pkg;
   localparam int unsigned RSP_DESC_NACK_W = 1;
   localparam int unsigned RSP_DESC_REASON_LSB = 43;
   localparam int unsigned RSP_DESC_REASON_W = 4;
+  localparam int unsigned RSP_DESC_MISS_LSB = 47;
+  localparam int unsigned RSP_DESC_MISS_W = 1;
+  localparam int unsigned RSP_DESC_PKT_IDX_LSB = 48;
+  localparam int unsigned RSP_DESC_PKT_IDX_W = 8;
+  localparam int unsigned RSP_DESC_MISS_CNT_LSB = 56;
+  localparam int unsigned RSP_DESC_MISS_CNT_W = 9;
   typedef struct packed {
-    logic [0:0] rsvd47;
+    logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on, 1..256
+    logic [7:0] pkt_idx;  // MISS: the block's first missing packet
+    logic [0:0] miss;  // 1: a MISS response (nack 0): packets pkt_idx .. pkt_idx + miss_cnt - 1 of the block are missing
     logic [3:0] reason;  // NACK: ERR_* reason
     logic [0:0] nack;  // 1: NACK
     logic [15:0] seq;  // its sequence number
     logic [9:0] tid;  // transaction ID of the block / inline packet
     logic [15:0] dst_node;  // node the response goes to (the block's sender)
   } rsp_desc_t;
+
+  // Missing-packets report, receive unit (NET_MISS packets) -> the sender's reliability unit: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid, seq) are missing.
+  localparam int unsigned MISS_DESC_W = 43;
+  localparam int unsigned MISS_DESC_TID_LSB = 0;
+  localparam int unsigned MISS_DESC_TID_W = 10;
+  localparam int unsigned MISS_DESC_SEQ_LSB = 10;
+  localparam int unsigned MISS_DESC_SEQ_W = 16;
+  localparam int unsigned MISS_DESC_PKT_FIRST_LSB = 26;
+  localparam int unsigned MISS_DESC_PKT_FIRST_W = 8;
+  localparam int unsigned MISS_DESC_PKT_NUM_LSB = 34;
+  localparam int unsigned MISS_DESC_PKT_NUM_W = 9;
+  typedef struct packed {
+    logic [8:0] pkt_num;  // missing packets from pkt_first on, 1..256
+    logic [7:0] pkt_first;  // first missing packet
+    logic [15:0] seq;  // sequence number it was sent with
+    logic [9:0] tid;  // transaction ID of the block
+  } miss_desc_t;
 
   // 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE).
   localparam int unsigned STATUS_SINGLE_W = 64;
@@ -288,6 +320,10 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_XFER_W = 11;
   localparam int unsigned NET_HDR_REASON_LSB = 184;
   localparam int unsigned NET_HDR_REASON_W = 4;
+  localparam int unsigned NET_HDR_ASK_LSB = 188;
+  localparam int unsigned NET_HDR_ASK_W = 1;
+  localparam int unsigned NET_HDR_MISS_CNT_LSB = 189;
+  localparam int unsigned NET_HDR_MISS_CNT_W = 9;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -299,7 +335,9 @@ package qrdma_fmt_pkg;
   // not in the struct (they share bits with other fields): size, blocks, tag
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [67:0] rsvd188;
+    logic [57:0] rsvd198;
+    logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one
+    logic [0:0] ask;  // DATA: the sender asks for an answer: the last packet of a block descriptor (a whole block or a re-send of missing packets). A block that lacks packets after it is answered with MISS, a complete one with its response again
     logic [3:0] reason;  // NACK: ERR_* reason
     logic [10:0] xfer;  // sender's channel (page*128 + ch), reported in notifications
     logic [0:0] last;  // DATA: last block of its transfer
@@ -310,7 +348,7 @@ package qrdma_fmt_pkg;
     logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL: transfer's
     logic [12:0] len;  // payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)
     logic [8:0] blk_pkts;  // DATA: packets in the block (1..256)
-    logic [8:0] pkt_idx;  // DATA: index of this packet within its block
+    logic [8:0] pkt_idx;  // DATA: index of this packet within its block; MISS: the first missing packet
     logic [15:0] seq;  // sequence number of the block; last block's (CONTROL)
     logic [9:0] tid;  // transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)
     logic [15:0] src_node;  // source node

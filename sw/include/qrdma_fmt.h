@@ -42,12 +42,13 @@
 #define QRDMA_NET_READ_REQ 5ULL /* packet type: reserved for remote read requests */
 #define QRDMA_NET_READ_RESP 6ULL /* packet type: reserved for remote read responses */
 #define QRDMA_NET_CREDIT 7ULL /* packet type: reserved for link credits */
+#define QRDMA_NET_MISS 8ULL /* packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md) */
 #define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
 #define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 2
+#define QRDMA_FORMAT_VERSION 3
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -197,6 +198,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_BLOCK_W 20
 #define QRDMA_BLOCK_DESC_BLOCK_GET(buf) qrdma_get_bits((buf), 217, 20)
 #define QRDMA_BLOCK_DESC_BLOCK_PUT(buf, v) qrdma_put_bits((buf), 217, 20, (v))
+#define QRDMA_BLOCK_DESC_PKT_FIRST_LSB 237
+#define QRDMA_BLOCK_DESC_PKT_FIRST_W 8
+#define QRDMA_BLOCK_DESC_PKT_FIRST_GET(buf) qrdma_get_bits((buf), 237, 8)
+#define QRDMA_BLOCK_DESC_PKT_FIRST_PUT(buf, v) qrdma_put_bits((buf), 237, 8, (v))
+#define QRDMA_BLOCK_DESC_PKT_NUM_LSB 245
+#define QRDMA_BLOCK_DESC_PKT_NUM_W 9
+#define QRDMA_BLOCK_DESC_PKT_NUM_GET(buf) qrdma_get_bits((buf), 245, 9)
+#define QRDMA_BLOCK_DESC_PKT_NUM_PUT(buf, v) qrdma_put_bits((buf), 245, 9, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
@@ -271,7 +280,7 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_ACK_DESC_REASON_PUT(buf, v) qrdma_put_bits((buf), 27, 4, (v))
 
 /* Response request, receive unit -> send unit: one ACK or NACK packet to send. */
-#define QRDMA_RSP_DESC_BITS 48
+#define QRDMA_RSP_DESC_BITS 65
 #define QRDMA_RSP_DESC_DST_NODE_LSB 0
 #define QRDMA_RSP_DESC_DST_NODE_W 16
 #define QRDMA_RSP_DESC_DST_NODE_GET(buf) qrdma_get_bits((buf), 0, 16)
@@ -292,6 +301,37 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_RSP_DESC_REASON_W 4
 #define QRDMA_RSP_DESC_REASON_GET(buf) qrdma_get_bits((buf), 43, 4)
 #define QRDMA_RSP_DESC_REASON_PUT(buf, v) qrdma_put_bits((buf), 43, 4, (v))
+#define QRDMA_RSP_DESC_MISS_LSB 47
+#define QRDMA_RSP_DESC_MISS_W 1
+#define QRDMA_RSP_DESC_MISS_GET(buf) qrdma_get_bits((buf), 47, 1)
+#define QRDMA_RSP_DESC_MISS_PUT(buf, v) qrdma_put_bits((buf), 47, 1, (v))
+#define QRDMA_RSP_DESC_PKT_IDX_LSB 48
+#define QRDMA_RSP_DESC_PKT_IDX_W 8
+#define QRDMA_RSP_DESC_PKT_IDX_GET(buf) qrdma_get_bits((buf), 48, 8)
+#define QRDMA_RSP_DESC_PKT_IDX_PUT(buf, v) qrdma_put_bits((buf), 48, 8, (v))
+#define QRDMA_RSP_DESC_MISS_CNT_LSB 56
+#define QRDMA_RSP_DESC_MISS_CNT_W 9
+#define QRDMA_RSP_DESC_MISS_CNT_GET(buf) qrdma_get_bits((buf), 56, 9)
+#define QRDMA_RSP_DESC_MISS_CNT_PUT(buf, v) qrdma_put_bits((buf), 56, 9, (v))
+
+/* Missing-packets report, receive unit (NET_MISS packets) -> the sender's reliability unit: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid, seq) are missing. */
+#define QRDMA_MISS_DESC_BITS 43
+#define QRDMA_MISS_DESC_TID_LSB 0
+#define QRDMA_MISS_DESC_TID_W 10
+#define QRDMA_MISS_DESC_TID_GET(buf) qrdma_get_bits((buf), 0, 10)
+#define QRDMA_MISS_DESC_TID_PUT(buf, v) qrdma_put_bits((buf), 0, 10, (v))
+#define QRDMA_MISS_DESC_SEQ_LSB 10
+#define QRDMA_MISS_DESC_SEQ_W 16
+#define QRDMA_MISS_DESC_SEQ_GET(buf) qrdma_get_bits((buf), 10, 16)
+#define QRDMA_MISS_DESC_SEQ_PUT(buf, v) qrdma_put_bits((buf), 10, 16, (v))
+#define QRDMA_MISS_DESC_PKT_FIRST_LSB 26
+#define QRDMA_MISS_DESC_PKT_FIRST_W 8
+#define QRDMA_MISS_DESC_PKT_FIRST_GET(buf) qrdma_get_bits((buf), 26, 8)
+#define QRDMA_MISS_DESC_PKT_FIRST_PUT(buf, v) qrdma_put_bits((buf), 26, 8, (v))
+#define QRDMA_MISS_DESC_PKT_NUM_LSB 34
+#define QRDMA_MISS_DESC_PKT_NUM_W 9
+#define QRDMA_MISS_DESC_PKT_NUM_GET(buf) qrdma_get_bits((buf), 34, 9)
+#define QRDMA_MISS_DESC_PKT_NUM_PUT(buf, v) qrdma_put_bits((buf), 34, 9, (v))
 
 /* 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE). */
 #define QRDMA_STATUS_SINGLE_BITS 64
@@ -373,6 +413,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_REASON_W 4
 #define QRDMA_NET_HDR_REASON_GET(buf) qrdma_get_bits((buf), 184, 4)
 #define QRDMA_NET_HDR_REASON_PUT(buf, v) qrdma_put_bits((buf), 184, 4, (v))
+#define QRDMA_NET_HDR_ASK_LSB 188
+#define QRDMA_NET_HDR_ASK_W 1
+#define QRDMA_NET_HDR_ASK_GET(buf) qrdma_get_bits((buf), 188, 1)
+#define QRDMA_NET_HDR_ASK_PUT(buf, v) qrdma_put_bits((buf), 188, 1, (v))
+#define QRDMA_NET_HDR_MISS_CNT_LSB 189
+#define QRDMA_NET_HDR_MISS_CNT_W 9
+#define QRDMA_NET_HDR_MISS_CNT_GET(buf) qrdma_get_bits((buf), 189, 9)
+#define QRDMA_NET_HDR_MISS_CNT_PUT(buf, v) qrdma_put_bits((buf), 189, 9, (v))
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256
