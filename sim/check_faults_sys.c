@@ -181,12 +181,12 @@ int main(int argc, char **argv)
         printf("link %u>%u nic: tx_beats=%" PRIu64 " rx_beats=%" PRIu64 " TX_DATA_PKTS=%" PRIu64
                " TX_CTRL_PKTS=%" PRIu64 " RX_DATA_PKTS=%" PRIu64 " RX_CTRL_PKTS=%" PRIu64
                " RX_CRC_DROP=%" PRIu64 " RX_DUP_DROP=%" PRIu64 " RX_STALE_DROP=%" PRIu64
-               " CNT_STALE=%" PRIu64 " RX_REDO=%" PRIu64 "\n",
+               " CNT_STALE=%" PRIu64 " RX_REDO=%" PRIu64 " RX_MISS=%" PRIu64 "\n",
                i, o, st_i.tx_beats, st_o.rx_beats, cnt[0][QRDMA_CNT_TX_DATA_PKTS],
                cnt[0][QRDMA_CNT_TX_CTRL_PKTS], cnt[1][QRDMA_CNT_RX_DATA_PKTS],
                cnt[1][QRDMA_CNT_RX_CTRL_PKTS], cnt[1][QRDMA_CNT_RX_CRC_DROP],
                cnt[1][QRDMA_CNT_RX_DUP_DROP], cnt[1][QRDMA_CNT_RX_STALE_DROP],
-               cnt[1][QRDMA_CNT_CNT_STALE], cnt[0][QRDMA_CNT_RX_REDO]);
+               cnt[1][QRDMA_CNT_CNT_STALE], cnt[0][QRDMA_CNT_RX_REDO], cnt[0][QRDMA_CNT_RX_MISS]);
         printf("node %u: %u of %u writes finished, %u wrong, %u busy, %u error, TX_TIMEOUTS=%" PRIu64
                " TX_RETX=%" PRIu64 "\n", i, sd[i].done, n, sd[i].bad, n - sd[i].done, sd[i].errors,
                cnt[0][QRDMA_CNT_TX_TIMEOUTS], cnt[0][QRDMA_CNT_TX_RETX]);

@@ -238,7 +238,7 @@ NET_HDR = _layout(
     ("last", 172, 1, "DATA: last block of its transfer"),
     ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
     ("reason", 184, 4, "NACK: ERR_* reason"),
-    ("ask", 188, 1, "DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when the block was complete before it"),
+    ("ask", 188, 1, "DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already"),
     ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),

@@ -104,6 +104,8 @@ module qrdma_nic_csr (
         logic TX_RETX;
         logic RX_REDO;
         logic RX_REDO_DROP;
+        logic RX_MISS;
+        logic RX_MISS_DROP;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -232,6 +234,12 @@ module qrdma_nic_csr (
         decoded_reg_strb.RX_REDO_DROP = cpuif_req_masked & (cpuif_addr == 9'h128) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h128);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h128) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_MISS = cpuif_req_masked & (cpuif_addr == 9'h130) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h130);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h130) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_MISS_DROP = cpuif_req_masked & (cpuif_addr == 9'h138) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h138);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h138) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -518,6 +526,22 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } RX_REDO_DROP;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_MISS;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_MISS_DROP;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -705,6 +729,16 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } RX_REDO_DROP;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_MISS;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_MISS_DROP;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1667,6 +1701,60 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.RX_MISS.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_MISS.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_MISS.cnt.incr) begin // increment
+            field_combo.RX_MISS.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_MISS.cnt.overflow = '0;
+        end
+        field_combo.RX_MISS.cnt.incrthreshold = (field_storage.RX_MISS.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_MISS.cnt.next = next_c;
+        field_combo.RX_MISS.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_MISS.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_MISS.cnt.load_next) begin
+                field_storage.RX_MISS.cnt.value <= field_combo.RX_MISS.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_MISS_DROP.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_MISS_DROP.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_MISS_DROP.cnt.incr) begin // increment
+            field_combo.RX_MISS_DROP.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_MISS_DROP.cnt.overflow = '0;
+        end
+        field_combo.RX_MISS_DROP.cnt.incrthreshold = (field_storage.RX_MISS_DROP.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_MISS_DROP.cnt.next = next_c;
+        field_combo.RX_MISS_DROP.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_MISS_DROP.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_MISS_DROP.cnt.load_next) begin
+                field_storage.RX_MISS_DROP.cnt.value <= field_combo.RX_MISS_DROP.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1802,6 +1890,12 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h128) begin
             readback_data_var[47:0] = field_storage.RX_REDO_DROP.cnt.value;
+        end
+        if(rd_mux_addr == 9'h130) begin
+            readback_data_var[47:0] = field_storage.RX_MISS.cnt.value;
+        end
+        if(rd_mux_addr == 9'h138) begin
+            readback_data_var[47:0] = field_storage.RX_MISS_DROP.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h130;
+    localparam QRDMA_NIC_CSR_SIZE = 'h140;
 
     typedef struct {
         logic [15:0] next;
@@ -42,11 +42,11 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_5df8541e__cnt__in_t;
+    } qrdma_cnt_r_desc_52574160__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_5df8541e__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_5df8541e__in_t;
+        qrdma_cnt_r_desc_52574160__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_52574160__in_t;
 
     typedef struct {
         logic incr;
@@ -67,11 +67,11 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_93796975__cnt__in_t;
+    } qrdma_cnt_r_desc_ab01c960__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_93796975__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_93796975__in_t;
+        qrdma_cnt_r_desc_ab01c960__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_ab01c960__in_t;
 
     typedef struct {
         logic incr;
@@ -262,14 +262,30 @@ package qrdma_nic_csr_pkg;
     } qrdma_cnt_r_desc_bab0a3c9__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_4d9ebd5f__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_4d9ebd5f__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_4d9ebd5f__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_1a625920__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_1a625920__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_1a625920__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
         qrdma_cnt_r_desc_f933b4cf__in_t TX_DATA_PKTS;
-        qrdma_cnt_r_desc_5df8541e__in_t TX_CTRL_PKTS;
+        qrdma_cnt_r_desc_52574160__in_t TX_CTRL_PKTS;
         qrdma_bytes_r_desc_95f9a89c__in_t TX_BYTES;
         qrdma_cnt_r_desc_fee767cf__in_t RX_DATA_PKTS;
-        qrdma_cnt_r_desc_93796975__in_t RX_CTRL_PKTS;
+        qrdma_cnt_r_desc_ab01c960__in_t RX_CTRL_PKTS;
         qrdma_bytes_r_desc_86007bab__in_t RX_BYTES;
         qrdma_cnt_r_desc_2728a1b3__in_t RX_CRC_DROP;
         qrdma_cnt_r_desc_58dbd129__in_t RX_DUP_DROP;
@@ -293,6 +309,8 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_c7faa7f2__in_t TX_RETX;
         qrdma_cnt_r_desc_404ab74a__in_t RX_REDO;
         qrdma_cnt_r_desc_bab0a3c9__in_t RX_REDO_DROP;
+        qrdma_cnt_r_desc_4d9ebd5f__in_t RX_MISS;
+        qrdma_cnt_r_desc_1a625920__in_t RX_MISS_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {

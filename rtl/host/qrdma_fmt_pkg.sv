@@ -337,7 +337,7 @@ package qrdma_fmt_pkg;
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
     logic [57:0] rsvd198;
     logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one
-    logic [0:0] ask;  // DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when the block was complete before it
+    logic [0:0] ask;  // DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already
     logic [3:0] reason;  // NACK: ERR_* reason
     logic [10:0] xfer;  // sender's channel (page*128 + ch), reported in notifications
     logic [0:0] last;  // DATA: last block of its transfer

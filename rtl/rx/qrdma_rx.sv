@@ -4,7 +4,8 @@
 // qrdma_rx: the receive unit of the qrdma NIC (docs/nic.md "Receive unit"; [RSN] §3.2-3.3:
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
 // ring with an "empty" marker; a duplicate of a complete block is answered again unless
-// its ACK is held for its notification). Five parts, in packet order: the receive buffer with the
+// its ACK is held for its notification; an asking DATA packet whose block still lacks
+// packets is answered with MISS, docs/reliability.md "Receiver: MISS answers"). Five parts, in packet order: the receive buffer with the
 // CRC check (qrdma_rx_buf), the header processor with the block tracker (qrdma_rx_hdr),
 // the AXI4 write engine (qrdma_rx_wr), the completion unit (qrdma_rx_cpl) and the
 // notification writer (qrdma_rx_notif); block diagram: docs/modules.md#qrdma_rx.
@@ -15,7 +16,10 @@
 // (src_node mod NUM_NODES, tid). After rst the tracking table is cleared in NENT cycles;
 // packets arriving meanwhile wait in the buffer (s_axis_rx_tready falls when it is full).
 // stat_* are one-cycle pulses (stat_bytes carries the payload bytes of the accepted
-// DATA/INLINE packet of that cycle, else 0).
+// DATA/INLINE packet of that cycle, else 0). A MISS packet received (good CRC, this
+// node's) comes out on m_miss as a one-cycle pulse without backpressure (miss_desc: tid,
+// seq, pkt_first = its pkt_idx, pkt_num = its miss_cnt), five cycles after the header
+// processor takes it; it is not an acknowledgement (nothing on m_ack).
 `default_nettype none
 
 module qrdma_rx
@@ -64,6 +68,9 @@ module qrdma_rx
   output logic                 m_rsp_valid,
   input  logic                 m_rsp_ready,
   output logic [RSP_DESC_W-1:0] m_rsp_data,
+  // MISS packets received (MISS_DESC), to the sender's reliability unit: a pulse each
+  output logic                 m_miss_valid,
+  output logic [MISS_DESC_W-1:0] m_miss_data,
   // notification ring (NIC registers)
   input  logic [63:0]          cfg_nq_base,         // 64-byte aligned
   input  logic [31:0]          cfg_nq_size,         // entries, power of 2; 0: off
@@ -95,7 +102,9 @@ module qrdma_rx
   output logic                 stat_evt_stall,      // header pipeline waits for an output FIFO
   output logic                 stat_redo_evt,       // duplicate of a complete block: redo event
   output logic                 stat_redo,           // redo response queued (ACK/NACK again)
-  output logic                 stat_redo_drop       // redo dropped: ACK held, or no room
+  output logic                 stat_redo_drop,      // redo dropped: ACK held, or no room
+  output logic                 stat_miss,           // MISS answer queued
+  output logic                 stat_miss_drop       // MISS answer dropped: no room
 );
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
@@ -120,7 +129,9 @@ module qrdma_rx
   logic            ntf_valid, ntf_ready, wr_valid, wr_ready, hack_valid, hack_ready;
   logic            nreq_valid, nreq_ready, nwr_valid, nwr_ready;
   rx_ntf_t         ntf, nreq;
-  rsp_desc_t       hack, rsp;
+  rsp_desc_t       hack, rsp, mrsp;
+  logic            mrsp_valid;
+  miss_desc_t      miss;
   logic [BAW-1:0]  wr_baddr, nwr_baddr;
   logic [511:0]    wr_data, nwr_data;
   logic            notif_off_cpl, notif_off_ntf;
@@ -156,6 +167,7 @@ module qrdma_rx
     .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready), .m_cmd(cmd),
     .m_evt_valid(evt_valid), .m_evt_ready(evt_ready), .m_evt(evt),
     .m_ack_valid, .m_ack_ready, .m_ack_data,
+    .m_mrsp_valid(mrsp_valid), .m_mrsp(mrsp), .m_miss_valid, .m_miss(miss),
     .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
@@ -185,10 +197,11 @@ module qrdma_rx
     .done_cmd, .done_key, .done_first, .done_err,
     .cfg_nq_off(cfg_nq_size == '0),
     .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
+    .s_mrsp_valid(mrsp_valid), .s_mrsp(mrsp),
     .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
     .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
     .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl),
-    .stat_redo, .stat_redo_drop
+    .stat_redo, .stat_redo_drop, .stat_miss, .stat_miss_drop
   );
 
   // Register slices on the notification path: the handshakes of the completion unit's
@@ -218,6 +231,7 @@ module qrdma_rx
   );
 
   assign m_rsp_data     = rsp;
+  assign m_miss_data    = miss;
   assign stat_notif_off = notif_off_cpl || notif_off_ntf;
 
   // occupancy, saturated to 16 bits

@@ -18,10 +18,13 @@
 // per tracking entry, against the count of held ACKs returned, which come back in
 // request order); such a redo, one in doubt, or one finding its FIFO full, is dropped and
 // counted.
+// MISS answers (s_mrsp: a block still lacks packets; advisory, they wait for no B) share
+// the redo responses' FIFO: a MISS is queued only while that FIFO holds fewer than
+// REDO_DEPTH / 2 responses and no redo is pushed in its cycle, else dropped and counted.
 // Responses and notification requests wait in two FIFOs of NENT entries, which are never
 // full when pushed, so the unit never waits for the send unit, the link or the ring: only
-// for B responses. Redo responses wait in a FIFO of their own (REDO_DEPTH), merged after
-// the response FIFO into m_rsp (the response FIFO first). Inside (pipeline, error and
+// for B responses. Redo and MISS responses wait in a FIFO of their own (REDO_DEPTH),
+// merged after the response FIFO into m_rsp (the response FIFO first). Inside (pipeline, error and
 // held bits, FIFO sizing): docs/modules.md#qrdma_rx_cpl.
 // Timing: one event per cycle; an event is found due one cycle after the B count reaches
 // its wtag; its error bit and request number are read when it leaves the head (E0), pass
@@ -59,6 +62,9 @@ module qrdma_rx_cpl
   input  logic                  s_hack_valid,
   output logic                  s_hack_ready,
   input  rsp_desc_t             s_hack,
+  // MISS answers (header processor; a pulse each, never waited for)
+  input  logic                  s_mrsp_valid,
+  input  rsp_desc_t             s_mrsp,
   // responses to the send unit
   output logic                  m_rsp_valid,
   input  logic                  m_rsp_ready,
@@ -73,14 +79,16 @@ module qrdma_rx_cpl
   output logic                  stat_nack,       // a NACK was queued (pulse)
   output logic                  stat_notif_off,  // a notification dropped: ring off (pulse)
   output logic                  stat_redo,       // a redo response queued (pulse)
-  output logic                  stat_redo_drop   // a redo dropped: ACK held or no room (pulse)
+  output logic                  stat_redo_drop,  // a redo dropped: ACK held or no room (pulse)
+  output logic                  stat_miss,       // a MISS answer queued (pulse)
+  output logic                  stat_miss_drop   // a MISS answer dropped: no room (pulse)
 );
 
 `ifndef SYNTHESIS
   initial begin
     if (NENT < 2 || EAW > KEYW) $fatal(1, "qrdma_rx_cpl: NENT must be in 2..2^KEYW");
     if ((NENT & (NENT - 1)) != 0) $fatal(1, "qrdma_rx_cpl: NENT must be a power of 2");
-    if (REDO_DEPTH < 2 || REDO_DEPTH >= 64) $fatal(1, "qrdma_rx_cpl: REDO_DEPTH must be in 2..63");
+    if (REDO_DEPTH < 4 || REDO_DEPTH >= 64) $fatal(1, "qrdma_rx_cpl: REDO_DEPTH must be in 4..63");
   end
 `endif
 
@@ -245,8 +253,9 @@ module qrdma_rx_cpl
 
   // E3: the pushes registered (the FIFOs' counts and write ports meet no decision on the
   // RAM's output)
-  rsp_desc_t rsp_q, redo_q, r3_rsp_q;
+  rsp_desc_t rsp_q, redo_q, r3_rsp_q, mrsp_q;
   logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_held;
+  logic      mrsp_v_q, mrsp_push, redo_af;
   logic [NW-1:0] r3_h_q, r3_p_q, r3_diff;
 
   // a redo: E3 takes the request number out of the RAM's output register, E4 compares
@@ -271,6 +280,10 @@ module qrdma_rx_cpl
     stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
     stat_redo      <= redo_push_q && redo_s_ready;
     stat_redo_drop <= redo_held_q || (redo_push_q && !redo_s_ready);
+    mrsp_v_q       <= s_mrsp_valid;
+    mrsp_q         <= s_mrsp;
+    stat_miss      <= mrsp_push;
+    stat_miss_drop <= mrsp_v_q && !mrsp_push;
     if (rst) begin
       rsp_push_q     <= 1'b0;
       ntf_push_q     <= 1'b0;
@@ -281,6 +294,9 @@ module qrdma_rx_cpl
       stat_notif_off <= 1'b0;
       stat_redo      <= 1'b0;
       stat_redo_drop <= 1'b0;
+      mrsp_v_q       <= 1'b0;
+      stat_miss      <= 1'b0;
+      stat_miss_drop <= 1'b0;
     end
   end
 
@@ -293,7 +309,6 @@ module qrdma_rx_cpl
   rsp_desc_t main_rsp, redo_rsp;
   /* verilator lint_off UNUSEDSIGNAL */  // a full redo FIFO is seen at the push
   logic [cnt_w(REDO_DEPTH)-1:0] redo_count;
-  logic      redo_af;
   /* verilator lint_on UNUSEDSIGNAL */
 
   qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(NENT)) u_rsp_fifo (
@@ -303,10 +318,17 @@ module qrdma_rx_cpl
     .count(occ_rsp), .almost_full(rsp_af)
   );
 
-  // redo responses: a full FIFO drops the push (counted above)
-  qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(REDO_DEPTH), .HEAD_REG(1'b1)) u_redo_fifo (
+  // redo and MISS responses: a full FIFO drops a redo (counted above); a redo has the
+  // write port, a MISS goes in only in a cycle without a redo push and while the FIFO
+  // holds fewer than REDO_DEPTH / 2 (almost_full, a register of the FIFO), so MISSes
+  // never take the other half from redos
+  assign mrsp_push = mrsp_v_q && !redo_push_q && !redo_af;
+
+  qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(REDO_DEPTH), .HEAD_REG(1'b1),
+                    .ALMOST_FULL(REDO_DEPTH / 2)) u_redo_fifo (
     .clk, .rst,
-    .s_valid(redo_push_q), .s_ready(redo_s_ready), .s_data(redo_q),
+    .s_valid(redo_push_q || mrsp_push), .s_ready(redo_s_ready),
+    .s_data(redo_push_q ? redo_q : mrsp_q),
     .m_valid(redo_valid), .m_ready(m_rsp_ready && !main_valid), .m_data(redo_rsp),
     .count(redo_count), .almost_full(redo_af)
   );

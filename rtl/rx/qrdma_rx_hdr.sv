@@ -9,17 +9,23 @@
 // payload (a release of the buffer beats for anything dropped), a completion event for a
 // packet that completes a block (a redo event for a duplicate of a block whose event was
 // issued: its response is sent again, nothing is written), the ACK/NACK record for the
-// QoS engine, a write of the notification fields table.
+// QoS engine, a write of the notification fields table, a MISS answer for an asking DATA
+// packet whose block still lacks packets (docs/reliability.md "Receiver: MISS answers"),
+// the record of a MISS packet received.
 //
 // Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
 // events, in packet order; each carries wtag, the count of write commands up to it),
 // m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
-// the notification writer). After rst no packet is taken for NUM_NODES*1024 cycles (the
-// tracker clears its table).
+// the notification writer), m_mrsp (MISS answers to send: rsp_desc with miss set; a
+// one-cycle pulse, no backpressure), m_miss (MISS packets received: miss_desc; a
+// one-cycle pulse, no backpressure). After rst no packet is taken for NUM_NODES*1024
+// cycles (the tracker clears its table).
 // Pipeline, one packet per cycle, never stopping: t the packet is taken (its tracker
 // lookup starts with its key); t+1 it is classified (stage C, the tracker gets its
-// request); t+4 its decision; t+5 command, event and ACK enter their FIFOs (stage 3). A
-// packet is taken only when each FIFO has room for it and for the packets ahead of it.
+// request); t+4 its decision; t+5 command, event and ACK enter their FIFOs (stage 3) and
+// a received MISS is on m_miss; t+10 a MISS answer is on m_mrsp (the tracker's MISS
+// stages). A packet is taken only when each FIFO has room for it and for the packets
+// ahead of it.
 `default_nettype none
 
 module qrdma_rx_hdr
@@ -56,6 +62,12 @@ module qrdma_rx_hdr
   output logic                  m_ack_valid,
   input  logic                  m_ack_ready,
   output logic [31:0]           m_ack_data,
+  // MISS answers to send (a pulse each)
+  output logic                  m_mrsp_valid,
+  output rsp_desc_t             m_mrsp,
+  // MISS packets received (a pulse each)
+  output logic                  m_miss_valid,
+  output miss_desc_t            m_miss,
   // notification fields table writes (CONTROL, notifying INLINE), by tracking entry
   output logic                  m_ctl_we,
   output logic [KEYW-1:0]       m_ctl_key,
@@ -83,7 +95,7 @@ module qrdma_rx_hdr
 `endif
 
   typedef enum logic [2:0] {
-    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL
+    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS
   } kind_e;
 
   // What travels with a packet through the tracker: its header, kind, payload beats, the
@@ -112,6 +124,7 @@ module qrdma_rx_hdr
     logic idx_bad;   // pkt_idx >= blk_pkts
     logic nb_ne;     // payload beats != ceil((dst_addr mod 64 + len) / 64)
     logic nb_nz;     // payload beats != 0
+    logic run_bad;   // MISS: miss_cnt == 0 or pkt_idx + miss_cnt > 256
   } chk_t;
 
   // INLINE bytes 0..31 go to lane lo: lane j holds byte (j - lo) mod 64, so beat 0 (lanes
@@ -144,6 +157,7 @@ module qrdma_rx_hdr
     nb_rest   = 8'(nbeats) - 8'(hd.len[12:6]);
     c.nb_ne   = (nb_rest != 8'((lo_len != '0) + (lo_len > 7'd64)));
     c.nb_nz   = (nbeats != '0);
+    c.run_bad = (hd.miss_cnt == '0) || (10'(hd.pkt_idx) + 10'(hd.miss_cnt) > 10'd256);
     return c;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
@@ -170,6 +184,10 @@ module qrdma_rx_hdr
       4'(NET_ACK), 4'(NET_NACK): begin
         k = K_ACK;
         bad = bad || c.nb_nz;
+      end
+      4'(NET_MISS): begin
+        k = K_MISS;
+        bad = bad || c.nb_nz || c.run_bad;
       end
       default: begin
         k = K_BAD;
@@ -242,6 +260,7 @@ module qrdma_rx_hdr
     req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
     req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
     req0.notify = hc_q.notify;
+    req0.ask    = hc_q.ask && hc_q.ptype == 4'(NET_DATA);
     unique case (pk0.kind)
       K_DATA:    req0.op = TRK_DATA;
       K_INLINE:  req0.op = TRK_INLINE;
@@ -255,7 +274,9 @@ module qrdma_rx_hdr
   /* verilator lint_off UNUSEDSIGNAL */  // the key is used; the other fields are in pk
   trk_req_t t_req;
   /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */  // miss: the tracker's m_miss_* follow it
   trk_dec_t d;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [$bits(pkt_t)-1:0] t_pay;
   /* verilator lint_off UNUSEDSIGNAL */  // the header fields the outputs do not need
   pkt_t     pk;
@@ -263,10 +284,20 @@ module qrdma_rx_hdr
 
   // the lookup starts with the packet's key when it is taken; its request and payload
   // follow from stage C
+  logic            tm_valid;
+  /* verilator lint_off UNUSEDSIGNAL */  // the tid of the key; the node comes in full below
+  logic [KEYW-1:0] tm_key;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [15:0]     tm_seq;
+  logic [7:0]      tm_first;
+  logic [8:0]      tm_cnt;
+
   qrdma_rx_track #(.NENT(NENT), .MAX_BLK_PKTS(MAX_BLK_PKTS), .PAY_W($bits(pkt_t))) u_track (
     .clk, .rst,
     .s_valid(take), .s_ready(trk_ready), .s_key(entry(s_hdr.src_node, s_hdr.tid)), .s_req(req0), .s_pay(pk0),
-    .m_valid(t_valid), .m_req(t_req), .m_dec(d), .m_pay(t_pay)
+    .m_valid(t_valid), .m_req(t_req), .m_dec(d), .m_pay(t_pay),
+    .m_miss_valid(tm_valid), .m_miss_key(tm_key), .m_miss_seq(tm_seq),
+    .m_miss_first(tm_first), .m_miss_cnt(tm_cnt)
   );
 
   assign pk = pkt_t'(t_pay);
@@ -392,11 +423,45 @@ module qrdma_rx_hdr
     .count(aq_count), .almost_full(aq_af)
   );
 
+  // ------------------------------------------------------------------ MISS
+  // A MISS packet received: its record, a pulse in stage 3. A MISS answer: the tracker's
+  // comes TRK_MISS_LAT cycles after its decision; the sender's node (the key holds it
+  // only modulo NUM_NODES) follows it in a delay line loaded in every cycle.
+  logic [15:0] src_d_q [TRK_MISS_LAT];
+
+  always_ff @(posedge clk) begin
+    src_d_q[0] <= pk.h.src_node;
+    for (int i = 1; i < int'(TRK_MISS_LAT); i++) src_d_q[i] <= src_d_q[i - 1];
+    if (t_valid) begin
+      m_miss           <= '0;
+      m_miss.tid       <= pk.h.tid;
+      m_miss.seq       <= pk.h.seq;
+      m_miss.pkt_first <= pk.h.pkt_idx[7:0];
+      m_miss.pkt_num   <= pk.h.miss_cnt;
+    end
+    m_mrsp          <= '0;
+    m_mrsp.dst_node <= src_d_q[TRK_MISS_LAT - 1];
+    m_mrsp.tid      <= tm_key[9:0];
+    m_mrsp.seq      <= tm_seq;
+    m_mrsp.miss     <= 1'b1;
+    m_mrsp.pkt_idx  <= tm_first;
+    m_mrsp.miss_cnt <= tm_cnt;
+  end
+
+  always_ff @(posedge clk) begin
+    m_miss_valid <= t_valid && pk.kind == K_MISS;
+    m_mrsp_valid <= tm_valid;
+    if (rst) begin
+      m_miss_valid <= 1'b0;
+      m_mrsp_valid <= 1'b0;
+    end
+  end
+
   // statistics, registered one-cycle pulses at the decision
   always_ff @(posedge clk) begin
     stat_data_pkt   <= t_valid && d.acc_wr && pk.kind == K_DATA;
     stat_ctrl_pkt   <= t_valid && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
-                                   || pk.kind == K_ACK);
+                                   || pk.kind == K_ACK || pk.kind == K_MISS);
     stat_bytes      <= (t_valid && d.acc_wr) ? pk.h.len : '0;
     stat_crc_drop   <= t_valid && pk.kind == K_CRC;
     stat_dup_drop   <= t_valid && d.dup;

@@ -46,6 +46,7 @@ package qrdma_rx_pkg;
     logic [8:0]      idx;     // DATA: pkt_idx; INLINE: 0
     logic [8:0]      bp;      // DATA: blk_pkts; INLINE: 1
     logic            notify;  // DATA: last block of a notifying transfer; INLINE: notify
+    logic            ask;     // DATA: the header's ask bit (the block's last packet asks too)
   } trk_req_t;
 
   // The tracker's decision for it.
@@ -59,7 +60,13 @@ package qrdma_rx_pkg;
     logic ntf;       // ... with a notification
     logic ctl_keep;  // keep this packet's fields for the notification
     logic redo;      // dup of a block whose completion event was issued: answer it again
+    logic miss;      // an asking DATA packet written or dup, its block still incomplete:
+                     // a MISS answer follows TRK_MISS_LAT cycles later (m_miss_*)
   } trk_dec_t;
+
+  // Cycles from a tracker decision with miss set to its MISS answer (first missing packet
+  // and run length, computed in registered stages after the decision).
+  localparam int unsigned TRK_MISS_LAT = 5;
 
   // Operation of a write command.
   typedef enum logic [1:0] {

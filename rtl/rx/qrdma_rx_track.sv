@@ -7,8 +7,10 @@
 // their count, done, CONTROL seen, a write issued. For each lookup (in order) it decides
 // whether the packet is written, taken, a duplicate or stale, whether it is the block's
 // first write, whether it completes the block (completion event, with a notification
-// when due), and whether it is a duplicate of a block whose event was issued (redo: its
-// response is sent again); the rules are in docs/nic.md. An opaque payload (PAY_W bits)
+// when due), whether it is a duplicate of a block whose event was issued (redo: its
+// response is sent again), and whether an asking DATA packet leaves its block incomplete
+// (miss: the block's first missing packet and the run of missing packets from it follow
+// on m_miss_*); the rules are in docs/nic.md and docs/reliability.md. An opaque payload (PAY_W bits)
 // travels with each lookup so the caller needs no pipeline of its own. Lookups with op
 // TRK_NONE pass through in order without touching the table. Inside (stages, forwarding, compares
 // formed before the decision): docs/modules.md#qrdma_rx_track.
@@ -16,7 +18,10 @@
 // and payload follow in the next cycle (s_req, s_pay; s_req.key is not used). The
 // pipeline never stops: a lookup started in cycle t is decided in t+4, when m_valid is
 // high for that one cycle and the caller takes the decision (it starts a lookup only when
-// it can). After rst the table is cleared in NENT cycles (s_ready low).
+// it can). A decision with miss set is followed TRK_MISS_LAT (qrdma_rx_pkg) cycles later
+// by m_miss_valid for one cycle, with the lookup's key and seq, the first missing packet
+// (m_miss_first) and the number of missing packets from it on (m_miss_cnt). After rst the
+// table is cleared in NENT cycles (s_ready low).
 `default_nettype none
 
 module qrdma_rx_track
@@ -42,7 +47,13 @@ module qrdma_rx_track
   output logic             m_valid,
   output trk_req_t         m_req,
   output trk_dec_t         m_dec,
-  output logic [PAY_W-1:0] m_pay
+  output logic [PAY_W-1:0] m_pay,
+  // MISS answers, TRK_MISS_LAT cycles after their decision (no backpressure)
+  output logic             m_miss_valid,
+  output logic [KEYW-1:0]  m_miss_key,
+  output logic [15:0]      m_miss_seq,
+  output logic [7:0]       m_miss_first,  // the block's first missing packet
+  output logic [8:0]       m_miss_cnt     // missing packets from m_miss_first on, 1..255
 );
 
   localparam int unsigned CW = cnt_w(MAX_BLK_PKTS);
@@ -77,7 +88,7 @@ module qrdma_rx_track
     logic [8:0]    bpm2;   // packets of the block - 2
     logic          bp1;    // a one-packet block
     logic          bp2;    // a two-packet block
-    logic          lastp;  // the block's last packet (pkt_idx = blk_pkts - 1)
+    logic          ask;    // an asking packet: its ask bit, or the block's last packet
   } lk_t;
 
   // The entry against the lookup, compared before the decision.
@@ -96,7 +107,7 @@ module qrdma_rx_track
     l.bpm2 = r.bp - 9'd2;
     l.bp1  = (r.bp == 9'd1);
     l.bp2  = (r.bp == 9'd2);
-    l.lastp = (r.idx == r.bp - 9'd1);
+    l.ask  = r.ask || (r.idx == r.bp - 9'd1);
     return l;
   endfunction
 
@@ -296,10 +307,15 @@ module qrdma_rx_track
           d.stale = older;
           // a duplicate of a block whose event was issued (a notifying last block's comes
           // with its CONTROL): its response is sent again, once per copy of the block (at
-          // its last packet)
-          d.redo  = same && ent2_q.done && lk2_q.lastp
+          // its asking packet)
+          d.redo  = same && ent2_q.done && lk2_q.ask
                     && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2_q.ctrl);
         end
+        // an asking DATA packet written or a duplicate, its block incomplete after it
+        // (written: a new block of more than one packet, or the same block not completed
+        // by it; a duplicate: the block not done)
+        d.miss = lk2_q.r.op == TRK_DATA && lk2_q.ask
+                 && (newer ? !lk2_q.bp1 : (same && !ent2_q.done && (cmp2_q.bs || !cmp2_q.ceq)));
         if (lk2_q.r.op == TRK_INLINE) begin
           d.evt      = complete;
           d.ntf      = complete && lk2_q.r.notify;
@@ -404,6 +420,77 @@ module qrdma_rx_track
       end
       eqidx_q <= (lk_c_q.idx == lk_b.idx);
     end
+  end
+
+  // ------------------------------------------------------------------ MISS answers
+  // The block's mask after the packet is h1's (the entry written back, or kept), a cycle
+  // after the decision (M1). Bits at and above the block's packet count are taken as
+  // received (a mask of MAX_BLK_PKTS + 1 bits, the top bit always set), so that, with m
+  // that mask: f = the lowest clear bit of m, and the run of missing packets ends at g,
+  // the lowest set bit above f, which exists (the top bit). M1: s = m + 1 (carry chain)
+  // gives f one-hot (~m & s) and m with its trailing ones cleared (m & s); M2: g one-hot
+  // (the lowest set bit of that: x & -x, a carry chain) and f binary; M3: g binary; M4:
+  // n = g - f into the output registers. Registers only between the stages; the loop of
+  // the decision sees only the miss bit's extra loads.
+  localparam int unsigned MW = MAX_BLK_PKTS + 1;
+
+  function automatic logic [8:0] enc(input logic [MW-1:0] oh);   // one-hot -> index
+    logic [8:0] v;
+    v = '0;
+    for (int i = 0; i < int'(MW); i++) v |= oh[i] ? 9'(i) : 9'd0;
+    return v;
+  endfunction
+
+  logic                mv1_q, mv2_q, mv3_q, mv4_q;
+  logic [KEYW-1:0]     mk1_q, mk2_q, mk3_q, mk4_q;
+  logic [15:0]         ms1_q, ms2_q, ms3_q, ms4_q;
+  logic [MW-1:0]       bm1_q;          // M1: bits at and above the block's packet count
+  logic [MW-1:0]       m1, s1;
+  logic [MW-1:0]       fo2_q, mc2_q;   // M2: f one-hot, m with its trailing ones cleared
+  logic [MW-1:0]       go3_q;          // M3: g one-hot
+  logic [8:0]          f3_q, f4_q, g4_q;
+
+  assign m1 = {1'b1, h1_q.mask} | bm1_q;
+  assign s1 = m1 + MW'(1);
+
+  always_ff @(posedge clk) begin
+    mv1_q <= s2_v_q && d.miss;
+    mv2_q <= mv1_q;
+    mv3_q <= mv2_q;
+    mv4_q <= mv3_q;
+    if (rst) begin
+      mv1_q <= 1'b0;
+      mv2_q <= 1'b0;
+      mv3_q <= 1'b0;
+      mv4_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    mk1_q <= KEYW'(key2_q);
+    ms1_q <= lk2_q.r.seq;
+    for (int i = 0; i < int'(MW); i++) bm1_q[i] <= (10'(i) >= 10'(lk2_q.r.bp));
+    mk2_q <= mk1_q;
+    ms2_q <= ms1_q;
+    fo2_q <= ~m1 & s1;
+    mc2_q <= m1 & s1;
+    mk3_q <= mk2_q;
+    ms3_q <= ms2_q;
+    go3_q <= mc2_q & (~mc2_q + MW'(1));
+    f3_q  <= enc(fo2_q);
+    mk4_q <= mk3_q;
+    ms4_q <= ms3_q;
+    g4_q  <= enc(go3_q);
+    f4_q  <= f3_q;
+    m_miss_key   <= mk4_q;
+    m_miss_seq   <= ms4_q;
+    m_miss_first <= 8'(f4_q);
+    m_miss_cnt   <= g4_q - f4_q;
+  end
+
+  always_ff @(posedge clk) begin
+    m_miss_valid <= mv4_q;
+    if (rst) m_miss_valid <= 1'b0;
   end
 
   assign m_valid = s2_v_q;

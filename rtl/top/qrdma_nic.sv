@@ -167,6 +167,12 @@ module qrdma_nic
   /* verilator lint_off UNUSEDSIGNAL */  // RX_REDO + RX_REDO_DROP count every redo event
   logic                     rx_redo_evt;
   /* verilator lint_on UNUSEDSIGNAL */
+  logic                     rx_miss, rx_miss_drop;
+  // MISS packets received (miss_desc)
+  /* verilator lint_off UNUSEDSIGNAL */  // qrdma_tx_rel takes it (selective re-sends)
+  logic                     rx_miss_valid;
+  logic [MISS_DESC_W-1:0]   rx_miss_data;
+  /* verilator lint_on UNUSEDSIGNAL */
   // state
   logic                     tx_busy, rx_busy;
   nic_state_t               st;
@@ -253,6 +259,7 @@ module qrdma_nic
     .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready,
     .m_ack_valid(rx_ack_valid), .m_ack_ready(rx_ack_ready), .m_ack_data(rx_ack_data),
     .m_rsp_valid(rsp_valid), .m_rsp_ready(rsp_ready), .m_rsp_data(rsp_data),
+    .m_miss_valid(rx_miss_valid), .m_miss_data(rx_miss_data),
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head, .nq_wait,
     .busy(rx_busy), .occ_buf(st.rx_buf), .occ_pkts(st.rx_pkts), .occ_evts(st.rx_evts),
@@ -262,7 +269,8 @@ module qrdma_nic
     .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif),
     .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
     .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall),
-    .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop)
+    .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop),
+    .stat_miss(rx_miss), .stat_miss_drop(rx_miss_drop)
   );
 
   // acknowledgements to the engine: received ACK/NACKs, local NACKs and the reliability
@@ -297,6 +305,7 @@ module qrdma_nic
     .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif,
     .tx_mem_err, .tx_slot_stall, .tx_link_stall, .rx_mem_err, .rx_nack, .rx_notif_off,
     .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall, .rx_redo, .rx_redo_drop,
+    .rx_miss, .rx_miss_drop,
     .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
 

@@ -69,6 +69,8 @@ module qrdma_nic_regs
   input  logic        rx_evt_stall,
   input  logic        rx_redo,
   input  logic        rx_redo_drop,
+  input  logic        rx_miss,
+  input  logic        rx_miss_drop,
   // occupancy of the receive unit's response and notification queues (for the peaks)
   input  logic [15:0] rx_rsp_occ,
   input  logic [15:0] rx_ntf_occ
@@ -173,6 +175,8 @@ module qrdma_nic_regs
     hw_in.TX_RETX.cnt.incr         = tx_retx;
     hw_in.RX_REDO.cnt.incr         = rx_redo;
     hw_in.RX_REDO_DROP.cnt.incr    = rx_redo_drop;
+    hw_in.RX_MISS.cnt.incr         = rx_miss;
+    hw_in.RX_MISS_DROP.cnt.incr    = rx_miss_drop;
     // high-water marks: take the occupancy when it passes the mark
     hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
     hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;

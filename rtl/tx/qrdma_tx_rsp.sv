@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // qrdma_tx_rsp: the response path of the send unit (docs/nic.md "Send unit", "Deadlock
-// freedom"). A response request of the receive unit (rsp_desc: ACK or NACK of a block,
-// to its sender) becomes a one-beat packet: its net_hdr header beat (ptype NET_ACK or
-// NET_NACK with reason, src_node = node_id). Responses take no descriptor slot and do
+// freedom"). A response request of the receive unit (rsp_desc: ACK, NACK or MISS of a
+// block, to its sender) becomes a one-beat packet: its net_hdr header beat (ptype NET_ACK,
+// NET_NACK with reason, or NET_MISS with pkt_idx and miss_cnt; src_node = node_id). Responses take no descriptor slot and do
 // not wait in the VOQs: the assembler takes this job ahead of the request class at the
 // next packet boundary, so responses wait only for the link.
 // Timing: a request taken in cycle t is offered (m_valid) from t+1; one per cycle.
@@ -27,9 +27,7 @@ module qrdma_tx_rsp
   output logic [DATA_W-1:0]     m_hdr
 );
 
-  /* verilator lint_off UNUSEDSIGNAL */  // the reserved bit
   rsp_desc_t r;
-  /* verilator lint_on UNUSEDSIGNAL */
   assign r       = rsp_desc_t'(s_data);
   assign s_ready = !m_valid || m_ready;
 
@@ -42,12 +40,14 @@ module qrdma_tx_rsp
     if (s_valid && s_ready) begin
       net_hdr_t h;
       h          = '0;
-      h.ptype    = r.nack ? 4'(NET_NACK) : 4'(NET_ACK);
+      h.ptype    = r.miss ? 4'(NET_MISS) : r.nack ? 4'(NET_NACK) : 4'(NET_ACK);
       h.dst_node = r.dst_node;
       h.src_node = node_id;
       h.tid      = r.tid;
       h.seq      = r.seq;
       h.reason   = r.nack ? r.reason : '0;
+      h.pkt_idx  = r.miss ? 9'(r.pkt_idx) : '0;
+      h.miss_cnt = r.miss ? r.miss_cnt : '0;
       m_hdr     <= DATA_W'(h);
     end
   end

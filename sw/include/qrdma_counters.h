@@ -41,6 +41,8 @@
     X(TX_UNREACH, nic.TX_UNREACH) \
     X(TX_RETX, nic.TX_RETX) \
     X(RX_REDO, nic.RX_REDO) \
-    X(RX_REDO_DROP, nic.RX_REDO_DROP)
+    X(RX_REDO_DROP, nic.RX_REDO_DROP) \
+    X(RX_MISS, nic.RX_MISS) \
+    X(RX_MISS_DROP, nic.RX_MISS_DROP)
 
 #endif /* QRDMA_COUNTERS_H */

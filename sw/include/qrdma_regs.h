@@ -138,11 +138,11 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_F933B4CF__CNT_bw 48
 #define QRDMA_CNT_R_DESC_F933B4CF__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_5df8541e
-#define QRDMA_CNT_R_DESC_5DF8541E__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_5DF8541E__CNT_bp 0
-#define QRDMA_CNT_R_DESC_5DF8541E__CNT_bw 48
-#define QRDMA_CNT_R_DESC_5DF8541E__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_52574160
+#define QRDMA_CNT_R_DESC_52574160__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_52574160__CNT_bp 0
+#define QRDMA_CNT_R_DESC_52574160__CNT_bw 48
+#define QRDMA_CNT_R_DESC_52574160__CNT_reset 0x0
 
 // reg - qrdma_bytes_r_desc_95f9a89c
 #define QRDMA_BYTES_R_DESC_95F9A89C__CNT_bm 0xffffffffffff
@@ -156,11 +156,11 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_FEE767CF__CNT_bw 48
 #define QRDMA_CNT_R_DESC_FEE767CF__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_93796975
-#define QRDMA_CNT_R_DESC_93796975__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_93796975__CNT_bp 0
-#define QRDMA_CNT_R_DESC_93796975__CNT_bw 48
-#define QRDMA_CNT_R_DESC_93796975__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_ab01c960
+#define QRDMA_CNT_R_DESC_AB01C960__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_AB01C960__CNT_bp 0
+#define QRDMA_CNT_R_DESC_AB01C960__CNT_bw 48
+#define QRDMA_CNT_R_DESC_AB01C960__CNT_reset 0x0
 
 // reg - qrdma_bytes_r_desc_86007bab
 #define QRDMA_BYTES_R_DESC_86007BAB__CNT_bm 0xffffffffffff
@@ -334,6 +334,18 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_bw 48
 #define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_reset 0x0
 
+// reg - qrdma_cnt_r_desc_4d9ebd5f
+#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bp 0
+#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bw 48
+#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_1a625920
+#define QRDMA_CNT_R_DESC_1A625920__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_1A625920__CNT_bp 0
+#define QRDMA_CNT_R_DESC_1A625920__CNT_bw 48
+#define QRDMA_CNT_R_DESC_1A625920__CNT_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -374,6 +386,8 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t TX_RETX;
     uint64_t RX_REDO;
     uint64_t RX_REDO_DROP;
+    uint64_t RX_MISS;
+    uint64_t RX_MISS_DROP;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -384,7 +398,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x330, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x340, "Packing error");
 
 #ifdef __cplusplus
 }

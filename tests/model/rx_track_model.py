@@ -3,13 +3,20 @@
 """Reference model of the receive unit's block tracker (rtl/rx/qrdma_rx_track.sv,
 docs/nic.md "Receive unit"): one entry per tracking key, the decision for each packet
 looked up in order. Plain Python; used by tests/rx/test_qrdma_rx_track.py and by the
-receive unit's model (tests/rx/test_qrdma_rx.py)."""
+receive unit's model (tests/rx/test_qrdma_rx.py).
+
+A DATA packet asks when its ask bit is set or it is its block's last packet. An asking
+DATA packet written or a duplicate (same seq), after which its block still lacks
+packets, is answered with MISS (docs/reliability.md "Receiver: MISS answers"): `miss` in
+the decision, and `last_miss` = (first missing packet, missing packets from it on up to
+the next received one or the block's end)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 DATA, INLINE, CONTROL = "data", "inline", "control"
-DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_keep", "redo")
+DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_keep", "redo",
+            "miss")
 
 
 @dataclass
@@ -26,10 +33,22 @@ class TrackModel:
 
     def __init__(self):
         self.ent: dict[int, _Entry] = {}
+        self.last_miss: tuple[int, int] | None = None
+
+    @staticmethod
+    def run(mask: set, bp: int) -> tuple[int, int]:
+        """(f, n): the lowest packet index of 0..bp-1 not in mask and the number of
+        consecutive ones not in mask from it on (ending at one in mask or at bp)."""
+        f = min(i for i in range(bp) if i not in mask)
+        n = 1
+        while f + n < bp and f + n not in mask:
+            n += 1
+        return f, n
 
     def lookup(self, op: str, key: int, seq: int, idx: int = 0, bp: int = 1,
-               notify: bool = False) -> dict:
+               notify: bool = False, ask: bool = False) -> dict:
         d = dict.fromkeys(DECISION, False)
+        self.last_miss = None
         if op not in (DATA, INLINE, CONTROL):
             return d
         e = self.ent.get(key)
@@ -51,7 +70,8 @@ class TrackModel:
                 d["redo"] = same and e.done
             return d
         if op == INLINE:
-            idx, bp = 0, 1
+            idx, bp, ask = 0, 1, False
+        asking = bool(ask) or idx == bp - 1
         if newer:
             e = self.ent[key] = _Entry(seq)
             d["first"] = True
@@ -61,9 +81,10 @@ class TrackModel:
             d["dup" if same else "stale"] = True
             # a duplicate of a block whose completion event was issued (the last block
             # of a notifying transfer issues it with its CONTROL): answered again, once
-            # per copy of the block, at its last packet
-            d["redo"] = (same and e.done and idx == bp - 1
+            # per copy of the block, at its asking packet
+            d["redo"] = (same and e.done and asking
                          and (op == INLINE or not notify or e.ctrl))
+            self._miss(d, op == DATA and same and asking, e, bp)
             return d
         d["acc_wr"] = True
         e.mask.add(idx)
@@ -77,4 +98,12 @@ class TrackModel:
             # the last block of a notifying transfer waits for its CONTROL
             d["evt"] = complete and (not notify or (not newer and e.ctrl))
             d["ntf"] = complete and bool(notify)
+        self._miss(d, op == DATA and asking, e, bp)
         return d
+
+    def _miss(self, d: dict, asking: bool, e: _Entry, bp: int) -> None:
+        """An asking DATA packet written or a duplicate: MISS while its block lacks packets
+        (a complete block never, even when its CONTROL has not come)."""
+        if asking and not e.done:
+            d["miss"] = True
+            self.last_miss = self.run(e.mask, bp)

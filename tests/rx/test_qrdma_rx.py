@@ -19,7 +19,9 @@ by cycle:
   * every notification AW: slot = issued mod NQ_SIZE, issued - NQ_TAIL < NQ_SIZE, the
     slot's marker is NOTIF_EMPTY (software took it);
 and at the end: responses, m_ack records and ring entries equal the model's lists (each
-exactly once, none extra after a quiet period), memory equals the initial contents plus
+exactly once, none extra after a quiet period), MISS responses in the model's order
+(those the unit drops for want of room counted by stat_miss_drop, the others by
+stat_miss), m_miss records equal the model's, memory equals the initial contents plus
 the model's writes byte for byte (so nothing outside destination ranges was written),
 nq_head and every stat_* pulse count match, the CRC block's keep check never fired.
 
@@ -54,6 +56,16 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 that completes a block whose ACK is held dropped; the redo counters exact
   rx_timing     latencies (last beat -> AW, B -> response, B -> notification AW) and
                 throughput (back-to-back 1 KiB packets, aligned and not: no stall)
+  rx_miss       MISS answers (docs/reliability.md "Receiver: MISS answers"): blocks with
+                missing packets and asking packets (the ask bit, the last packet, their
+                duplicates), runs at the start, middle and end of a block, a block of
+                MAX_BLK_PKTS packets with only its first packet in, a one-packet block
+                and stale packets (none), a complete block waiting for its CONTROL
+                (none), a re-send of a run ending before the block's last packet with
+                ask set that completes it (ACK) and again (the ACK again): the MISS
+                responses exactly, in order; then with the response path stopped: half
+                the redo FIFO's room taken, the rest dropped and counted; MISS packets
+                received (and malformed ones, bad CRC, another node's) on m_miss exactly
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N blocks per source in
 rx_random.
@@ -76,10 +88,10 @@ from streams import DataBus, DataSink, quiet, random_pause
 from model.net_model import (ack_packet, block_packets, control_packet, crc_of, data_packet,
                              inline_packet, one_beat_packet, packetize)
 from model.rx_track_model import CONTROL, DATA, INLINE, TrackModel
-from tools.formats import ACK_DESC, C, NET_HDR, NOTIF_ENTRY, RSP_DESC
+from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RSP_DESC
 
 NET_DATA, NET_INLINE, NET_CONTROL = C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"]
-NET_ACK, NET_NACK = C["NET_ACK"], C["NET_NACK"]
+NET_ACK, NET_NACK, NET_MISS = C["NET_ACK"], C["NET_NACK"], C["NET_MISS"]
 NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
 
 NODE_ID = 0x0105
@@ -139,6 +151,14 @@ def wire(pkt, what: str) -> Wire:
     return Wire(list(pkt.beats), pkt.crc, what)
 
 
+def asked(w: Wire) -> Wire:
+    """A copy of a DATA packet with its header's ask bit set."""
+    h = NET_HDR.unpack(w.beats[0][0])
+    raw = b"".join(d.to_bytes(64, "little") for d, _ in w.beats[1:])
+    lo = h["dst_addr"] % 64
+    return wire(data_packet(dict(h, ask=1), raw[lo:lo + h["len"]]), w.what + " [ask]")
+
+
 def flipped(w: Wire, rng) -> Wire:
     """A copy with one bit flipped in a tkeep byte (or in the CRC itself)."""
     beats = list(w.beats)
@@ -188,7 +208,12 @@ class RxModel:
     it is held when the redo is decided depends on timing; `rel` (one entry per packet, or
     None) says how many notifications had released their ACK when the packet came (a test
     that waits for that), else a redo of a block with a notification may be either
-    ("maybe")."""
+    ("maybe").
+
+    An asking DATA packet (ask bit or the block's last packet) written or a duplicate,
+    after which its block still lacks packets, is answered with MISS (first missing
+    packet, run length: the tracker model's last_miss) in a class of its own ("miss",
+    decision order). A MISS packet received becomes an m_miss record (`misses_in`)."""
 
     def __init__(self, p: Params, node_id: int, bad_lines=frozenset()):
         self.p = p
@@ -204,6 +229,8 @@ class RxModel:
         self.outcomes: list[str] = []
         self.ring_off: set[int] = set()
         self.redos: list[dict] = []        # redo responses: rsp + "st": sent / drop / maybe
+        self.miss_rsps: list[dict] = []    # MISS responses (RSP_DESC fields)
+        self.misses_in: list[int] = []     # m_miss records (MISS_DESC)
         self.rel: int | None = None
 
     def run(self, items: list[Wire], ring_off=frozenset(), rel=None) -> "RxModel":
@@ -241,13 +268,17 @@ class RxModel:
             return bad or ln == 0 or ln > 32 or nb != 0
         if pt in (NET_CONTROL, NET_ACK, NET_NACK):
             return bad or nb != 0
+        if pt == NET_MISS:
+            return (bad or nb != 0 or h["miss_cnt"] == 0
+                    or h["pkt_idx"] + h["miss_cnt"] > 256)
         return True
 
     def _complete(self, src, tid, seq, e: Block, ntf: dict | None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
         notification."""
         rsp = dict(dst_node=src, tid=tid, seq=seq, nack=int(e.err),
-                   reason=C["ERR_REMOTE_MEM"] if e.err else 0, ranges=list(e.ranges))
+                   reason=C["ERR_REMOTE_MEM"] if e.err else 0, miss=0, pkt_idx=0,
+                   miss_cnt=0, ranges=list(e.ranges))
         e.rsp, e.ntf_idx = rsp, None
         if e.err:
             self.stats["nack"] += 1
@@ -297,6 +328,11 @@ class RxModel:
                                            reason=h["reason"] if nack else 0))
             st["ctrl"] += 1
             return "ack"
+        if pt == NET_MISS:
+            self.misses_in.append(MISS_DESC.pack(tid=tid, seq=seq, pkt_first=h["pkt_idx"],
+                                                 pkt_num=h["miss_cnt"]))
+            st["ctrl"] += 1
+            return "miss_in"
         key = (src % self.p.num_nodes) * 1024 + tid
         e = self.blk.setdefault(key, Block())
         if pt == NET_CONTROL:
@@ -316,7 +352,12 @@ class RxModel:
         # DATA or INLINE (a one-packet block)
         ln, da = h["len"], h["dst_addr"]
         if pt == NET_DATA:
-            d = self.trk.lookup(DATA, key, seq, h["pkt_idx"], h["blk_pkts"], h["notify"])
+            d = self.trk.lookup(DATA, key, seq, h["pkt_idx"], h["blk_pkts"], h["notify"],
+                                h["ask"])
+            if d["miss"]:
+                f, n = self.trk.last_miss
+                self.miss_rsps.append(dict(dst_node=src, tid=tid, seq=seq, nack=0, reason=0,
+                                           miss=1, pkt_idx=f, miss_cnt=n))
             raw = b"".join(d_.to_bytes(64, "little") for d_, _ in w.beats[1:])
             data = raw[da % 64: da % 64 + ln]   # what the lanes of the strobes hold
         else:
@@ -426,8 +467,20 @@ class Stim:
         return wire(ack_packet(NODE_ID, src, rng.randrange(1024), rng.randrange(65536), nack),
                     f"{'NACK' if nack else 'ACK'} src {src}")
 
+    def miss(self, src, tid=None, seq=None, first=None, cnt=None):
+        """A MISS packet to this node (well formed: first + cnt <= 256)."""
+        rng = self.rng
+        first = rng.randrange(256) if first is None else first
+        cnt = rng.randint(1, 256 - first) if cnt is None else cnt
+        f = dict(ptype=NET_MISS, dst_node=NODE_ID, src_node=src,
+                 tid=rng.randrange(1024) if tid is None else tid,
+                 seq=rng.randrange(65536) if seq is None else seq, pkt_idx=first,
+                 miss_cnt=cnt)
+        return wire(one_beat_packet(f), f"MISS src {src} {first}+{cnt}")
+
     BAD_KINDS = ("node", "type", "len0", "len_big", "cross", "bp0", "bp_big", "idx", "beats",
-                 "long", "inl0", "inl_big", "inl_node", "ctrl_beats", "ack_beats")
+                 "long", "inl0", "inl_big", "inl_node", "ctrl_beats", "ack_beats",
+                 "miss_beats", "miss_cnt0", "miss_run", "miss_node")
 
     def bad(self, kind: str, src: int) -> Wire:
         """A malformed packet with a good CRC, pointing at TRAP."""
@@ -440,7 +493,17 @@ class Stim:
         if kind == "node":
             f["dst_node"] = NODE_ID ^ (1 << rng.randrange(16))
         elif kind == "type":
-            return wire(one_beat_packet(dict(f, ptype=rng.randint(5, 15), len=0)), "bad type")
+            pt = rng.choice([t for t in range(5, 16) if t != NET_MISS])
+            return wire(one_beat_packet(dict(f, ptype=pt, len=0)), "bad type")
+        elif kind in ("miss_cnt0", "miss_run", "miss_node"):
+            g = dict(ptype=NET_MISS, dst_node=NODE_ID, src_node=src, tid=f["tid"],
+                     seq=f["seq"], pkt_idx=rng.randrange(256), miss_cnt=0)
+            if kind == "miss_run":      # beyond packet 255
+                g["pkt_idx"] = rng.randint(1, 511)
+                g["miss_cnt"] = rng.randint(max(1, 257 - g["pkt_idx"]), 511)
+            elif kind == "miss_node":
+                g["dst_node"], g["miss_cnt"] = NODE_ID ^ 1, 1
+            return wire(one_beat_packet(g), f"bad {kind}")
         elif kind == "len0":
             f["len"], payload = 0, b""
         elif kind == "len_big":
@@ -468,8 +531,9 @@ class Stim:
                      src_node=src, tid=f["tid"], seq=f["seq"], len=ln, dst_addr=TRAP,
                      notify=1, inline_data=rng.getrandbits(256))
             return wire(one_beat_packet(g), f"bad {kind}")
-        elif kind in ("ctrl_beats", "ack_beats"):
-            f["ptype"] = NET_CONTROL if kind == "ctrl_beats" else NET_ACK
+        elif kind in ("ctrl_beats", "ack_beats", "miss_beats"):
+            f["ptype"] = {"ctrl_beats": NET_CONTROL, "ack_beats": NET_ACK}.get(kind, NET_MISS)
+            f["miss_cnt"] = 1
         return wire(data_packet(f, payload), f"bad {kind}")
 
 
@@ -519,6 +583,7 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             tid = rng.choice([t for t in tids[src] if t not in busy])
         b = stim.block(src, tid, notify=tid >= 100)
         rng.shuffle(b["pkts"])
+        b["pkts"] = [asked(w) if rng.random() < 0.15 else w for w in b["pkts"]]
         b["had_ctrl"] = b["notify"]
         if b["notify"]:
             r = rng.random()
@@ -545,7 +610,7 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             emit(random_inline(cross4k=rng.random() < 0.3))
             continue
         if r < 0.08:
-            out.append(stim.ack(rng.choice(SRCS)))
+            out.append(stim.ack(rng.choice(SRCS)) if r < 0.075 else stim.miss(rng.choice(SRCS)))
             continue
         if r < 0.09:
             out.append(stim.bad(rng.choice(Stim.BAD_KINDS), rng.choice(SRCS)))
@@ -590,7 +655,7 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
     # a few of the rare kinds in every stream, wherever they fall
     for _ in range(3):
         for w in (stim.bad(rng.choice(Stim.BAD_KINDS), rng.choice(SRCS)),
-                  stim.ack(rng.choice(SRCS)),
+                  stim.ack(rng.choice(SRCS)), stim.miss(rng.choice(SRCS)),
                   random_inline()):
             out.insert(rng.randrange(len(out) + 1), w)
     return out
@@ -625,6 +690,7 @@ class TB:
         self.p = Params.from_env(os.environ)
         self.rng = seed_rng(name)
         self.nq_size = nq_size
+        self.miss_drops: int | None = None  # MISS responses the unit may drop (None: any)
         self.errors: list[str] = []
         self.cycle = 0
         self.model: RxModel | None = None
@@ -653,6 +719,9 @@ class TB:
         self.rsp_seen = 0                   # responses seen valid
         self.redo_rsps: list[dict] = []     # redo responses taken
         self.redo_i = 0                     # model redos matched or passed over
+        self.miss_rsps: list[dict] = []     # MISS responses taken
+        self.miss_i = 0                     # model MISS responses matched or passed over
+        self.misses_in: list[int] = []      # m_miss records
         self.tail = 0
         self.sw_on = True
         self.sw_poll = (20, 200)
@@ -716,6 +785,13 @@ class TB:
         """The class and expected response an observed response is the next one of (for
         a redo: the next one the model sends, past redos it drops or may drop)."""
         got = RSP_DESC.unpack(data)
+        if got["miss"]:
+            # the next of the model's MISS responses that equals it (the unit drops those
+            # it has no room for)
+            for r in self.model.miss_rsps[self.miss_i:]:
+                if all(got[k] == r[k] for k in got):
+                    return "miss", r
+            return None, None
         for cls in ("plain", "ntf"):
             exp = self.model.rsps[cls]
             i = self.got[cls]
@@ -731,6 +807,11 @@ class TB:
     def _on_rsp(self, item):
         self.ev["rsp_hs"].append(self.cycle)
         cls, e = self._match_rsp(item["data"])
+        if cls == "miss":
+            self.miss_rsps.append(item)
+            self.miss_i = self.model.miss_rsps.index(e, self.miss_i) + 1
+            self.cov["miss responses"] += 1
+            return
         if cls != "redo":
             self.rsps.append(item)
         if cls is None:
@@ -739,8 +820,9 @@ class TB:
                      for c in ("plain", "ntf")}
             rd = [{k: r[k] for k in ("tid", "seq", "nack", "st")}
                   for r in self.model.redos[self.redo_i:self.redo_i + 3]]
+            ms = self.model.miss_rsps[self.miss_i:self.miss_i + 3]
             self.err(f"response {RSP_DESC.unpack(item['data'])} is neither next expected "
-                     f"one: {heads}, redo {rd}")
+                     f"one: {heads}, redo {rd}, MISS {ms}")
             return
         if cls == "redo":
             self.redo_rsps.append(item)
@@ -791,7 +873,7 @@ class TB:
         aw_pend = rsp_pend = False
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
                       "bad_drop", "notif", "notif_off", "nack", "mem_err", "redo_evt",
-                      "redo", "redo_drop")
+                      "redo", "redo_drop", "miss", "miss_drop")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -801,6 +883,14 @@ class TB:
             while not self.rsp_snk.empty():
                 self._on_rsp({"data": int(self.rsp_snk.recv_nowait().data)})
             self.cycle += 1
+            if int(d.m_miss_valid.value):
+                v = int(d.m_miss_data.value)
+                i = len(self.misses_in)
+                self.misses_in.append(v)
+                exp = self.model.misses_in
+                if i >= len(exp) or v != exp[i]:
+                    self.err(f"m_miss #{i}: {MISS_DESC.unpack(v)} expected "
+                             f"{MISS_DESC.unpack(exp[i]) if i < len(exp) else None}")
             if int(d.s_axis_rx_tvalid.value) and int(d.s_axis_rx_tready.value):
                 self.ev["in_beat"].append(self.cycle)
                 if int(d.s_axis_rx_tlast.value):
@@ -815,7 +905,7 @@ class TB:
                 self.ev["rsp"].append(self.cycle)
                 self.rsp_seen += 1
                 _, e = self._match_rsp(int(d.m_rsp_data.value))
-                if e is not None:
+                if e is not None and not e["miss"]:
                     self._covered_done(e["ranges"], f"response {e['tid']}/{e['seq']}",
                                        cur_aw if aw_v else None)
             rsp_pend = bool(rsp_v and not int(d.m_rsp_ready.value))
@@ -899,7 +989,7 @@ class TB:
 
     def progress(self):
         return (len(self.ev["in_beat"]), len(self.rsps), len(self.acks), len(self.taken),
-                self.nb)
+                self.nb, len(self.miss_rsps), len(self.misses_in))
 
     async def until(self, cond, what: str):
         """Wait for cond(); fail when nothing moves for STUCK cycles or a check failed."""
@@ -910,7 +1000,8 @@ class TB:
             since = 0 if pr != last else since + 1
             last = pr
             assert since < STUCK, f"stuck waiting for {what}: (beats in, responses, " \
-                                  f"m_ack, entries taken, B) = {pr}"
+                                  f"m_ack, entries taken, B, MISS responses, m_miss) = " \
+                                  f"{pr}; stat pulses {dict(self.stats)}"
             assert not self.errors, self.errors[0]
 
     async def wait_done(self):
@@ -920,7 +1011,7 @@ class TB:
                                   and len(self.acks) >= len(m.acks)
                                   and len(self.taken) >= (len(m.notifs) if self.nq_size else 0)
                                   and self.nb >= len(self.aws)
-                                  and self.redos_done()),
+                                  and self.redos_done() and self.misses_done()),
                          f"{m.nrsp} responses, {len(m.acks)} m_ack, "
                          f"{len(m.notifs)} notifications")
 
@@ -929,6 +1020,26 @@ class TB:
         m = m or self.model
         return (self.stats["redo"] + self.stats["redo_drop"] >= len(m.redos)
                 and len(self.redo_rsps) >= self.stats["redo"])
+
+    def misses_done(self, m=None) -> bool:
+        """Every MISS response of the model queued or dropped, every one queued taken, and
+        every m_miss record out."""
+        m = m or self.model
+        return (self.stats["miss"] + self.stats["miss_drop"] >= len(m.miss_rsps)
+                and len(self.miss_rsps) >= self.stats["miss"]
+                and len(self.misses_in) >= len(m.misses_in))
+
+    def check_misses(self, m=None, drops: int | None = 0):
+        """MISS responses: each one the model has either came (in order, matched by
+        _on_rsp) or was dropped, and the counters say which; `drops`: how many may be
+        dropped (None: any number). m_miss records: exactly the model's."""
+        m = m or self.model
+        assert self.stats["miss"] == len(self.miss_rsps), (self.stats["miss"], len(self.miss_rsps))
+        assert self.stats["miss"] + self.stats["miss_drop"] == len(m.miss_rsps), \
+            (self.stats["miss"], self.stats["miss_drop"], len(m.miss_rsps))
+        if drops is not None:
+            assert self.stats["miss_drop"] == drops, (self.stats["miss_drop"], drops)
+        assert self.misses_in == m.misses_in, (len(self.misses_in), len(m.misses_in))
 
     def check_redos(self, m=None):
         """Redo responses: those the model sends all came, those it drops none (matched
@@ -949,6 +1060,7 @@ class TB:
         m, d = self.model, self.dut
         assert not self.errors, f"{len(self.errors)} errors, first: {self.errors[0]}"
         self.check_redos()
+        self.check_misses(drops=self.miss_drops)
         assert len(self.rsps) == m.nrsp, "response count"
         assert self.got == {c: len(m.rsps[c]) for c in m.rsps}, (self.got, "response classes")
         assert len(self.acks) == len(m.acks), "m_ack count"
@@ -1336,6 +1448,82 @@ async def rx_timing(dut):
         assert lag <= res["last->AW flushed"] + 16 + 2, f"W side lags by {lag} cycles"
     await tb.wait_done()
     assert not tb.errors, tb.errors[0]
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_miss(dut):
+    """MISS answers for asking DATA packets of incomplete blocks, exactly and in order;
+    none for complete blocks, one-packet blocks and stale packets; a re-send of a run with
+    ask set; drops when the redo FIFO's half for MISSes is full; MISS packets received go
+    to m_miss."""
+    tb = TB(dut, "rx_miss", nq_size=8, idle=0.0, stall=0.0)
+    await tb.reset()
+    stim = Stim(tb.p, tb.rng)
+    mp, mx = tb.p.max_payload, tb.p.max_blk_pkts
+    s0, s1 = SRCS
+
+    def blk(src, tid, n, notify=False):
+        b = stim.block(src, tid, size=n * mp, notify=notify, align=4096)
+        assert len(b["pkts"]) == n, len(b["pkts"])
+        return b
+
+    a, bb, c = blk(s0, 200, 6), blk(s1, 201, mx), blk(s0, 202, 1)
+    d = blk(s1, 203, 3)
+    d2 = blk(s1, 203, 2)                     # d's TID again, a newer seq: d is abandoned
+    e = blk(s0, 204, 2, notify=True)
+    g = blk(s1, 205, 4)
+    A, B, G = a["pkts"], bb["pkts"], g["pkts"]
+    ph1 = [A[5], asked(A[1]), asked(A[3]), asked(A[3]), A[0], asked(A[2]), A[4], A[5],
+           asked(B[0]), asked(c["pkts"][0]),
+           d["pkts"][0], d2["pkts"][0], asked(d["pkts"][2]), d["pkts"][2],
+           e["pkts"][0], e["pkts"][1], asked(e["pkts"][0]), e["ctrl"],
+           G[3], G[0], G[1], asked(G[2]), G[1], asked(G[2])]
+    ph1 += B[1:]                             # b completes (its last packet: no MISS)
+    ph1 += [stim.miss(s0), stim.miss(s1, first=0, cnt=256), stim.miss(s0, first=255, cnt=1),
+            stim.bad("miss_run", s0), stim.bad("miss_cnt0", s1), stim.bad("miss_node", s0),
+            stim.bad("miss_beats", s1), flipped(stim.miss(s1), tb.rng)]
+    # the response path stopped: the MISSes of h, (0,9), (0,8), ... take half the redo
+    # FIFO, the others are dropped; then h completes
+    h = blk(s0, 206, 10)
+    H = h["pkts"]
+    ph2 = [asked(H[i]) for i in range(9, 1, -1)]
+    ph3 = H[:2]
+    m = tb.model = tb.new_model(ph1 + ph2 + ph3)
+    runs = [(r["tid"], r["pkt_idx"], r["miss_cnt"]) for r in m.miss_rsps]
+    want = ([(200, 0, 5), (200, 0, 1), (200, 0, 1), (200, 0, 1), (200, 4, 1), (201, 1, mx - 1),
+             (205, 0, 3)] + [(206, 0, k) for k in range(9, 1, -1)])
+    assert runs == want, runs
+    assert [r["tid"] for r in m.redos] == [200, 205], m.redos
+    assert len(m.misses_in) == 3 and m.stats["bad"] == 4 and m.stats["crc"] == 1, m.stats
+    assert [o for o in m.outcomes[10:14]] == ["data", "data", "stale", "stale"], m.outcomes
+
+    for w in ph1:
+        tb.src.send_nowait(w.frame())
+    await tb.until(lambda: tb.stats["miss"] == 7 and len(tb.miss_rsps) == 7
+                   and len(tb.redo_rsps) == 2 and len(tb.rsps) == 5 and tb.src.empty()
+                   and len(tb.misses_in) == 3, "phase 1: 7 MISS, 2 redo, 5 responses")
+    for _ in range(300):
+        await RisingEdge(dut.clk)
+    assert tb.stats["miss_drop"] == 0 and len(tb.miss_rsps) == 7, tb.stats
+    random_pause(tb.rsp_snk, tb.rng, 1.0)
+    for w in ph2:
+        tb.src.send_nowait(w.frame())
+    await tb.until(lambda: tb.stats["miss"] + tb.stats["miss_drop"] == 15 and tb.src.empty()
+                   and not tb.src.active, "phase 2: the MISSes queued or dropped")
+    for _ in range(100):
+        await RisingEdge(dut.clk)
+    assert tb.stats["miss"] == 11 and tb.stats["miss_drop"] == 4, tb.stats
+    random_pause(tb.rsp_snk, tb.rng, 0.0)
+    for w in ph3:
+        tb.src.send_nowait(w.frame())
+    tb.miss_drops = 4
+    await tb.wait_done()
+    for _ in range(300):
+        await RisingEdge(dut.clk)
+    tb.final_checks()
+    got = [RSP_DESC.unpack(x["data"]) for x in tb.miss_rsps]
+    assert [(r["tid"], r["pkt_idx"], r["miss_cnt"], r["dst_node"], r["nack"]) for r in got] \
+        == [w_ + (s0 if w_[0] in (200, 202, 204, 206) else s1, 0) for w_ in want[:11]], got
 
 
 # ------------------------------------------------------------------ pytest

@@ -579,7 +579,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
             "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
             "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
-            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP")}
+            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
     for n in b.nodes:
         o = 1 - n.i
@@ -615,6 +615,9 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
             assert r["RX_REDO"] == r["RX_REDO_DROP"] == 0, (n.i, r)
             assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
+            if not flips:
+                # packets in order, none lost: every block complete at its last packet
+                assert r["RX_MISS"] == r["RX_MISS_DROP"] == 0, (n.i, r)
         assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
         if loss:
             # re-sent packets count again at the sender; the receiver writes each packet
@@ -638,6 +641,9 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         lcs = [link_counts(dut, k) for k in (0, 1)]
         assert sum(c["lost"] for c in lcs) > 0 and sum(c["corrupted"] for c in lcs) > 0, lcs
         assert sum(regs[k]["TX_RETX"] for k in (0, 1)) > 0, regs
+        # blocks that lost a packet before their last one are answered with MISS (which
+        # the senders take as nothing but a control packet)
+        assert sum(regs[k]["RX_MISS"] for k in (0, 1)) > 0, regs
     if not flips:
         assert not stuck
         for k in (0, 1):
