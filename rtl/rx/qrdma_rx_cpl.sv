@@ -253,7 +253,10 @@ module qrdma_rx_cpl
 
   // E3: the pushes registered (the FIFOs' counts and write ports meet no decision on the
   // RAM's output)
-  rsp_desc_t rsp_q, redo_q, r3_rsp_q, mrsp_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // rsp_q: an ACK/NACK, its MISS fields zero (not stored)
+  rsp_desc_t rsp_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  rsp_desc_t redo_q, r3_rsp_q, mrsp_q;
   logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_held;
   logic      mrsp_v_q, mrsp_push, redo_af;
   logic [NW-1:0] r3_h_q, r3_p_q, r3_diff;
@@ -311,12 +314,17 @@ module qrdma_rx_cpl
   logic [cnt_w(REDO_DEPTH)-1:0] redo_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(NENT)) u_rsp_fifo (
+  // ACKs and NACKs only: the MISS fields (from bit RSP_DESC_MISS_LSB on) are zero and
+  // not stored, so the NENT-deep block RAM stays as narrow as an ACK
+  logic [RSP_DESC_MISS_LSB-1:0] main_lo;
+
+  qrdma_sync_fifo #(.WIDTH(RSP_DESC_MISS_LSB), .DEPTH(NENT)) u_rsp_fifo (
     .clk, .rst,
-    .s_valid(rsp_push_q), .s_ready(rsp_s_ready), .s_data(rsp_q),
-    .m_valid(main_valid), .m_ready(m_rsp_ready), .m_data(main_rsp),
+    .s_valid(rsp_push_q), .s_ready(rsp_s_ready), .s_data(rsp_q[RSP_DESC_MISS_LSB-1:0]),
+    .m_valid(main_valid), .m_ready(m_rsp_ready), .m_data(main_lo),
     .count(occ_rsp), .almost_full(rsp_af)
   );
+  assign main_rsp = rsp_desc_t'(RSP_DESC_W'(main_lo));
 
   // redo and MISS responses: a full FIFO drops a redo (counted above); a redo has the
   // write port, a MISS goes in only in a cycle without a redo push and while the FIFO
