@@ -215,8 +215,14 @@ module qrdma_nic
     .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
+    // MISS reports and go-back-N: tied off until the receive unit's MISS output and a
+    // register reach them (no MISS-driven re-send; timeouts re-send whole blocks)
+    .cfg_gbn(1'b0), .s_miss_valid(1'b0), .s_miss_data('0),
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
-    .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx)
+    .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx),
+    /* verilator lint_off PINCONNECTEMPTY */  // no MISS reports reach the unit yet
+    .stat_miss_retx()
+    /* verilator lint_on PINCONNECTEMPTY */
   );
 
   qrdma_tx #(

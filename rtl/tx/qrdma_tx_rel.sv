@@ -15,6 +15,11 @@
 //       packet (a notifying transfer's last block with its control packet) is passed on
 //       again, with the timeout doubled per re-send up to 2^cfg_backoff times;
 //     - else NACK (tid, seq, ERR_TIMEOUT), which disarms it when the engine takes it.
+//   * a MISS report (s_miss: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid,
+//     seq) are missing at the receiver) is kept per TID; the scan, visiting the TID, re-sends
+//     that run of the kept block (cfg_gbn: from pkt_first to the block's end) when the timer
+//     is armed with its seq and not due, without counting it as a re-send for
+//     cfg_retry_limit, and drops the report otherwise.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
 // Contract: after reset the unit clears its timers (1024 cycles: descriptors wait); each
 // descriptor stream passes a register slice (one cycle, registered ready); a re-send has
@@ -24,6 +29,10 @@
 // t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6, T = cfg_timeout << min(re-sends, cfg_backoff)
 // (docs/reliability.md "Timers"). Timing: descriptors one cycle; a NACK for an
 // unreachable destination is valid on m_nack three cycles after the engine's handshake.
+// s_miss is a pulse (no backpressure, one per cycle at most): a MISS in cycle m is kept
+// from m + 4 on, and its re-send is offered at the earliest in m + 12 and, when no scan
+// round is lost, at the latest in m + NUM_TIDS + 11 plus the re-sends queued before it
+// (docs/reliability.md "MISS-driven re-sends").
 `default_nettype none
 
 module qrdma_tx_rel
@@ -44,6 +53,7 @@ module qrdma_tx_rel
   input  logic [63:0]             cfg_node_mask,   // NODE_MASK: reachable nodes
   input  logic [7:0]              cfg_retry_limit, // RETRY_LIMIT: re-sends before ERR_TIMEOUT
   input  logic [3:0]              cfg_backoff,     // RETRY_LIMIT: timeout doublings, at most
+  input  logic                    cfg_gbn,         // 1: a MISS re-sends from its first packet to the block's end
   // descriptors from the QoS engine
   input  logic                    s_blk_valid,
   output logic                    s_blk_ready,
@@ -63,6 +73,9 @@ module qrdma_tx_rel
   /* verilator lint_off UNUSEDSIGNAL */  // the nack flag and the reason do not matter here
   input  logic [ACK_DESC_W-1:0]   ack_data,
   /* verilator lint_on UNUSEDSIGNAL */
+  // missing-packet reports from the receive unit (a pulse each, no backpressure)
+  input  logic                    s_miss_valid,
+  input  logic [MISS_DESC_W-1:0]  s_miss_data,
   // NACKs of this unit, to the engine
   output logic                    m_nack_valid,
   input  logic                    m_nack_ready,
@@ -70,10 +83,13 @@ module qrdma_tx_rel
   // statistics (pulses)
   output logic                    stat_timeout,    // a timer ran out: NACK ERR_TIMEOUT
   output logic                    stat_unreach,    // a descriptor not sent: unreachable
-  output logic                    stat_retx        // a timed-out descriptor sent again
+  output logic                    stat_retx,       // a timed-out descriptor sent again
+  output logic                    stat_miss_retx   // a run of a block sent again for a MISS
 );
 
   localparam int unsigned SW = STAMP_W;
+  localparam int unsigned PFW = MISS_DESC_PKT_FIRST_W;
+  localparam int unsigned PNW = MISS_DESC_PKT_NUM_W;
   // largest timeout in ticks: a deadline stays within half the stamp range of the ticks
   // the scan compares it with
   localparam logic [SW-1:0] TO_MAX = SW'((1 << (SW - 1)) - 2);
@@ -105,13 +121,23 @@ module qrdma_tx_rel
     logic [SW-1:0] to;   // timeout in ticks
   } arm_t;
 
-  // a timeout waiting for its re-send
+  // a timeout (or a MISS) waiting for its re-send
   typedef struct packed {
-    key_t          k;
-    kind_e         kind;
-    logic [7:0]    rt;   // re-sends with this one
-    logic [SW-1:0] to;   // its timeout in ticks
+    key_t           k;
+    kind_e          kind;
+    logic [7:0]     rt;    // re-sends with this one (a MISS: the timer's, unchanged)
+    logic [SW-1:0]  to;    // its timeout in ticks
+    logic           miss;  // a MISS: the block's run pf, pn only
+    logic [PFW-1:0] pf;
+    logic [PNW-1:0] pn;
   } rq_t;
+
+  // a TID's latest MISS report
+  typedef struct packed {
+    logic [SEQW-1:0] seq;
+    logic [PFW-1:0]  pf;
+    logic [PNW-1:0]  pn;
+  } miss_t;
 
   function automatic logic reachable(input logic [15:0] dst, input logic [15:0] self,
                                      input logic [63:0] mask);
@@ -245,7 +271,14 @@ module qrdma_tx_rel
   assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
   assign m_blk_valid = r_boff || ob_off;
   assign m_pkt_valid = r_poff || op_off;
-  assign m_blk_data  = r_boff ? bs_rd : bq_data[BLOCK_DESC_W-1:0];
+  // (a MISS re-send: the kept block with the run of the MISS)
+  always_comb begin
+    m_blk_data = r_boff ? bs_rd : bq_data[BLOCK_DESC_W-1:0];
+    if (r_boff && r3_q.miss) begin
+      m_blk_data[BLOCK_DESC_PKT_FIRST_LSB +: BLOCK_DESC_PKT_FIRST_W] = r3_q.pf;
+      m_blk_data[BLOCK_DESC_PKT_NUM_LSB +: BLOCK_DESC_PKT_NUM_W]     = r3_q.pn;
+    end
+  end
   assign m_pkt_data  = r_poff ? ps_rd : pq_data[PKT_DESC_W-1:0];
   assign ob_pass     = ob_off && m_blk_ready;
   assign op_pass     = op_off && m_pkt_ready;
@@ -257,13 +290,15 @@ module qrdma_tx_rel
   assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy && !r_boff) : blk_unr;
   assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff) : pkt_unr;
 
-  // what arms: a block passed on (a re-sent one unless it goes with its control packet),
-  // a packet passed on (a control packet arms its last block's timer again)
-  assign blk_arm = ob_pass || (rb_pass && r3_q.kind == K_BLK);
+  // what arms: a block passed on (a re-sent one unless it goes with its control packet;
+  // a MISS re-send keeps its timer's kind), a packet passed on (a control packet arms its
+  // last block's timer again)
+  assign blk_arm = ob_pass || (rb_pass && (r3_q.kind == K_BLK || r3_q.miss));
   assign pkt_arm = op_pass || rp_pass;
 
   always_comb begin
-    if (rb_pass) arm_blk = '{k: r3_q.k, kind: K_BLK, rt: r3_q.rt, to: r3_q.to};
+    if (rb_pass) arm_blk = '{k: r3_q.k, kind: r3_q.miss ? r3_q.kind : K_BLK, rt: r3_q.rt,
+                             to: r3_q.to};
     else         arm_blk = '{k: bq_key, kind: K_BLK, rt: 8'd0, to: to_q};
     if (rp_pass) arm_pkt = '{k: r3_q.k, kind: r3_q.kind, rt: r3_q.rt, to: r3_q.to};
     else         arm_pkt = '{k: pq_key,
@@ -427,6 +462,87 @@ module qrdma_tx_rel
     .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(sc_rd)
   );
 
+  // ------------------------------------------------------------------ MISS records
+  // A MISS pulse is registered (M1: its TID given to the valid bits' set port, two cycles
+  // ahead), and written in M3 into the valid bits (a two-write memory like the armed bits)
+  // and the record RAM (seq, run). The scan reads both in S0 with the timer (the valid bit
+  // in S1, the record in S2); a MISS of the TID written in S0 .. S3 (mhit) makes the words
+  // read old: no MISS decision on the TID in this round. A decision that clears the
+  // record (acted on, stale, or the timer due) is registered and written in S4 through
+  // the clear port (address in S2), unless a MISS of the TID is written in that cycle.
+  // MISS pulses during the clearing after reset are dropped (no timer is armed then).
+  miss_desc_t    mi;
+  logic          mi1_v_q, mi2_v_q, mi3_v_q;
+  logic [TW-1:0] mi1_tid_q, mi2_tid_q, mi3_tid_q;
+  miss_t         mi1_q, mi2_q, mi3_q;
+  logic          gbn_q;
+  logic [0:0]    mv_rd;
+  miss_t         mr_rd;
+  logic          s4_mclr_q, mclr_en;
+  logic [TW-1:0] s4_tid_q;
+
+  assign mi = miss_desc_t'(s_miss_data);
+
+  always_ff @(posedge clk) begin
+    mi1_v_q   <= s_miss_valid && !init_busy;
+    mi1_tid_q <= mi.tid;
+    mi1_q     <= '{seq: mi.seq, pf: mi.pkt_first, pn: mi.pkt_num};
+    mi2_v_q   <= mi1_v_q;
+    mi2_tid_q <= mi1_tid_q;
+    mi2_q     <= mi1_q;
+    mi3_v_q   <= mi2_v_q;
+    mi3_tid_q <= mi2_tid_q;
+    mi3_q     <= mi2_q;
+    gbn_q     <= cfg_gbn;
+    if (rst) begin
+      mi1_v_q <= 1'b0;
+      mi2_v_q <= 1'b0;
+      mi3_v_q <= 1'b0;
+    end
+  end
+
+  assign mclr_en = s4_mclr_q && !(mi3_v_q && mi3_tid_q == s4_tid_q);
+
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  u_missed (
+    .clk,
+    .a_en(mi3_v_q), .a_addr(mi1_tid_q), .a_data(1'b1),
+    .b_en(init2_q || mclr_en), .b_addr(init_q ? init_tid_q : s2_tid_q), .b_data(1'b0),
+    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(mv_rd)
+  );
+
+  // (RDW_ANY: a read that meets a MISS write of its TID is an mhit, its data is not used)
+  qrdma_sdp_ram #(.WIDTH($bits(miss_t)), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_miss_ram (
+    .clk,
+    .wr_en(mi3_v_q), .wr_be(1'b1), .wr_addr(mi3_tid_q), .wr_data(mi3_q),
+    .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(mr_rd)
+  );
+
+  logic            s1_mhit_q, s2_mhit_q, s3_mhit_q, s2_mv_q, s3_mv_q, s3_mseq_q, s3_armb_q;
+  logic [PFW-1:0]  s3_pf_q;
+  logic [PNW-1:0]  s3_pn_q;
+  logic [3:0]      s3_sm_q;
+  logic            s0_mhit, s1_mhit, s2_mhit, s3_mhit;
+
+  assign s0_mhit = mi3_v_q && mi3_tid_q == sc_q;
+  assign s1_mhit = mi3_v_q && mi3_tid_q == s1_tid_q;
+  assign s2_mhit = mi3_v_q && mi3_tid_q == s2_tid_q;
+  assign s3_mhit = mi3_v_q && mi3_tid_q == s3_tid_q;
+
+  always_ff @(posedge clk) begin
+    s1_mhit_q <= s0_mhit;
+    s2_mv_q   <= mv_rd[0];
+    s2_mhit_q <= s1_mhit_q || s1_mhit;
+    s3_mv_q   <= s2_mv_q;
+    s3_mhit_q <= s2_mhit_q || s2_mhit;
+    s3_mseq_q <= mr_rd.seq == sc_rd.seq;
+    s3_armb_q <= s2_arm_q;   // armed, timed or not
+    s3_pf_q   <= mr_rd.pf;
+    s3_pn_q   <= gbn_q ? '0 : mr_rd.pn;
+    s3_sm_q   <= (sc_rd.rt >= 8'(bo_q)) ? bo_q : sc_rd.rt[3:0];  // the timer's own doublings
+  end
+
   always_ff @(posedge clk) begin
     sc_q     <= sc_q + TW'(1);
     s1_tid_q <= sc_q;
@@ -455,6 +571,7 @@ module qrdma_tx_rel
   // there already. Otherwise the timer stays armed and is found again a round later; a
   // re-send arms it again when it passes on.
   logic due, to_fire, rs_fire, rq_room;
+  logic tstable, tdue, mrec, mmatch, m_fire, m_clr;
   assign s3_ack  = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q)
                    || (a2_v_q && a2_tid_q == s3_tid_q);
   // (an arm on its way, not yet written, counts as a hit too: its descriptor passed on
@@ -466,6 +583,26 @@ module qrdma_tx_rel
                    && !init_busy;
   assign to_fire = due && s3_lim_q && nack_room && !blk_unr && !pkt_unr;
   assign rs_fire = due && !s3_lim_q && !s3_inq_q && rq_room;
+
+  // The TID's MISS record (mrec: read in S0 and not written since): with the timer armed
+  // with its seq (a block's timer) and not due, its run is queued for a re-send under the
+  // same conditions as a timeout's re-send (tstable: the timer words are current; the
+  // queue has room, the TID is not waiting there), with the timer's re-send count and
+  // timeout unchanged. The record is cleared when acted on, when the timer is not armed
+  // with its seq (or is an inline packet's), and when the due timer is re-sent whole or
+  // answered with its NACK; otherwise it waits for the next round.
+  assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy;
+  assign tdue    = s3_arm_q && s3_due_q && on_q;
+  assign mrec    = s3_mv_q && !s3_mhit_q && !s3_mhit;
+  assign mmatch  = s3_armb_q && s3_mseq_q && s3_kind_q != K_INL;
+  assign m_fire  = mrec && tstable && mmatch && !tdue && !s3_inq_q && rq_room;
+  assign m_clr   = mrec && (m_fire || to_fire || rs_fire || (tstable && !mmatch));
+
+  always_ff @(posedge clk) begin
+    s4_mclr_q <= m_clr;
+    s4_tid_q  <= s3_tid_q;
+    if (rst) s4_mclr_q <= 1'b0;
+  end
 
   qrdma_sdp_ram #(.WIDTH(SEQW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_ak_ram (
@@ -558,9 +695,11 @@ module qrdma_tx_rel
     for (int i = 0; i < RQ_DEPTH; i++)
       if (kills(rq_q[i].k, a1_v_q, a1_tid_q, a1_seq_q)
           || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q)) rq_k_q[i] <= 1'b1;
-    rp_v_q <= rs_fire;
-    rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q, rt: s3_rt_q + 8'd1,
-              to: bo_tab_q[s3_sa_q]};
+    rp_v_q <= rs_fire || m_fire;
+    // (a push is a timeout's re-send iff the timer is due: tdue selects, from registers)
+    rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
+              rt: tdue ? s3_rt_q + 8'd1 : s3_rt_q, to: bo_tab_q[tdue ? s3_sa_q : s3_sm_q],
+              miss: !tdue, pf: s3_pf_q, pn: s3_pn_q};
     if (rp_v_q) begin
       rq_q[rq_wp_q]   <= rp_q;
       rq_v_q[rq_wp_q] <= 1'b1;
@@ -588,13 +727,14 @@ module qrdma_tx_rel
   // A block's timer (K_BLK or K_CTL: the engine may pass a control packet on before or
   // after its block, and the later of the two arms) re-sends whichever of the block and
   // its control packet the stores still keep with the timer's seq; the control packet
-  // arms when it goes with the block (r3_q.kind K_CTL).
+  // arms when it goes with the block (r3_q.kind K_CTL). A MISS re-sends the block's run
+  // only and keeps its timer's kind.
   logic r2_bok, r2_pok, r2_inl;
 
   always_comb begin
     r2_inl = r2_q.kind == K_INL;
     r2_bok = !r2_inl && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
-    r2_pok = ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
+    r2_pok = !r2_q.miss && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
              && ps_rd[PKT_DESC_KIND_LSB] == (r2_inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
     r2_ok  = r2_bok || r2_pok;
   end
@@ -615,7 +755,7 @@ module qrdma_tx_rel
                  && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       r3_x_q  <= xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
       r3_q      <= r2_q;
-      r3_q.kind <= r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK);
+      r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK));
       r3_b_q    <= r2_bok;
       r3_p_q    <= r2_pok;
     end else begin
@@ -624,12 +764,14 @@ module qrdma_tx_rel
       if (rb_pass) r3_b_q <= 1'b0;
       if (rp_pass) r3_p_q <= 1'b0;
     end
-    stat_retx <= r3_done && !a1_kill_r3 && !r3_x_q;
+    stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && !r3_q.miss;
+    stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_q.miss;
     if (rst) begin
-      r1_v_q    <= 1'b0;
-      r2_v_q    <= 1'b0;
-      r3_v_q    <= 1'b0;
-      stat_retx <= 1'b0;
+      r1_v_q         <= 1'b0;
+      r2_v_q         <= 1'b0;
+      r3_v_q         <= 1'b0;
+      stat_retx      <= 1'b0;
+      stat_miss_retx <= 1'b0;
     end
   end
 

@@ -9,7 +9,9 @@
 // picked slot's packet is computed (packetization of docs/nic.md for a block) and its
 // header beat built; a block with packets left goes back to the tail of its queue, any
 // other slot is freed. ACK/NACK responses never take a slot (qrdma_tx_rsp), so a send
-// unit full of requests still answers. Inside: docs/modules.md#qrdma_tx_sched.
+// unit full of requests still answers. A block descriptor's pkt_first / pkt_num (a
+// re-send of missing packets, docs/reliability.md) select the run of its packets that is
+// sent, each exactly as in the whole block's send. Inside: docs/modules.md#qrdma_tx_sched.
 //
 // Contract: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
@@ -25,7 +27,9 @@
 //   t+7  job_valid (and rd_valid for DATA) for one cycle, from registers
 // pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
-// than one entry; a descriptor accepted in cycle a is in its queue from a + 2.
+// than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
+// descriptor's run (pkt_first .. pkt_first + pkt_num - 1, pkt_num 0: to the block's last
+// packet) must lie within the block's packets (an assertion checks it).
 `default_nettype none
 
 module qrdma_tx_sched
@@ -96,21 +100,26 @@ module qrdma_tx_sched
 
   // What the progress RAM holds per slot.
   typedef struct packed {
-    logic              more;  // packet pidx of a block is followed by another
-    logic [PIDX_W-1:0] pidx;  // index of the block's next packet
+    logic              bmore;  // packet pidx of a block is followed by another of the block
+    logic              more;   // ... by another of the run it sends
+    logic [PIDX_W-1:0] pidx;   // index of the block's next packet to send
   } prog_t;
 
-  // The first packet of a block is followed by another: dlow + size > MAX_PAYLOAD, taken
-  // apart at the packet boundary so that only an LG-bit sum is on the way (size / MP
-  // above 1: always; 1: unless both low parts are 0; 0: the sum of the low parts).
-  function automatic logic more0(input logic [LG-1:0] dl, input logic [SIZE_W-1:0] size);
-    logic [SIZE_W-LG-1:0] hi;
-    logic [LG:0]          lo;
-    hi = size[SIZE_W-1:LG];
+  // Packet pf of a block is followed by another (pf < the last index): pf + 1 < the
+  // block's packets H + c + (r != 0), with size = H * MAX_PAYLOAD + L and dlow + L =
+  // c * MAX_PAYLOAD + r, taken apart so that only an LG-bit sum and compares of pf with H
+  // are on the way (pf 0: dlow + size > MAX_PAYLOAD).
+  localparam int unsigned CW = ((PIDX_W > SIZE_W - LG) ? PIDX_W : SIZE_W - LG) + 1;
+  function automatic logic bmore_of(input logic [LG-1:0] dl, input logic [SIZE_W-1:0] size,
+                                    input logic [PIDX_W-1:0] pf);
+    logic [CW-1:0] hi, p;
+    logic [LG:0]   lo;
+    hi = CW'(size[SIZE_W-1:LG]);
+    p  = CW'(pf);
     lo = (LG + 1)'(dl) + (LG + 1)'(size[LG-1:0]);
-    if (hi > (SIZE_W - LG)'(1)) return 1'b1;
-    if (hi == (SIZE_W - LG)'(1)) return (dl != '0) || (size[LG-1:0] != '0);
-    return lo[LG] && (lo[LG-1:0] != '0);
+    if (lo[LG] && lo[LG-1:0] != '0) return p <= hi;   // c + (r != 0) = 2
+    if (lo != '0) return p < hi;                       // 1
+    return p + CW'(1) < hi;                            // 0
   endfunction
 
   // ------------------------------------------------------------------ input side
@@ -121,8 +130,8 @@ module qrdma_tx_sched
   logic        in_open;    // a descriptor can be accepted in this cycle
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
-  logic          in_more0;   // a block whose first packet is followed by another
-  /* verilator lint_off UNUSEDSIGNAL */  // only dst_addr and size here
+  logic          in_bmore, in_more;  // a block's first packet sent is followed by another
+  /* verilator lint_off UNUSEDSIGNAL */  // only dst_addr, size, pkt_first, pkt_num here
   block_desc_t   in_blk;
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -156,7 +165,10 @@ module qrdma_tx_sched
   assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
                            : '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
   assign in_blk   = block_desc_t'(s_blk_data);
-  assign in_more0 = !in_idx && more0(in_blk.dst_addr[LG-1:0], in_blk.size);
+  // of its block; of the run it sends (pkt_num 0: the block's rest, else pkt_num > 1)
+  assign in_bmore = !in_idx && bmore_of(in_blk.dst_addr[LG-1:0], in_blk.size,
+                                        PIDX_W'(in_blk.pkt_first));
+  assign in_more  = (in_blk.pkt_num == '0) ? in_bmore : !in_idx && (in_blk.pkt_num != PIDX_W'(1));
   assign in_queue = node_queue(
       in_idx ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
              : s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
@@ -216,10 +228,11 @@ module qrdma_tx_sched
     .rd_data (slot_rd)
   );
 
-  // Progress of a block: index of its next packet, and whether another follows it.
-  // Written {0, more0} when a slot is filled (0 for a packet descriptor) and
-  // {i+1, i+1 != last} when a block is re-queued after packet i (never in the same cycle:
-  // both take the enqueue port).
+  // Progress of a block: index of its next packet to send, and whether another packet
+  // follows it in the block and in the run. Written {pkt_first, flags of the input} when
+  // a slot is filled (0 for a packet descriptor) and {i+1, i+1 != last, i+1 != the run's
+  // last} when a block is re-queued after packet i (never in the same cycle: both take the
+  // enqueue port).
   qrdma_sdp_ram #(.WIDTH($bits(prog_t)), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
     u_prog_ram (
     .clk     (clk),
@@ -319,7 +332,10 @@ module qrdma_tx_sched
   // (x mod MAX_PAYLOAD) + 1 (the last of several); its destination is dst_addr (the
   // first) or the MAX_PAYLOAD boundary dst_addr / MAX_PAYLOAD + p; its offset in the
   // block 0 or p * MAX_PAYLOAD - dlow. The beat counts follow the same cases: a packet
-  // after the first starts at lane 0 of the destination.
+  // after the first starts at lane 0 of the destination. The run sent ends at packet
+  // pkt_first + pkt_num - 1, or at the block's last (pkt_num 0): "more" (from the progress
+  // RAM) is whether another packet of the run follows (the block is re-queued), "bmore"
+  // whether another packet of the block follows (the length case).
   slot_rec_t          rec;       // A: the picked slot's record (RAM output)
   /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block: not used here
   block_desc_t        blk;
@@ -337,8 +353,11 @@ module qrdma_tx_sched
   logic [PIDX_W-1:0]  b_pidx_q;   // packet index
   logic [PIDX_W-1:0]  b_pidx1_q;  // ... + 1
   logic [PIDX_W-1:0]  b_lidx_q;   // index of the block's last packet
+  logic [PIDX_W-1:0]  b_rend_q;   // pkt_first + pkt_num - 1: the run's last (pkt_num != 0)
+  logic               b_rall_q;   // pkt_num 0: the run ends with the block
   logic               b_first_q;  // the first packet of its block
-  logic               b_more_q;   // a block packet followed by another
+  logic               b_more_q;   // a block packet followed by another of its run
+  logic               b_bmore_q;  // a block packet followed by another of its block
   logic [OFF_W-1:0]   b_off_q;    // offset in the block
   logic [63:0]        b_dst_q;    // destination address
   logic [HI_W-1:0]    b_shi1_q;   // src_addr[63:OFF_W] + 1
@@ -357,8 +376,11 @@ module qrdma_tx_sched
       b_pidx_q   <= prog_rd.pidx;
       b_pidx1_q  <= prog_rd.pidx + PIDX_W'(1);
       b_lidx_q   <= PIDX_W'(a_x >> LG);
+      b_rend_q   <= PIDX_W'(blk.pkt_first) + PIDX_W'(blk.pkt_num) - PIDX_W'(1);
+      b_rall_q   <= blk.pkt_num == '0;
       b_first_q  <= first;
       b_more_q   <= prog_rd.more;
+      b_bmore_q  <= prog_rd.bmore;
       b_off_q    <= first ? '0 : {prog_rd.pidx, LG'(0)} - OFF_W'(dlow);
       b_dst_q    <= first ? blk.dst_addr
                           : {blk.dst_addr[63:LG] + (64 - LG)'(prog_rd.pidx), LG'(0)};
@@ -386,7 +408,7 @@ module qrdma_tx_sched
   /* verilator lint_on UNUSEDSIGNAL */
 
   assign blk_b  = block_desc_t'(rec_b_q.data[BLOCK_DESC_W-1:0]);
-  assign b_case = {!b_first_q, b_first_q ? b_more_q : !b_more_q};
+  assign b_case = {!b_first_q, b_first_q ? b_bmore_q : !b_bmore_q};
   always_comb begin
     unique case (b_case)
       2'd0:    b_len = LEN_W'(blk_b.size);
@@ -399,13 +421,15 @@ module qrdma_tx_sched
   assign b_src = {b_slo[OFF_W] ? b_shi1_q : blk_b.src_addr[63:OFF_W], b_slo[OFF_W-1:0]};
 
   // The header beat: fields by slot kind; the CONTROL fields that share bits with
-  // inline_data are set last.
+  // inline_data are set last. ask: the last packet of a run that ends before the block's
+  // last packet (that one always asks).
   function automatic logic [DATA_W-1:0] make_hdr(input slot_rec_t          r,
                                                  input logic [15:0]        src,
                                                  input logic [PIDX_W-1:0]  pidx,
                                                  input logic [PIDX_W-1:0]  pkts,
                                                  input logic [LEN_W-1:0]   len,
-                                                 input logic [63:0]        dst);
+                                                 input logic [63:0]        dst,
+                                                 input logic               ask);
     /* verilator lint_off UNUSEDSIGNAL */  // cm, chained, has_next, block; reserved bits
     block_desc_t b;
     pkt_desc_t   p;
@@ -432,6 +456,7 @@ module qrdma_tx_sched
         h.notify   = b.notify;
         h.last     = b.last;
         h.xfer     = b.xfer;
+        h.ask      = ask;
       end
       default: begin  // SLOT_PKT
         h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
@@ -470,7 +495,8 @@ module qrdma_tx_sched
   always_ff @(posedge clk) begin
     // (computed in this block: evaluated only with a packet in B)
     if (b_valid_q) begin
-      c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_pidx_q, b_lidx_q + PIDX_W'(1), b_len, b_dst_q);
+      c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_pidx_q, b_lidx_q + PIDX_W'(1), b_len, b_dst_q,
+                            !b_more_q && b_bmore_q);
       c_data_q  <= (rec_b_q.kind == SLOT_BLK);
       c_dlane_q <= b_dst_q[LANE_W-1:0];
       c_len_q   <= b_len;
@@ -504,18 +530,29 @@ module qrdma_tx_sched
   assign enq_entry  = reenq ? b_slot_q : pool_id;
   assign prog_we    = reenq || in_acc;
   assign prog_waddr = reenq ? b_slot_q : pool_id;
-  assign prog_wdata = reenq ? '{pidx: b_pidx1_q, more: b_pidx1_q != b_lidx_q}
-                            : '{pidx: '0, more: in_more0};
+  assign prog_wdata = reenq ? '{pidx: b_pidx1_q, bmore: b_pidx1_q != b_lidx_q,
+                               more: (b_pidx1_q != b_lidx_q)
+                                     && (b_rall_q || b_pidx1_q != b_rend_q)}
+                            : '{pidx: in_idx ? '0 : PIDX_W'(in_blk.pkt_first),
+                                bmore: in_bmore, more: in_more};
 
 `ifndef SYNTHESIS
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
-  // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD).
+  // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD), or a
+  // run (pkt_first, pkt_num) that does not lie within the block's packets.
   always_ff @(posedge clk) begin
     if (a_valid_q)
-      if (!rst && rec.kind == SLOT_BLK)
+      if (!rst && rec.kind == SLOT_BLK) begin
         assert (blk.size != '0 && (a_x >> LG) < (SIZE_W + 1)'((1 << PIDX_W) - 1))
           else $error("qrdma_tx_sched: block of %0d bytes at 0x%0h: not packetizable",
                       blk.size, blk.dst_addr);
+        assert ((SIZE_W + 1)'(blk.pkt_first) <= (a_x >> LG)
+                && (blk.pkt_num == '0
+                    || (SIZE_W + 1)'(blk.pkt_first) + (SIZE_W + 1)'(blk.pkt_num)
+                       <= (a_x >> LG) + (SIZE_W + 1)'(1)))
+          else $error("qrdma_tx_sched: packets %0d + %0d of a block of %0d packets",
+                      blk.pkt_first, blk.pkt_num, (a_x >> LG) + 1);
+      end
   end
 `endif
 

@@ -10,7 +10,8 @@ tuser = CRC on the last beat) and parses them back.
   one_beat_packet(hdr_fields)            -> Packet (INLINE/CONTROL/ACK/NACK)
   inline_packet / control_packet / ack_packet -> the one-beat packets, field by field
   Packet.crc / Packet.beats / Packet.to_axis_frame() / parse(beats)
-  block_packets(block_desc, mem_read, node_id, max_payload) -> [Packet] of a block
+  block_packets(block_desc, mem_read, node_id, max_payload) -> [Packet] of a block (its run)
+  block_run(block_desc, n_pkts) -> the indices of the packets a block descriptor sends
 """
 from __future__ import annotations
 
@@ -110,16 +111,32 @@ def crc_of(frame: list[tuple[int, int]]) -> int:
     return zlib.crc32(bytes(data)) & 0xFFFFFFFF
 
 
+def block_run(blk: dict, n_pkts: int) -> range:
+    """Indices of the packets a block descriptor sends out of the block's n_pkts:
+    pkt_first .. pkt_first + pkt_num - 1, pkt_num 0 (or absent): to the block's end."""
+    first = blk.get("pkt_first", 0)
+    num = blk.get("pkt_num", 0)
+    end = n_pkts if num == 0 else first + num
+    assert first < n_pkts and first < end <= n_pkts, \
+        f"packets {first} + {num} of a block of {n_pkts}"
+    return range(first, end)
+
+
 def block_packets(blk: dict, mem_read, node_id: int, max_payload: int) -> list[Packet]:
-    """The DATA packets of a block descriptor (BLOCK_DESC fields); mem_read(addr, n) gives
-    the source bytes."""
+    """The DATA packets of a block descriptor (BLOCK_DESC fields): those of its run
+    (block_run), each as in the whole block's send; mem_read(addr, n) gives the source
+    bytes. The run's last packet asks for an answer (ask) when it is not the block's last
+    (that one always asks at the receiver)."""
     parts = packetize(blk["dst_addr"], blk["size"], max_payload)
+    run = block_run(blk, len(parts))
     out = []
-    for i, (off, n) in enumerate(parts):
+    for i in run:
+        off, n = parts[i]
         f = dict(ptype=C["NET_DATA"], dst_node=blk["dst_node"], src_node=node_id,
                  tid=blk["tid"], seq=blk["seq"], pkt_idx=i, blk_pkts=len(parts), len=n,
                  dst_addr=blk["dst_addr"] + off, pd=blk["pd"], fid=blk["fid"],
-                 path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"])
+                 path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"],
+                 ask=int(i == run[-1] and i != len(parts) - 1))
         out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
     return out
 

@@ -53,12 +53,15 @@ Checks:
   RTL checks     The assertions of the unit and its blocks (slot pool, VOQs, scheduler,
                  payload buffer, assembler, realigner) stop the simulation, which fails the
                  test (built with --assert).
+  reads          At the end the 64-byte source lines of all AR bursts are exactly those of
+                 the DATA packets sent, each once per packet: a block descriptor with a run
+                 (pkt_first, pkt_num) reads only its run's source bytes.
   At the end nothing may be missing and no stray packet or local NACK may follow. AR bursts
   are checked (ARSIZE 6, INCR, ID 0, no 4 KiB crossing) and R must never be refused.
 
 Tests:
   tx_random        mixed traffic: blocks 1 B .. 64 KiB with random src/dst alignment and
-                   64-bit addresses, INLINE (1..32 B), CONTROL, and ACK/NACK responses to
+                   64-bit addresses (a third of them a random run of their packets), INLINE (1..32 B), CONTROL, and ACK/NACK responses to
                    random dst_node (16 bits: the mod-NUM_NODES mapping), random pause
                    toggling, random memory latency, every stream idle/backpressured
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
@@ -72,6 +75,10 @@ Tests:
                    middle or the last packet, a line read by two packets, random ones;
                    mixed with other traffic, pauses, backpressure on the link and on
                    m_lnack; then the same sources without errors: the unit goes on normally
+  tx_partial       block descriptors with a run of their packets (pkt_first, pkt_num):
+                   random runs of random blocks and edge runs (one packet, to the end,
+                   pkt_first 255), mixed with whole blocks and packets: the run's packets
+                   exactly, ask on its last unless that is the block's last
   tx_throughput    8 x 64 KiB blocks (1 KiB-aligned destinations), memory latency 200
                    cycles, no backpressure: every packet is exactly 17 beats and the link
                    has no idle cycle from the end of the first packet to the last beat
@@ -82,7 +89,7 @@ Tests:
                    cycle, and so do 100 responses
 
 Parameter sets (CASES at the bottom): defaults (MAX_PAYLOAD 1024) for all tests;
-MAX_PAYLOAD 256 for tx_random; and NUM_NODES 3 (a modulo that is not a bit slice),
+MAX_PAYLOAD 256 for tx_random and tx_partial; and NUM_NODES 3 (a modulo that is not a bit slice),
 MAX_PAYLOAD 4096 (65-beat packets, two bursts per packet), SLOTS 8, READ_WINDOW_BEATS 128
 for tx_random, tx_rsp_full and tx_memerr.
 
@@ -375,6 +382,7 @@ class TB:
         self.occ = {}            # occ_* outputs in the current cycle
         self.req_pushed = 0      # request-class headers the assembler has decided
         self.seq = 0
+        self.lines_due = collections.Counter()   # source lines the DATA packets read
 
     async def start(self):
         d = self.dut
@@ -423,7 +431,9 @@ class TB:
         self.seq = (self.seq + 1) & 0xFFFF
         return self.seq
 
-    def send_block(self, dst_node, size, src=None, dst=None, **kw):
+    def send_block(self, dst_node, size, src=None, dst=None, run_p=0.0, **kw):
+        """A block descriptor; with probability run_p a random run of its packets
+        (pkt_first, pkt_num) instead of the whole block."""
         r = self.rng
         f = dict(src_addr=self.src_addr(size) if src is None else src,
                  dst_addr=self.dst_addr(size) if dst is None else dst,
@@ -432,8 +442,11 @@ class TB:
                  has_next=r.randrange(2), notify=r.randrange(2), last=r.randrange(2),
                  fid=r.randrange(256), path=r.randrange(4), xfer=r.randrange(2048),
                  block=r.randrange(1 << 20))
+        if r.random() < run_p:
+            f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
         f.update(kw)
         self.blk.send_nowait(DataTransaction(data=BLOCK_DESC.pack(**f)))
+        return f
 
     def send_pkt(self, dst_node, control):
         r = self.rng
@@ -458,10 +471,16 @@ class TB:
         if kind == "blk":
             f = BLOCK_DESC.unpack(v)
             pk = nm.block_packets(f, self.ram.read, self.node_id, MAX_PAYLOAD)
-            drop = [self.ram.touches_bad(f["src_addr"] + off, n)
-                    for off, n in nm.packetize(f["dst_addr"], f["size"], MAX_PAYLOAD)]
+            parts = nm.packetize(f["dst_addr"], f["size"], MAX_PAYLOAD)
+            run = nm.block_run(f, len(parts))
+            drop = [self.ram.touches_bad(f["src_addr"] + parts[i][0], parts[i][1]) for i in run]
+            for i in run:   # the 64-byte source lines each packet of the run reads
+                a = f["src_addr"] + parts[i][0]
+                self.lines_due.update(range(a // BEAT, (a + parts[i][1] - 1) // BEAT + 1))
+            self.stats["run_blocks"] += len(run) != len(parts)
             what = (f"block seq {f['seq']} size {f['size']} src 0x{f['src_addr']:x} "
-                    f"dst 0x{f['dst_addr']:x}")
+                    f"dst 0x{f['dst_addr']:x} packets {run.start}..{run.stop - 1} of "
+                    f"{len(parts)}")
             self.sb.add(f["dst_node"] % NUM_NODES, pk, drop, what, (f["tid"], f["seq"]))
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
@@ -618,6 +637,14 @@ class TB:
         assert not self.sb.errors, "\n".join(self.sb.errors[:5])
         assert not self.mon_errors, "\n".join(self.mon_errors[:5])
         assert not self.ram.errors, "\n".join(self.ram.errors[:5])
+        # the source lines read are exactly those of the packets sent (a run of a block
+        # reads only its packets' bytes), each once per packet
+        read = collections.Counter(line for _, a, n in self.ram.ars
+                                   for line in range(a // BEAT, a // BEAT + n))
+        extra, missing = read - self.lines_due, self.lines_due - read
+        assert not extra and not missing, \
+            f"source lines read but not due: {sorted(extra)[:5]}, due but not read: " \
+            f"{sorted(missing)[:5]}"
         assert self.sb.outstanding() == 0
         assert self.stats["data"] == self.sb.data_pkts
         assert self.stats["data"] + self.stats["ctrl"] == self.sb.packets
@@ -630,6 +657,15 @@ class TB:
         assert not any(state.values()), f"not idle at the end: {state}"
         assert not self.busy_errors, \
             f"{len(self.busy_errors)} cycles: " + "\n".join(self.busy_errors[:5])
+
+
+def random_run(rng, n):
+    """A run of a block of n packets: pkt_first < min(n, 256), pkt_num 0 (to the end)
+    or 1 .. min(n - pkt_first, 256); a third of them a single packet."""
+    first = rng.randrange(min(n, 256))
+    c = rng.randrange(3)
+    num = (0, 1, rng.randint(1, min(n - first, 256)))[c]
+    return {"pkt_first": first, "pkt_num": num}
 
 
 def block_size(rng, top=65536):
@@ -671,7 +707,7 @@ async def tx_random(dut):
         for k in kinds[i:i + rng.randint(1, 30)]:
             node = rng.randrange(1 << 16)
             if k == "blk":
-                tb.send_block(node, block_size(rng))
+                tb.send_block(node, block_size(rng), run_p=0.3)
             elif k == "rsp":
                 tb.send_rsp(node)
             else:
@@ -688,6 +724,42 @@ async def tx_random(dut):
     toggler.cancel()
     phases.cancel()
     dut.tx_pause.value = 0
+    await tb.finish()
+
+
+@cocotb.test()
+async def tx_partial(dut):
+    """Block descriptors that send a run of their packets (pkt_first, pkt_num): random
+    runs of random blocks, and at the edges (the last packet alone, the first alone, all
+    but the first, all but the last, pkt_first 255 of a block of more than 256 packets),
+    mixed with whole blocks and packets, under idle and backpressure: every packet is the
+    whole block's packet of that index (header, payload), ask on the run's last when it is
+    not the block's last, and the source lines read are exactly the run's (finish)."""
+    tb = TB(dut, "tx_partial")
+    await tb.start()
+    rng = tb.rng
+    n = param("N", 40)
+    tb.set_random(idle=0.3, stall=0.3, ar_pause=0.2, r_pause=0.1)
+    mp = MAX_PAYLOAD
+    for size, sa, da, first, num in ((4 * mp, 0, 0, 3, 0), (4 * mp, 5, 7, 0, 1),
+                                     (3 * mp + 1, 63, 1, 1, 0), (3 * mp, 0, 60, 0, 3),
+                                     (2 * mp + 10, 8, 9, 1, 1), (5 * mp, 1, 2, 1, 3),
+                                     (300 * mp, 0, 0, 255, 0), (300 * mp, 3, 0, 255, 2)):
+        if size >= 1 << 17:   # the size field's range
+            continue
+        src = tb.src_addr(size + 64, 64) + sa
+        dst = tb.dst_addr(size + mp, mp) + da
+        tb.send_block(rng.randrange(1 << 16), size, src=src, dst=dst, pkt_first=first,
+                      pkt_num=num)
+    for _ in range(n):
+        tb.send_block(rng.randrange(1 << 16), block_size(rng), run_p=0.8)
+        if rng.random() < 0.3:
+            tb.send_pkt(rng.randrange(1 << 16), rng.random() < 0.5)
+        if rng.random() < 0.2:
+            await ClockCycles(dut.clk, rng.choice([10, 300, 1000]))
+    await tb.wait_done(max_cycles=400_000)
+    tb.log.info("%d blocks sent as a run of their packets", tb.stats["run_blocks"])
+    assert tb.stats["run_blocks"] > n // 2
     await tb.finish()
 
 
@@ -958,8 +1030,8 @@ async def tx_latency(dut):
 CASES = [
     # (parameters, cocotb tests)
     ({}, "tx_random,tx_pause"),
-    ({}, "tx_throughput,tx_latency,tx_rsp_full,tx_memerr"),
-    ({"MAX_PAYLOAD": 256}, "tx_random"),
+    ({}, "tx_throughput,tx_latency,tx_rsp_full,tx_memerr,tx_partial"),
+    ({"MAX_PAYLOAD": 256}, "tx_random,tx_partial"),
     ({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
      "tx_random,tx_rsp_full,tx_memerr"),
 ]

@@ -15,7 +15,20 @@ fed back as the engine would take it. Checked, cycle by cycle:
     unacknowledged has timed out;
   * with RETX_TIMEOUT 0 nothing times out.
 The push cycle of each NACK is the cycle before its statistics pulse (stat_timeout /
-stat_unreach), in the FIFO's order."""
+stat_unreach), in the FIFO's order.
+
+MISS reports (rel_miss*): random pulses on s_miss for timers armed with the report's seq
+(some of them due), with a stale seq, for TIDs not armed, and for inline packets' timers.
+Every block re-sent with a run (pkt_first / pkt_num set) must be the kept block with the
+run of a MISS of its tid and the timer's seq taken 12 cycles or more before (cfg_gbn:
+pkt_num 0), for a block's timer, armed or acknowledged at most one cycle before; it arms
+the timer again with the same re-send count (a timeout NACK after fewer than RETRY_LIMIT
+timeout re-sends fails the test) and the same timeout. Every MISS for a block's armed timer
+is answered, within miss_live cycles, by such a re-send, by a whole re-send, by a
+descriptor of the engine with its TID passed on, or by the timer's acknowledgement or NACK; stat_miss_retx pulses once per MISS re-send passed on.
+rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
+passes within NUM_TIDS + 11 cycles of its MISS plus 4 cycles per re-send passed meanwhile.
+Replay: QRDMA_SEED=<seed printed at the start of a test>."""
 import collections
 import os
 
@@ -51,7 +64,8 @@ def field(layout, word, name):
 
 
 async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=0.2,
-                     unreach_p=0.2, rounds=0, retries=0, backoff=0, seq0=0, ctl_p=0.0, ready_p=0.7):
+                     unreach_p=0.2, rounds=0, retries=0, backoff=0, seq0=0, ctl_p=0.0, ready_p=0.7,
+                     miss_p=0.0, gbn=0, miss_bound=False, miss_live=16 * 1024):
     """rounds None: no upper bound on a timeout NACK's lateness (a scan round of NUM_TIDS
     cycles is lost whenever the NACK queue is full, an unreachable NACK takes the cycle or
     an acknowledgement of the same TID is on its way); every timer still fires by the end.
@@ -61,7 +75,10 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     one while the receiver holds that block's response): of a block passed on, or, for
     half of them when there is one, of a block the unit took but has not passed on yet
     (the control packet may pass first); the others are inline packets with a TID of
-    their own."""
+    their own. miss_p: the chance of a MISS pulse per cycle; gbn: cfg_gbn; miss_bound:
+    check the latency bound of every MISS re-send (module docstring); miss_live: cycles
+    within which a MISS for a block's armed timer is answered (rounds lost to a full re-send
+    queue, a TID waiting there or an acknowledgement on its way included)."""
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rng = seed_rng(name)
     cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
@@ -71,6 +88,9 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     dut.cfg_timeout.value = timeout
     dut.cfg_retry_limit.value = retries
     dut.cfg_backoff.value = backoff
+    dut.cfg_gbn.value = gbn
+    dut.s_miss_valid.value = 0
+    dut.s_miss_data.value = 0
     for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "m_blk_ready", "m_pkt_ready",
                 "m_nack_ready"):
         getattr(dut, sig).value = 0
@@ -138,12 +158,67 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 dst_node=dst)
         if kind == "pkt":
             d = put(F.PKT_DESC, d, kind=0)
+        else:   # the engine sends whole blocks
+            d = put(F.BLOCK_DESC, d, pkt_first=0, pkt_num=0)
         return (d, tid, s, dst)
+
+    # MISS reports: miss_recs[tid], those a MISS re-send may answer, oldest first
+    # (seq, pkt_first, expected pkt_num, cycle); miss_open, the ones that must be answered
+    # (tid, seq, cycle)
+    miss_recs = collections.defaultdict(list)
+    miss_open = []
+    passes = []                         # cycles of re-sends passed on
+
+    def make_miss():
+        """a MISS pulse's (tid, seq, pkt_first, pkt_num), or None"""
+        c = rng.random()
+        blocks = [t for t, m in armed.items() if m["kind"] != "inl" and t not in early]
+        inl = [t for t, m in armed.items() if m["kind"] == "inl"]
+        pf = rng.randrange(1 if gbn else 0, 256)
+        pn = rng.randint(1, 256)
+        if c < 0.6 and blocks:
+            due = [t for t in blocks if now - armed[t]["t"] >= span(armed[t]["rt"])]
+            tid = rng.choice(due if due and rng.random() < 0.2 else blocks)
+            s = armed[tid]["seq"]
+            miss_open.append((tid, s, now))
+            stats["miss_match"] += 1
+        elif c < 0.75 and armed:
+            tid = rng.choice(list(armed))
+            s = (armed[tid]["seq"] - rng.randint(1, 50)) & 0xFFFF
+            stats["miss_stale"] += 1
+        elif c < 0.85 and inl:
+            tid = rng.choice(inl)
+            s = armed[tid]["seq"]
+            stats["miss_inl"] += 1
+        else:
+            tid = rng.randrange(1024)
+            if tid in armed:
+                return None
+            s = (seq - rng.randint(1, 100)) & 0xFFFF
+            stats["miss_unarmed"] += 1
+        miss_recs[tid].append((s, pf, 0 if gbn else pn, now))
+        return (tid, s, pf, pn)
+
+    def miss_resolve(tid):
+        """the timer of tid was acknowledged, NACKed or re-sent: its MISSes are answered"""
+        for o in miss_open:
+            if o[0] == tid:
+                stats["miss_ans_max"] = max(stats["miss_ans_max"], now - o[2])
+        miss_open[:] = [o for o in miss_open if o[0] != tid]
+
+    def unrun(d):
+        return put(F.BLOCK_DESC, d, pkt_first=0, pkt_num=0)
 
     def resent(kind, d):
         """a re-send passed on: check it against the timer it answers; arm again"""
         tid, s = field(layout[kind], d, "tid"), field(layout[kind], d, "seq")
-        assert kept[tid].get(kind) == d, f"{kind}: re-sent ({tid}, {s}) is not the kept one"
+        miss = kind == "blk" and d != kept[tid].get(kind)
+        if miss:
+            assert unrun(d) == kept[tid].get(kind), \
+                f"MISS re-send ({tid}, {s}) is not the kept block with a run"
+        else:
+            assert kept[tid].get(kind) == d, f"{kind}: re-sent ({tid}, {s}) is not the kept one"
+        passes.append(now)
         if tid in armed and armed[tid]["seq"] == s:
             tmr, where = armed[tid], armed
         elif tid in ghost and ghost[tid]["seq"] == s:
@@ -154,6 +229,27 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 f"{kind}: re-send of ({tid}, {s}) {now - acked[(tid, s)][1]} cycles after its ack"
             tmr, where = dict(armed_at_ack[(tid, s)]), ghost
             stats["ghost"] += 1
+        if miss:
+            pf, pn = field(F.BLOCK_DESC, d, "pkt_first"), field(F.BLOCK_DESC, d, "pkt_num")
+            recs = miss_recs[tid]
+            k = next((i for i, r in enumerate(recs) if r[:3] == (s, pf, pn)), None)
+            assert k is not None, \
+                f"MISS re-send ({tid}, {s}) packets {pf} + {pn}: no such MISS ({recs})"
+            m = recs[k][3]
+            assert now - m >= 12, f"MISS re-send {now - m} cycles after its MISS"
+            assert tmr["kind"] != "inl", "MISS re-send for an inline packet's timer"
+            if miss_bound:
+                k_other = sum(1 for c in passes[:-1] if c > m)
+                assert now - m <= 1024 + 11 + 4 * k_other, \
+                    f"MISS re-send {now - m} cycles after its MISS ({k_other} re-sends between)"
+            del recs[:k + 1]   # (older ones were overwritten by it in the unit)
+            miss_resolve(tid)
+            stats["mretx"] += 1
+            stats["miss_lat_max"] = max(stats["miss_lat_max"], now - m)
+            # the same re-send count and timeout, from now
+            where[tid] = dict(tmr, t=now, blk_first=False, before=None)
+            return
+        miss_resolve(tid)
         # a block re-sent with its control packet does not arm; the control packet does,
         # in the same cycle or before or after it: the block answers the timer before
         with_ctl = kind == "blk" and tmr["kind"] == "ctl"
@@ -209,6 +305,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                                           reason=3)
         dut.ack_valid.value = int(tap is not None)
         dut.ack_data.value = tap or 0
+        mi = make_miss() if producing and miss_p and rng.random() < miss_p else None
+        dut.s_miss_valid.value = int(mi is not None)
+        if mi is not None:
+            dut.s_miss_data.value = F.MISS_DESC.pack(tid=mi[0], seq=mi[1], pkt_first=mi[2],
+                                                     pkt_num=mi[3])
         await ReadOnly()
         # handshakes at the coming edge
         for kind in ("blk", "pkt"):
@@ -241,6 +342,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                         else:
                             assert tid not in armed
                         ghost.pop(tid, None)
+                        miss_resolve(tid)   # (the timer starts afresh; queued re-sends die)
                         kept[tid][kind] = d
                         armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk,
                                       "prev": armed.get(tid)}
@@ -248,13 +350,18 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                         resent(kind, d)
                 elif not original:
                     tid = field(layout[kind], d, "tid")
-                    assert kept[tid].get(kind) == d, f"{kind}: offered a descriptor never sent"
+                    assert kept[tid].get(kind) in (d, unrun(d) if kind == "blk" else d), \
+                        f"{kind}: offered a descriptor never sent"
         # a statistics pulse is registered: its NACK was pushed a cycle earlier
         if int(dut.stat_timeout.value):
             pushes.append(("t", now - 1))
         if int(dut.stat_unreach.value):
             pushes.append(("u", now - 1))
         stats["retx_stat"] += int(dut.stat_retx.value)
+        stats["mretx_stat"] += int(dut.stat_miss_retx.value)
+        late = [o for o in miss_open if now - o[2] > miss_live]
+        assert not late, (f"MISS (tid, seq, cycle) {late[0]} not answered by cycle {now}: "
+                          f"timer {armed.get(late[0][0])}, records {miss_recs[late[0][0]]}")
         if tap is not None:
             t, s = F.ACK_DESC.unpack(tap)["tid"], F.ACK_DESC.unpack(tap)["seq"]
             if own:
@@ -271,6 +378,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     assert a["reason"] == ERR_TIMEOUT and kind == "t", f"reason {a['reason']}"
                     if t in armed and armed[t]["seq"] == s:
                         tmr = armed.pop(t)
+                        miss_resolve(t)
                         if t not in ctl_pending and t not in early:
                             free.append(t)
                         if tmr["t"] >= now - 3:
@@ -302,6 +410,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     stats["timeout"] += 1
             elif t in armed and armed[t]["seq"] == s:
                 tmr = armed.pop(t)
+                miss_resolve(t)
                 acked[(t, s)] = (tmr["t"], now)
                 armed_at_ack[(t, s)] = tmr
                 if tmr["t"] == now:   # re-armed by a re-send in this very cycle
@@ -332,6 +441,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     assert (stats["ctl_first"] > 0) == (ctl_p > 0)
     # one statistics pulse per re-send: a control re-sent with its block counts once
     assert stats["retx_stat"] <= stats["retx"] and (stats["retx_stat"] > 0) == (stats["retx"] > 0)
+    # MISS re-sends: one stat_miss_retx each, none without MISS reports
+    assert stats["mretx_stat"] == stats["mretx"]
+    assert (stats["mretx"] > 0) == (miss_p > 0), "no MISS re-send"
+    if miss_p:
+        assert all(stats[k] > 0 for k in ("miss_match", "miss_stale", "miss_unarmed")), stats
     dut._log.info(f"{name}: {dict(stats)}")
 
 
@@ -359,6 +473,32 @@ async def rel_retx(dut):
     descriptor, after its timer's span, never two cycles after its acknowledgement."""
     await run_timers(dut, int(os.environ["P_TIMEOUT"]), 5000, 0.03, "rel_retx", rounds=None,
                      retries=3, backoff=2, seq0=0x8000, ctl_p=0.3, ready_p=0.3)
+
+
+@cocotb.test()
+async def rel_miss(dut):
+    """MISS reports of every kind beside timeouts (3 re-sends, backoff 2), control packets,
+    ready at 30 %: MISS re-sends are the kept block with the MISS's run, do not count toward
+    RETRY_LIMIT, never pass two cycles after their acknowledgement."""
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 2500, 0.03, "rel_miss", rounds=None,
+                     retries=3, backoff=2, seq0=0x4000, ctl_p=0.3, ready_p=0.3, miss_p=0.05)
+
+
+@cocotb.test()
+async def rel_miss_gbn(dut):
+    """As rel_miss with cfg_gbn 1: every MISS re-send runs to the block's end (pkt_num 0)."""
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 2500, 0.03, "rel_miss_gbn",
+                     rounds=None, retries=3, backoff=1, seq0=0xA000, ctl_p=0.2, ready_p=0.6,
+                     miss_p=0.05, gbn=1)
+
+
+@cocotb.test()
+async def rel_miss_bound(dut):
+    """Timers off, no backpressure, no stale acknowledgement: every MISS re-send within its
+    bound (module docstring)."""
+    await run_timers(dut, 0, 1500, 0.05, "rel_miss_bound", take_p=1.0, stale_p=0.0,
+                     unreach_p=0.1, seq0=0xC000, ready_p=1.0, miss_p=0.02, miss_bound=True,
+                     miss_live=2 * 1024)
 
 
 @pytest.mark.parametrize("params", [
