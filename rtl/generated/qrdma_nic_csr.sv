@@ -106,6 +106,7 @@ module qrdma_nic_csr (
         logic RX_REDO_DROP;
         logic RX_MISS;
         logic RX_MISS_DROP;
+        logic TX_MISS_RETX;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -240,6 +241,9 @@ module qrdma_nic_csr (
         decoded_reg_strb.RX_MISS_DROP = cpuif_req_masked & (cpuif_addr == 9'h138) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h138);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h138) & !cpuif_req_is_wr;
+        decoded_reg_strb.TX_MISS_RETX = cpuif_req_masked & (cpuif_addr == 9'h140) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h140);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h140) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -467,6 +471,10 @@ module qrdma_nic_csr (
                 logic [3:0] next;
                 logic load_next;
             } backoff;
+            struct {
+                logic [1:0] next;
+                logic load_next;
+            } resend;
         } RETRY_LIMIT;
         struct {
             struct {
@@ -542,6 +550,14 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } RX_MISS_DROP;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } TX_MISS_RETX;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -688,6 +704,9 @@ module qrdma_nic_csr (
             struct {
                 logic [3:0] value;
             } backoff;
+            struct {
+                logic [1:0] value;
+            } resend;
         } RETRY_LIMIT;
         struct {
             struct {
@@ -739,6 +758,11 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } RX_MISS_DROP;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } TX_MISS_RETX;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1497,6 +1521,29 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.RETRY_LIMIT.backoff.value = field_storage.RETRY_LIMIT.backoff.value;
+    // Field: qrdma_nic_csr.RETRY_LIMIT.resend
+    always_comb begin
+        automatic logic [1:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RETRY_LIMIT.resend.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.RETRY_LIMIT && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.RETRY_LIMIT.resend.value & ~decoded_wr_biten[13:12]) | (decoded_wr_data[13:12] & decoded_wr_biten[13:12]);
+            load_next_c = '1;
+        end
+        field_combo.RETRY_LIMIT.resend.next = next_c;
+        field_combo.RETRY_LIMIT.resend.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RETRY_LIMIT.resend.value <= 2'h0;
+        end else begin
+            if(field_combo.RETRY_LIMIT.resend.load_next) begin
+                field_storage.RETRY_LIMIT.resend.value <= field_combo.RETRY_LIMIT.resend.next;
+            end
+        end
+    end
+    assign hwif_out.RETRY_LIMIT.resend.value = field_storage.RETRY_LIMIT.resend.value;
     // Field: qrdma_nic_csr.TX_WINDOW.blocks
     always_comb begin
         automatic logic [15:0] next_c;
@@ -1755,6 +1802,33 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.TX_MISS_RETX.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.TX_MISS_RETX.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.TX_MISS_RETX.cnt.incr) begin // increment
+            field_combo.TX_MISS_RETX.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.TX_MISS_RETX.cnt.overflow = '0;
+        end
+        field_combo.TX_MISS_RETX.cnt.incrthreshold = (field_storage.TX_MISS_RETX.cnt.value >= 48'hffffffffffff);
+        field_combo.TX_MISS_RETX.cnt.next = next_c;
+        field_combo.TX_MISS_RETX.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TX_MISS_RETX.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.TX_MISS_RETX.cnt.load_next) begin
+                field_storage.TX_MISS_RETX.cnt.value <= field_combo.TX_MISS_RETX.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1866,6 +1940,7 @@ module qrdma_nic_csr (
         if(rd_mux_addr == 9'he8) begin
             readback_data_var[7:0] = field_storage.RETRY_LIMIT.retries.value;
             readback_data_var[11:8] = field_storage.RETRY_LIMIT.backoff.value;
+            readback_data_var[13:12] = field_storage.RETRY_LIMIT.resend.value;
         end
         if(rd_mux_addr == 9'hf0) begin
             readback_data_var[15:0] = field_storage.TX_WINDOW.blocks.value;
@@ -1896,6 +1971,9 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h138) begin
             readback_data_var[47:0] = field_storage.RX_MISS_DROP.cnt.value;
+        end
+        if(rd_mux_addr == 9'h140) begin
+            readback_data_var[47:0] = field_storage.TX_MISS_RETX.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

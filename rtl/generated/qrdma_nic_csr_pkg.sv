@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h140;
+    localparam QRDMA_NIC_CSR_SIZE = 'h148;
 
     typedef struct {
         logic [15:0] next;
@@ -278,6 +278,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_cnt_r_desc_1a625920__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_466a76c0__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_466a76c0__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_466a76c0__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -311,6 +319,7 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_bab0a3c9__in_t RX_REDO_DROP;
         qrdma_cnt_r_desc_4d9ebd5f__in_t RX_MISS;
         qrdma_cnt_r_desc_1a625920__in_t RX_MISS_DROP;
+        qrdma_cnt_r_desc_466a76c0__in_t TX_MISS_RETX;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -371,8 +380,13 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__RETRY_LIMIT__backoff__out_t;
 
     typedef struct {
+        logic [1:0] value;
+    } qrdma_nic_csr__RETRY_LIMIT__resend__out_t;
+
+    typedef struct {
         qrdma_nic_csr__RETRY_LIMIT__retries__out_t retries;
         qrdma_nic_csr__RETRY_LIMIT__backoff__out_t backoff;
+        qrdma_nic_csr__RETRY_LIMIT__resend__out_t resend;
     } qrdma_nic_csr__RETRY_LIMIT__out_t;
 
     typedef struct {

@@ -167,12 +167,12 @@ module qrdma_nic
   /* verilator lint_off UNUSEDSIGNAL */  // RX_REDO + RX_REDO_DROP count every redo event
   logic                     rx_redo_evt;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic                     rx_miss, rx_miss_drop;
-  // MISS packets received (miss_desc)
-  /* verilator lint_off UNUSEDSIGNAL */  // qrdma_tx_rel takes it (selective re-sends)
+  logic                     rx_miss, rx_miss_drop, tx_miss_retx;
+  // MISS packets received (miss_desc), to the reliability unit unless RETRY_LIMIT.resend
+  // says to ignore them (2, 3); 1: go-back-N
   logic                     rx_miss_valid;
   logic [MISS_DESC_W-1:0]   rx_miss_data;
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic [1:0]               resend;
   // state
   logic                     tx_busy, rx_busy;
   nic_state_t               st;
@@ -215,14 +215,11 @@ module qrdma_nic
     .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
-    // MISS reports and go-back-N: tied off until the receive unit's MISS output and a
-    // register reach them (no MISS-driven re-send; timeouts re-send whole blocks)
-    .cfg_gbn(1'b0), .s_miss_valid(1'b0), .s_miss_data('0),
+    .cfg_gbn(resend == 2'd1), .s_miss_valid(rx_miss_valid && !resend[1]),
+    .s_miss_data(rx_miss_data),
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
     .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx),
-    /* verilator lint_off PINCONNECTEMPTY */  // no MISS reports reach the unit yet
-    .stat_miss_retx()
-    /* verilator lint_on PINCONNECTEMPTY */
+    .stat_miss_retx(tx_miss_retx)
   );
 
   qrdma_tx #(
@@ -304,7 +301,8 @@ module qrdma_nic
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head,
     .cfg_retx_timeout(retx_timeout), .cfg_node_mask(node_mask),
-    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .tx_retx,
+    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .cfg_resend(resend), .tx_retx,
+    .tx_miss_retx,
     .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,
     .rx_data_pkt, .rx_ctrl_pkt, .rx_bytes,

@@ -43,7 +43,9 @@ module qrdma_nic_regs
   output logic [63:0] cfg_node_mask,
   output logic [7:0]  cfg_retry_limit,
   output logic [3:0]  cfg_backoff,
+  output logic [1:0]  cfg_resend,
   input  logic        tx_retx,
+  input  logic        tx_miss_retx,
   input  logic        tx_timeout,
   input  logic        tx_unreach,
   // statistics (pulses; byte counts as values)
@@ -139,6 +141,7 @@ module qrdma_nic_regs
   assign cfg_node_mask    = hw_out.NODE_MASK.nodes.value;
   assign cfg_retry_limit  = hw_out.RETRY_LIMIT.retries.value;
   assign cfg_backoff      = hw_out.RETRY_LIMIT.backoff.value;
+  assign cfg_resend       = hw_out.RETRY_LIMIT.resend.value;
 
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin
@@ -177,6 +180,7 @@ module qrdma_nic_regs
     hw_in.RX_REDO_DROP.cnt.incr    = rx_redo_drop;
     hw_in.RX_MISS.cnt.incr         = rx_miss;
     hw_in.RX_MISS_DROP.cnt.incr    = rx_miss_drop;
+    hw_in.TX_MISS_RETX.cnt.incr    = tx_miss_retx;
     // high-water marks: take the occupancy when it passes the mark
     hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
     hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;

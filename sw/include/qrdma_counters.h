@@ -43,6 +43,7 @@
     X(RX_REDO, nic.RX_REDO) \
     X(RX_REDO_DROP, nic.RX_REDO_DROP) \
     X(RX_MISS, nic.RX_MISS) \
-    X(RX_MISS_DROP, nic.RX_MISS_DROP)
+    X(RX_MISS_DROP, nic.RX_MISS_DROP) \
+    X(TX_MISS_RETX, nic.TX_MISS_RETX)
 
 #endif /* QRDMA_COUNTERS_H */

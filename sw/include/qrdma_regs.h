@@ -285,6 +285,10 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bp 8
 #define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bw 4
 #define QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_reset 0x3
+#define QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bm 0x3000
+#define QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bp 12
+#define QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bw 2
+#define QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_reset 0x0
 
 // reg - qrdma_nic_csr::TX_WINDOW
 #define QRDMA_NIC_CSR__TX_WINDOW__BLOCKS_bm 0xffff
@@ -346,6 +350,12 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_1A625920__CNT_bw 48
 #define QRDMA_CNT_R_DESC_1A625920__CNT_reset 0x0
 
+// reg - qrdma_cnt_r_desc_466a76c0
+#define QRDMA_CNT_R_DESC_466A76C0__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_466A76C0__CNT_bp 0
+#define QRDMA_CNT_R_DESC_466A76C0__CNT_bw 48
+#define QRDMA_CNT_R_DESC_466A76C0__CNT_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -388,6 +398,7 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RX_REDO_DROP;
     uint64_t RX_MISS;
     uint64_t RX_MISS_DROP;
+    uint64_t TX_MISS_RETX;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -398,7 +409,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x340, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x348, "Packing error");
 
 #ifdef __cplusplus
 }

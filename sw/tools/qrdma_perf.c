@@ -92,10 +92,11 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 #define GUARD 64ULL
 #define PEAK_RUN 4096
 #define NQ_ENTRIES 256
-#define CNT_N 6 /* the counters of -c, per node */
+#define CNT_N 8 /* the counters of -c, per node */
 static const enum qrdma_counter cnt_ids[CNT_N] = {QRDMA_CNT_TX_DATA_PKTS, QRDMA_CNT_TX_CTRL_PKTS,
                                                   QRDMA_CNT_TX_BYTES,     QRDMA_CNT_TX_DATA_BYTES,
-                                                  QRDMA_CNT_TX_RETX,      QRDMA_CNT_RX_DUP_DROP};
+                                                  QRDMA_CNT_TX_RETX,      QRDMA_CNT_TX_MISS_RETX,
+                                                  QRDMA_CNT_RX_DUP_DROP,  QRDMA_CNT_RX_MISS};
 
 struct opts {
     enum test test;
@@ -110,7 +111,8 @@ struct opts {
     const char *json;
     int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
-    uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B]] (T 0: registers untouched) */
+    uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B[,M]]] (T 0: registers untouched) */
+    uint64_t resend;                             /* -R ...,M: RETRY_LIMIT.resend */
 };
 
 struct row {
@@ -150,7 +152,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
             "                  [-t outstanding] [-m mem|inline|auto] [-A] [-N] [-l done|notif] [-c]\n"
-            "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff]]]\n"
+            "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n");
     exit(1);
 }
@@ -991,12 +993,16 @@ int main(int argc, char **argv)
             char buf[64], *save = NULL;
             snprintf(buf, sizeof buf, "%s", optarg);
             char *t = strtok_r(buf, ",", &save), *r = strtok_r(NULL, ",", &save);
-            char *b = strtok_r(NULL, ",", &save);
+            char *b = strtok_r(NULL, ",", &save), *m = strtok_r(NULL, ",", &save);
             o.retx_timeout = parse_u64(t ? t : "", "response timeout");
             o.retries = r ? parse_u64(r, "retries") : 7;
             o.backoff = b ? parse_u64(b, "backoff") : 3;
             if (!o.retx_timeout || o.retries > 255 || o.backoff > 15)
                 die(1, "-R: cycles > 0, retries 0..255, backoff 0..15");
+            if (!m || !strcmp(m, "sr")) o.resend = 0;
+            else if (!strcmp(m, "gbn")) o.resend = 1;
+            else if (!strcmp(m, "timeout")) o.resend = 2;
+            else die(1, "-R: re-send mode '%s' (sr, gbn, timeout)", m);
             break;
         }
         case 'B': o.spec = optarg; break;
@@ -1051,7 +1057,10 @@ int main(int argc, char **argv)
     for (unsigned n = 0; o.retx_timeout && n < 2; n++) {
         qrdma_node *nd = n ? g.rx : g.tx;
         if ((e = qrdma_reg_write(nd, QRDMA_REG(nic.RETX_TIMEOUT), o.retx_timeout)) ||
-            (e = qrdma_reg_write(nd, QRDMA_REG(nic.RETRY_LIMIT), o.retries | o.backoff << 8)))
+            (e = qrdma_reg_write(nd, QRDMA_REG(nic.RETRY_LIMIT),
+                                     o.retries << QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bp |
+                                     o.backoff << QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bp |
+                                     o.resend << QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bp)))
             die(3, "node %u: -R: %s", n, qrdma_strerror(e));
     }
     if ((e = qrdma_page_claim(g.tx, QRDMA_PAGE_ANY, &g.pg)))
