@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES]]: two NICs exchanging memory writes over links with
+ * qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES [RESEND]]]: two NICs exchanging memory writes over links with
  * faults (docs/sim.md "Faults"), libqrdma on the simulation backend opened with SPEC
  * (qrdma_tool_backend_open: e.g. corrupt=0.01,seed=3,watchdog=0). Each node posts N writes
  * of 1 B .. 32 KiB (random from SEED) to the other, at most 32 in flight, from one page;
  * a DONE transfer's destination is compared byte for byte and its channel reused. Once every
  * transfer is posted, the run goes on until all are DONE or, with some still BUSY (a packet
  * of theirs lost: RETX_TIMEOUT at its reset value is beyond the run), until the harness has
- * been quiet and no transfer has finished for 20,000 cycles. With TIMEOUT (cycles), both NICs' RETX_TIMEOUT is
- * set to it and their RETRY_LIMIT to RETRIES re-sends (0 if not given), and the run waits
- * for every write to finish, DONE or ERROR (reason ERR_TIMEOUT). It then prints, per direction, the fault model's counts and the NICs'
+ * been quiet and no transfer has finished for 20,000 cycles. With TIMEOUT (cycles, 0: left
+ * at its reset value), both NICs' RETX_TIMEOUT is set to it and the run waits for every
+ * write to finish, DONE or ERROR (reason ERR_TIMEOUT). With TIMEOUT or RETRIES, both NICs'
+ * RETRY_LIMIT is written: RETRIES re-sends (0 if not given), no backoff, re-send mode
+ * RESEND (0 if not given: selective; 1 go-back-N; 2 timeouts only, MISS answers ignored). It then prints, per direction, the fault model's counts and the NICs'
  * counters, and checks:
  *   - the receiver's RX_CRC_DROP equals the corrupted packets of the direction into it;
  *   - beats: the sender's tx beats = beats_in, the receiver's rx beats = beats_out =
@@ -62,13 +64,15 @@ struct side {
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 6) {
-        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES]]\n");
+    if (argc < 4 || argc > 7) {
+        fprintf(stderr, "usage: qrdma_sim_check_faults_sys SPEC N SEED [TIMEOUT [RETRIES [RESEND]]]\n");
         return 2;
     }
     const unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
     const uint64_t timeout = argc >= 5 ? strtoull(argv[4], NULL, 0) : 0;
-    const uint64_t retries = argc == 6 ? strtoull(argv[5], NULL, 0) : 0;
+    const uint64_t retries = argc >= 6 ? strtoull(argv[5], NULL, 0) : 0;
+    const uint64_t resend = argc == 7 ? strtoull(argv[6], NULL, 0) : 0;
+    const int set_limit = timeout || argc >= 6;
     rng_state = strtoull(argv[3], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     struct qrdma_backend *be;
     TRY(qrdma_tool_backend_open(argv[1], &be));
@@ -78,10 +82,12 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < 2; i++) {
         TRY(qrdma_open(be, i, &sd[i].nd));
         TRY(qrdma_page_claim(sd[i].nd, QRDMA_PAGE_ANY, &sd[i].pg));
-        if (timeout) {
+        if (timeout)
             TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETX_TIMEOUT), timeout));
-            TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETRY_LIMIT), retries));
-        }
+        if (set_limit)
+            TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETRY_LIMIT),
+                                retries << QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bp |
+                                    resend << QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bp));
         sd[i].n = n;
         sd[i].x = calloc(n, sizeof *sd[i].x);
         for (unsigned c = 0; c < 64; c++)
@@ -98,8 +104,8 @@ int main(int argc, char **argv)
                 ((uint8_t *)x->src.cpu)[b] = (uint8_t)rnd();
             memset(x->dst.cpu, 0, x->size);
         }
-    printf("spec %s, %u writes per node, seed %s, timeout %" PRIu64 ", retries %" PRIu64 "\n",
-           argv[1], n, argv[3], timeout, retries);
+    printf("spec %s, %u writes per node, seed %s, timeout %" PRIu64 ", retries %" PRIu64
+           ", resend %" PRIu64 "\n", argv[1], n, argv[3], timeout, retries, resend);
 
     uint64_t last_progress = qrdma_sim_now(sim);
     for (;;) {
@@ -188,8 +194,9 @@ int main(int argc, char **argv)
                cnt[1][QRDMA_CNT_RX_DUP_DROP], cnt[1][QRDMA_CNT_RX_STALE_DROP],
                cnt[1][QRDMA_CNT_CNT_STALE], cnt[0][QRDMA_CNT_RX_REDO], cnt[0][QRDMA_CNT_RX_MISS]);
         printf("node %u: %u of %u writes finished, %u wrong, %u busy, %u error, TX_TIMEOUTS=%" PRIu64
-               " TX_RETX=%" PRIu64 "\n", i, sd[i].done, n, sd[i].bad, n - sd[i].done, sd[i].errors,
-               cnt[0][QRDMA_CNT_TX_TIMEOUTS], cnt[0][QRDMA_CNT_TX_RETX]);
+               " TX_RETX=%" PRIu64 " TX_MISS_RETX=%" PRIu64 "\n", i, sd[i].done, n, sd[i].bad,
+               n - sd[i].done, sd[i].errors, cnt[0][QRDMA_CNT_TX_TIMEOUTS], cnt[0][QRDMA_CNT_TX_RETX],
+               cnt[0][QRDMA_CNT_TX_MISS_RETX]);
         char what[160];
         snprintf(what, sizeof what, "link %u>%u: RX_CRC_DROP of node %u = corrupted", i, o, o);
         check(cnt[1][QRDMA_CNT_RX_CRC_DROP] == fc.corrupted, what);

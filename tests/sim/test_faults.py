@@ -150,8 +150,10 @@ def test_seed(harness: Path, tmp_path: Path) -> None:
 
 
 def _sys(harness: Path, spec: str, n: int, seed: int, threads: str, retx_timeout: int = 0,
-         retries: int = 0) -> str:
-    extra = [str(retx_timeout), str(retries)] if retx_timeout else []
+         retries: int = 0, resend: int | None = None) -> str:
+    """resend: RETRY_LIMIT.resend (None: RETRY_LIMIT written only with retx_timeout)"""
+    extra = [str(retx_timeout), str(retries)] if retx_timeout or resend is not None else []
+    extra += [str(resend)] if resend is not None else []
     return _run(harness / "qrdma_sim_check_faults_sys", f"{spec},threads={threads}", str(n),
                 str(seed), *extra, timeout=900)
 
@@ -170,8 +172,11 @@ def _strip(out: str) -> str:
     ("dup=0.05,reorder=300,seed=4,watchdog=0", 60, 2),
 ], ids=["corrupt", "dup-reorder"])
 def test_system(harness: Path, spec: str, n: int, seed: int) -> None:
-    one = _sys(harness, spec, n, seed, "0")
-    many = _sys(harness, spec, n, seed, "1")
+    # dup-reorder counts every copy: the sender ignores MISS answers (RETRY_LIMIT.resend 2),
+    # so only the link makes copies
+    resend = None if "corrupt" in spec else 2
+    one = _sys(harness, spec, n, seed, "0", resend=resend)
+    many = _sys(harness, spec, n, seed, "1", resend=resend)
     assert "OK: 0 failure(s)" in one
     assert _strip(one) == _strip(many)
     if "corrupt" in spec:
@@ -196,8 +201,8 @@ def test_system(harness: Path, spec: str, n: int, seed: int) -> None:
             nic = _fields(one, f"link {i}>{1 - i} nic:")
             assert fc["duplicated"] > 0 and fc["reordered"] > 0
             # MISS packets (reordering brings a block's last packet before others) are
-            # counted as control packets where they arrive and acted on by nothing, so a
-            # copy of one (dmiss) counts there only
+            # counted as control packets where they arrive and ignored (RETRY_LIMIT.resend
+            # 2), so a copy of one (dmiss) counts there only
             assert nic["RX_DATA_PKTS"] == nic["TX_DATA_PKTS"]
             dmiss = (nic["RX_CTRL_PKTS"] - nic["TX_CTRL_PKTS"]
                      - (nic["CNT_STALE"] - nic["RX_REDO"]))
@@ -311,17 +316,24 @@ def test_system_silent_node_times_out(harness: Path) -> None:
 
 
 def test_reliability_bench_small(harness: Path) -> None:
-    """The reliability benchmark (tests/bench/bench_reliability.py) at a small size: each
-    run verifies every transfer (qrdma-perf), the loss-free run re-sends nothing and is the
-    ratios' base, the lossy run re-sends and sends more bytes than it delivers."""
+    """The reliability benchmark (tests/bench/bench_reliability.py) at a small size, in
+    the selective and the timeout-only mode: each run verifies every transfer (qrdma-perf);
+    the loss-free run (one for both modes) re-sends nothing and is the ratios' base; the
+    lossy runs re-send and send more bytes than they deliver: the timeout-only one after
+    timeouts only, whole blocks, the selective one mostly after MISS answers, fewer bytes."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import bench_reliability
 
-    res = bench_reliability.measure(sizes={65536: 24}, losses=[0.0, 0.02])
-    clean, lossy = res["rows"]
-    assert res["verified"] == "every transfer" and len(res["commands"]) == 2
-    assert clean["goodput_ratio"] == 1.0 and clean["resends"] == 0
+    res = bench_reliability.measure(sizes={65536: 24}, losses=[0.0, 0.02],
+                                    modes=["selective", "timeout"])
+    clean, clean_t, sel, tmo = res["rows"]
+    assert res["verified"] == "every transfer" and len(res["commands"]) == 3
+    assert clean == dict(clean_t, mode="selective")
+    assert clean["goodput_ratio"] == 1.0 and clean["resends"] == clean["miss_resends"] == 0
     assert clean["retransmitted_bytes"] == 0
-    assert lossy["resends"] > 0 and lossy["retransmitted_bytes"] > 0
-    assert 0 < lossy["goodput_ratio"] <= 1.0
-    assert lossy["goodput_bytes_per_cycle"] == round(24 * 65536 / lossy["cycles"], 3)
+    for lossy in (sel, tmo):
+        assert lossy["retransmitted_bytes"] > 0 and 0 < lossy["goodput_ratio"] <= 1.0
+        assert lossy["goodput_bytes_per_cycle"] == round(24 * 65536 / lossy["cycles"], 3)
+    assert tmo["resends"] > 0 and tmo["miss_resends"] == 0
+    assert sel["miss_resends"] > sel["resends"]
+    assert sel["retransmitted_bytes"] < tmo["retransmitted_bytes"]

@@ -25,15 +25,17 @@ transfers in flight).
                 alignment, priorities, multipath) and inline 1..32 B, with and without
                 notification, many pages and channels at once
   nic_dup       the same with both links' fault models duplicating 10 % of the packets and
-                delaying each by 0..300 cycles (tb_qrdma_link fault_on): every copy is
-                dropped (RX_DUP_DROP + RX_STALE_DROP + CNT_STALE = the link's duplicates
-                + the other node's RX_REDO: a copy of a packet of a complete block is
-                answered again, and that second response is stale at the sender),
-                every transfer, byte and notification exact
+                delaying each by 0..300 cycles (tb_qrdma_link fault_on), MISS answers
+                ignored (RETRY_LIMIT.resend 2): every copy is dropped (RX_DUP_DROP +
+                RX_STALE_DROP + CNT_STALE = the link's duplicates + the other node's
+                RX_REDO - the copies of its MISS answers: a copy of a packet of a complete
+                block is answered again, and that second response is stale at the
+                sender), every transfer, byte and notification exact
   nic_loss      the same (memory transfers up to 256 KiB) with both links losing 1 % and
                 corrupting 1 % of the packets, RETX_TIMEOUT 30,000 cycles, 7 re-sends
                 without backoff (no timer wait reaches the watchdog's window): every loss
-                recovered by re-sends (TX_RETX),
+                recovered by re-sends, of runs after MISS answers (TX_MISS_RETX) and of
+                blocks after timeouts,
                 every transfer DONE, each packet written exactly once (RX_DATA_PKTS,
                 RX_BYTES), every byte and notification exact
   nic_flips     the same with bits flipped in some packets on both links: every corrupted
@@ -512,10 +514,16 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
     await b.start()
     if retx_timeout:
         # 7 re-sends without backoff: no wait for a timer is longer than retx_timeout,
-        # well inside the watchdog's quiet window below (100,000 cycles)
+        # well inside the watchdog's quiet window below (100,000 cycles); MISS answers
+        # re-send the runs they name (resend 0)
         for n in b.nodes:
             await b.reg_write(n, "RETX_TIMEOUT", retx_timeout)
             await b.reg_write(n, "RETRY_LIMIT", 7)
+    elif dup:
+        # copies come from the links only: MISS answers (reordering brings a block's last
+        # packet before others) re-send nothing (RETRY_LIMIT.resend 2)
+        for n in b.nodes:
+            await b.reg_write(n, "RETRY_LIMIT", 2 << 12)
     count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
     max_size = (256 << 10) if loss else (1 << 20)   # (re-sends: fewer cycles per run)
     sw_stop = [False]
@@ -579,7 +587,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
             "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
             "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
-            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP")}
+            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP", "TX_MISS_RETX")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
     for n in b.nodes:
         o = 1 - n.i
@@ -602,14 +610,18 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             # complete block is answered again by the other node (its RX_REDO: the
             # block's ACK/NACK again, unless held for its notification, RX_REDO_DROP);
             # that second response comes after the first on the same link, so this
-            # node's engine drops it as stale too
+            # node's engine drops it as stale too. A copy of a MISS answer of the other
+            # node is dropped by this node's reliability unit and counted nowhere: at
+            # most as many as that node's MISS answers
             lc = link_counts(dut, o)
-            cocotb.log.info("link %d: %s; node %d RX_REDO %d RX_REDO_DROP %d", o, lc, o,
-                            ro["RX_REDO"], ro["RX_REDO_DROP"])
+            cocotb.log.info("link %d: %s; node %d RX_REDO %d RX_REDO_DROP %d RX_MISS %d", o,
+                            lc, o, ro["RX_REDO"], ro["RX_REDO_DROP"], ro["RX_MISS"])
             assert lc["duplicated"] > 0 and lc["reordered"] > 0, lc
             assert lc["corrupted"] == lc["lost"] == 0
-            assert (r["RX_DUP_DROP"] + r["RX_STALE_DROP"] + r["CNT_STALE"]
-                    == lc["duplicated"] + ro["RX_REDO"]), (n.i, r, ro, lc)
+            assert r["TX_MISS_RETX"] == 0, (n.i, r)
+            dmiss = (lc["duplicated"] + ro["RX_REDO"]
+                     - (r["RX_DUP_DROP"] + r["RX_STALE_DROP"] + r["CNT_STALE"]))
+            assert 0 <= dmiss <= ro["RX_MISS"], (n.i, dmiss, r, ro, lc)
             assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
         else:
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
@@ -640,10 +652,11 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         # (both links: over a thousand packets each way at 1 %, never none of either)
         lcs = [link_counts(dut, k) for k in (0, 1)]
         assert sum(c["lost"] for c in lcs) > 0 and sum(c["corrupted"] for c in lcs) > 0, lcs
-        assert sum(regs[k]["TX_RETX"] for k in (0, 1)) > 0, regs
-        # blocks that lost a packet before their last one are answered with MISS (which
-        # the senders take as nothing but a control packet)
+        # blocks that lost a packet before their last one are answered with MISS, and the
+        # senders re-send the runs named; a lost last packet (or a lost MISS) waits for
+        # its timer
         assert sum(regs[k]["RX_MISS"] for k in (0, 1)) > 0, regs
+        assert sum(regs[k]["TX_MISS_RETX"] for k in (0, 1)) > 0, regs
     if not flips:
         assert not stuck
         for k in (0, 1):
@@ -787,8 +800,9 @@ async def nic_inline(dut):
 
 @cocotb.test()
 async def nic_reverse(dut):
-    """A block arriving in reverse order (injected into node 1), then its duplicates (each
-    answered again: the block is complete and its ACK released)."""
+    """A block arriving in reverse order (injected into node 1: its last packet first, which
+    asks and is answered with one MISS naming all the others), then its duplicates
+    (answered again at the last packet: the block is complete and its ACK released)."""
     b = Bench(dut, seed_rng("nic_reverse"))
     await b.start()
     n0, n1 = b.nodes
@@ -842,11 +856,13 @@ async def nic_reverse(dut):
     assert await b.reg_read(n1, "RX_DUP_DROP") == npk
     # the block's ACK is out when the copy comes: the copy is answered again at its last
     # packet (RX_REDO), so one ACK and one re-response, both stale at node 0 (which never
-    # sent the block)
-    redo = {k: await b.reg_read(n1, k) for k in ("RX_REDO", "RX_REDO_DROP")}
-    assert redo == {"RX_REDO": 1, "RX_REDO_DROP": 0}, redo
-    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 2
+    # sent the block); before them the MISS of the first packet to arrive, which node 0's
+    # reliability unit drops (no timer of its own for that tid and seq)
+    redo = {k: await b.reg_read(n1, k) for k in ("RX_REDO", "RX_REDO_DROP", "RX_MISS")}
+    assert redo == {"RX_REDO": 1, "RX_REDO_DROP": 0, "RX_MISS": 1}, redo
+    assert await b.reg_read(n1, "TX_CTRL_PKTS") == 3
     assert await b.reg_read(n0, "CNT_STALE") == 2
+    assert await b.reg_read(n0, "TX_MISS_RETX") == 0
     b.take_notifs(n1)
     assert len(n1.notifs) == 1
     e = n1.notifs[0]
