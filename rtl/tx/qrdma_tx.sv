@@ -22,7 +22,8 @@
 // reset the inputs are ready once the slot pool is initialised (SLOTS cycles). R is always
 // accepted (m_axi_rready = 1). A paused destination is not picked and never blocks others.
 // Limits: a block descriptor's size is 1 .. 510 * MAX_PAYLOAD bytes (blk_pkts is 9 bits;
-// any 64 KiB block qualifies). Descriptors for a paused destination keep their slots, so
+// any 64 KiB block qualifies); its pkt_first / pkt_num select a run within the block's
+// packets (docs/nic.md "Partial blocks"). Descriptors for a paused destination keep their slots, so
 // SLOTS of them stall the request inputs; responses are not affected.
 `default_nettype none
 

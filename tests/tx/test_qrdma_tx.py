@@ -61,9 +61,10 @@ Checks:
 
 Tests:
   tx_random        mixed traffic: blocks 1 B .. 64 KiB with random src/dst alignment and
-                   64-bit addresses (a third of them a random run of their packets), INLINE (1..32 B), CONTROL, and ACK/NACK responses to
-                   random dst_node (16 bits: the mod-NUM_NODES mapping), random pause
-                   toggling, random memory latency, every stream idle/backpressured
+                   64-bit addresses (a third of them a random run of their packets),
+                   INLINE (1..32 B), CONTROL, and ACK/NACK responses to random dst_node
+                   (16 bits: the mod-NUM_NODES mapping), random pause toggling, random
+                   memory latency, every stream idle/backpressured
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
                    and between dst-1 descriptors) completes, and responses to dst 1 go out,
                    no request packet to dst 1; then pause dst 1 while it is sending: at most

@@ -21,11 +21,14 @@ MISS reports (rel_miss*): random pulses on s_miss for timers armed with the repo
 (some of them due), with a stale seq, for TIDs not armed, and for inline packets' timers.
 Every block re-sent with a run (pkt_first / pkt_num set) must be the kept block with the
 run of a MISS of its tid and the timer's seq taken 12 cycles or more before (cfg_gbn:
-pkt_num 0), for a block's timer, armed or acknowledged at most one cycle before; it arms
-the timer again with the same re-send count (a timeout NACK after fewer than RETRY_LIMIT
-timeout re-sends fails the test) and the same timeout. Every MISS for a block's armed timer
-is answered, within miss_live cycles, by such a re-send, by a whole re-send, by a
-descriptor of the engine with its TID passed on, or by the timer's acknowledgement or NACK; stat_miss_retx pulses once per MISS re-send passed on.
+pkt_num 0), for a block's timer, armed or acknowledged at most one cycle before, without
+the block's control packet (for a notifying block's timer too); it arms the timer again
+with the same re-send count (a timeout NACK after fewer than RETRY_LIMIT timeout re-sends
+fails the test) and the same timeout. Every MISS for a block's armed timer that no newer
+MISS of its TID replaces is answered (by the end; rel_miss_bound: within 2 x NUM_TIDS
+cycles) by such a re-send, by a whole re-send, by a descriptor of the
+engine with its TID passed on, or by the timer's acknowledgement or NACK; stat_miss_retx
+pulses once per MISS re-send passed on.
 rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
 passes within NUM_TIDS + 11 cycles of its MISS plus 4 cycles per re-send passed meanwhile.
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
@@ -65,7 +68,7 @@ def field(layout, word, name):
 
 async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=0.2,
                      unreach_p=0.2, rounds=0, retries=0, backoff=0, seq0=0, ctl_p=0.0, ready_p=0.7,
-                     miss_p=0.0, gbn=0, miss_bound=False, miss_live=16 * 1024):
+                     miss_p=0.0, gbn=0, miss_bound=False, miss_live=None):
     """rounds None: no upper bound on a timeout NACK's lateness (a scan round of NUM_TIDS
     cycles is lost whenever the NACK queue is full, an unreachable NACK takes the cycle or
     an acknowledgement of the same TID is on its way); every timer still fires by the end.
@@ -77,8 +80,9 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     (the control packet may pass first); the others are inline packets with a TID of
     their own. miss_p: the chance of a MISS pulse per cycle; gbn: cfg_gbn; miss_bound:
     check the latency bound of every MISS re-send (module docstring); miss_live: cycles
-    within which a MISS for a block's armed timer is answered (rounds lost to a full re-send
-    queue, a TID waiting there or an acknowledgement on its way included)."""
+    within which a MISS for a block's armed timer is answered (None: by the end; a scan
+    round is lost whenever the re-send queue is full at the TID's visit, which with many
+    timers due at once repeats round after round, as for timeouts)."""
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rng = seed_rng(name)
     cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
@@ -168,10 +172,12 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     miss_recs = collections.defaultdict(list)
     miss_open = []
     passes = []                         # cycles of re-sends passed on
+    miss_pass = {}                      # tid -> cycle of its last MISS re-send
 
     def make_miss():
         """a MISS pulse's (tid, seq, pkt_first, pkt_num), or None"""
         c = rng.random()
+        live = False
         blocks = [t for t, m in armed.items() if m["kind"] != "inl" and t not in early]
         inl = [t for t, m in armed.items() if m["kind"] == "inl"]
         pf = rng.randrange(1 if gbn else 0, 256)
@@ -180,7 +186,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             due = [t for t in blocks if now - armed[t]["t"] >= span(armed[t]["rt"])]
             tid = rng.choice(due if due and rng.random() < 0.2 else blocks)
             s = armed[tid]["seq"]
-            miss_open.append((tid, s, now))
+            live = True
             stats["miss_match"] += 1
         elif c < 0.75 and armed:
             tid = rng.choice(list(armed))
@@ -196,6 +202,10 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 return None
             s = (seq - rng.randint(1, 100)) & 0xFFFF
             stats["miss_unarmed"] += 1
+        # (a newer report of a TID replaces the one the unit keeps)
+        miss_open[:] = [o for o in miss_open if o[0] != tid]
+        if live:
+            miss_open.append((tid, s, now))
         miss_recs[tid].append((s, pf, 0 if gbn else pn, now))
         return (tid, s, pf, pn)
 
@@ -218,6 +228,10 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 f"MISS re-send ({tid}, {s}) is not the kept block with a run"
         else:
             assert kept[tid].get(kind) == d, f"{kind}: re-sent ({tid}, {s}) is not the kept one"
+            # a MISS re-send sends the block's run only, never its control packet (the
+            # TID's next re-send is a scan round later)
+            assert not (kind == "pkt" and now - miss_pass.get(tid, -10**9) < 16), \
+                f"control packet ({tid}, {s}) re-sent with a MISS re-send"
         passes.append(now)
         if tid in armed and armed[tid]["seq"] == s:
             tmr, where = armed[tid], armed
@@ -244,7 +258,9 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     f"MISS re-send {now - m} cycles after its MISS ({k_other} re-sends between)"
             del recs[:k + 1]   # (older ones were overwritten by it in the unit)
             miss_resolve(tid)
+            miss_pass[tid] = now
             stats["mretx"] += 1
+            stats["mretx_ctl"] += tmr["kind"] == "ctl"
             stats["miss_lat_max"] = max(stats["miss_lat_max"], now - m)
             # the same re-send count and timeout, from now
             where[tid] = dict(tmr, t=now, blk_first=False, before=None)
@@ -359,7 +375,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             pushes.append(("u", now - 1))
         stats["retx_stat"] += int(dut.stat_retx.value)
         stats["mretx_stat"] += int(dut.stat_miss_retx.value)
-        late = [o for o in miss_open if now - o[2] > miss_live]
+        late = [o for o in miss_open if miss_live is not None and now - o[2] > miss_live]
         assert not late, (f"MISS (tid, seq, cycle) {late[0]} not answered by cycle {now}: "
                           f"timer {armed.get(late[0][0])}, records {miss_recs[late[0][0]]}")
         if tap is not None:
@@ -444,8 +460,10 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     # MISS re-sends: one stat_miss_retx each, none without MISS reports
     assert stats["mretx_stat"] == stats["mretx"]
     assert (stats["mretx"] > 0) == (miss_p > 0), "no MISS re-send"
+    assert not miss_open, f"MISS reports never answered: {miss_open[:5]}"
     if miss_p:
         assert all(stats[k] > 0 for k in ("miss_match", "miss_stale", "miss_unarmed")), stats
+        assert stats["mretx_ctl"] > 0 or not ctl_p, "no MISS re-send for a notifying block"
     dut._log.info(f"{name}: {dict(stats)}")
 
 
