@@ -246,12 +246,14 @@ module qrdma_tx_rel
   // ------------------------------------------------------------------ re-send stages
   // A timeout to re-send waits in the queue (rq), then R1 reads its kept descriptors (the
   // two stores, read together), R2 has them in the stores' output registers and checks
-  // them (still the timer's seq, not killed), R3 offers them (they stay in the output
-  // registers: no read until R3 is done). One re-send in R1..R3 at a time. A re-send is
-  // killed when the engine takes the acknowledgement of its tid and seq (registered: from
-  // A1 on), so it never passes on two cycles or more after the engine took it.
+  // them (still the timer's seq), R3 offers those that passed the check (they stay in
+  // the output registers: no read until R3 is done; none passed: R3 ends at once). One
+  // re-send in R1..R3 at a time. A re-send is killed when the engine takes the
+  // acknowledgement of its tid and seq (registered: from A1 on), so it never passes on
+  // two cycles or more after the engine took it.
   logic                   r1_v_q, r2_v_q, r3_v_q, r1_k_q, r2_k_q;
-  logic                   r3_b_q, r3_p_q;      // R3: its block / its packet not passed yet
+  logic                   r3_b_q, r3_p_q;      // R3 offers its block / its packet (below)
+  logic                   r3_ok_q;             // R3: something passed the check
   rq_t                    r1_q, r2_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
@@ -260,13 +262,13 @@ module qrdma_tx_rel
 
   // One timer arm per cycle: a packet passed on in the cycle of a block waits in pend_q
   // and arms in the next cycle; while it waits no further packet is passed on.
-  logic nack_room;
+  logic nack_go_q;
   logic ob_off, op_off, ob_pass, op_pass, blk_arm, pkt_arm, blk_unr, pkt_unr;
   logic pend_q;
   arm_t pend_arm_q, arm_blk, arm_pkt;
 
-  assign r_boff      = r3_v_q && r3_b_q && !r3_x_q;
-  assign r_poff      = r3_v_q && r3_p_q && !r3_x_q && !pend_q;
+  assign r_boff      = r3_b_q;
+  assign r_poff      = r3_p_q && !pend_q;
   assign ob_off      = bq_valid && bq_ok && !init_busy && !r_boff;
   assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
   assign m_blk_valid = r_boff || ob_off;
@@ -284,11 +286,14 @@ module qrdma_tx_rel
   assign op_pass     = op_off && m_pkt_ready;
   assign rb_pass     = r_boff && m_blk_ready;
   assign rp_pass     = r_poff && m_pkt_ready;
-  // unreachable: one NACK per cycle, blocks first
-  assign blk_unr     = bq_valid && !bq_ok && nack_room && !init_busy;
-  assign pkt_unr     = pq_valid && !pq_ok && nack_room && !blk_unr && !init_busy;
-  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy && !r_boff) : blk_unr;
-  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff) : pkt_unr;
+  // unreachable: one NACK per cycle, blocks first (nack_go_q: a register, so that the
+  // slices' load enables come from few LUT levels; a slice's m_ready does not matter
+  // while it holds no word)
+  assign blk_unr     = bq_valid && !bq_ok && nack_go_q;
+  assign pkt_unr     = pq_valid && !pq_ok && nack_go_q && !blk_unr;
+  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy && !r_boff) : nack_go_q;
+  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff)
+                             : (nack_go_q && !(bq_valid && !bq_ok));
 
   // what arms: a block passed on (a re-sent one unless it goes with its control packet;
   // a MISS re-send keeps its timer's kind), a packet passed on (a control packet arms its
@@ -581,7 +586,7 @@ module qrdma_tx_rel
                    || (pend_q && pend_arm_q.k.tid == s3_tid_q);
   assign due     = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && on_q
                    && !init_busy;
-  assign to_fire = due && s3_lim_q && nack_room && !blk_unr && !pkt_unr;
+  assign to_fire = due && s3_lim_q && nack_go_q && !blk_unr && !pkt_unr;
   assign rs_fire = due && !s3_lim_q && !s3_inq_q && rq_room;
 
   // The TID's MISS record (mrec: read in S0 and not written since): with the timer armed
@@ -723,7 +728,16 @@ module qrdma_tx_rel
 
   // R1: the stores read; R2: their words in the output registers, checked (the kept
   // descriptors still carry the timer's seq: the TID was not used again); R3: offered
-  // until every part has passed, or killed
+  // until every part has passed, or killed. r3_b_q / r3_p_q: R3 offers its block / its
+  // packet (it holds a re-send, the part passed the check and has not passed on yet, not
+  // superseded), so that the offers, and the engine's streams they hold back, start at
+  // one register each. r3_v_q does not depend on the check: the block RAMs' outputs lie
+  // far from this logic.
+  logic r2_go, r2_x, r3_xk;
+
+  assign r2_go = !r2_k_q && !a1_kill_r2 && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+  assign r2_x  = xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
+  assign r3_xk = xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
   // A block's timer (K_BLK or K_CTL: the engine may pass a control packet on before or
   // after its block, and the later of the two arms) re-sends whichever of the block and
   // its control packet the stores still keep with the timer's seq; the control packet
@@ -751,29 +765,39 @@ module qrdma_tx_rel
     r2_q    <= r1_q;
     r2_k_q  <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
     if (r2_v_q) begin
-      r3_v_q  <= r2_ok && !r2_k_q && !a1_kill_r2
-                 && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-      r3_x_q  <= xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
+      r3_v_q    <= r2_go;
+      r3_ok_q   <= r2_ok;
+      r3_x_q    <= r2_x;
       r3_q      <= r2_q;
       r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK));
-      r3_b_q    <= r2_bok;
-      r3_p_q    <= r2_pok;
+      r3_b_q    <= r2_bok && r2_go && !r2_x;
+      r3_p_q    <= r2_pok && r2_go && !r2_x;
     end else begin
       if (r3_done) r3_v_q <= 1'b0;
-      if (xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid)) r3_x_q <= 1'b1;
-      if (rb_pass) r3_b_q <= 1'b0;
-      if (rp_pass) r3_p_q <= 1'b0;
+      if (r3_xk) r3_x_q <= 1'b1;
+      if (rb_pass || r3_done || r3_xk) r3_b_q <= 1'b0;
+      if (rp_pass || r3_done || r3_xk) r3_p_q <= 1'b0;
     end
-    stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && !r3_q.miss;
-    stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_q.miss;
+    stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && !r3_q.miss;
+    stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && r3_q.miss;
     if (rst) begin
       r1_v_q         <= 1'b0;
       r2_v_q         <= 1'b0;
       r3_v_q         <= 1'b0;
+      r3_b_q         <= 1'b0;
+      r3_p_q         <= 1'b0;
       stat_retx      <= 1'b0;
       stat_miss_retx <= 1'b0;
     end
   end
+
+`ifndef SYNTHESIS
+  // an offer of R3 belongs to a re-send in R3 that is not superseded
+  always_ff @(posedge clk) begin
+    if (!rst) assert (!(r3_b_q || r3_p_q) || (r3_v_q && !r3_x_q))
+      else $error("qrdma_tx_rel: R3 offers without a live re-send");
+  end
+`endif
 
   // ------------------------------------------------------------------ NACKs
   logic                  nf_valid;
@@ -786,19 +810,21 @@ module qrdma_tx_rel
     else              nf_data = nack('{tid: s3_tid_q, seq: s3_seq_q}, 4'(ERR_TIMEOUT));
   end
 
-  // the NACK decided in a cycle is pushed in the next (nq_q): room means room for it
-  // with one push on its way (almost full at DEPTH - 1)
+  // the NACK decided in a cycle is pushed in the next (nq_q). nack_go_q, registered from
+  // the almost-full flag of the cycle before (at DEPTH - 2): room for a NACK decided now
+  // with two pushes on their way (the decisions of the two cycles before), and the
+  // sweep after reset over
   logic                  nq_v_q, nack_af, nack_sready;
   logic [ACK_DESC_W-1:0] nq_q;
 
-  assign nack_room = !nack_af;
-
   always_ff @(posedge clk) begin
+    nack_go_q    <= !nack_af && !init_busy;
     nq_v_q       <= nf_valid;
     nq_q         <= nf_data;
     stat_timeout <= to_fire;
     stat_unreach <= blk_unr || pkt_unr;
     if (rst) begin
+      nack_go_q    <= 1'b0;
       nq_v_q       <= 1'b0;
       stat_timeout <= 1'b0;
       stat_unreach <= 1'b0;
@@ -806,7 +832,7 @@ module qrdma_tx_rel
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // occupancy not needed
-  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(4), .ALMOST_FULL(3)) u_nack_fifo (
+  qrdma_sync_fifo #(.WIDTH(ACK_DESC_W), .DEPTH(4), .ALMOST_FULL(2)) u_nack_fifo (
     .clk, .rst,
     .s_valid(nq_v_q), .s_ready(nack_sready), .s_data(nq_q),
     .m_valid(m_nack_valid), .m_ready(m_nack_ready), .m_data(m_nack_data),
