@@ -474,7 +474,8 @@ module qrdma_tx_rel
   // in S1, the record in S2); a MISS of the TID written in S0 .. S3 (mhit) makes the words
   // read old: no MISS decision on the TID in this round. A decision that clears the
   // record (acted on, stale, or the timer due) is registered and written in S4 through
-  // the clear port (address in S2), unless a MISS of the TID is written in that cycle.
+  // the clear port (address in S2), unless a MISS of the TID is written in that cycle
+  // (compared a cycle ahead, M2 against S3: both pipelines advance every cycle).
   // MISS pulses during the clearing after reset are dropped (no timer is armed then).
   miss_desc_t    mi;
   logic          mi1_v_q, mi2_v_q, mi3_v_q;
@@ -483,8 +484,7 @@ module qrdma_tx_rel
   logic          gbn_q;
   logic [0:0]    mv_rd;
   miss_t         mr_rd;
-  logic          s4_mclr_q, mclr_en;
-  logic [TW-1:0] s4_tid_q;
+  logic          s4_mclr_q, s4_mconf_q, mclr_en;
 
   assign mi = miss_desc_t'(s_miss_data);
 
@@ -506,7 +506,7 @@ module qrdma_tx_rel
     end
   end
 
-  assign mclr_en = s4_mclr_q && !(mi3_v_q && mi3_tid_q == s4_tid_q);
+  assign mclr_en = s4_mclr_q && !s4_mconf_q;
 
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
   u_missed (
@@ -604,8 +604,8 @@ module qrdma_tx_rel
   assign m_clr   = mrec && (m_fire || to_fire || rs_fire || (tstable && !mmatch));
 
   always_ff @(posedge clk) begin
-    s4_mclr_q <= m_clr;
-    s4_tid_q  <= s3_tid_q;
+    s4_mclr_q  <= m_clr;
+    s4_mconf_q <= mi2_v_q && mi2_tid_q == s3_tid_q;   // M3 writes the TID of S4
     if (rst) s4_mclr_q <= 1'b0;
   end
 
