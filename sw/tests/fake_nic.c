@@ -108,7 +108,7 @@ static int reg_exists(uint64_t addr)
         QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK), QRDMA_REG(nic.NODE_MASK),
         QRDMA_REG(nic.TX_TIMEOUTS), QRDMA_REG(nic.TX_UNREACH), QRDMA_REG(nic.TX_RETX),
         QRDMA_REG(nic.RX_REDO), QRDMA_REG(nic.RX_REDO_DROP), QRDMA_REG(nic.RX_MISS),
-        QRDMA_REG(nic.RX_MISS_DROP),
+        QRDMA_REG(nic.RX_MISS_DROP), QRDMA_REG(nic.TX_MISS_RETX),
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)
