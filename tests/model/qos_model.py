@@ -250,6 +250,8 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         path=b % 4 if c is Cls.FID4 else 0,
         xfer=xfer_index(page, ch),
         block=b,
+        pkt_first=0,    # the engine's blocks are whole: runs come from re-sends only
+        pkt_num=0,
     )
 
 
