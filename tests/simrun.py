@@ -9,7 +9,8 @@ values and test module, so parametrized runs under pytest-xdist never share one 
 guards the rare case of two processes building the same directory).
 
 Environment knobs (all optional):
-  QRDMA_SEED   replay a random test with this seed (the seed of each run is printed)
+  QRDMA_SEED   replay a random test with this seed (each run draws one when it is not
+               set; a failure names the failing cocotb tests and the seed)
   QRDMA_FULL   1: run the long, opt-in sizes (make test-full)
   WAVES        1: dump a VCD into the build directory
 """
@@ -18,7 +19,9 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import random
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,21 +93,40 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     env = {"COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO"),
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]
                                          + os.environ.get("PYTHONPATH", "").split(os.pathsep))}
-    for k in ("QRDMA_SEED", "QRDMA_FULL"):
-        if k in os.environ:
-            env[k] = os.environ[k]
+    seed = os.environ.get("QRDMA_SEED") or str(random.SystemRandom().randrange(1 << 31))
+    env["QRDMA_SEED"] = seed
+    if "QRDMA_FULL" in os.environ:
+        env["QRDMA_FULL"] = os.environ["QRDMA_FULL"]
     env.update(extra_env or {})
     test_dir = ROOT / "tests" / manifest.TOPS[top].area
-    xml = runner.test(
-        test_module=test_module,
-        hdl_toplevel=hdl_toplevel,
-        build_dir=str(build_dir),
-        test_dir=str(test_dir),
-        testcase=testcase,
-        extra_env=env,
-        waves=waves,
-        results_xml=str(build_dir / f"results_{os.getpid()}.xml"),
-    )
+    results = build_dir / f"results_{os.getpid()}.xml"
+    results.unlink(missing_ok=True)
+    try:
+        xml = runner.test(
+            test_module=test_module,
+            hdl_toplevel=hdl_toplevel,
+            build_dir=str(build_dir),
+            test_dir=str(test_dir),
+            testcase=testcase,
+            extra_env=env,
+            waves=waves,
+            results_xml=str(results),
+        )
+    except SystemExit as e:  # the runner exits on a failed test under pytest
+        raise AssertionError(failure_report(results, test_module, env["QRDMA_SEED"])) from e
     num_tests, num_failed = get_results(xml)
     assert num_tests > 0, f"no cocotb test ran in {test_module}"
-    assert num_failed == 0, f"{num_failed} of {num_tests} cocotb tests failed in {test_module}"
+    assert num_failed == 0, failure_report(results, test_module, env["QRDMA_SEED"])
+
+
+def failure_report(results: Path, test_module: str, seed: str) -> str:
+    """The failed cocotb tests of a results file, each with its message, and the replay seed."""
+    lines = [f"cocotb tests failed in {test_module} (replay with QRDMA_SEED={seed}):"]
+    if results.exists():
+        for case in ET.parse(results).iter("testcase"):
+            for bad in list(case.iter("failure")) + list(case.iter("error")):
+                msg = (bad.get("message") or "").strip().splitlines()
+                lines.append(f"  {case.get('name')}: {msg[0][:300] if msg else bad.tag}")
+    else:
+        lines.append("  the simulator left no results (it crashed or did not start)")
+    return "\n".join(lines)

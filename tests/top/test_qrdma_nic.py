@@ -39,9 +39,10 @@ transfers in flight).
                 every transfer DONE, each packet written exactly once (RX_DATA_PKTS,
                 RX_BYTES), every byte and notification exact
   nic_flips     the same with bits flipped in some packets on both links: every corrupted
-                packet is dropped and counted (RX_CRC_DROP = flips), each hits one
-                transfer which then stays BUSY (a transfer is DONE only once its
-                notification is written); no wrong byte anywhere, every other transfer is
+                packet is dropped and counted (RX_CRC_DROP = flips), MISS answers ignored
+                (RETRY_LIMIT.resend 2): each hits one transfer which then stays BUSY
+                until its timer (a transfer is DONE only once its notification is
+                written); no wrong byte anywhere, every other transfer is
                 perfect; the watchdog trips and its dump holds exactly the stuck transfers
   nic_pause     node 0 paused towards node 2 (VOQ 2) with transfers queued for it: traffic
                 to node 1 completes meanwhile; after the pause they leave and node 1 drops
@@ -519,9 +520,12 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         for n in b.nodes:
             await b.reg_write(n, "RETX_TIMEOUT", retx_timeout)
             await b.reg_write(n, "RETRY_LIMIT", 7)
-    elif dup:
-        # copies come from the links only: MISS answers (reordering brings a block's last
-        # packet before others) re-send nothing (RETRY_LIMIT.resend 2)
+    elif dup or flips:
+        # dup: copies come from the links only: MISS answers (reordering brings a block's
+        # last packet before others) re-send nothing (RETRY_LIMIT.resend 2). flips: a
+        # corrupted packet is recovered by nothing but its timer (default RETX_TIMEOUT,
+        # beyond the watchdog's quiet window), not by the MISS answer of its block's last
+        # packet
         for n in b.nodes:
             await b.reg_write(n, "RETRY_LIMIT", 2 << 12)
     count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
@@ -624,6 +628,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             assert 0 <= dmiss <= ro["RX_MISS"], (n.i, dmiss, r, ro, lc)
             assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
         else:
+            assert r["TX_MISS_RETX"] == 0, (n.i, r)
             assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
             assert r["RX_REDO"] == r["RX_REDO_DROP"] == 0, (n.i, r)
             assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
