@@ -21,14 +21,15 @@
 //     is armed with its seq and not due, without counting it as a re-send for
 //     cfg_retry_limit, and drops the report otherwise.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
-// Contract: after reset the unit clears its timers (1024 cycles: descriptors wait); each
-// descriptor stream passes a register slice (one cycle, registered ready); a re-send has
-// priority over the engine's descriptors; m_nack is a FIFO's head. cfg_timeout is in
-// cycles (0: the timers are off; read when a descriptor is passed on), in ticks of
-// 2^TICK_SHIFT cycles; a descriptor passed on in cycle t times out in t + T ..
-// t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6, T = cfg_timeout << min(re-sends, cfg_backoff)
-// (docs/reliability.md "Timers"). Timing: descriptors one cycle; a NACK for an
-// unreachable destination is valid on m_nack three cycles after the engine's handshake.
+// Contract: after reset the unit clears its timers and kept descriptors (1024 cycles:
+// descriptors wait); each descriptor stream passes a register slice (one cycle,
+// registered ready); a re-send has priority over the engine's descriptors; m_nack is a
+// FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a descriptor
+// is passed on), in ticks of 2^TICK_SHIFT cycles; a descriptor passed on in cycle t
+// times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6, T = cfg_timeout <<
+// min(re-sends, cfg_backoff) (docs/reliability.md "Timers"). Timing: descriptors one
+// cycle; a NACK for an unreachable destination is valid on m_nack three cycles after the
+// engine's handshake.
 // s_miss is a pulse (no backpressure, one per cycle at most): a MISS in cycle m is kept
 // from m + 4 on, and its re-send is offered at the earliest in m + 12 and, when no scan
 // round is lost, at the latest in m + NUM_TIDS + 11 plus the re-sends queued before it
@@ -189,26 +190,27 @@ module qrdma_tx_rel
 
   // after reset the armed bits are cleared, one TID per cycle (NUM_TIDS cycles): no
   // descriptor passes meanwhile
-  logic          init_q, init1_q, init2_q, init_busy;
-  logic [TW-1:0] init_tid_q;
+  logic          init_q, init1_q, init2_q, init_busy, init_nx;
+  logic [TW-1:0] init_tid_q, init_tid_nx;
+
+  // (the next cycle's sweep state: the clear ports' addresses are registers that take the
+  // sweep's address or the pipeline's)
+  assign init_nx     = rst || (init_q && init_tid_q != TW'(NUM_TIDS - 1));
+  assign init_tid_nx = rst ? '0 : init_q ? init_tid_q + TW'(1) : init_tid_q;
 
   // (the clears are written two cycles after their address: busy until the last one;
   // init_busy = init_q || init1_q || init2_q, a register of its own)
 
   always_ff @(posedge clk) begin
-    if (init_q) begin
-      init_tid_q <= init_tid_q + TW'(1);
-      if (init_tid_q == TW'(NUM_TIDS - 1)) init_q <= 1'b0;
-    end
-    init1_q   <= init_q;
-    init2_q   <= init1_q;
-    init_busy <= init_q || init1_q;  // (init_q only falls: it implies init1_q next)
+    init_q     <= init_nx;
+    init_tid_q <= init_tid_nx;
+    init1_q    <= init_q;
+    init2_q    <= init1_q;
+    init_busy  <= init_q || init1_q;  // (init_q only falls: it implies init1_q next)
     if (rst) begin
-      init_q     <= 1'b1;
-      init1_q    <= 1'b1;
-      init2_q    <= 1'b1;
-      init_busy  <= 1'b1;
-      init_tid_q <= '0;
+      init1_q   <= 1'b1;
+      init2_q   <= 1'b1;
+      init_busy <= 1'b1;
     end
   end
 
@@ -257,6 +259,7 @@ module qrdma_tx_rel
   rq_t                    r1_q, r2_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
+  logic                   bs_rd_v, ps_rd_v;    // the store's word was written since reset
   logic                   r_boff, r_poff, rb_pass, rp_pass, r3_done;
   logic                   r3_x_q;              // R3 superseded by an arm (see below)
 
@@ -347,7 +350,9 @@ module qrdma_tx_rel
 
   // ------------------------------------------------------------------ kept descriptors
   // The engine's descriptors passed on, per TID (written a cycle after the pass): blocks
-  // in one store, inline and control packets in the other. RDW_ANY: a read that meets a
+  // in one store, inline and control packets in the other, each word with a valid bit
+  // that the sweep after reset clears (the seq numbers start again at reset: a word
+  // from before it may carry the seq of a new timer). RDW_ANY: a read that meets a
   // write of its TID is a re-send whose TID the engine has already used again, after it
   // took the re-send's acknowledgement: killed by then, its data is not used.
   logic                    bs_we_q, ps_we_q;
@@ -370,18 +375,21 @@ module qrdma_tx_rel
     end
   end
 
-  qrdma_sdp_ram #(.WIDTH(BLOCK_DESC_W), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  // (no descriptor passes during the sweep: its writes never meet a pass's)
+  qrdma_sdp_ram #(.WIDTH(BLOCK_DESC_W + 1), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_blk_store (
     .clk,
-    .wr_en(bs_we_q), .wr_be(1'b1), .wr_addr(bs_addr_q), .wr_data(bs_data_q),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(bs_rd)
+    .wr_en(bs_we_q || init_q), .wr_be(1'b1), .wr_addr(init_q ? init_tid_q : bs_addr_q),
+    .wr_data({!init_q, bs_data_q}),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data({bs_rd_v, bs_rd})
   );
 
-  qrdma_sdp_ram #(.WIDTH(PKT_DESC_W), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  qrdma_sdp_ram #(.WIDTH(PKT_DESC_W + 1), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_pkt_store (
     .clk,
-    .wr_en(ps_we_q), .wr_be(1'b1), .wr_addr(ps_addr_q), .wr_data(ps_data_q),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(ps_rd)
+    .wr_en(ps_we_q || init_q), .wr_be(1'b1), .wr_addr(init_q ? init_tid_q : ps_addr_q),
+    .wr_data({!init_q, ps_data_q}),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data({ps_rd_v, ps_rd})
   );
 
   // ------------------------------------------------------------------ timer tables
@@ -415,6 +423,7 @@ module qrdma_tx_rel
   key_t          ak;
   logic          a1_v_q, a2_v_q, a3_v_q, a1_hit_q, a2_hit_q;
   logic [TW-1:0] a1_tid_q, a2_tid_q, a3_tid_q;
+  logic [TW-1:0] clr_tid_q;   // the armed bits' clear address: A1's TID, or the sweep's
   logic [SEQW-1:0] a1_seq_q, a2_seq_q;
   logic          a0_hit, a1_hit, a2_hit;
 
@@ -449,13 +458,15 @@ module qrdma_tx_rel
   assign s3_hit = touched(s3_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
 
   logic [SW-1:0] s2_late;
-  assign s2_late = tick - sc_rd.deadline;
+  logic          s2_bo_ge;   // the timer's re-sends reach the backoff's cap: min(rt, bo) = bo
+  assign s2_late  = tick - sc_rd.deadline;
+  assign s2_bo_ge = sc_rd.rt[7:4] != 4'd0 || sc_rd.rt[3:0] >= bo_q;
 
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
   u_armed (
     .clk,
     .a_en(arm3_v_q), .a_addr(arm_q.k.tid), .a_data(1'b1),
-    .b_en(init2_q || clr_ack), .b_addr(init_q ? init_tid_q : a1_tid_q), .b_data(1'b0),
+    .b_en(init2_q || clr_ack), .b_addr(clr_tid_q), .b_data(1'b0),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_data(arm_rd)
   );
 
@@ -485,6 +496,7 @@ module qrdma_tx_rel
   logic [0:0]    mv_rd;
   miss_t         mr_rd;
   logic          s4_mclr_q, s4_mconf_q, mclr_en;
+  logic [TW-1:0] mclr_tid_q;   // the valid bits' clear address: S2's TID, or the sweep's
 
   assign mi = miss_desc_t'(s_miss_data);
 
@@ -512,7 +524,7 @@ module qrdma_tx_rel
   u_missed (
     .clk,
     .a_en(mi3_v_q), .a_addr(mi1_tid_q), .a_data(1'b1),
-    .b_en(init2_q || mclr_en), .b_addr(init_q ? init_tid_q : s2_tid_q), .b_data(1'b0),
+    .b_en(init2_q || mclr_en), .b_addr(mclr_tid_q), .b_data(1'b0),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_data(mv_rd)
   );
 
@@ -545,7 +557,7 @@ module qrdma_tx_rel
     s3_armb_q <= s2_arm_q;   // armed, timed or not
     s3_pf_q   <= mr_rd.pf;
     s3_pn_q   <= gbn_q ? '0 : mr_rd.pn;
-    s3_sm_q   <= (sc_rd.rt >= 8'(bo_q)) ? bo_q : sc_rd.rt[3:0];  // the timer's own doublings
+    s3_sm_q   <= s2_bo_ge ? bo_q : sc_rd.rt[3:0];  // the timer's own doublings
   end
 
   always_ff @(posedge clk) begin
@@ -553,6 +565,7 @@ module qrdma_tx_rel
     s1_tid_q <= sc_q;
     s1_hit_q <= s0_hit;
     s2_tid_q <= s1_tid_q;
+    mclr_tid_q <= init_nx ? init_tid_nx : s1_tid_q;
     s2_arm_q <= arm_rd[0];
     s2_hit_q <= s1_hit_q || s1_hit;
     s3_tid_q <= s2_tid_q;
@@ -563,7 +576,7 @@ module qrdma_tx_rel
     s3_kind_q <= sc_rd.kind;
     s3_rt_q  <= sc_rd.rt;
     s3_lim_q <= sc_rd.rt >= lim_q;   // re-sent as often as allowed: NACK
-    s3_sa_q  <= (9'(sc_rd.rt) + 9'd1 >= 9'(bo_q)) ? bo_q : 4'(sc_rd.rt + 8'd1);
+    s3_sa_q  <= s2_bo_ge ? bo_q : sc_rd.rt[3:0] + 4'd1;  // (rt < bo <= 15: no carry out)
     s3_inq_q <= s2_inq;
     if (rst) sc_q <= '0;
   end
@@ -619,6 +632,7 @@ module qrdma_tx_rel
   always_ff @(posedge clk) begin
     a1_v_q   <= ack_valid && !init_q;  // (init_q: the armed bits' clear port is the sweep's)
     a1_tid_q <= ak.tid;
+    clr_tid_q <= init_nx ? init_tid_nx : ak.tid;
     a1_seq_q <= ak.seq;
     a1_hit_q <= a0_hit;
     a2_v_q   <= a1_v_q;
@@ -692,14 +706,22 @@ module qrdma_tx_rel
       if (rq_v_q[i] && rq_q[i].k.tid == s2_tid_q) s2_inq = 1'b1;
   end
 
+  // each queued re-send killed in this cycle (compared per entry, then selected for R1)
+  logic [RQ_DEPTH-1:0] rq_kill;
+
+  always_comb begin
+    for (int i = 0; i < RQ_DEPTH; i++)
+      rq_kill[i] = rq_k_q[i] || kills(rq_q[i].k, a1_v_q, a1_tid_q, a1_seq_q)
+                   || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+  end
+
   always_ff @(posedge clk) begin
     ob_x_q  <= ob_pass;
     ob_xt_q <= bq_key.tid;
     op_x_q  <= op_pass;
     op_xt_q <= pq_key.tid;
     for (int i = 0; i < RQ_DEPTH; i++)
-      if (kills(rq_q[i].k, a1_v_q, a1_tid_q, a1_seq_q)
-          || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q)) rq_k_q[i] <= 1'b1;
+      if (rq_kill[i]) rq_k_q[i] <= 1'b1;
     rp_v_q <= rs_fire || m_fire;
     // (a push is a timeout's re-send iff the timer is due: tdue selects, from registers)
     rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
@@ -747,8 +769,8 @@ module qrdma_tx_rel
 
   always_comb begin
     r2_inl = r2_q.kind == K_INL;
-    r2_bok = !r2_inl && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
-    r2_pok = !r2_q.miss && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
+    r2_bok = !r2_inl && bs_rd_v && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
+    r2_pok = !r2_q.miss && ps_rd_v && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
              && ps_rd[PKT_DESC_KIND_LSB] == (r2_inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
     r2_ok  = r2_bok || r2_pok;
   end
@@ -759,8 +781,7 @@ module qrdma_tx_rel
   always_ff @(posedge clk) begin
     r1_v_q  <= r_pop;
     r1_q    <= rq_q[rq_rp_q];
-    r1_k_q  <= rq_k_q[rq_rp_q] || kills(rq_q[rq_rp_q].k, a1_v_q, a1_tid_q, a1_seq_q)
-               || xkill(rq_q[rq_rp_q].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    r1_k_q  <= rq_kill[rq_rp_q];
     r2_v_q  <= r1_v_q;
     r2_q    <= r1_q;
     r2_k_q  <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);

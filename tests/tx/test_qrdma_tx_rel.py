@@ -29,6 +29,8 @@ MISS of its TID replaces is answered (by the end; rel_miss_bound: within 2 x NUM
 cycles) by such a re-send, by a whole re-send, by a descriptor of the
 engine with its TID passed on, or by the timer's acknowledgement or NACK; stat_miss_retx
 pulses once per MISS re-send passed on.
+rel_reset: the kept descriptors do not outlive a reset (the engine's seq numbers start
+again at reset).
 rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
 passes within NUM_TIDS + 11 cycles of its MISS plus 4 cycles per re-send passed meanwhile.
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
@@ -72,8 +74,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     """rounds None: no upper bound on a timeout NACK's lateness (a scan round of NUM_TIDS
     cycles is lost whenever the NACK queue is full, an unreachable NACK takes the cycle or
     an acknowledgement of the same TID is on its way); every timer still fires by the end.
-    retries, backoff: RETRY_LIMIT's fields. seq0: the first seq (the unit's stores keep
-    what earlier tests of the simulation passed on). ctl_p: the share of packet
+    retries, backoff: RETRY_LIMIT's fields. seq0: the first seq. ctl_p: the share of packet
     descriptors that are control packets of a block (its tid and seq, as the engine sends
     one while the receiver holds that block's response): of a block passed on, or, for
     half of them when there is one, of a block the unit took but has not passed on yet
@@ -517,6 +518,95 @@ async def rel_miss_bound(dut):
     await run_timers(dut, 0, 1500, 0.05, "rel_miss_bound", take_p=1.0, stale_p=0.0,
                      unreach_p=0.1, seq0=0xC000, ready_p=1.0, miss_p=0.02, miss_bound=True,
                      miss_live=2 * 1024)
+
+
+async def offer(dut, stream: str, word: int):
+    """Offers word on s_<stream> until the unit takes it (its ready is a register)."""
+    await FallingEdge(dut.clk)
+    getattr(dut, f"s_{stream}_data").value = word
+    getattr(dut, f"s_{stream}_valid").value = 1
+    while True:
+        rdy = int(getattr(dut, f"s_{stream}_ready").value)
+        await FallingEdge(dut.clk)
+        if rdy:
+            break
+    getattr(dut, f"s_{stream}_valid").value = 0
+
+
+async def pulse_ack(dut, tid: int, seq: int):
+    await FallingEdge(dut.clk)
+    dut.ack_data.value = F.ACK_DESC.pack(tid=tid, seq=seq)
+    dut.ack_valid.value = 1
+    await FallingEdge(dut.clk)
+    dut.ack_valid.value = 0
+
+
+@cocotb.test()
+async def rel_reset(dut):
+    """The kept descriptors do not outlive a reset: a control packet (tid T, seq S) passed
+    on and acknowledged, reset (the engine's seq numbers start again), then a block (T, S)
+    that times out: its re-send is the block alone, never the control packet kept from
+    before the reset (whose seq matches the new timer's)."""
+    timeout = int(os.environ["P_TIMEOUT"])
+    tick_shift = int(os.environ["P_TICK_SHIFT"])
+    dut.rst.value = 1
+    cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
+    dut.node_id.value = NODE_ID
+    dut.cfg_node_mask.value = NODE_MASK
+    dut.cfg_timeout.value = timeout
+    dut.cfg_retry_limit.value = 1
+    dut.cfg_backoff.value = 0
+    dut.cfg_gbn.value = 0
+    for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid"):
+        getattr(dut, sig).value = 0
+    dut.m_blk_ready.value = 1
+    dut.m_pkt_ready.value = 1
+    dut.m_nack_ready.value = 1
+    seen = []   # (stream, word) passed on
+
+    async def watch():
+        while True:
+            await FallingEdge(dut.clk)
+            for st in ("blk", "pkt"):
+                if int(getattr(dut, f"m_{st}_valid").value):
+                    seen.append((st, int(getattr(dut, f"m_{st}_data").value)))
+    cocotb.start_soon(watch())
+
+    async def reset():
+        await FallingEdge(dut.clk)
+        dut.rst.value = 1
+        for _ in range(5):
+            await FallingEdge(dut.clk)
+        dut.rst.value = 0
+
+    tid, seq = 77, 5
+    await reset()
+    ctl = F.PKT_DESC.pack(tid=tid, seq=seq, dst_node=1, kind=1)
+    await offer(dut, "pkt", ctl)
+    for _ in range(2000):   # (after the 1024 cycles of the sweep after reset)
+        if seen:
+            break
+        await FallingEdge(dut.clk)
+    await pulse_ack(dut, tid, seq)
+    assert seen == [("pkt", ctl)], seen
+    await reset()
+    seen.clear()
+    blk = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=4096)
+    await offer(dut, "blk", blk)
+    for _ in range(2000):
+        if seen:
+            break
+        await FallingEdge(dut.clk)
+    slack = 2 * (1 << tick_shift) + 1024 + 6
+    for _ in range(timeout + slack + 64):
+        await FallingEdge(dut.clk)
+        if len(seen) >= 2:
+            break
+    for _ in range(64):     # (a control packet would follow its block within a few cycles)
+        await FallingEdge(dut.clk)
+    assert seen == [("blk", blk), ("blk", blk)], \
+        [(st, F.PKT_DESC.unpack(w) if st == "pkt" else "block") for st, w in seen]
+    await pulse_ack(dut, tid, seq)
 
 
 @pytest.mark.parametrize("params", [
