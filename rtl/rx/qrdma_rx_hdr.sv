@@ -304,17 +304,33 @@ module qrdma_rx_hdr
 
   // ------------------------------------------------------------------ stage 3: push
   // The decision is registered before it goes into the output FIFOs, which have room
-  // (admission above).
+  // (admission above). The write command and the event are built from the packet alone
+  // (the command as if it is written); the decision's bits, registered on their own, then
+  // select the command's operation at the FIFO's input, so the tracker's decision drives
+  // few flip-flops. An event's write tag is the count of write commands after the
+  // decision: wcnt_q in stage 3.
   logic      s3_v_q, cmd_ready, evt_ready, ack_ready;
-  logic      w3_cmd_q, w3_evt_q, w3_ack_q;
-  rx_cmd_t   cmd3_q;
-  rx_evt_t   evt3_q;
+  logic      w3_cmd_q, w3_evt_q, w3_ack_q, acc3_q;
+  rx_cmd_t   cmd3_q, cmd3;
+  rx_evt_t   evt3_q, evt3;
   ack_desc_t ack3_q;
+  logic [NBW-1:0] nb3_q;   // the packet's payload beats (a command that skips them)
   logic [TAGW-1:0] wcnt_q, wcnt1;   // write commands issued (RING and IMM); + 1
   logic [TAGW-1:0] wcnt_d;
 
   assign wcnt1  = wcnt_q + TAGW'(1);
   assign wcnt_d = (t_valid && d.acc_wr) ? wcnt1 : wcnt_q;
+
+  always_comb begin
+    cmd3 = cmd3_q;
+    if (!acc3_q) begin
+      cmd3.op     = OP_SKIP;
+      cmd3.nbeats = nb3_q;
+      cmd3.split  = 1'b0;
+    end
+    evt3      = evt3_q;
+    evt3.wtag = wcnt_q;
+  end
 
   // The notification fields table: written with the packet whose fields a notification
   // will report (a CONTROL taken, an INLINE with notify that completes its block). The
@@ -353,14 +369,12 @@ module qrdma_rx_hdr
       cmd.hi     = 6'(pk.end_b - 14'd1);
       cmd.nbeats = pk.nb;
       if (pk.kind == K_INLINE) cmd.data = rotate(pk.imm, {3'b000, pk.h.dst_addr[2:0]});
-      if (d.acc_wr && pk.kind == K_DATA) begin
+      if (pk.kind == K_DATA) begin
         cmd.op = OP_RING;
-      end else if (d.acc_wr) begin
+      end else begin
         cmd.op     = OP_IMM;
         cmd.nbeats = (pk.end_b > 14'd64) ? NBW'(2) : NBW'(1);
         cmd.split  = (pk.end_b > 14'd64) && (pk.h.dst_addr[11:6] == 6'h3F);
-      end else begin
-        cmd.op = OP_SKIP;
       end
       // completion event
       ev          = '0;
@@ -369,7 +383,6 @@ module qrdma_rx_hdr
       ev.src_node = pk.h.src_node;
       ev.key      = t_req.key;
       ev.seq      = pk.h.seq;
-      ev.wtag     = wcnt_d;
       // received ACK / NACK
       ack        = '0;
       ack.tid    = pk.h.tid;
@@ -379,6 +392,8 @@ module qrdma_rx_hdr
       cmd3_q   <= cmd;
       evt3_q   <= ev;
       ack3_q   <= ack;
+      acc3_q   <= d.acc_wr;
+      nb3_q    <= pk.nb;
       w3_cmd_q <= d.acc_wr || pk.nb != '0;
       w3_evt_q <= d.evt || d.redo;
       w3_ack_q <= (pk.kind == K_ACK);
@@ -402,7 +417,7 @@ module qrdma_rx_hdr
   qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(CMD_DEPTH),
                     .ALMOST_FULL(CMD_DEPTH - INFL - 1)) u_cmd_fifo (
     .clk, .rst,
-    .s_valid(s3_v_q && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3_q),
+    .s_valid(s3_v_q && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3),
     .m_valid(m_cmd_valid), .m_ready(m_cmd_ready), .m_data(m_cmd),
     .count(cq_count), .almost_full(cq_af)
   );
@@ -410,7 +425,7 @@ module qrdma_rx_hdr
   qrdma_sync_fifo #(.WIDTH($bits(rx_evt_t)), .DEPTH(EVT_DEPTH),
                     .ALMOST_FULL(EVT_DEPTH - INFL - 1)) u_evt_fifo (
     .clk, .rst,
-    .s_valid(s3_v_q && w3_evt_q), .s_ready(evt_ready), .s_data(evt3_q),
+    .s_valid(s3_v_q && w3_evt_q), .s_ready(evt_ready), .s_data(evt3),
     .m_valid(m_evt_valid), .m_ready(m_evt_ready), .m_data(m_evt),
     .count(occ_evts), .almost_full(eq_af)
   );
@@ -457,19 +472,41 @@ module qrdma_rx_hdr
     end
   end
 
-  // statistics, registered one-cycle pulses at the decision
+  // statistics: one-cycle pulses two cycles after the decision (its bits registered
+  // first, so that the decision drives single flip-flops, not the byte count's reset)
+  logic       st_data_q, st_ctrl_q, st_acc_q, st_crc_q, st_dup_q, st_stale_q, st_bad_q,
+              st_redo_q;
+  logic [12:0] st_len_q;
+
   always_ff @(posedge clk) begin
-    stat_data_pkt   <= t_valid && d.acc_wr && pk.kind == K_DATA;
-    stat_ctrl_pkt   <= t_valid && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
-                                   || pk.kind == K_ACK || pk.kind == K_MISS);
-    stat_bytes      <= (t_valid && d.acc_wr) ? pk.h.len : '0;
-    stat_crc_drop   <= t_valid && pk.kind == K_CRC;
-    stat_dup_drop   <= t_valid && d.dup;
-    stat_stale_drop <= t_valid && d.stale;
-    stat_bad_drop   <= t_valid && pk.kind == K_BAD;
-    stat_redo       <= t_valid && d.redo;
+    st_data_q  <= t_valid && d.acc_wr && pk.kind == K_DATA;
+    st_ctrl_q  <= t_valid && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
+                              || pk.kind == K_ACK || pk.kind == K_MISS);
+    st_acc_q   <= t_valid && d.acc_wr;
+    st_len_q   <= pk.h.len;
+    st_crc_q   <= t_valid && pk.kind == K_CRC;
+    st_dup_q   <= t_valid && d.dup;
+    st_stale_q <= t_valid && d.stale;
+    st_bad_q   <= t_valid && pk.kind == K_BAD;
+    st_redo_q  <= t_valid && d.redo;
+    stat_data_pkt   <= st_data_q;
+    stat_ctrl_pkt   <= st_ctrl_q;
+    stat_bytes      <= st_acc_q ? st_len_q : '0;
+    stat_crc_drop   <= st_crc_q;
+    stat_dup_drop   <= st_dup_q;
+    stat_stale_drop <= st_stale_q;
+    stat_bad_drop   <= st_bad_q;
+    stat_redo       <= st_redo_q;
     stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
+      st_data_q       <= 1'b0;
+      st_ctrl_q       <= 1'b0;
+      st_acc_q        <= 1'b0;
+      st_crc_q        <= 1'b0;
+      st_dup_q        <= 1'b0;
+      st_stale_q      <= 1'b0;
+      st_bad_q        <= 1'b0;
+      st_redo_q       <= 1'b0;
       stat_data_pkt   <= 1'b0;
       stat_ctrl_pkt   <= 1'b0;
       stat_bytes      <= '0;
