@@ -45,9 +45,8 @@ def ensure_tool_path() -> None:
     flags = os.environ.get("MAKEFLAGS", "")
     if "CFG_CXXFLAGS_PCH_I" not in flags:
         flags += " CFG_CXXFLAGS_PCH_I=-include"
-    # The model's per-cycle code at -O1; the run-once code (constructors, and the VPI
-    # symbol table that --public-flat-rw makes: megabytes for a two-NIC testbench) at
-    # -O0: gcc spends many minutes optimizing it for nothing. Verilator's own runtime
+    # The model's per-cycle code at -O1; the run-once code (constructors, the VPI symbol
+    # table) at -O0: gcc spends minutes optimizing it for nothing. Verilator's own runtime
     # (verilated.cpp, verilated_vpi.cpp: compiled again in every build directory) at -O0
     # too: it builds in 14 s instead of 20 s, and a cocotb test spends its time in Python,
     # not in the VPI calls.
@@ -83,12 +82,22 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     # one build per directory at a time (parallel pytest workers, benchmarks)
     lock = open(build_dir / ".lock", "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
+    # cocotb sees the top's signals only (its ports and the testbench's own): the rest of
+    # the design stays private to Verilator, which optimizes it as without VPI. The
+    # runner passes --public-flat-rw (every signal of every instance public: a larger
+    # model, slower to build and to run); --no-public-flat-rw after it and a
+    # configuration file for the top take its place.
+    access = build_dir / "cocotb_access.vlt"
+    rule = f'`verilator_config\npublic_flat_rw -module "{hdl_toplevel}" -var "*"\n'
+    if not access.exists() or access.read_text() != rule:
+        access.write_text(rule)
     runner.build(
-        sources=[str(p) for p in manifest.verilator_sources(top)],
+        sources=[str(access)] + [str(p) for p in manifest.verilator_sources(top)],
         hdl_toplevel=hdl_toplevel,
         parameters=parameters,
         build_dir=str(build_dir),
-        build_args=["--assert"] + [a for a in (build_args or []) if a != "--assert"],
+        build_args=["--assert", "--no-public-flat-rw"]
+        + [a for a in (build_args or []) if a != "--assert"],
         waves=waves,
     )
     fcntl.flock(lock, fcntl.LOCK_UN)
