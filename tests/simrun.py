@@ -62,9 +62,12 @@ def full() -> bool:
 
 def run(top: str, test_module: str, parameters: dict | None = None,
         testcase: str | None = None, extra_env: dict | None = None,
-        hdl_toplevel: str | None = None, build_args: list[str] | None = None) -> None:
+        hdl_toplevel: str | None = None, build_args: list[str] | None = None,
+        inner: dict[str, list[str]] | None = None) -> None:
     """Build `top` (registered in rtl/manifest.py) and run cocotb module `test_module`.
-    Assertions are on (Verilator --assert): an RTL assertion that fails fails the test."""
+    Assertions are on (Verilator --assert): an RTL assertion that fails fails the test.
+    The test reaches the top's signals, and of the modules below it those that `inner`
+    names ({module: [signal, ...]}), nothing else (docs/development.md)."""
     ensure_tool_path()
     sys.path.insert(0, str(ROOT))
     from rtl import manifest
@@ -73,6 +76,8 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     parameters = dict(parameters or {})
     hdl_toplevel = hdl_toplevel or top
     key = ",".join(f"{k}={v}" for k, v in sorted(parameters.items()))
+    if inner:
+        key += ";" + ",".join(f"{m}.{v}" for m, vs in sorted(inner.items()) for v in vs)
     tag = hashlib.sha1(f"{key};{build_args};{test_module}".encode()).hexdigest()[:10]
     build_dir = BUILD / "sim" / f"{hdl_toplevel}_{tag}"
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -89,6 +94,8 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     # configuration file for the top take its place.
     access = build_dir / "cocotb_access.vlt"
     rule = f'`verilator_config\npublic_flat_rw -module "{hdl_toplevel}" -var "*"\n'
+    rule += "".join(f'public_flat_rw -module "{m}" -var "{v}"\n'
+                    for m, vs in sorted((inner or {}).items()) for v in vs)
     if not access.exists() or access.read_text() != rule:
         access.write_text(rule)
     runner.build(

@@ -668,4 +668,5 @@ def test_qrdma_host_if(data_w, id_w, block_size, max_out, ext):
          "EXT_PARAMS": ext}
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env["P_TRANS"] = str(1200 if full() else 120)
-    run("qrdma_host_if", "test_qrdma_host_if", p, extra_env=env)
+    run("qrdma_host_if", "test_qrdma_host_if", p, extra_env=env,
+        inner={"qrdma_host_rd": ["b_go"]})   # (a read taken: the monitor's read=)
