@@ -1046,4 +1046,5 @@ def test_qrdma_tx(params, tests):
 
     env = {f"P_{k}": str(v) for k, v in params.items()}
     env["P_N"] = "400" if full() else "40"
-    run("qrdma_tx", "test_qrdma_tx", params, testcase=tests, extra_env=env)
+    run("qrdma_tx", "test_qrdma_tx", params, testcase=tests, extra_env=env,
+        inner={"qrdma_tx_asm": ["req_go"]})   # (a request-class header decided)
