@@ -760,7 +760,9 @@ async def tx_partial(dut):
             await ClockCycles(dut.clk, rng.choice([10, 300, 1000]))
     await tb.wait_done(max_cycles=400_000)
     tb.log.info("%d blocks sent as a run of their packets", tb.stats["run_blocks"])
-    assert tb.stats["run_blocks"] > n // 2
+    # (the edge cases above: at least 5 of them are runs shorter than their block, at any
+    # MAX_PAYLOAD; a random run may be its whole block)
+    assert tb.stats["run_blocks"] >= 5
     await tb.finish()
 
 
