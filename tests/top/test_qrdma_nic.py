@@ -94,6 +94,9 @@ RING_N = 64                    # notification ring entries
 RING_BASE = MEM - 64 * RING_N
 DST_END = RING_BASE - 4096
 OKAY, SLVERR = 0, 2
+# no test of this module runs longer (a hang, e.g. a host-port write the NIC never takes,
+# fails the test; the longest, nic_timeout, simulates under 1 ms)
+SIM_LIMIT_NS = 10_000_000
 
 # the injection port into node 1's receiver (AXI-Stream beats, CRC in tuser of the last)
 InjBus, InjTransaction, InjSource, InjSink, InjMonitor = define_stream(
@@ -714,27 +717,27 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
     b.fail_if_errors()
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_dup(dut):
     await run_random(dut, flips=0, dup=0.1, reorder=300)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_loss(dut):
     await run_random(dut, flips=0, loss=0.01, corrupt=0.01, retx_timeout=30000)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_random(dut):
     await run_random(dut, flips=0)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_flips(dut):
     await run_random(dut, flips=3)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_pause(dut):
     """A paused destination (node 2 on VOQ 2 of node 0) never stalls traffic to node 1."""
     b = Bench(dut, seed_rng("nic_pause"))
@@ -774,7 +777,7 @@ async def nic_pause(dut):
     b.fail_if_errors()
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_inline(dut):
     """64 inline transfers posted back to back: 64 one-beat packets, all delivered."""
     b = Bench(dut, seed_rng("nic_inline"), stall=0.0)
@@ -803,7 +806,7 @@ async def nic_inline(dut):
     b.fail_if_errors()
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_reverse(dut):
     """A block arriving in reverse order (injected into node 1: its last packet first, which
     asks and is answered with one MISS naming all the others), then its duplicates
@@ -902,7 +905,7 @@ async def post_kinds(b: Bench, src: int, kinds, dst_node=None, gap=(0, 20)) -> l
     return xs
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_timeout(dut):
     """Node 1 silent (its link drops every packet it sends: no ACK ever reaches node 0)
     with RETX_TIMEOUT and one re-send set: node 0's transfers of every class are sent
@@ -985,7 +988,7 @@ async def nic_timeout(dut):
     b.fail_if_errors()
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_regs(dut):
     """NIC registers through the host port; bad accesses get SLVERR."""
     b = Bench(dut, seed_rng("nic_regs"), stall=0.0)
@@ -1021,7 +1024,7 @@ async def nic_regs(dut):
     b.fail_if_errors()
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_regs_rdl(dut):
     """Every register of regs/qrdma_regs.rdl through the host port, against the description:
     values after reset (the RDL reset values; ID, PARAMS, NODE_ID as the build drives them),
