@@ -288,6 +288,7 @@ class Bench:
     def make_xfer(self, src: int, kind: str, size: int, notify: bool) -> Xfer | None:
         n = self.nodes[src]
         dst_node = 1 - src
+        before = self.dst_next[dst_node]
         dst = self.alloc_dst(dst_node, size)
         if dst is None:
             return None
@@ -308,6 +309,9 @@ class Bench:
             data = n.init[s:s + size]
         pc = self.take_channel(n, bool(d.long_desc))
         if pc is None:
+            # no free channel: the destination range goes back (callers try again every
+            # cycle, and would use up the destination space while they wait)
+            self.dst_next[dst_node] = before
             return None
         return Xfer(src, pc[0], pc[1], d, data, kind)
 
