@@ -76,8 +76,9 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     parameters = dict(parameters or {})
     hdl_toplevel = hdl_toplevel or top
     key = ",".join(f"{k}={v}" for k, v in sorted(parameters.items()))
-    if inner:
-        key += ";" + ",".join(f"{m}.{v}" for m, vs in sorted(inner.items()) for v in vs)
+    inner_sigs = [(m, v) for m, vs in sorted((inner or {}).items()) for v in vs]
+    if inner_sigs:
+        key += ";" + ",".join(f"{m}.{v}" for m, v in inner_sigs)
     tag = hashlib.sha1(f"{key};{build_args};{test_module}".encode()).hexdigest()[:10]
     build_dir = BUILD / "sim" / f"{hdl_toplevel}_{tag}"
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -94,8 +95,7 @@ def run(top: str, test_module: str, parameters: dict | None = None,
     # configuration file for the top take its place.
     access = build_dir / "cocotb_access.vlt"
     rule = f'`verilator_config\npublic_flat_rw -module "{hdl_toplevel}" -var "*"\n'
-    rule += "".join(f'public_flat_rw -module "{m}" -var "{v}"\n'
-                    for m, vs in sorted((inner or {}).items()) for v in vs)
+    rule += "".join(f'public_flat_rw -module "{m}" -var "{v}"\n' for m, v in inner_sigs)
     if not access.exists() or access.read_text() != rule:
         access.write_text(rule)
     runner.build(
