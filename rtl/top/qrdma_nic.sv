@@ -205,6 +205,11 @@ module qrdma_nic
     .xfers(st.xfers)
   );
 
+  // the sender's reliability unit: destination check and response timers (a timer
+  // counts from its descriptor's last packet picked by the send unit)
+  logic                     tx_sent_valid;
+  logic [NET_HDR_TID_W-1:0] tx_sent_tid;
+
   // the sender's reliability unit: destination check and response timers
   qrdma_tx_rel u_rel (
     .clk, .rst, .node_id,
@@ -216,7 +221,7 @@ module qrdma_nic
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
     .cfg_gbn(resend == 2'd1), .s_miss_valid(rx_miss_valid && !resend[1]),
-    .s_miss_data(rx_miss_data),
+    .s_miss_data(rx_miss_data), .s_sent_valid(tx_sent_valid), .s_sent_tid(tx_sent_tid),
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
     .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx),
     .stat_miss_retx(tx_miss_retx)
@@ -234,6 +239,7 @@ module qrdma_nic
     .s_pkt_valid(tpkt_valid), .s_pkt_ready(tpkt_ready), .s_pkt_data(tpkt_data),
     .s_rsp_valid(rsp_valid), .s_rsp_ready(rsp_ready), .s_rsp_data(rsp_data),
     .m_lnack_valid(lnack_valid), .m_lnack_ready(lnack_ready), .m_lnack_data(lnack_data),
+    .m_sent_valid(tx_sent_valid), .m_sent_tid(tx_sent_tid),
     .tx_pause,
     .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst,
     .m_axi_arvalid, .m_axi_arready,

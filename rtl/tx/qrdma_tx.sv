@@ -57,6 +57,10 @@ module qrdma_tx
   output logic                   m_lnack_valid,
   input  logic                   m_lnack_ready,
   output logic [ACK_DESC_W-1:0]  m_lnack_data,
+  // a descriptor's last packet is picked for the link (a pulse, no backpressure): the
+  // reliability unit's response timer of its TID starts (docs/reliability.md "Timers")
+  output logic                   m_sent_valid,
+  output logic [NET_HDR_TID_W-1:0] m_sent_tid,
   // link-level pause per VOQ: no new packet is picked for a paused destination; registered
   // at the port (a change takes effect one cycle later)
   input  logic [NUM_NODES-1:0]   tx_pause,
@@ -159,6 +163,8 @@ module qrdma_tx
     .job            (sj),
     .rd_valid       (sr_valid),
     .rd             (sr),
+    .sent_valid     (m_sent_valid),
+    .sent_tid       (m_sent_tid),
     .occ_slots      (slots_used),
     .stat_slot_stall(stat_slot_stall)
   );

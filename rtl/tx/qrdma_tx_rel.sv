@@ -8,7 +8,8 @@
 //   * a descriptor for a destination that is not reachable (its cfg_node_mask bit clear,
 //     a node above 63, or this node) is not passed on: NACK (tid, seq, ERR_UNREACHABLE);
 //   * every descriptor passed on is kept per TID and arms the response timer of its TID
-//     with its seq and a deadline; an acknowledgement the engine takes (ack_valid:
+//     with its seq; the send unit's pulse on s_sent (the descriptor's last packet picked
+//     for the link) sets its deadline; an acknowledgement the engine takes (ack_valid:
 //     received ACK/NACK, local NACK, this unit's NACKs) with the same tid and seq disarms
 //     it; a scan visits one TID per cycle and finds an armed timer past its deadline:
 //     - fewer than cfg_retry_limit re-sends so far: the kept block, inline or control
@@ -25,9 +26,13 @@
 // descriptors wait); each descriptor stream passes a register slice (one cycle,
 // registered ready); a re-send has priority over the engine's descriptors; m_nack is a
 // FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a descriptor
-// is passed on), in ticks of 2^TICK_SHIFT cycles; a descriptor passed on in cycle t
-// times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6, T = cfg_timeout <<
-// min(re-sends, cfg_backoff) (docs/reliability.md "Timers"). Timing: descriptors one
+// is passed on), in ticks of 2^TICK_SHIFT cycles; a timer whose last s_sent pulse since
+// its arm came in cycle t times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 9,
+// T = cfg_timeout << min(re-sends, cfg_backoff), and never before a pulse (docs/
+// reliability.md "Timers"). s_sent for a descriptor must come 6 cycles or more after it
+// passed on (the send unit's pipeline is longer); a pulse for a TID whose timer is not
+// armed does nothing, one of an earlier use of the TID starts its timer early (a re-send
+// the receiver drops as a duplicate). Timing: descriptors one
 // cycle; a NACK for an unreachable destination is valid on m_nack three cycles after the
 // engine's handshake.
 // s_miss is a pulse (no backpressure, one per cycle at most): a MISS in cycle m is kept
@@ -74,6 +79,10 @@ module qrdma_tx_rel
   /* verilator lint_off UNUSEDSIGNAL */  // the nack flag and the reason do not matter here
   input  logic [ACK_DESC_W-1:0]   ack_data,
   /* verilator lint_on UNUSEDSIGNAL */
+  // a descriptor's last packet picked for the link by the send unit (a pulse, no
+  // backpressure): its TID's timer counts from here
+  input  logic                    s_sent_valid,
+  input  logic [TW-1:0]           s_sent_tid,
   // missing-packet reports from the receive unit (a pulse each, no backpressure)
   input  logic                    s_miss_valid,
   input  logic [MISS_DESC_W-1:0]  s_miss_data,
@@ -264,15 +273,16 @@ module qrdma_tx_rel
   logic                   r3_x_q;              // R3 superseded by an arm (see below)
 
   // One timer arm per cycle: a packet passed on in the cycle of a block waits in pend_q
-  // and arms in the next cycle; while it waits no further packet is passed on.
+  // and arms in the next cycle; while it waits no descriptor is passed on (so every arm
+  // is written within 4 cycles of its pass).
   logic nack_go_q;
   logic ob_off, op_off, ob_pass, op_pass, blk_arm, pkt_arm, blk_unr, pkt_unr;
   logic pend_q;
   arm_t pend_arm_q, arm_blk, arm_pkt;
 
-  assign r_boff      = r3_b_q;
+  assign r_boff      = r3_b_q && !pend_q;
   assign r_poff      = r3_p_q && !pend_q;
-  assign ob_off      = bq_valid && bq_ok && !init_busy && !r_boff;
+  assign ob_off      = bq_valid && bq_ok && !pend_q && !init_busy && !r_boff;
   assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
   assign m_blk_valid = r_boff || ob_off;
   assign m_pkt_valid = r_poff || op_off;
@@ -294,7 +304,7 @@ module qrdma_tx_rel
   // while it holds no word)
   assign blk_unr     = bq_valid && !bq_ok && nack_go_q;
   assign pkt_unr     = pq_valid && !pq_ok && nack_go_q && !blk_unr;
-  assign bq_ready    = bq_ok ? (m_blk_ready && !init_busy && !r_boff) : nack_go_q;
+  assign bq_ready    = bq_ok ? (m_blk_ready && !pend_q && !init_busy && !r_boff) : nack_go_q;
   assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff)
                              : (nack_go_q && !(bq_valid && !bq_ok));
 
@@ -396,15 +406,14 @@ module qrdma_tx_rel
   // The armed bits in a two-write memory (port A: the arm sets, port B: a matching
   // acknowledgement clears; after reset port B clears every TID, init_q). A timeout does
   // not clear its bit: its NACK does, when the engine takes it (the acknowledgement
-  // path), long before the scan comes round again. The arm's {timed, seq, deadline} for
-  // the scan and its seq for the acknowledgement match each in a RAM of its own (written
-  // by the arm).
+  // path), long before the scan comes round again. The arm's {timed, kind, re-sends,
+  // seq} for the scan, its seq for the acknowledgement match and its timeout for the
+  // sent pulses each in a RAM of its own (written by the arm).
   typedef struct packed {
     logic            timed;
     kind_e           kind;
     logic [7:0]      rt;        // re-sends so far
     logic [SEQW-1:0] seq;
-    logic [SW-1:0]   deadline;
   } tmr_t;
 
   logic                clr_ack;
@@ -413,8 +422,44 @@ module qrdma_tx_rel
   logic [SEQW-1:0]     ak_rd;
   logic [0:0]          arm_rd;
 
-  assign arm_w = '{timed: on_q, kind: arm3_q.kind, rt: arm3_q.rt, seq: arm3_q.k.seq,
-                   deadline: tick + arm3_q.to};
+  assign arm_w = '{timed: on_q, kind: arm3_q.kind, rt: arm3_q.rt, seq: arm3_q.k.seq};
+
+  // ------------------------------------------------------------------ sent pulses
+  // D0: the pulse, its TID's timeout read (written by the arm); D1: the RAM's output
+  // register (and the TID given to the sent bits' set port, two cycles ahead); D2: the
+  // deadline tick + timeout registered; D3: written into the deadline RAM and the sent
+  // bits. The arm clears the TID's sent bit, so a timer runs only after a pulse that
+  // follows its arm. A pulse whose timeout read meets an arm of its TID in D0 is of an
+  // earlier use of the TID (a descriptor's pulse comes 6 cycles or more after its arm
+  // is written): dropped.
+  logic          d1_v_q, d2_v_q, d3_v_q;
+  logic [TW-1:0] d1_tid_q, d2_tid_q, d3_tid_q;
+  logic [SW-1:0] d3_dl_q, to_rd, dl_rd;
+  logic          d3_we;   // D3 writes (an arm of the TID in that cycle takes the bit)
+
+  always_ff @(posedge clk) begin
+    d1_v_q   <= s_sent_valid && !(arm3_v_q && arm3_q.k.tid == s_sent_tid);
+    d1_tid_q <= s_sent_tid;
+    d2_v_q   <= d1_v_q;
+    d2_tid_q <= d1_tid_q;
+    d3_v_q   <= d2_v_q;
+    d3_tid_q <= d2_tid_q;
+    d3_dl_q  <= tick + to_rd;
+    if (rst) begin
+      d1_v_q <= 1'b0;
+      d2_v_q <= 1'b0;
+      d3_v_q <= 1'b0;
+    end
+  end
+
+  assign d3_we = d3_v_q && !(arm3_v_q && arm3_q.k.tid == d3_tid_q);
+
+  qrdma_sdp_ram #(.WIDTH(SW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_to_ram (
+    .clk,
+    .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.k.tid), .wr_data(arm3_q.to),
+    .rd_en(s_sent_valid), .rd_addr(s_sent_tid), .rd_oe(1'b1), .rd_data(to_rd)
+  );
 
   // ------------------------------------------------------------------ disarm
   // A0: the acknowledgement taken, its TID's seq read; A1: the RAM's output register
@@ -446,20 +491,23 @@ module qrdma_tx_rel
   logic [3:0]    s3_sa_q;
   logic          s2_inq;   // S2's TID waits for its re-send (in the queue or R1..R3)
 
-  function automatic logic touched(input logic [TW-1:0] t, input logic av, input logic [TW-1:0] at,
-                                   input logic cv, input logic [TW-1:0] ct);
-    return (av && at == t) || (cv && ct == t);
+  // (a sent pulse's write counts as a hit too: the deadline read may be older)
+  function automatic logic touched(input logic [TW-1:0] t);
+    return (arm3_v_q && arm3_q.k.tid == t) || (clr_ack && clr_ack_tid == t)
+           || (d3_we && d3_tid_q == t);
   endfunction
 
   logic s0_hit, s1_hit, s2_hit, s3_hit, s3_ack;
-  assign s0_hit = touched(sc_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
-  assign s1_hit = touched(s1_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
-  assign s2_hit = touched(s2_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
-  assign s3_hit = touched(s3_tid_q, arm3_v_q, arm3_q.k.tid, clr_ack, clr_ack_tid);
+  assign s0_hit = touched(sc_q);
+  assign s1_hit = touched(s1_tid_q);
+  assign s2_hit = touched(s2_tid_q);
+  assign s3_hit = touched(s3_tid_q);
 
   logic [SW-1:0] s2_late;
   logic          s2_bo_ge;   // the timer's re-sends reach the backoff's cap: min(rt, bo) = bo
-  assign s2_late  = tick - sc_rd.deadline;
+  logic [0:0]    sent_rd;
+  logic          s2_sent_q;
+  assign s2_late  = tick - dl_rd;
   assign s2_bo_ge = sc_rd.rt[7:4] != 4'd0 || sc_rd.rt[3:0] >= bo_q;
 
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
@@ -476,6 +524,24 @@ module qrdma_tx_rel
     .clk,
     .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.k.tid), .wr_data(arm_w),
     .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(sc_rd)
+  );
+
+  // the sent bits (port A: the arm clears, port B: a sent pulse sets; never both on one
+  // TID in a cycle, d3_we) and the deadlines of the pulses (RDW_ANY: a read that meets a
+  // pulse's write of its TID is a hit)
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  u_sent (
+    .clk,
+    .a_en(arm3_v_q), .a_addr(arm_q.k.tid), .a_data(1'b0),
+    .b_en(d3_we), .b_addr(d1_tid_q), .b_data(1'b1),
+    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(sent_rd)
+  );
+
+  qrdma_sdp_ram #(.WIDTH(SW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  u_dl_ram (
+    .clk,
+    .wr_en(d3_we), .wr_be(1'b1), .wr_addr(d3_tid_q), .wr_data(d3_dl_q),
+    .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(dl_rd)
   );
 
   // ------------------------------------------------------------------ MISS records
@@ -567,12 +633,13 @@ module qrdma_tx_rel
     s2_tid_q <= s1_tid_q;
     mclr_tid_q <= init_nx ? init_tid_nx : s1_tid_q;
     s2_arm_q <= arm_rd[0];
+    s2_sent_q <= sent_rd[0];
     s2_hit_q <= s1_hit_q || s1_hit;
     s3_tid_q <= s2_tid_q;
     s3_arm_q <= s2_arm_q && sc_rd.timed;
     s3_hit_q <= s2_hit_q || s2_hit;
     s3_seq_q <= sc_rd.seq;
-    s3_due_q <= !s2_late[SW-1];  // tick >= deadline (modulo 2^SW)
+    s3_due_q <= s2_sent_q && !s2_late[SW-1];  // sent, and tick >= deadline (modulo 2^SW)
     s3_kind_q <= sc_rd.kind;
     s3_rt_q  <= sc_rd.rt;
     s3_lim_q <= sc_rd.rt >= lim_q;   // re-sent as often as allowed: NACK

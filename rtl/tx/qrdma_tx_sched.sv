@@ -24,7 +24,9 @@
 //        carry chain each, from the RAM outputs); node_id sampled
 //   t+6  B: length, beat counts and addresses selected, header beat built; the block is
 //        re-queued (progress + 1) or the slot freed
-//   t+7  job_valid (and rd_valid for DATA) for one cycle, from registers
+//   t+7  job_valid (and rd_valid for DATA) for one cycle, from registers; sent_valid
+//        with it when the packet is its descriptor's last (the response timer's start,
+//        docs/reliability.md "Timers")
 // pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
 // than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
@@ -62,6 +64,9 @@ module qrdma_tx_sched
   output job_t                     job,
   output logic                     rd_valid,        // DATA: its payload read
   output rd_cmd_t                  rd,
+  // the picked packet is its descriptor's last (the slot is freed), with the job (t+7)
+  output logic                     sent_valid,
+  output logic [NET_HDR_TID_W-1:0] sent_tid,
   // occupancy and stall
   output logic [SW:0]              occ_slots,       // slots in use
   output logic                     stat_slot_stall  // a descriptor waits: no slot free
@@ -487,6 +492,7 @@ module qrdma_tx_sched
   // the job's registers (t+7)
   logic [DATA_W-1:0]   c_hdr_q;
   logic                c_data_q;   // a DATA packet
+  logic                c_sent_q;   // the descriptor's last packet
   logic [LANE_W-1:0]   c_dlane_q;
   logic [LEN_W-1:0]    c_len_q;    // DATA: payload bytes
   logic [BEATS_W-1:0]  c_np_q, c_no_q;
@@ -498,6 +504,7 @@ module qrdma_tx_sched
       c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_pidx_q, b_lidx_q + PIDX_W'(1), b_len, b_dst_q,
                             !b_more_q && b_bmore_q);
       c_data_q  <= (rec_b_q.kind == SLOT_BLK);
+      c_sent_q  <= !b_more_q;
       c_dlane_q <= b_dst_q[LANE_W-1:0];
       c_len_q   <= b_len;
       c_np_q    <= b_np_q[b_case];
@@ -519,6 +526,8 @@ module qrdma_tx_sched
     rd.addr     = c_src_q;
     rd.n_src    = beats_of(c_src_q[LANE_W-1:0], c_len_q);
     rd.n_p      = c_np_q;
+    sent_valid  = c_valid_q && c_sent_q;
+    sent_tid    = c_hdr_q[NET_HDR_TID_LSB +: NET_HDR_TID_W];
   end
 
   // Re-queue a block with packets left, or free the slot.

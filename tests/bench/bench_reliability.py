@@ -42,7 +42,8 @@ CLOCK_HZ = 200_000_000
 LOSSES = [0.0, 1e-4, 1e-3, 1e-2, 5e-2, 1e-1]
 SIZES = {65536: 256, 1 << 20: 32}   # size -> transfers
 OUTSTANDING = 64
-TIMEOUT = 100_000                    # cycles: above a response's wait behind 64 transfers
+TIMEOUT = 10_000                     # cycles from the pick of a block's last packet: above
+                                     # its wait in the job queue, its read and the round trip
 MODES = {"selective": "sr", "gbn": "gbn", "timeout": "timeout"}   # mode -> qrdma-perf -R
 
 

@@ -10,12 +10,17 @@ fed back as the engine would take it. Checked, cycle by cycle:
   * every unreachable one is answered by NACK (tid, seq, ERR_UNREACHABLE), pushed within
     2 cycles of its handshake with the engine when the NACK queue has room;
   * a timeout NACK (tid, seq, ERR_TIMEOUT) only for a descriptor passed on and never
-    acknowledged, pushed between T and T + 2 * 2^TICK_SHIFT + 1024 + 6 cycles after it
-    was passed on (T = RETX_TIMEOUT), exactly once; at the end every descriptor left
-    unacknowledged has timed out;
+    acknowledged, pushed T cycles or more after the first s_sent pulse of its TID since
+    it was passed on and at most T + 2 * 2^TICK_SHIFT + 1024 + 6 cycles after the last
+    one (T = RETX_TIMEOUT), exactly once, never without a pulse; at the end every
+    descriptor left unacknowledged has timed out;
   * with RETX_TIMEOUT 0 nothing times out.
 The push cycle of each NACK is the cycle before its statistics pulse (stat_timeout /
-stat_unreach), in the FIFO's order.
+stat_unreach), in the FIFO's order. The send unit's s_sent pulse of each descriptor passed
+on comes 6 to 6 + 64 cycles after it, one in ten up to 3 T later (a descriptor waiting
+behind others in the send unit); a pulse of an earlier use of a TID may come after its
+next use passed on (then 6 cycles or more after it, as the send unit's pipeline makes
+it), and counts for it.
 
 MISS reports (rel_miss*): random pulses on s_miss for timers armed with the report's seq
 (some of them due), with a stale seq, for TIDs not armed, and for inline packets' timers.
@@ -96,6 +101,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     dut.cfg_gbn.value = gbn
     dut.s_miss_valid.value = 0
     dut.s_miss_data.value = 0
+    dut.s_sent_valid.value = 0
+    dut.s_sent_tid.value = 0
     for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "m_blk_ready", "m_pkt_ready",
                 "m_nack_ready"):
         getattr(dut, sig).value = 0
@@ -135,6 +142,37 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     layout = {"blk": F.BLOCK_DESC, "pkt": F.PKT_DESC}
     now = 0
     quiet_after = None
+    # the send unit's pulses: cycle -> tid (one per cycle)
+    sent_at = {}
+    sent_long = 3 * timeout
+
+    def sent_after(tid):
+        """tid passed on in this cycle: its pulse, later; a pending pulse of an earlier
+        use of the TID moves out of the 6 cycles after this pass"""
+        for c in [c for c, t in sent_at.items() if t == tid and now <= c < now + 6]:
+            del sent_at[c]
+            sched(tid, now + 6)
+        sched(tid, now + (rng.randint(6, 6 + sent_long) if rng.random() < 0.1
+                          else rng.randint(6, 6 + 64)))
+
+    def sched(tid, c):
+        while c in sent_at:
+            c += 1
+        sent_at[c] = tid
+
+    def sent_pulse(tid):
+        """the pulse of this cycle: it counts for the TID's timer armed 6 cycles or more
+        ago"""
+        for where in (armed, ghost):
+            if tid in where and now >= where[tid]["t"] + 6:
+                where[tid]["sent"].append(now)
+
+    def sent_base(tmr, fire, what):
+        """the first pulse counted for timer tmr, which fired (was decided) before cycle
+        fire: one must have come 8 cycles or more before"""
+        assert any(c <= fire - 8 for c in tmr["sent"]), \
+            f"{what}: timer {tmr} ran out without a sent pulse (cycle {fire})"
+        return tmr["sent"][0]
 
     def make(kind):
         nonlocal seq, made
@@ -184,7 +222,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         pf = rng.randrange(1 if gbn else 0, 256)
         pn = rng.randint(1, 256)
         if c < 0.6 and blocks:
-            due = [t for t in blocks if now - armed[t]["t"] >= span(armed[t]["rt"])]
+            due = [t for t in blocks if armed[t]["sent"]
+                   and now - armed[t]["sent"][0] >= span(armed[t]["rt"])]
             tid = rng.choice(due if due and rng.random() < 0.2 else blocks)
             s = armed[tid]["seq"]
             live = True
@@ -264,7 +303,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             stats["mretx_ctl"] += tmr["kind"] == "ctl"
             stats["miss_lat_max"] = max(stats["miss_lat_max"], now - m)
             # the same re-send count and timeout, from now
-            where[tid] = dict(tmr, t=now, blk_first=False, before=None)
+            where[tid] = dict(tmr, t=now, sent=[], blk_first=False, before=None)
+            sent_after(tid)
             return
         miss_resolve(tid)
         # a block re-sent with its control packet does not arm; the control packet does,
@@ -276,14 +316,15 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 base, tmr["before"] = tmr["before"], None
             else:
                 tmr["blk_first"] = True
-        age = now - base["t"]
-        assert age >= span(base["rt"]), f"re-sent after {age} cycles (re-send {base['rt']}) {kind} {tid} {tmr} {where is ghost} {now}"
+        age = now - sent_base(base, now, f"{kind} re-send ({tid}, {s})")
+        assert age >= span(base["rt"]), f"re-sent {age} cycles after its pulse (re-send {base['rt']}) {kind} {tid} {tmr} {where is ghost} {now}"
         assert base["rt"] < retries, "re-sent more often than RETRY_LIMIT"
         stats["retx"] += 1
         if not with_ctl:
             ctl = kind == "pkt" and tmr["kind"] == "ctl" and not tmr.get("blk_first")
-            where[tid] = dict(tmr, t=now, rt=tmr["rt"] + 1, blk_first=False,
+            where[tid] = dict(tmr, t=now, sent=[], rt=tmr["rt"] + 1, blk_first=False,
                               before=dict(tmr) if ctl else None)
+        sent_after(tid)
 
     armed_at_ack = {}
 
@@ -322,6 +363,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                                           reason=3)
         dut.ack_valid.value = int(tap is not None)
         dut.ack_data.value = tap or 0
+        st = sent_at.pop(now, None)
+        dut.s_sent_valid.value = int(st is not None)
+        dut.s_sent_tid.value = st or 0
+        if st is not None:
+            sent_pulse(st)
         mi = make_miss() if producing and miss_p and rng.random() < miss_p else None
         dut.s_miss_valid.value = int(mi is not None)
         if mi is not None:
@@ -361,8 +407,9 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                         ghost.pop(tid, None)
                         miss_resolve(tid)   # (the timer starts afresh; queued re-sends die)
                         kept[tid][kind] = d
-                        armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk,
+                        armed[tid] = {"seq": s, "t": now, "rt": 0, "kind": tk, "sent": [],
                                       "prev": armed.get(tid)}
+                        sent_after(tid)
                     else:
                         resent(kind, d)
                 elif not original:
@@ -407,11 +454,13 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                             # that control packet passed on after the NACK's decision
                             tmr = tmr["prev"]
                             stats["nack_raced_ctl"] += 1
-                        age = pcyc - tmr["t"]
+                        age = pcyc - sent_base(tmr, pcyc + 1, f"NACK ({t}, {s})")
+                        late = pcyc - tmr["sent"][-1]
                         assert tmr["rt"] == retries, \
                             f"timeout NACK after {tmr['rt']} re-sends, RETRY_LIMIT {retries}"
-                        assert age >= span(retries), f"timed out after {age} cycles"
-                        assert late_ok is None or age <= late_ok, f"timed out after {age} cycles"
+                        assert age >= span(retries), f"timed out {age} cycles after its pulse"
+                        assert late_ok is None or late <= late_ok, \
+                            f"timed out {late} cycles after its last pulse"
                         stats["age_min"] = min(stats["age_min"] or age, age)
                         stats["age_max"] = max(stats["age_max"], age)
                     elif t in ghost and ghost[t]["seq"] == s:
@@ -440,11 +489,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         if not producing and quiet_after is None and not any(offer.values()):
             quiet_after = now
         total = sum(span(r) for r in range(retries + 1)) + (retries + 1) * slack
-        settle = total + 200 + (8 * 1024 if rounds is None else 0)
+        settle = total + 200 + (retries + 1) * sent_long + (8 * 1024 if rounds is None else 0)
         if (quiet_after is not None and not pushes and not int(dut.m_nack_valid.value)
                 and (now > quiet_after + settle or (timeout and not armed and not ghost))):
             break
-        assert now < 200 * n_desc + 10 * total, "test did not finish"
+        assert now < 200 * n_desc + 10 * total + (retries + 1) * sent_long, "test did not finish"
 
     if timeout:
         assert not armed, f"{len(armed)} descriptors never timed out: {armed} now {now} quiet {quiet_after}"
@@ -557,7 +606,7 @@ async def rel_reset(dut):
     dut.cfg_retry_limit.value = 1
     dut.cfg_backoff.value = 0
     dut.cfg_gbn.value = 0
-    for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid"):
+    for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid", "s_sent_valid"):
         getattr(dut, sig).value = 0
     dut.m_blk_ready.value = 1
     dut.m_pkt_ready.value = 1
@@ -565,11 +614,22 @@ async def rel_reset(dut):
     seen = []   # (stream, word) passed on
 
     async def watch():
+        """records what passes on; the send unit's pulse for each 8 cycles later"""
+        pulses = collections.deque()
+        n = 0
         while True:
             await FallingEdge(dut.clk)
+            n += 1
+            go = bool(pulses) and pulses[0][0] == n
+            dut.s_sent_valid.value = int(go)
+            if go:
+                dut.s_sent_tid.value = pulses.popleft()[1]
             for st in ("blk", "pkt"):
                 if int(getattr(dut, f"m_{st}_valid").value):
-                    seen.append((st, int(getattr(dut, f"m_{st}_data").value)))
+                    w = int(getattr(dut, f"m_{st}_data").value)
+                    seen.append((st, w))
+                    layout = F.BLOCK_DESC if st == "blk" else F.PKT_DESC
+                    pulses.append((n + 8 + len(pulses), field(layout, w, "tid")))
     cocotb.start_soon(watch())
 
     async def reset():
