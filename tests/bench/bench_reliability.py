@@ -42,7 +42,7 @@ CLOCK_HZ = 200_000_000
 LOSSES = [0.0, 1e-4, 1e-3, 1e-2, 5e-2, 1e-1]
 SIZES = {65536: 256, 1 << 20: 32}   # size -> transfers
 OUTSTANDING = 64
-TIMEOUT = 10_000                     # cycles from the pick of a block's last packet: above
+TIMEOUT = 5_000                      # cycles from the pick of a block's last packet: above
                                      # its wait in the job queue, its read and the round trip
 MODES = {"selective": "sr", "gbn": "gbn", "timeout": "timeout"}   # mode -> qrdma-perf -R
 
