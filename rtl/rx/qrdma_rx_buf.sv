@@ -277,13 +277,15 @@ module qrdma_rx_buf
   // R1 (t+1): the held beat of t, rotated by up to 4 bytes; its keep rotated whole; the
   // lanes the held beat gives a CRC beat (below 64 - its amount); the control of t.
   logic [511:0]              r1_q;
-  logic [63:0]               k1_q, m1_q;
+  logic [63:0]               k1_d, k1_q, m1_q;
   logic [NG-1:0][LANE_W-1:0] sh1_q;
   logic                      e1_q, el1_q, es1_q;
 
+  assign k1_d = 64'({pk_q, pk_q} >> esh_q);
+
   always_ff @(posedge clk) begin
     r1_q  <= rot_r_lo(pd_q, eshg_q);
-    k1_q  <= 64'({pk_q, pk_q} >> esh_q);
+    k1_q  <= k1_d;
     m1_q  <= {64{1'b1}} >> esh_q;
     e1_q  <= emit;
     el1_q <= emit_last;
@@ -299,33 +301,35 @@ module qrdma_rx_buf
   end
 
   // R2 (t+2): rc = the beat of R1 rotated whole (the beat held in t+1: the new beat of t
-  // when one came); rp_q, kp_q = the rotation and keep of R1's beat one cycle before (the
-  // held beat of t). The CRC beat (read by the CRC only with cv_q): the held beat's lanes
-  // below 64 - sh, the new beat's above, whose bytes count (keep) only when it is a payload
-  // beat of the same packet: the CRC takes no byte outside keep (the data there is left as
-  // it is). A header (amount 0) is the held beat whole. The data registers load in every
-  // cycle (no enable fans out to them).
-  logic [511:0]   rc, rp_q, m2;
-  logic [63:0]    kp_q, m2_q;
-  logic           e2_q, el2_q, es2_q;
+  // when one came); rp_q = the rotation of R1's beat one cycle before (the held beat of
+  // t). The CRC beat (read by the CRC only with cv_q): the held beat's lanes below
+  // 64 - sh, the new beat's above, whose bytes count (keep) only when it is a payload beat
+  // of the same packet. The data is zero outside the CRC beat's keep (the CRC's
+  // KEEP_ZERO: the masks are here, where each lane's select is a register, not in the
+  // CRC's XOR trees): selp_q / selc_q = the lanes taken from the held / the new beat
+  // within their keep, registered at t+1 (selp_q from R1's keep and lanes, selc_q from
+  // the new beat's rotated keep, k1_d, and R1's lanes); the CRC beat's keep is their OR.
+  // A header (amount 0) is the held beat whole. The data registers load in every cycle
+  // (no enable fans out to them).
+  logic [511:0]   rc, rp_q;
+  logic [63:0]    selp_q, selc_q;
+  logic           e2_q, el2_q;
   logic           cv_q, cl_q;  // CRC beat registered for the CRC block
   logic [511:0]   cd_q;
   logic [63:0]    ck_q;
 
   assign rc = rot_r_hi(r1_q, sh1_q);
-  assign m2 = lane_bits_of(m2_q);
 
   always_ff @(posedge clk) begin
-    rp_q  <= rc;
-    kp_q  <= k1_q;
-    m2_q  <= m1_q;
-    e2_q  <= e1_q;
-    el2_q <= el1_q;
-    es2_q <= es1_q;
-    cd_q  <= (rp_q & m2) | (rc & ~m2);
-    ck_q  <= (kp_q & m2_q) | (k1_q & ~m2_q & {64{es2_q}});
-    cv_q  <= e2_q;
-    cl_q  <= el2_q;
+    rp_q   <= rc;
+    e2_q   <= e1_q;
+    el2_q  <= el1_q;
+    selp_q <= k1_q & m1_q;
+    selc_q <= k1_d & ~m1_q & {64{es1_q}};
+    cd_q   <= (rp_q & lane_bits_of(selp_q)) | (rc & lane_bits_of(selc_q));
+    ck_q   <= selp_q | selc_q;
+    cv_q   <= e2_q;
+    cl_q   <= el2_q;
     if (rst) begin
       e2_q  <= 1'b0;
       el2_q <= 1'b0;
@@ -337,7 +341,7 @@ module qrdma_rx_buf
   logic        crc_valid;
   logic [31:0] crc;
 
-  qrdma_crc32_512 u_crc (
+  qrdma_crc32_512 #(.KEEP_ZERO(1'b1)) u_crc (
     .clk, .rst,
     .s_valid(cv_q), .s_data(cd_q), .s_keep(ck_q), .s_last(cl_q),
     .m_valid(crc_valid), .m_crc(crc)
