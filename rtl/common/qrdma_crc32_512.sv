@@ -13,9 +13,11 @@
 // beat. For every frame m_valid pulses once, for one cycle, exactly LATENCY cycles after
 // its s_last beat (beat in cycle n -> m_valid and m_crc in cycle n + LATENCY); LATENCY is
 // 5 for 512-bit beats. s_keep is all ones on every beat but the last, and on the last beat
-// contiguous from bit 0 (1..KEEP_W bytes); bytes outside s_keep are ignored. A violation
-// fails an assertion in simulation; in hardware it gives a wrong CRC. While s_valid is
-// low s_data/s_keep/s_last are ignored.
+// contiguous from bit 0 (1..KEEP_W bytes); bytes outside s_keep are ignored (KEEP_ZERO = 0)
+// or are zero (KEEP_ZERO = 1: the user masks the data, the first stage takes s_data as it
+// is and reads s_keep on the last beat only). A violation fails an assertion in
+// simulation; in hardware it gives a wrong CRC. While s_valid is low s_data/s_keep/s_last
+// are ignored.
 `default_nettype none
 
 module qrdma_crc32_512
@@ -26,6 +28,9 @@ module qrdma_crc32_512
   // 4 (16-entry tables, each output bit one LUT4 of a nibble) is the form synthesized;
   // with 8 (256-entry tables) Yosys takes very long to reduce the tables.
   parameter int unsigned  TAB_BITS = 4,
+  // 1: s_data is zero outside s_keep on every beat (the user masks it), so the data term
+  // needs no keep masks (no s_keep fan-out into the 512 data bits' XOR trees)
+  parameter bit           KEEP_ZERO = 1'b0,
   localparam int unsigned KEEP_W  = DATA_W / 8,
   // cycles from the s_last beat to m_valid: 1 (data term) + 1 (loop) + ceil(log2(KEEP_W)/2)
   // correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for 8..32)
@@ -211,7 +216,8 @@ module qrdma_crc32_512
         // last (the keep rule): the same result as masking the last beat only, without
         // s_last in the 512 masks
         k = 8'(s_keep[LO/8 +: GW/8]);
-        w = 64'(s_data[LO +: GW]) & {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
+        w = 64'(s_data[LO +: GW]);
+        if (!KEEP_ZERO) w &= {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
         t = '0;
         for (int n = 0; n < int'(GW / TAB_BITS); n++)
           t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
@@ -335,12 +341,23 @@ module qrdma_crc32_512
 
   // ------------------------------------------------------------ simulation-only check
 `ifndef SYNTHESIS
-  // the s_keep rule, checked only with a beat
+  // s_keep widened to bits (KEEP_ZERO's check)
+  function automatic logic [DATA_W-1:0] keep_bits(input logic [KEEP_W-1:0] keep);
+    logic [DATA_W-1:0] r;
+    for (int i = 0; i < int'(KEEP_W); i++) r[8*i +: 8] = {8{keep[i]}};
+    return r;
+  endfunction
+
+  // the s_keep rule (and with KEEP_ZERO the zero bytes outside it), checked only with a beat
   always_ff @(posedge clk) begin
-    if (s_valid)
+    if (s_valid) begin
       if (!rst) assert (s_last ? s_keep[0] && ((s_keep & (s_keep + KEEP_W'(1))) == '0) : &s_keep)
         else $error("qrdma_crc32_512: s_keep=%h with s_last=%0d breaks the keep rule",
                     s_keep, s_last);
+      if (KEEP_ZERO)
+        if (!rst) assert ((s_data & ~keep_bits(s_keep)) == '0)
+          else $error("qrdma_crc32_512: s_data not zero outside s_keep=%h (KEEP_ZERO)", s_keep);
+    end
   end
 `endif
 

@@ -13,6 +13,15 @@
 //                           a register, never through logic after the RAM; a write is
 //                           visible at the output three cycles later, throughput stays
 //                           one word per cycle.
+//   FREE_READ = 1 (block-RAM form)  the RAM reads in every cycle with its read and
+//                           output-register enables tied high, and a FIFO of FREE_SKID
+//                           words after its output register takes m_ready; a word is
+//                           read from the RAM only while that FIFO has room for it
+//                           (counted from registers), so no enable fans out from
+//                           m_ready to the block RAMs. m_data is read from that FIFO (a
+//                           small multiplexer or LUT-RAM read after its registered read
+//                           pointer); a write is visible at the output four cycles later,
+//                           throughput stays one word per cycle.
 //   HEAD_REG = 1 (register form)  the head in a register of its own, the words behind it
 //                           in registers or LUT RAM: m_data is a register (no read
 //                           multiplexer or LUT-RAM read after it), a write is visible at
@@ -31,6 +40,7 @@ module qrdma_sync_fifo
   parameter int unsigned RAM_MIN_DEPTH = 64,  // at or above this depth use block RAM
   parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
   parameter bit          HEAD_REG      = 1'b0,  // m_data from a register (register form; header)
+  parameter bit          FREE_READ     = 1'b0,  // block RAM read without enables (block-RAM form; header)
   localparam int unsigned CW           = cnt_w(DEPTH)
 ) (
   input  logic             clk,
@@ -58,6 +68,8 @@ module qrdma_sync_fifo
       $fatal(1, "qrdma_sync_fifo: block-RAM implementation needs DEPTH >= 2");
     if (HEAD_REG && (DEPTH < 2 || DEPTH >= RAM_MIN_DEPTH))
       $fatal(1, "qrdma_sync_fifo: HEAD_REG needs 2 <= DEPTH < RAM_MIN_DEPTH");
+    if (FREE_READ && DEPTH < RAM_MIN_DEPTH)
+      $fatal(1, "qrdma_sync_fifo: FREE_READ needs the block-RAM form (DEPTH >= RAM_MIN_DEPTH)");
   end
 `endif
 
@@ -169,7 +181,7 @@ module qrdma_sync_fifo
     assign m_valid = ne_q;
     assign m_data  = mem[rd_ptr_q];
 
-  end else begin : gen_ram
+  end else if (!FREE_READ) begin : gen_ram
     // Words in the RAM that have not yet been read into its read register.
     logic [CW-1:0] ram_cnt_q;
     logic [AW-1:0] wr_ptr_q, rd_ptr_q;
@@ -218,6 +230,86 @@ module qrdma_sync_fifo
     end
 
     assign m_valid = o_valid_q;
+
+  end else begin : gen_ram_free
+    // The RAM reads rd_ptr_q in every cycle; a word issued in cycle t (rd_ptr_q moves on)
+    // is in the read register at t+1, in the output register at t+2 and written into the
+    // skid FIFO at the end of t+2 (m_valid at t+3). A word is issued while the RAM holds
+    // one not yet issued and the words issued and not popped (cred_q: on their way or in
+    // the skid FIFO) leave the skid FIFO room: FREE_SKID = 4 words keep one word per cycle
+    // (three on their way while the fourth is popped). Only words written in earlier
+    // cycles are read, so a read whose data is used never meets a write (RDW_ANY).
+    localparam int unsigned FREE_SKID = 4;
+    localparam int unsigned SW        = idx_w(FREE_SKID);
+    logic [CW-1:0]    ram_cnt_q;       // words in the RAM not yet issued
+    logic [AW-1:0]    wr_ptr_q, rd_ptr_q;
+    logic [SW:0]      cred_q;          // words issued and not popped, 0..FREE_SKID
+    logic [1:0]       iv_q;            // issued words in the read / output register
+    logic             issue, sk_ne_q;
+    logic [WIDTH-1:0] o_data;
+    logic [WIDTH-1:0] sk_mem [FREE_SKID];
+    logic [SW-1:0]    sk_wr_q, sk_rd_q;
+    logic [SW:0]      sk_n_q;          // words in the skid FIFO
+
+    assign issue = (ram_cnt_q != '0) && (cred_q != (SW+1)'(FREE_SKID));
+
+    qrdma_sdp_ram #(
+      .WIDTH   (WIDTH),
+      .DEPTH   (DEPTH),
+      .OUT_REG (1'b1),
+      .RDW_ANY (1'b1)
+    ) u_ram (
+      .clk     (clk),
+      .wr_en   (push),
+      .wr_be   (1'b1),
+      .wr_addr (wr_ptr_q),
+      .wr_data (s_data),
+      .rd_en   (1'b1),
+      .rd_addr (rd_ptr_q),
+      .rd_oe   (1'b1),
+      .rd_data (o_data)
+    );
+
+    // the skid FIFO's array: written from the RAM's output register, read at sk_rd_q
+    always_ff @(posedge clk) begin
+      if (iv_q[1]) sk_mem[sk_wr_q] <= o_data;
+    end
+
+    always_ff @(posedge clk) begin
+      if (push)  wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (issue) rd_ptr_q <= ptr_inc(rd_ptr_q);
+      ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(issue);
+      cred_q    <= cred_q + (SW+1)'(issue) - (SW+1)'(pop);
+      iv_q      <= {iv_q[0], issue};
+      if (iv_q[1]) sk_wr_q <= sk_wr_q + SW'(1);
+      if (pop)     sk_rd_q <= sk_rd_q + SW'(1);
+      sk_n_q    <= sk_n_q + (SW+1)'(iv_q[1]) - (SW+1)'(pop);
+      if (iv_q[1])  sk_ne_q <= 1'b1;
+      else if (pop) sk_ne_q <= (sk_n_q != (SW+1)'(1));
+      if (rst) begin
+        wr_ptr_q  <= '0;
+        rd_ptr_q  <= '0;
+        ram_cnt_q <= '0;
+        cred_q    <= '0;
+        iv_q      <= '0;
+        sk_wr_q   <= '0;
+        sk_rd_q   <= '0;
+        sk_n_q    <= '0;
+        sk_ne_q   <= 1'b0;
+      end
+    end
+
+    assign m_valid = sk_ne_q;
+    assign m_data  = sk_mem[sk_rd_q];
+
+`ifndef SYNTHESIS
+    always_ff @(posedge clk) begin
+      if (!rst) assert (sk_ne_q == (sk_n_q != '0) && sk_n_q <= cred_q
+                        && cred_q <= (SW+1)'(FREE_SKID))
+        else $error("qrdma_sync_fifo: skid FIFO %0d words, flag %0b, credits %0d",
+                    sk_n_q, sk_ne_q, cred_q);
+    end
+`endif
   end
 
 endmodule

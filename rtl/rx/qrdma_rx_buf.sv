@@ -105,8 +105,9 @@ module qrdma_rx_buf
   // HDR_DEPTH - 3 entries in the cycle before, so it has room for the previous packet's
   // entry and this one's (it holds at most HDR_DEPTH - 1 packets, takes HDR_DEPTH - 2
   // before it holds back a header); store_ok_q = (nb_q < MAXB); room_q = the ring held at
-  // most BUF_BEATS - 2 beats in the cycle before, so it has room for one now (the ring
-  // holds at most BUF_BEATS - 1 beats).
+  // most BUF_BEATS - 3 beats in the cycle before, so it holds at most BUF_BEATS - 2 now
+  // and at most BUF_BEATS - 1 after this beat: the slot at wr_ptr is always free (the
+  // ring's write, below).
   assign s_axis_rx_tready = hdr_beat ? hroom_q : (!store_ok_q || room_q);
   assign in_fire = s_axis_rx_tvalid && s_axis_rx_tready;
   assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
@@ -144,7 +145,7 @@ module qrdma_rx_buf
       end
     end
     if (pl_wr) wr_ptr_q <= wr_ptr_q + (PW+1)'(1);
-    room_q  <= (used <= (PW+1)'(BUF_BEATS - 2));
+    room_q  <= (used <= (PW+1)'(BUF_BEATS - 3));
     hroom_q <= !hq_af;
     if (rst) begin  // last: overrides (docs/development.md)
       last_q     <= 1'b0;
@@ -165,7 +166,10 @@ module qrdma_rx_buf
   /* verilator lint_on UNUSEDSIGNAL */
   logic                        hq_pop;
 
-  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH), .ALMOST_FULL(HDR_DEPTH - 2)) u_hdr_fifo (
+  // FREE_READ: the block RAMs read in every cycle, the pop reaches only the FIFO's small
+  // skid FIFO after them, not the block RAMs' enables
+  qrdma_sync_fifo #(.WIDTH(HQW), .DEPTH(HDR_DEPTH), .ALMOST_FULL(HDR_DEPTH - 2),
+                    .FREE_READ(1'b1)) u_hdr_fifo (
     .clk, .rst,
     .s_valid(last_q), .s_ready(hq_s_ready), .s_data(hq_s_data),
     .m_valid(hq_m_valid), .m_ready(hq_pop), .m_data(hq_m_data),
@@ -173,13 +177,17 @@ module qrdma_rx_buf
   );
 
   // ------------------------------------------------------------------ ring
-  // Read in every cycle at rd_ptr and through the output register, which loads in every
-  // cycle: the beat at rd_ptr in the cycle of rd_en is rd_data two cycles later (no
+  // Written in every cycle at wr_ptr (the beat on s_axis_rx_tdata, taken or not; wr_ptr
+  // moves on with a stored beat): the slot at wr_ptr is free (the ring holds at most
+  // BUF_BEATS - 1 beats), so a beat not stored is overwritten by the next one, and the
+  // write enable is constant (no enable fans out from tvalid and tready to the block
+  // RAMs). Read in every cycle at rd_ptr and through the output register, which loads in
+  // every cycle: the beat at rd_ptr in the cycle of rd_en is rd_data two cycles later (no
   // enable fans out from the handshake). RDW_ANY: a read whose data is used is of a beat
-  // of a packet already complete, never of the one being written.
+  // of a packet already complete, never at the slot being written.
   qrdma_sdp_ram #(.WIDTH(512), .DEPTH(BUF_BEATS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_ring (
     .clk,
-    .wr_en(pl_wr), .wr_be(1'b1), .wr_addr(wr_ptr_q[PW-1:0]), .wr_data(s_axis_rx_tdata),
+    .wr_en(1'b1), .wr_be(1'b1), .wr_addr(wr_ptr_q[PW-1:0]), .wr_data(s_axis_rx_tdata),
     .rd_en(1'b1), .rd_addr(rd_ptr_q[PW-1:0]), .rd_oe(1'b1), .rd_data(rd_data)
   );
 
@@ -204,6 +212,7 @@ module qrdma_rx_buf
   logic           pl_q;     // it is the last beat of its packet
   logic [511:0]   pd_q;
   logic [63:0]    pk_q;
+  logic [63:0]    pkr_q;    // its keep rotated by the low bits of esh_q (see R2)
   logic [5:0]     esh;      // rotation amount of the beat taken now
   logic [5:0]     esh_q;    // the held beat's (one copy, for the narrow selections)
   logic [NG-1:0][LANE_W-1:0] eshg_q;   // the same, a copy per group
@@ -215,6 +224,16 @@ module qrdma_rx_buf
     logic [5:0] r = '0;
     for (int i = 63; i >= 0; i--) if (k[i]) r = 6'(i);
     return r;
+  endfunction
+
+  // a keep rotated right by the lanes of the bits k0..k1-1 of s (all six bits: lane i of
+  // it is lane (i + s) mod 64 of k), as stages of 2:1 selections
+  function automatic logic [63:0] rot_keep(input logic [63:0] k, input logic [5:0] s,
+                                           input int unsigned k0, input int unsigned k1);
+    logic [63:0] y = k;
+    for (int unsigned b = 0; b < 6; b++)
+      if (b >= k0 && b < k1 && s[b]) y = 64'({y, y} >> (1 << b));
+    return y;
   endfunction
 
   // the beat taken now is a payload beat of the held beat's packet
@@ -267,6 +286,7 @@ module qrdma_rx_buf
       esh_q <= esh;
       pf_q  <= hdr_beat;
       if (!hdr_beat && pf_q) rest_q <= {64{1'b1}} << first_lane(s_axis_rx_tkeep);
+      pkr_q <= rot_keep(s_axis_rx_tkeep, esh_q, 0, 3);
     end
   end
 
@@ -274,16 +294,17 @@ module qrdma_rx_buf
     for (int g = 0; g < int'(NG); g++) if (in_fire) eshg_q[g] <= esh;
   end
 
-  // R1 (t+1): the held beat of t, rotated by up to 4 bytes; its keep rotated whole; the
+  // R1 (t+1): the held beat of t, rotated by up to 4 bytes, its keep by up to 7 lanes; the
   // lanes the held beat gives a CRC beat (below 64 - its amount); the control of t.
   logic [511:0]              r1_q;
-  logic [63:0]               k1_q, m1_q;
+  logic [63:0]               kl1_q, m1_q;
   logic [NG-1:0][LANE_W-1:0] sh1_q;
+  logic [5:0]                shk1_q;   // the amount, a copy for the keep's rotation
   logic                      e1_q, el1_q, es1_q;
 
   always_ff @(posedge clk) begin
     r1_q  <= rot_r_lo(pd_q, eshg_q);
-    k1_q  <= 64'({pk_q, pk_q} >> esh_q);
+    kl1_q <= rot_keep(pk_q, esh_q, 0, 3);
     m1_q  <= {64{1'b1}} >> esh_q;
     e1_q  <= emit;
     el1_q <= emit_last;
@@ -296,36 +317,43 @@ module qrdma_rx_buf
 
   (* keep *) always_ff @(posedge clk) begin
     for (int g = 0; g < int'(NG); g++) sh1_q[g] <= eshg_q[g];
+    shk1_q <= esh_q;
   end
 
   // R2 (t+2): rc = the beat of R1 rotated whole (the beat held in t+1: the new beat of t
-  // when one came); rp_q, kp_q = the rotation and keep of R1's beat one cycle before (the
-  // held beat of t). The CRC beat (read by the CRC only with cv_q): the held beat's lanes
-  // below 64 - sh, the new beat's above, whose bytes count (keep) only when it is a payload
-  // beat of the same packet: the CRC takes no byte outside keep (the data there is left as
-  // it is). A header (amount 0) is the held beat whole. The data registers load in every
-  // cycle (no enable fans out to them).
-  logic [511:0]   rc, rp_q, m2;
-  logic [63:0]    kp_q, m2_q;
-  logic           e2_q, el2_q, es2_q;
+  // when one came); rp_q = the rotation of R1's beat one cycle before (the held beat of
+  // t). The CRC beat (read by the CRC only with cv_q): the held beat's lanes below
+  // 64 - sh, the new beat's above, whose bytes count (keep) only when it is a payload beat
+  // of the same packet. The data is zero outside the CRC beat's keep (the CRC's
+  // KEEP_ZERO: the masks are here, where each lane's select is a register, not in the
+  // CRC's XOR trees): selp_q / selc_q = the lanes taken from the held / the new beat
+  // within their keep, registered at t+1, each keep's rotation split over two register
+  // stages: selp_q from R1's keep (kl1_q, rotated by the rest of its amount) and lanes;
+  // selc_q from the new beat's keep, rotated by the low bits of esh_q when it was taken
+  // (pkr_q) and by the rest now, and R1's lanes. selc_q has lanes only for a payload beat
+  // after the first (the first follows a header, amount 0, which gives no lanes), and
+  // such a beat's amount is esh_q when it is taken: the split rotation is the whole one.
+  // The CRC beat's keep is their OR. A header (amount 0) is the held beat whole. The data
+  // registers load in every cycle (no enable fans out to them).
+  logic [511:0]   rc, rp_q;
+  logic [63:0]    selp_q, selc_q;
+  logic           e2_q, el2_q;
   logic           cv_q, cl_q;  // CRC beat registered for the CRC block
   logic [511:0]   cd_q;
   logic [63:0]    ck_q;
 
   assign rc = rot_r_hi(r1_q, sh1_q);
-  assign m2 = lane_bits_of(m2_q);
 
   always_ff @(posedge clk) begin
-    rp_q  <= rc;
-    kp_q  <= k1_q;
-    m2_q  <= m1_q;
-    e2_q  <= e1_q;
-    el2_q <= el1_q;
-    es2_q <= es1_q;
-    cd_q  <= (rp_q & m2) | (rc & ~m2);
-    ck_q  <= (kp_q & m2_q) | (k1_q & ~m2_q & {64{es2_q}});
-    cv_q  <= e2_q;
-    cl_q  <= el2_q;
+    rp_q   <= rc;
+    e2_q   <= e1_q;
+    el2_q  <= el1_q;
+    selp_q <= rot_keep(kl1_q, shk1_q, 3, 6) & m1_q;
+    selc_q <= rot_keep(pkr_q, esh_q, 3, 6) & ~m1_q & {64{es1_q}};
+    cd_q   <= (rp_q & lane_bits_of(selp_q)) | (rc & lane_bits_of(selc_q));
+    ck_q   <= selp_q | selc_q;
+    cv_q   <= e2_q;
+    cl_q   <= el2_q;
     if (rst) begin
       e2_q  <= 1'b0;
       el2_q <= 1'b0;
@@ -337,7 +365,7 @@ module qrdma_rx_buf
   logic        crc_valid;
   logic [31:0] crc;
 
-  qrdma_crc32_512 u_crc (
+  qrdma_crc32_512 #(.KEEP_ZERO(1'b1)) u_crc (
     .clk, .rst,
     .s_valid(cv_q), .s_data(cd_q), .s_keep(ck_q), .s_last(cl_q),
     .m_valid(crc_valid), .m_crc(crc)
@@ -418,6 +446,13 @@ module qrdma_rx_buf
         else $error("qrdma_rx_buf: header or tuser FIFO full at a push");
     if (rd_en)
       if (!rst) assert (!skip_en) else $error("qrdma_rx_buf: skip_en with rd_en");
+    // the new beat's keep rotated in two stages is its whole rotation where it gives lanes
+    if (es1_q && ~m1_q != '0)
+      if (!rst) assert (rot_keep(pkr_q, esh_q, 3, 6) == rot_keep(pk_q, esh_q, 0, 6))
+        else $error("qrdma_rx_buf: the new beat's amount changed after it was taken");
+    // the ring's write in every cycle needs the slot at wr_ptr free
+    if (!rst) assert (used <= (PW+1)'(BUF_BEATS - 1))
+      else $error("qrdma_rx_buf: ring holds %0d beats, its write slot is not free", used);
   end
 `endif
 

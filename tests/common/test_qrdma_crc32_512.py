@@ -50,6 +50,7 @@ class Driver:
         self.rng = rng
         self.model = model
         self.kw = model.kw
+        self.keep_zero = int(os.environ.get("P_KEEP_ZERO", "0"))
         self.now = 0
         self.crcs = 0  # m_valid pulses seen
 
@@ -63,8 +64,9 @@ class Driver:
     def _drive_beat(self, data: bytes, last: bool):
         d, r = self.dut, self.rng
         n = len(data)
-        # bytes outside s_keep are random: the block must ignore them
-        word = int.from_bytes(data + r.randbytes(self.kw - n), "little")
+        # bytes outside s_keep are random (the block must ignore them), zero with KEEP_ZERO
+        pad = bytes(self.kw - n) if self.keep_zero else r.randbytes(self.kw - n)
+        word = int.from_bytes(data + pad, "little")
         d.s_valid.value = 1
         d.s_data.value = word
         d.s_keep.value = (1 << n) - 1
@@ -235,21 +237,24 @@ def latency(data_w):
 
 
 def crc_params():
-    """DATA_W, TAB_BITS: the form synthesized (512 bits, TAB_BITS 4), the other table form
-    (8: the same function) at 64 bits, and the one-byte beat; each table form at each
-    width in make test-full."""
-    p = [(512, 4), (64, 8), (8, 4)]
+    """DATA_W, TAB_BITS, KEEP_ZERO: the forms synthesized (512 bits, TAB_BITS 4; the send
+    unit's with the bytes outside s_keep ignored, the receive buffer's with them zero), the
+    other table form (8: the same function) at 64 bits, and the one-byte beat; each table
+    form at each width in make test-full."""
+    p = [(512, 4, 0), (512, 4, 1), (64, 8, 0), (8, 4, 0)]
     if full():
-        p += [(512, 8), (64, 4), (24, 8)]
+        p += [(512, 8, 0), (64, 4, 0), (64, 4, 1), (24, 8, 0)]
     return p
 
 
-@pytest.mark.parametrize("data_w,tab_bits", crc_params())
-def test_qrdma_crc32_512(data_w, tab_bits):
+@pytest.mark.parametrize("data_w,tab_bits,keep_zero", crc_params())
+def test_qrdma_crc32_512(data_w, tab_bits, keep_zero):
     from simrun import run
 
-    run("qrdma_crc32_512", "test_qrdma_crc32_512", {"DATA_W": data_w, "TAB_BITS": tab_bits},
-        extra_env={"P_DATA_W": str(data_w), "P_LATENCY": str(latency(data_w))})
+    run("qrdma_crc32_512", "test_qrdma_crc32_512",
+        {"DATA_W": data_w, "TAB_BITS": tab_bits, "KEEP_ZERO": keep_zero},
+        extra_env={"P_DATA_W": str(data_w), "P_LATENCY": str(latency(data_w)),
+                   "P_KEEP_ZERO": str(keep_zero)})
 
 
 @pytest.mark.parametrize("kind", [v[0] for v in keep_violations(8)])

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """qrdma_sync_fifo against a reference model: order, count, almost_full, s_ready, and the
-show-ahead latency (1 cycle for registers, 3 for block RAM) with full throughput, under
+show-ahead latency (1 cycle for registers, 3 for block RAM, 4 for block RAM read without
+enables) with full throughput, under
 random idle and random backpressure, across depths and both implementations."""
 import collections
 import os
@@ -45,7 +46,8 @@ async def fifo_random(dut):
     af = int(os.environ["P_ALMOST_FULL"])
     rng = seed_rng("fifo_random")
     src, snk = await data_pair(dut, rng, 0.3)
-    model = FifoModel(depth, af, 3 if ram else 1)
+    free = int(os.environ["P_FREE_READ"])
+    model = FifoModel(depth, af, (4 if free else 3) if ram else 1)
     n = 4000 if depth < 200 else 3 * depth + 2000
     words = [rng.randrange(1 << width) for _ in range(n)]
     for w in words:
@@ -92,22 +94,23 @@ async def fifo_random(dut):
 def params():
     from simrun import full
 
-    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG: one register, LUT RAM, the head
-    # register form (2 and 7 deep), block RAM (the RAM_MIN_DEPTH threshold passed) and a wide block-RAM
-    # form; the other sizes in make test-full
-    p = [(8, 1, 64, 1, 0), (16, 5, 64, 3, 0), (16, 2, 64, 1, 1), (16, 7, 64, 5, 1),
-         (8, 100, 64, 97, 0), (72, 3, 2, 2, 0)]
+    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG, FREE_READ: one register, LUT RAM,
+    # the head register form (2 and 7 deep), block RAM (the RAM_MIN_DEPTH threshold passed),
+    # a wide block-RAM form, block RAM read without enables (deep, and 3 deep: fewer words
+    # than its skid FIFO); the other sizes in make test-full
+    p = [(8, 1, 64, 1, 0, 0), (16, 5, 64, 3, 0, 0), (16, 2, 64, 1, 1, 0), (16, 7, 64, 5, 1, 0),
+         (8, 100, 64, 97, 0, 0), (72, 3, 2, 2, 0, 0), (8, 100, 64, 97, 0, 1), (72, 3, 2, 2, 0, 1)]
     if full():
-        p += [(8, 2, 64, 1, 0), (32, 16, 64, 12, 0), (32, 64, 64, 60, 0), (8, 2, 2, 2, 0),
-              (8, 3, 64, 3, 1)]
+        p += [(8, 2, 64, 1, 0, 0), (32, 16, 64, 12, 0, 0), (32, 64, 64, 60, 0, 0),
+              (8, 2, 2, 2, 0, 0), (8, 3, 64, 3, 1, 0), (32, 64, 64, 60, 0, 1), (8, 2, 2, 2, 0, 1)]
     return p
 
 
-@pytest.mark.parametrize("width,depth,ram_min,af,head", params())
-def test_qrdma_sync_fifo(width, depth, ram_min, af, head):
+@pytest.mark.parametrize("width,depth,ram_min,af,head,free", params())
+def test_qrdma_sync_fifo(width, depth, ram_min, af, head, free):
     from simrun import run
 
     p = {"WIDTH": width, "DEPTH": depth, "RAM_MIN_DEPTH": ram_min, "ALMOST_FULL": af,
-         "HEAD_REG": head}
+         "HEAD_REG": head, "FREE_READ": free}
     run("qrdma_sync_fifo", "test_qrdma_sync_fifo", p,
         extra_env={f"P_{k}": str(v) for k, v in p.items()})
