@@ -17,6 +17,11 @@
 //                           in registers or LUT RAM: m_data is a register (no read
 //                           multiplexer or LUT-RAM read after it), a write is visible at
 //                           the output the next cycle (as in the register form).
+//   WE_COPY = 1 (register forms)  the memory's write side (write enable, write pointer)
+//                           takes the push from a copy of the s_ready register of its
+//                           own: for a wide LUT-RAM FIFO, whose write enable fans out
+//                           over every column, that fan-out stays off the count's and the
+//                           flags' path.
 // Contract, both: s_ready = (count < DEPTH) is a register of its own, as are m_valid
 // and almost_full (no combinational path from m_ready to s_ready, none from the count
 // to the flags), the FIFO holds exactly DEPTH words, m_data is undefined while m_valid
@@ -31,6 +36,7 @@ module qrdma_sync_fifo
   parameter int unsigned RAM_MIN_DEPTH = 64,  // at or above this depth use block RAM
   parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
   parameter bit          HEAD_REG      = 1'b0,  // m_data from a register (register form; header)
+  parameter bit          WE_COPY       = 1'b0,  // write side from an s_ready copy (register forms; header)
   localparam int unsigned CW           = cnt_w(DEPTH)
 ) (
   input  logic             clk,
@@ -58,6 +64,8 @@ module qrdma_sync_fifo
       $fatal(1, "qrdma_sync_fifo: block-RAM implementation needs DEPTH >= 2");
     if (HEAD_REG && (DEPTH < 2 || DEPTH >= RAM_MIN_DEPTH))
       $fatal(1, "qrdma_sync_fifo: HEAD_REG needs 2 <= DEPTH < RAM_MIN_DEPTH");
+    if (WE_COPY && DEPTH >= RAM_MIN_DEPTH)
+      $fatal(1, "qrdma_sync_fifo: WE_COPY needs DEPTH < RAM_MIN_DEPTH");
   end
 `endif
 
@@ -72,6 +80,7 @@ module qrdma_sync_fifo
   logic          ne_q;        // count_q != 0 (the register forms' m_valid)
   logic          af_q;        // count_q >= ALMOST_FULL
   logic          push;
+  logic          push_w;      // push of the write side (memory, write pointer)
   logic          pop;
 
   assign s_ready     = s_ready_q;
@@ -99,6 +108,25 @@ module qrdma_sync_fifo
       ne_q      <= 1'b0;
       af_q      <= 1'b0;
     end
+  end
+
+  if (WE_COPY) begin : gen_we_copy
+    // s_ready_q a second time, kept as a flop of its own (synthesis would merge the two)
+    logic s_ready_w_q;
+    (* keep *) always_ff @(posedge clk) begin
+      if (push && !pop)      s_ready_w_q <= (count_q != CW'(DEPTH - 1));
+      else if (pop && !push) s_ready_w_q <= 1'b1;
+      if (rst)               s_ready_w_q <= 1'b1;
+    end
+    assign push_w = s_valid && s_ready_w_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk) begin
+      if (!rst) assert (s_ready_w_q == s_ready_q)
+        else $error("qrdma_sync_fifo: s_ready copy %0b, s_ready %0b", s_ready_w_q, s_ready_q);
+    end
+`endif
+  end else begin : gen_we_one
+    assign push_w = push;
   end
 
 `ifndef SYNTHESIS
@@ -133,8 +161,8 @@ module qrdma_sync_fifo
     assign to_head = (count_q == '0) || (pop && !behind);     // a push goes into the head
 
     always_ff @(posedge clk) begin
-      if (push && !to_head) mem[wr_ptr_q] <= s_data;
-      if (push && !to_head) wr_ptr_q <= bptr_inc(wr_ptr_q);
+      if (push_w && !to_head) mem[wr_ptr_q] <= s_data;
+      if (push_w && !to_head) wr_ptr_q <= bptr_inc(wr_ptr_q);
       if (pop && behind)    rd_ptr_q <= bptr_inc(rd_ptr_q);
       if (rst) begin
         wr_ptr_q <= '0;
@@ -157,8 +185,8 @@ module qrdma_sync_fifo
     // (docs/development.md, "Writing RTL that Verilator evaluates cheaply"). The array is
     // written with `<=`, the form synthesis infers LUT RAM from.
     always_ff @(posedge clk) begin
-      if (push) mem[wr_ptr_q] <= s_data;
-      if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (push_w) mem[wr_ptr_q] <= s_data;
+      if (push_w) wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       if (rst) begin
         wr_ptr_q <= '0;
@@ -191,7 +219,7 @@ module qrdma_sync_fifo
       .RDW_ANY (1'b1)
     ) u_ram (
       .clk     (clk),
-      .wr_en   (push),
+      .wr_en   (push_w),
       .wr_be   (1'b1),
       .wr_addr (wr_ptr_q),
       .wr_data (s_data),
@@ -202,7 +230,7 @@ module qrdma_sync_fifo
     );
 
     always_ff @(posedge clk) begin
-      if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (push_w) wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
       ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
       if (ram_rd)      r_valid_q <= 1'b1;

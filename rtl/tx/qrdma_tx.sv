@@ -345,7 +345,7 @@ module qrdma_tx
   assign pick_ok = pick_ok_q;
 
   // ------------------------------------------------------------------ assembler, output
-  logic ob_busy;  // the assembler's beat pipeline or output buffer holds beats
+  logic asm_busy;  // the assembler holds a job, a read status or beats
 
   qrdma_tx_asm #(.OUT_DEPTH(OUT_DEPTH)) u_asm (
     .clk              (clk),
@@ -375,7 +375,7 @@ module qrdma_tx
     .stat_ctrl_pkt    (stat_ctrl_pkt),
     .stat_bytes       (stat_bytes),
     .stat_mem_err     (stat_mem_err),
-    .ob_busy          (ob_busy)
+    .busy             (asm_busy)
   );
 
   // ------------------------------------------------------------------ state
@@ -389,7 +389,7 @@ module qrdma_tx
     occ_pay   <= sat16(READ_WINDOW_BEATS - 32'(credit_q));
     occ_rsp   <= 16'(rj_valid);
     busy      <= slots_used != '0 || job_count != '0 || credit_q != PCW'(READ_WINDOW_BEATS)
-                 || rj_valid || m_lnack_valid || ob_busy;
+                 || rj_valid || m_lnack_valid || asm_busy;
     stat_link_stall <= m_axis_tx_tvalid && !m_axis_tx_tready;
     if (rst) begin
       busy            <= 1'b0;
