@@ -94,38 +94,52 @@ module qrdma_sync_fifo
   always_ff @(posedge clk) begin
     count_q <= count_q + CW'(push) - CW'(pop);
     if (push && !pop) begin
-      s_ready_q <= (count_q != CW'(DEPTH - 1));
       ne_q      <= 1'b1;
       af_q      <= ({1'b0, count_q} + (CW+1)'(1) >= (CW+1)'(ALMOST_FULL));  // count + 1
     end else if (pop && !push) begin
-      s_ready_q <= 1'b1;
       ne_q      <= (count_q != CW'(1));
       af_q      <= ({1'b0, count_q} >= (CW+1)'(ALMOST_FULL + 1));           // count - 1
     end
     if (rst) begin
       count_q   <= '0;
-      s_ready_q <= 1'b1;
       ne_q      <= 1'b0;
       af_q      <= 1'b0;
     end
   end
 
+  // s_ready_q; with WE_COPY twice, the second for the write side, both kept as flops of
+  // their own (synthesis merges equal flops unless each is kept, and equal bits of one
+  // vector even then)
   if (WE_COPY) begin : gen_we_copy
-    // s_ready_q a second time, kept as a flop of its own (synthesis would merge the two)
-    logic s_ready_w_q;
+    logic s_ready_a_q, s_ready_w_q;
     (* keep *) always_ff @(posedge clk) begin
-      if (push && !pop)      s_ready_w_q <= (count_q != CW'(DEPTH - 1));
-      else if (pop && !push) s_ready_w_q <= 1'b1;
-      if (rst)               s_ready_w_q <= 1'b1;
+      if (push && !pop) begin
+        s_ready_a_q <= (count_q != CW'(DEPTH - 1));
+        s_ready_w_q <= (count_q != CW'(DEPTH - 1));
+      end else if (pop && !push) begin
+        s_ready_a_q <= 1'b1;
+        s_ready_w_q <= 1'b1;
+      end
+      if (rst) begin
+        s_ready_a_q <= 1'b1;
+        s_ready_w_q <= 1'b1;
+      end
     end
-    assign push_w = s_valid && s_ready_w_q;
+    assign s_ready_q = s_ready_a_q;
+    assign push_w    = s_valid && s_ready_w_q;
 `ifndef SYNTHESIS
     always_ff @(posedge clk) begin
-      if (!rst) assert (s_ready_w_q == s_ready_q)
-        else $error("qrdma_sync_fifo: s_ready copy %0b, s_ready %0b", s_ready_w_q, s_ready_q);
+      if (!rst) assert (s_ready_w_q == s_ready_a_q)
+        else $error("qrdma_sync_fifo: s_ready copy %0b, s_ready %0b", s_ready_w_q,
+                    s_ready_a_q);
     end
 `endif
   end else begin : gen_we_one
+    always_ff @(posedge clk) begin
+      if (push && !pop)      s_ready_q <= (count_q != CW'(DEPTH - 1));
+      else if (pop && !push) s_ready_q <= 1'b1;
+      if (rst)               s_ready_q <= 1'b1;
+    end
     assign push_w = push;
   end
 

@@ -12,7 +12,8 @@
 //
 // Contract: a DATA header waits for its packet's read status (perr, one per DATA packet,
 // in order), which the caller offers only once all n_p packed beats of the packet are in
-// the payload buffer and reach its head in time: the assembler takes one payload beat
+// the payload buffer and reach its head in time (the assembler's own FIFO of read
+// statuses only delays it): the assembler takes one payload beat
 // (pay_ready) two cycles after it decided it, without looking at pay_valid, so a packet
 // never stalls in the middle. A packet whose payload read was answered SLVERR/DECERR is
 // not sent; its packed beats are released and a local NACK (tid, seq, reason
@@ -20,10 +21,11 @@
 // rsp_hdr) are taken before the next request-class job at every packet boundary. The
 // last beat is offered (tvalid) only with its CRC; at full rate the delay costs no
 // bubbles after the first packet of a burst.
-// Timing: a job at the head in cycle t (read status present) -> its header beat is
-// decided in t, enters the output buffer at the end of t+2 -> m_axis_tx_tvalid in t+3
-// for a multi-beat packet, in t + LATENCY + 4 for a one-beat packet (the CRC). Payload
-// beat j is decided in t+1+j. Stats pulse in the cycle a last beat is taken.
+// Timing: a job taken in cycle t (read status present) -> its header beat is decided in
+// t+1, enters the output buffer at the end of t+3 -> m_axis_tx_tvalid in t+4 for a
+// multi-beat packet, in t + LATENCY + 5 for a one-beat packet (the CRC); a response at
+// the input in t is decided in t. Payload beat j is decided in t+2+j. Stats pulse in the
+// cycle a last beat is taken.
 `default_nettype none
 
 module qrdma_tx_asm
@@ -296,20 +298,23 @@ module qrdma_tx_asm
 
   always_ff @(posedge clk) begin
     c1_crc_v_q <= hdr_go || (pay_go && need_q);
-    c2_v_q     <= c1_v_q;
     c2_crc_v_q <= c1_crc_v_q;
     if (rst) begin
       c1_crc_v_q <= 1'b0;
-      c2_v_q     <= 1'b0;
       c2_crc_v_q <= 1'b0;
     end
   end
 
-  // c2_v_q a second time for the output buffer's push (c2_v_q enables prev_q's 512 flops)
+  // c2_v_q a second time for the output buffer's push (c2_v_q enables prev_q's 512 flops),
+  // both kept as flops of their own
   logic c2_ob_v_q;
   (* keep *) always_ff @(posedge clk) begin
+    c2_v_q    <= c1_v_q;
     c2_ob_v_q <= c1_v_q;
-    if (rst) c2_ob_v_q <= 1'b0;
+    if (rst) begin
+      c2_v_q    <= 1'b0;
+      c2_ob_v_q <= 1'b0;
+    end
   end
 
   // (computed in this block: evaluated only with a beat in D1)
