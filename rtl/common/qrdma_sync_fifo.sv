@@ -26,6 +26,11 @@
 //                           in registers or LUT RAM: m_data is a register (no read
 //                           multiplexer or LUT-RAM read after it), a write is visible at
 //                           the output the next cycle (as in the register form).
+//   WE_COPY = 1 (register forms)  the memory's write side (write enable, write pointer)
+//                           takes the push from a copy of the s_ready register of its
+//                           own: for a wide LUT-RAM FIFO, whose write enable fans out
+//                           over every column, that fan-out stays off the count's and the
+//                           flags' path.
 // Contract, both: s_ready = (count < DEPTH) is a register of its own, as are m_valid
 // and almost_full (no combinational path from m_ready to s_ready, none from the count
 // to the flags), the FIFO holds exactly DEPTH words, m_data is undefined while m_valid
@@ -41,6 +46,7 @@ module qrdma_sync_fifo
   parameter int unsigned ALMOST_FULL   = DEPTH, // almost_full = (count >= ALMOST_FULL)
   parameter bit          HEAD_REG      = 1'b0,  // m_data from a register (register form; header)
   parameter bit          FREE_READ     = 1'b0,  // block RAM read without enables (block-RAM form; header)
+  parameter bit          WE_COPY       = 1'b0,  // write side from an s_ready copy (register forms; header)
   localparam int unsigned CW           = cnt_w(DEPTH)
 ) (
   input  logic             clk,
@@ -70,6 +76,8 @@ module qrdma_sync_fifo
       $fatal(1, "qrdma_sync_fifo: HEAD_REG needs 2 <= DEPTH < RAM_MIN_DEPTH");
     if (FREE_READ && DEPTH < RAM_MIN_DEPTH)
       $fatal(1, "qrdma_sync_fifo: FREE_READ needs the block-RAM form (DEPTH >= RAM_MIN_DEPTH)");
+    if (WE_COPY && DEPTH >= RAM_MIN_DEPTH)
+      $fatal(1, "qrdma_sync_fifo: WE_COPY needs DEPTH < RAM_MIN_DEPTH");
   end
 `endif
 
@@ -84,6 +92,7 @@ module qrdma_sync_fifo
   logic          ne_q;        // count_q != 0 (the register forms' m_valid)
   logic          af_q;        // count_q >= ALMOST_FULL
   logic          push;
+  logic          push_w;      // push of the write side (memory, write pointer)
   logic          pop;
 
   assign s_ready     = s_ready_q;
@@ -97,20 +106,53 @@ module qrdma_sync_fifo
   always_ff @(posedge clk) begin
     count_q <= count_q + CW'(push) - CW'(pop);
     if (push && !pop) begin
-      s_ready_q <= (count_q != CW'(DEPTH - 1));
       ne_q      <= 1'b1;
       af_q      <= ({1'b0, count_q} + (CW+1)'(1) >= (CW+1)'(ALMOST_FULL));  // count + 1
     end else if (pop && !push) begin
-      s_ready_q <= 1'b1;
       ne_q      <= (count_q != CW'(1));
       af_q      <= ({1'b0, count_q} >= (CW+1)'(ALMOST_FULL + 1));           // count - 1
     end
     if (rst) begin
       count_q   <= '0;
-      s_ready_q <= 1'b1;
       ne_q      <= 1'b0;
       af_q      <= 1'b0;
     end
+  end
+
+  // s_ready_q; with WE_COPY twice, the second for the write side, both kept as flops of
+  // their own (synthesis merges equal flops unless each is kept, and equal bits of one
+  // vector even then)
+  if (WE_COPY) begin : gen_we_copy
+    logic s_ready_a_q, s_ready_w_q;
+    (* keep *) always_ff @(posedge clk) begin
+      if (push && !pop) begin
+        s_ready_a_q <= (count_q != CW'(DEPTH - 1));
+        s_ready_w_q <= (count_q != CW'(DEPTH - 1));
+      end else if (pop && !push) begin
+        s_ready_a_q <= 1'b1;
+        s_ready_w_q <= 1'b1;
+      end
+      if (rst) begin
+        s_ready_a_q <= 1'b1;
+        s_ready_w_q <= 1'b1;
+      end
+    end
+    assign s_ready_q = s_ready_a_q;
+    assign push_w    = s_valid && s_ready_w_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk) begin
+      if (!rst) assert (s_ready_w_q == s_ready_a_q)
+        else $error("qrdma_sync_fifo: s_ready copy %0b, s_ready %0b", s_ready_w_q,
+                    s_ready_a_q);
+    end
+`endif
+  end else begin : gen_we_one
+    always_ff @(posedge clk) begin
+      if (push && !pop)      s_ready_q <= (count_q != CW'(DEPTH - 1));
+      else if (pop && !push) s_ready_q <= 1'b1;
+      if (rst)               s_ready_q <= 1'b1;
+    end
+    assign push_w = push;
   end
 
 `ifndef SYNTHESIS
@@ -145,8 +187,8 @@ module qrdma_sync_fifo
     assign to_head = (count_q == '0) || (pop && !behind);     // a push goes into the head
 
     always_ff @(posedge clk) begin
-      if (push && !to_head) mem[wr_ptr_q] <= s_data;
-      if (push && !to_head) wr_ptr_q <= bptr_inc(wr_ptr_q);
+      if (push_w && !to_head) mem[wr_ptr_q] <= s_data;
+      if (push_w && !to_head) wr_ptr_q <= bptr_inc(wr_ptr_q);
       if (pop && behind)    rd_ptr_q <= bptr_inc(rd_ptr_q);
       if (rst) begin
         wr_ptr_q <= '0;
@@ -169,8 +211,8 @@ module qrdma_sync_fifo
     // (docs/development.md, "Writing RTL that Verilator evaluates cheaply"). The array is
     // written with `<=`, the form synthesis infers LUT RAM from.
     always_ff @(posedge clk) begin
-      if (push) mem[wr_ptr_q] <= s_data;
-      if (push) wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (push_w) mem[wr_ptr_q] <= s_data;
+      if (push_w) wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (pop)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       if (rst) begin
         wr_ptr_q <= '0;
@@ -203,7 +245,7 @@ module qrdma_sync_fifo
       .RDW_ANY (1'b1)
     ) u_ram (
       .clk     (clk),
-      .wr_en   (push),
+      .wr_en   (push_w),
       .wr_be   (1'b1),
       .wr_addr (wr_ptr_q),
       .wr_data (s_data),
@@ -214,7 +256,7 @@ module qrdma_sync_fifo
     );
 
     always_ff @(posedge clk) begin
-      if (push)   wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (push_w) wr_ptr_q <= ptr_inc(wr_ptr_q);
       if (ram_rd) rd_ptr_q <= ptr_inc(rd_ptr_q);
       ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(ram_rd);
       if (ram_rd)      r_valid_q <= 1'b1;

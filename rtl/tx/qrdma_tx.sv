@@ -14,7 +14,7 @@
 //
 // Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
 // tx_throughput): response taken in 0 -> its beat valid in 9; descriptor taken in 0 ->
-// INLINE / CONTROL beat valid in 20, DATA m_axi_arvalid in 11 and its header beat 9 cycles
+// INLINE / CONTROL beat valid in 21, DATA m_axi_arvalid in 11 and its header beat 10 cycles
 // after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
 // beat before it (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
 // Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory
@@ -351,7 +351,7 @@ module qrdma_tx
   assign pick_ok = pick_ok_q;
 
   // ------------------------------------------------------------------ assembler, output
-  logic ob_busy;  // the assembler's beat pipeline or output buffer holds beats
+  logic asm_busy;  // the assembler holds a job, a read status or beats
 
   qrdma_tx_asm #(.OUT_DEPTH(OUT_DEPTH)) u_asm (
     .clk              (clk),
@@ -381,7 +381,7 @@ module qrdma_tx
     .stat_ctrl_pkt    (stat_ctrl_pkt),
     .stat_bytes       (stat_bytes),
     .stat_mem_err     (stat_mem_err),
-    .ob_busy          (ob_busy)
+    .busy             (asm_busy)
   );
 
   // ------------------------------------------------------------------ state
@@ -395,7 +395,7 @@ module qrdma_tx
     occ_pay   <= sat16(READ_WINDOW_BEATS - 32'(credit_q));
     occ_rsp   <= 16'(rj_valid);
     busy      <= slots_used != '0 || job_count != '0 || credit_q != PCW'(READ_WINDOW_BEATS)
-                 || rj_valid || m_lnack_valid || ob_busy;
+                 || rj_valid || m_lnack_valid || asm_busy;
     stat_link_stall <= m_axis_tx_tvalid && !m_axis_tx_tready;
     if (rst) begin
       busy            <= 1'b0;

@@ -12,7 +12,8 @@
 //
 // Contract: a DATA header waits for its packet's read status (perr, one per DATA packet,
 // in order), which the caller offers only once all n_p packed beats of the packet are in
-// the payload buffer and reach its head in time: the assembler takes one payload beat
+// the payload buffer and reach its head in time (the assembler's own FIFO of read
+// statuses only delays it): the assembler takes one payload beat
 // (pay_ready) two cycles after it decided it, without looking at pay_valid, so a packet
 // never stalls in the middle. A packet whose payload read was answered SLVERR/DECERR is
 // not sent; its packed beats are released and a local NACK (tid, seq, reason
@@ -20,10 +21,11 @@
 // rsp_hdr) are taken before the next request-class job at every packet boundary. The
 // last beat is offered (tvalid) only with its CRC; at full rate the delay costs no
 // bubbles after the first packet of a burst.
-// Timing: a job at the head in cycle t (read status present) -> its header beat is
-// decided in t, enters the output buffer at the end of t+2 -> m_axis_tx_tvalid in t+3
-// for a multi-beat packet, in t + LATENCY + 4 for a one-beat packet (the CRC). Payload
-// beat j is decided in t+1+j. Stats pulse in the cycle a last beat is taken.
+// Timing: a job taken in cycle t (read status present) -> its header beat is decided in
+// t+1, enters the output buffer at the end of t+3 -> m_axis_tx_tvalid in t+4 for a
+// multi-beat packet, in t + LATENCY + 5 for a one-beat packet (the CRC); a response at
+// the input in t is decided in t. Payload beat j is decided in t+2+j. Stats pulse in the
+// cycle a last beat is taken.
 `default_nettype none
 
 module qrdma_tx_asm
@@ -70,15 +72,75 @@ module qrdma_tx_asm
   output logic                  stat_ctrl_pkt,
   output logic [LEN_W-1:0]      stat_bytes,
   output logic                  stat_mem_err,  // a DATA packet dropped: read error (pulse)
-  output logic                  ob_busy        // beats in D1, D2 or the output buffer
+  output logic                  busy           // a job, read status or beat in the assembler
 );
 
   localparam int unsigned OW = $bits(obeat_t);
   localparam int unsigned NL = BEAT_BYTES;
+  localparam int unsigned JW = $bits(job_t) - DATA_W;  // a job's fields before its header
+  localparam int unsigned JR_DEPTH = 2;  // jobs and read statuses held in the assembler
+
+  // ------------------------------------------------------------------ job, read status
+  // The job and the read status pass through small FIFOs of the assembler before the
+  // decision: job_ready and perr_ready are their s_ready registers, so the caller's pops
+  // (block-RAM reads in qrdma_tx) depend on no logic of the decision, and the decision
+  // reads the job's fields and the read status from registers (HEAD_REG). The job's
+  // header, read only into registers, waits beside its fields in a FIFO whose pop moves
+  // only a read pointer. Two entries keep one job per cycle.
+  job_t              jb;          // the job at the head
+  logic              jb_valid, jb_take;
+  logic [JW-1:0]     jf;          // its fields
+  logic [DATA_W-1:0] jh;          // its header
+  logic              pe_valid, pe, pe_take;
+  /* verilator lint_off UNUSEDSIGNAL */  // the two job FIFOs move together (u_jobf's flags)
+  logic              jh_s_ready, jh_valid, jf_af, jh_af, pe_af;
+  logic [cnt_w(JR_DEPTH)-1:0] jf_count, jh_count, pe_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH(JW), .DEPTH(JR_DEPTH), .HEAD_REG(1'b1)) u_jobf (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (job_valid),
+    .s_ready     (job_ready),
+    .s_data      (job[$bits(job_t)-1:DATA_W]),
+    .m_valid     (jb_valid),
+    .m_ready     (jb_take),
+    .m_data      (jf),
+    .count       (jf_count),
+    .almost_full (jf_af)
+  );
+
+  qrdma_sync_fifo #(.WIDTH(DATA_W), .DEPTH(JR_DEPTH)) u_jobh (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (job_valid),
+    .s_ready     (jh_s_ready),
+    .s_data      (job.hdr),
+    .m_valid     (jh_valid),
+    .m_ready     (jb_take),
+    .m_data      (jh),
+    .count       (jh_count),
+    .almost_full (jh_af)
+  );
+
+  assign jb = job_t'({jf, jh});
+
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(JR_DEPTH), .HEAD_REG(1'b1)) u_perr (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (perr_valid),
+    .s_ready     (perr_ready),
+    .s_data      (perr),
+    .m_valid     (pe_valid),
+    .m_ready     (pe_take),
+    .m_data      (pe),
+    .count       (pe_count),
+    .almost_full (pe_af)
+  );
 
   // ------------------------------------------------------------------ decision (D)
   // One beat per cycle is decided from registers: the job at the head, the response
-  // register, the read status, and the position in the head job's payload (registered
+  // register, the read status (the assembler's own FIFOs above), and the position in the head job's payload (registered
   // flags for the beat being decided: first, needs a packed beat, last packed beat, last
   // link beat; wl_q / pl_q count the link / packed beats after it).
   logic                  pay_q;      // in the payload beats of the head job
@@ -94,28 +156,28 @@ module qrdma_tx_asm
   assign rsp_first  = !pay_q && rsp_valid;
   assign lnack_free = !m_lnack_valid || m_lnack_ready;
   assign rsp_go     = rsp_first && ob_room;
-  assign start      = !pay_q && !rsp_valid && job_valid && (!job.is_data || perr_valid);
-  assign drop_go    = start && job.is_data && perr && lnack_free;
-  assign req_go     = start && !(job.is_data && perr) && ob_room;
+  assign start      = !pay_q && !rsp_valid && jb_valid && (!jb.is_data || pe_valid);
+  assign drop_go    = start && jb.is_data && pe && lnack_free;
+  assign req_go     = start && !(jb.is_data && pe) && ob_room;
   assign hdr_go     = rsp_go || req_go;
   assign pay_go     = pay_q && !skip_q && ob_room;
   assign skip_go    = pay_q && skip_q;
-  assign job_ready  = (req_go && !job.is_data) || (pay_go && lw_q) || (skip_go && lp_q);
+  assign jb_take    = (req_go && !jb.is_data) || (pay_go && lw_q) || (skip_go && lp_q);
   assign rsp_ready  = rsp_go;
-  assign perr_ready = (req_go || drop_go) && job.is_data;
-  assign end_lane   = LANE_W'(job.dlane + LANE_W'(job.len) - LANE_W'(1));
-  assign plast_lane = LANE_W'(job.len - LEN_W'(1));
+  assign pe_take    = (req_go || drop_go) && jb.is_data;
+  assign end_lane   = LANE_W'(jb.dlane + LANE_W'(jb.len) - LANE_W'(1));
+  assign plast_lane = LANE_W'(jb.len - LEN_W'(1));
 
   always_ff @(posedge clk) begin
-    if ((req_go && job.is_data) || drop_go) begin
+    if ((req_go && jb.is_data) || drop_go) begin
       pay_q   <= 1'b1;
       skip_q  <= drop_go;
       first_q <= 1'b1;
       need_q  <= 1'b1;
-      lw_q    <= (job.n_out == BEATS_W'(1));
-      lp_q    <= (job.n_p == BEATS_W'(1));
-      wl_q    <= job.n_out - BEATS_W'(1);
-      pl_q    <= job.n_p - BEATS_W'(1);
+      lw_q    <= (jb.n_out == BEATS_W'(1));
+      lp_q    <= (jb.n_p == BEATS_W'(1));
+      wl_q    <= jb.n_out - BEATS_W'(1);
+      pl_q    <= jb.n_p - BEATS_W'(1);
     end else if (pay_go || skip_go) begin
       pay_q   <= !(skip_q ? lp_q : lw_q);
       first_q <= 1'b0;
@@ -138,7 +200,7 @@ module qrdma_tx_asm
       /* verilator lint_off UNUSEDSIGNAL */  // tid and seq are read
       net_hdr_t  h;
       /* verilator lint_on UNUSEDSIGNAL */
-      h = net_hdr_t'(job.hdr);
+      h = net_hdr_t'(jb.hdr);
       a        = '0;
       a.tid    = h.tid;
       a.seq    = h.seq;
@@ -177,26 +239,26 @@ module qrdma_tx_asm
 
   always_ff @(posedge clk) begin
     c1_first_q    <= first_q;
-    c1_isd_q      <= !rsp_first && job.is_data;
-    c1_len_q      <= rsp_first ? '0 : job.len;
-    c1_last_q     <= pay_q ? lw_q : (rsp_valid || !job.is_data);
-    c1_crc_last_q <= pay_q ? lp_q : (rsp_valid || !job.is_data);
+    c1_isd_q      <= !rsp_first && jb.is_data;
+    c1_len_q      <= rsp_first ? '0 : jb.len;
+    c1_last_q     <= pay_q ? lw_q : (rsp_valid || !jb.is_data);
+    c1_crc_last_q <= pay_q ? lp_q : (rsp_valid || !jb.is_data);
     // the header of the job at a boundary, the response's when one waits (loaded every
     // cycle: no clock enable fans out to it)
-    c1_hdr_data_q <= rsp_valid ? rsp_hdr : job.hdr;
+    c1_hdr_data_q <= rsp_valid ? rsp_hdr : jb.hdr;
     // in a payload: the lanes of the beat (computed only there)
     if (!pay_q) begin
       c1_keep_q     <= '1;
     end else begin
       logic [NL-1:0] from_dl, to_end;
-      from_dl     = {NL{1'b1}} << job.dlane;
+      from_dl     = {NL{1'b1}} << jb.dlane;
       to_end      = {NL{1'b1}} >> (LANE_W'(NL - 1) - end_lane);
-      c1_keep_q  <= lane_mask(first_q ? job.dlane : '0, lw_q ? end_lane : LANE_W'(NL - 1));
+      c1_keep_q  <= lane_mask(first_q ? jb.dlane : '0, lw_q ? end_lane : LANE_W'(NL - 1));
       c1_ckeep_q <= lp_q ? lane_mask('0, plast_lane) : '1;
       // the last packed beat's bytes 0..plast_lane land in lanes dlane..end_lane (mod 64)
       c1_mrot_q  <= !need_q ? '0
                   : !lp_q   ? '1
-                  : (job.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
+                  : (jb.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
       c1_below_q <= ~from_dl;
     end
   end
@@ -230,18 +292,28 @@ module qrdma_tx_asm
   (* keep *) always_ff @(posedge clk) begin
     for (int g = 0; g < int'(NG); g++) begin
       c1_hdrg_q[g] <= !pay_q;
-      c1_rot_q[g]  <= LANE_W'(-job.dlane);
+      c1_rot_q[g]  <= LANE_W'(-jb.dlane);
     end
   end
 
   always_ff @(posedge clk) begin
     c1_crc_v_q <= hdr_go || (pay_go && need_q);
-    c2_v_q     <= c1_v_q;
     c2_crc_v_q <= c1_crc_v_q;
     if (rst) begin
       c1_crc_v_q <= 1'b0;
-      c2_v_q     <= 1'b0;
       c2_crc_v_q <= 1'b0;
+    end
+  end
+
+  // c2_v_q a second time for the output buffer's push (c2_v_q enables prev_q's 512 flops),
+  // both kept as flops of their own
+  logic c2_ob_v_q;
+  (* keep *) always_ff @(posedge clk) begin
+    c2_v_q    <= c1_v_q;
+    c2_ob_v_q <= c1_v_q;
+    if (rst) begin
+      c2_v_q    <= 1'b0;
+      c2_ob_v_q <= 1'b0;
     end
   end
 
@@ -329,11 +401,13 @@ module qrdma_tx_asm
   /* verilator lint_on UNUSEDSIGNAL */
 
   // A beat decided in cycle c is written at the end of c+2: room for it and the two
-  // decided before it (almost_full at OUT_DEPTH - 2).
-  qrdma_sync_fifo #(.WIDTH(OW), .DEPTH(OUT_DEPTH), .ALMOST_FULL(OUT_DEPTH - 2)) u_obuf (
+  // decided before it (almost_full at OUT_DEPTH - 2). Its write enable spreads over the
+  // 591-bit LUT RAM: a copy of s_ready of its own (WE_COPY).
+  qrdma_sync_fifo #(.WIDTH(OW), .DEPTH(OUT_DEPTH), .ALMOST_FULL(OUT_DEPTH - 2),
+                    .WE_COPY(1'b1)) u_obuf (
     .clk         (clk),
     .rst         (rst),
-    .s_valid     (c2_v_q),
+    .s_valid     (c2_ob_v_q),
     .s_ready     (ob_s_ready),
     .s_data      (ob_in),
     .m_valid     (ob_m_valid),
@@ -344,6 +418,27 @@ module qrdma_tx_asm
   );
 
   assign ob_room = !ob_af;
+
+  // The beats' last flags a second time, the head in a register: tvalid and the pops
+  // come from flops, not through the output buffer's LUT-RAM read.
+  logic ob_last;
+  /* verilator lint_off UNUSEDSIGNAL */  // moves with the output buffer (its flags)
+  logic lq_s_ready, lq_valid, lq_af;
+  logic [cnt_w(OUT_DEPTH)-1:0] lq_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(OUT_DEPTH), .HEAD_REG(1'b1)) u_lastq (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (c2_ob_v_q),
+    .s_ready     (lq_s_ready),
+    .s_data      (c2_last_q),
+    .m_valid     (lq_valid),
+    .m_ready     (ob_pop),
+    .m_data      (ob_last),
+    .count       (lq_count),
+    .almost_full (lq_af)
+  );
 
   // A waiting CRC belongs to a packet whose last beat is in the output buffer (the last
   // link beat is written at most one cycle after the last packed beat goes to the CRC):
@@ -362,14 +457,14 @@ module qrdma_tx_asm
   );
 
   assign ob               = obeat_t'(ob_m_data);
-  assign ob_busy          = ob_m_valid || c1_v_q || c2_v_q;
-  assign m_axis_tx_tvalid = ob_m_valid && (!ob.last || cq_valid);
+  assign busy             = jb_valid || pe_valid || ob_m_valid || c1_v_q || c2_v_q;
+  assign m_axis_tx_tvalid = ob_m_valid && (!ob_last || cq_valid);
   assign ob_pop           = m_axis_tx_tvalid && m_axis_tx_tready;
-  assign cq_pop           = ob_pop && ob.last;
+  assign cq_pop           = ob_pop && ob_last;
   assign m_axis_tx_tdata  = ob.data;
   assign m_axis_tx_tkeep  = ob.keep;
-  assign m_axis_tx_tlast  = ob.last;
-  assign m_axis_tx_tuser  = ob.last ? cq_crc : '0;
+  assign m_axis_tx_tlast  = ob_last;
+  assign m_axis_tx_tuser  = ob_last ? cq_crc : '0;
   assign stat_data_pkt    = cq_pop && ob.is_data;
   assign stat_ctrl_pkt    = cq_pop && !ob.is_data;
   assign stat_bytes       = cq_pop ? ob.len : '0;
@@ -387,6 +482,10 @@ module qrdma_tx_asm
         else $error("qrdma_tx_asm: CRC queue overflow");
       if (c2_v_q) assert (ob_s_ready)
         else $error("qrdma_tx_asm: output buffer overflow");
+      assert (jh_s_ready == job_ready && jh_valid == jb_valid)
+        else $error("qrdma_tx_asm: job header and fields apart");
+      assert (lq_valid == ob_m_valid && (!lq_valid || ob_last == ob.last))
+        else $error("qrdma_tx_asm: last flags apart from the output buffer");
       if (pay_ready) assert (pay_valid)
         else $error("qrdma_tx_asm: payload beat taken before it is in the buffer");
     end

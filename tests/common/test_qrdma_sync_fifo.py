@@ -94,23 +94,26 @@ async def fifo_random(dut):
 def params():
     from simrun import full
 
-    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG, FREE_READ: one register, LUT RAM,
-    # the head register form (2 and 7 deep), block RAM (the RAM_MIN_DEPTH threshold passed),
-    # a wide block-RAM form, block RAM read without enables (deep, and 3 deep: fewer words
-    # than its skid FIFO); the other sizes in make test-full
-    p = [(8, 1, 64, 1, 0, 0), (16, 5, 64, 3, 0, 0), (16, 2, 64, 1, 1, 0), (16, 7, 64, 5, 1, 0),
-         (8, 100, 64, 97, 0, 0), (72, 3, 2, 2, 0, 0), (8, 100, 64, 97, 0, 1), (72, 3, 2, 2, 0, 1)]
+    # WIDTH, DEPTH, RAM_MIN_DEPTH, ALMOST_FULL, HEAD_REG, FREE_READ, WE_COPY: one register,
+    # LUT RAM (with and without the write side's s_ready copy), the head register form (2
+    # and 7 deep, one with the copy), block RAM (the RAM_MIN_DEPTH threshold passed), a wide
+    # block-RAM form, block RAM read without enables (deep, and 3 deep: fewer words than its
+    # skid FIFO); the other sizes in make test-full
+    p = [(8, 1, 64, 1, 0, 0, 0), (16, 5, 64, 3, 0, 0, 0), (16, 5, 64, 3, 0, 0, 1),
+         (16, 2, 64, 1, 1, 0, 0), (16, 7, 64, 5, 1, 0, 1), (8, 100, 64, 97, 0, 0, 0),
+         (72, 3, 2, 2, 0, 0, 0), (8, 100, 64, 97, 0, 1, 0), (72, 3, 2, 2, 0, 1, 0)]
     if full():
-        p += [(8, 2, 64, 1, 0, 0), (32, 16, 64, 12, 0, 0), (32, 64, 64, 60, 0, 0),
-              (8, 2, 2, 2, 0, 0), (8, 3, 64, 3, 1, 0), (32, 64, 64, 60, 0, 1), (8, 2, 2, 2, 0, 1)]
+        p += [(8, 2, 64, 1, 0, 0, 0), (32, 16, 64, 12, 0, 0, 0), (32, 64, 64, 60, 0, 0, 0),
+              (8, 2, 2, 2, 0, 0, 0), (8, 3, 64, 3, 1, 0, 0), (32, 64, 64, 60, 0, 1, 0),
+              (8, 2, 2, 2, 0, 1, 0), (8, 1, 64, 1, 0, 0, 1)]
     return p
 
 
-@pytest.mark.parametrize("width,depth,ram_min,af,head,free", params())
-def test_qrdma_sync_fifo(width, depth, ram_min, af, head, free):
+@pytest.mark.parametrize("width,depth,ram_min,af,head,free,we", params())
+def test_qrdma_sync_fifo(width, depth, ram_min, af, head, free, we):
     from simrun import run
 
     p = {"WIDTH": width, "DEPTH": depth, "RAM_MIN_DEPTH": ram_min, "ALMOST_FULL": af,
-         "HEAD_REG": head, "FREE_READ": free}
+         "HEAD_REG": head, "FREE_READ": free, "WE_COPY": we}
     run("qrdma_sync_fifo", "test_qrdma_sync_fifo", p,
         extra_env={f"P_{k}": str(v) for k, v in p.items()})
