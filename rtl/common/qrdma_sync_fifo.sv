@@ -302,7 +302,7 @@ module qrdma_sync_fifo
       .RDW_ANY (1'b1)
     ) u_ram (
       .clk     (clk),
-      .wr_en   (push),
+      .wr_en   (push_w),
       .wr_be   (1'b1),
       .wr_addr (wr_ptr_q),
       .wr_data (s_data),
@@ -318,8 +318,8 @@ module qrdma_sync_fifo
     end
 
     always_ff @(posedge clk) begin
-      if (push)  wr_ptr_q <= ptr_inc(wr_ptr_q);
-      if (issue) rd_ptr_q <= ptr_inc(rd_ptr_q);
+      if (push_w) wr_ptr_q <= ptr_inc(wr_ptr_q);
+      if (issue)  rd_ptr_q <= ptr_inc(rd_ptr_q);
       ram_cnt_q <= ram_cnt_q + CW'(push) - CW'(issue);
       cred_q    <= cred_q + (SW+1)'(issue) - (SW+1)'(pop);
       iv_q      <= {iv_q[0], issue};
