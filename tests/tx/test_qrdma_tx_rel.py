@@ -168,7 +168,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 where[tid]["sent"].append(now)
 
     def sent_base(tmr, fire, what):
-        """the first pulse counted for timer tmr, whose timeout was decided before cycle
+        """the first pulse counted for timer tmr, whose timeout decision came before cycle
         fire: one must have come 8 cycles or more before that cycle"""
         assert any(c <= fire - 8 for c in tmr["sent"]), \
             f"{what}: timer {tmr} ran out without a sent pulse (cycle {fire})"
