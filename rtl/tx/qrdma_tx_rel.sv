@@ -27,7 +27,7 @@
 // registered ready); a re-send has priority over the engine's descriptors; m_nack is a
 // FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a descriptor
 // is passed on), in ticks of 2^TICK_SHIFT cycles; a timer whose last s_sent pulse since
-// its arm came in cycle t times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 9,
+// its arm came in cycle t times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6,
 // T = cfg_timeout << min(re-sends, cfg_backoff), and never before a pulse (docs/
 // reliability.md "Timers"). s_sent for a descriptor must come 6 cycles or more after it
 // passed on (the send unit's pipeline is longer); a pulse for a TID whose timer is not
