@@ -646,9 +646,11 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             active.remove(b)
             if b["notify"]:
                 later(b["ctrl"], 0, 30)          # CONTROL after the block
-            if rng.random() < 0.1:
+            if rng.random() < 0.1 and not b["had_ctrl"]:
                 # a late packet of an older issue: stale while a newer block of the TID is
-                # being filled, a new block once its entry is done
+                # being filled, a new block once its entry is done (not for a notifying
+                # block's TID: that new block would reuse the TID while its ACK may still
+                # wait for the notification, which no sender does; Stim.fresh)
                 later(old_seq(b), 0, 40)
             if b["had_ctrl"] and rng.random() < 0.2:
                 later(b["ctrl"])                 # the CONTROL again
