@@ -17,28 +17,29 @@
 //       again, with the timeout doubled per re-send up to 2^cfg_backoff times;
 //     - else NACK (tid, seq, ERR_TIMEOUT), which disarms it when the engine takes it.
 //   * a MISS report (s_miss: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid,
-//     seq) are missing at the receiver) is kept per TID; the scan, visiting the TID, re-sends
-//     that run of the kept block (cfg_gbn: from pkt_first to the block's end) when the timer
-//     is armed with its seq and not due, without counting it as a re-send for
-//     cfg_retry_limit, and drops the report otherwise.
+//     seq) are missing at the receiver) is kept per TID and its TID visited out of turn;
+//     the scan, visiting the TID, re-sends that run of the kept block (cfg_gbn: from
+//     pkt_first to the block's end) when the timer is armed with its seq and not due,
+//     without counting it as a re-send for cfg_retry_limit, and drops the report otherwise.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
 // Contract: after reset the unit clears its timers and kept descriptors (1024 cycles:
 // descriptors wait); each descriptor stream passes a register slice (one cycle,
 // registered ready); a re-send has priority over the engine's descriptors; m_nack is a
 // FIFO's head. cfg_timeout is in cycles (0: the timers are off; read when a descriptor
 // is passed on), in ticks of 2^TICK_SHIFT cycles; a timer whose last s_sent pulse since
-// its arm came in cycle t times out in t + T .. t + T + 2 * 2^TICK_SHIFT + NUM_TIDS + 6,
-// T = cfg_timeout << min(re-sends, cfg_backoff), and never before a pulse (docs/
-// reliability.md "Timers"). s_sent for a descriptor must come 6 cycles or more after it
+// its arm came in cycle t times out in t + T .. t + T + 2 * 2^TICK_SHIFT + ROUND + 6,
+// T = cfg_timeout << min(re-sends, cfg_backoff), ROUND = NUM_TIDS + NUM_TIDS / MV_GAP + 1
+// (the scan's longest round), and never before a pulse (docs/reliability.md "Timers"). s_sent for a descriptor must come 6 cycles or more after it
 // passed on (the send unit's pipeline is longer); a pulse for a TID whose timer is not
 // armed does nothing, one of an earlier use of the TID starts its timer early (a re-send
 // the receiver drops as a duplicate). Timing: descriptors one
 // cycle; a NACK for an unreachable destination is valid on m_nack three cycles after the
 // engine's handshake.
 // s_miss is a pulse (no backpressure, one per cycle at most): a MISS in cycle m is kept
-// from m + 4 on, and its re-send is offered at the earliest in m + 12 and, when no scan
-// round is lost, at the latest in m + NUM_TIDS + 11 plus the re-sends queued before it
-// (docs/reliability.md "MISS-driven re-sends").
+// from m + 4 on, and its re-send is offered at the earliest in m + 12, by m + 21 when no
+// other MISS waits for its visit, and, when no scan round is lost, at the latest in
+// m + ROUND + 11, plus the re-sends queued before it (docs/reliability.md "MISS-driven
+// re-sends").
 `default_nettype none
 
 module qrdma_tx_rel
@@ -48,6 +49,8 @@ module qrdma_tx_rel
   parameter int unsigned TICK_SHIFT = 8,   // timer tick: 2^TICK_SHIFT cycles
   parameter int unsigned STAMP_W    = 16,  // deadline bits (ticks): timeouts up to 2^(STAMP_W-1) - 2 ticks
   parameter int unsigned RQ_DEPTH   = 4,   // timeouts waiting for their re-send
+  parameter int unsigned MV_DEPTH   = 4,   // MISS TIDs waiting for a visit out of turn
+  parameter int unsigned MV_GAP     = 4,   // visits in turn after one out of turn, at least
   localparam int unsigned TW        = ACK_DESC_TID_W,
   localparam int unsigned NUM_TIDS  = 1 << TW,
   localparam int unsigned SEQW      = ACK_DESC_SEQ_W
@@ -108,6 +111,8 @@ module qrdma_tx_rel
   initial begin
     if (SW < 4 || TICK_SHIFT + SW > 40) $fatal(1, "qrdma_tx_rel: STAMP_W in 4..40-TICK_SHIFT");
     if (RQ_DEPTH < 1 || RQ_DEPTH > 16) $fatal(1, "qrdma_tx_rel: RQ_DEPTH in 1..16");
+    if (MV_DEPTH < 2 || MV_DEPTH > 16) $fatal(1, "qrdma_tx_rel: MV_DEPTH in 2..16");
+    if (MV_GAP < 1 || MV_GAP > 255) $fatal(1, "qrdma_tx_rel: MV_GAP in 1..255");
   end
 `endif
 
@@ -482,6 +487,7 @@ module qrdma_tx_rel
   // register and computes tick - deadline, S3 decides. hit: the TID was armed or
   // disarmed since S0 (the words read may be old): no decision on it in this round.
   logic [TW-1:0] sc_q, s1_tid_q, s2_tid_q, s3_tid_q;
+  logic [TW-1:0] pt_q;   // the scan's next TID in turn
   logic          s2_arm_q, s3_arm_q;
   logic          s1_hit_q, s2_hit_q, s3_hit_q;
   logic          s3_due_q, s3_lim_q, s3_inq_q;
@@ -613,6 +619,39 @@ module qrdma_tx_rel
   assign s2_mhit = mi3_v_q && mi3_tid_q == s2_tid_q;
   assign s3_mhit = mi3_v_q && mi3_tid_q == s3_tid_q;
 
+  // Visits out of turn: the TID of every MISS written (M3) joins a FIFO (dropped when it is
+  // full: the scan's round still finds the record), and its head is visited next in S0
+  // instead of the scan's next TID in turn (pt_q, which then waits a cycle), when it is in
+  // none of S0..S3 (one visit of a TID at a time in the pipeline), at least MV_GAP visits
+  // in turn came since the last one out of turn, and the scan does not come to it in turn
+  // within MV_NEAR visits (then it is only popped). A visit out of turn is a visit like any
+  // other: the same reads and decisions.
+  localparam int unsigned MV_NEAR = 8;   // > the pipeline's S0..S4 (no visit of the TID there)
+  logic          mv_v, mv_go, mv_near, mv_busy, mv_pop;
+  logic [TW-1:0] mv_tid;
+  logic [7:0]    mv_gap_q;   // visits in turn still due before the next out of turn
+
+  /* verilator lint_off PINCONNECTEMPTY */  // s_ready: a TID finding the FIFO full is dropped; count, almost_full: not used
+  qrdma_sync_fifo #(.WIDTH(TW), .DEPTH(MV_DEPTH), .HEAD_REG(1'b1)) u_mv_fifo (
+    .clk, .rst,
+    .s_valid(mi3_v_q), .s_ready(), .s_data(mi3_tid_q),
+    .m_valid(mv_v), .m_ready(mv_pop), .m_data(mv_tid),
+    .count(), .almost_full()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  assign mv_near = TW'(mv_tid - pt_q) < TW'(MV_NEAR);
+  assign mv_busy = mv_tid == sc_q || mv_tid == s1_tid_q || mv_tid == s2_tid_q
+                   || mv_tid == s3_tid_q;
+  assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy;
+  assign mv_pop  = mv_go || (mv_v && mv_near);
+
+  always_ff @(posedge clk) begin
+    if (mv_go) mv_gap_q <= 8'(MV_GAP);
+    else if (mv_gap_q != 8'd0) mv_gap_q <= mv_gap_q - 8'd1;
+    if (rst) mv_gap_q <= '0;
+  end
+
   always_ff @(posedge clk) begin
     s1_mhit_q <= s0_mhit;
     s2_mv_q   <= mv_rd[0];
@@ -627,7 +666,8 @@ module qrdma_tx_rel
   end
 
   always_ff @(posedge clk) begin
-    sc_q     <= sc_q + TW'(1);
+    sc_q     <= mv_go ? mv_tid : pt_q;
+    pt_q     <= mv_go ? pt_q : pt_q + TW'(1);
     s1_tid_q <= sc_q;
     s1_hit_q <= s0_hit;
     s2_tid_q <= s1_tid_q;
@@ -645,7 +685,10 @@ module qrdma_tx_rel
     s3_lim_q <= sc_rd.rt >= lim_q;   // re-sent as often as allowed: NACK
     s3_sa_q  <= s2_bo_ge ? bo_q : sc_rd.rt[3:0] + 4'd1;  // (rt < bo <= 15: no carry out)
     s3_inq_q <= s2_inq;
-    if (rst) sc_q <= '0;
+    if (rst) begin
+      sc_q <= '0;
+      pt_q <= TW'(1);
+    end
   end
 
   // A timer found due is not acted on while an acknowledgement of the TID is on its way
