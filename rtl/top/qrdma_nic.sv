@@ -211,7 +211,7 @@ module qrdma_nic
   logic [NET_HDR_TID_W-1:0] tx_sent_tid;
 
   // the sender's reliability unit: destination check and response timers
-  qrdma_tx_rel u_rel (
+  qrdma_tx_rel #(.MAX_PAYLOAD(MAX_PAYLOAD)) u_rel (
     .clk, .rst, .node_id,
     .cfg_timeout(retx_timeout), .cfg_node_mask(node_mask),
     .cfg_retry_limit(retry_limit), .cfg_backoff(backoff),
@@ -220,7 +220,7 @@ module qrdma_nic
     .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
-    .cfg_gbn(resend == 2'd1), .s_miss_valid(rx_miss_valid && !resend[1]),
+    .cfg_gbn(resend == 2'd1), .cfg_probe(resend == 2'd0), .s_miss_valid(rx_miss_valid && !resend[1]),
     .s_miss_data(rx_miss_data), .s_sent_valid(tx_sent_valid), .s_sent_tid(tx_sent_tid),
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
     .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx),

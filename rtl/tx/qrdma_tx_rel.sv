@@ -14,7 +14,8 @@
 //     it; a scan visits one TID per cycle and finds an armed timer past its deadline:
 //     - fewer than cfg_retry_limit re-sends so far: the kept block, inline or control
 //       packet (a notifying transfer's last block with its control packet) is passed on
-//       again, with the timeout doubled per re-send up to 2^cfg_backoff times;
+//       again, with the timeout doubled per re-send up to 2^cfg_backoff times (cfg_probe:
+//       a block as its last packet alone, a probe the receiver answers with a MISS);
 //     - else NACK (tid, seq, ERR_TIMEOUT), which disarms it when the engine takes it.
 //   * a MISS report (s_miss: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid,
 //     seq) are missing at the receiver) is kept per TID and its TID visited out of turn;
@@ -51,6 +52,7 @@ module qrdma_tx_rel
   parameter int unsigned RQ_DEPTH   = 4,   // timeouts waiting for their re-send
   parameter int unsigned MV_DEPTH   = 4,   // MISS TIDs waiting for a visit out of turn
   parameter int unsigned MV_GAP     = 4,   // visits in turn after one out of turn, at least
+  parameter int unsigned MAX_PAYLOAD = 1024, // the send unit's largest packet payload (power of 2)
   localparam int unsigned TW        = ACK_DESC_TID_W,
   localparam int unsigned NUM_TIDS  = 1 << TW,
   localparam int unsigned SEQW      = ACK_DESC_SEQ_W
@@ -63,6 +65,7 @@ module qrdma_tx_rel
   input  logic [7:0]              cfg_retry_limit, // RETRY_LIMIT: re-sends before ERR_TIMEOUT
   input  logic [3:0]              cfg_backoff,     // RETRY_LIMIT: timeout doublings, at most
   input  logic                    cfg_gbn,         // 1: a MISS re-sends from its first packet to the block's end
+  input  logic                    cfg_probe,       // 1: a block's timeout re-sends its last packet only
   // descriptors from the QoS engine
   input  logic                    s_blk_valid,
   output logic                    s_blk_ready,
@@ -113,6 +116,8 @@ module qrdma_tx_rel
     if (RQ_DEPTH < 1 || RQ_DEPTH > 16) $fatal(1, "qrdma_tx_rel: RQ_DEPTH in 1..16");
     if (MV_DEPTH < 2 || MV_DEPTH > 16) $fatal(1, "qrdma_tx_rel: MV_DEPTH in 2..16");
     if (MV_GAP < 1 || MV_GAP > 255) $fatal(1, "qrdma_tx_rel: MV_GAP in 1..255");
+    if (MAX_PAYLOAD < 64 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
+      $fatal(1, "qrdma_tx_rel: MAX_PAYLOAD a power of 2, 64 or more");
   end
 `endif
 
@@ -291,10 +296,10 @@ module qrdma_tx_rel
   assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
   assign m_blk_valid = r_boff || ob_off;
   assign m_pkt_valid = r_poff || op_off;
-  // (a MISS re-send: the kept block with the run of the MISS)
+  // (a MISS re-send or a probe: the kept block with the run of the MISS, or its last packet)
   always_comb begin
     m_blk_data = r_boff ? bs_rd : bq_data[BLOCK_DESC_W-1:0];
-    if (r_boff && r3_q.miss) begin
+    if (r_boff && r3_run_q) begin
       m_blk_data[BLOCK_DESC_PKT_FIRST_LSB +: BLOCK_DESC_PKT_FIRST_W] = r3_q.pf;
       m_blk_data[BLOCK_DESC_PKT_NUM_LSB +: BLOCK_DESC_PKT_NUM_W]     = r3_q.pn;
     end
@@ -875,7 +880,19 @@ module qrdma_tx_rel
   // its control packet the stores still keep with the timer's seq; the control packet
   // arms when it goes with the block (r3_q.kind K_CTL). A MISS re-sends the block's run
   // only and keeps its timer's kind.
+  // A block's timeout re-send with cfg_probe (a probe) is the kept block's last packet
+  // alone, which asks: the receiver answers with a MISS for what else it lacks, or with
+  // its ACK. Packets do not cross a MAX_PAYLOAD boundary of the destination, so the last
+  // one is ((dst_addr mod MAX_PAYLOAD) + size - 1) / MAX_PAYLOAD, from the store's output
+  // register in R2.
+  localparam int unsigned PLW = $clog2(MAX_PAYLOAD);
+  localparam int unsigned SZW = BLOCK_DESC_SIZE_W;
   logic r2_bok, r2_pok, r2_inl;
+  logic [SZW:0] r2_end;   // the block's last byte, from the start of its first packet
+  logic         probe_q, r3_run_q;
+
+  assign r2_end = (SZW + 1)'(bs_rd[BLOCK_DESC_DST_ADDR_LSB +: PLW])
+                  + (SZW + 1)'(bs_rd[BLOCK_DESC_SIZE_LSB +: SZW]) - (SZW + 1)'(1);
 
   always_comb begin
     r2_inl = r2_q.kind == K_INL;
@@ -901,6 +918,11 @@ module qrdma_tx_rel
       r3_x_q    <= r2_x;
       r3_q      <= r2_q;
       r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK));
+      r3_run_q  <= r2_q.miss || probe_q;
+      if (!r2_q.miss) begin
+        r3_q.pf <= PFW'(r2_end >> PLW);
+        r3_q.pn <= PNW'(1);
+      end
       r3_b_q    <= r2_bok && r2_go && !r2_x;
       r3_p_q    <= r2_pok && r2_go && !r2_x;
     end else begin
@@ -909,6 +931,7 @@ module qrdma_tx_rel
       if (rb_pass || r3_done || r3_xk) r3_b_q <= 1'b0;
       if (rp_pass || r3_done || r3_xk) r3_p_q <= 1'b0;
     end
+    probe_q        <= cfg_probe;
     stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && !r3_q.miss;
     stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && r3_q.miss;
     if (rst) begin

@@ -35,6 +35,9 @@ MISS of its TID replaces is answered (by the end; rel_miss_bound: within 2 x ROU
 cycles) by such a re-send, by a whole re-send, by a descriptor of the
 engine with its TID passed on, or by the timer's acknowledgement or NACK; stat_miss_retx
 pulses once per MISS re-send passed on.
+With cfg_probe (rel_miss) every timeout re-send of a block is the kept block's last
+packet alone (pkt_first ((dst_addr mod MAX_PAYLOAD) + size - 1) / MAX_PAYLOAD, pkt_num 1);
+without it, the kept block whole.
 rel_reset: the kept descriptors do not outlive a reset (the engine's seq numbers start
 again at reset).
 rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
@@ -56,6 +59,7 @@ from tools import formats as F
 ERR_TIMEOUT = F.CONST["ERR_TIMEOUT"][0]
 ERR_UNREACHABLE = F.CONST["ERR_UNREACHABLE"][0]
 NODE_ID = 2
+MAX_PAYLOAD = 1024   # qrdma_tx_rel's default
 NODE_MASK = 0b1011_0111   # nodes 0, 1, 2 (self), 4, 5, 7
 
 
@@ -85,7 +89,7 @@ def scan_round() -> int:
 
 async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=0.2,
                      unreach_p=0.2, rounds=0, retries=0, backoff=0, seq0=0, ctl_p=0.0, ready_p=0.7,
-                     miss_p=0.0, gbn=0, miss_bound=False, miss_live=None):
+                     miss_p=0.0, gbn=0, miss_bound=False, miss_live=None, probe=0):
     """rounds None: no upper bound on a timeout NACK's lateness (a scan round of NUM_TIDS
     cycles is lost whenever the NACK queue is full, an unreachable NACK takes the cycle or
     an acknowledgement of the same TID is on its way); every timer still fires by the end.
@@ -98,7 +102,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     check the latency bound of every MISS re-send (module docstring); miss_live: cycles
     within which a MISS for a block's armed timer is answered (None: by the end; a scan
     round is lost whenever the re-send queue is full at the TID's visit, which with many
-    timers due at once repeats round after round, as for timeouts)."""
+    timers due at once repeats round after round, as for timeouts). probe: cfg_probe (a
+    block's timeout re-send is its last packet alone)."""
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rnd = scan_round()
     rng = seed_rng(name)
@@ -110,6 +115,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     dut.cfg_retry_limit.value = retries
     dut.cfg_backoff.value = backoff
     dut.cfg_gbn.value = gbn
+    dut.cfg_probe.value = probe
     dut.s_miss_valid.value = 0
     dut.s_miss_data.value = 0
     dut.s_sent_valid.value = 0
@@ -212,8 +218,8 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                 dst_node=dst)
         if kind == "pkt":
             d = put(F.PKT_DESC, d, kind=0)
-        else:   # the engine sends whole blocks
-            d = put(F.BLOCK_DESC, d, pkt_first=0, pkt_num=0)
+        else:   # the engine sends whole blocks of 1..BLOCK_SIZE bytes
+            d = put(F.BLOCK_DESC, d, pkt_first=0, pkt_num=0, size=rng.randint(1, 1 << 16))
         return (d, tid, s, dst)
 
     # MISS reports: miss_recs[tid], those a MISS re-send may answer, oldest first
@@ -232,7 +238,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         blocks = [t for t, m in armed.items() if m["kind"] != "inl" and t not in early]
         inl = [t for t, m in armed.items() if m["kind"] == "inl"]
         pf = rng.randrange(1 if gbn else 0, 256)
-        pn = rng.randint(1, 256)
+        pn = rng.randint(2 if probe else 1, 256)   # (a run of one packet could be a probe)
         if c < 0.6 and blocks:
             due = [t for t in blocks if armed[t]["sent"]
                    and now - armed[t]["sent"][0] >= span(armed[t]["rt"])]
@@ -272,15 +278,27 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     def unrun(d):
         return put(F.BLOCK_DESC, d, pkt_first=0, pkt_num=0)
 
+    def timeout_resend(kind, tid):
+        """what a timeout re-sends: the kept descriptor, or with probe a block's last
+        packet alone (packets do not cross a MAX_PAYLOAD boundary of the destination)"""
+        d = kept[tid].get(kind)
+        if not probe or kind != "blk" or d is None:
+            return d
+        da, size = field(F.BLOCK_DESC, d, "dst_addr"), field(F.BLOCK_DESC, d, "size")
+        return put(F.BLOCK_DESC, d, pkt_first=(da % MAX_PAYLOAD + size - 1) // MAX_PAYLOAD,
+                   pkt_num=1)
+
     def resent(kind, d):
         """a re-send passed on: check it against the timer it answers; arm again"""
         tid, s = field(layout[kind], d, "tid"), field(layout[kind], d, "seq")
-        miss = kind == "blk" and d != kept[tid].get(kind)
+        miss = kind == "blk" and d != timeout_resend(kind, tid)
         if miss:
             assert unrun(d) == kept[tid].get(kind), \
                 f"MISS re-send ({tid}, {s}) is not the kept block with a run"
         else:
-            assert kept[tid].get(kind) == d, f"{kind}: re-sent ({tid}, {s}) is not the kept one"
+            assert timeout_resend(kind, tid) == d, \
+                f"{kind}: re-sent ({tid}, {s}) is not the kept one (probe {probe})"
+            stats["probe"] += kind == "blk" and probe
             # a MISS re-send sends the block's run only, never its control packet (the
             # TID's next re-send is a scan round later)
             assert not (kind == "pkt" and now - miss_pass.get(tid, -10**9) < 16), \
@@ -529,6 +547,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
     assert stats["mretx_stat"] == stats["mretx"]
     assert (stats["mretx"] > 0) == (miss_p > 0), "no MISS re-send"
     assert not miss_bound or stats["miss_alone"] > 0, "no MISS re-send alone"
+    assert (stats["probe"] > 0) == bool(probe and retries and timeout), "probes"
     assert not miss_open, f"MISS reports never answered: {miss_open[:5]}"
     if miss_p:
         assert all(stats[k] > 0 for k in ("miss_match", "miss_stale", "miss_unarmed")), stats
@@ -564,11 +583,13 @@ async def rel_retx(dut):
 
 @cocotb.test()
 async def rel_miss(dut):
-    """MISS reports of every kind beside timeouts (3 re-sends, backoff 2), control packets,
-    ready at 30 %: MISS re-sends are the kept block with the MISS's run, do not count toward
-    RETRY_LIMIT, never pass two cycles after their acknowledgement."""
+    """MISS reports of every kind beside timeouts (3 re-sends, backoff 2, cfg_probe),
+    control packets, ready at 30 %: MISS re-sends are the kept block with the MISS's run,
+    do not count toward RETRY_LIMIT, never pass two cycles after their acknowledgement; a
+    block's timeout re-send is its last packet."""
     await run_timers(dut, int(os.environ["P_TIMEOUT"]), 2500, 0.03, "rel_miss", rounds=None,
-                     retries=3, backoff=2, seq0=0x4000, ctl_p=0.3, ready_p=0.3, miss_p=0.05)
+                     retries=3, backoff=2, seq0=0x4000, ctl_p=0.3, ready_p=0.3, miss_p=0.05,
+                     probe=1)
 
 
 @cocotb.test()
@@ -626,6 +647,7 @@ async def rel_reset(dut):
     dut.cfg_retry_limit.value = 1
     dut.cfg_backoff.value = 0
     dut.cfg_gbn.value = 0
+    dut.cfg_probe.value = 0
     for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid", "s_sent_valid"):
         getattr(dut, sig).value = 0
     dut.m_blk_ready.value = 1
