@@ -281,6 +281,8 @@ module qrdma_tx_rel
   logic                   bs_rd_v, ps_rd_v;    // the store's word was written since reset
   logic                   r_boff, r_poff, rb_pass, rp_pass, r3_done;
   logic                   r3_x_q;              // R3 superseded by an arm (see below)
+  logic                   r3_run_q;            // R3's block with the run of r3_q (a MISS or a probe)
+  logic                   probe_q;             // cfg_probe, registered
 
   // One timer arm per cycle: a packet passed on in the cycle of a block waits in pend_q
   // and arms in the next cycle; while it waits no descriptor is passed on (so every arm
@@ -889,7 +891,6 @@ module qrdma_tx_rel
   localparam int unsigned SZW = BLOCK_DESC_SIZE_W;
   logic r2_bok, r2_pok, r2_inl;
   logic [SZW:0] r2_end;   // the block's last byte, from the start of its first packet
-  logic         probe_q, r3_run_q;
 
   assign r2_end = (SZW + 1)'(bs_rd[BLOCK_DESC_DST_ADDR_LSB +: PLW])
                   + (SZW + 1)'(bs_rd[BLOCK_DESC_SIZE_LSB +: SZW]) - (SZW + 1)'(1);
