@@ -15,7 +15,8 @@
 //     - fewer than cfg_retry_limit re-sends so far: the kept block, inline or control
 //       packet (a notifying transfer's last block with its control packet) is passed on
 //       again, with the timeout doubled per re-send up to 2^cfg_backoff times (cfg_probe:
-//       a block as its last packet alone, a probe the receiver answers with a MISS);
+//       a block's first re-send is its last packet alone, a probe the receiver answers
+//       with a MISS);
 //     - else NACK (tid, seq, ERR_TIMEOUT), which disarms it when the engine takes it.
 //   * a MISS report (s_miss: packets pkt_first .. pkt_first + pkt_num - 1 of block (tid,
 //     seq) are missing at the receiver) is kept per TID and its TID visited out of turn;
@@ -37,7 +38,7 @@
 // cycle; a NACK for an unreachable destination is valid on m_nack three cycles after the
 // engine's handshake.
 // s_miss is a pulse (no backpressure, one per cycle at most): a MISS in cycle m is kept
-// from m + 4 on, and its re-send is offered at the earliest in m + 12, by m + 21 when no
+// from m + 4 on, and its re-send is offered at the earliest in m + 12, by m + 28 when no
 // other MISS waits for its visit, and, when no scan round is lost, at the latest in
 // m + ROUND + 11, plus the re-sends queued before it (docs/reliability.md "MISS-driven
 // re-sends").
@@ -631,12 +632,17 @@ module qrdma_tx_rel
   // instead of the scan's next TID in turn (pt_q, which then waits a cycle), when it is in
   // none of S0..S3 (one visit of a TID at a time in the pipeline), at least MV_GAP visits
   // in turn came since the last one out of turn, and the scan does not come to it in turn
-  // within MV_NEAR visits (then it is only popped). A visit out of turn is a visit like any
-  // other: the same reads and decisions.
-  localparam int unsigned MV_NEAR = 8;   // > the pipeline's S0..S4 (no visit of the TID there)
-  logic          mv_v, mv_go, mv_near, mv_busy, mv_pop;
-  logic [TW-1:0] mv_tid;
-  logic [7:0]    mv_gap_q;   // visits in turn still due before the next out of turn
+  // soon (then it is only popped): near is the head at or after pt_q in the scan's group
+  // of 8 TIDs, or in the next group, so a TID visited out of turn is 9 visits in turn or
+  // more ahead or was visited in turn less than 8 cycles ago, beyond the pipeline's S0..S4
+  // or in it (busy) (compared without a carry chain: the next group's number is kept in
+  // a register beside pt_q). A visit out of turn is a visit like any other: the same reads
+  // and decisions.
+  localparam int unsigned MV_GW = TW - 3;   // group number bits (groups of 8 TIDs)
+  logic             mv_v, mv_go, mv_near, mv_busy, mv_pop;
+  logic [TW-1:0]    mv_tid;
+  logic [7:0]       mv_gap_q;    // visits in turn still due before the next out of turn
+  logic [MV_GW-1:0] pt_g1_q;     // pt_q's group + 1
 
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready: a TID finding the FIFO full is dropped; count, almost_full: not used
   qrdma_sync_fifo #(.WIDTH(TW), .DEPTH(MV_DEPTH), .HEAD_REG(1'b1)) u_mv_fifo (
@@ -647,16 +653,21 @@ module qrdma_tx_rel
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
-  assign mv_near = TW'(mv_tid - pt_q) < TW'(MV_NEAR);
+  assign mv_near = (mv_tid[TW-1:3] == pt_q[TW-1:3] && mv_tid[2:0] >= pt_q[2:0])
+                   || mv_tid[TW-1:3] == pt_g1_q;
   assign mv_busy = mv_tid == sc_q || mv_tid == s1_tid_q || mv_tid == s2_tid_q
                    || mv_tid == s3_tid_q;
   assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy;
   assign mv_pop  = mv_go || (mv_v && mv_near);
 
   always_ff @(posedge clk) begin
+    if (!mv_go && pt_q[2:0] == 3'd7) pt_g1_q <= pt_g1_q + MV_GW'(1);
     if (mv_go) mv_gap_q <= 8'(MV_GAP);
     else if (mv_gap_q != 8'd0) mv_gap_q <= mv_gap_q - 8'd1;
-    if (rst) mv_gap_q <= '0;
+    if (rst) begin
+      mv_gap_q <= '0;
+      pt_g1_q  <= MV_GW'(1);   // (pt_q starts at 1: group 0)
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -882,9 +893,10 @@ module qrdma_tx_rel
   // its control packet the stores still keep with the timer's seq; the control packet
   // arms when it goes with the block (r3_q.kind K_CTL). A MISS re-sends the block's run
   // only and keeps its timer's kind.
-  // A block's timeout re-send with cfg_probe (a probe) is the kept block's last packet
-  // alone, which asks: the receiver answers with a MISS for what else it lacks, or with
-  // its ACK. Packets do not cross a MAX_PAYLOAD boundary of the destination, so the last
+  // A block's first timeout re-send with cfg_probe (a probe) is the kept block's last
+  // packet alone, which asks: the receiver answers with a MISS for what else it lacks, or
+  // with its ACK; later ones re-send the whole block (a MISS answer may be dropped by a
+  // busy receiver, and a whole block needs none). Packets do not cross a MAX_PAYLOAD boundary of the destination, so the last
   // one is ((dst_addr mod MAX_PAYLOAD) + size - 1) / MAX_PAYLOAD, from the store's output
   // register in R2.
   localparam int unsigned PLW = $clog2(MAX_PAYLOAD);
@@ -919,7 +931,7 @@ module qrdma_tx_rel
       r3_x_q    <= r2_x;
       r3_q      <= r2_q;
       r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK));
-      r3_run_q  <= r2_q.miss || probe_q;
+      r3_run_q  <= r2_q.miss || (probe_q && r2_q.rt == 8'd1);
       if (!r2_q.miss) begin
         r3_q.pf <= PFW'(r2_end >> PLW);
         r3_q.pn <= PNW'(1);
