@@ -154,21 +154,15 @@ module qrdma_qos_seg
   // ================================================================ new transfers
   // A two-entry FIFO (NR): new_ready is its room. Its head cuts through into D or is
   // enqueued into its queue. The queue and the single-block bit are decoded on the way in.
-  // The class of the queue (the ID it needs) goes into a FIFO of its own beside NR (NK,
-  // the same handshakes) whose head is a register: the pick's ID check and the
-  // cut-through read it from flops, and NK's pop fans out over three bits only.
   typedef struct packed {
     logic [XW-1:0]      x;
     logic [QW-1:0]      q;
-    logic               single; // the first block is the last
-  } nr_t;
-  typedef struct packed {
     logic               tid;    // class of the queue: TID-only, 1xFID need, 4xFID need
     logic               f1;
     logic               f4;
-  } nk_t;
+    logic               single; // the first block is the last
+  } nr_t;
   nr_t  nr_in, nr;
-  nk_t  nk_in, nk;
   logic nr_v, nr_pop, nr_s_ready;
 
   // the first block is the last: size <= BS - o (big: size >= 2 BS; sz = size mod 2 BS)
@@ -180,9 +174,9 @@ module qrdma_qos_seg
   always_comb begin
     nr_in.x   = new_xfer;
     nr_in.q   = new_queue(new_inline, new_size, new_multipath, new_prio, CM_MIN, MP_MIN);
-    nk_in.tid = (nr_in.q == Q_TID);
-    nk_in.f4  = (nr_in.q >= Q_FID4_NEED);
-    nk_in.f1  = !nk_in.tid && !nk_in.f4;
+    nr_in.tid = (nr_in.q == Q_TID);
+    nr_in.f4  = (nr_in.q >= Q_FID4_NEED);
+    nr_in.f1  = !nr_in.tid && !nr_in.f4;
     nr_in.single = one_block(new_size[SZW-1:BS_LOG2+1] != '0, new_size[BS_LOG2:0],
                              new_dst_lo[BS_LOG2-1:0]);
   end
@@ -192,13 +186,6 @@ module qrdma_qos_seg
     .clk, .rst,
     .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
     .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
-    .count(), .almost_full()
-  );
-  // s_ready, m_valid, count, almost_full: NR's (the same handshakes)
-  qrdma_sync_fifo #(.WIDTH($bits(nk_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_nk (
-    .clk, .rst,
-    .s_valid(new_valid && en), .s_ready(), .s_data(nk_in),
-    .m_valid(), .m_ready(nr_pop), .m_data(nk),
     .count(), .almost_full()
   );
   /* verilator lint_on PINCONNECTEMPTY */
@@ -267,9 +254,9 @@ module qrdma_qos_seg
   logic [NCQ-1:0]        sel_d, sel_q;
 
   assign ct_pot    = nr_v && !d_deq_q;
-  assign take_tid  = (q_v_q && q_cls_q[C_TID]) || (ct_pot && nk.tid);
-  assign take_fid1 = (q_v_q && q_cls_q[C_F1N]) || (ct_pot && nk.f1);
-  assign take_fid4 = (q_v_q && q_cls_q[C_F4N]) || (ct_pot && nk.f4);
+  assign take_tid  = (q_v_q && q_cls_q[C_TID]) || (ct_pot && nr.tid);
+  assign take_fid1 = (q_v_q && q_cls_q[C_F1N]) || (ct_pot && nr.f1);
+  assign take_fid4 = (q_v_q && q_cls_q[C_F4N]) || (ct_pot && nr.f4);
   assign ok_tid    = take_tid  ? s_tid_more  : s_tid_valid;
   assign ok_fid1   = take_fid1 ? s_fid1_more : s_fid1_valid;
   assign ok_fid4   = take_fid4 ? s_fid4_more : s_fid4_valid;
@@ -347,9 +334,9 @@ module qrdma_qos_seg
   logic [TIDW-1:0] q2_tid_q, d_tid_q;
   logic [FIDW-1:0] q2_fid_q, d_fid_q;
 
-  assign s_tid_ready  = (q_v_q && q_cls_q[C_TID]) || (ct && nk.tid);
-  assign s_fid1_ready = (q_v_q && q_cls_q[C_F1N]) || (ct && nk.f1);
-  assign s_fid4_ready = (q_v_q && q_cls_q[C_F4N]) || (ct && nk.f4);
+  assign s_tid_ready  = (q_v_q && q_cls_q[C_TID]) || (ct && nr.tid);
+  assign s_fid1_ready = (q_v_q && q_cls_q[C_F1N]) || (ct && nr.f1);
+  assign s_fid4_ready = (q_v_q && q_cls_q[C_F4N]) || (ct && nr.f4);
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -390,9 +377,9 @@ module qrdma_qos_seg
   end
 
   always_comb begin
-    if (nk.tid)
+    if (nr.tid)
       ct_ok = kind_tid_q && !(|enq_tid_q) && s_tid_valid && !(q_v_q && q_cls_q[C_TID]);
-    else if (nk.f1)
+    else if (nr.f1)
       ct_ok = kind_f1_q && !(|enq_f1n_q) && s_fid1_valid && !(q_v_q && q_cls_q[C_F1N]);
     else
       ct_ok = kind_f4_q && !(|enq_f4n_q) && s_fid4_valid && !(q_v_q && q_cls_q[C_F4N]);
@@ -449,12 +436,12 @@ module qrdma_qos_seg
       r_fid_q   <= d_fid_q;
     end else begin
       r_cls_q   <= '0;
-      r_cls_q[C_TID] <= nk.tid;
-      r_cls_q[C_F1N] <= nk.f1;
-      r_cls_q[C_F4N] <= nk.f4;
+      r_cls_q[C_TID] <= nr.tid;
+      r_cls_q[C_F1N] <= nr.f1;
+      r_cls_q[C_F4N] <= nr.f4;
       r_fresh_q <= 1'b1;
       r_tid_q   <= s_tid_id;
-      r_fid_q   <= nk.f4 ? s_fid4_id : s_fid1_id;
+      r_fid_q   <= nr.f4 ? s_fid4_id : s_fid1_id;
     end
   end
 
@@ -863,9 +850,9 @@ module qrdma_qos_seg
       enq_q_d     = nr.q;
       enq_x_d     = nr.x;
       enq_fresh_d = 1'b1;
-      enq_tid_d   = nr_enq && nk.tid;
-      enq_f1n_d   = nr_enq && nk.f1;
-      enq_f4n_d   = nr_enq && nk.f4;
+      enq_tid_d   = nr_enq && nr.tid;
+      enq_f1n_d   = nr_enq && nr.f1;
+      enq_f4n_d   = nr_enq && nr.f4;
     end
   end
 
@@ -931,7 +918,7 @@ module qrdma_qos_seg
       if (!rst) assert (fresh_valid)
         else $error("qrdma_qos_seg: TID queue dequeued without its fresh bit");
     if (s_tid_ready)
-      if (!rst) assert (s_tid_valid && !(q_v_q && q_cls_q[C_TID] && ct && nk.tid))
+      if (!rst) assert (s_tid_valid && !(q_v_q && q_cls_q[C_TID] && ct && nr.tid))
         else $error("qrdma_qos_seg: TID taken while none is offered, or twice");
     if (s_fid1_ready)
       if (!rst) assert (s_fid1_valid) else $error("qrdma_qos_seg: 1xFID taken while none is offered");
