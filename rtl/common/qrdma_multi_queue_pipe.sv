@@ -19,10 +19,6 @@
 //              requests of t and the enqueues that took effect in t. A user that picks
 //              its next request in cycle t from them takes a queue requested in t only
 //              when it is multi.
-//   empty_next, multi_next  the flags of the next cycle (empty, multi after the edge that
-//              ends this one), combinational from registers (the request of this cycle
-//              and the enqueue taking effect in it): a user that registers what it derives
-//              from the flags for the next cycle.
 // The entry on deq_entry may be enqueued again (into any queue) in that cycle or later;
 // an enqueue may take effect in the cycle its queue's only entry is requested.
 // The user guarantees (assertions in simulation): a request only for a non-empty queue
@@ -50,9 +46,7 @@ module qrdma_multi_queue_pipe
   output logic [EW-1:0]         deq_entry,  // two cycles after the request
   // status: registered, exact every cycle
   output logic [NUM_QUEUES-1:0] empty,
-  output logic [NUM_QUEUES-1:0] multi,      // two or more entries
-  output logic [NUM_QUEUES-1:0] empty_next, // empty after this cycle (from registers)
-  output logic [NUM_QUEUES-1:0] multi_next  // multi after this cycle (from registers)
+  output logic [NUM_QUEUES-1:0] multi       // two or more entries
 );
 
   localparam int unsigned CW = cnt_w(NUM_ENTRIES);
@@ -89,7 +83,7 @@ module qrdma_multi_queue_pipe
   logic [NUM_QUEUES-1:0] e1_oh_q, e1_lv_q, e1_hv_q;
   logic [EW-1:0]         e1_e_q, e2_e_q;
   logic [NUM_QUEUES-1:0] enq_oh;
-  logic [NUM_QUEUES-1:0] ge1_next, ge2_next;   // ge1, ge2 after this cycle
+  logic [NUM_QUEUES-1:0] ge2_next;      // ge2 after this cycle
   logic [NUM_QUEUES-1:0] deq_oh;
 
   always_comb begin
@@ -97,8 +91,6 @@ module qrdma_multi_queue_pipe
     if (enq_valid) enq_oh[enq_queue] = 1'b1;
   end
 
-  assign ge1_next = (e1_oh_q & ~deq_oh) | (deq_oh & ~e1_oh_q & ge2_q)
-                  | (~(e1_oh_q ^ deq_oh) & ge1_q);
   assign ge2_next = (e1_oh_q & ~deq_oh & ge1_q) | (deq_oh & ~e1_oh_q & ge3_q)
                   | (~(e1_oh_q ^ deq_oh) & ge2_q);
   assign e1_l     = |e1_lv_q;
@@ -328,10 +320,8 @@ module qrdma_multi_queue_pipe
     end
   end
 
-  assign empty      = ~ge1_q;
-  assign multi      = ge2_q;
-  assign empty_next = ~ge1_next;
-  assign multi_next = ge2_next;
+  assign empty = ~ge1_q;
+  assign multi = ge2_q;
 
 `ifndef SYNTHESIS
   // Checker: an in-queue bitmap of the entries, its own state. An enqueue is checked when

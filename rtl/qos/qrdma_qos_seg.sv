@@ -137,9 +137,6 @@ module qrdma_qos_seg
 
   // ================================================================ declarations
   logic [NUM_QUEUES-1:0] q_empty, q_multi;
-  /* verilator lint_off UNUSEDSIGNAL */  // bits Q_CTRL, Q_TID: those queues' pick reads empty, multi
-  logic [NUM_QUEUES-1:0] q_empty_next, q_multi_next;
-  /* verilator lint_on UNUSEDSIGNAL */
   logic [XW-1:0]         deq_entry;
   logic [TIMEW-1:0]      now_q;
   logic [SEQW-1:0]       seq_q;
@@ -205,7 +202,7 @@ module qrdma_qos_seg
     .clk, .rst,
     .enq_valid(enq_v_q), .enq_queue(enq_q_q), .enq_entry(enq_x_q),
     .deq_valid(q_v_q), .deq_sel(q_oh_q), .deq_entry(deq_entry),
-    .empty(q_empty), .multi(q_multi), .empty_next(q_empty_next), .multi_next(q_multi_next)
+    .empty(q_empty), .multi(q_multi)
   );
 
   // "fresh" bit of each transfer in the TID queue ([QoS-RDMA] §3.9.1: the extra bit of
@@ -229,29 +226,18 @@ module qrdma_qos_seg
   // the request of this cycle: a queue requested now is eligible only with two entries,
   // an ID class only with a second ID when one is taken now (by the request, or by a
   // cut-through that may happen in D now). Strict order: the control queue, the TID
-  // queue, then four classes of 16 priorities; an ID class gates its need queues as a
-  // whole, at the choice between the classes.
-  // Each class of 16 is picked from registers figured a cycle ahead from the queues'
-  // flags of the next cycle (empty_next, multi_next): its lowest non-empty queue X, the
-  // one after it Y, and sel, "the request of the next cycle is X and X holds one entry"
-  // (the pick of this cycle against X of the next). The eligible queues of a class are
-  // its non-empty ones less a requested queue with one entry, so its pick is X, or Y
-  // when sel: no carry chain and no reduction over the class between the flags and the
-  // request.
-  localparam int unsigned NCQ = 4;            // classes of 16 priorities
+  // queue, then four classes of 16 priorities, each picked by a fixed-priority arbiter
+  // (queue class non-empty from the same arbiters); an ID class gates its need queues as
+  // a whole, at the choice between the classes, so the arbiters do not wait for it.
   logic                  d_deq_q;      // D holds a dequeued transfer (requested in Q)
   logic                  ct_pot;       // a cut-through may take an ID now
   logic                  take_tid, take_fid1, take_fid4, ok_tid, ok_fid1, ok_fid4;
-  logic [1:0]            elig1;        // the control and TID queues
-  logic [NCQ-1:0][15:0]  cls_gnt;
-  logic [NCQ-1:0]        cls_any;
+  logic [NUM_QUEUES-1:0] elig;
+  logic [3:0][15:0]      cls_gnt;
+  logic [3:0]            cls_any;
   logic [NC-1:0]         top_req, top_gnt;
   logic                  pick_en;
   logic [NUM_QUEUES-1:0] pick_oh;
-  logic [NCQ-1:0][15:0]  px_d, py_d, px_q, py_q;  // X, Y of the next cycle, and registered
-  logic [NCQ-1:0]        pxv_d, pyv_d, pxv_q, pyv_q;
-  logic [NCQ-1:0]        eqx_d, eqy_d;  // X, Y of this cycle are X of the next, with one entry
-  logic [NCQ-1:0]        sel_d, sel_q;
 
   assign ct_pot    = nr_v && !d_deq_q;
   assign take_tid  = (q_v_q && q_cls_q[C_TID]) || (ct_pot && nr.tid);
@@ -261,41 +247,17 @@ module qrdma_qos_seg
   assign ok_fid1   = take_fid1 ? s_fid1_more : s_fid1_valid;
   assign ok_fid4   = take_fid4 ? s_fid4_more : s_fid4_valid;
 
-  assign elig1[C_CTRL] = q_oh_q[Q_CTRL] ? q_multi[Q_CTRL] : !q_empty[Q_CTRL];
-  assign elig1[C_TID]  = q_oh_q[Q_TID]  ? q_multi[Q_TID]  : !q_empty[Q_TID];
+  assign elig = (q_oh_q & q_multi) | (~q_oh_q & ~q_empty);
 
-  for (genvar c = 0; c < int'(NCQ); c++) begin : gen_cls
-    logic [15:0] ne, ne_y, xs;
-    assign ne   = ~q_empty_next[2 + 16 * c +: 16];
-    /* verilator lint_off PINCONNECTEMPTY */  // the index: the grants are used one-hot
-    qrdma_arb_fixed #(.N(16)) u_arb_x (
-      .req(ne), .gnt(px_d[c]), .gnt_valid(pxv_d[c]), .gnt_idx()
+  for (genvar c = 0; c < 4; c++) begin : gen_cls
+    qrdma_arb_fixed #(.N(16)) u_arb (
+      /* verilator lint_off PINCONNECTEMPTY */  // the index: the grant is used one-hot
+      .req(elig[2 + 16 * c +: 16]), .gnt(cls_gnt[c]), .gnt_valid(cls_any[c]), .gnt_idx()
+      /* verilator lint_on PINCONNECTEMPTY */
     );
-    assign ne_y = ne & ~px_d[c];
-    qrdma_arb_fixed #(.N(16)) u_arb_y (
-      .req(ne_y), .gnt(py_d[c]), .gnt_valid(pyv_d[c]), .gnt_idx()
-    );
-    /* verilator lint_on PINCONNECTEMPTY */
-    assign xs       = px_d[c] & ~q_multi_next[2 + 16 * c +: 16];
-    assign eqx_d[c] = |(px_q[c] & xs);
-    assign eqy_d[c] = |(py_q[c] & xs);
-    // the pick of this cycle in the class is Y when sel, else X
-    assign sel_d[c] = pick_en && top_gnt[2 + c] && (sel_q[c] ? eqy_d[c] : eqx_d[c]);
-    assign cls_gnt[c] = sel_q[c] ? py_q[c] : px_q[c];
-    assign cls_any[c] = sel_q[c] ? pyv_q[c] : pxv_q[c];
   end
-
-  always_ff @(posedge clk) begin
-    px_q  <= px_d;
-    py_q  <= py_d;
-    pxv_q <= pxv_d;
-    pyv_q <= pyv_d;
-    if (rst) sel_q <= '0;
-    else     sel_q <= sel_d;
-  end
-
   assign top_req = {cls_any[3] && ok_fid4, cls_any[2], cls_any[1] && ok_fid1, cls_any[0],
-                    elig1[C_TID] && ok_tid, elig1[C_CTRL]};
+                    elig[Q_TID] && ok_tid, elig[Q_CTRL]};
   /* verilator lint_off PINCONNECTEMPTY */  // gnt_valid, index: the grant is used one-hot
   qrdma_arb_fixed #(.N(NC)) u_arb_top (
     .req(top_req), .gnt(top_gnt), .gnt_valid(), .gnt_idx()
@@ -306,7 +268,7 @@ module qrdma_qos_seg
     pick_oh = '0;
     pick_oh[Q_CTRL] = top_gnt[C_CTRL];
     pick_oh[Q_TID]  = top_gnt[C_TID];
-    for (int unsigned c = 0; c < NCQ; c++) begin
+    for (int unsigned c = 0; c < 4; c++) begin
       pick_oh[2 + 16 * c +: 16] = cls_gnt[c] & {16{top_gnt[2 + c]}};
     end
   end
@@ -893,14 +855,6 @@ module qrdma_qos_seg
   assign ev_control = w_pkt_q && !(w_pend_q && !w_blk_q);
 
 `ifndef SYNTHESIS
-  logic [NCQ-1:0][15:0]  sim_cls_gnt;
-  for (genvar c = 0; c < int'(NCQ); c++) begin : gen_sim_cls
-    logic [15:0] e;
-    assign e = (q_oh_q[2 + 16 * c +: 16] & q_multi[2 + 16 * c +: 16])
-             | (~q_oh_q[2 + 16 * c +: 16] & ~q_empty[2 + 16 * c +: 16]);
-    assign sim_cls_gnt[c] = e & (~e + 16'd1);
-  end
-
   always_ff @(posedge clk) begin
     // each check nested under its push (docs/sim.md "Speed")
     if (w_blk_q)
@@ -909,11 +863,6 @@ module qrdma_qos_seg
     if (w_pkt_q)
       if (!rst) assert (pkt_cnt != OCW'(OUT_FIFO_DEPTH))
         else $error("qrdma_qos_seg: packet FIFO overflow");
-    // the class picks from the registers figured a cycle ahead: the lowest eligible queue
-    // of each class (the request's queue eligible only with two entries)
-    if (!rst) assert (cls_gnt == sim_cls_gnt)
-      else $error("qrdma_qos_seg: class picks %h, eligible queues' lowest %h", cls_gnt,
-                  sim_cls_gnt);
     if (fresh_pop)
       if (!rst) assert (fresh_valid)
         else $error("qrdma_qos_seg: TID queue dequeued without its fresh bit");

@@ -260,11 +260,7 @@ module qrdma_tx_sched
     .deq_sel   (deq_oh_q),
     .deq_entry (pick_slot),
     .empty     (q_empty),
-    .multi     (q_multi),
-    /* verilator lint_off PINCONNECTEMPTY */  // the flags of the next cycle: the pick reads empty, multi
-    .empty_next(),
-    .multi_next()
-    /* verilator lint_on PINCONNECTEMPTY */
+    .multi     (q_multi)
   );
 
   // ------------------------------------------------------------------ pick
