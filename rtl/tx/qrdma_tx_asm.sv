@@ -168,6 +168,25 @@ module qrdma_tx_asm
   assign end_lane   = LANE_W'(jb.dlane + LANE_W'(jb.len) - LANE_W'(1));
   assign plast_lane = LANE_W'(jb.len - LEN_W'(1));
 
+  // The head job's lane masks, registered from its fields in every cycle. They are used
+  // only in its payload beats, which start at least a cycle after its header's decision,
+  // and the job stays at the head until its last payload beat: D then only selects them.
+  logic [NL-1:0] m_from_q;   // lanes dlane..63 (the first link beat)
+  logic [NL-1:0] m_to_q;     // lanes 0..end_lane (the last link beat)
+  logic [NL-1:0] m_rot_q;    // the last packed beat's lanes rotated to the link lanes
+  logic [NL-1:0] m_pl_q;     // lanes 0..plast_lane (the last packed beat)
+
+  always_ff @(posedge clk) begin
+    logic [NL-1:0] from_dl, to_end;
+    from_dl  = {NL{1'b1}} << jb.dlane;
+    to_end   = {NL{1'b1}} >> (LANE_W'(NL - 1) - end_lane);
+    m_from_q <= from_dl;
+    m_to_q   <= to_end;
+    // bytes 0..plast_lane land in lanes dlane..end_lane (mod 64)
+    m_rot_q  <= (jb.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
+    m_pl_q   <= lane_mask('0, plast_lane);
+  end
+
   always_ff @(posedge clk) begin
     if ((req_go && jb.is_data) || drop_go) begin
       pay_q   <= 1'b1;
@@ -250,16 +269,10 @@ module qrdma_tx_asm
     if (!pay_q) begin
       c1_keep_q     <= '1;
     end else begin
-      logic [NL-1:0] from_dl, to_end;
-      from_dl     = {NL{1'b1}} << jb.dlane;
-      to_end      = {NL{1'b1}} >> (LANE_W'(NL - 1) - end_lane);
-      c1_keep_q  <= lane_mask(first_q ? jb.dlane : '0, lw_q ? end_lane : LANE_W'(NL - 1));
-      c1_ckeep_q <= lp_q ? lane_mask('0, plast_lane) : '1;
-      // the last packed beat's bytes 0..plast_lane land in lanes dlane..end_lane (mod 64)
-      c1_mrot_q  <= !need_q ? '0
-                  : !lp_q   ? '1
-                  : (jb.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
-      c1_below_q <= ~from_dl;
+      c1_keep_q  <= (first_q ? m_from_q : '1) & (lw_q ? m_to_q : '1);
+      c1_ckeep_q <= lp_q ? m_pl_q : '1;
+      c1_mrot_q  <= !need_q ? '0 : !lp_q ? '1 : m_rot_q;
+      c1_below_q <= ~m_from_q;
     end
   end
 

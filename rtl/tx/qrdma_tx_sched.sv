@@ -23,10 +23,11 @@
 //   t+5  A: packet index, last packet, offset, candidate lengths and beat counts (one
 //        carry chain each, from the RAM outputs); node_id sampled
 //   t+6  B: length, beat counts and addresses selected, header beat built; the block is
-//        re-queued (progress + 1) or the slot freed
+//        re-queued (progress + 1) or the slot released
 //   t+7  job_valid (and rd_valid for DATA) for one cycle, from registers; sent_valid
 //        with it when the packet is its descriptor's last (the response timer's start,
-//        docs/reliability.md "Timers")
+//        docs/reliability.md "Timers"); a released slot returns to the pool (and leaves
+//        occ_slots) at the end of t+7
 // pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
 // than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
@@ -145,7 +146,7 @@ module qrdma_tx_sched
   /* verilator lint_off UNUSEDSIGNAL */
   logic          pool_ready;  // pool_valid already implies it
   /* verilator lint_on UNUSEDSIGNAL */
-  logic          free_valid;
+  logic          free_valid;  // a slot released (stage B's release, registered: t+7)
   logic [SW-1:0] free_id;
 
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
@@ -530,10 +531,18 @@ module qrdma_tx_sched
     sent_tid    = c_hdr_q[NET_HDR_TID_LSB +: NET_HDR_TID_W];
   end
 
-  // Re-queue a block with packets left, or free the slot.
+  // Re-queue a block with packets left, or free the slot: the release registered (t+7)
+  // before the pool's push and the occupancy count, so the pool's FIFO and the count
+  // start from a flop. The slot is allocated again a cycle later; it is in no queue and
+  // its RAM words are not read from its release on.
   assign reenq      = b_valid_q && b_more_q;
-  assign free_valid = b_valid_q && !b_more_q;
-  assign free_id    = b_slot_q;
+
+  always_ff @(posedge clk) begin
+    free_valid <= b_valid_q && !b_more_q;
+    free_id    <= b_slot_q;
+    if (rst) free_valid <= 1'b0;
+  end
+
   assign enq_valid  = reenq || in_acc;
   assign enq_queue  = reenq ? b_queue_q : in_queue;
   assign enq_entry  = reenq ? b_slot_q : pool_id;
