@@ -12,7 +12,7 @@
 // including the beat with s_last; frames may follow back to back, a frame may be one
 // beat. For every frame m_valid pulses once, for one cycle, exactly LATENCY cycles after
 // its s_last beat (beat in cycle n -> m_valid and m_crc in cycle n + LATENCY); LATENCY is
-// 5 for 512-bit beats. s_keep is all ones on every beat but the last, and on the last beat
+// 5 for 512-bit beats (6 with DATA_PIPE). s_keep is all ones on every beat but the last, and on the last beat
 // contiguous from bit 0 (1..KEEP_W bytes); bytes outside s_keep are ignored (KEEP_ZERO = 0)
 // or are zero (KEEP_ZERO = 1: the user masks the data, the first stage takes s_data as it
 // is and reads s_keep on the last beat only). A violation fails an assertion in
@@ -31,10 +31,15 @@ module qrdma_crc32_512
   // 1: s_data is zero outside s_keep on every beat (the user masks it), so the data term
   // needs no keep masks (no s_keep fan-out into the 512 data bits' XOR trees)
   parameter bit           KEEP_ZERO = 1'b0,
+  // 1: the data term in two register stages, the XORs of 16-bit slices of each group
+  // (two LUT4 levels from s_data) and then their XOR per group: one cycle more of
+  // LATENCY for a shorter path from s_data, whose bits each fan out over a group's table
+  parameter bit           DATA_PIPE = 1'b0,
   localparam int unsigned KEEP_W  = DATA_W / 8,
-  // cycles from the s_last beat to m_valid: 1 (data term) + 1 (loop) + ceil(log2(KEEP_W)/2)
-  // correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for 8..32)
-  localparam int unsigned LATENCY = 2 + (idx_w(KEEP_W) + 1) / 2
+  // cycles from the s_last beat to m_valid: 1 (data term; 2 with DATA_PIPE) + 1 (loop) +
+  // ceil(log2(KEEP_W)/2) correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for
+  // 8..32), one more with DATA_PIPE
+  localparam int unsigned LATENCY = 2 + int'(DATA_PIPE) + (idx_w(KEEP_W) + 1) / 2
 ) (
   input  logic              clk,
   input  logic              rst,
@@ -59,7 +64,7 @@ module qrdma_crc32_512
   initial begin
     if (DATA_W < 8 || DATA_W % 8 != 0)
       $fatal(1, "qrdma_crc32_512: DATA_W must be a positive multiple of 8");
-    if (LATENCY != 2 + CORR_STAGES)
+    if (LATENCY != 2 + int'(DATA_PIPE) + CORR_STAGES)
       $fatal(1, "qrdma_crc32_512: LATENCY does not match the pipeline");
     if (TAB_BITS != 4 && TAB_BITS != 8)
       $fatal(1, "qrdma_crc32_512: TAB_BITS must be 4 or 8");
@@ -194,46 +199,116 @@ module qrdma_crc32_512
   localparam keep_mask_t KEEP_MASK = keep_masks();
 
   // ------------------------------------------------------------ stage n+1: data term
+  // With DATA_PIPE the data term takes stages n+1 (the slices' XORs, sub_q) and n+2
+  // (part_q), and every stage after it is one cycle later than its name says.
+  localparam int unsigned SUB_BITS = 16;  // data bits per slice XOR (DATA_PIPE)
   logic              v1_q, last1_q;
   logic [M_W-1:0]    m1_q;
   vec_t              part_q [GROUPS];
+  // DATA_PIPE: the beat in sub_q
+  /* verilator lint_off UNUSEDSIGNAL */  // without DATA_PIPE: constants no stage reads
+  logic              v0_q, last0_q;
+  logic [M_W-1:0]    m0_q;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // Group g: bytes [8g, 8g+8) of the beat, a 64-bit word w (zero-extended in a short last
-  // group), masked by s_keep; part_q[g] = XOR of the table entries of its nibbles. Loaded
-  // only with a beat (s_valid, the flops' clock enable; part_q is read only after a beat),
-  // so Verilator skips the lookups in idle cycles.
+  // group), masked by s_keep; part_q[g] = XOR of the table entries of its nibbles (with
+  // DATA_PIPE: sub_q[h] = XOR of those of its slice h of SUB_BITS bits, part_q[g] = XOR
+  // of sub_q a cycle later). Loaded only with a beat (s_valid, v0_q: the flops' clock
+  // enable; part_q and sub_q are read only after a beat), so Verilator skips the lookups
+  // in idle cycles.
   for (genvar g = 0; g < int'(GROUPS); g++) begin : gen_grp
     localparam int unsigned LO = 64 * g;                                 // first data bit
     localparam int unsigned GW = (DATA_W - LO < 64) ? DATA_W - LO : 64;  // bits in the group
+    localparam int unsigned NS = (GW + SUB_BITS - 1) / SUB_BITS;         // slices (DATA_PIPE)
+    localparam int unsigned NN = GW / TAB_BITS;                          // lookups
+    localparam int unsigned SN = SUB_BITS / TAB_BITS;                    // lookups per slice
     localparam grp_tab_t    T  = group_table(g);
 
-    always_ff @(posedge clk) begin
-      if (s_valid) begin
-        logic [7:0]  k;
-        logic [63:0] w;
-        vec_t        t;
-        // every beat is masked by its s_keep, which is all ones on a beat that is not the
-        // last (the keep rule): the same result as masking the last beat only, without
-        // s_last in the 512 masks
-        k = 8'(s_keep[LO/8 +: GW/8]);
-        w = 64'(s_data[LO +: GW]);
-        if (!KEEP_ZERO) w &= {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
-        t = '0;
-        for (int n = 0; n < int'(GW / TAB_BITS); n++)
-          t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
-        part_q[g] <= t;
+    // the beat's group masked by its s_keep: every beat is masked by its s_keep, which is
+    // all ones on a beat that is not the last (the keep rule), the same result as masking
+    // the last beat only, without s_last in the 512 masks
+    function automatic logic [63:0] group_word(input logic [GW-1:0]   d,
+                                               input logic [GW/8-1:0] kp);
+      logic [7:0]  k;
+      logic [63:0] w;
+      k = 8'(kp);
+      w = 64'(d);
+      if (!KEEP_ZERO) w &= {KEEP_MASK[k[7:4]], KEEP_MASK[k[3:0]]};
+      return w;
+    endfunction
+
+    if (!DATA_PIPE) begin : gen_one
+      always_ff @(posedge clk) begin
+        if (s_valid) begin
+          logic [63:0] w;
+          vec_t        t;
+          w = group_word(s_data[LO +: GW], s_keep[LO/8 +: GW/8]);
+          t = '0;
+          for (int n = 0; n < int'(NN); n++)
+            t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
+          part_q[g] <= t;
+        end
+      end
+    end else begin : gen_two
+      vec_t sub_q [NS];
+
+      always_ff @(posedge clk) begin
+        if (s_valid) begin
+          logic [63:0] w;
+          vec_t        t;
+          w = group_word(s_data[LO +: GW], s_keep[LO/8 +: GW/8]);
+          for (int h = 0; h < int'(NS); h++) begin
+            t = '0;
+            for (int n = h * int'(SN); n < (h + 1) * int'(SN) && n < int'(NN); n++)
+              t ^= T[int'(TAB_N) * n + int'(w[int'(TAB_BITS) * n +: TAB_BITS])];
+            sub_q[h] <= t;
+          end
+        end
+      end
+
+      always_ff @(posedge clk) begin
+        if (v0_q) begin
+          vec_t t;
+          t = '0;
+          for (int h = 0; h < int'(NS); h++) t ^= sub_q[h];
+          part_q[g] <= t;
+        end
       end
     end
   end
 
-  always_ff @(posedge clk) begin
-    last1_q <= s_last;
-    if (s_valid && s_last) m1_q <= missing_bytes(s_keep);  // read only after a last beat
-  end
+  if (!DATA_PIPE) begin : gen_flags_one
+    always_ff @(posedge clk) begin
+      last1_q <= s_last;
+      if (s_valid && s_last) m1_q <= missing_bytes(s_keep);  // read only after a last beat
+    end
 
-  always_ff @(posedge clk) begin
-    if (rst) v1_q <= 1'b0;
-    else     v1_q <= s_valid;
+    always_ff @(posedge clk) begin
+      if (rst) v1_q <= 1'b0;
+      else     v1_q <= s_valid;
+    end
+
+    assign v0_q    = 1'b0;  // no first stage
+    assign last0_q = 1'b0;
+    assign m0_q    = '0;
+  end else begin : gen_flags_two
+    always_ff @(posedge clk) begin
+      last0_q <= s_last;
+      last1_q <= last0_q;
+      if (s_valid && s_last) m0_q <= missing_bytes(s_keep);  // read only after a last beat
+      if (v0_q && last0_q)   m1_q <= m0_q;
+    end
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        v0_q <= 1'b0;
+        v1_q <= 1'b0;
+      end else begin
+        v0_q <= s_valid;
+        v1_q <= v0_q;
+      end
+    end
   end
 
   // ------------------------------------------------------- stage n+2: the loop

@@ -118,8 +118,8 @@ module qrdma_rx
   logic            rd_en, skip_en;
   logic [NBW-1:0]  skip_beats;
   logic [511:0]    rd_data;
-  logic            cmd_valid, cmd_ready, evt_valid, evt_ready;
-  rx_cmd_t         cmd;
+  logic            cmd_valid, cmd_ready, evt_valid, evt_ready, wcmd_valid, wcmd_ready;
+  rx_cmd_t         cmd, wcmd;
   rx_evt_t         evt;
   logic            ctl_we;
   logic [KEYW-1:0] ctl_key;
@@ -179,7 +179,7 @@ module qrdma_rx
     .KQ_DEPTH (KQ_DEPTH)
   ) u_wr (
     .clk, .rst,
-    .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready), .s_cmd(cmd),
+    .s_cmd_valid(wcmd_valid), .s_cmd_ready(wcmd_ready), .s_cmd(wcmd),
     .s_ntf_valid(nwr_valid), .s_ntf_ready(nwr_ready), .s_ntf_baddr(nwr_baddr),
     .s_ntf_data(nwr_data),
     .buf_rd_en(rd_en), .buf_rd_data(rd_data), .buf_skip_en(skip_en), .buf_skip_beats(skip_beats),
@@ -189,6 +189,23 @@ module qrdma_rx
     .m_axi_bid, .m_axi_bresp, .m_axi_bvalid, .m_axi_bready,
     .done_cmd, .done_key, .done_first, .done_err, .done_ntf,
     .occ_bursts(o_wr), .stat_mem_err
+  );
+
+  // The write commands through a two-word FIFO whose valid and ready are registers: the
+  // write engine's take of a command (after its AW and W handshakes) moves only this
+  // FIFO's read pointer and flags, and the header processor's command FIFO pops from
+  // registers. A command reaches the write engine a cycle later.
+  localparam int unsigned WCMD_DEPTH = 2;  // one command per cycle sustained
+  /* verilator lint_off UNUSEDSIGNAL */  // count and almost_full: not used here
+  logic [cnt_w(WCMD_DEPTH)-1:0] wcmd_count;
+  logic                         wcmd_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(WCMD_DEPTH)) u_cmd_slice (
+    .clk, .rst,
+    .s_valid(cmd_valid), .s_ready(cmd_ready), .s_data(cmd),
+    .m_valid(wcmd_valid), .m_ready(wcmd_ready), .m_data(wcmd),
+    .count(wcmd_count), .almost_full(wcmd_af)
   );
 
   qrdma_rx_cpl #(.NENT(NENT)) u_cpl (
@@ -247,7 +264,7 @@ module qrdma_rx
     occ_ntf  <= sat16(32'(o_ntf));
     occ_wr   <= sat16(32'(o_wr));
     busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
-                || o_ntf != '0 || o_wr != '0 || cmd_valid || hack_valid || wr_valid
+                || o_ntf != '0 || o_wr != '0 || cmd_valid || wcmd_valid || hack_valid || wr_valid
                 || nreq_valid || nwr_valid;
     stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
     if (rst) begin

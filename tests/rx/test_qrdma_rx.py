@@ -1431,7 +1431,7 @@ async def rx_timing(dut):
     res["notification B->stat_notif"] = ev["notif"][0] - ev["b"][1]
     res["B->response with notification"] = ev["rsp"][0] - ev["b"][0]
     dut._log.info("latencies (cycles): %s", res)
-    assert res == {"last->AW": 18, "B->response": 9, "last->AW flushed": 19,
+    assert res == {"last->AW": 20, "B->response": 9, "last->AW flushed": 21,
                    "B->notification AW": 15, "notification B->stat_notif": 2,
                    "B->response with notification": 16}, res
     # throughput: 48 one-packet blocks of MAX_PAYLOAD bytes back to back, then unaligned
