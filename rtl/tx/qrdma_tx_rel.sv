@@ -735,7 +735,7 @@ module qrdma_tx_rel
   // same conditions as a timeout's re-send (tstable: the timer words are current; the
   // queue has room, the TID is not waiting there), with the timer's re-send count and
   // timeout unchanged. The record is cleared when acted on, when the timer is not armed
-  // with its seq (or is an inline packet's), and when the due timer is re-sent whole or
+  // with its seq (or is an inline packet's), and when the due timer is re-sent (whole or a probe) or
   // answered with its NACK; otherwise it waits for the next round.
   assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy;
   assign tdue    = s3_arm_q && s3_due_q && on_q;
