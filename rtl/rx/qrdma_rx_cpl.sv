@@ -16,8 +16,7 @@
 // response again (ACK, or NACK ERR_REMOTE_MEM by the same error bit) unless the entry's
 // ACK is held for its notification (the number of its last notification request, kept
 // per tracking entry, against the count of held ACKs returned, which come back in
-// request order); such a redo, one in doubt, or one finding its FIFO full, is dropped and
-// counted.
+// request order); such a redo, or one finding its FIFO full, is dropped and counted.
 // MISS answers (s_mrsp: a block still lacks packets; advisory, they wait for no B) share
 // the redo responses' FIFO: a MISS is queued only while that FIFO holds fewer than
 // REDO_DEPTH / 2 responses and no redo is pushed in its cycle, else dropped and counted.
@@ -98,6 +97,7 @@ module qrdma_rx_cpl
   rx_evt_t         e1_q, e2_q; // E1, E2
   /* verilator lint_on UNUSEDSIGNAL */
   logic            ntf_push_q; // E3: a notification request is pushed
+  logic            to_ntf;     // E2: its event becomes a notification request
   rx_ntf_t         nreq_q;     // E3: the request
 
   // ------------------------------------------------------------------ error bits
@@ -150,17 +150,18 @@ module qrdma_rx_cpl
   // ------------------------------------------------------------------ held ACKs
   // Notification requests are numbered 1, 2, ... as they are pushed (nidx_q), and the
   // notification writer returns their held ACKs in that order (hcnt_q counts them), so
-  // an entry's ACK is held while the number of its last request, kept per entry (pidx,
-  // written with the push in E3; 0 after the sweep that follows rst), is above the count
-  // of held ACKs returned: hcnt - pidx < 0 (modulo 2^32: an entry not written for 2^31
-  // requests can look held, which only drops a redo). An event reads pidx with the error
-  // bit and takes the count as it leaves E0 (hs1_q), so a redo counts a held ACK as
-  // returned only when that ACK's push into the response FIFO is at least four cycles
-  // ahead of its own push into the redo FIFO (the merge then has it first). The read
-  // misses the pushes of the events ahead of it (E1, E2, E3 in its cycle: read-first,
-  // RDW_ANY): it compares its key with theirs (any event with a notification due,
-  // whatever E2 makes of it) as it leaves E0 and counts as held on a match. A redo in
-  // doubt is dropped (its sender sends it again).
+  // an entry's ACK is held while the number kept per entry (pidx, 0 after the sweep that
+  // follows rst) is above the count of held ACKs returned: hcnt - pidx < 0 (modulo 2^32:
+  // an entry not written for 2^31 requests can look held, which only drops a redo).
+  // Every event but a redo writes pidx in E3: its request number with a push, else the
+  // count of that cycle (not held). An event reads pidx with the error bit and takes the
+  // count as it leaves E0 (hs1_q), so a redo counts a held ACK as returned only when
+  // that ACK's push into the response FIFO is at least four cycles ahead of its own push
+  // into the redo FIFO (the merge then has it first). The read misses the writes of the
+  // events ahead of it (E1, E2, E3 in its cycle: read-first, RDW_ANY): leaving E0 a redo
+  // compares its key with theirs, and the youngest of them with its key decides in its
+  // place: E3's push, E2's decision (to_ntf), or E1's, taken as that event leaves E2
+  // (the redo then leaves E1, so that decision is still on to_ntf).
   localparam int unsigned NW = 32;
   logic             init_q;           // pidx is being cleared after rst
   logic [EAW-1:0]   init_idx_q;
@@ -168,7 +169,11 @@ module qrdma_rx_cpl
   logic [NW-1:0]    hcnt_q;           // held ACKs returned
   logic [NW-1:0]    hs1_q, hs2_q;     // hcnt_q as the event in E1, E2 left E0
   logic [NW-1:0]    pidx_rd;          // E2: the entry's last request number
-  logic             conf, conf1_q, conf2_q;
+  logic             ev3_q;            // E3: an event other than a redo writes pidx
+  logic             m1, m2, m3;       // leaving E0: the event in E1, E2, E3 has its key
+  logic             conf1_q, conf2_q; // an event ahead decides instead of pidx
+  logic             cv1_q, cv2_q;     // its decision: held
+  logic             pend1_q;          // E1's event decides, as it leaves E2
 
   always_ff @(posedge clk) begin
     if (init_q) begin
@@ -188,23 +193,27 @@ module qrdma_rx_cpl
   qrdma_sdp_ram #(.WIDTH(NW), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1),
                   .BANKS((NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1)) u_pidx (
     .clk,
-    .wr_en(init_q || ntf_push_q), .wr_be(1'b1),
-    .wr_addr(init_q ? init_idx_q : EAW'(nreq_q.key)), .wr_data(init_q ? '0 : nidx_q),
+    .wr_en(init_q || ev3_q), .wr_be(1'b1),
+    .wr_addr(init_q ? init_idx_q : EAW'(nreq_q.key)),
+    .wr_data(init_q ? '0 : (ntf_push_q ? nidx_q : hcnt_q)),
     .rd_en(e0_go), .rd_addr(EAW'(ev_q.key)), .rd_oe(e1_move), .rd_data(pidx_rd)
   );
 
-  // leaving E0: the events ahead whose push the read misses (registers only)
-  assign conf = (e1_v_q && e1_q.ntf && e1_q.key == ev_q.key)
-             || (e2_v_q && e2_q.ntf && e2_q.key == ev_q.key)
-             || (ntf_push_q && nreq_q.key == ev_q.key);
+  // leaving E0: the events ahead whose writes the read misses
+  assign m1 = e1_v_q && !e1_q.redo && e1_q.key == ev_q.key;
+  assign m2 = e2_v_q && !e2_q.redo && e2_q.key == ev_q.key;
+  assign m3 = ev3_q && nreq_q.key == ev_q.key;
 
   always_ff @(posedge clk) begin
     if (e0_go) begin
-      conf1_q <= conf;
+      conf1_q <= m1 || m2 || m3;
+      pend1_q <= m1;
+      cv1_q   <= m2 ? to_ntf : ntf_push_q;
       hs1_q   <= hcnt_q;
     end
     if (e1_move) begin
       conf2_q <= conf1_q;
+      cv2_q   <= pend1_q ? to_ntf : cv1_q;
       hs2_q   <= hs1_q;
     end
   end
@@ -214,7 +223,7 @@ module qrdma_rx_cpl
   // waits only while the next one holds an event that does not move.
   rsp_desc_t rsp;
   rx_ntf_t   nreq;
-  logic      to_ntf, rsp_push_q, rsp_s_ready, ntf_s_ready;
+  logic      rsp_push_q, rsp_s_ready, ntf_s_ready;
 
   assign e1_move = e1_v_q && (!e2_v_q || e2_go);
 
@@ -257,20 +266,22 @@ module qrdma_rx_cpl
   rsp_desc_t rsp_q;
   /* verilator lint_on UNUSEDSIGNAL */
   rsp_desc_t redo_q, r3_rsp_q, mrsp_q;
-  logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_held;
+  logic      redo_push_q, redo_held_q, redo_s_ready, r3_v_q, r3_conf_q, r3_cv_q, r3_held;
   logic      mrsp_v_q, mrsp_push, redo_af;
   logic [NW-1:0] r3_h_q, r3_p_q, r3_diff;
 
   // a redo: E3 takes the request number out of the RAM's output register, E4 compares
   // and pushes into the redo FIFO (registers on both sides of the 32-bit subtract)
   assign r3_diff = r3_h_q - r3_p_q;
-  assign r3_held = r3_conf_q || r3_diff[NW-1];
+  assign r3_held = r3_conf_q ? r3_cv_q : r3_diff[NW-1];
 
   always_ff @(posedge clk) begin
     rsp_push_q     <= s_hack_valid || (e2_go && !e2_q.redo && !to_ntf);
     ntf_push_q     <= e2_go && to_ntf;
+    ev3_q          <= e2_go && !e2_q.redo;
     r3_v_q         <= e2_go && e2_q.redo;
     r3_conf_q      <= conf2_q;
+    r3_cv_q        <= cv2_q;
     r3_h_q         <= hs2_q;
     r3_p_q         <= pidx_rd;
     r3_rsp_q       <= rsp;
@@ -290,6 +301,7 @@ module qrdma_rx_cpl
     if (rst) begin
       rsp_push_q     <= 1'b0;
       ntf_push_q     <= 1'b0;
+      ev3_q          <= 1'b0;
       r3_v_q         <= 1'b0;
       redo_push_q    <= 1'b0;
       redo_held_q    <= 1'b0;
