@@ -28,6 +28,8 @@
 //        with it when the packet is its descriptor's last (the response timer's start,
 //        docs/reliability.md "Timers"); a released slot returns to the pool (and leaves
 //        occ_slots) at the end of t+7
+// A descriptor takes its slot from a head of free slots in registers that the pool refills,
+// so the take depends on registers and the input arbiter only.
 // pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
 // than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
@@ -141,15 +143,22 @@ module qrdma_tx_sched
   block_desc_t   in_blk;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  logic          pool_valid;
+  localparam int unsigned HEAD_IDS = 2;  // free slots held ahead of the pool (see u_head)
+
+  logic          pool_valid;  // the head holds a free slot (pool_id)
   logic [SW-1:0] pool_id;
+  logic          pool_m_valid, head_s_ready;
+  logic [SW-1:0] pool_m_id;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic          pool_ready;  // pool_valid already implies it
+  logic          pool_ready;  // pool_m_valid already implies it
+  logic [cnt_w(HEAD_IDS)-1:0] head_count;
+  logic          head_almost_full;
   /* verilator lint_on UNUSEDSIGNAL */
   logic          free_valid;  // a slot released (stage B's release, registered: t+7)
   logic [SW-1:0] free_id;
 
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
+  logic          b_reenq_q;  // reenq as a register of its own, loaded in A
 
   assign in_req = {s_pkt_valid, s_blk_valid};
 
@@ -189,15 +198,33 @@ module qrdma_tx_sched
     end
   end
 
+  // Free slots are taken from a head of HEAD_IDS registers, which the pool refills while
+  // the head's s_ready register is high: the pool's pop and its FIFO's count depend on
+  // registers only, the take (in_acc) updates the head's small count. Two entries keep one
+  // take per cycle. A released slot can be taken again a cycle later than the pool alone
+  // hands it out.
   qrdma_id_pool #(.NUM_IDS(SLOTS), .ID_W(SW)) u_pool (
     .clk        (clk),
     .rst        (rst),
     .ready      (pool_ready),
-    .m_valid    (pool_valid),
-    .m_ready    (in_acc),
-    .m_id       (pool_id),
+    .m_valid    (pool_m_valid),
+    .m_ready    (head_s_ready),
+    .m_id       (pool_m_id),
     .free_valid (free_valid),
     .free_id    (free_id)
+  );
+
+  qrdma_sync_fifo #(.WIDTH(SW), .DEPTH(HEAD_IDS), .HEAD_REG(1'b1)) u_head (
+    .clk         (clk),
+    .rst         (rst),
+    .s_valid     (pool_m_valid),
+    .s_ready     (head_s_ready),
+    .s_data      (pool_m_id),
+    .m_valid     (pool_valid),
+    .m_ready     (in_acc),
+    .m_data      (pool_id),
+    .count       (head_count),
+    .almost_full (head_almost_full)
   );
 
   // ------------------------------------------------------------------ slots and queues
@@ -307,6 +334,7 @@ module qrdma_tx_sched
     r_valid_q <= s_valid_q;
     a_valid_q <= r_valid_q;
     b_valid_q <= a_valid_q;
+    b_reenq_q <= a_valid_q && prog_rd.more;  // = b_valid_q && b_more_q
     c_valid_q <= b_valid_q;
     if (rst) begin
       p_valid_q <= 1'b0;
@@ -314,6 +342,7 @@ module qrdma_tx_sched
       r_valid_q <= 1'b0;
       a_valid_q <= 1'b0;
       b_valid_q <= 1'b0;
+      b_reenq_q <= 1'b0;
       c_valid_q <= 1'b0;
     end
   end
@@ -533,9 +562,9 @@ module qrdma_tx_sched
 
   // Re-queue a block with packets left, or free the slot: the release registered (t+7)
   // before the pool's push and the occupancy count, so the pool's FIFO and the count
-  // start from a flop. The slot is allocated again a cycle later; it is in no queue and
-  // its RAM words are not read from its release on.
-  assign reenq      = b_valid_q && b_more_q;
+  // start from a flop. The slot is in no queue and its RAM words are not read from its
+  // release on. reenq is a flop, so that the take (in_acc) is one step after registers.
+  assign reenq      = b_reenq_q;
 
   always_ff @(posedge clk) begin
     free_valid <= b_valid_q && !b_more_q;
@@ -555,6 +584,12 @@ module qrdma_tx_sched
                                 bmore: in_bmore, more: in_more};
 
 `ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) assert (b_reenq_q == (b_valid_q && b_more_q))
+      else $error("qrdma_tx_sched: re-queue flag %0b, stage B valid %0b more %0b",
+                  b_reenq_q, b_valid_q, b_more_q);
+  end
+
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
   // packets than the 9-bit blk_pkts field holds (> 511: size > ~510 * MAX_PAYLOAD), or a
   // run (pkt_first, pkt_num) that does not lie within the block's packets.
