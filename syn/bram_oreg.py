@@ -15,6 +15,13 @@ A read port is packed when it is in NOREG mode and every one of its data outputs
 used drives exactly one cell, a flip-flop (TRELLIS_FF) on the port's clock, without set or
 reset, whose clock enable (if any) is the same net for all of them; the flip-flops go and
 their outputs are driven by the RAM's data pins, with OCE = that clock enable.
+
+A DP16KD read 36 bits wide (DATA_WIDTH_B = 36, the pseudo-dual-port form `synth_ecp5`
+maps a 512 x 36 memory to: port A writes, port B reads) has one read port whose data
+comes out on both halves, DOA0-17 and DOB0-17; it is packed as one port of 36 bits, both
+halves or neither, with REGMODE_A = REGMODE_B = OUTREG and the enable on OCEA and OCEB
+(as Lattice's PDPW16KD, whose one REGMODE and OCER set both halves), when CLKA is the
+read clock too (nextpnr times the DOA half from CLKA).
 """
 from __future__ import annotations
 
@@ -23,17 +30,37 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-# block RAM type -> its read ports: (REGMODE parameter, data output prefix, width, clock
-# pin, output clock enable pin, reset pin)
+# block RAM type -> its read ports: (REGMODE parameters, data output pins, clock pins,
+# output clock enable pins, reset pins); a port's first clock pin is the one its
+# flip-flops must be on, every other listed clock pin must carry the same net
 READ_PORTS = {
-    "DP16KD": (("REGMODE_A", "DOA", 18, "CLKA", "OCEA", "RSTA"),
-               ("REGMODE_B", "DOB", 18, "CLKB", "OCEB", "RSTB")),
-    "PDPW16KD": (("REGMODE", "DO", 36, "CLKR", "OCER", "RST"),),
+    "DP16KD": ((("REGMODE_A",), [f"DOA{i}" for i in range(18)], ("CLKA",), ("OCEA",),
+                ("RSTA",)),
+               (("REGMODE_B",), [f"DOB{i}" for i in range(18)], ("CLKB",), ("OCEB",),
+                ("RSTB",))),
+    "PDPW16KD": ((("REGMODE",), [f"DO{i}" for i in range(36)], ("CLKR",), ("OCER",),
+                  ("RST",)),),
 }
+# a DP16KD read 36 bits wide: one read port on both halves (module docstring)
+DP16KD_X36 = (("REGMODE_A", "REGMODE_B"),
+              [f"DOA{i}" for i in range(18)] + [f"DOB{i}" for i in range(18)],
+              ("CLKB", "CLKA"), ("OCEB", "OCEA"), ("RSTA", "RSTB"))
+
+
+def _read_ports(c: dict):
+    """The read ports of a block RAM cell, as READ_PORTS lists them."""
+    if c["type"] == "DP16KD" and _width(_param(c, "DATA_WIDTH_B", "18")) == 36:
+        return (DP16KD_X36,)
+    return READ_PORTS.get(c["type"], ())
 
 
 def _param(c: dict, name: str, default: str = "") -> str:
     return str(c["parameters"].get(name, default)).strip()
+
+
+def _width(v: str) -> int:
+    """An integer parameter as Yosys writes it (a string of binary digits) or as a number."""
+    return int(v, 2) if v and set(v) <= {"0", "1"} and len(v) > 2 else int(v)
 
 
 def _ff_enable(ff: dict):
@@ -70,18 +97,23 @@ def pack_module(mod: dict) -> int:
         c = cells.get(name)
         if c is None or c["type"] not in READ_PORTS:
             continue
-        for regmode, prefix, width, clk_pin, oce_pin, rst_pin in READ_PORTS[c["type"]]:
-            if _param(c, regmode, "NOREG") != "NOREG":
+        for regmodes, pins, clk_pins, oce_pins, rst_pins in _read_ports(c):
+            if any(_param(c, r, "NOREG") != "NOREG" for r in regmodes):
                 continue
             conn = c["connections"]
-            if conn.get(oce_pin, ["1"]) != ["1"] or conn.get(rst_pin, ["0"]) != ["0"]:
+            # the port's own OCE as synthesis ties it (1); a 36-bit read's second OCE is
+            # unused in NOREG mode and may be tied to anything
+            if conn.get(oce_pins[0], ["1"]) != ["1"]:
                 continue
-            clk = conn[clk_pin][0]
+            if any(conn.get(p, ["0"]) != ["0"] for p in rst_pins):
+                continue
+            clk = conn[clk_pins[0]][0]
+            if any(conn.get(p, [None])[0] != clk for p in clk_pins[1:]):
+                continue
             ffs: list[tuple[str, str]] = []   # (data pin, flip-flop)
             enables = set()
             ok = True
-            for i in range(width):
-                pin = f"{prefix}{i}"
+            for pin in pins:
                 bit = conn.get(pin, [None])[0]
                 if not isinstance(bit, int) or (not loads.get(bit) and bit not in port_bits):
                     continue  # unused output
@@ -100,8 +132,10 @@ def pack_module(mod: dict) -> int:
             if not ok or not ffs or len(enables) != 1:
                 continue
             en = enables.pop()
-            c["parameters"][regmode] = "OUTREG"
-            conn[oce_pin] = ["1"] if en == 1 else [en]
+            for r in regmodes:
+                c["parameters"][r] = "OUTREG"
+            for p in oce_pins:
+                conn[p] = ["1"] if en == 1 else [en]
             for pin, ff_name in ffs:
                 conn[pin] = cells[ff_name]["connections"]["Q"]
                 del cells[ff_name]

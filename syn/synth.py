@@ -367,6 +367,17 @@ def write_doc(results: dict) -> None:
         "combinational block has no register-to-register path. Yosys `ltp` finds the "
         "longest path in cells but does not stop at the primitives' flip-flops and "
         "RAMs, hence the walk over the netlist JSON.",
+        "",
+        "Block-RAM output registers on ECP5 (syn/bram_oreg.py, on the netlist "
+        "`synth_ecp5` writes, before nextpnr-ecp5): a read port of a DP16KD (or PDPW16KD) "
+        "in NOREG mode whose used data outputs each drive one flip-flop, on the port's "
+        "clock, without set or reset, all with the same clock enable, takes those "
+        "flip-flops as its output register (REGMODE OUTREG, OCE = their enable). A DP16KD "
+        "read 36 bits wide (`synth_ecp5`'s pseudo-dual-port form of a 512-word memory, "
+        "DATA_WIDTH_B = 36) has one read port on both halves, DOA0-17 and DOB0-17: it is "
+        "packed whole, REGMODE_A and REGMODE_B OUTREG, OCEA and OCEB the enable, as "
+        "Lattice's PDPW16KD sets both halves from its one REGMODE and OCER (and only "
+        "when CLKA carries the read clock, from which nextpnr times the DOA half).",
     ]
     text = "\n".join(lines) + "\n"
     marker = "## Timing"

@@ -2,8 +2,9 @@
 # Copyright (c) 2026 The qrdma authors
 """syn/bram_oreg.py on qrdma_sdp_ram as `make synth` synthesizes it for ECP5: with
 OUT_REG = 1 every block RAM's read port takes the output register (REGMODE OUTREG, OCE
-driven by rd_oe, the flip-flops gone and rd_data driven by the RAM's pins); without it,
-or when the read data also feeds logic other than one register, nothing changes."""
+driven by rd_oe, the flip-flops gone and rd_data driven by the RAM's pins), a read 36 bits
+wide (512 words deep) on both halves of its DP16KD; without it, or when the read data
+also feeds logic other than one register, nothing changes."""
 from __future__ import annotations
 
 import json
@@ -39,10 +40,10 @@ def bits_of(mod: dict, port: str) -> list:
     return mod["ports"][port]["bits"]
 
 
-@pytest.mark.parametrize("width", [20, 40])
-def test_output_register_packed(width: int) -> None:
-    netlist = synth_ecp5(f"oreg_{width}", {"WIDTH": width, "DEPTH": 1024, "OUT_REG": 1,
-                                          "RDW_ANY": 1})
+@pytest.mark.parametrize("width,depth", [(20, 1024), (40, 1024), (72, 512)])
+def test_output_register_packed(width: int, depth: int) -> None:
+    netlist = synth_ecp5(f"oreg_{width}x{depth}", {"WIDTH": width, "DEPTH": depth,
+                                                  "OUT_REG": 1, "RDW_ANY": 1})
     mod = netlist["modules"]["qrdma_sdp_ram"]
     rams = [c for c in mod["cells"].values() if c["type"] == "DP16KD"]
     ffs_before = sum(c["type"] == "TRELLIS_FF" for c in mod["cells"].values())
@@ -55,9 +56,16 @@ def test_output_register_packed(width: int) -> None:
               for b in bs}
     assert set(bits_of(mod, "rd_data")) <= driven
     oe = bits_of(mod, "rd_oe")
+    x36 = 0
     for c in rams:
         assert c["parameters"]["REGMODE_B"] == "OUTREG"
         assert c["connections"]["OCEB"] == oe
+        if int(str(c["parameters"]["DATA_WIDTH_B"]), 2) == 36:
+            # the read's low half comes out on DOA: its register is the A half's
+            x36 += 1
+            assert c["parameters"]["REGMODE_A"] == "OUTREG"
+            assert c["connections"]["OCEA"] == oe
+    assert x36 == (len(rams) if depth == 512 else 0)
     assert pack(netlist) == 0   # nothing left to pack
 
 

@@ -375,6 +375,8 @@ module qrdma_rx_buf
   // the header entry), compared with the packet's CRC result as it comes (results come
   // in packet order, at least four cycles after the last beat). A result comes at most
   // LATENCY + 4 cycles after its last beat, so at most that many tusers wait (asserted).
+  // The FIFO's head is a register (HEAD_REG): the compare starts at a register, not at
+  // a LUT-RAM read.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [cnt_w(TQ_DEPTH)-1:0]  tq_count;
   logic                        tq_af, tq_m_valid;
@@ -382,7 +384,7 @@ module qrdma_rx_buf
   logic                        tq_s_ready;
   logic [31:0]                 tq_m_data;
 
-  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(TQ_DEPTH)) u_tuser_fifo (
+  qrdma_sync_fifo #(.WIDTH(32), .DEPTH(TQ_DEPTH), .HEAD_REG(1'b1)) u_tuser_fifo (
     .clk, .rst,
     .s_valid(last_q), .s_ready(tq_s_ready), .s_data(tuser_q),
     .m_valid(tq_m_valid), .m_ready(crc_valid), .m_data(tq_m_data),
