@@ -162,6 +162,7 @@ BLOCK_DESC = _layout(
     ("block", 217, 20, "block index within the transfer"),
     ("pkt_first", 237, 8, "first packet of the block to send (0: from its start); a re-send of missing packets"),
     ("pkt_num", 245, 9, "packets to send from pkt_first on (0: to the block's end)"),
+    ("resend", 254, 1, "set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)"),
 )
 
 PKT_DESC = _layout(
@@ -180,6 +181,7 @@ PKT_DESC = _layout(
     ("tag", 161, 32, "user tag from the descriptor"),
     ("blocks", 193, 21, "control: number of blocks of the transfer"),
     ("notify", 214, 1, "inline: the receiver writes a completion notification on arrival"),
+    ("resend", 215, 1, "set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)"),
     ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
 )
 
@@ -240,6 +242,8 @@ NET_HDR = _layout(
     ("reason", 184, 4, "NACK: ERR_* reason"),
     ("ask", 188, 1, "DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already"),
     ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one"),
+    ("gen", 198, 16, "DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md \"Exactly once\")"),
+    ("epoch", 214, 8, "DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),
     ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
@@ -309,7 +313,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 
 def page_base(page: int) -> int:

@@ -107,6 +107,7 @@ module qrdma_nic_csr (
         logic RX_MISS;
         logic RX_MISS_DROP;
         logic TX_MISS_RETX;
+        logic EPOCH;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -244,6 +245,9 @@ module qrdma_nic_csr (
         decoded_reg_strb.TX_MISS_RETX = cpuif_req_masked & (cpuif_addr == 9'h140) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h140);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h140) & !cpuif_req_is_wr;
+        decoded_reg_strb.EPOCH = cpuif_req_masked & (cpuif_addr == 9'h148);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h148);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h148);
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -558,6 +562,12 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } TX_MISS_RETX;
+        struct {
+            struct {
+                logic [7:0] next;
+                logic load_next;
+            } epoch;
+        } EPOCH;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -763,6 +773,11 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } TX_MISS_RETX;
+        struct {
+            struct {
+                logic [7:0] value;
+            } epoch;
+        } EPOCH;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1829,6 +1844,29 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.EPOCH.epoch
+    always_comb begin
+        automatic logic [7:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.EPOCH.epoch.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.EPOCH && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.EPOCH.epoch.value & ~decoded_wr_biten[7:0]) | (decoded_wr_data[7:0] & decoded_wr_biten[7:0]);
+            load_next_c = '1;
+        end
+        field_combo.EPOCH.epoch.next = next_c;
+        field_combo.EPOCH.epoch.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.EPOCH.epoch.value <= 8'h0;
+        end else begin
+            if(field_combo.EPOCH.epoch.load_next) begin
+                field_storage.EPOCH.epoch.value <= field_combo.EPOCH.epoch.next;
+            end
+        end
+    end
+    assign hwif_out.EPOCH.epoch.value = field_storage.EPOCH.epoch.value;
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1974,6 +2012,9 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h140) begin
             readback_data_var[47:0] = field_storage.TX_MISS_RETX.cnt.value;
+        end
+        if(rd_mux_addr == 9'h148) begin
+            readback_data_var[7:0] = field_storage.EPOCH.epoch.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h148;
+    localparam QRDMA_NIC_CSR_SIZE = 'h150;
 
     typedef struct {
         logic [15:0] next;
@@ -414,6 +414,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__NODE_MASK__out_t;
 
     typedef struct {
+        logic [7:0] value;
+    } qrdma_nic_csr__EPOCH__epoch__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__EPOCH__epoch__out_t epoch;
+    } qrdma_nic_csr__EPOCH__out_t;
+
+    typedef struct {
         qrdma_nic_csr__NQ_BASE__out_t NQ_BASE;
         qrdma_nic_csr__NQ_SIZE__out_t NQ_SIZE;
         qrdma_nic_csr__NQ_TAIL__out_t NQ_TAIL;
@@ -424,5 +432,6 @@ package qrdma_nic_csr_pkg;
         qrdma_nic_csr__TX_WINDOW__out_t TX_WINDOW;
         qrdma_nic_csr__LINK_CREDITS__out_t LINK_CREDITS;
         qrdma_nic_csr__NODE_MASK__out_t NODE_MASK;
+        qrdma_nic_csr__EPOCH__out_t EPOCH;
     } qrdma_nic_csr__out_t;
 endpackage

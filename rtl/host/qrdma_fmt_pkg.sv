@@ -48,7 +48,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 3;
+  localparam int unsigned FORMAT_VERSION = 4;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -137,8 +137,11 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_PKT_FIRST_W = 8;
   localparam int unsigned BLOCK_DESC_PKT_NUM_LSB = 245;
   localparam int unsigned BLOCK_DESC_PKT_NUM_W = 9;
+  localparam int unsigned BLOCK_DESC_RESEND_LSB = 254;
+  localparam int unsigned BLOCK_DESC_RESEND_W = 1;
   typedef struct packed {
-    logic [1:0] rsvd254;
+    logic [0:0] rsvd255;
+    logic [0:0] resend;  // set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)
     logic [8:0] pkt_num;  // packets to send from pkt_first on (0: to the block's end)
     logic [7:0] pkt_first;  // first packet of the block to send (0: from its start); a re-send of missing packets
     logic [19:0] block;  // block index within the transfer
@@ -185,11 +188,14 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_DESC_BLOCKS_W = 21;
   localparam int unsigned PKT_DESC_NOTIFY_LSB = 214;
   localparam int unsigned PKT_DESC_NOTIFY_W = 1;
+  localparam int unsigned PKT_DESC_RESEND_LSB = 215;
+  localparam int unsigned PKT_DESC_RESEND_W = 1;
   localparam int unsigned PKT_DESC_PAYLOAD_LSB = 256;
   localparam int unsigned PKT_DESC_PAYLOAD_W = 256;
   typedef struct packed {
     logic [255:0] payload;  // inline payload, byte 0 in bits 7:0
-    logic [40:0] rsvd215;
+    logic [39:0] rsvd216;
+    logic [0:0] resend;  // set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)
     logic [0:0] notify;  // inline: the receiver writes a completion notification on arrival
     logic [20:0] blocks;  // control: number of blocks of the transfer
     logic [31:0] tag;  // user tag from the descriptor
@@ -324,6 +330,10 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_ASK_W = 1;
   localparam int unsigned NET_HDR_MISS_CNT_LSB = 189;
   localparam int unsigned NET_HDR_MISS_CNT_W = 9;
+  localparam int unsigned NET_HDR_GEN_LSB = 198;
+  localparam int unsigned NET_HDR_GEN_W = 16;
+  localparam int unsigned NET_HDR_EPOCH_LSB = 214;
+  localparam int unsigned NET_HDR_EPOCH_W = 8;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -335,7 +345,9 @@ package qrdma_fmt_pkg;
   // not in the struct (they share bits with other fields): size, blocks, tag
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [57:0] rsvd198;
+    logic [33:0] rsvd222;
+    logic [7:0] epoch;  // DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has
+    logic [15:0] gen;  // DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md "Exactly once")
     logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one
     logic [0:0] ask;  // DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already
     logic [3:0] reason;  // NACK: ERR_* reason

@@ -48,7 +48,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 3
+#define QRDMA_FORMAT_VERSION 4
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -206,6 +206,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_PKT_NUM_W 9
 #define QRDMA_BLOCK_DESC_PKT_NUM_GET(buf) qrdma_get_bits((buf), 245, 9)
 #define QRDMA_BLOCK_DESC_PKT_NUM_PUT(buf, v) qrdma_put_bits((buf), 245, 9, (v))
+#define QRDMA_BLOCK_DESC_RESEND_LSB 254
+#define QRDMA_BLOCK_DESC_RESEND_W 1
+#define QRDMA_BLOCK_DESC_RESEND_GET(buf) qrdma_get_bits((buf), 254, 1)
+#define QRDMA_BLOCK_DESC_RESEND_PUT(buf, v) qrdma_put_bits((buf), 254, 1, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
@@ -257,6 +261,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_PKT_DESC_NOTIFY_W 1
 #define QRDMA_PKT_DESC_NOTIFY_GET(buf) qrdma_get_bits((buf), 214, 1)
 #define QRDMA_PKT_DESC_NOTIFY_PUT(buf, v) qrdma_put_bits((buf), 214, 1, (v))
+#define QRDMA_PKT_DESC_RESEND_LSB 215
+#define QRDMA_PKT_DESC_RESEND_W 1
+#define QRDMA_PKT_DESC_RESEND_GET(buf) qrdma_get_bits((buf), 215, 1)
+#define QRDMA_PKT_DESC_RESEND_PUT(buf, v) qrdma_put_bits((buf), 215, 1, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 
@@ -421,6 +429,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_MISS_CNT_W 9
 #define QRDMA_NET_HDR_MISS_CNT_GET(buf) qrdma_get_bits((buf), 189, 9)
 #define QRDMA_NET_HDR_MISS_CNT_PUT(buf, v) qrdma_put_bits((buf), 189, 9, (v))
+#define QRDMA_NET_HDR_GEN_LSB 198
+#define QRDMA_NET_HDR_GEN_W 16
+#define QRDMA_NET_HDR_GEN_GET(buf) qrdma_get_bits((buf), 198, 16)
+#define QRDMA_NET_HDR_GEN_PUT(buf, v) qrdma_put_bits((buf), 198, 16, (v))
+#define QRDMA_NET_HDR_EPOCH_LSB 214
+#define QRDMA_NET_HDR_EPOCH_W 8
+#define QRDMA_NET_HDR_EPOCH_GET(buf) qrdma_get_bits((buf), 214, 8)
+#define QRDMA_NET_HDR_EPOCH_PUT(buf, v) qrdma_put_bits((buf), 214, 8, (v))
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256

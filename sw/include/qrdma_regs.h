@@ -356,6 +356,12 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_466A76C0__CNT_bw 48
 #define QRDMA_CNT_R_DESC_466A76C0__CNT_reset 0x0
 
+// reg - qrdma_nic_csr::EPOCH
+#define QRDMA_NIC_CSR__EPOCH__EPOCH_bm 0xff
+#define QRDMA_NIC_CSR__EPOCH__EPOCH_bp 0
+#define QRDMA_NIC_CSR__EPOCH__EPOCH_bw 8
+#define QRDMA_NIC_CSR__EPOCH__EPOCH_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -399,6 +405,7 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RX_MISS;
     uint64_t RX_MISS_DROP;
     uint64_t TX_MISS_RETX;
+    uint64_t EPOCH;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -409,7 +416,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x348, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x350, "Packing error");
 
 #ifdef __cplusplus
 }
