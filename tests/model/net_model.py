@@ -10,7 +10,8 @@ tuser = CRC on the last beat) and parses them back.
   one_beat_packet(hdr_fields)            -> Packet (INLINE/CONTROL/ACK/NACK)
   inline_packet / control_packet / ack_packet -> the one-beat packets, field by field
   Packet.crc / Packet.beats / Packet.to_axis_frame() / parse(beats)
-  block_packets(block_desc, mem_read, node_id, max_payload) -> [Packet] of a block (its run)
+  block_packets(block_desc, mem_read, node_id, max_payload, gen, epoch) -> [Packet] of a block (its run)
+  GenModel(num_nodes).take(dst, tid, new)  -> the generation a descriptor's packets carry
   block_run(block_desc, n_pkts) -> the indices of the packets a block descriptor sends
 """
 from __future__ import annotations
@@ -122,11 +123,32 @@ def block_run(blk: dict, n_pkts: int) -> range:
     return range(first, end)
 
 
-def block_packets(blk: dict, mem_read, node_id: int, max_payload: int) -> list[Packet]:
+class GenModel:
+    """The sender's generations (docs/reliability.md "Exactly once"): one counter per
+    (destination mod num_nodes, TID), which starts at `start` and goes up by one for each
+    new block or inline packet; a re-send (the descriptor's resend bit) and a CONTROL
+    packet carry the counter as it is."""
+
+    def __init__(self, num_nodes: int, start: int = 0):
+        self.num_nodes = num_nodes
+        self.start = start
+        self.gen: dict[tuple[int, int], int] = {}
+
+    def take(self, dst_node: int, tid: int, new: bool) -> int:
+        k = (dst_node % self.num_nodes, tid)
+        g = self.gen.get(k, self.start)
+        if new:
+            g = (g + 1) & 0xFFFF
+            self.gen[k] = g
+        return g
+
+
+def block_packets(blk: dict, mem_read, node_id: int, max_payload: int, gen: int = 0,
+                  epoch: int = 0) -> list[Packet]:
     """The DATA packets of a block descriptor (BLOCK_DESC fields): those of its run
-    (block_run), each as in the whole block's send; mem_read(addr, n) gives the source
-    bytes. The run's last packet asks for an answer (ask) when it is not the block's last
-    (that one always asks at the receiver)."""
+    (block_run), each as in the whole block's send, with generation `gen` and `epoch`;
+    mem_read(addr, n) gives the source bytes. The run's last packet asks for an answer
+    (ask) when it is not the block's last (that one always asks at the receiver)."""
     parts = packetize(blk["dst_addr"], blk["size"], max_payload)
     run = block_run(blk, len(parts))
     out = []
@@ -136,27 +158,28 @@ def block_packets(blk: dict, mem_read, node_id: int, max_payload: int) -> list[P
                  tid=blk["tid"], seq=blk["seq"], pkt_idx=i, blk_pkts=len(parts), len=n,
                  dst_addr=blk["dst_addr"] + off, pd=blk["pd"], fid=blk["fid"],
                  path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"],
-                 ask=int(i == run[-1] and i != len(parts) - 1))
+                 ask=int(i == run[-1] and i != len(parts) - 1), gen=gen, epoch=epoch)
         out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
     return out
 
 
-def inline_packet(pkt: dict, node_id: int) -> Packet:
+def inline_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:
     """The INLINE packet of a PKT_DESC (kind PKT_INLINE)."""
     n = pkt["len"]
     data = pkt["payload"] & ((1 << (8 * n)) - 1)
     return one_beat_packet(dict(ptype=C["NET_INLINE"], dst_node=pkt["dst_node"],
                                 src_node=node_id, tid=pkt["tid"], seq=pkt["seq"], len=n,
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], notify=pkt["notify"],
-                                xfer=pkt["xfer"], inline_data=data))
+                                xfer=pkt["xfer"], inline_data=data, gen=gen, epoch=epoch))
 
 
-def control_packet(pkt: dict, node_id: int) -> Packet:
+def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:
     """The CONTROL packet of a PKT_DESC (kind PKT_CONTROL)."""
     return one_beat_packet(dict(ptype=C["NET_CONTROL"], dst_node=pkt["dst_node"],
                                 src_node=node_id, tid=pkt["tid"], seq=pkt["seq"],
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], xfer=pkt["xfer"],
-                                size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"]))
+                                size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"],
+                                gen=gen, epoch=epoch))
 
 
 def ack_packet(dst_node: int, node_id: int, tid: int, seq: int, nack: bool = False,
