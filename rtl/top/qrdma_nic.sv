@@ -162,6 +162,7 @@ module qrdma_nic
   logic                     tx_mem_err, tx_slot_stall, tx_link_stall, rx_mem_err, rx_nack;
   logic                     tx_timeout, tx_unreach, tx_retx;
   logic [7:0]               retry_limit;
+  logic [7:0]               epoch;
   logic [3:0]               backoff;
   logic                     rx_notif_off, rx_link_stall, rx_evt_stall, rx_redo, rx_redo_drop;
   /* verilator lint_off UNUSEDSIGNAL */  // RX_REDO + RX_REDO_DROP count every redo event
@@ -234,7 +235,7 @@ module qrdma_nic
     .READ_WINDOW_BEATS (READ_WINDOW_BEATS),
     .AXI_ID_W          (MEM_ID_W)
   ) u_tx (
-    .clk, .rst, .node_id,
+    .clk, .rst, .node_id, .epoch,
     .s_blk_valid(tblk_valid), .s_blk_ready(tblk_ready), .s_blk_data(tblk_data),
     .s_pkt_valid(tpkt_valid), .s_pkt_ready(tpkt_ready), .s_pkt_data(tpkt_data),
     .s_rsp_valid(rsp_valid), .s_rsp_ready(rsp_ready), .s_rsp_data(rsp_data),
@@ -307,7 +308,8 @@ module qrdma_nic
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head,
     .cfg_retx_timeout(retx_timeout), .cfg_node_mask(node_mask),
-    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .cfg_resend(resend), .tx_retx,
+    .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .cfg_resend(resend),
+    .cfg_epoch(epoch), .tx_retx,
     .tx_miss_retx,
     .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,

@@ -44,6 +44,7 @@ module qrdma_nic_regs
   output logic [7:0]  cfg_retry_limit,
   output logic [3:0]  cfg_backoff,
   output logic [1:0]  cfg_resend,
+  output logic [7:0]  cfg_epoch,
   input  logic        tx_retx,
   input  logic        tx_miss_retx,
   input  logic        tx_timeout,
@@ -142,6 +143,7 @@ module qrdma_nic_regs
   assign cfg_retry_limit  = hw_out.RETRY_LIMIT.retries.value;
   assign cfg_backoff      = hw_out.RETRY_LIMIT.backoff.value;
   assign cfg_resend       = hw_out.RETRY_LIMIT.resend.value;
+  assign cfg_epoch        = hw_out.EPOCH.epoch.value;
 
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin

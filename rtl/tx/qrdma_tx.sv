@@ -41,6 +41,7 @@ module qrdma_tx
   input  logic                   clk,
   input  logic                   rst,             // synchronous, active high
   input  logic [15:0]            node_id,         // this node: src_node of every header
+  input  logic [7:0]             epoch,           // this node's epoch: in every request header
   // block descriptors (BLOCK_DESC) from the QoS engine
   input  logic                   s_blk_valid,
   output logic                   s_blk_ready,
@@ -150,6 +151,7 @@ module qrdma_tx
     .clk            (clk),
     .rst            (rst),
     .node_id        (node_id),
+    .epoch          (epoch),
     .s_blk_valid    (s_blk_valid),
     .s_blk_ready    (s_blk_ready),
     .s_blk_data     (s_blk_data),

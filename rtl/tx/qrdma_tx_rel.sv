@@ -300,14 +300,17 @@ module qrdma_tx_rel
   assign m_blk_valid = r_boff || ob_off;
   assign m_pkt_valid = r_poff || op_off;
   // (a MISS re-send or a probe: the kept block with the run of the MISS, or its last packet)
+  // (a re-send carries its resend bit: the send unit keeps its generation)
   always_comb begin
     m_blk_data = r_boff ? bs_rd : bq_data[BLOCK_DESC_W-1:0];
+    m_blk_data[BLOCK_DESC_RESEND_LSB] = r_boff;
     if (r_boff && r3_run_q) begin
       m_blk_data[BLOCK_DESC_PKT_FIRST_LSB +: BLOCK_DESC_PKT_FIRST_W] = r3_q.pf;
       m_blk_data[BLOCK_DESC_PKT_NUM_LSB +: BLOCK_DESC_PKT_NUM_W]     = r3_q.pn;
     end
+    m_pkt_data = r_poff ? ps_rd : pq_data[PKT_DESC_W-1:0];
+    m_pkt_data[PKT_DESC_RESEND_LSB] = r_poff;
   end
-  assign m_pkt_data  = r_poff ? ps_rd : pq_data[PKT_DESC_W-1:0];
   assign ob_pass     = ob_off && m_blk_ready;
   assign op_pass     = op_off && m_pkt_ready;
   assign rb_pass     = r_boff && m_blk_ready;

@@ -11,7 +11,11 @@
 // other slot is freed. ACK/NACK responses never take a slot (qrdma_tx_rsp), so a send
 // unit full of requests still answers. A block descriptor's pkt_first / pkt_num (a
 // re-send of missing packets, docs/reliability.md) select the run of its packets that is
-// sent, each exactly as in the whole block's send. Inside: docs/modules.md#qrdma_tx_sched.
+// sent, each exactly as in the whole block's send. Every DATA, INLINE and CONTROL header
+// carries the generation of its (destination, TID) and the epoch (docs/reliability.md
+// "Exactly once"): a generation counter per (queue, TID) in block RAM goes up by one for
+// each new block or inline packet taken in; a re-send (its resend bit) and a CONTROL
+// packet take it as it is. Inside: docs/modules.md#qrdma_tx_sched.
 //
 // Contract: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
@@ -35,6 +39,12 @@
 // than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
 // descriptor's run (pkt_first .. pkt_first + pkt_num - 1, pkt_num 0: to the block's last
 // packet) must lie within the block's packets (an assertion checks it).
+// Generations: the block descriptors that are not re-sends come in the order of their seq
+// (modulo 2^16, as the QoS engine issues them); a CONTROL packet descriptor that is not a
+// re-send is taken only once the block descriptor with its seq has been (its generation
+// is then its block's), and a re-send only while its TID's next use has not been taken.
+// A generation is in the slot's header from the third cycle after the take (a + 3; the
+// slot is read at a + 5 at the earliest).
 `default_nettype none
 
 module qrdma_tx_sched
@@ -51,6 +61,7 @@ module qrdma_tx_sched
   input  logic                     clk,
   input  logic                     rst,
   input  logic [15:0]              node_id,         // src_node of every header (sampled in A)
+  input  logic [7:0]               epoch,           // epoch of every request header (sampled in A)
   // descriptors
   input  logic                     s_blk_valid,
   output logic                     s_blk_ready,
@@ -82,6 +93,9 @@ module qrdma_tx_sched
   localparam int unsigned SIZE_W = BLOCK_DESC_SIZE_W;
   localparam int unsigned REC_W  = $bits(slot_rec_t);
   localparam int unsigned HI_W   = 64 - OFF_W;         // address bits above a packet offset
+  localparam int unsigned TW     = NET_HDR_TID_W;
+  localparam int unsigned GW     = NET_HDR_GEN_W;      // generation
+  localparam int unsigned GKW    = idx_w(NUM_NODES << TW);  // generation counter index
 
 `ifndef SYNTHESIS
   initial begin
@@ -139,7 +153,7 @@ module qrdma_tx_sched
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
   logic          in_bmore, in_more;  // a block's first packet sent is followed by another
-  /* verilator lint_off UNUSEDSIGNAL */  // only dst_addr, size, pkt_first, pkt_num here
+  /* verilator lint_off UNUSEDSIGNAL */  // dst_addr, size, pkt_first, pkt_num, seq, tid, resend here
   block_desc_t   in_blk;
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -160,7 +174,24 @@ module qrdma_tx_sched
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
   logic          b_reenq_q;  // reenq as a register of its own, loaded in A
 
-  assign in_req = {s_pkt_valid, s_blk_valid};
+  // A CONTROL packet waits until the block descriptor with its seq has been taken:
+  // blk_seq_q is the seq of the last block taken that is not a re-send (the engine's
+  // blocks come in seq order), so the block is in when blk_seq_q - seq is in [0, 2^15).
+  /* verilator lint_off UNUSEDSIGNAL */  // kind, seq, resend, tid here
+  pkt_desc_t       in_pkt;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [15:0]     blk_seq_q;
+  logic            ctl_wait;
+
+  assign in_pkt   = pkt_desc_t'(s_pkt_data);
+  assign ctl_wait = in_pkt.kind == 1'(PKT_CONTROL) && !in_pkt.resend
+                    && 1'((blk_seq_q - in_pkt.seq) >> 15);
+  assign in_req   = {s_pkt_valid && !ctl_wait, s_blk_valid};
+
+  always_ff @(posedge clk) begin
+    if (in_acc && !in_idx && !in_blk.resend) blk_seq_q <= in_blk.seq;
+    if (rst) blk_seq_q <= '1;   // the engine's first seq is 0
+  end
 
   qrdma_arb_rr #(.N(2)) u_in_arb (
     .clk       (clk),
@@ -278,6 +309,73 @@ module qrdma_tx_sched
     .rd_data (prog_rd)
   );
 
+  // ------------------------------------------------------------------ generations
+  // The counter of the taken descriptor's (queue, TID) is read in G1 (a + 1), is in the
+  // RAM's output register in G3 (a + 3), where the new value (+1 for a block or inline
+  // packet that is not a re-send) is written back and into the slot's word of u_gen_slot.
+  // The two takes before it write in G3 after its read (or in the cycle of it): their
+  // values come from G4 and G5 when their key is the same (compares registered in G2).
+  logic           g1_v_q, g2_v_q, g3_v_q, g4_v_q;
+  logic [GKW-1:0] g1_k_q, g2_k_q, g3_k_q;
+  logic [SW-1:0]  g1_s_q, g2_s_q, g3_s_q;
+  logic           g1_n_q, g2_n_q, g3_n_q;    // a new use: the counter goes up
+  logic           g3_f4_q, g3_f5_q;         // G3's key is G4's, G5's
+  logic [GW-1:0]  g4_q, g5_q;               // the values G3 gave in the cycles before
+  logic [GW-1:0]  g_rd, g_cur, g_new;
+  logic [TW-1:0]  in_tid;
+
+  assign in_tid = in_idx ? in_pkt.tid : in_blk.tid;
+
+  always_ff @(posedge clk) begin
+    g1_v_q  <= in_acc;
+    g1_k_q  <= GKW'({in_queue, in_tid});
+    g1_s_q  <= pool_id;
+    g1_n_q  <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend) : !in_blk.resend;
+    g2_v_q  <= g1_v_q;
+    g2_k_q  <= g1_k_q;
+    g2_s_q  <= g1_s_q;
+    g2_n_q  <= g1_n_q;
+    g3_v_q  <= g2_v_q;
+    g3_k_q  <= g2_k_q;
+    g3_s_q  <= g2_s_q;
+    g3_n_q  <= g2_n_q;
+    g3_f4_q <= g3_v_q && g3_k_q == g2_k_q;
+    g3_f5_q <= g4_v_q && g4_k_q == g2_k_q;
+    g4_v_q  <= g3_v_q;
+    g4_q    <= g_new;
+    g5_q    <= g4_q;
+    if (rst) begin
+      g1_v_q <= 1'b0;
+      g2_v_q <= 1'b0;
+      g3_v_q <= 1'b0;
+      g4_v_q <= 1'b0;
+    end
+  end
+
+  logic [GKW-1:0] g4_k_q;
+  always_ff @(posedge clk) g4_k_q <= g3_k_q;
+
+  assign g_cur = g3_f4_q ? g4_q : (g3_f5_q ? g5_q : g_rd);
+  assign g_new = g_cur + GW'(g3_n_q);
+
+  // The counters are not reset: they go on across a reset, so that a copy sent before it
+  // stays old at its receiver (docs/reliability.md "Exactly once"). RDW_ANY: a read that
+  // meets a write of its key is forwarded from G5.
+  qrdma_sdp_ram #(.WIDTH(GW), .DEPTH(NUM_NODES << TW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_gen (
+    .clk,
+    .wr_en(g3_v_q && g3_n_q), .wr_be(1'b1), .wr_addr(g3_k_q), .wr_data(g_new),
+    .rd_en(g1_v_q), .rd_addr(g1_k_q), .rd_oe(1'b1), .rd_data(g_rd)
+  );
+
+  // the generation of each slot's descriptor, read with the slot (written in G3, read at
+  // a + 5 at the earliest)
+  logic [GW-1:0] gen_rd;
+  qrdma_sdp_ram #(.WIDTH(GW), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_gen_slot (
+    .clk,
+    .wr_en(g3_v_q), .wr_be(1'b1), .wr_addr(g3_s_q), .wr_data(g_new),
+    .rd_en(s_valid_q), .rd_addr(pick_slot), .rd_oe(1'b1), .rd_data(gen_rd)
+  );
+
   qrdma_multi_queue_pipe #(.NUM_QUEUES(NUM_NODES), .NUM_ENTRIES(SLOTS)) u_voq (
     .clk       (clk),
     .rst       (rst),
@@ -385,6 +483,8 @@ module qrdma_tx_sched
 
   slot_rec_t          rec_b_q;    // B: the record, registered
   logic [15:0]        b_node_q;   // node_id, sampled in A
+  logic [7:0]         b_epoch_q;  // epoch, sampled in A
+  logic [GW-1:0]      b_gen_q;    // the slot's generation
   logic [PIDX_W-1:0]  b_pidx_q;   // packet index
   logic [PIDX_W-1:0]  b_pidx1_q;  // ... + 1
   logic [PIDX_W-1:0]  b_lidx_q;   // index of the block's last packet
@@ -408,6 +508,8 @@ module qrdma_tx_sched
       first      = (prog_rd.pidx == '0);
       rec_b_q    <= rec;
       b_node_q   <= node_id;
+      b_epoch_q  <= epoch;
+      b_gen_q    <= gen_rd;
       b_pidx_q   <= prog_rd.pidx;
       b_pidx1_q  <= prog_rd.pidx + PIDX_W'(1);
       b_lidx_q   <= PIDX_W'(a_x >> LG);
@@ -460,6 +562,8 @@ module qrdma_tx_sched
   // last packet (that one always asks).
   function automatic logic [DATA_W-1:0] make_hdr(input slot_rec_t          r,
                                                  input logic [15:0]        src,
+                                                 input logic [7:0]         ep,
+                                                 input logic [GW-1:0]      gen,
                                                  input logic [PIDX_W-1:0]  pidx,
                                                  input logic [PIDX_W-1:0]  pkts,
                                                  input logic [LEN_W-1:0]   len,
@@ -475,6 +579,8 @@ module qrdma_tx_sched
     p = pkt_desc_t'(r.data);
     h          = '0;
     h.src_node = src;
+    h.epoch    = ep;
+    h.gen      = gen;
     unique case (r.kind)
       SLOT_BLK: begin
         h.ptype    = 4'(NET_DATA);
@@ -531,8 +637,8 @@ module qrdma_tx_sched
   always_ff @(posedge clk) begin
     // (computed in this block: evaluated only with a packet in B)
     if (b_valid_q) begin
-      c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_pidx_q, b_lidx_q + PIDX_W'(1), b_len, b_dst_q,
-                            !b_more_q && b_bmore_q);
+      c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_epoch_q, b_gen_q, b_pidx_q,
+                            b_lidx_q + PIDX_W'(1), b_len, b_dst_q, !b_more_q && b_bmore_q);
       c_data_q  <= (rec_b_q.kind == SLOT_BLK);
       c_sent_q  <= !b_more_q;
       c_dlane_q <= b_dst_q[LANE_W-1:0];

@@ -24,7 +24,13 @@ Checks:
                  (dst_node mod NUM_NODES) the descriptors are kept in the order the unit took
                  them: the first packet of each must be the oldest not yet started (FIFO
                  service of a queue), every further packet of a block the next one of that
-                 block (blocks interleave at packet granularity).
+                 block (blocks interleave at packet granularity). Each header's gen is
+                 the model's (nm.GenModel, in the order the unit took the descriptors: one
+                 more per (dst_node mod NUM_NODES, tid) for a block or inline packet that is
+                 not a re-send) and its epoch the input's.
+  control order  A control packet descriptor (not a re-send) carries the seq of a recent
+                 block descriptor, queued but perhaps not taken yet: the unit must take it
+                 only after that block.
   read errors    A DATA packet whose source bytes touch a bad line is not sent: the
                  scoreboard skips it (a descriptor whose first packet is dropped starts
                  unseen, so the next one in its VOQ may start after it) and expects one local
@@ -62,7 +68,8 @@ Checks:
 Tests:
   tx_random        mixed traffic: blocks 1 B .. 64 KiB with random src/dst alignment and
                    64-bit addresses (a third of them a random run of their packets),
-                   INLINE (1..32 B), CONTROL, and ACK/NACK responses to random dst_node
+                   INLINE (1..32 B), CONTROL, re-sends (a tenth of the blocks and
+                   packets), and ACK/NACK responses to random dst_node
                    (16 bits: the mod-NUM_NODES mapping), random pause toggling, random
                    memory latency, every stream idle/backpressured
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
@@ -358,6 +365,11 @@ class Scoreboard:
         return "\n".join(msg)
 
 
+# The unit's generation counters are not reset: they go on from one test to the next of
+# the same simulation, and so does their model.
+GENS = nm.GenModel(NUM_NODES)
+
+
 # ---------------------------------------------------------------------------- testbench
 class TB:
     def __init__(self, dut, name):
@@ -368,6 +380,7 @@ class TB:
         logging.getLogger(f"cocotb.{dut._name}").setLevel(logging.WARNING)
         self.cycle = 0
         self.node_id = self.rng.randrange(1 << 16)
+        self.epoch = self.rng.randrange(256)
         self.sb = Scoreboard(NUM_NODES)
         self.lat = (1, 40)       # memory latency range of the next burst, cycles
         self.stall = 0.0         # link backpressure: m_axis_tx_tready low with this probability
@@ -382,7 +395,10 @@ class TB:
         self.stats = collections.Counter()
         self.occ = {}            # occ_* outputs in the current cycle
         self.req_pushed = 0      # request-class headers the assembler has decided
-        self.seq = 0
+        self.seq = 0xFFFF        # the first descriptor's seq is 0, as the engine's
+        self.blk_seqs = collections.deque([0xFFFF], maxlen=32)  # recent new blocks' seqs
+        self.gen = GENS          # the generations, in the order the unit takes
+        self.blk_taken = 0xFFFF  # seq of the last new block taken
         self.lines_due = collections.Counter()   # source lines the DATA packets read
 
     async def start(self):
@@ -390,6 +406,7 @@ class TB:
         cocotb.start_soon(Clock(d.clk, 5, unit="ns").start())
         d.rst.value = 1
         d.node_id.value = self.node_id
+        d.epoch.value = self.epoch
         d.tx_pause.value = 0
         d.m_axis_tx_tready.value = 0
         d.m_lnack_ready.value = 0
@@ -432,9 +449,10 @@ class TB:
         self.seq = (self.seq + 1) & 0xFFFF
         return self.seq
 
-    def send_block(self, dst_node, size, src=None, dst=None, run_p=0.0, **kw):
+    def send_block(self, dst_node, size, src=None, dst=None, run_p=0.0, resend_p=0.0, **kw):
         """A block descriptor; with probability run_p a random run of its packets
-        (pkt_first, pkt_num) instead of the whole block."""
+        (pkt_first, pkt_num) instead of the whole block, with probability resend_p marked
+        as a re-send (it keeps its TID's generation)."""
         r = self.rng
         f = dict(src_addr=self.src_addr(size) if src is None else src,
                  dst_addr=self.dst_addr(size) if dst is None else dst,
@@ -445,19 +463,27 @@ class TB:
                  block=r.randrange(1 << 20))
         if r.random() < run_p:
             f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
+        f["resend"] = int(r.random() < resend_p)
         f.update(kw)
+        if not f["resend"]:
+            self.blk_seqs.append(f["seq"])
         self.blk.send_nowait(DataTransaction(data=BLOCK_DESC.pack(**f)))
         return f
 
-    def send_pkt(self, dst_node, control):
+    def send_pkt(self, dst_node, control, resend_p=0.0):
+        """An inline or control packet descriptor. A control packet carries the seq of one
+        of the recent blocks queued (its last block's, as the engine's), which the unit may
+        not have taken yet: it waits for it."""
         r = self.rng
         n = 0 if control else r.randint(1, 32)
+        seq = r.choice(self.blk_seqs) if control else self.next_seq()
         f = dict(kind=C["PKT_CONTROL"] if control else C["PKT_INLINE"], dst_node=dst_node,
-                 pd=r.randrange(16), tid=r.randrange(1024), seq=self.next_seq(), len=n,
+                 pd=r.randrange(16), tid=r.randrange(1024), seq=seq, len=n,
                  dst_addr=r.getrandbits(64), xfer=r.randrange(2048),
                  size=r.getrandbits(33) if control else n, tag=r.getrandbits(32),
                  blocks=r.getrandbits(21), notify=r.randrange(2),
-                 payload=r.getrandbits(256))   # bytes past len must not reach the packet
+                 payload=r.getrandbits(256),   # bytes past len must not reach the packet
+                 resend=int(r.random() < resend_p))
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
     def send_rsp(self, dst_node):
@@ -471,7 +497,10 @@ class TB:
         """A descriptor or response was taken by the unit: queue what it must produce."""
         if kind == "blk":
             f = BLOCK_DESC.unpack(v)
-            pk = nm.block_packets(f, self.ram.read, self.node_id, MAX_PAYLOAD)
+            if not f["resend"]:
+                self.blk_taken = f["seq"]
+            gen = self.gen.take(f["dst_node"], f["tid"], not f["resend"])
+            pk = nm.block_packets(f, self.ram.read, self.node_id, MAX_PAYLOAD, gen, self.epoch)
             parts = nm.packetize(f["dst_addr"], f["size"], MAX_PAYLOAD)
             run = nm.block_run(f, len(parts))
             drop = [self.ram.touches_bad(f["src_addr"] + parts[i][0], parts[i][1]) for i in run]
@@ -486,9 +515,15 @@ class TB:
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
             if f["kind"] == C["PKT_CONTROL"]:
-                pk = nm.control_packet(f, self.node_id)
+                # a control packet is taken only after its block (its seq) was
+                if not f["resend"] and (self.blk_taken - f["seq"]) % 65536 >= 32768:
+                    self.mon_errors.append(f"control packet seq {f['seq']} taken before its "
+                                           f"block (last block taken: seq {self.blk_taken})")
+                gen = self.gen.take(f["dst_node"], f["tid"], False)
+                pk = nm.control_packet(f, self.node_id, gen, self.epoch)
             else:
-                pk = nm.inline_packet(f, self.node_id)
+                gen = self.gen.take(f["dst_node"], f["tid"], not f["resend"])
+                pk = nm.inline_packet(f, self.node_id, gen, self.epoch)
             self.sb.add(f["dst_node"] % NUM_NODES, [pk], [False],
                         f"pkt seq {f['seq']} kind {f['kind']}")
         else:
@@ -708,11 +743,11 @@ async def tx_random(dut):
         for k in kinds[i:i + rng.randint(1, 30)]:
             node = rng.randrange(1 << 16)
             if k == "blk":
-                tb.send_block(node, block_size(rng), run_p=0.3)
+                tb.send_block(node, block_size(rng), run_p=0.3, resend_p=0.1)
             elif k == "rsp":
                 tb.send_rsp(node)
             else:
-                tb.send_pkt(node, k == "control")
+                tb.send_pkt(node, k == "control", resend_p=0.1)
             i += 1
         await ClockCycles(dut.clk, rng.choice([1, 10, 300, 2000]))
     # a few blocks at the edges: 1 byte, one max packet, 64 KiB, lanes 63 -> 0 and 0 -> 63

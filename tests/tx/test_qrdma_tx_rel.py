@@ -208,7 +208,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             ctl_pending[tid] = s
             made += 1
             d = put(F.PKT_DESC, rng.getrandbits(F.PKT_DESC.width), tid=tid, seq=s,
-                    dst_node=dst, kind=1)
+                    dst_node=dst, kind=1, resend=0)
             return (d, tid, s, dst)
         tid = free.pop()
         s = seq
@@ -217,7 +217,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         dst = (rng.choice([0, 1, 4, 5, 7]) if rng.random() >= unreach_p else
                rng.choice([NODE_ID, 3, 6, 63, 64, 1000, 0xFFFF]))
         d = put(layout[kind], rng.getrandbits(layout[kind].width), tid=tid, seq=s,
-                dst_node=dst)
+                dst_node=dst, resend=0)   # (the engine never sets the resend bit)
         if kind == "pkt":
             d = put(F.PKT_DESC, d, kind=0)
         else:   # the engine sends whole blocks of 1..BLOCK_SIZE bytes
@@ -438,8 +438,12 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
                     expect_unr[(tid, s)] = now
                 offer[kind] = None
             if int(getattr(dut, f"m_{kind}_valid").value):
+                # a re-send carries its resend bit, a descriptor passed on first never
                 d = int(getattr(dut, f"m_{kind}_data").value)
-                original = bool(out_q[kind]) and d == out_q[kind][0][0]
+                rs = field(layout[kind], d, "resend")
+                d = put(layout[kind], d, resend=0)
+                original = not rs and bool(out_q[kind]) and d == out_q[kind][0][0]
+                assert original or rs, f"{kind}: a re-send without its resend bit"
                 if int(getattr(dut, f"m_{kind}_ready").value):
                     if original:
                         _, tid, s = out_q[kind].popleft()
@@ -724,7 +728,7 @@ async def rel_reset(dut):
             break
     for _ in range(64):     # (a control packet would follow its block within a few cycles)
         await FallingEdge(dut.clk)
-    assert seen == [("blk", blk), ("blk", blk)], \
+    assert seen == [("blk", blk), ("blk", put(F.BLOCK_DESC, blk, resend=1))], \
         [(st, F.PKT_DESC.unpack(w) if st == "pkt" else "block") for st, w in seen]
     await pulse_ack(dut, tid, seq)
 
