@@ -183,7 +183,13 @@ module tb_qrdma_nic_pair
   input  logic         inj_tlast,
   input  logic [31:0]  inj_tuser,
   input  logic         inj_tvalid,
-  output logic         inj_tready
+  output logic         inj_tready,
+  // node 1's receive port as it takes beats (from link 0 or the injection), for monitors
+  output logic [511:0] rx1_tdata,
+  output logic [63:0]  rx1_tkeep,
+  output logic         rx1_tlast,
+  output logic [31:0]  rx1_tuser,
+  output logic         rx1_take
 );
 
   logic [511:0] t0_tdata, r0_tdata;
@@ -209,6 +215,11 @@ module tb_qrdma_nic_pair
   assign r1_tvalid  = inj_sel ? inj_tvalid : l0_tvalid;
   assign l0_tready  = !inj_sel && r1_tready;
   assign inj_tready = inj_sel && r1_tready;
+  assign rx1_tdata  = r1_tdata;
+  assign rx1_tkeep  = r1_tkeep;
+  assign rx1_tlast  = r1_tlast;
+  assign rx1_tuser  = r1_tuser;
+  assign rx1_take   = r1_tvalid && r1_tready;
 
   qrdma_nic #(
     .HOST_DATA_W(HOST_DATA_W), .NUM_NODES(NUM_NODES), .MAX_PAYLOAD(MAX_PAYLOAD),

@@ -38,6 +38,14 @@ transfers in flight).
                 blocks after timeouts,
                 every transfer DONE, each packet written exactly once (RX_DATA_PKTS,
                 RX_BYTES), every byte and notification exact
+  nic_late      the same, with late copies of node 0's packets injected into node 1: every
+                DATA, INLINE and CONTROL packet node 1 takes from node 0 is kept per TID,
+                and once a packet of a later use (generation) of its TID has come, copies
+                of the earlier use's packets are injected (in batches, between link 0's
+                packets): every copy is dropped as stale (RX_STALE_DROP = the copies), none
+                is written, answered or notified (RX_DATA_PKTS and RX_BYTES exact, no
+                re-response, CNT_STALE 0 at node 0), every transfer, byte and notification
+                exact
   nic_flips     the same with bits flipped in some packets on both links: every corrupted
                 packet is dropped and counted (RX_CRC_DROP = flips), MISS answers ignored
                 (RETRY_LIMIT.resend 2): each hits one transfer which then stays BUSY
@@ -70,7 +78,7 @@ from dataclasses import dataclass, field
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge, Timer
 from cocotbext.axi.stream import define_stream
 
 from seeding import seed_rng
@@ -505,15 +513,64 @@ async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: in
     return posted
 
 
+async def late_copies(b: Bench, count: int, stop) -> list:
+    """Watches node 1's receive port (rx1_*) and keeps node 0's DATA, INLINE and CONTROL
+    packets per TID, by generation; once a packet of a later generation of a TID has come,
+    the earlier generations' packets are late copies. Injects up to `count` of them into
+    node 1, in batches of up to 8, each while link 0 is between packets (inj_sel holds it).
+    Returns the headers injected."""
+    dut, rng = b.dut, b.rng
+    req = (C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"])
+    cur: dict[int, tuple[int, list]] = {}   # tid -> (generation, [frame, ...])
+    late: list = []                         # (header, frame) of earlier generations
+    injected: list = []
+    frame: list = []
+    quiet(dut, "inj")
+    src = InjSource(InjBus.from_prefix(dut, "inj"), dut.clk, dut.rst)
+    while len(injected) < count and not stop():
+        await RisingEdge(dut.clk)
+        await ReadOnly()
+        if int(dut.rx1_take.value) and not int(dut.inj_sel.value):
+            frame.append((int(dut.rx1_tdata.value), int(dut.rx1_tkeep.value),
+                          int(dut.rx1_tlast.value), int(dut.rx1_tuser.value)))
+            if frame[-1][2]:
+                h = NET_HDR.unpack(frame[0][0])
+                if h["ptype"] in req and h["src_node"] == 0:
+                    g, kept = cur.get(h["tid"], (None, []))
+                    if g is not None and h["gen"] != g:
+                        assert (h["gen"] - g) % 65536 < 32768, (h, g)   # a later use
+                        late.extend((NET_HDR.unpack(f[0][0]), f) for f in kept)
+                        kept = []
+                    if len(kept) < 2:
+                        kept.append(frame)
+                    cur[h["tid"]] = (h["gen"], kept)
+                frame = []
+        if frame or len(late) < 8:
+            continue
+        # link 0 is between packets: hold it and inject a batch of late copies
+        await FallingEdge(dut.clk)
+        dut.inj_sel.value = 1
+        rng.shuffle(late)
+        batch, late = late[:8], late[8:]
+        for h, f in batch:
+            for data, keep, last, user in f:
+                src.send_nowait(InjTransaction(tdata=data, tkeep=keep, tlast=last, tuser=user))
+            injected.append(h)
+        await src.wait()
+        await FallingEdge(dut.clk)
+        dut.inj_sel.value = 0
+    return injected
+
+
 def link_counts(dut, link: int) -> dict:
     v = int(getattr(dut, f"l{link}_fault_cnt").value)
     return {n: (v >> (32 * i)) & 0xFFFFFFFF for i, n in enumerate(COUNT_NAMES)}
 
 
 async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: float = 0.0,
-                     corrupt: float = 0.0, retx_timeout: int = 0):
+                     corrupt: float = 0.0, retx_timeout: int = 0, late: int = 0):
     name = ("nic_flips" if flips else "nic_loss" if loss else "nic_dup" if dup
-            else "nic_random")
+            else "nic_late" if late else "nic_random")
     rng = seed_rng(name)
     b = Bench(dut, rng)
     if dup or loss or corrupt:
@@ -573,9 +630,17 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         flipper = [cocotb.start_soon(flip(k)) for k in (0, 1)]
     cocotb.start_soon(b.watchdog(20000 if flips else 100000))
     posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24)) for s in (0, 1)]
+    injector = (cocotb.start_soon(late_copies(
+        b, late, lambda: posted[0] and not any(n.active for n in b.nodes))) if late else None)
     for t in posters:
         await t
     posted[0] = True
+    injected = await injector if injector else []
+    if late:
+        kinds = collections.Counter(h["ptype"] for h in injected)
+        cocotb.log.info("late copies injected: %d (by packet type %s)", len(injected),
+                        dict(kinds))
+        assert len(injected) >= min(late, 16), len(injected)
     for t in flipper:
         await t
     # wait until everything finished, or the watchdog found the NICs stalled (with flips:
@@ -636,7 +701,10 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             assert r["RX_BAD_DROP"] == 0 and r["CNT_NACK"] == 0, (n.i, r)
         else:
             assert r["TX_MISS_RETX"] == 0, (n.i, r)
-            assert r["RX_DUP_DROP"] == r["RX_STALE_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
+            # late copies: node 1 drops every one as stale, and nothing else
+            stale = len(injected) if n.i == 1 else 0
+            assert r["RX_STALE_DROP"] == stale, (n.i, r, stale)
+            assert r["RX_DUP_DROP"] == r["RX_BAD_DROP"] == 0, (n.i, r)
             assert r["RX_REDO"] == r["RX_REDO_DROP"] == 0, (n.i, r)
             assert r["CNT_NACK"] == r["CNT_STALE"] == 0, (n.i, r)
             if not flips:
@@ -734,6 +802,11 @@ async def nic_loss(dut):
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_random(dut):
     await run_random(dut, flips=0)
+
+
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
+async def nic_late(dut):
+    await run_random(dut, flips=0, late=48)
 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
