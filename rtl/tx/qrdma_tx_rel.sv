@@ -23,6 +23,8 @@
 //     the scan, visiting the TID, re-sends that run of the kept block (cfg_gbn: from
 //     pkt_first to the block's end) when the timer is armed with its seq and not due,
 //     without counting it as a re-send for cfg_retry_limit, and drops the report otherwise.
+// Whatever it passes on again carries the descriptor's resend bit (the send unit keeps its
+// generation, docs/reliability.md "Exactly once"); what it passes on first never does.
 // The engine ends the transfer of a NACKed block in ERROR with the NACK's reason.
 // Contract: after reset the unit clears its timers and kept descriptors (1024 cycles:
 // descriptors wait); each descriptor stream passes a register slice (one cycle,
