@@ -517,8 +517,8 @@ async def late_copies(b: Bench, count: int, stop) -> list:
     """Watches node 1's receive port (rx1_*) and keeps node 0's DATA, INLINE and CONTROL
     packets per TID, by generation; once a packet of a later generation of a TID has come,
     the earlier generations' packets are late copies. Injects up to `count` of them into
-    node 1, in batches of up to 8, each while link 0 is between packets (inj_sel holds it).
-    Returns the headers injected."""
+    node 1, in batches of up to 8, each while link 0 is between packets (inj_sel holds it),
+    and those left once stop() is true. Returns the headers injected."""
     dut, rng = b.dut, b.rng
     req = (C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"])
     cur: dict[int, tuple[int, list]] = {}   # tid -> (generation, [frame, ...])
@@ -527,10 +527,14 @@ async def late_copies(b: Bench, count: int, stop) -> list:
     frame: list = []
     quiet(dut, "inj")
     src = InjSource(InjBus.from_prefix(dut, "inj"), dut.clk, dut.rst)
-    while len(injected) < count and not stop():
+    end = False
+    while len(injected) < count and not (end and not late):
+        end = end or stop()   # (then the copies left, and no more)
         await RisingEdge(dut.clk)
         await ReadOnly()
-        if int(dut.rx1_take.value) and not int(dut.inj_sel.value):
+        # (a beat node 1 takes at the coming edge; inj_sel changes only in a cycle without)
+        take = int(dut.rx1_take.value) and not int(dut.inj_sel.value)
+        if take:
             frame.append((int(dut.rx1_tdata.value), int(dut.rx1_tkeep.value),
                           int(dut.rx1_tlast.value), int(dut.rx1_tuser.value)))
             if frame[-1][2]:
@@ -541,11 +545,11 @@ async def late_copies(b: Bench, count: int, stop) -> list:
                         assert (h["gen"] - g) % 65536 < 32768, (h, g)   # a later use
                         late.extend((NET_HDR.unpack(f[0][0]), f) for f in kept)
                         kept = []
-                    if len(kept) < 2:
-                        kept.append(frame)
+                    if len(kept) < 2 or h["ptype"] != C["NET_DATA"]:
+                        kept.append(frame)   # (a block's first two packets, its CONTROL)
                     cur[h["tid"]] = (h["gen"], kept)
                 frame = []
-        if frame or len(late) < 8:
+        if frame or take or not late or (len(late) < 8 and not end):
             continue
         # link 0 is between packets: hold it and inject a batch of late copies
         await FallingEdge(dut.clk)
@@ -559,6 +563,7 @@ async def late_copies(b: Bench, count: int, stop) -> list:
         await src.wait()
         await FallingEdge(dut.clk)
         dut.inj_sel.value = 0
+    await ClockCycles(dut.clk, 2000)   # (the last copies through node 1's receive unit)
     return injected
 
 
