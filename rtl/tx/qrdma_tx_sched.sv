@@ -15,7 +15,8 @@
 // carries the generation of its (destination, TID) and the epoch (docs/reliability.md
 // "Exactly once"): a generation counter per (queue, TID) in block RAM goes up by one for
 // each new block or inline packet taken in; a re-send (its resend bit) and a CONTROL
-// packet take it as it is. Inside: docs/modules.md#qrdma_tx_sched.
+// packet take it as it is (a CONTROL taken before its block: the value the block takes).
+// Inside: docs/modules.md#qrdma_tx_sched.
 //
 // Contract: one descriptor per cycle is accepted (round robin between the two inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
@@ -40,11 +41,12 @@
 // descriptor's run (pkt_first .. pkt_first + pkt_num - 1, pkt_num 0: to the block's last
 // packet) must lie within the block's packets (an assertion checks it).
 // Generations: the block descriptors that are not re-sends come in the order of their seq
-// (modulo 2^16, as the QoS engine issues them); a CONTROL packet descriptor that is not a
-// re-send is taken only once the block descriptor with its seq has been (its generation
-// is then its block's), and a re-send only while its TID's next use has not been taken.
-// A generation is in the slot's header from the third cycle after the take (a + 3; the
-// slot is read at a + 5 at the earliest).
+// (modulo 2^16, as the QoS engine issues them), a CONTROL packet descriptor after the
+// block descriptor with its seq has come to the engine's block output, and a re-send
+// while its TID's next use has not been taken. A CONTROL taken before its block carries
+// the generation the block will take (one more than its counter's). A generation is in the
+// slot's header from the fourth cycle after the take (a + 4; the slot is read at a + 5 at
+// the earliest).
 `default_nettype none
 
 module qrdma_tx_sched
@@ -174,19 +176,16 @@ module qrdma_tx_sched
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
   logic          b_reenq_q;  // reenq as a register of its own, loaded in A
 
-  // A CONTROL packet waits until the block descriptor with its seq has been taken:
-  // blk_seq_q is the seq of the last block taken that is not a re-send (the engine's
-  // blocks come in seq order), so the block is in when blk_seq_q - seq is in [0, 2^15).
+  // blk_seq_q: the seq of the last block taken that is not a re-send (the engine's blocks
+  // come in seq order): a CONTROL packet's block has been taken when blk_seq_q - seq is
+  // in [0, 2^15) (see "generations")
   /* verilator lint_off UNUSEDSIGNAL */  // kind, seq, resend, tid here
   pkt_desc_t       in_pkt;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0]     blk_seq_q;
-  logic            ctl_wait;
 
-  assign in_pkt   = pkt_desc_t'(s_pkt_data);
-  assign ctl_wait = in_pkt.kind == 1'(PKT_CONTROL) && !in_pkt.resend
-                    && 1'((blk_seq_q - in_pkt.seq) >> 15);
-  assign in_req   = {s_pkt_valid && !ctl_wait, s_blk_valid};
+  assign in_pkt = pkt_desc_t'(s_pkt_data);
+  assign in_req = {s_pkt_valid, s_blk_valid};
 
   always_ff @(posedge clk) begin
     if (in_acc && !in_idx && !in_blk.resend) blk_seq_q <= in_blk.seq;
@@ -310,69 +309,87 @@ module qrdma_tx_sched
   );
 
   // ------------------------------------------------------------------ generations
-  // The counter of the taken descriptor's (queue, TID) is read in G1 (a + 1), is in the
-  // RAM's output register in G3 (a + 3), where the new value (+1 for a block or inline
-  // packet that is not a re-send) is written back and into the slot's word of u_gen_slot.
-  // The two takes before it write in G3 after its read (or in the cycle of it): their
-  // values come from G4 and G5 when their key is the same (compares registered in G2).
-  logic           g1_v_q, g2_v_q, g3_v_q, g4_v_q;
-  logic [GKW-1:0] g1_k_q, g2_k_q, g3_k_q;
-  logic [SW-1:0]  g1_s_q, g2_s_q, g3_s_q;
-  logic           g1_n_q, g2_n_q, g3_n_q;    // a new use: the counter goes up
-  logic           g3_f4_q, g3_f5_q;         // G3's key is G4's, G5's
-  logic [GW-1:0]  g4_q, g5_q;               // the values G3 gave in the cycles before
-  logic [GW-1:0]  g_rd, g_cur, g_new;
+  // The counter of the taken descriptor's (queue, TID) is read in G1 (a + 1) and is in the
+  // RAM's output register in G3 (a + 3), which registers it, or the counter a take before
+  // it with the same key left (compares registered in G2): the take in G4 (its sum), in
+  // G5 or in G6, whose writes come after the read or in its cycle. In G4 (a + 4) the new
+  // counter (+1 for a block or inline packet that is not a re-send) is written back, and
+  // the header's generation (the counter, +1 for a CONTROL whose block has not been taken
+  // yet: the block takes that one) into the slot's word of u_gen_slot. A CONTROL's block is
+  // compared in G1 (blk_seq_q as of the take).
+  logic           g1_v_q, g2_v_q, g3_v_q, g4_v_q, g5_v_q;
+  logic [GKW-1:0] g1_k_q, g2_k_q, g3_k_q, g4_k_q, g5_k_q;
+  logic [SW-1:0]  g1_s_q, g2_s_q, g3_s_q, g4_s_q;
+  logic           g1_n_q, g2_n_q, g3_n_q, g4_n_q;  // a new use: the counter goes up
+  logic           g1_c_q;                   // a CONTROL packet, not a re-send
+  logic [15:0]    g1_cseq_q, g1_bseq_q;     // its seq, blk_seq_q as of its take
+  logic           g2_e_q, g3_e_q, g4_e_q;   // a CONTROL taken before its block
+  logic           g3_f4_q, g3_f5_q, g3_f6_q;  // G3's key is G4's, G5's, G6's
+  logic [GW-1:0]  g4_q;                     // G4: the counter before its take
+  logic [GW-1:0]  g5_q, g6_q;               // the counters G4 left in the cycles before
+  logic [GW-1:0]  g_rd, g_new, g_hdr;
   logic [TW-1:0]  in_tid;
 
   assign in_tid = in_idx ? in_pkt.tid : in_blk.tid;
 
   always_ff @(posedge clk) begin
-    g1_v_q  <= in_acc;
-    g1_k_q  <= GKW'({in_queue, in_tid});
-    g1_s_q  <= pool_id;
-    g1_n_q  <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend) : !in_blk.resend;
-    g2_v_q  <= g1_v_q;
-    g2_k_q  <= g1_k_q;
-    g2_s_q  <= g1_s_q;
-    g2_n_q  <= g1_n_q;
-    g3_v_q  <= g2_v_q;
-    g3_k_q  <= g2_k_q;
-    g3_s_q  <= g2_s_q;
-    g3_n_q  <= g2_n_q;
-    g3_f4_q <= g3_v_q && g3_k_q == g2_k_q;
-    g3_f5_q <= g4_v_q && g4_k_q == g2_k_q;
-    g4_v_q  <= g3_v_q;
-    g4_q    <= g_new;
-    g5_q    <= g4_q;
+    g1_v_q    <= in_acc;
+    g1_k_q    <= GKW'({in_queue, in_tid});
+    g1_s_q    <= pool_id;
+    g1_n_q    <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend) : !in_blk.resend;
+    g1_c_q    <= in_idx && in_pkt.kind == 1'(PKT_CONTROL) && !in_pkt.resend;
+    g1_cseq_q <= in_pkt.seq;
+    g1_bseq_q <= blk_seq_q;
+    g2_v_q    <= g1_v_q;
+    g2_k_q    <= g1_k_q;
+    g2_s_q    <= g1_s_q;
+    g2_n_q    <= g1_n_q;
+    g2_e_q    <= g1_c_q && 1'((g1_bseq_q - g1_cseq_q) >> 15);
+    g3_v_q    <= g2_v_q;
+    g3_k_q    <= g2_k_q;
+    g3_s_q    <= g2_s_q;
+    g3_n_q    <= g2_n_q;
+    g3_e_q    <= g2_e_q;
+    g3_f4_q   <= g3_v_q && g3_k_q == g2_k_q;
+    g3_f5_q   <= g4_v_q && g4_k_q == g2_k_q;
+    g3_f6_q   <= g5_v_q && g5_k_q == g2_k_q;
+    g4_v_q    <= g3_v_q;
+    g4_k_q    <= g3_k_q;
+    g4_s_q    <= g3_s_q;
+    g4_n_q    <= g3_n_q;
+    g4_e_q    <= g3_e_q;
+    g4_q      <= g3_f4_q ? g_new : (g3_f5_q ? g5_q : (g3_f6_q ? g6_q : g_rd));
+    g5_v_q    <= g4_v_q;
+    g5_k_q    <= g4_k_q;
+    g5_q      <= g_new;
+    g6_q      <= g5_q;
     if (rst) begin
       g1_v_q <= 1'b0;
       g2_v_q <= 1'b0;
       g3_v_q <= 1'b0;
       g4_v_q <= 1'b0;
+      g5_v_q <= 1'b0;
     end
   end
 
-  logic [GKW-1:0] g4_k_q;
-  always_ff @(posedge clk) g4_k_q <= g3_k_q;
-
-  assign g_cur = g3_f4_q ? g4_q : (g3_f5_q ? g5_q : g_rd);
-  assign g_new = g_cur + GW'(g3_n_q);
+  assign g_hdr = g4_q + GW'(g4_n_q || g4_e_q);   // (never both)
+  assign g_new = g4_e_q ? g4_q : g_hdr;
 
   // The counters are not reset: they go on across a reset, so that a copy sent before it
   // stays old at its receiver (docs/reliability.md "Exactly once"). RDW_ANY: a read that
-  // meets a write of its key is forwarded from G5.
+  // meets a write of its key is forwarded from G6.
   qrdma_sdp_ram #(.WIDTH(GW), .DEPTH(NUM_NODES << TW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_gen (
     .clk,
-    .wr_en(g3_v_q && g3_n_q), .wr_be(1'b1), .wr_addr(g3_k_q), .wr_data(g_new),
+    .wr_en(g4_v_q && g4_n_q), .wr_be(1'b1), .wr_addr(g4_k_q), .wr_data(g_new),
     .rd_en(g1_v_q), .rd_addr(g1_k_q), .rd_oe(1'b1), .rd_data(g_rd)
   );
 
-  // the generation of each slot's descriptor, read with the slot (written in G3, read at
+  // the generation of each slot's descriptor, read with the slot (written in G4, read at
   // a + 5 at the earliest)
   logic [GW-1:0] gen_rd;
   qrdma_sdp_ram #(.WIDTH(GW), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_gen_slot (
     .clk,
-    .wr_en(g3_v_q), .wr_be(1'b1), .wr_addr(g3_s_q), .wr_data(g_new),
+    .wr_en(g4_v_q), .wr_be(1'b1), .wr_addr(g4_s_q), .wr_data(g_hdr),
     .rd_en(s_valid_q), .rd_addr(pick_slot), .rd_oe(1'b1), .rd_data(gen_rd)
   );
 

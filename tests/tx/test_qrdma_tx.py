@@ -28,9 +28,9 @@ Checks:
                  the model's (nm.GenModel, in the order the unit took the descriptors: one
                  more per (dst_node mod NUM_NODES, tid) for a block or inline packet that is
                  not a re-send) and its epoch the input's.
-  control order  A control packet descriptor (not a re-send) carries the seq of a recent
-                 block descriptor, queued but perhaps not taken yet: the unit must take it
-                 only after that block.
+                 A control packet descriptor (not a re-send) carries the seq of a recent
+                 block descriptor, queued but perhaps not taken yet: taken before that
+                 block, its gen is one more than its counter's (the block's to come).
   read errors    A DATA packet whose source bytes touch a bad line is not sent: the
                  scoreboard skips it (a descriptor whose first packet is dropped starts
                  unseen, so the next one in its VOQ may start after it) and expects one local
@@ -72,6 +72,8 @@ Tests:
                    packets), and ACK/NACK responses to random dst_node
                    (16 bits: the mod-NUM_NODES mapping), random pause toggling, random
                    memory latency, every stream idle/backpressured
+  tx_ctl_first     a block and its control packet, the control packet taken first: it
+                   carries the generation its block takes after it
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
                    and between dst-1 descriptors) completes, and responses to dst 1 go out,
                    no request packet to dst 1; then pause dst 1 while it is sending: at most
@@ -470,13 +472,14 @@ class TB:
         self.blk.send_nowait(DataTransaction(data=BLOCK_DESC.pack(**f)))
         return f
 
-    def send_pkt(self, dst_node, control, resend_p=0.0):
+    def send_pkt(self, dst_node, control, resend_p=0.0, **kw):
         """An inline or control packet descriptor. A control packet carries the seq of one
         of the recent blocks queued (its last block's, as the engine's), which the unit may
         not have taken yet: it waits for it."""
         r = self.rng
         n = 0 if control else r.randint(1, 32)
-        seq = r.choice(self.blk_seqs) if control else self.next_seq()
+        seq = (r.choice(list(self.blk_seqs)[-2:] if r.random() < 0.5 else self.blk_seqs)
+               if control else self.next_seq())
         f = dict(kind=C["PKT_CONTROL"] if control else C["PKT_INLINE"], dst_node=dst_node,
                  pd=r.randrange(16), tid=r.randrange(1024), seq=seq, len=n,
                  dst_addr=r.getrandbits(64), xfer=r.randrange(2048),
@@ -484,6 +487,7 @@ class TB:
                  blocks=r.getrandbits(21), notify=r.randrange(2),
                  payload=r.getrandbits(256),   # bytes past len must not reach the packet
                  resend=int(r.random() < resend_p))
+        f.update(kw)
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
     def send_rsp(self, dst_node):
@@ -515,11 +519,11 @@ class TB:
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
             if f["kind"] == C["PKT_CONTROL"]:
-                # a control packet is taken only after its block (its seq) was
-                if not f["resend"] and (self.blk_taken - f["seq"]) % 65536 >= 32768:
-                    self.mon_errors.append(f"control packet seq {f['seq']} taken before its "
-                                           f"block (last block taken: seq {self.blk_taken})")
-                gen = self.gen.take(f["dst_node"], f["tid"], False)
+                # a control packet taken before its block (its seq) carries the
+                # generation that block will take
+                early = not f["resend"] and (self.blk_taken - f["seq"]) % 65536 >= 32768
+                self.stats["ctl_early"] += early
+                gen = (self.gen.take(f["dst_node"], f["tid"], False) + early) & 0xFFFF
                 pk = nm.control_packet(f, self.node_id, gen, self.epoch)
             else:
                 gen = self.gen.take(f["dst_node"], f["tid"], not f["resend"])
@@ -757,6 +761,7 @@ async def tx_random(dut):
         dst = tb.dst_addr(size + 64, 64) + da
         tb.send_block(rng.randrange(1 << 16), size, src=src, dst=dst)
     await tb.wait_done(max_cycles=400_000)
+    tb.log.info("control packets taken before their block: %d", tb.stats["ctl_early"])
     toggler.cancel()
     phases.cancel()
     dut.tx_pause.value = 0
@@ -798,6 +803,31 @@ async def tx_partial(dut):
     # (the edge cases above: at least 5 of them are runs shorter than their block, at any
     # MAX_PAYLOAD; a random run may be its whole block)
     assert tb.stats["run_blocks"] >= 5
+    await tb.finish()
+
+
+@cocotb.test()
+async def tx_ctl_first(dut):
+    """A notifying transfer's last block and its control packet, the block's stream held
+    until the unit has taken the control packet: the control packet carries the generation
+    the block takes after it (the header check), for a fresh TID and one used before."""
+    tb = TB(dut, "tx_ctl_first")
+    await tb.start()
+    tb.set_random(idle=0, stall=0.1, ar_pause=0, r_pause=0)
+    for _ in range(4):
+        node, tid = tb.rng.randrange(1 << 16), tb.rng.randrange(1024)
+        for _ in range(2):   # the TID's first use here, then its next
+            random_pause(tb.blk, tb.rng, 1)
+            f = tb.send_block(node, tb.rng.randint(1, 4000), tid=tid)
+            n = len(tb.accepted)
+            tb.send_pkt(node, True, tid=tid, seq=f["seq"])
+            for _ in range(200):
+                await RisingEdge(dut.clk)
+                if any(k == "pkt" for _, k in tb.accepted[n:]):
+                    break
+            random_pause(tb.blk, tb.rng, 0)
+            await tb.wait_done(max_cycles=20_000)
+    assert tb.stats["ctl_early"] == 8, tb.stats["ctl_early"]
     await tb.finish()
 
 
@@ -1068,7 +1098,7 @@ async def tx_latency(dut):
 CASES = [
     # (parameters, cocotb tests)
     ({}, "tx_random,tx_pause"),
-    ({}, "tx_throughput,tx_latency,tx_rsp_full,tx_memerr,tx_partial"),
+    ({}, "tx_throughput,tx_latency,tx_rsp_full,tx_memerr,tx_partial,tx_ctl_first"),
     ({"MAX_PAYLOAD": 256}, "tx_random,tx_partial"),
     ({"NUM_NODES": 3, "MAX_PAYLOAD": 4096, "SLOTS": 8, "READ_WINDOW_BEATS": 128},
      "tx_random,tx_rsp_full,tx_memerr"),
