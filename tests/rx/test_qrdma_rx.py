@@ -703,12 +703,14 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
                 later(old_copy(b), 0, 40)
             if b["had_ctrl"] and rng.random() < 0.2:
                 later(b["ctrl"])                 # the CONTROL again
-    # a few of the rare kinds in every stream, wherever they fall
+    # a few of the rare kinds in every stream, wherever they fall (a corrupted copy of a
+    # packet is dropped wherever it comes)
     for _ in range(3):
         for w in (stim.bad(rng.choice(Stim.BAD_KINDS), rng.choice(SRCS)),
                   stim.ack(rng.choice(SRCS)), stim.miss(rng.choice(SRCS)),
                   random_inline()):
             out.insert(rng.randrange(len(out) + 1), w)
+    out.insert(rng.randrange(len(out) + 1), flipped(rng.choice(out), rng))
     return out
 
 
