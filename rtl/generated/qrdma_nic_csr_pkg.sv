@@ -100,11 +100,11 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_d6c4b32f__cnt__in_t;
+    } qrdma_cnt_r_desc_6f5b72b5__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_d6c4b32f__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_d6c4b32f__in_t;
+        qrdma_cnt_r_desc_6f5b72b5__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_6f5b72b5__in_t;
 
     typedef struct {
         logic incr;
@@ -297,7 +297,7 @@ package qrdma_nic_csr_pkg;
         qrdma_bytes_r_desc_86007bab__in_t RX_BYTES;
         qrdma_cnt_r_desc_2728a1b3__in_t RX_CRC_DROP;
         qrdma_cnt_r_desc_58dbd129__in_t RX_DUP_DROP;
-        qrdma_cnt_r_desc_d6c4b32f__in_t RX_STALE_DROP;
+        qrdma_cnt_r_desc_6f5b72b5__in_t RX_STALE_DROP;
         qrdma_cnt_r_desc_407c03e4__in_t RX_BAD_DROP;
         qrdma_cnt_r_desc_5aeda981__in_t RX_NOTIFS;
         qrdma_bytes_r_desc_4ecc1c1b__in_t TX_DATA_BYTES;

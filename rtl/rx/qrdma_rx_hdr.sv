@@ -257,6 +257,8 @@ module qrdma_rx_hdr
     req0        = '0;
     req0.key    = KEYW'(entry(hc_q.src_node, hc_q.tid));
     req0.seq    = hc_q.seq;
+    req0.gen    = hc_q.gen;
+    req0.epoch  = hc_q.epoch;
     req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
     req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
     req0.notify = hc_q.notify;

@@ -42,7 +42,9 @@ package qrdma_rx_pkg;
   typedef struct packed {
     trk_op_e         op;
     logic [KEYW-1:0] key;     // tracking entry: {src_node mod NUM_NODES, tid}
-    logic [15:0]     seq;
+    logic [15:0]     seq;     // echoed by the block's responses, events and MISS answers
+    logic [15:0]     gen;     // generation of the use of the TID at the sender (compared)
+    logic [7:0]      epoch;   // the sender's epoch (compared)
     logic [8:0]      idx;     // DATA: pkt_idx; INLINE: 0
     logic [8:0]      bp;      // DATA: blk_pkts; INLINE: 1
     logic            notify;  // DATA: last block of a notifying transfer; INLINE: notify
@@ -53,8 +55,8 @@ package qrdma_rx_pkg;
   typedef struct packed {
     logic acc_wr;    // DATA / INLINE: write its payload (its packet bit was clear)
     logic acc_ctl;   // CONTROL: taken
-    logic dup;       // dropped: a duplicate (same seq, bit set / CONTROL already seen)
-    logic stale;     // dropped: older seq than the entry's block being filled
+    logic dup;       // dropped: a duplicate (same generation, bit set / CONTROL already seen)
+    logic stale;     // dropped: an older generation than the entry's
     logic first;     // the write is the block's first
     logic evt;       // the block's completion event is due with this packet
     logic ntf;       // ... with a notification

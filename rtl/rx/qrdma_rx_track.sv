@@ -3,17 +3,19 @@
 //
 // qrdma_rx_track: the block tracker of the receive unit (docs/nic.md "Receive unit";
 // [RSN] §3.2 registration by bitmask, duplicate drop). One table entry per tracking key
-// ({src_node mod NUM_NODES, tid}): the block's seq, a bitmask of its packets written,
-// their count, done, CONTROL seen, a write issued. For each lookup (in order) it decides
-// whether the packet is written, taken, a duplicate or stale, whether it is the block's
-// first write, whether it completes the block (completion event, with a notification
-// when due), whether it is a duplicate of a block whose event was issued (redo: its
-// response is sent again), and whether an asking DATA packet leaves its block incomplete
-// (miss: the block's first missing packet and the run of missing packets from it follow
-// on m_miss_*); the rules are in docs/nic.md and docs/reliability.md. An opaque payload (PAY_W bits)
-// travels with each lookup so the caller needs no pipeline of its own. Lookups with op
-// TRK_NONE pass through in order without touching the table. Inside (stages, forwarding, compares
-// formed before the decision): docs/modules.md#qrdma_rx_track.
+// ({src_node mod NUM_NODES, tid}): the block's generation and its sender's epoch, a
+// bitmask of its packets written, their count, done, CONTROL seen, a write issued. For
+// each lookup (in order) it decides, from the lookup's generation and epoch against the
+// entry's (a newer block, the same, an older one), whether the packet is written, taken,
+// a duplicate or stale, whether it is the block's first write, whether it completes the
+// block (completion event, with a notification when due), whether it is a duplicate of a
+// block whose event was issued (redo: its response is sent again), and whether an asking
+// DATA packet leaves its block incomplete (miss: the block's first missing packet and the
+// run of missing packets from it follow on m_miss_*); the rules are in docs/nic.md and
+// docs/reliability.md. An opaque payload (PAY_W bits) travels with each lookup so the
+// caller needs no pipeline of its own. Lookups with op TRK_NONE pass through in order
+// without touching the table. Inside (stages, forwarding, compares formed before the
+// decision): docs/modules.md#qrdma_rx_track.
 // Contract: a lookup starts with its key (s_valid, s_key: the table is read); its request
 // and payload follow in the next cycle (s_req, s_pay; s_req.key is not used). The
 // pipeline never stops: a lookup started in cycle t is decided in t+4, when m_valid is
@@ -72,10 +74,11 @@ module qrdma_rx_track
 
   typedef struct packed {
     logic                    valid;  // used since the sweep
-    logic                    done;   // all packets of block seq written
-    logic                    ctrl;   // the CONTROL naming block seq came
-    logic                    wseen;  // a write of block seq was issued
-    logic [15:0]             seq;
+    logic                    done;   // all packets of the block written
+    logic                    ctrl;   // the block's CONTROL came
+    logic                    wseen;  // a write of the block was issued
+    logic [15:0]             gen;    // the block's generation
+    logic [7:0]              epoch;  // its sender's epoch
     logic [CW-1:0]           cnt;    // packets written
     logic [MAX_BLK_PKTS-1:0] mask;   // packets written, by pkt_idx
   } ent_t;
@@ -93,8 +96,8 @@ module qrdma_rx_track
 
   // The entry against the lookup, compared before the decision.
   typedef struct packed {
-    logic zero;  // same seq
-    logic neg;   // bit 15 of lookup seq - entry seq
+    logic zero;  // same epoch and generation
+    logic neg;   // same epoch, bit 15 of lookup generation - entry generation set (older)
     logic bs;    // the lookup's packet bit is set
     logic ceq;   // count + 1 == packets of the block
   } cmp_t;
@@ -111,9 +114,16 @@ module qrdma_rx_track
     return l;
   endfunction
 
-  // bit 15 of a - b
-  function automatic logic seq_neg(input logic [15:0] a, input logic [15:0] b);
-    return 1'((a - b) >> 15);
+  // Generation g of epoch p against generation eg of epoch ep: the same block (zero), an
+  // older one (neg: same epoch, g - eg in [2^15, 2^16)); neither: a newer one.
+  function automatic logic gen_zero(input logic [15:0] g, input logic [7:0] p,
+                                    input logic [15:0] eg, input logic [7:0] ep);
+    return p == ep && g == eg;
+  endfunction
+
+  function automatic logic gen_neg(input logic [15:0] g, input logic [7:0] p,
+                                   input logic [15:0] eg, input logic [7:0] ep);
+    return p == ep && 1'((g - eg) >> 15);
   endfunction
 
   // ------------------------------------------------------------------ table sweep
@@ -255,8 +265,8 @@ module qrdma_rx_track
   /* verilator lint_off UNUSEDSIGNAL */  // the flags and the other lookup fields are not compared
   function automatic cmp_t compare(input ent_t e, input lk_t l);
     cmp_t c;
-    c.zero = (l.r.seq == e.seq);
-    c.neg  = seq_neg(l.r.seq, e.seq);
+    c.zero = gen_zero(l.r.gen, l.r.epoch, e.gen, e.epoch);
+    c.neg  = gen_neg(l.r.gen, l.r.epoch, e.gen, e.epoch);
     c.bs   = e.mask[l.idx];
     c.ceq  = (9'(e.cnt) == l.bpm1);
     return c;
@@ -279,7 +289,7 @@ module qrdma_rx_track
   cls_e     cls;
   trk_dec_t d;
 
-  assign newer = !ent2_q.valid || (!cmp2_q.zero && (ent2_q.done || !cmp2_q.neg));
+  assign newer = !ent2_q.valid || (!cmp2_q.zero && !cmp2_q.neg);
   assign same  = ent2_q.valid && cmp2_q.zero;
   assign older = !newer && !same;
 
@@ -355,7 +365,8 @@ module qrdma_rx_track
         ent_wr.valid = 1'b1;
         ent_wr.done  = lk2_q.bp1;
         ent_wr.wseen = 1'b1;
-        ent_wr.seq   = lk2_q.r.seq;
+        ent_wr.gen   = lk2_q.r.gen;
+        ent_wr.epoch = lk2_q.r.epoch;
         ent_wr.cnt   = CW'(1);
         ent_wr.mask  = oh2_q;
       end
@@ -369,7 +380,8 @@ module qrdma_rx_track
         ent_wr       = '0;
         ent_wr.valid = 1'b1;
         ent_wr.ctrl  = 1'b1;
-        ent_wr.seq   = lk2_q.r.seq;
+        ent_wr.gen   = lk2_q.r.gen;
+        ent_wr.epoch = lk2_q.r.epoch;
       end
       C_CSAME: ent_wr.ctrl = 1'b1;
       default: ;
@@ -377,20 +389,21 @@ module qrdma_rx_track
   end
 
   // The compares of the lookup in stage C against the entry written back (snoop): formed
-  // from the registers of both stages, against each seq the entry can get, and selected
-  // by cls. Its packet bit in stage 2's entry (bse_q) and whether it is stage 2's packet
-  // (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from the candidates of
-  // stage 2's entry: the 64:1 select of the mask stays out of the decision's loop, and is
-  // an AND-OR with the packet's one-hot bit, registered with the request (each of its
-  // flops drives a few gates, where the index's bits drive every select).
+  // from the registers of both stages, against each generation and epoch the entry can
+  // get, and selected by cls. Its packet bit in stage 2's entry (bse_q) and whether it is
+  // stage 2's packet (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from
+  // the candidates of stage 2's entry: the 64:1 select of the mask stays out of the
+  // decision's loop, and is an AND-OR with the packet's one-hot bit, registered with the
+  // request (each of its flops drives a few gates, where the index's bits drive every
+  // select).
   logic bse_q, eqidx_q;
 
   always_comb begin
     logic zero_r, neg_r, zero_e, neg_e, ceq_1, ceq_2;
-    zero_r = (lk_c_q.r.seq == lk2_q.r.seq);
-    neg_r  = seq_neg(lk_c_q.r.seq, lk2_q.r.seq);
-    zero_e = (lk_c_q.r.seq == ent2_q.seq);
-    neg_e  = seq_neg(lk_c_q.r.seq, ent2_q.seq);
+    zero_r = gen_zero(lk_c_q.r.gen, lk_c_q.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+    neg_r  = gen_neg(lk_c_q.r.gen, lk_c_q.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+    zero_e = gen_zero(lk_c_q.r.gen, lk_c_q.r.epoch, ent2_q.gen, ent2_q.epoch);
+    neg_e  = gen_neg(lk_c_q.r.gen, lk_c_q.r.epoch, ent2_q.gen, ent2_q.epoch);
     ceq_1  = (9'(ent2_q.cnt) == lk_c_q.bpm1);   // count unchanged
     ceq_2  = (9'(ent2_q.cnt) == lk_c_q.bpm2);   // count + 1
     unique case (cls)

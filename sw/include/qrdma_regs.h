@@ -180,11 +180,11 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_58DBD129__CNT_bw 48
 #define QRDMA_CNT_R_DESC_58DBD129__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_d6c4b32f
-#define QRDMA_CNT_R_DESC_D6C4B32F__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_D6C4B32F__CNT_bp 0
-#define QRDMA_CNT_R_DESC_D6C4B32F__CNT_bw 48
-#define QRDMA_CNT_R_DESC_D6C4B32F__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_6f5b72b5
+#define QRDMA_CNT_R_DESC_6F5B72B5__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_6F5B72B5__CNT_bp 0
+#define QRDMA_CNT_R_DESC_6F5B72B5__CNT_bw 48
+#define QRDMA_CNT_R_DESC_6F5B72B5__CNT_reset 0x0
 
 // reg - qrdma_cnt_r_desc_407c03e4
 #define QRDMA_CNT_R_DESC_407C03E4__CNT_bm 0xffffffffffff

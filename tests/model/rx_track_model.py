@@ -5,8 +5,14 @@ docs/nic.md "Receive unit"): one entry per tracking key, the decision for each p
 looked up in order. Plain Python; used by tests/rx/test_qrdma_rx_track.py and by the
 receive unit's model (tests/rx/test_qrdma_rx.py).
 
+A lookup names its block by the generation and epoch its sender gave it (NET_HDR gen,
+epoch): against the entry's it is the same block (same epoch and generation), a newer one
+(no entry yet, another epoch, or a generation 1 .. 2^15 - 1 ahead modulo 2^16), or an
+older one (stale, dropped, whether the entry is done or not). The seq plays no part in
+the decision: the tracker passes it through for what the block's answers echo.
+
 A DATA packet asks when its ask bit is set or it is its block's last packet. An asking
-DATA packet written or a duplicate (same seq), after which its block still lacks
+DATA packet written or a duplicate (same block), after which its block still lacks
 packets, is answered with MISS (docs/reliability.md "Receiver: MISS answers"): `miss` in
 the decision, and `last_miss` = (first missing packet, missing packets from it on up to
 the next received one or the block's end)."""
@@ -21,7 +27,8 @@ DECISION = ("acc_wr", "acc_ctl", "dup", "stale", "first", "evt", "ntf", "ctl_kee
 
 @dataclass
 class _Entry:
-    seq: int
+    gen: int
+    epoch: int
     mask: set = field(default_factory=set)
     done: bool = False
     ctrl: bool = False
@@ -29,7 +36,8 @@ class _Entry:
 
 
 class TrackModel:
-    """What the tracker decides for each lookup (op, key, seq, idx, bp, notify)."""
+    """What the tracker decides for each lookup (op, key, gen, epoch, idx, bp, notify,
+    ask)."""
 
     def __init__(self):
         self.ent: dict[int, _Entry] = {}
@@ -45,20 +53,27 @@ class TrackModel:
             n += 1
         return f, n
 
-    def lookup(self, op: str, key: int, seq: int, idx: int = 0, bp: int = 1,
-               notify: bool = False, ask: bool = False) -> dict:
+    @staticmethod
+    def order(e: _Entry | None, gen: int, epoch: int) -> str:
+        """Block (gen, epoch) against entry e: "newer", "same" or "older"."""
+        if e is None or epoch != e.epoch:
+            return "newer"
+        if gen == e.gen:
+            return "same"
+        return "newer" if (gen - e.gen) % 65536 < 32768 else "older"
+
+    def lookup(self, op: str, key: int, gen: int, epoch: int = 0, idx: int = 0,
+               bp: int = 1, notify: bool = False, ask: bool = False) -> dict:
         d = dict.fromkeys(DECISION, False)
         self.last_miss = None
         if op not in (DATA, INLINE, CONTROL):
             return d
         e = self.ent.get(key)
-        # a done entry takes any other seq as a new block (its sender reuses a TID only
-        # after the block's response); an entry being filled compares modulo 2^16
-        newer = e is None or (seq != e.seq and (e.done or (seq - e.seq) % 65536 < 32768))
-        same = e is not None and e.seq == seq
+        o = self.order(e, gen, epoch)
+        newer, same = o == "newer", o == "same"
         if op == CONTROL:
             if newer:
-                self.ent[key] = _Entry(seq, ctrl=True)
+                self.ent[key] = _Entry(gen, epoch, ctrl=True)
                 d["acc_ctl"] = d["ctl_keep"] = True
             elif same and not e.ctrl:
                 e.ctrl = True
@@ -73,7 +88,7 @@ class TrackModel:
             idx, bp, ask = 0, 1, False
         asking = bool(ask) or idx == bp - 1
         if newer:
-            e = self.ent[key] = _Entry(seq)
+            e = self.ent[key] = _Entry(gen, epoch)
             d["first"] = True
         elif same and idx not in e.mask:
             d["first"] = not e.wseen

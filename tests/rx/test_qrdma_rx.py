@@ -27,16 +27,22 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
 
   rx_random     random blocks (size, alignment, 1..MAX_BLK_PKTS packets) from two source
                 nodes, packets shuffled within a block and interleaved across blocks,
-                duplicates, flipped bits (CRC drops), blocks abandoned for a newer seq of
-                the same TID (stale drops), late packets with older seqs, 16-bit seq
-                wrap, CONTROL before / during / after its block (and duplicated), INLINE
-                with and without notify (some across 64-byte and 4 KiB boundaries),
-                ACK/NACK packets, malformed packets, a few bad memory lines (NACKs); small
-                ring, slow software
+                duplicates, flipped bits (CRC drops), blocks abandoned for the next use
+                of the same TID (stale drops), late copies of earlier uses of a TID
+                (stale, also on done entries), 16-bit seq and generation wrap, CONTROL
+                before / during / after its block (and duplicated), INLINE with and
+                without notify (some across 64-byte and 4 KiB boundaries), ACK/NACK
+                packets, malformed packets, a few bad memory lines (NACKs); small ring,
+                slow software
   rx_reverse    a block of MAX_BLK_PKTS unaligned packets in reverse order, its CONTROL
-                first; then its duplicates and its CONTROL again (dropped); then a new
-                block of the same TID whose seq is 40,000 later (older modulo 2^16):
-                accepted, since the TID's entry is done
+                first; then its duplicates and its CONTROL again (dropped); then the
+                TID's next use (the next generation) whose seq is 40,000 later (older
+                modulo 2^16): accepted, the seq decides nothing
+  rx_stale      uses U and U + 1 of TIDs (a block, an INLINE, each after the other, the
+                same destination), both complete; then copies of U's DATA, CONTROL and
+                INLINE packets: dropped as stale, nothing written (U + 1's data stays),
+                no response or notification; a sender's next epoch with an older
+                generation: accepted
   rx_bad        each malformed kind (docs/nic.md list) and CRC errors, one by one: counted
                 as bad / CRC drops, nothing written, nothing acknowledged; ACK/NACK pass
   rx_errors     writes answered SLVERR in the first, a middle or the last packet of a
@@ -85,8 +91,8 @@ from cocotbext.axi import AxiSlaveWrite, AxiStreamBus, AxiStreamFrame, AxiStream
 
 from seeding import seed_rng
 from streams import DataBus, DataSink, quiet, random_pause
-from model.net_model import (ack_packet, block_packets, control_packet, crc_of, data_packet,
-                             inline_packet, one_beat_packet, packetize)
+from model.net_model import (GenModel, ack_packet, block_packets, control_packet, crc_of,
+                             data_packet, inline_packet, one_beat_packet, packetize)
 from model.rx_track_model import CONTROL, DATA, INLINE, TrackModel
 from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RSP_DESC
 
@@ -213,7 +219,12 @@ class RxModel:
     An asking DATA packet (ask bit or the block's last packet) written or a duplicate,
     after which its block still lacks packets, is answered with MISS (first missing
     packet, run length: the tracker model's last_miss) in a class of its own ("miss",
-    decision order). A MISS packet received becomes an m_miss record (`misses_in`)."""
+    decision order). A MISS packet received becomes an m_miss record (`misses_in`).
+
+    The tracker's model (TrackModel) decides each DATA, INLINE and CONTROL packet by its
+    header's generation and epoch against its entry's; a stale packet (an older
+    generation, also on a done entry) is dropped and counted (`stale_done` counts those
+    on done entries, for coverage)."""
 
     def __init__(self, p: Params, node_id: int, bad_lines=frozenset()):
         self.p = p
@@ -232,6 +243,7 @@ class RxModel:
         self.miss_rsps: list[dict] = []    # MISS responses (RSP_DESC fields)
         self.misses_in: list[int] = []     # m_miss records (MISS_DESC)
         self.rel: int | None = None
+        self.stale_done = 0                # stale packets whose entry was done
 
     def run(self, items: list[Wire], ring_off=frozenset(), rel=None) -> "RxModel":
         for i, w in enumerate(items):
@@ -335,10 +347,13 @@ class RxModel:
             return "miss_in"
         key = (src % self.p.num_nodes) * 1024 + tid
         e = self.blk.setdefault(key, Block())
+        te = self.trk.ent.get(key)
+        if te is not None and te.done and self.trk.order(te, h["gen"], h["epoch"]) == "older":
+            self.stale_done += 1    # (coverage)
         if pt == NET_CONTROL:
             ctl = dict(kind=NET_CONTROL, xfer=h["xfer"], pd=h["pd"], size=h["size"],
                        tag=h["tag"], dst_addr=h["dst_addr"])
-            d = self.trk.lookup(CONTROL, key, seq)
+            d = self.trk.lookup(CONTROL, key, h["gen"], h["epoch"])
             if d["redo"]:
                 self._redo(e)
             if d["dup"] or d["stale"]:
@@ -352,8 +367,8 @@ class RxModel:
         # DATA or INLINE (a one-packet block)
         ln, da = h["len"], h["dst_addr"]
         if pt == NET_DATA:
-            d = self.trk.lookup(DATA, key, seq, h["pkt_idx"], h["blk_pkts"], h["notify"],
-                                h["ask"])
+            d = self.trk.lookup(DATA, key, h["gen"], h["epoch"], h["pkt_idx"], h["blk_pkts"],
+                                h["notify"], h["ask"])
             if d["miss"]:
                 f, n = self.trk.last_miss
                 self.miss_rsps.append(dict(dst_node=src, tid=tid, seq=seq, nack=0, reason=0,
@@ -361,7 +376,7 @@ class RxModel:
             raw = b"".join(d_.to_bytes(64, "little") for d_, _ in w.beats[1:])
             data = raw[da % 64: da % 64 + ln]   # what the lanes of the strobes hold
         else:
-            d = self.trk.lookup(INLINE, key, seq, notify=h["notify"])
+            d = self.trk.lookup(INLINE, key, h["gen"], h["epoch"], notify=h["notify"])
             data = w.beats[0][0].to_bytes(64, "little")[32:32 + ln]
         if d["redo"]:
             self._redo(e)
@@ -403,12 +418,18 @@ class Alloc:
 
 
 class Stim:
-    """Builds packets of blocks, inline transfers, controls, ACKs and malformed packets."""
+    """Builds packets of blocks, inline transfers, controls, ACKs and malformed packets.
+    Each source is a sender with its generations (net_model.GenModel: one more for each
+    new block or INLINE of a TID, starting near 2^16 so that they wrap) and its epoch;
+    `uses` keeps every use of a (source, TID): its generation and its packets."""
 
     def __init__(self, p: Params, rng):
         self.p, self.rng = p, rng
         self.alloc = Alloc(rng)
         self.seq = {s: 65536 - rng.randint(1, 300) for s in SRCS}   # wraps in every run
+        self.gens = {s: GenModel(1, start=65536 - rng.randint(1, 3)) for s in SRCS}
+        self.epoch = {s: rng.randrange(256) for s in SRCS}
+        self.uses: dict[tuple[int, int], list[dict]] = collections.defaultdict(list)
         # TIDs of notifying blocks and INLINEs, each used once: a sender reuses a TID only
         # after its response, which waits for the notification (the receive unit keeps
         # the notification's fields per TID until then), so a stream made in advance
@@ -423,15 +444,23 @@ class Stim:
         self.seq[src] = (v + self.rng.choice((1, 1, 1, 2, 7))) % 65536
         return v
 
-    def block(self, src, tid, size=None, notify=None, align=None):
-        """A block: dict with its DATA wires (in order) and its CONTROL wire."""
+    def use(self, src: int, tid: int, seq: int, wires: list[Wire]) -> int:
+        """The generation of a new use of (src, tid), whose packets are `wires`."""
+        gen = self.gens[src].take(NODE_ID, tid, True)
+        self.uses[(src, tid)].append(dict(gen=gen, seq=seq, wires=wires))
+        return gen
+
+    def block(self, src, tid, size=None, notify=None, align=None, dst=None):
+        """A block: dict with its DATA wires (in order) and its CONTROL wire (the same
+        generation); at `dst` if given."""
         p, rng = self.p, self.rng
         if size is None:
             r = rng.random()
             size = (rng.randint(1, 200) if r < 0.3 else
                     rng.randint(1, 3 * p.max_payload) if r < 0.75 else
                     rng.randint(1, min(p.max_blk_pkts, 20) * p.max_payload))
-        dst = self.alloc.take(size, align)
+        if dst is None:
+            dst = self.alloc.take(size, align)
         while len(packetize(dst, size, p.max_payload)) > p.max_blk_pkts:
             size //= 2
         data = rng.randbytes(size)
@@ -440,26 +469,39 @@ class Stim:
         blk = dict(src_addr=0, dst_addr=dst, dst_node=NODE_ID, tid=tid, seq=seq,
                    pd=rng.randrange(16), fid=rng.randrange(256), path=rng.randrange(4),
                    notify=int(notify), last=int(notify), xfer=rng.randrange(2048), size=size)
-        pk = block_packets(blk, lambda a, n: data[a:a + n], src, p.max_payload)
-        pkts = [wire(x, f"DATA src {src} tid {tid} seq {seq} pkt {i}/{len(pk)}")
+        uw: list[Wire] = []
+        gen, ep = self.use(src, tid, seq, uw), self.epoch[src]
+        pk = block_packets(blk, lambda a, n: data[a:a + n], src, p.max_payload, gen, ep)
+        pkts = [wire(x, f"DATA src {src} tid {tid} seq {seq} gen {gen} pkt {i}/{len(pk)}")
                 for i, x in enumerate(pk)]
         ctrl = wire(control_packet(dict(dst_node=NODE_ID, tid=tid, seq=seq, dst_addr=dst,
                                         pd=blk["pd"], xfer=blk["xfer"], size=size,
                                         blocks=rng.randrange(1, 1 << 21),
-                                        tag=rng.randrange(1 << 32)), src),
-                    f"CONTROL src {src} tid {tid} seq {seq}")
-        return dict(src=src, tid=tid, seq=seq, pkts=pkts, ctrl=ctrl, notify=notify, blk=blk)
+                                        tag=rng.randrange(1 << 32)), src, gen, ep),
+                    f"CONTROL src {src} tid {tid} seq {seq} gen {gen}")
+        uw += pkts + ([ctrl] if notify else [])
+        return dict(src=src, tid=tid, seq=seq, gen=gen, pkts=pkts, ctrl=ctrl, notify=notify,
+                    blk=blk)
 
-    def inline(self, src, tid, notify=None, ln=None, cross4k=False):
+    def inline(self, src, tid, notify=None, ln=None, cross4k=False, dst=None):
+        """An INLINE wire (a use of its TID, a generation of its own); at `dst` if
+        given."""
         rng = self.rng
         ln = rng.randint(1, 32) if ln is None else ln
-        dst = self.alloc.take(ln, align=rng.randint(1, ln - 1) if cross4k and ln > 1 else None)
+        if dst is None:
+            dst = self.alloc.take(ln, align=rng.randint(1, ln - 1) if cross4k and ln > 1
+                                  else None)
         seq = self.next_seq(src)
         notify = rng.random() < 0.5 if notify is None else notify
         pkt = dict(dst_node=NODE_ID, tid=tid, seq=seq, len=ln, dst_addr=dst,
                    pd=rng.randrange(16), notify=int(notify), xfer=rng.randrange(2048),
                    payload=rng.getrandbits(256))
-        return wire(inline_packet(pkt, src), f"INLINE src {src} tid {tid} seq {seq} len {ln}")
+        uw: list[Wire] = []
+        gen = self.use(src, tid, seq, uw)
+        w = wire(inline_packet(pkt, src, gen, self.epoch[src]),
+                 f"INLINE src {src} tid {tid} seq {seq} gen {gen} len {ln}")
+        uw.append(w)
+        return w
 
     def ack(self, src):
         rng = self.rng
@@ -539,8 +581,9 @@ class Stim:
 
 def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
     """Blocks of two sources interleaved packet by packet (random order within a block),
-    with duplicates, flipped bits, abandoned blocks, late old-seq packets, controls,
-    inline packets, ACK/NACKs and malformed packets."""
+    with duplicates, flipped bits, abandoned blocks, late copies of earlier uses of a TID
+    (their older generations), controls, inline packets, ACK/NACKs and malformed
+    packets."""
     rng, p = stim.rng, stim.p
     out: list[Wire] = []
     delayed: list[tuple[int, Wire]] = []     # (send at len(out) >= this, wire)
@@ -551,13 +594,21 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
     def later(w, lo=1, hi=60):
         delayed.append((len(out) + rng.randint(lo, hi), w))
 
-    def old_seq(b):
-        """A one-packet DATA of an older issue of b's TID (seq 1..1000 before b's)."""
+    def old_copy(b):
+        """A late copy of a packet (DATA, CONTROL, INLINE) of an earlier use of b's TID,
+        with that use's generation; when the TID has none, a one-packet DATA of an older
+        generation (1..1000 before b's) and seq."""
+        uses = [u for u in stim.uses[(b["src"], b["tid"])]
+                if 0 < (b["gen"] - u["gen"]) % 65536 < 32768]
+        if uses:
+            w = rng.choice(rng.choice(uses)["wires"])
+            return Wire(w.beats, w.tuser, "late copy of " + w.what)
         ln = rng.randint(1, 100)
         f = dict(ptype=NET_DATA, dst_node=NODE_ID, src_node=b["src"], tid=b["tid"],
                  seq=(b["seq"] - rng.randint(1, 1000)) % 65536, pkt_idx=0,
-                 blk_pkts=1, len=ln, dst_addr=stim.alloc.take(ln))
-        return wire(data_packet(f, rng.randbytes(ln)), "DATA old seq")
+                 blk_pkts=1, len=ln, dst_addr=stim.alloc.take(ln),
+                 gen=(b["gen"] - rng.randint(1, 1000)) % 65536, epoch=stim.epoch[b["src"]])
+        return wire(data_packet(f, rng.randbytes(ln)), "DATA of an older generation")
 
     stale_sent = [False]
 
@@ -635,10 +686,10 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             continue
         emit(b["pkts"].pop())
         if b["pkts"] and (not stale_sent[0] or rng.random() < 0.03):
-            # b's entry is being filled: an older seq of its TID is stale (at least once
+            # b's entry is being filled: an older use of its TID is stale (at least once
             # per stream)
             stale_sent[0] = True
-            out.append(old_seq(b))
+            out.append(old_copy(b))
         if b.get("ctrl_at") is not None and len(b["pkts"]) == b["ctrl_at"]:
             emit(b["ctrl"])
             b["notify"] = False
@@ -646,20 +697,20 @@ def random_stream(stim: Stim, nblocks: int, window: int = 6) -> list[Wire]:
             active.remove(b)
             if b["notify"]:
                 later(b["ctrl"], 0, 30)          # CONTROL after the block
-            if rng.random() < 0.1 and not b["had_ctrl"]:
-                # a late packet of an older issue: stale while a newer block of the TID is
-                # being filled, a new block once its entry is done (not for a notifying
-                # block's TID: that new block would reuse the TID while its ACK may still
-                # wait for the notification, which no sender does; Stim.fresh)
-                later(old_seq(b), 0, 40)
+            if rng.random() < 0.15:
+                # a late copy of an earlier use: stale, whether the TID's entry is done or
+                # a newer block of the TID is being filled
+                later(old_copy(b), 0, 40)
             if b["had_ctrl"] and rng.random() < 0.2:
                 later(b["ctrl"])                 # the CONTROL again
-    # a few of the rare kinds in every stream, wherever they fall
+    # a few of the rare kinds in every stream, wherever they fall (a corrupted copy of a
+    # packet is dropped wherever it comes)
     for _ in range(3):
         for w in (stim.bad(rng.choice(Stim.BAD_KINDS), rng.choice(SRCS)),
                   stim.ack(rng.choice(SRCS)), stim.miss(rng.choice(SRCS)),
                   random_inline()):
             out.insert(rng.randrange(len(out) + 1), w)
+    out.insert(rng.randrange(len(out) + 1), flipped(rng.choice(out), rng))
     return out
 
 
@@ -1144,6 +1195,8 @@ async def rx_random(dut):
     dut._log.info("coverage: %s", dict(tb.cov))
     for k in ("data", "inline", "control", "ack", "crc", "bad", "dup", "stale"):
         assert c[k] > 0 or n < 20, f"random stream without a {k} packet"
+    dut._log.info("stale packets on done entries: %d", tb.model.stale_done)
+    assert tb.model.stale_done > 0 or n < 20, "no stale packet on a done entry"
     assert tb.cov["ring full cycles"] > 0 or len(tb.model.notifs) < tb.nq_size + 2, \
         "the ring was never full"
     assert tb.model.stats["nack"] > 0 or n < 20, "no block hit a bad line"
@@ -1159,8 +1212,8 @@ async def rx_reverse(dut):
     # unaligned, exactly MAX_BLK_PKTS packets
     b = stim.block(SRCS[0], 5, size=(n - 1) * mp + 17, notify=True)
     assert len(b["pkts"]) == n, len(b["pkts"])
-    # then the same TID again after 40,000 other sequence numbers went by (looks older
-    # modulo 2^16): its entry is done, so this is a new block, not stale
+    # then the same TID's next use after 40,000 other sequence numbers went by (looks
+    # older modulo 2^16): its generation is the next, so this is a new block, not stale
     stim.seq[SRCS[0]] = (b["seq"] + 40000) % 65536
     b2 = stim.block(SRCS[0], 5, size=3 * mp, notify=False)
     items = ([b["ctrl"]] + b["pkts"][::-1] + b["pkts"][:3] + [b["ctrl"]]
@@ -1169,6 +1222,67 @@ async def rx_reverse(dut):
     o = tb.model.outcomes
     assert o.count("dup") == 4 and len(tb.rsps) == 2 and len(tb.taken) == 1, o
     assert "stale" not in o, o
+
+
+def payload_of(w: Wire) -> tuple[int, bytes]:
+    """(destination, bytes) a DATA or INLINE wire writes."""
+    h = NET_HDR.unpack(w.beats[0][0])
+    ln, da = h["len"], h["dst_addr"]
+    if h["ptype"] == NET_INLINE:
+        return da, w.beats[0][0].to_bytes(64, "little")[32:32 + ln]
+    raw = b"".join(d.to_bytes(64, "little") for d, _ in w.beats[1:])
+    return da, raw[da % 64:da % 64 + ln]
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_stale(dut):
+    """Late copies of a use U of a TID after its next use U + 1 completed (at the same
+    destination, with other data): stale, whatever kind (DATA, CONTROL, INLINE) U and U + 1
+    are; nothing of them is written, answered or notified. A sender's next epoch is newer
+    than any generation of the one before."""
+    tb = TB(dut, "rx_stale", nq_size=8)
+    await tb.reset()
+    stim = Stim(tb.p, tb.rng)
+    mp = tb.p.max_payload
+    s0, s1 = SRCS
+    # U: a notifying block (with its CONTROL), an INLINE with notify, an INLINE, a block
+    a = stim.block(s0, 300, size=2 * mp + 50, notify=True)
+    i1 = stim.inline(s1, 301, notify=True, ln=24)
+    c1 = stim.inline(s0, 302, notify=False, ln=32)
+    d = stim.block(s1, 303, size=mp + 10, notify=False)
+    e = stim.block(s0, 304, size=100, notify=False)
+    first = [a["ctrl"]] + a["pkts"] + [i1, c1] + d["pkts"] + e["pkts"]
+    # U + 1 of each, at U's destination: a block, an INLINE, a block over the INLINE, an
+    # INLINE over the block's start
+    da, di, dc = (payload_of(w)[0] for w in (a["pkts"][0], i1, c1))
+    a2 = stim.block(s0, 300, size=2 * mp + 50, notify=False, dst=da)
+    i2 = stim.inline(s1, 301, notify=False, ln=24, dst=di)
+    c2 = stim.block(s0, 302, size=100, notify=False, dst=dc)
+    d2 = stim.inline(s1, 303, notify=False, ln=32, dst=payload_of(d["pkts"][0])[0])
+    # s0's next epoch, its generations from 5 before e's: e's TID's next use
+    stim.epoch[s0] = (stim.epoch[s0] + 1) % 256
+    stim.gens[s0] = GenModel(1, start=(e["gen"] - 6) % 65536)
+    e2 = stim.block(s0, 304, size=100, notify=False)
+    assert (e["gen"] - e2["gen"]) % 65536 == 5
+    second = a2["pkts"] + [i2] + c2["pkts"] + [d2] + e2["pkts"]
+    # copies of U's packets (the last DATA packet asks: no MISS)
+    copies = [Wire(w.beats, w.tuser, "late copy of " + w.what)
+              for w in a["pkts"] + [a["ctrl"], i1, c1] + d["pkts"][::-1]]
+    await tb.run(first, then=second + copies)
+    m = tb.model
+    n = len(copies)
+    assert m.outcomes[-n:] == ["stale"] * n and m.outcomes.count("stale") == n, m.outcomes
+    assert m.stale_done == n, m.stale_done
+    # independently of the model: counters, responses, notifications, memory
+    assert tb.stats["stale_drop"] == n and tb.stats["dup_drop"] == 0, tb.stats
+    assert tb.stats["redo_evt"] == 0 and tb.stats["miss"] == 0, tb.stats
+    assert len(tb.rsps) == 10 and not tb.redo_rsps and not tb.miss_rsps, len(tb.rsps)
+    assert len(tb.taken) == 2, tb.taken
+    for w in second:
+        at, data = payload_of(w)
+        assert tb.ram.read(at, len(data)) == data, f"{w.what}: its data overwritten"
+    n_wr = sum(NET_HDR.unpack(w.beats[0][0])["ptype"] != NET_CONTROL for w in first + second)
+    assert tb.stats["data_pkt"] + tb.stats["ctrl_pkt"] == n_wr + 1, tb.stats
 
 
 @cocotb.test(skip=not DIRECTED)
@@ -1471,7 +1585,7 @@ async def rx_miss(dut):
 
     a, bb, c = blk(s0, 200, 6), blk(s1, 201, mx), blk(s0, 202, 1)
     d = blk(s1, 203, 3)
-    d2 = blk(s1, 203, 2)                     # d's TID again, a newer seq: d is abandoned
+    d2 = blk(s1, 203, 2)                     # d's TID's next use: d is abandoned
     e = blk(s0, 204, 2, notify=True)
     g = blk(s1, 205, 4)
     A, B, G = a["pkts"], bb["pkts"], g["pkts"]
