@@ -252,6 +252,7 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         block=b,
         pkt_first=0,    # the engine's blocks are whole: runs come from re-sends only
         pkt_num=0,
+        resend=0,       # (the reliability unit's mark, never the engine's)
     )
 
 
@@ -335,7 +336,7 @@ def expected_inline(d: Descriptor, page: int, ch: int) -> dict:
     assert d.is_inline
     return dict(kind=C["PKT_INLINE"], dst_node=d.dst_node, pd=page, len=d.size,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
-                notify=d.notify, payload=d.payload())
+                notify=d.notify, payload=d.payload(), resend=0)
 
 
 def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
@@ -344,7 +345,7 @@ def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
     assert not d.is_inline and d.notify
     return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
-                blocks=num_blocks(d.dst_addr, d.size, p.block_size))
+                blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0)
 
 
 def diff_fields(exp: dict, got: dict) -> list[str]:
