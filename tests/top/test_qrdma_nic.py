@@ -528,9 +528,14 @@ async def late_copies(b: Bench, count: int, stop) -> list:
     quiet(dut, "inj")
     src = InjSource(InjBus.from_prefix(dut, "inj"), dut.clk, dut.rst)
     end = False
+    release = False   # inj_sel goes low in this cycle (set at its edge: no beat unseen)
     while len(injected) < count and not (end and not late):
         end = end or stop()   # (then the copies left, and no more)
-        await RisingEdge(dut.clk)
+        if release:
+            dut.inj_sel.value = 0
+            release = False
+        else:
+            await RisingEdge(dut.clk)
         await ReadOnly()
         # (a beat node 1 takes at the coming edge; inj_sel changes only in a cycle without)
         take = int(dut.rx1_take.value) and not int(dut.inj_sel.value)
@@ -560,8 +565,9 @@ async def late_copies(b: Bench, count: int, stop) -> list:
             for data, keep, last, user in f:
                 src.send_nowait(InjTransaction(tdata=data, tkeep=keep, tlast=last, tuser=user))
             injected.append(h)
-        await src.wait()
-        await FallingEdge(dut.clk)
+        await src.wait()   # (at the edge after the last beat was taken)
+        release = True
+    if release:
         dut.inj_sel.value = 0
     await ClockCycles(dut.clk, 2000)   # (the last copies through node 1's receive unit)
     return injected
@@ -670,6 +676,8 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
             "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP", "TX_MISS_RETX")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
+    if late:
+        cocotb.log.info("registers: %s", regs)
     for n in b.nodes:
         o = 1 - n.i
         r, ro = regs[n.i], regs[o]
