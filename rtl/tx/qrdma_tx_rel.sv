@@ -11,7 +11,8 @@
 //     with its seq; the send unit's pulse on s_sent (the descriptor's last packet picked
 //     for the link) sets its deadline; an acknowledgement the engine takes (ack_valid:
 //     received ACK/NACK, local NACK, this unit's NACKs) with the same tid and seq disarms
-//     it; a scan visits one TID per cycle and finds an armed timer past its deadline:
+//     it; a scan visits one TID per cycle and finds an armed timer past its deadline
+//     (one found in turn without room for its answer holds the scan on its TID):
 //     - fewer than cfg_retry_limit re-sends so far: the kept block, inline or control
 //       packet (a notifying transfer's last block with its control packet) is passed on
 //       again, with the timeout doubled per re-send up to 2^cfg_backoff times (cfg_probe:
@@ -508,6 +509,8 @@ module qrdma_tx_rel
   kind_e         s3_kind_q;
   logic [7:0]    s3_rt_q;
   logic [3:0]    s3_sa_q;
+  logic          sc_it_q, s1_it_q, s2_it_q, s3_it_q;  // the visit is in turn
+  logic [TW-1:0] s3_p1_q;   // S3's TID + 1
   logic          s2_inq;   // S2's TID waits for its re-send (in the queue or R1..R3)
 
   // (a sent pulse's write counts as a hit too: the deadline read may be older)
@@ -648,6 +651,11 @@ module qrdma_tx_rel
   logic [TW-1:0]    mv_tid;
   logic [7:0]       mv_gap_q;    // visits in turn still due before the next out of turn
   logic [MV_GW-1:0] pt_g1_q;     // pt_q's group + 1
+  // the scan's rewind (below)
+  logic          rw, rw_q, squash;
+  logic [1:0]    sq_q;        // squashed visits still to come after rw_q's
+  logic [TW-1:0] rw_tid_q, rw_p1_q;
+  logic [MV_GW-1:0] rw_g1_q;  // rw_p1_q's group + 1
 
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready: a TID finding the FIFO full is dropped; count, almost_full: not used
   qrdma_sync_fifo #(.WIDTH(TW), .DEPTH(MV_DEPTH), .HEAD_REG(1'b1)) u_mv_fifo (
@@ -662,11 +670,12 @@ module qrdma_tx_rel
                    || mv_tid[TW-1:3] == pt_g1_q;
   assign mv_busy = mv_tid == sc_q || mv_tid == s1_tid_q || mv_tid == s2_tid_q
                    || mv_tid == s3_tid_q;
-  assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy;
+  assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy && !rw_q;
   assign mv_pop  = mv_go || (mv_v && mv_near);
 
   always_ff @(posedge clk) begin
-    if (!mv_go && pt_q[2:0] == 3'd7) pt_g1_q <= pt_g1_q + MV_GW'(1);
+    if (rw_q) pt_g1_q <= rw_g1_q;
+    else if (!mv_go && pt_q[2:0] == 3'd7) pt_g1_q <= pt_g1_q + MV_GW'(1);
     if (mv_go) mv_gap_q <= 8'(MV_GAP);
     else if (mv_gap_q != 8'd0) mv_gap_q <= mv_gap_q - 8'd1;
     if (rst) begin
@@ -689,8 +698,13 @@ module qrdma_tx_rel
   end
 
   always_ff @(posedge clk) begin
-    sc_q     <= mv_go ? mv_tid : pt_q;
-    pt_q     <= mv_go ? pt_q : pt_q + TW'(1);
+    sc_q     <= rw_q ? rw_tid_q : mv_go ? mv_tid : pt_q;
+    pt_q     <= rw_q ? rw_p1_q : mv_go ? pt_q : pt_q + TW'(1);
+    sc_it_q  <= rw_q || !mv_go;
+    s1_it_q  <= sc_it_q;
+    s2_it_q  <= s1_it_q;
+    s3_it_q  <= s2_it_q;
+    s3_p1_q  <= s2_tid_q + TW'(1);
     s1_tid_q <= sc_q;
     s1_hit_q <= s0_hit;
     s2_tid_q <= s1_tid_q;
@@ -714,6 +728,29 @@ module qrdma_tx_rel
     end
   end
 
+  // A due timer found in turn that cannot be answered for lack of room (the re-send queue
+  // for a re-send, the NACK queue or an unreachable NACK for a NACK) keeps the scan on its
+  // TID (rewind, registered: rw_q): S0 visits it again in the cycle after rw_q and the
+  // round goes on from the next TID; the four visits behind it, in S0..S3 during rw_q,
+  // decide nothing (squash) and are made again. So due timers are served in the order of
+  // the scan, none is passed over while others take the room. A visit out of turn does
+  // not rewind (the round comes to its TID).
+
+  assign squash = rw_q || sq_q != 2'd0;
+
+  always_ff @(posedge clk) begin
+    rw_q     <= rw;
+    rw_tid_q <= s3_tid_q;
+    rw_p1_q  <= s3_p1_q;
+    rw_g1_q  <= s3_p1_q[TW-1:3] + MV_GW'(1);
+    if (rw_q)               sq_q <= 2'd3;
+    else if (sq_q != 2'd0)  sq_q <= sq_q - 2'd1;
+    if (rst) begin
+      rw_q <= 1'b0;
+      sq_q <= '0;
+    end
+  end
+
   // A timer found due is not acted on while an acknowledgement of the TID is on its way
   // to clearing it (any seq: a stale one delays it by a round), so neither a NACK nor a
   // re-send follows the acknowledgement it races. A timer re-sent as often as allowed is
@@ -731,9 +768,11 @@ module qrdma_tx_rel
   assign s3_armq = (arm_v_q && arm_q.k.tid == s3_tid_q) || (arm2_v_q && arm2_q.k.tid == s3_tid_q)
                    || (pend_q && pend_arm_q.k.tid == s3_tid_q);
   assign due     = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && on_q
-                   && !init_busy;
+                   && !init_busy && !squash;
   assign to_fire = due && s3_lim_q && nack_go_q && !blk_unr && !pkt_unr;
   assign rs_fire = due && !s3_lim_q && !s3_inq_q && rq_room;
+  assign rw      = due && s3_it_q && (s3_lim_q ? !(nack_go_q && !blk_unr && !pkt_unr)
+                                               : (!s3_inq_q && !rq_room));
 
   // The TID's MISS record (mrec: read in S0 and not written since): with the timer armed
   // with its seq (a block's timer) and not due, its run is queued for a re-send under the
@@ -742,7 +781,7 @@ module qrdma_tx_rel
   // timeout unchanged. The record is cleared when acted on, when the timer is not armed
   // with its seq (or is an inline packet's), and when the due timer is re-sent (whole or a probe) or
   // answered with its NACK; otherwise it waits for the next round.
-  assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy;
+  assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy && !squash;
   assign tdue    = s3_arm_q && s3_due_q && on_q;
   assign mrec    = s3_mv_q && !s3_mhit_q && !s3_mhit;
   assign mmatch  = s3_armb_q && s3_mseq_q && s3_kind_q != K_INL;

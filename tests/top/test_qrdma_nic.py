@@ -488,17 +488,19 @@ def log_uniform(rng: random.Random, lo: int, hi: int) -> int:
     return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
 
 
-async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: int):
+async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: int,
+                  more=None):
     """Node src posts `count` random transfers to the other node, at most `outstanding`
-    in flight."""
+    in flight, then inline transfers while more() is true (at most 4,096: each takes a
+    TID, so they cycle the TID pool)."""
     n = b.nodes[src]
     rng = b.rng
     posted = 0
-    while posted < count:
+    while posted < count or (more is not None and more() and posted < count + 4096):
         if len(n.active) >= outstanding:
             await RisingEdge(b.dut.clk)
             continue
-        kind = "inline" if rng.random() < 0.3 else "mem"
+        kind = "inline" if posted >= count or rng.random() < 0.3 else "mem"
         size = rng.randrange(1, 33) if kind == "inline" else log_uniform(rng, 1, max_size)
         x = b.make_xfer(src, kind, size, notify=rng.random() < 0.5)
         if x is None:
@@ -513,12 +515,13 @@ async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: in
     return posted
 
 
-async def late_copies(b: Bench, count: int, stop) -> list:
+async def late_copies(b: Bench, count: int, stop, found: list) -> list:
     """Watches node 1's receive port (rx1_*) and keeps node 0's DATA, INLINE and CONTROL
     packets per TID, by generation; once a packet of a later generation of a TID has come,
     the earlier generations' packets are late copies. Injects up to `count` of them into
     node 1, in batches of up to 8, each while link 0 is between packets (inj_sel holds it),
-    and those left once stop() is true. Returns the headers injected."""
+    and those left once stop() is true. found[0]: the late copies found so far. Returns
+    the headers injected."""
     dut, rng = b.dut, b.rng
     req = (C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"])
     cur: dict[int, tuple[int, list]] = {}   # tid -> (generation, [frame, ...])
@@ -531,6 +534,7 @@ async def late_copies(b: Bench, count: int, stop) -> list:
     release = False   # inj_sel goes low in this cycle (set at its edge: no beat unseen)
     while len(injected) < count and not (end and not late):
         end = end or stop()   # (then the copies left, and no more)
+        found[0] = len(injected) + len(late)
         if release:
             dut.inj_sel.value = 0
             release = False
@@ -640,9 +644,14 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
                                                    "blk_pkts", "dst_addr", "len", "xfer")})
         flipper = [cocotb.start_soon(flip(k)) for k in (0, 1)]
     cocotb.start_soon(b.watchdog(20000 if flips else 100000))
-    posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24)) for s in (0, 1)]
+    # nic_late: node 0 goes on with inline transfers until enough late copies are found
+    found, need = [0], min(late, 16)
+    posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24,
+                                         (lambda: found[0] < need) if late and s == 0 else None))
+               for s in (0, 1)]
     injector = (cocotb.start_soon(late_copies(
-        b, late, lambda: posted[0] and not any(n.active for n in b.nodes))) if late else None)
+        b, late, lambda: posted[0] and not any(n.active for n in b.nodes), found))
+        if late else None)
     for t in posters:
         await t
     posted[0] = True
@@ -651,7 +660,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         kinds = collections.Counter(h["ptype"] for h in injected)
         cocotb.log.info("late copies injected: %d (by packet type %s)", len(injected),
                         dict(kinds))
-        assert len(injected) >= min(late, 16), len(injected)
+        assert len(injected) >= need, len(injected)
     for t in flipper:
         await t
     # wait until everything finished, or the watchdog found the NICs stalled (with flips:
