@@ -396,22 +396,49 @@ module qrdma_rx_track
   // decision's loop, and is an AND-OR with the packet's one-hot bit, registered with the
   // request (each of its flops drives a few gates, where the index's bits drive every
   // select).
-  logic bse_q, eqidx_q;
+  // The generation compares are formed a cycle ahead too, when the lookup leaves B:
+  // against the lookup in C (stage 2's lookup in the next cycle: the generation a newer
+  // block writes, zr_q / nr_q) and against stage 2's entry of the next cycle (ze_q / ne_q:
+  // the entry C's lookup gets from the snoop, h1 or the word, the snoop's generation that
+  // of stage 2's lookup when it starts the entry afresh, else its entry's), so no carry
+  // chain lies between stage 2's entry and its compares.
+  logic bse_q, eqidx_q, zr_q, nr_q, ze_q, ne_q;
 
   always_comb begin
-    logic zero_r, neg_r, zero_e, neg_e, ceq_1, ceq_2;
-    zero_r = gen_zero(lk_c_q.r.gen, lk_c_q.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
-    neg_r  = gen_neg(lk_c_q.r.gen, lk_c_q.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
-    zero_e = gen_zero(lk_c_q.r.gen, lk_c_q.r.epoch, ent2_q.gen, ent2_q.epoch);
-    neg_e  = gen_neg(lk_c_q.r.gen, lk_c_q.r.epoch, ent2_q.gen, ent2_q.epoch);
+    logic ceq_1, ceq_2;
     ceq_1  = (9'(ent2_q.cnt) == lk_c_q.bpm1);   // count unchanged
     ceq_2  = (9'(ent2_q.cnt) == lk_c_q.bpm2);   // count + 1
     unique case (cls)
-      C_WNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: eqidx_q,          ceq: lk_c_q.bp2};
-      C_WSAME: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q || eqidx_q, ceq: ceq_2};
-      C_CNEW:  cmp_sn = '{zero: zero_r, neg: neg_r, bs: 1'b0,             ceq: lk_c_q.bp1};
-      default: cmp_sn = '{zero: zero_e, neg: neg_e, bs: bse_q,            ceq: ceq_1};
+      C_WNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: eqidx_q,          ceq: lk_c_q.bp2};
+      C_WSAME: cmp_sn = '{zero: ze_q, neg: ne_q, bs: bse_q || eqidx_q, ceq: ceq_2};
+      C_CNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: 1'b0,             ceq: lk_c_q.bp1};
+      default: cmp_sn = '{zero: ze_q, neg: ne_q, bs: bse_q,            ceq: ceq_1};
     endcase
+  end
+
+  always_ff @(posedge clk) begin
+    if (b_v_q) begin
+      logic          fresh;
+      logic [15:0]   hg;
+      logic [7:0]    he;
+      logic          z_l2, n_l2, z_e2, n_e2;
+      fresh = cls == C_WNEW || cls == C_CNEW;   // stage 2 starts its entry afresh
+      hg    = h1_c_q ? h1_q.gen : ent_c_q.gen;
+      he    = h1_c_q ? h1_q.epoch : ent_c_q.epoch;
+      z_l2  = gen_zero(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+      n_l2  = gen_neg(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+      z_e2  = gen_zero(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
+      n_e2  = gen_neg(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
+      zr_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
+      nr_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
+      if (sn_c_q) begin
+        ze_q <= fresh ? z_l2 : z_e2;
+        ne_q <= fresh ? n_l2 : n_e2;
+      end else begin
+        ze_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, hg, he);
+        ne_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, hg, he);
+      end
+    end
   end
 
   // leaving B (end of t): the bit of the lookup in stage 2's entry of t+1, which is the
@@ -440,12 +467,16 @@ module qrdma_rx_track
   // after the decision (M1). Bits at and above the block's packet count are taken as
   // received (a mask of MAX_BLK_PKTS + 1 bits, the top bit always set), so that, with m
   // that mask: f = the lowest clear bit of m, and the run of missing packets ends at g,
-  // the lowest set bit above f, which exists (the top bit). M1: s = m + 1 (carry chain)
-  // gives f one-hot (~m & s) and m with its trailing ones cleared (m & s); M2: g one-hot
+  // the lowest set bit above f, which exists (the top bit). M1: s = m + 1 (two carry
+  // chains of half the width side by side, the upper half's + 1 selected by the lower
+  // half being all ones) gives f one-hot (~m & s) and m with its trailing ones cleared
+  // (m & s); M2: g one-hot
   // (the lowest set bit of that: x & -x, a carry chain) and f binary; M3: g binary; M4:
   // n = g - f into the output registers. Registers only between the stages; the loop of
   // the decision sees only the miss bit's extra loads.
   localparam int unsigned MW = MAX_BLK_PKTS + 1;
+  localparam int unsigned ML = MW / 2;     // the lower half's bits
+  localparam int unsigned MH = MW - ML;    // the upper half's bits
 
   function automatic logic [8:0] enc(input logic [MW-1:0] oh);   // one-hot -> index
     logic [8:0] v;
@@ -459,12 +490,14 @@ module qrdma_rx_track
   logic [15:0]         ms1_q, ms2_q, ms3_q, ms4_q;
   logic [MW-1:0]       bm1_q;          // M1: bits at and above the block's packet count
   logic [MW-1:0]       m1, s1;
+  logic [MH-1:0]       s1_hi;
   logic [MW-1:0]       fo2_q, mc2_q;   // M2: f one-hot, m with its trailing ones cleared
   logic [MW-1:0]       go3_q;          // M3: g one-hot
   logic [8:0]          f3_q, f4_q, g4_q;
 
   assign m1 = {1'b1, h1_q.mask} | bm1_q;
-  assign s1 = m1 + MW'(1);
+  assign s1_hi = m1[MW-1:ML] + MH'(1);
+  assign s1    = {(&m1[ML-1:0]) ? s1_hi : m1[MW-1:ML], m1[ML-1:0] + ML'(1)};
 
   always_ff @(posedge clk) begin
     mv1_q <= s2_v_q && d.miss;

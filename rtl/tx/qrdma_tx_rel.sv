@@ -510,7 +510,6 @@ module qrdma_tx_rel
   logic [7:0]    s3_rt_q;
   logic [3:0]    s3_sa_q;
   logic          sc_it_q, s1_it_q, s2_it_q, s3_it_q;  // the visit is in turn
-  logic [TW-1:0] s3_p1_q;   // S3's TID + 1
   logic          s2_inq;   // S2's TID waits for its re-send (in the queue or R1..R3)
 
   // (a sent pulse's write counts as a hit too: the deadline read may be older)
@@ -653,9 +652,9 @@ module qrdma_tx_rel
   logic [MV_GW-1:0] pt_g1_q;     // pt_q's group + 1
   // the scan's rewind (below)
   logic          rw, rw_q, squash;
-  logic [1:0]    sq_q;        // squashed visits still to come after rw_q's
-  logic [TW-1:0] rw_tid_q, rw_p1_q;
-  logic [MV_GW-1:0] rw_g1_q;  // rw_p1_q's group + 1
+  logic [2:0]    sq_q;        // squashed visits still to come after rw_q's
+  logic [TW-1:0] rw_tid_q;
+  logic [MV_GW-1:0] rw_g1_q;  // rw_tid_q's group + 1
 
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready: a TID finding the FIFO full is dropped; count, almost_full: not used
   qrdma_sync_fifo #(.WIDTH(TW), .DEPTH(MV_DEPTH), .HEAD_REG(1'b1)) u_mv_fifo (
@@ -670,7 +669,7 @@ module qrdma_tx_rel
                    || mv_tid[TW-1:3] == pt_g1_q;
   assign mv_busy = mv_tid == sc_q || mv_tid == s1_tid_q || mv_tid == s2_tid_q
                    || mv_tid == s3_tid_q;
-  assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy && !rw_q;
+  assign mv_go   = mv_v && !mv_near && !mv_busy && mv_gap_q == 8'd0 && !init_busy;
   assign mv_pop  = mv_go || (mv_v && mv_near);
 
   always_ff @(posedge clk) begin
@@ -698,13 +697,12 @@ module qrdma_tx_rel
   end
 
   always_ff @(posedge clk) begin
-    sc_q     <= rw_q ? rw_tid_q : mv_go ? mv_tid : pt_q;
-    pt_q     <= rw_q ? rw_p1_q : mv_go ? pt_q : pt_q + TW'(1);
-    sc_it_q  <= rw_q || !mv_go;
+    sc_q     <= mv_go ? mv_tid : pt_q;
+    pt_q     <= rw_q ? rw_tid_q : mv_go ? pt_q : pt_q + TW'(1);
+    sc_it_q  <= !mv_go;
     s1_it_q  <= sc_it_q;
     s2_it_q  <= s1_it_q;
     s3_it_q  <= s2_it_q;
-    s3_p1_q  <= s2_tid_q + TW'(1);
     s1_tid_q <= sc_q;
     s1_hit_q <= s0_hit;
     s2_tid_q <= s1_tid_q;
@@ -730,21 +728,22 @@ module qrdma_tx_rel
 
   // A due timer found in turn that cannot be answered for lack of room (the re-send queue
   // for a re-send, the NACK queue or an unreachable NACK for a NACK) keeps the scan on its
-  // TID (rewind, registered: rw_q): S0 visits it again in the cycle after rw_q and the
-  // round goes on from the next TID; the four visits behind it, in S0..S3 during rw_q,
-  // decide nothing (squash) and are made again. So due timers are served in the order of
-  // the scan, none is passed over while others take the room. A visit out of turn does
-  // not rewind (the round comes to its TID).
+  // TID (rewind, registered: rw_q): the scan's next TID in turn becomes that TID again, so
+  // S0 visits it two cycles after rw_q (or later, after visits out of turn) and the round
+  // goes on from there; the five visits behind it, in S0..S3 during rw_q and the one
+  // chosen in rw_q's cycle, decide nothing (squash): the TIDs in turn among them are made
+  // again, a MISS TID visited out of turn among them waits for its round. So due timers
+  // are served in the order of the scan, none is passed over while others take the room.
+  // A visit out of turn does not rewind (the round comes to its TID).
 
-  assign squash = rw_q || sq_q != 2'd0;
+  assign squash = rw_q || sq_q != 3'd0;
 
   always_ff @(posedge clk) begin
     rw_q     <= rw;
     rw_tid_q <= s3_tid_q;
-    rw_p1_q  <= s3_p1_q;
-    rw_g1_q  <= s3_p1_q[TW-1:3] + MV_GW'(1);
-    if (rw_q)               sq_q <= 2'd3;
-    else if (sq_q != 2'd0)  sq_q <= sq_q - 2'd1;
+    rw_g1_q  <= s3_tid_q[TW-1:3] + MV_GW'(1);
+    if (rw_q)               sq_q <= 3'd4;
+    else if (sq_q != 3'd0)  sq_q <= sq_q - 3'd1;
     if (rst) begin
       rw_q <= 1'b0;
       sq_q <= '0;
