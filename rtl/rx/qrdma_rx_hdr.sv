@@ -307,12 +307,16 @@ module qrdma_rx_hdr
   // ------------------------------------------------------------------ stage 3: push
   // The decision is registered before it goes into the output FIFOs, which have room
   // (admission above). The write command and the event are built from the packet alone
-  // (the command as if it is written); the decision's bits, registered on their own, then
-  // select the command's operation at the FIFO's input, so the tracker's decision drives
-  // few flip-flops. An event's write tag is the count of write commands after the
-  // decision: wcnt_q in stage 3.
+  // (the command as if it is written); the decision is registered whole on its own
+  // (d3_q, loaded in every cycle) and its bits then set the command's operation and
+  // first flag, the event's redo and ntf flags, the pushes and the statistics, so the
+  // tracker's decision drives a few flip-flops and no clock enable. An event's write tag
+  // is the count of write commands after the decision: wcnt_q in stage 3.
   logic      s3_v_q, cmd_ready, evt_ready, ack_ready;
-  logic      w3_cmd_q, w3_evt_q, w3_ack_q, acc3_q;
+  logic      w3_cmd, w3_evt, w3_ack_q, nbnz3_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // ctl_keep and miss act at the decision itself
+  trk_dec_t  d3_q;
+  /* verilator lint_on UNUSEDSIGNAL */
   rx_cmd_t   cmd3_q, cmd3;
   rx_evt_t   evt3_q, evt3;
   ack_desc_t ack3_q;
@@ -323,14 +327,20 @@ module qrdma_rx_hdr
   assign wcnt1  = wcnt_q + TAGW'(1);
   assign wcnt_d = (t_valid && d.acc_wr) ? wcnt1 : wcnt_q;
 
+  assign w3_cmd = d3_q.acc_wr || nbnz3_q;
+  assign w3_evt = d3_q.evt || d3_q.redo;
+
   always_comb begin
-    cmd3 = cmd3_q;
-    if (!acc3_q) begin
+    cmd3       = cmd3_q;
+    cmd3.first = d3_q.first;
+    if (!d3_q.acc_wr) begin
       cmd3.op     = OP_SKIP;
       cmd3.nbeats = nb3_q;
       cmd3.split  = 1'b0;
     end
     evt3      = evt3_q;
+    evt3.redo = d3_q.redo;
+    evt3.ntf  = d3_q.ntf;
     evt3.wtag = wcnt_q;
   end
 
@@ -365,7 +375,6 @@ module qrdma_rx_hdr
       // write command
       cmd        = '0;
       cmd.key    = t_req.key;
-      cmd.first  = d.first;
       cmd.baddr  = pk.h.dst_addr[63:6];
       cmd.lo     = pk.h.dst_addr[5:0];
       cmd.hi     = 6'(pk.end_b - 14'd1);
@@ -380,8 +389,6 @@ module qrdma_rx_hdr
       end
       // completion event
       ev          = '0;
-      ev.redo     = d.redo;
-      ev.ntf      = d.ntf;
       ev.src_node = pk.h.src_node;
       ev.key      = t_req.key;
       ev.seq      = pk.h.seq;
@@ -394,15 +401,14 @@ module qrdma_rx_hdr
       cmd3_q   <= cmd;
       evt3_q   <= ev;
       ack3_q   <= ack;
-      acc3_q   <= d.acc_wr;
       nb3_q    <= pk.nb;
-      w3_cmd_q <= d.acc_wr || pk.nb != '0;
-      w3_evt_q <= d.evt || d.redo;
+      nbnz3_q  <= pk.nb != '0;
       w3_ack_q <= (pk.kind == K_ACK);
     end
   end
 
   always_ff @(posedge clk) begin
+    d3_q   <= d;
     s3_v_q <= t_valid;
     wcnt_q <= wcnt_d;
     if (rst) begin
@@ -419,7 +425,7 @@ module qrdma_rx_hdr
   qrdma_sync_fifo #(.WIDTH($bits(rx_cmd_t)), .DEPTH(CMD_DEPTH),
                     .ALMOST_FULL(CMD_DEPTH - INFL - 1)) u_cmd_fifo (
     .clk, .rst,
-    .s_valid(s3_v_q && w3_cmd_q), .s_ready(cmd_ready), .s_data(cmd3),
+    .s_valid(s3_v_q && w3_cmd), .s_ready(cmd_ready), .s_data(cmd3),
     .m_valid(m_cmd_valid), .m_ready(m_cmd_ready), .m_data(m_cmd),
     .count(cq_count), .almost_full(cq_af)
   );
@@ -427,7 +433,7 @@ module qrdma_rx_hdr
   qrdma_sync_fifo #(.WIDTH($bits(rx_evt_t)), .DEPTH(EVT_DEPTH),
                     .ALMOST_FULL(EVT_DEPTH - INFL - 1)) u_evt_fifo (
     .clk, .rst,
-    .s_valid(s3_v_q && w3_evt_q), .s_ready(evt_ready), .s_data(evt3),
+    .s_valid(s3_v_q && w3_evt), .s_ready(evt_ready), .s_data(evt3),
     .m_valid(m_evt_valid), .m_ready(m_evt_ready), .m_data(m_evt),
     .count(occ_evts), .almost_full(eq_af)
   );
@@ -474,41 +480,45 @@ module qrdma_rx_hdr
     end
   end
 
-  // statistics: one-cycle pulses two cycles after the decision (its bits registered
-  // first, so that the decision drives single flip-flops, not the byte count's reset)
-  logic       st_data_q, st_ctrl_q, st_acc_q, st_crc_q, st_dup_q, st_stale_q, st_bad_q,
-              st_redo_q;
+  // statistics: one-cycle pulses two cycles after the decision (from the decision
+  // registered in stage 3, so that the decision drives single flip-flops, not the byte
+  // count's reset)
+  logic       st_data, st_ctrl, st_acc, st_crc, st_dup, st_stale, st_bad,
+              st_redo;
   logic [12:0] st_len_q;
+  logic       k3_data_q, k3_inl_q, k3_ackmiss_q, k3_crc_q, k3_bad_q;   // the packet's kind
 
   always_ff @(posedge clk) begin
-    st_data_q  <= t_valid && d.acc_wr && pk.kind == K_DATA;
-    st_ctrl_q  <= t_valid && ((d.acc_wr && pk.kind == K_INLINE) || d.acc_ctl
-                              || pk.kind == K_ACK || pk.kind == K_MISS);
-    st_acc_q   <= t_valid && d.acc_wr;
-    st_len_q   <= pk.h.len;
-    st_crc_q   <= t_valid && pk.kind == K_CRC;
-    st_dup_q   <= t_valid && d.dup;
-    st_stale_q <= t_valid && d.stale;
-    st_bad_q   <= t_valid && pk.kind == K_BAD;
-    st_redo_q  <= t_valid && d.redo;
-    stat_data_pkt   <= st_data_q;
-    stat_ctrl_pkt   <= st_ctrl_q;
-    stat_bytes      <= st_acc_q ? st_len_q : '0;
-    stat_crc_drop   <= st_crc_q;
-    stat_dup_drop   <= st_dup_q;
-    stat_stale_drop <= st_stale_q;
-    stat_bad_drop   <= st_bad_q;
-    stat_redo       <= st_redo_q;
+    k3_data_q    <= pk.kind == K_DATA;
+    k3_inl_q     <= pk.kind == K_INLINE;
+    k3_ackmiss_q <= pk.kind == K_ACK || pk.kind == K_MISS;
+    k3_crc_q     <= pk.kind == K_CRC;
+    k3_bad_q     <= pk.kind == K_BAD;
+    st_len_q     <= pk.h.len;
+  end
+
+  always_comb begin
+    st_data  = s3_v_q && d3_q.acc_wr && k3_data_q;
+    st_ctrl  = s3_v_q && ((d3_q.acc_wr && k3_inl_q) || d3_q.acc_ctl || k3_ackmiss_q);
+    st_acc   = s3_v_q && d3_q.acc_wr;
+    st_crc   = s3_v_q && k3_crc_q;
+    st_dup   = s3_v_q && d3_q.dup;
+    st_stale = s3_v_q && d3_q.stale;
+    st_bad   = s3_v_q && k3_bad_q;
+    st_redo  = s3_v_q && d3_q.redo;
+  end
+
+  always_ff @(posedge clk) begin
+    stat_data_pkt   <= st_data;
+    stat_ctrl_pkt   <= st_ctrl;
+    stat_bytes      <= st_acc ? st_len_q : '0;
+    stat_crc_drop   <= st_crc;
+    stat_dup_drop   <= st_dup;
+    stat_stale_drop <= st_stale;
+    stat_bad_drop   <= st_bad;
+    stat_redo       <= st_redo;
     stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
-      st_data_q       <= 1'b0;
-      st_ctrl_q       <= 1'b0;
-      st_acc_q        <= 1'b0;
-      st_crc_q        <= 1'b0;
-      st_dup_q        <= 1'b0;
-      st_stale_q      <= 1'b0;
-      st_bad_q        <= 1'b0;
-      st_redo_q       <= 1'b0;
       stat_data_pkt   <= 1'b0;
       stat_ctrl_pkt   <= 1'b0;
       stat_bytes      <= '0;
@@ -525,7 +535,7 @@ module qrdma_rx_hdr
   // the output FIFOs have room for every push
   always_ff @(posedge clk) begin
     if (s3_v_q)
-      if (!rst) assert ((!w3_cmd_q || cmd_ready) && (!w3_evt_q || evt_ready)
+      if (!rst) assert ((!w3_cmd || cmd_ready) && (!w3_evt || evt_ready)
                         && (!w3_ack_q || ack_ready))
         else $error("qrdma_rx_hdr: output FIFO full at a push");
   end
