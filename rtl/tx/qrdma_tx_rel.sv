@@ -282,7 +282,7 @@ module qrdma_tx_rel
   rq_t                    r1_q, r2_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
-  logic                   bs_rd_v, ps_rd_v;    // the store's word was written since reset
+  logic                   bs_rd_v;             // the block store's word was written since reset
   logic                   r_boff, r_poff, rb_pass, rp_pass, r3_done;
   logic                   r3_x_q;              // R3 superseded by an arm (see below)
   logic                   r3_run_q;            // R3's block with the run of r3_q (a MISS or a probe)
@@ -379,9 +379,10 @@ module qrdma_tx_rel
 
   // ------------------------------------------------------------------ kept descriptors
   // The engine's descriptors passed on, per TID (written a cycle after the pass): blocks
-  // in one store, inline and control packets in the other, each word with a valid bit
+  // in one store, inline and control packets in the other. A block word has a valid bit
   // that the sweep after reset clears (the seq numbers start again at reset: a word
-  // from before it may carry the seq of a new timer). RDW_ANY: a read that meets a
+  // from before it may carry the seq of a new timer); a packet word is live from its
+  // write until its TID's disarm (the live bits, "disarm" below). RDW_ANY: a read that meets a
   // write of its TID is a re-send whose TID the engine has already used again, after it
   // took the re-send's acknowledgement: killed by then, its data is not used.
   logic                    bs_we_q, ps_we_q;
@@ -390,17 +391,20 @@ module qrdma_tx_rel
   logic [PKT_DESC_W-1:0]   ps_data_q;
   logic                    r_pop;
   logic [TW-1:0]           r_pop_tid;
+  logic                    ps_we2_q;   // the packet store's write of the cycle before
 
   always_ff @(posedge clk) begin
     bs_we_q   <= ob_pass;
     bs_addr_q <= bq_key.tid;
     bs_data_q <= bq_data[BLOCK_DESC_W-1:0];
     ps_we_q   <= op_pass;
+    ps_we2_q  <= ps_we_q;
     ps_addr_q <= pq_key.tid;
     ps_data_q <= pq_data[PKT_DESC_W-1:0];
     if (rst) begin
-      bs_we_q <= 1'b0;
-      ps_we_q <= 1'b0;
+      bs_we_q  <= 1'b0;
+      ps_we_q  <= 1'b0;
+      ps_we2_q <= 1'b0;
     end
   end
 
@@ -413,12 +417,13 @@ module qrdma_tx_rel
     .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data({bs_rd_v, bs_rd})
   );
 
-  qrdma_sdp_ram #(.WIDTH(PKT_DESC_W + 1), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
+  // (the packet store's words are live from their write until their TID's disarm: the
+  // live bits below, which the sweep clears as well)
+  qrdma_sdp_ram #(.WIDTH(PKT_DESC_W), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_pkt_store (
     .clk,
-    .wr_en(ps_we_q || init_q), .wr_be(1'b1), .wr_addr(init_q ? init_tid_q : ps_addr_q),
-    .wr_data({!init_q, ps_data_q}),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data({ps_rd_v, ps_rd})
+    .wr_en(ps_we_q), .wr_be(1'b1), .wr_addr(ps_addr_q), .wr_data(ps_data_q),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(ps_rd)
   );
 
   // ------------------------------------------------------------------ timer tables
@@ -827,6 +832,27 @@ module qrdma_tx_rel
   assign clr_ack     = a3_v_q;
   assign clr_ack_tid = a3_tid_q;
 
+  // The kept packets' live bits: a packet word of the store is of the TID's current use
+  // from its write until the TID is disarmed (the use is over: the engine returns the
+  // TID) or swept after reset. A block's timer re-sends the packet store's control packet
+  // only while it is live, so a control packet kept from an earlier use of the TID whose
+  // seq equals the timer's modulo 2^16 is never sent with a later block. Port A sets (the
+  // store's write, its TID from the pass two cycles ahead), port B clears (the armed
+  // bits' clear address and enable); a set and a clear of one TID in a cycle (a packet
+  // passed after its TID's disarm was decided) leave it set (pl_conf_q, a cycle ahead).
+  logic       pl_conf_q;
+  logic [0:0] pl_rd;
+
+  always_ff @(posedge clk) pl_conf_q <= ps_we_q && ps_addr_q == a2_tid_q;
+
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  u_pkt_live (
+    .clk,
+    .a_en(ps_we2_q), .a_addr(pq_key.tid), .a_data(1'b1),
+    .b_en(init2_q || (clr_ack && !pl_conf_q)), .b_addr(clr_tid_q), .b_data(1'b0),
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_data(pl_rd)
+  );
+
   // ------------------------------------------------------------------ re-send queue
   // RQ_DEPTH timeouts in registers, each killed when the engine takes the acknowledgement
   // of its tid and seq (A1), or when a descriptor of the engine with its tid passes on
@@ -953,7 +979,7 @@ module qrdma_tx_rel
   always_comb begin
     r2_inl = r2_q.kind == K_INL;
     r2_bok = !r2_inl && bs_rd_v && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
-    r2_pok = !r2_q.miss && ps_rd_v && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
+    r2_pok = !r2_q.miss && pl_rd[0] && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
              && ps_rd[PKT_DESC_KIND_LSB] == (r2_inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
     r2_ok  = r2_bok || r2_pok;
   end

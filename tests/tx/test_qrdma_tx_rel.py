@@ -39,7 +39,8 @@ With cfg_probe (rel_miss) the first timeout re-send of a block is the kept block
 packet alone (pkt_first ((dst_addr mod MAX_PAYLOAD) + size - 1) / MAX_PAYLOAD, pkt_num 1),
 later ones the kept block whole; without it, every one is the kept block whole.
 rel_reset: the kept descriptors do not outlive a reset (the engine's seq numbers start
-again at reset).
+again at reset). rel_seq_wrap: a kept control packet does not outlive its TID's use (a
+later block of the TID with the same 16-bit seq re-sends alone).
 rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
 passes within ROUND + 11 cycles of its MISS plus 4 cycles per re-send passed meanwhile, and
 within 28 cycles plus 4 per re-send passed meanwhile when no other MISS came in the 32
@@ -671,6 +672,20 @@ async def rel_reset(dut):
     on and acknowledged, reset (the engine's seq numbers start again), then a block (T, S)
     that times out: its re-send is the block alone, never the control packet kept from
     before the reset (whose seq matches the new timer's)."""
+    await kept_use_over(dut, reset_between=True)
+
+
+@cocotb.test()
+async def rel_seq_wrap(dut):
+    """A kept control packet does not outlive its TID's use: a control packet (tid T, seq
+    S) passed on and acknowledged, then, as 65,536 seqs later, a block (T, S) that times
+    out: its re-send is the block alone, never the control packet of the earlier use."""
+    await kept_use_over(dut, reset_between=False)
+
+
+async def kept_use_over(dut, reset_between):
+    """a control packet (T, S) passed on and acknowledged; reset when reset_between; a
+    block (T, S) passed on that times out: its re-send is the block alone"""
     timeout = int(os.environ["P_TIMEOUT"])
     tick_shift = int(os.environ["P_TICK_SHIFT"])
     rnd = scan_round()
@@ -724,9 +739,12 @@ async def rel_reset(dut):
         if seen:
             break
         await FallingEdge(dut.clk)
+    for _ in range(16):     # (an acknowledgement comes a round trip after the pass)
+        await FallingEdge(dut.clk)
     await pulse_ack(dut, tid, seq)
     assert seen == [("pkt", ctl)], seen
-    await reset()
+    if reset_between:
+        await reset()
     seen.clear()
     blk = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=4096)
     await offer(dut, "blk", blk)
