@@ -133,7 +133,8 @@ module qrdma_tx_rel
   // what a TID's timer covers, i.e. what a re-send passes on again
   typedef enum logic [1:0] {
     K_BLK = 2'd0,  // a block
-    K_INL = 2'd1,  // an inline packet
+    K_PKT = 2'd1,  // a packet alone: an inline packet, or a control packet that passed on
+                   // before its block
     K_CTL = 2'd2   // a notifying transfer's last block and its control packet
   } kind_e;
 
@@ -333,13 +334,29 @@ module qrdma_tx_rel
   assign blk_arm = ob_pass || (rb_pass && (r3_q.kind == K_BLK || r3_q.miss));
   assign pkt_arm = op_pass || rp_pass;
 
+  // A control packet of the engine passes on before its block when its seq is after the
+  // last block's the engine passed on (lb_q; the engine's blocks come in seq order) and
+  // its block does not pass in the same cycle: its timer covers the packet alone, so
+  // that its re-send never takes the block store's word of an earlier use of the TID;
+  // the block's arm, when it passes, covers both (docs/reliability.md "Re-sends").
+  logic [SEQW-1:0] lb_q, pq_lb;
+  logic            pq_ahead;
+
+  assign pq_lb    = pq_key.seq - lb_q;
+  assign pq_ahead = pq_lb != '0 && !pq_lb[SEQW-1] && !(ob_pass && bq_key.seq == pq_key.seq);
+
+  always_ff @(posedge clk) begin
+    if (ob_pass) lb_q <= bq_key.seq;
+    if (rst) lb_q <= '1;   // (the engine's seqs start again at 0)
+  end
+
   always_comb begin
     if (rb_pass) arm_blk = '{k: r3_q.k, kind: r3_q.miss ? r3_q.kind : K_BLK, rt: r3_q.rt,
                              to: r3_q.to};
     else         arm_blk = '{k: bq_key, kind: K_BLK, rt: 8'd0, to: to_q};
     if (rp_pass) arm_pkt = '{k: r3_q.k, kind: r3_q.kind, rt: r3_q.rt, to: r3_q.to};
     else         arm_pkt = '{k: pq_key,
-                             kind: pq_data[PKT_DESC_KIND_LSB] ? K_CTL : K_INL,
+                             kind: (pq_data[PKT_DESC_KIND_LSB] && !pq_ahead) ? K_CTL : K_PKT,
                              rt: 8'd0, to: to_q};
   end
 
@@ -783,12 +800,12 @@ module qrdma_tx_rel
   // same conditions as a timeout's re-send (tstable: the timer words are current; the
   // queue has room, the TID is not waiting there), with the timer's re-send count and
   // timeout unchanged. The record is cleared when acted on, when the timer is not armed
-  // with its seq (or is an inline packet's), and when the due timer is re-sent (whole or a probe) or
+  // with its seq (or covers a packet alone), and when the due timer is re-sent (whole or a probe) or
   // answered with its NACK; otherwise it waits for the next round.
   assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy && !squash;
   assign tdue    = s3_arm_q && s3_due_q && on_q;
   assign mrec    = s3_mv_q && !s3_mhit_q && !s3_mhit;
-  assign mmatch  = s3_armb_q && s3_mseq_q && s3_kind_q != K_INL;
+  assign mmatch  = s3_armb_q && s3_mseq_q && s3_kind_q != K_PKT;
   assign m_fire  = mrec && tstable && mmatch && !tdue && !s3_inq_q && rq_room;
   assign m_clr   = mrec && (m_fire || to_fire || rs_fire || (tstable && !mmatch));
 
@@ -970,17 +987,17 @@ module qrdma_tx_rel
   // register in R2.
   localparam int unsigned PLW = $clog2(MAX_PAYLOAD);
   localparam int unsigned SZW = BLOCK_DESC_SIZE_W;
-  logic r2_bok, r2_pok, r2_inl;
+  logic r2_bok, r2_pok, r2_pkt;
   logic [SZW:0] r2_end;   // the block's last byte, from the start of its first packet
 
   assign r2_end = (SZW + 1)'(bs_rd[BLOCK_DESC_DST_ADDR_LSB +: PLW])
                   + (SZW + 1)'(bs_rd[BLOCK_DESC_SIZE_LSB +: SZW]) - (SZW + 1)'(1);
 
   always_comb begin
-    r2_inl = r2_q.kind == K_INL;
-    r2_bok = !r2_inl && bs_rd_v && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
+    r2_pkt = r2_q.kind == K_PKT;
+    r2_bok = !r2_pkt && bs_rd_v && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
     r2_pok = !r2_q.miss && pl_rd[0] && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
-             && ps_rd[PKT_DESC_KIND_LSB] == (r2_inl ? 1'(PKT_INLINE) : 1'(PKT_CONTROL));
+             && (r2_pkt || ps_rd[PKT_DESC_KIND_LSB] == 1'(PKT_CONTROL));
     r2_ok  = r2_bok || r2_pok;
   end
 
@@ -999,7 +1016,7 @@ module qrdma_tx_rel
       r3_ok_q   <= r2_ok;
       r3_x_q    <= r2_x;
       r3_q      <= r2_q;
-      r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_inl ? K_INL : (r2_pok ? K_CTL : K_BLK));
+      r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_pkt ? K_PKT : (r2_pok ? K_CTL : K_BLK));
       r3_run_q  <= r2_q.miss || (probe_q && r2_q.rt == 8'd1);
       if (!r2_q.miss) begin
         r3_q.pf <= PFW'(r2_end >> PLW);

@@ -40,7 +40,9 @@ packet alone (pkt_first ((dst_addr mod MAX_PAYLOAD) + size - 1) / MAX_PAYLOAD, p
 later ones the kept block whole; without it, every one is the kept block whole.
 rel_reset: the kept descriptors do not outlive a reset (the engine's seq numbers start
 again at reset). rel_seq_wrap: a kept control packet does not outlive its TID's use (a
-later block of the TID with the same 16-bit seq re-sends alone).
+later block of the TID with the same 16-bit seq re-sends alone). rel_ctl_ahead: a control
+packet that passes on before its block re-sends alone, never with the block kept from an
+earlier use of the TID with the same 16-bit seq.
 rel_miss_bound (no backpressure, no stale acknowledgement, timers off): every MISS re-send
 passes within ROUND + 11 cycles of its MISS plus 4 cycles per re-send passed meanwhile, and
 within 28 cycles plus 4 per re-send passed meanwhile when no other MISS came in the 32
@@ -666,47 +668,33 @@ async def pulse_ack(dut, tid: int, seq: int):
     dut.ack_valid.value = 0
 
 
-@cocotb.test()
-async def rel_reset(dut):
-    """The kept descriptors do not outlive a reset: a control packet (tid T, seq S) passed
-    on and acknowledged, reset (the engine's seq numbers start again), then a block (T, S)
-    that times out: its re-send is the block alone, never the control packet kept from
-    before the reset (whose seq matches the new timer's)."""
-    await kept_use_over(dut, reset_between=True)
+class KeptHarness:
+    """the unit with every output ready: what passes on is recorded, the send unit's
+    pulse for each comes 8 cycles later"""
 
+    def __init__(self, dut):
+        self.dut = dut
+        self.timeout = int(os.environ["P_TIMEOUT"])
+        self.slack = 2 * (1 << int(os.environ["P_TICK_SHIFT"])) + scan_round() + 6
+        self.seen = []   # (stream, word) passed on
+        dut.rst.value = 1
+        cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
+        dut.node_id.value = NODE_ID
+        dut.cfg_node_mask.value = NODE_MASK
+        dut.cfg_timeout.value = self.timeout
+        dut.cfg_retry_limit.value = 1
+        dut.cfg_backoff.value = 0
+        dut.cfg_gbn.value = 0
+        dut.cfg_probe.value = 0
+        for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid", "s_sent_valid"):
+            getattr(dut, sig).value = 0
+        dut.m_blk_ready.value = 1
+        dut.m_pkt_ready.value = 1
+        dut.m_nack_ready.value = 1
+        cocotb.start_soon(self.watch())
 
-@cocotb.test()
-async def rel_seq_wrap(dut):
-    """A kept control packet does not outlive its TID's use: a control packet (tid T, seq
-    S) passed on and acknowledged, then, as 65,536 seqs later, a block (T, S) that times
-    out: its re-send is the block alone, never the control packet of the earlier use."""
-    await kept_use_over(dut, reset_between=False)
-
-
-async def kept_use_over(dut, reset_between):
-    """a control packet (T, S) passed on and acknowledged; reset when reset_between; a
-    block (T, S) passed on that times out: its re-send is the block alone"""
-    timeout = int(os.environ["P_TIMEOUT"])
-    tick_shift = int(os.environ["P_TICK_SHIFT"])
-    rnd = scan_round()
-    dut.rst.value = 1
-    cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
-    dut.node_id.value = NODE_ID
-    dut.cfg_node_mask.value = NODE_MASK
-    dut.cfg_timeout.value = timeout
-    dut.cfg_retry_limit.value = 1
-    dut.cfg_backoff.value = 0
-    dut.cfg_gbn.value = 0
-    dut.cfg_probe.value = 0
-    for sig in ("s_blk_valid", "s_pkt_valid", "ack_valid", "s_miss_valid", "s_sent_valid"):
-        getattr(dut, sig).value = 0
-    dut.m_blk_ready.value = 1
-    dut.m_pkt_ready.value = 1
-    dut.m_nack_ready.value = 1
-    seen = []   # (stream, word) passed on
-
-    async def watch():
-        """records what passes on; the send unit's pulse for each 8 cycles later"""
+    async def watch(self):
+        dut = self.dut
         pulses = collections.deque()
         n = 0
         while True:
@@ -719,48 +707,114 @@ async def kept_use_over(dut, reset_between):
             for st in ("blk", "pkt"):
                 if int(getattr(dut, f"m_{st}_valid").value):
                     w = int(getattr(dut, f"m_{st}_data").value)
-                    seen.append((st, w))
+                    self.seen.append((st, w))
                     layout = F.BLOCK_DESC if st == "blk" else F.PKT_DESC
                     pulses.append((n + 8 + len(pulses), field(layout, w, "tid")))
-    cocotb.start_soon(watch())
 
-    async def reset():
-        await FallingEdge(dut.clk)
-        dut.rst.value = 1
+    async def reset(self):
+        await FallingEdge(self.dut.clk)
+        self.dut.rst.value = 1
         for _ in range(5):
-            await FallingEdge(dut.clk)
-        dut.rst.value = 0
+            await FallingEdge(self.dut.clk)
+        self.dut.rst.value = 0
 
+    async def cycles(self, n):
+        for _ in range(n):
+            await FallingEdge(self.dut.clk)
+
+    async def send(self, stream, word):
+        """word offered and passed on (after the 1024 cycles of the sweep after reset)"""
+        n = len(self.seen)
+        await offer(self.dut, stream, word)
+        for _ in range(2000):
+            if len(self.seen) > n:
+                break
+            await FallingEdge(self.dut.clk)
+        assert self.seen[n:] == [(stream, word)], self.show(self.seen[n:])
+
+    async def send_acked(self, stream, word):
+        """word passed on and acknowledged a round trip later"""
+        await self.send(stream, word)
+        layout = F.BLOCK_DESC if stream == "blk" else F.PKT_DESC
+        await self.cycles(16)
+        await pulse_ack(self.dut, field(layout, word, "tid"), field(layout, word, "seq"))
+
+    async def resent_after(self, n):
+        """what passes on from the n-th record on until its first timeout's re-sends
+        have passed"""
+        for _ in range(self.timeout + self.slack + 64):
+            await FallingEdge(self.dut.clk)
+            if any(field(F.BLOCK_DESC if st == "blk" else F.PKT_DESC, w, "resend")
+                   for st, w in self.seen[n:]):
+                break
+        await self.cycles(64)   # (a control packet would follow its block within a few cycles)
+        return self.seen[n:]
+
+    @staticmethod
+    def show(recs):
+        return [(st, F.PKT_DESC.unpack(w) if st == "pkt" else F.BLOCK_DESC.unpack(w))
+                for st, w in recs]
+
+
+@cocotb.test()
+async def rel_reset(dut):
+    """The kept descriptors do not outlive a reset: a control packet (tid T, seq S) passed
+    on and acknowledged, reset (the engine's seq numbers start again), then a block (T, S)
+    that times out: its re-send is the block alone, never the control packet kept from
+    before the reset (whose seq matches the new timer's)."""
+    await kept_block_alone(dut, reset_between=True)
+
+
+@cocotb.test()
+async def rel_seq_wrap(dut):
+    """A kept control packet does not outlive its TID's use: a control packet (tid T, seq
+    S) passed on and acknowledged, then, as 65,536 seqs later, a block (T, S) that times
+    out: its re-send is the block alone, never the control packet of the earlier use."""
+    await kept_block_alone(dut, reset_between=False)
+
+
+async def kept_block_alone(dut, reset_between):
+    """a control packet (T, S) passed on and acknowledged; reset when reset_between; a
+    block (T, S) passed on that times out: its re-send is the block alone"""
+    h = KeptHarness(dut)
     tid, seq = 77, 5
-    await reset()
-    ctl = F.PKT_DESC.pack(tid=tid, seq=seq, dst_node=1, kind=1)
-    await offer(dut, "pkt", ctl)
-    for _ in range(2000):   # (after the 1024 cycles of the sweep after reset)
-        if seen:
-            break
-        await FallingEdge(dut.clk)
-    for _ in range(16):     # (an acknowledgement comes a round trip after the pass)
-        await FallingEdge(dut.clk)
-    await pulse_ack(dut, tid, seq)
-    assert seen == [("pkt", ctl)], seen
+    await h.reset()
+    await h.send_acked("pkt", F.PKT_DESC.pack(tid=tid, seq=seq, dst_node=1, kind=1))
     if reset_between:
-        await reset()
-    seen.clear()
+        await h.reset()
+    n = len(h.seen)
     blk = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=4096)
-    await offer(dut, "blk", blk)
-    for _ in range(2000):
-        if seen:
-            break
-        await FallingEdge(dut.clk)
-    slack = 2 * (1 << tick_shift) + rnd + 6
-    for _ in range(timeout + slack + 64):
-        await FallingEdge(dut.clk)
-        if len(seen) >= 2:
-            break
-    for _ in range(64):     # (a control packet would follow its block within a few cycles)
-        await FallingEdge(dut.clk)
-    assert seen == [("blk", blk), ("blk", put(F.BLOCK_DESC, blk, resend=1))], \
-        [(st, F.PKT_DESC.unpack(w) if st == "pkt" else "block") for st, w in seen]
+    await h.send("blk", blk)
+    got = await h.resent_after(n)
+    assert got == [("blk", blk), ("blk", put(F.BLOCK_DESC, blk, resend=1))], h.show(got)
+    await pulse_ack(dut, tid, seq)
+
+
+@cocotb.test()
+async def rel_ctl_ahead(dut):
+    """A control packet that passes on before its block covers itself alone: a block
+    (T, S) passed on and acknowledged, a block (T2, S - 1) (the engine's seq wrapped
+    round since), then the control packet (T, S) of a new block (T, S) that has not
+    passed on yet times out: its re-send is the control packet alone, never the block
+    kept from the earlier use (whose seq matches); the block, passed on after it, then
+    covers both."""
+    h = KeptHarness(dut)
+    tid, seq = 77, 5
+    await h.reset()
+    old = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=100, dst_addr=0x1000)
+    await h.send_acked("blk", old)
+    await h.send_acked("blk", F.BLOCK_DESC.pack(tid=78, seq=seq - 1, dst_node=1, size=64))
+    n = len(h.seen)
+    ctl = F.PKT_DESC.pack(tid=tid, seq=seq, dst_node=1, kind=1)
+    await h.send("pkt", ctl)
+    got = await h.resent_after(n)
+    assert got == [("pkt", ctl), ("pkt", put(F.PKT_DESC, ctl, resend=1))], h.show(got)
+    n = len(h.seen)
+    new = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=200, dst_addr=0x2000)
+    await h.send("blk", new)
+    got = await h.resent_after(n)
+    assert got == [("blk", new), ("blk", put(F.BLOCK_DESC, new, resend=1)),
+                   ("pkt", put(F.PKT_DESC, ctl, resend=1))], h.show(got)
     await pulse_ack(dut, tid, seq)
 
 
