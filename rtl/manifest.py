@@ -214,11 +214,20 @@ _top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
      lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
             "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16}, NIC_ECP5))
 
+# ---------------------------------------------------------------- fabric
+_top("qrdma_credit_tx", ["rtl/fabric/qrdma_credit_tx.sv"], area="fabric", synth={},
+     lint=({"CNT_W": 8, "MAX_PKT": 1},))
+_top("qrdma_credit_rx", ["rtl/fabric/qrdma_credit_rx.sv"], area="fabric", synth={},
+     lint=({"CNT_W": 8, "MAX_PKT": 1, "UPD_MIN": 4, "REFRESH": 2},))
+
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
      deps=["qrdma_sync_fifo"])
 _top("tb_qrdma_nic_pair", ["tests/top/tb_qrdma_nic_pair.sv"], area="top", no_synth=True,
      deps=["qrdma_nic", "tb_qrdma_link"])
+# the two ends of a credit class, the update channel between them in the test
+_top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_credit_tx", "qrdma_credit_rx"])
 
 # ------------------------------------------- further synthesis configurations
 # A top synthesized with another parameter set besides its `synth` one, as a row of its
