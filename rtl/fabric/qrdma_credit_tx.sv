@@ -14,9 +14,10 @@
 // both counters start at 0 (the receiver's starts with it). ok (a register) is high when
 // a packet of MAX_PKT beats fits downstream after every packet started before this cycle;
 // a packet of s_beats (1 .. MAX_PKT) beats is started by a one-cycle s_send, only in a
-// cycle with ok (an assertion in simulation). s_upd_* takes one update every three
+// cycle with ok (an assertion in simulation). s_upd_* takes one update every four
 // cycles at most (s_upd_ready, a register); a taken update's credit counts for ok from
-// the third cycle after its handshake. credits is the room downstream, for counters.
+// the fourth cycle after its handshake, later while a packet starts in every cycle (a
+// credit is added in a cycle without a start). credits is the room downstream.
 // An update older than the newest taken by 2^CNT_W - cfg_credits beats or more would be
 // taken as new: CNT_W covers the beats freed while an update may be delayed.
 `default_nettype none
@@ -53,43 +54,54 @@ module qrdma_credit_tx #(
   logic [CNT_W:0]   rm_q, rm_d;
   logic [CNT_W-1:0] vs_q, vr_q;
   // update pipeline: U1 the update; U2 its distance from vr and the beats outstanding;
-  // U3 taken when it is not past what was sent (a stale one is "past" modulo 2^CNT_W)
-  logic             u1_q, u2_q, u3_q;
-  logic [CNT_W-1:0] u1_cnt_q, u2_cnt_q, du_q, ds_q;
-  logic             take, rdy_q;
+  // U3 the compare (taken when it is not past what was sent: a stale update is "past"
+  // modulo 2^CNT_W); then its credit waits for a cycle in which no packet starts, so that
+  // the room changes by one sum per cycle (a cycle without a start comes at the latest
+  // when the room runs out)
+  logic             u1_q, u2_q, tk_q, ref_q, rdy_q;
+  logic [CNT_W-1:0] u1_cnt_q, u2_cnt_q, tk_cnt_q, du_q, ds_q, cr_q;
+  logic             apply;
 
-  assign s_upd_ready = rdy_q;   // = !u1_q && !u2_q
-  assign take        = u2_q && du_q <= ds_q;
-  assign rm_d        = rm_q - (CNT_W + 1)'(s_send ? s_beats : '0)
-                            + (CNT_W + 1)'(take ? du_q : '0);
+  assign s_upd_ready = rdy_q;   // nothing in U1, U2 or waiting to apply
+  assign apply       = tk_q && !s_send;
+  assign rm_d        = s_send ? rm_q - (CNT_W + 1)'(s_beats)
+                              : rm_q + (CNT_W + 1)'(apply ? cr_q : '0);
 
   always_ff @(posedge clk) begin
     u1_q     <= s_upd_valid && rdy_q;
-    rdy_q    <= !(s_upd_valid && rdy_q) && !u1_q;
     u1_cnt_q <= s_upd_count;
+    rdy_q    <= !(s_upd_valid && rdy_q) && !u1_q && !u2_q && !(tk_q && s_send);
     u2_q     <= u1_q;
     u2_cnt_q <= u1_cnt_q;
     du_q     <= u1_cnt_q - vr_q;
     ds_q     <= vs_q - vr_q;
-    u3_q     <= u2_q && !take;
+    ref_q    <= u2_q && du_q > ds_q;
+    if (u2_q) begin
+      tk_q     <= du_q <= ds_q;
+      tk_cnt_q <= u2_cnt_q;
+      cr_q     <= du_q;
+    end else if (apply) begin
+      tk_q     <= 1'b0;
+    end
     if (s_send) vs_q <= vs_q + CNT_W'(s_beats);
-    if (take)   vr_q <= u2_cnt_q;
+    if (apply)  vr_q <= tk_cnt_q;
     rm_q     <= rm_d;
     ok       <= !rm_d[CNT_W];
     if (rst) begin
       u1_q  <= 1'b0;
       rdy_q <= 1'b1;
       u2_q  <= 1'b0;
-      u3_q <= 1'b0;
-      vs_q <= '0;
-      vr_q <= '0;
-      rm_q <= (CNT_W + 1)'(cfg_credits) - (CNT_W + 1)'(MAX_PKT);
-      ok   <= cfg_credits >= CNT_W'(MAX_PKT);
+      tk_q  <= 1'b0;
+      ref_q <= 1'b0;
+      vs_q  <= '0;
+      vr_q  <= '0;
+      rm_q  <= (CNT_W + 1)'(cfg_credits) - (CNT_W + 1)'(MAX_PKT);
+      ok    <= cfg_credits >= CNT_W'(MAX_PKT);
     end
   end
 
   assign credits      = CNT_W'(rm_q + (CNT_W + 1)'(MAX_PKT));
-  assign stat_refused = u3_q;
+  assign stat_refused = ref_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
