@@ -72,6 +72,29 @@ async def credit_random(dut):
     send_p, drain_p = 0.8, 0.5
     now = 0
     seq = 0
+
+    def true_count(cnt):
+        """the receiver's count cnt (modulo 2^CNT_W, at most a few cycles old) as the
+        true number of beats freed"""
+        return freed_true - ((freed_true - cnt) % mod)
+
+    def drive_offer():
+        dut.s_upd_valid.value = int(offer is not None)
+        if offer is not None:
+            dut.s_upd_count.value = offer % mod
+
+    def settle_offer():
+        """after ReadOnly: an offered update is taken at the next rising edge, and the
+        sender refuses it when it is older than one it took before"""
+        nonlocal offer, vr_model, refused_model, refused
+        if offer is not None and int(dut.s_upd_ready.value):
+            if offer < vr_model:
+                refused_model += 1
+            else:
+                vr_model = offer
+            offer = None
+        refused += int(dut.stat_refused.value)
+
     while delivered < n_pkts:
         await FallingEdge(dut.clk)
         now += 1
@@ -104,10 +127,7 @@ async def credit_random(dut):
         take_upd = int(dut.m_upd_valid.value) and rng.random() < 0.7
         dut.m_upd_ready.value = int(take_upd)
         if take_upd:
-            cnt = int(dut.m_upd_count.value)
-            # (the count the receiver offered is its true count modulo 2^CNT_W: recover
-            # the true value, at most one wrap behind the model's count)
-            true = freed_true - ((freed_true - cnt) % mod)
+            true = true_count(int(dut.m_upd_count.value))
             if rng.random() < drop_p:
                 dropped += 1
             else:
@@ -119,18 +139,9 @@ async def credit_random(dut):
         # the sender takes the offered update when ready (a stall of the channel at random)
         if offer is None and arrived and rng.random() < 0.8:
             offer = arrived.popleft()
-        dut.s_upd_valid.value = int(offer is not None)
-        if offer is not None:
-            dut.s_upd_count.value = offer % mod
+        drive_offer()
         await ReadOnly()
-        if offer is not None and int(dut.s_upd_ready.value):
-            # taken at the next rising edge: the sender takes it unless it is older
-            if offer < vr_model:
-                refused_model += 1
-            else:
-                vr_model = offer
-            offer = None
-        refused += int(dut.stat_refused.value)
+        settle_offer()
         # -- checks on this cycle's state
         cr = int(dut.credits.value)
         # (the sender's room counts the packets started before this cycle; a freed beat
@@ -154,18 +165,10 @@ async def credit_random(dut):
         take_upd = int(dut.m_upd_valid.value)
         dut.m_upd_ready.value = take_upd
         if offer is None and take_upd:
-            offer = freed_true - ((freed_true - int(dut.m_upd_count.value)) % mod)
-        dut.s_upd_valid.value = int(offer is not None)
-        if offer is not None:
-            dut.s_upd_count.value = offer % mod
+            offer = true_count(int(dut.m_upd_count.value))
+        drive_offer()
         await ReadOnly()
-        if offer is not None and int(dut.s_upd_ready.value):
-            if offer < vr_model:
-                refused_model += 1
-            else:
-                vr_model = offer
-            offer = None
-        refused += int(dut.stat_refused.value)
+        settle_offer()
     await FallingEdge(dut.clk)
     dut.s_upd_valid.value = 0
     for _ in range(8):
