@@ -220,6 +220,20 @@ _top("qrdma_credit_tx", ["rtl/fabric/qrdma_credit_tx.sv"], area="fabric", synth=
 _top("qrdma_credit_rx", ["rtl/fabric/qrdma_credit_rx.sv"], area="fabric", synth={},
      lint=({"CNT_W": 8, "MAX_PKT": 1, "UPD_MIN": 4, "REFRESH": 2},))
 
+_top("qrdma_credit_beat", ["rtl/fabric/qrdma_credit_beat.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fmt_pkg"], lint=({"N": 1},))
+_top("qrdma_switch_xp", ["rtl/fabric/qrdma_switch_xp.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_sdp_ram", "qrdma_sync_fifo", "qrdma_credit_rx"],
+     lint=({"WIDTH": 8, "DEPTH": 2, "MAX_PKT": 2},))
+_top("qrdma_switch_in", ["rtl/fabric/qrdma_switch_in.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fmt_pkg"], lint=({"P": 3, "ROUTES": 5, "MAX_PKT": 1},))
+_top("qrdma_switch_out", ["rtl/fabric/qrdma_switch_out.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_arb_rr", "qrdma_sync_fifo", "qrdma_credit_tx"],
+     lint=({"P": 3, "MAX_PKT": 1},))
+_top("qrdma_switch", ["rtl/fabric/qrdma_switch.sv"], area="fabric",
+     deps=["qrdma_switch_xp", "qrdma_switch_in", "qrdma_switch_out", "qrdma_credit_beat"],
+     synth={"P": 8}, lint=({"P": 3, "ROUTES": 5, "XP_DEPTH": 32},))
+
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
      deps=["qrdma_sync_fifo"])
@@ -234,6 +248,9 @@ _top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_s
 # own in the synthesis report (syn/synth.py): name -> (top, parameters).
 SYNTH_CONFIGS: dict[str, tuple[str, dict]] = {
     "qrdma_nic.ecp5": ("qrdma_nic", NIC_ECP5),
+    # the switch's 8 x 8 crosspoints of 609-bit beats need 512 block RAMs: the ECP5 figure
+    # is of 4 ports with 32-beat crosspoints (docs/fabric.md "Switch")
+    "qrdma_switch.ecp5": ("qrdma_switch", {"P": 4, "XP_DEPTH": 32}),
 }
 
 # --------------------------------------------------------------------- helpers

@@ -106,7 +106,9 @@ CONST = {
     "NET_NACK": (4, "packet type: negative acknowledgement (one beat)"),
     "NET_READ_REQ": (5, "packet type: reserved for remote read requests"),
     "NET_READ_RESP": (6, "packet type: reserved for remote read responses"),
-    "NET_CREDIT": (7, "packet type: reserved for link credits"),
+    "NET_CREDIT": (7, "packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered"),
+    "CREDIT_CLASSES": (16, "credit classes a credit beat can carry (a switch input's: one per output port)"),
+    "CREDIT_CNT_W": (16, "bits of a credit class's cumulative count in a credit beat"),
     "NET_MISS": (8, "packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)"),
     "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
     "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
@@ -251,6 +253,19 @@ NET_HDR = _layout(
     overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag")),
 )
 
+NET_CREDIT_BEAT = _layout(
+    "net_credit", 512,
+    "A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the "
+    "beats the sender of the beat forwarded out of its buffers, per credit class, since its "
+    "link started (docs/fabric.md \"Credits\"). A switch input sends class k = its crosspoint "
+    "toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity "
+    "bit does not match is ignored; the next beat repairs it.",
+    ("ptype", 0, 4, "NET_CREDIT"),
+    ("mask", 4, 16, "bit k: the beat carries class k"),
+    ("count", 32, 256, "class k's count (modulo 2^CREDIT_CNT_W) at bits 16k .. 16k+15 of the field"),
+    ("parity", 288, 16, "bit k: even parity over class k's count and this bit"),
+)
+
 NOTIF_ENTRY = _layout(
     "notif_entry", 512,
     "Completion notification: one 64-byte entry of the notification ring in host memory "
@@ -297,7 +312,7 @@ NIC_STATE = _layout(
 )
 
 LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, MISS_DESC, STATUS_SINGLE, ERR_INFO,
-           NET_HDR, NOTIF_ENTRY, NIC_STATE)
+           NET_HDR, NET_CREDIT_BEAT, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers
 # The registers (offsets, access, the ID and PARAMS fields) are described in

@@ -41,7 +41,9 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_NACK = 4;  // packet type: negative acknowledgement (one beat)
   localparam int unsigned NET_READ_REQ = 5;  // packet type: reserved for remote read requests
   localparam int unsigned NET_READ_RESP = 6;  // packet type: reserved for remote read responses
-  localparam int unsigned NET_CREDIT = 7;  // packet type: reserved for link credits
+  localparam int unsigned NET_CREDIT = 7;  // packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered
+  localparam int unsigned CREDIT_CLASSES = 16;  // credit classes a credit beat can carry (a switch input's: one per output port)
+  localparam int unsigned CREDIT_CNT_W = 16;  // bits of a credit class's cumulative count in a credit beat
   localparam int unsigned NET_MISS = 8;  // packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)
   localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
   localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
@@ -367,6 +369,25 @@ package qrdma_fmt_pkg;
     logic [15:0] dst_node;  // destination node
     logic [3:0] ptype;  // NET_* packet type
   } net_hdr_t;
+
+  // A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it.
+  localparam int unsigned NET_CREDIT_W = 512;
+  localparam int unsigned NET_CREDIT_PTYPE_LSB = 0;
+  localparam int unsigned NET_CREDIT_PTYPE_W = 4;
+  localparam int unsigned NET_CREDIT_MASK_LSB = 4;
+  localparam int unsigned NET_CREDIT_MASK_W = 16;
+  localparam int unsigned NET_CREDIT_COUNT_LSB = 32;
+  localparam int unsigned NET_CREDIT_COUNT_W = 256;
+  localparam int unsigned NET_CREDIT_PARITY_LSB = 288;
+  localparam int unsigned NET_CREDIT_PARITY_W = 16;
+  typedef struct packed {
+    logic [207:0] rsvd304;
+    logic [15:0] parity;  // bit k: even parity over class k's count and this bit
+    logic [255:0] count;  // class k's count (modulo 2^CREDIT_CNT_W) at bits 16k .. 16k+15 of the field
+    logic [11:0] rsvd20;
+    logic [15:0] mask;  // bit k: the beat carries class k
+    logic [3:0] ptype;  // NET_CREDIT
+  } net_credit_t;
 
   // Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL.
   localparam int unsigned NOTIF_ENTRY_W = 512;

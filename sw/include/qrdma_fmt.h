@@ -41,7 +41,9 @@
 #define QRDMA_NET_NACK 4ULL /* packet type: negative acknowledgement (one beat) */
 #define QRDMA_NET_READ_REQ 5ULL /* packet type: reserved for remote read requests */
 #define QRDMA_NET_READ_RESP 6ULL /* packet type: reserved for remote read responses */
-#define QRDMA_NET_CREDIT 7ULL /* packet type: reserved for link credits */
+#define QRDMA_NET_CREDIT 7ULL /* packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered */
+#define QRDMA_CREDIT_CLASSES 16ULL /* credit classes a credit beat can carry (a switch input's: one per output port) */
+#define QRDMA_CREDIT_CNT_W 16ULL /* bits of a credit class's cumulative count in a credit beat */
 #define QRDMA_NET_MISS 8ULL /* packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md) */
 #define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
 #define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
@@ -451,6 +453,23 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_TAG_W 32
 #define QRDMA_NET_HDR_TAG_GET(buf) qrdma_get_bits((buf), 310, 32)
 #define QRDMA_NET_HDR_TAG_PUT(buf, v) qrdma_put_bits((buf), 310, 32, (v))
+
+/* A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. */
+#define QRDMA_NET_CREDIT_BITS 512
+#define QRDMA_NET_CREDIT_PTYPE_LSB 0
+#define QRDMA_NET_CREDIT_PTYPE_W 4
+#define QRDMA_NET_CREDIT_PTYPE_GET(buf) qrdma_get_bits((buf), 0, 4)
+#define QRDMA_NET_CREDIT_PTYPE_PUT(buf, v) qrdma_put_bits((buf), 0, 4, (v))
+#define QRDMA_NET_CREDIT_MASK_LSB 4
+#define QRDMA_NET_CREDIT_MASK_W 16
+#define QRDMA_NET_CREDIT_MASK_GET(buf) qrdma_get_bits((buf), 4, 16)
+#define QRDMA_NET_CREDIT_MASK_PUT(buf, v) qrdma_put_bits((buf), 4, 16, (v))
+#define QRDMA_NET_CREDIT_COUNT_LSB 32
+#define QRDMA_NET_CREDIT_COUNT_W 256
+#define QRDMA_NET_CREDIT_PARITY_LSB 288
+#define QRDMA_NET_CREDIT_PARITY_W 16
+#define QRDMA_NET_CREDIT_PARITY_GET(buf) qrdma_get_bits((buf), 288, 16)
+#define QRDMA_NET_CREDIT_PARITY_PUT(buf, v) qrdma_put_bits((buf), 288, 16, (v))
 
 /* Completion notification: one 64-byte entry of the notification ring in host memory (NQ_BASE + 64 * (index mod NQ_SIZE)). Software spins on `marker`: NOTIF_EMPTY (0) means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL. */
 #define QRDMA_NOTIF_ENTRY_BITS 512

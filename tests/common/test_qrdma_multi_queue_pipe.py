@@ -339,7 +339,7 @@ async def mqp_violation(dut):
 
 # (testcases, NUM_QUEUES, NUM_ENTRIES, random cycles); one build per row
 PARAMS = [
-    ("mqp_random,mqp_full_rate", 66, 2048, 400_000),  # the QoS engine's configuration
+    ("mqp_random,mqp_full_rate", 66, 2048, 200_000),  # the QoS engine's configuration
     ("mqp_random", 8, 128, 200_000),
     ("mqp_random,mqp_corners", 5, 12, 150_000),       # few queues, often full
     ("mqp_random,mqp_corners", 1, 2, 25_000),         # one queue, two entries

@@ -1271,9 +1271,9 @@ async def qos_stale_ack(dut):
 # a small TID pool).
 CONFIGS = [
     (256, {}, 20_000, 100_000),
-    (128, {"ext_params": 0x030C}, 5_000, 20_000),
+    (128, {"ext_params": 0x030C}, 1_500, 20_000),
     (256, {"block_size": 8192, "max_outstanding": 4, "num_tids": 64,
-           "mp_min_bytes": 65536, "ext_params": 0x7F3E_5D1B}, 2_000, 10_000),
+           "mp_min_bytes": 65536, "ext_params": 0x7F3E_5D1B}, 1_000, 10_000),
 ]
 
 

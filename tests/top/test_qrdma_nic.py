@@ -607,7 +607,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         # packet
         for n in b.nodes:
             await b.reg_write(n, "RETRY_LIMIT", 2 << 12)
-    count = int(os.environ.get("P_N", "40")) * (5 if os.environ.get("QRDMA_FULL") else 1)
+    count = int(os.environ.get("P_N", "20")) * (5 if os.environ.get("QRDMA_FULL") else 1)
     max_size = (256 << 10) if loss else (1 << 20)   # (re-sends: fewer cycles per run)
     sw_stop = [False]
     sws = [cocotb.start_soon(b.software(n, lambda: sw_stop[0])) for n in b.nodes]
@@ -1186,7 +1186,7 @@ def cases():
     test-full also small packets and blocks with a short read window and receive buffer."""
     from simrun import full
 
-    c = [pytest.param({}, 40, id="default")]
+    c = [pytest.param({}, 20, id="default")]
     if full():
         c.append(pytest.param({"MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192, "HOST_DATA_W": 256,
                                "READ_WINDOW_BEATS": 64, "RX_BUF_BEATS": 32,

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_switch: a P-port buffered-crossbar (combined input-crosspoint queueing) switch
+// for variable-size packets with credit-based links ([FPGA-NI] §3; docs/fabric.md
+// "Switch"). Each input routes a packet by its destination node to the crosspoint buffer
+// of its output (qrdma_switch_in, qrdma_switch_xp); each output takes whole packets from
+// its column in round-robin order when the far end has credits for them
+// (qrdma_switch_out); each input's crosspoints count the beats that left them, and the
+// output of the same port carries those counts back upstream in credit beats, one class
+// per output.
+//
+// Contract: port p's link in (s_*) and link out (m_*) go to the same neighbour. The
+// inputs never stall: the neighbour sends toward output o only with credits of class o
+// (XP_DEPTH beats per crosspoint); a packet that does not fit, has no route or a wrong
+// length is dropped and counted. Output p sends only with credits from the neighbour's
+// credit beats (class 0; cfg_credits beats, taken in reset) when cfg_credit_en[p] is set,
+// else as m_tready allows. The route table (node n -> port, enable) is node n -> port n
+// for n < P after reset; rt_we writes entry rt_node. Counters (32 bits, wrapping, per
+// port): packets in, packets out, dropped for no route, dropped as malformed (length,
+// size, bad credit beat), dropped for lack of room, credit counts refused, credit beats
+// sent.
+`default_nettype none
+
+module qrdma_switch
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned P         = 8,     // ports
+  parameter int unsigned DATA_W    = 512,   // tdata bits per port
+  parameter int unsigned USER_W    = 32,    // tuser bits (the packet's CRC-32)
+  parameter int unsigned ROUTES    = 64,    // route table entries (nodes 0 .. ROUTES-1)
+  parameter int unsigned MAX_PKT   = 17,    // beats of the longest packet
+  parameter int unsigned XP_DEPTH  = 64,    // beats per crosspoint buffer (power of 2)
+  parameter int unsigned CNT_W     = 16,    // credit counts
+  parameter int unsigned UPD_MIN   = 17,    // beats freed in a crosspoint before it offers an update
+  parameter int unsigned REFRESH   = 1024,  // cycles before an unchanged count is sent again
+  parameter int unsigned OUT_DEPTH = 4,     // beats in an output's read pipeline and FIFO
+  localparam int unsigned KEEP_W   = DATA_W / 8,
+  localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
+  localparam int unsigned PW       = idx_w(P),
+  localparam int unsigned RW       = PW + 1,
+  localparam int unsigned RIW      = idx_w(ROUTES),
+  localparam int unsigned PKT_W    = $clog2(MAX_PKT + 1)
+) (
+  input  logic                 clk,
+  input  logic                 rst,
+  input  logic [P-1:0]         cfg_credit_en,
+  input  logic [CNT_W-1:0]     cfg_credits,
+  // route table
+  input  logic                 rt_we,
+  input  logic [RIW-1:0]       rt_node,
+  input  logic [PW-1:0]        rt_port,
+  input  logic                 rt_en,
+  // links in
+  input  logic [P*DATA_W-1:0]  s_tdata,
+  input  logic [P*KEEP_W-1:0]  s_tkeep,
+  input  logic [P*USER_W-1:0]  s_tuser,
+  input  logic [P-1:0]         s_tlast,
+  input  logic [P-1:0]         s_tvalid,
+  output logic [P-1:0]         s_tready,
+  // links out
+  output logic [P*DATA_W-1:0]  m_tdata,
+  output logic [P*KEEP_W-1:0]  m_tkeep,
+  output logic [P*USER_W-1:0]  m_tuser,
+  output logic [P-1:0]         m_tlast,
+  output logic [P-1:0]         m_tvalid,
+  input  logic [P-1:0]         m_tready,
+  // counters
+  output logic [P*32-1:0]      cnt_in,
+  output logic [P*32-1:0]      cnt_out,
+  output logic [P*32-1:0]      cnt_noroute,
+  output logic [P*32-1:0]      cnt_bad,
+  output logic [P*32-1:0]      cnt_ovf,
+  output logic [P*32-1:0]      cnt_refused,
+  output logic [P*32-1:0]      cnt_cb,       // credit beats sent
+  output logic [P*CNT_W-1:0]   credits      // room at each output's far end
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (P < 2 || P > qrdma_fmt_pkg::CREDIT_CLASSES)
+      $fatal(1, "qrdma_switch: P in 2 .. CREDIT_CLASSES");
+  end
+`endif
+
+  assign s_tready = '1;
+
+  // ---- route table
+  logic [ROUTES*RW-1:0] rt_q;
+  always_ff @(posedge clk) begin
+    if (rt_we) rt_q[32'(rt_node) * RW +: RW] <= {rt_en, rt_port};
+    if (rst)
+      for (int n = 0; n < ROUTES; n++)
+        rt_q[n * RW +: RW] <= n < P ? {1'b1, PW'(n)} : '0;
+  end
+
+  // ---- crosspoint signals, [i][o]: input i (row), output o (column)
+  logic [P-1:0][P-1:0]           w_valid;
+  logic [P-1:0][WIDTH-1:0]       w_data;
+  logic [P-1:0]                  w_last, w_abort;
+  logic [P-1:0][PKT_W-1:0]       w_beats;
+  logic [P-1:0][P-1:0]           ovf;
+  logic [P-1:0][P-1:0]           r_avail, r_take, r_en;
+  logic [P-1:0][P-1:0][PKT_W-1:0] r_beats;
+  logic [P-1:0]                  r_last;     // per output
+  logic [P-1:0][P-1:0][WIDTH-1:0] r_data;
+  logic [P-1:0][P-1:0]           upd_valid;
+  logic [P-1:0]                  cb_take;    // per input (= the output of its port)
+  logic [P-1:0][P-1:0][CNT_W-1:0] xcount;
+  // column views for the outputs
+  logic [P-1:0][P-1:0]           c_avail, c_take, c_en;
+  logic [P-1:0][P*PKT_W-1:0]     c_beats;
+  logic [P-1:0][P*WIDTH-1:0]     c_data;
+
+  for (genvar i = 0; i < P; i++) begin : g_row
+    for (genvar o = 0; o < P; o++) begin : g_xp
+      qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(XP_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W),
+                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_xp (
+        .clk, .rst,
+        .w_valid   (w_valid[i][o]),
+        .w_data    (w_data[i]),
+        .w_last    (w_last[i]),
+        .w_abort   (w_abort[i]),
+        .w_beats   (w_beats[i]),
+        .ovf       (ovf[i][o]),
+        .r_avail   (r_avail[i][o]),
+        .r_beats   (r_beats[i][o]),
+        .r_take    (r_take[i][o]),
+        .r_en      (r_en[i][o]),
+        .r_last    (r_last[o]),
+        .r_data    (r_data[i][o]),
+        .upd_valid (upd_valid[i][o]),
+        .upd_ready (cb_take[i]),
+        .count     (xcount[i][o])
+      );
+      assign c_avail[o][i]                  = r_avail[i][o];
+      assign c_beats[o][i * PKT_W +: PKT_W] = r_beats[i][o];
+      assign c_data[o][i * WIDTH +: WIDTH]  = r_data[i][o];
+      assign r_take[i][o]                   = c_take[o][i];
+      assign r_en[i][o]                     = c_en[o][i];
+    end
+  end
+
+  // ---- ports
+  logic [P-1:0]            cr_valid, st_in, st_noroute, st_bad, st_out, st_ovf, st_ref, st_cb;
+  logic [P-1:0][CNT_W-1:0] cr_count;
+  logic [P-1:0][DATA_W-1:0] cb_word;
+
+  for (genvar p = 0; p < P; p++) begin : g_port
+    qrdma_switch_in #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .ROUTES(ROUTES),
+                      .MAX_PKT(MAX_PKT), .CNT_W(CNT_W)) u_in (
+      .clk, .rst,
+      .rt_table   (rt_q),
+      .s_tdata    (s_tdata[p * DATA_W +: DATA_W]),
+      .s_tkeep    (s_tkeep[p * KEEP_W +: KEEP_W]),
+      .s_tuser    (s_tuser[p * USER_W +: USER_W]),
+      .s_tlast    (s_tlast[p]),
+      .s_tvalid   (s_tvalid[p]),
+      .w_valid    (w_valid[p]),
+      .w_data     (w_data[p]),
+      .w_last     (w_last[p]),
+      .w_abort    (w_abort[p]),
+      .w_beats    (w_beats[p]),
+      .cr_valid   (cr_valid[p]),
+      .cr_count   (cr_count[p]),
+      .st_pkt     (st_in[p]),
+      .st_noroute (st_noroute[p]),
+      .st_bad     (st_bad[p])
+    );
+
+    // the credit beat toward port p's neighbour: the counts of input p's crosspoints
+    qrdma_credit_beat #(.N(P), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_cb (
+      .counts (xcount[p]),
+      .word   (cb_word[p])
+    );
+
+    qrdma_switch_out #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
+                       .CNT_W(CNT_W), .OUT_DEPTH(OUT_DEPTH)) u_out (
+      .clk, .rst,
+      .cr_en       (cfg_credit_en[p]),
+      .cfg_credits,
+      .r_avail     (c_avail[p]),
+      .r_beats     (c_beats[p]),
+      .r_take      (c_take[p]),
+      .r_en        (c_en[p]),
+      .r_last      (r_last[p]),
+      .r_data      (c_data[p]),
+      .cb_pending  (|upd_valid[p]),
+      .cb_take     (cb_take[p]),
+      .cb_word     (cb_word[p]),
+      .s_upd_valid (cr_valid[p]),
+      .s_upd_count (cr_count[p]),
+      .m_tdata     (m_tdata[p * DATA_W +: DATA_W]),
+      .m_tkeep     (m_tkeep[p * KEEP_W +: KEEP_W]),
+      .m_tuser     (m_tuser[p * USER_W +: USER_W]),
+      .m_tlast     (m_tlast[p]),
+      .m_tvalid    (m_tvalid[p]),
+      .m_tready    (m_tready[p]),
+      .st_pkt      (st_out[p]),
+      .st_cb       (st_cb[p]),
+      .st_refused  (st_ref[p]),
+      .credits     (credits[p * CNT_W +: CNT_W])
+    );
+
+    assign st_ovf[p] = |ovf[p];
+
+    // counters (registered increments)
+    logic [31:0] c_in, c_out, c_nr, c_bad, c_ovf, c_ref, c_cb;
+    always_ff @(posedge clk) begin
+      c_in  <= c_in  + 32'(st_in[p]);
+      c_out <= c_out + 32'(st_out[p]);
+      c_nr  <= c_nr  + 32'(st_noroute[p]);
+      c_bad <= c_bad + 32'(st_bad[p]);
+      c_ovf <= c_ovf + 32'(st_ovf[p]);
+      c_ref <= c_ref + 32'(st_ref[p]);
+      c_cb  <= c_cb  + 32'(st_cb[p]);
+      if (rst) begin
+        c_in  <= '0;
+        c_out <= '0;
+        c_nr  <= '0;
+        c_bad <= '0;
+        c_ovf <= '0;
+        c_ref <= '0;
+        c_cb  <= '0;
+      end
+    end
+    assign cnt_in[p * 32 +: 32]      = c_in;
+    assign cnt_out[p * 32 +: 32]     = c_out;
+    assign cnt_noroute[p * 32 +: 32] = c_nr;
+    assign cnt_bad[p * 32 +: 32]     = c_bad;
+    assign cnt_ovf[p * 32 +: 32]     = c_ovf;
+    assign cnt_refused[p * 32 +: 32] = c_ref;
+    assign cnt_cb[p * 32 +: 32]      = c_cb;
+  end
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_switch_out: one output port of the buffered-crossbar switch ([FPGA-NI] §3,
+// "Output Schedulers"; docs/fabric.md "Switch"): a round-robin scheduler over the
+// crosspoints of its column that hold a whole packet, the credits of the link's far end
+// (qrdma_credit_tx), the credit beats of the input of the same port, and the read
+// pipeline from the crosspoint RAMs to the AXI-Stream output.
+//
+// Contract: a crosspoint is chosen one cycle ahead (pre-grant, registered) and its packet
+// starts, with cr_en, only when the far end has room for MAX_PKT beats; the packet's beats
+// are charged to the credits as it starts. A credit beat (cb_pending; its word cb_word is
+// sampled two cycles after it starts) goes before any packet that has not started yet, and
+// costs no credits. Beats are read one per cycle while the output holds fewer than
+// OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never reaches the RAMs. With
+// cr_en low the output waits for m_tready only. s_upd_* takes the far end's credit counts;
+// one that arrives while the credit counter is busy is dropped (a later one repairs it).
+`default_nettype none
+
+module qrdma_switch_out
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned P         = 8,    // ports (crosspoints in the column)
+  parameter int unsigned DATA_W    = 512,
+  parameter int unsigned USER_W    = 32,
+  parameter int unsigned MAX_PKT   = 17,   // beats of the longest packet
+  parameter int unsigned CNT_W     = 16,   // credit counts
+  parameter int unsigned OUT_DEPTH = 4,    // beats in the read pipeline and the output FIFO
+  localparam int unsigned KEEP_W   = DATA_W / 8,
+  localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
+  localparam int unsigned PW       = idx_w(P),
+  localparam int unsigned SW       = idx_w(P + 1),  // source: a crosspoint, or P (credit beat)
+  localparam int unsigned PKT_W    = $clog2(MAX_PKT + 1),
+  localparam int unsigned OW       = cnt_w(OUT_DEPTH)
+) (
+  input  logic                   clk,
+  input  logic                   rst,
+  input  logic                   cr_en,        // the far end has a credit-counted buffer
+  input  logic [CNT_W-1:0]       cfg_credits,  // its size in beats (taken in reset)
+  // the crosspoints of this output's column
+  input  logic [P-1:0]           r_avail,
+  input  logic [P*PKT_W-1:0]     r_beats,
+  output logic [P-1:0]           r_take,
+  output logic [P-1:0]           r_en,
+  output logic                   r_last,
+  input  logic [P*WIDTH-1:0]     r_data,
+  // credit beats toward the far end (the counts of the input of this port)
+  input  logic                   cb_pending,
+  output logic                   cb_take,
+  input  logic [DATA_W-1:0]      cb_word,
+  // the far end's credit counts (from the input of this port)
+  input  logic                   s_upd_valid,
+  input  logic [CNT_W-1:0]       s_upd_count,
+  // the link out
+  output logic [DATA_W-1:0]      m_tdata,
+  output logic [KEEP_W-1:0]      m_tkeep,
+  output logic [USER_W-1:0]      m_tuser,
+  output logic                   m_tlast,
+  output logic                   m_tvalid,
+  input  logic                   m_tready,
+  // counter pulses
+  output logic                   st_pkt,       // a packet started
+  output logic                   st_cb,        // a credit beat started
+  output logic                   st_refused,   // a credit count refused (stale or beyond)
+  output logic [CNT_W-1:0]       credits       // room at the far end
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (OUT_DEPTH < 4) $fatal(1, "qrdma_switch_out: OUT_DEPTH >= 4 (the read pipeline)");
+  end
+`endif
+
+  // ---- pre-grant: the next crosspoint, chosen a cycle ahead (loaded in a cycle without
+  // one; the crosspoint of a packet started shows its next packet a cycle later)
+  logic          pg_q, start, start_cb, gnt_valid, ok, upd_ready;
+  logic [PW-1:0] pg_idx_q, gnt_idx;
+  logic [P-1:0]  req;
+
+  assign req = r_avail;
+  /* verilator lint_off PINCONNECTEMPTY */  // gnt: the index is used
+  qrdma_arb_rr #(.N(P)) u_arb (
+    .clk, .rst,
+    .req,
+    .ack       (!pg_q),
+    .gnt       (),
+    .gnt_valid,
+    .gnt_idx
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // ---- the packet or credit beat being read
+  logic             busy_q, room, issue, last_issue, free;
+  logic [SW-1:0]    sel_q;
+  logic [PKT_W-1:0] rem_q, pg_beats;
+  logic [OW-1:0]    occ_q;
+  logic             pop;
+
+  assign pg_beats   = r_beats[pg_idx_q * PKT_W +: PKT_W];
+  assign room       = occ_q < OW'(OUT_DEPTH);
+  assign issue      = busy_q && room;
+  assign last_issue = issue && rem_q == PKT_W'(1);
+  assign free       = !busy_q || last_issue;
+  assign start_cb   = free && cb_pending;
+  assign start      = free && !cb_pending && pg_q && (ok || !cr_en);
+
+  always_ff @(posedge clk) begin
+    if (start || start_cb) begin
+      busy_q <= 1'b1;
+      sel_q  <= start_cb ? SW'(P) : SW'(pg_idx_q);
+      rem_q  <= start_cb ? PKT_W'(1) : pg_beats;
+    end else if (issue) begin
+      busy_q <= !last_issue;
+      rem_q  <= rem_q - 1'b1;
+    end
+    if (start)                 pg_q <= 1'b0;
+    else if (!pg_q) begin
+      pg_q     <= gnt_valid;
+      pg_idx_q <= gnt_idx;
+    end
+    occ_q <= occ_q + OW'(issue) - OW'(pop);
+    if (rst) begin
+      busy_q <= 1'b0;
+      pg_q   <= 1'b0;
+      occ_q  <= '0;
+    end
+  end
+
+  assign r_take  = start ? P'(1) << pg_idx_q : '0;
+  assign r_en    = issue && sel_q != SW'(P) ? P'(1) << sel_q[PW-1:0] : '0;
+  assign r_last  = rem_q == PKT_W'(1);
+  assign cb_take = start_cb;
+
+  // ---- read pipeline: the RAM's read and output register (two cycles), then the column's
+  // multiplexer into the output FIFO
+  logic          p1_q, p2_q, l1_q, l2_q;
+  logic [SW-1:0] s1_q, s2_q;
+  logic [WIDTH-1:0] mux;
+
+  always_ff @(posedge clk) begin
+    p1_q <= issue;
+    p2_q <= p1_q;
+    l1_q <= rem_q == PKT_W'(1);
+    l2_q <= l1_q;
+    s1_q <= sel_q;
+    s2_q <= s1_q;
+    if (rst) begin
+      p1_q <= 1'b0;
+      p2_q <= 1'b0;
+    end
+  end
+
+  assign mux = s2_q == SW'(P) ? {{USER_W{1'b0}}, {KEEP_W{1'b1}}, cb_word}
+                               : r_data[32'(s2_q[PW-1:0]) * WIDTH +: WIDTH];
+
+  logic             f_ready, f_valid;
+  logic [WIDTH:0]   f_data;
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: the output counts its beats itself (occ_q)
+  qrdma_sync_fifo #(.WIDTH(WIDTH + 1), .DEPTH(OUT_DEPTH), .HEAD_REG(1'b1), .WE_COPY(1'b1)) u_out (
+    .clk, .rst,
+    .s_valid     (p2_q),
+    .s_ready     (f_ready),
+    .s_data      ({l2_q, mux}),
+    .m_valid     (f_valid),
+    .m_ready     (m_tready),
+    .m_data      (f_data),
+    .count       (),
+    .almost_full ()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  assign pop      = f_valid && m_tready;
+  assign m_tvalid = f_valid;
+  assign m_tlast  = f_data[WIDTH];
+  assign {m_tuser, m_tkeep, m_tdata} = f_data[WIDTH-1:0];
+
+  // ---- the far end's credits
+  qrdma_credit_tx #(.CNT_W(CNT_W), .MAX_PKT(MAX_PKT)) u_cr (
+    .clk, .rst,
+    .cfg_credits,
+    .ok,
+    .s_send       (start && cr_en),
+    .s_beats      (pg_beats),
+    .s_upd_valid  (s_upd_valid && cr_en),
+    .s_upd_ready  (upd_ready),
+    .s_upd_count,
+    .credits,
+    .stat_refused (st_refused)
+  );
+
+  assign st_pkt = start;
+  assign st_cb  = start_cb;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) assert (!p2_q || f_ready) else $error("qrdma_switch_out: output FIFO overflow");
+  end
+`endif
+
+  // (upd_ready low: the count is dropped; the far end's next update repairs it)
+  logic unused;
+  assign unused = upd_ready;
+
+endmodule
+
+`default_nettype wire

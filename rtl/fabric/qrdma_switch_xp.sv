@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// qrdma_switch_xp: one crosspoint buffer of the buffered-crossbar switch ([FPGA-NI] §3,
+// "Crosspoint Buffers"; docs/fabric.md "Switch"): the packets of one input toward one
+// output, store-and-forward, with the credit count its input's upstream sends for it.
+// A packet is visible to the output only once its last beat is in; a packet that does
+// not fit (its sender ignored the credits) or that the input aborts leaves nothing
+// behind: the write pointer goes back to the last whole packet.
+//
+// Contract: w_valid writes one beat (w_last: the packet's last; with it w_abort drops the
+// packet and w_beats, 1 .. MAX_PKT, says how many beats its sender sent). r_avail: a whole
+// packet is in, r_beats its beats; r_take starts it (with r_avail); then the output reads
+// its beats in order with r_en, r_last with the last one; r_data is the word two cycles
+// after its r_en (the RAM's output register). count is the cumulative count of beats that
+// left the buffer (read, or dropped: the sender's credits for them come back), offered as
+// credit updates on upd_* (qrdma_credit_rx). ovf pulses with the last beat of a packet
+// dropped because it did not fit.
+`default_nettype none
+
+module qrdma_switch_xp
+  import qrdma_pkg::*;
+#(
+  parameter int unsigned WIDTH   = 609,   // bits of a stored beat
+  parameter int unsigned DEPTH   = 64,    // beats (power of 2, >= MAX_PKT)
+  parameter int unsigned MAX_PKT = 17,    // beats of the longest packet
+  parameter int unsigned CNT_W   = 16,    // cumulative credit count, modulo 2^CNT_W
+  parameter int unsigned UPD_MIN = 17,    // beats freed before a credit update is offered
+  parameter int unsigned REFRESH = 1024,  // cycles after an update before one is offered unchanged
+  localparam int unsigned PKT_W  = $clog2(MAX_PKT + 1),
+  localparam int unsigned AW     = idx_w(DEPTH)
+) (
+  input  logic             clk,
+  input  logic             rst,
+  // from the input
+  input  logic             w_valid,
+  input  logic [WIDTH-1:0] w_data,
+  input  logic             w_last,
+  input  logic             w_abort,
+  input  logic [PKT_W-1:0] w_beats,
+  output logic             ovf,
+  // to the output
+  output logic             r_avail,
+  output logic [PKT_W-1:0] r_beats,
+  input  logic             r_take,
+  input  logic             r_en,
+  input  logic             r_last,
+  output logic [WIDTH-1:0] r_data,
+  // credits for the input's upstream
+  output logic             upd_valid,
+  input  logic             upd_ready,
+  output logic [CNT_W-1:0] count
+);
+
+`ifndef SYNTHESIS
+  initial begin
+    if (DEPTH < MAX_PKT || (DEPTH & (DEPTH - 1)) != 0)
+      $fatal(1, "qrdma_switch_xp: DEPTH must be a power of 2 >= MAX_PKT");
+  end
+`endif
+
+  // pointers one bit wider than the address: used = wr - rd, full when it is DEPTH
+  logic [AW:0]      wr_q, cm_q, rd_q, used;
+  logic             full, ovf_q, we, commit, drop;
+  logic [PKT_W-1:0] cur_q;          // beats of the packet being read
+  logic             fr_q;           // beats left the buffer last cycle
+  logic [PKT_W:0]   fr_beats_q;
+
+  assign used   = wr_q - rd_q;
+  assign full   = used[AW];
+  assign we     = w_valid && !ovf_q && !full;
+  assign drop   = w_valid && w_last && (w_abort || ovf_q || full);
+  assign commit = w_valid && w_last && !drop;
+
+  always_ff @(posedge clk) begin
+    if (w_valid) begin
+      if (drop)    wr_q <= cm_q;
+      else if (we) wr_q <= wr_q + 1'b1;
+      if (commit)  cm_q <= wr_q + 1'b1;
+      ovf_q <= !w_last && (ovf_q || full);
+    end
+    if (r_en) rd_q <= rd_q + 1'b1;
+    if (r_take) cur_q <= r_beats;
+    // beats leave when the last of a packet is read, or with a dropped packet
+    fr_q       <= (r_en && r_last) || drop;
+    fr_beats_q <= (r_en && r_last ? (PKT_W + 1)'(cur_q) : '0)
+                + (drop ? (PKT_W + 1)'(w_beats) : '0);
+    if (rst) begin
+      wr_q  <= '0;
+      cm_q  <= '0;
+      rd_q  <= '0;
+      ovf_q <= 1'b0;
+      fr_q  <= 1'b0;
+    end
+  end
+
+  assign ovf = w_valid && w_last && !w_abort && (ovf_q || full);
+
+  qrdma_sdp_ram #(.WIDTH(WIDTH), .DEPTH(DEPTH), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_ram (
+    .clk,
+    .wr_en   (we),
+    .wr_be   (1'b1),
+    .wr_addr (wr_q[AW-1:0]),
+    .wr_data (w_data),
+    .rd_en   (r_en),
+    .rd_oe   (1'b1),
+    .rd_addr (rd_q[AW-1:0]),
+    .rd_data (r_data)
+  );
+
+  // beats of the whole packets, in order (every packet has a beat in the RAM: no overflow)
+  logic len_ready;
+  /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used (the FIFO cannot overflow)
+  qrdma_sync_fifo #(.WIDTH(PKT_W), .DEPTH(DEPTH), .RAM_MIN_DEPTH(DEPTH + 1)) u_len (
+    .clk, .rst,
+    .s_valid     (commit),
+    .s_ready     (len_ready),
+    .s_data      (w_beats),
+    .m_valid     (r_avail),
+    .m_ready     (r_take),
+    .m_data      (r_beats),
+    .count       (),
+    .almost_full ()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  /* verilator lint_off PINCONNECTEMPTY */  // m_upd_count: the credit beat carries the count of the cycle it leaves
+  qrdma_credit_rx #(.CNT_W(CNT_W), .MAX_PKT(2 * MAX_PKT), .UPD_MIN(UPD_MIN),
+                    .REFRESH(REFRESH)) u_cr (
+    .clk, .rst,
+    .s_free      (fr_q),
+    .s_beats     (fr_beats_q),
+    .m_upd_valid (upd_valid),
+    .m_upd_ready (upd_ready),
+    .m_upd_count (),
+    .count
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) begin
+      assert (!commit || len_ready) else $error("qrdma_switch_xp: length FIFO overflow");
+      assert (!r_take || r_avail) else $error("qrdma_switch_xp: take without a packet");
+      assert (!r_en || rd_q != cm_q) else $error("qrdma_switch_xp: read past the whole packets");
+      /* verilator lint_off CMPCONST */  // constant when MAX_PKT is 2^PKT_W - 1
+      assert (!(w_valid && w_last) || (w_beats != '0 && 32'(w_beats) <= MAX_PKT))
+        else $error("qrdma_switch_xp: w_beats out of 1..MAX_PKT");
+      /* verilator lint_on CMPCONST */
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,569 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright (c) 2026 The qrdma authors
+"""qrdma_switch against a model of the P nodes around it (one per port).
+
+Each node sends packets to random nodes through its link in: DATA packets of random
+length and lane (their beat count from the header, as the switch checks it), one-beat
+INLINE/ACK packets, and packets of a reserved type of any length up to MAX_PKT; it keeps a
+virtual output queue per switch output and sends from one only with credits of that
+output's class (XP_DEPTH beats per crosspoint, the counts from the switch's credit beats),
+with random gaps inside and between packets. It takes packets from its link out under
+random backpressure (m_tready), holds them in a receive buffer of CREDITS beats that
+drains at a random rate, and returns credit beats for it (class 0), some lost, some
+corrupted (a parity bit flipped).
+
+  switch_random  every packet delivered exactly once, to the port of its destination,
+                 every beat exact, in order per (input, output); no receive buffer ever
+                 holds more than CREDITS beats and no crosspoint drops (no packet sent
+                 without room); counters exact (packets in and out per port, credit
+                 beats, the corrupted credit beats as malformed, nothing else dropped);
+                 at the end every credit is back on both sides of every link (the
+                 switch's room at each node is CREDITS, each node's room at each
+                 crosspoint XP_DEPTH).
+  switch_bad     no route (beyond the table, a disabled entry), a reprogrammed route, a
+                 truncated DATA packet, a packet longer than MAX_PKT, a crosspoint overrun
+                 by a node that ignores credits, a corrupted and a two-beat credit beat,
+                 a credit count beyond what was sent: each dropped or refused and counted,
+                 nothing of it delivered, the credits of the dropped packets returned;
+                 then random traffic as in switch_random.
+  switch_incast  every node sends one-beat packets to node 0 at once (each crosspoint holds
+                 many): the output takes them in round-robin order, each P packets in a
+                 row from P inputs.
+  switch_latency one packet through an idle switch: cycles from its first beat in to its
+                 first beat out, for 1 and MAX_PKT beats (store-and-forward), exact.
+
+Replay: QRDMA_SEED=<seed printed at the start of a test>."""
+from __future__ import annotations
+
+import collections
+import os
+import sys
+from pathlib import Path
+
+import cocotb
+import pytest
+from cocotb.clock import Clock
+from cocotb.triggers import FallingEdge
+
+from seeding import seed_rng
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools import formats as F  # noqa: E402
+
+C = {k: v[0] for k, v in F.CONST.items()}
+HDR = {f.name: f for f in F.NET_HDR.fields}
+CRB = {f.name: f for f in F.NET_CREDIT_BEAT.fields}
+DATA_W, KEEP_W, USER_W = 512, 64, 32
+CW = C["CREDIT_CNT_W"]
+MOD = 1 << CW
+ID_LSB = 400                      # a packet's id, in header bits the switch does not read
+
+
+def put(word: int, f, v: int) -> int:
+    return word | ((v & ((1 << f.width) - 1)) << f.lsb)
+
+
+def get(word: int, f) -> int:
+    return (word >> f.lsb) & ((1 << f.width) - 1)
+
+
+def data_beats(lane: int, length: int) -> int:
+    return 1 + (lane + length + 63) // 64
+
+
+class Pkt:
+    """A packet: beats of (tdata, tkeep, tuser); src node, destination node, id."""
+    __slots__ = ("beats", "src", "dst", "pid", "cls")
+
+    def __init__(self, beats, src, dst, pid, cls):
+        self.beats, self.src, self.dst, self.pid, self.cls = beats, src, dst, pid, cls
+
+
+def credit_beat(counts: dict[int, int], corrupt: int | None = None) -> int:
+    w = put(0, CRB["ptype"], C["NET_CREDIT"])
+    for k, c in counts.items():
+        w = put(w, CRB["mask"], get(w, CRB["mask"]) | (1 << k))
+        w |= (c % MOD) << (CRB["count"].lsb + CW * k)
+        par = bin(c % MOD).count("1") & 1
+        if corrupt == k:
+            par ^= 1
+        w |= par << (CRB["parity"].lsb + k)
+    return w
+
+
+class Tb:
+    def __init__(self, dut, rng):
+        self.dut, self.rng = dut, rng
+        self.P = int(os.environ["P_P"])
+        self.ROUTES = int(os.environ["P_ROUTES"])
+        self.MAX_PKT = int(os.environ["P_MAX_PKT"])
+        self.XP = int(os.environ["P_XP_DEPTH"])
+        self.CREDITS = int(os.environ["P_CREDITS"])
+        self.route = {n: n for n in range(self.P)}           # node -> port (reset table)
+        P = self.P
+        self.pid = 0
+        # node side, per port p
+        self.voq = [[collections.deque() for _ in range(P)] for _ in range(P)]  # [p][o]
+        self.vs = [[0] * P for _ in range(P)]     # beats sent toward crosspoint (p, o)
+        self.vr = [[0] * P for _ in range(P)]     # the switch's count for it
+        self.cur = [None] * P                     # (pkt, next beat) being sent
+        self.rr = [0] * P
+        self.cb_due = [False] * P                 # a credit beat to send at the next boundary
+        self.rxbuf = [0] * P                      # beats in node p's receive buffer
+        self.drained = [0] * P                    # beats drained from it (class 0 count)
+        self.sent_cnt = [0] * P                   # count last sent in a credit beat
+        self.rxpkt = [[] for _ in range(P)]       # beats of the packet arriving at node p
+        self.expect = collections.defaultdict(collections.deque)  # (src, port) -> pkts
+        self.peak = [0] * P
+        self.stats = collections.Counter()
+        self.cb_corrupt = [0] * P                 # corrupted credit beats sent by node p
+        self.cb_sent = [0] * P
+        self.cb_rcvd = [0] * P
+        self.pkts_in = [0] * P
+        self.pkts_out = [0] * P
+        self.gap_p = 0.1
+        self.ready_p = 0.8
+        self.drain_p = 0.7
+        self.loss_p = 0.1
+        self.corrupt_p = 0.05
+        self.honest = True                        # nodes send only with credits
+        self.credits_on = True
+        self.out_order = [[] for _ in range(P)]   # input of each packet out of port o
+        self.cycle = 0
+        self.t_in = self.t_out = None             # cycles of a packet's first beat in, out
+
+    # ---------------------------------------------------------------- packets
+    def make(self, src: int, dst: int, kind: str = "rand") -> Pkt:
+        rng = self.rng
+        self.pid += 1
+        if kind == "rand":
+            kind = rng.choices(["data", "one", "any"], weights=[6, 3, 1])[0]
+        h = put(0, HDR["dst_node"], dst)
+        h = put(h, HDR["src_node"], src)
+        h |= self.pid << ID_LSB
+        if kind == "data":
+            lane = rng.randrange(64)
+            room = (self.MAX_PKT - 1) * 64 - lane
+            length = rng.randrange(1, room + 1) if rng.random() < 0.7 else room
+            h = put(h, HDR["ptype"], C["NET_DATA"])
+            h = put(h, HDR["len"], length)
+            h = put(h, HDR["dst_addr"], (rng.getrandbits(40) << 6) | lane)
+            n = data_beats(lane, length)
+        elif kind == "one":
+            h = put(h, HDR["ptype"], rng.choice([C["NET_INLINE"], C["NET_ACK"]]))
+            n = 1
+        else:
+            h = put(h, HDR["ptype"], C["NET_READ_REQ"])     # a type the switch does not size
+            n = rng.randrange(1, self.MAX_PKT + 1)
+        beats = [(h, (1 << KEEP_W) - 1, 0)]
+        for _ in range(n - 1):
+            beats.append((rng.getrandbits(DATA_W), rng.getrandbits(KEEP_W), 0))
+        crc = rng.getrandbits(USER_W)
+        beats[-1] = (beats[-1][0], beats[-1][1], crc)
+        cls = self.route.get(dst, -1)
+        return Pkt(beats, src, dst, self.pid, cls)
+
+    def post(self, pkt: Pkt) -> None:
+        self.voq[pkt.src][pkt.cls].append(pkt)
+
+    # ---------------------------------------------------------------- one cycle
+    def room(self, p: int, o: int) -> int:
+        return self.XP - (self.vs[p][o] - self.vr[p][o]) % MOD
+
+    def pick(self, p: int):
+        """The next packet node p may start: round robin over its VOQs with credits."""
+        P = self.P
+        for k in range(P):
+            o = (self.rr[p] + k) % P
+            q = self.voq[p][o]
+            if q and (not self.honest or self.room(p, o) >= len(q[0].beats)):
+                self.rr[p] = (o + 1) % P
+                return q.popleft()
+        return None
+
+    async def step(self, drive_extra=None):
+        """One cycle: sample the outputs, drive the inputs (at the falling edge)."""
+        dut, rng, P = self.dut, self.rng, self.P
+        await FallingEdge(dut.clk)
+        self.cycle += 1
+        # ---- link out of each port: beats the node takes at the next edge
+        mv = int(dut.m_tvalid.value)
+        ready = 0
+        if mv:
+            md = dut.m_tdata.value.to_unsigned()
+            mk = dut.m_tkeep.value.to_unsigned()
+            mu = dut.m_tuser.value.to_unsigned()
+            ml = int(dut.m_tlast.value)
+        # (with stretches in which the nodes hardly take anything)
+        ready_p = self.ready_p if self.ready_p == 1.0 or self.cycle % 900 > 150 else 0.05
+        for p in range(P):
+            r = rng.random() < ready_p
+            ready |= r << p
+            if r and (mv >> p) & 1:
+                beat = ((md >> (p * DATA_W)) & ((1 << DATA_W) - 1),
+                        (mk >> (p * KEEP_W)) & ((1 << KEEP_W) - 1),
+                        (mu >> (p * USER_W)) & ((1 << USER_W) - 1))
+                self.take(p, beat, (ml >> p) & 1)
+        dut.m_tready.value = ready
+        # ---- receive buffers drain (in phases of a slow and a fast drain, so that they
+        # fill); credit beats become due
+        drain_p = self.drain_p if (self.cycle // 700) % 2 or self.drain_p == 1.0 else 0.1
+        for p in range(P):
+            if self.rxbuf[p] and rng.random() < drain_p:
+                n = min(self.rxbuf[p], rng.randrange(1, 5))
+                self.rxbuf[p] -= n
+                self.drained[p] += n
+            if (self.drained[p] - self.sent_cnt[p]) >= 8 or (self.cycle % 200 == p and
+                                                            self.drained[p] != 0):
+                self.cb_due[p] = True
+        # ---- links in
+        tv = tl = 0
+        td = tk = tu = 0
+        for p in range(P):
+            # a packet injected by the test goes between the node's own packets, whole
+            x = drive_extra(p) if drive_extra is not None and self.cur[p] is None else None
+            beat, last = x if x is not None else self.next_beat(p)
+            if beat is not None:
+                tv |= 1 << p
+                tl |= last << p
+                td |= beat[0] << (p * DATA_W)
+                tk |= beat[1] << (p * KEEP_W)
+                tu |= beat[2] << (p * USER_W)
+        dut.s_tvalid.value = tv
+        dut.s_tlast.value = tl
+        dut.s_tdata.value = td
+        dut.s_tkeep.value = tk
+        dut.s_tuser.value = tu
+
+    def next_beat(self, p: int):
+        rng = self.rng
+        if self.cur[p] is None:
+            if rng.random() < self.gap_p:
+                return None, 0
+            if self.cb_due[p]:                    # a credit beat, at a packet boundary
+                self.cb_due[p] = False
+                c = self.drained[p]
+                self.sent_cnt[p] = c
+                if rng.random() < self.loss_p:
+                    return None, 0                # lost on the way
+                corrupt = 0 if rng.random() < self.corrupt_p else None
+                self.cb_sent[p] += 1
+                self.cb_corrupt[p] += corrupt is not None
+                return (credit_beat({0: c}, corrupt), (1 << KEEP_W) - 1, 0), 1
+            pkt = self.pick(p)
+            if pkt is None:
+                return None, 0
+            if pkt.cls >= 0:
+                self.vs[p][pkt.cls] += len(pkt.beats)
+                self.expect[(p, pkt.cls)].append(pkt)
+            self.pkts_in[p] += 1
+            self.cur[p] = [pkt, 0]
+            self.t_in = self.cycle
+        elif rng.random() < self.gap_p:
+            return None, 0                        # a gap inside the packet
+        pkt, i = self.cur[p]
+        self.cur[p][1] += 1
+        last = i == len(pkt.beats) - 1
+        if last:
+            self.cur[p] = None
+        return pkt.beats[i], int(last)
+
+    def take(self, p: int, beat, last: int) -> None:
+        """Node p takes a beat from its link out."""
+        self.rxpkt[p].append(beat)
+        if len(self.rxpkt[p]) == 1 and get(beat[0], HDR["ptype"]) != C["NET_CREDIT"]:
+            self.t_out = self.cycle
+        if not last:
+            return
+        beats, self.rxpkt[p] = self.rxpkt[p], []
+        h = beats[0][0]
+        if get(h, HDR["ptype"]) == C["NET_CREDIT"]:
+            assert len(beats) == 1, "a credit beat of more than one beat"
+            mask = get(h, CRB["mask"])
+            assert mask == (1 << self.P) - 1, f"credit beat mask {mask:#x}"
+            self.cb_rcvd[p] += 1
+            for o in range(self.P):
+                c = (h >> (CRB["count"].lsb + CW * o)) & (MOD - 1)
+                par = (h >> (CRB["parity"].lsb + o)) & 1
+                assert par == bin(c).count("1") & 1, "credit beat parity"
+                d, s = (c - self.vr[p][o]) % MOD, (self.vs[p][o] - self.vr[p][o]) % MOD
+                assert d <= s, f"port {p} class {o}: count {c} beyond the beats sent"
+                self.vr[p][o] = c
+            return
+        src = get(h, HDR["src_node"])
+        q = self.expect[(src, p)]
+        assert q, f"port {p}: a packet from {src} not expected (id {h >> ID_LSB & 0xFFFFFFFF})"
+        exp = q.popleft()
+        assert beats == exp.beats, \
+            f"port {p}: packet {exp.pid} from {src} differs (or out of order; got id " \
+            f"{h >> ID_LSB & 0xFFFFFFFF})"
+        self.pkts_out[p] += 1
+        self.out_order[p].append(src)
+        self.rxbuf[p] += len(beats)
+        self.peak[p] = max(self.peak[p], self.rxbuf[p])
+        if self.credits_on:
+            assert self.rxbuf[p] <= self.CREDITS, \
+                f"node {p}'s receive buffer overflows: {self.rxbuf[p]} > {self.CREDITS}"
+
+    def idle(self) -> bool:
+        return (all(c is None for c in self.cur) and not any(q for r in self.voq for q in r)
+                and not any(self.expect.values()) and not any(self.rxpkt))
+
+    async def reset(self) -> None:
+        dut = self.dut
+        dut.rst.value = 1
+        dut.cfg_credits.value = self.CREDITS
+        dut.cfg_credit_en.value = (1 << self.P) - 1
+        dut.rt_we.value = 0
+        dut.rt_node.value = 0
+        dut.rt_port.value = 0
+        dut.rt_en.value = 0
+        for s in ("s_tvalid", "s_tlast", "s_tdata", "s_tkeep", "s_tuser", "m_tready"):
+            getattr(dut, s).value = 0
+        for _ in range(4):
+            await FallingEdge(dut.clk)
+        dut.rst.value = 0
+
+    async def run_random(self, n_per_node: int, limit: int) -> None:
+        P, rng = self.P, self.rng
+        for p in range(P):
+            for _ in range(n_per_node):
+                self.post(self.make(p, rng.choice([n for n in self.route if self.route[n] >= 0])))
+        while not self.idle():
+            await self.step()
+            assert self.cycle < limit, f"not delivered by cycle {limit}: deadlock?"
+
+    async def settle(self, cycles: int) -> None:
+        """Drain the receive buffers, send the last credit beats, let the switch refresh."""
+        loss, corrupt = self.loss_p, self.corrupt_p
+        self.loss_p = self.corrupt_p = 0.0
+        self.drain_p = 1.0
+        for _ in range(cycles):
+            await self.step()
+        for p in range(self.P):
+            assert self.rxbuf[p] == 0
+            self.cb_due[p] = True
+        for _ in range(cycles):
+            await self.step()
+        self.loss_p, self.corrupt_p = loss, corrupt
+
+    def counter(self, name: str, p: int) -> int:
+        v = getattr(self.dut, name).value.to_unsigned()
+        return (v >> (32 * p)) & 0xFFFFFFFF
+
+    def check_credits_back(self) -> None:
+        P = self.P
+        cr = self.dut.credits.value.to_unsigned()
+        for p in range(P):
+            c = (cr >> (CW * p)) & (MOD - 1)
+            assert c == self.CREDITS, f"output {p}: room {c} at the end, not {self.CREDITS}"
+            for o in range(P):
+                assert self.room(p, o) == self.XP, \
+                    f"node {p}: room {self.room(p, o)} at crosspoint ({p},{o}), not {self.XP}"
+
+
+async def start(dut, name):
+    rng = seed_rng(name)
+    cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
+    tb = Tb(dut, rng)
+    await tb.reset()
+    return tb
+
+
+@cocotb.test()
+async def switch_random(dut):
+    tb = await start(dut, "switch_random")
+    P = tb.P
+    n = int(os.environ["P_N"])
+    await tb.run_random(n, 400 * n * P)
+    refresh = int(os.environ["P_REFRESH"])
+    await tb.settle(refresh + 200)
+    tb.check_credits_back()
+    # (a refresh credit beat may be on its way out: the counter lies between the beats
+    # taken before it was read and those taken a few cycles later)
+    cb = [tb.counter("cnt_cb", p) for p in range(P)]
+    rcvd = list(tb.cb_rcvd)
+    for _ in range(10):
+        await tb.step()
+    for p in range(P):
+        assert tb.counter("cnt_in", p) == tb.pkts_in[p]
+        assert tb.counter("cnt_out", p) == tb.pkts_out[p]
+        assert rcvd[p] <= cb[p] <= tb.cb_rcvd[p], (rcvd[p], cb[p], tb.cb_rcvd[p])
+        assert tb.counter("cnt_bad", p) == tb.cb_corrupt[p]
+        for c in ("cnt_noroute", "cnt_ovf", "cnt_refused"):
+            assert tb.counter(c, p) == 0, f"{c}[{p}] = {tb.counter(c, p)}"
+    # every node's buffer filled close to CREDITS (the credits, not the links, held it back)
+    assert max(tb.peak) > tb.CREDITS - tb.MAX_PKT, f"buffers never filled: {tb.peak}"
+    dut._log.info("%d cycles, packets in %s, credit beats out %s, corrupted in %s, peak %s",
+                  tb.cycle, tb.pkts_in, tb.cb_rcvd, tb.cb_corrupt, tb.peak)
+
+
+@cocotb.test()
+async def switch_bad(dut):
+    tb = await start(dut, "switch_bad")
+    P, MP = tb.P, tb.MAX_PKT
+    tb.loss_p = tb.corrupt_p = 0.0
+    tb.gap_p = 0.0
+    tb.ready_p = tb.drain_p = 1.0
+    extra = collections.deque()            # (port, beat, last) injected by hand
+
+    def inject(p):
+        if extra and extra[0][0] == p:
+            _, beat, last = extra.popleft()
+            return beat, last
+        return None
+
+    async def send(p, beats):
+        for i, b in enumerate(beats):
+            extra.append((p, b, int(i == len(beats) - 1)))
+        while extra:
+            await tb.step(inject)
+
+    async def quiet(n=60):
+        for _ in range(n):
+            await tb.step(inject)
+
+    def hdr(src, dst, ptype, length=0, lane=0):
+        h = put(0, HDR["ptype"], ptype)
+        h = put(h, HDR["dst_node"], dst)
+        h = put(h, HDR["src_node"], src)
+        h = put(h, HDR["len"], length)
+        return put(h, HDR["dst_addr"], lane)
+
+    keep = (1 << KEEP_W) - 1
+    # -- no route: beyond the table, and a disabled entry (nodes >= P are off after reset)
+    await send(0, [(hdr(0, tb.ROUTES + 3, C["NET_ACK"]), keep, 0)])
+    await send(1, [(hdr(1, P, C["NET_INLINE"]), keep, 0)])
+    await quiet()
+    assert tb.counter("cnt_noroute", 0) == 1 and tb.counter("cnt_noroute", 1) == 1
+    # -- a route programmed: node ROUTES-1 -> port 1; node 0 disabled
+    async def rt(node, port, en):
+        await FallingEdge(dut.clk)
+        dut.rt_we.value, dut.rt_node.value, dut.rt_port.value, dut.rt_en.value = 1, node, port, en
+        await FallingEdge(dut.clk)
+        dut.rt_we.value = 0
+    await rt(tb.ROUTES - 1, 1, 1)
+    await rt(0, 0, 0)
+    tb.route[tb.ROUTES - 1] = 1
+    tb.route[0] = -1
+    pkt = tb.make(2, tb.ROUTES - 1, "data")
+    tb.post(pkt)
+    await quiet()
+    assert tb.pkts_out[1] == 1 and not tb.expect[(2, 1)], "the reprogrammed route"
+    await send(3, [(hdr(3, 0, C["NET_ACK"]), keep, 0)])
+    await quiet()
+    assert tb.counter("cnt_noroute", 3) == 1
+    await rt(0, 0, 1)
+    tb.route[0] = 0
+    # -- a truncated DATA packet: 200 bytes at lane 0 need 5 beats; 3 sent. Its beats are
+    # charged to class 1 as its sender sent them and come back as credits
+    beats = [(hdr(0, 1, C["NET_DATA"], 200, 0), keep, 0)] + [(1, keep, 0)] * 2
+    tb.vs[0][1] += 3
+    await send(0, beats)
+    await quiet()
+    assert tb.counter("cnt_bad", 0) == 1
+    # -- longer than MAX_PKT (a type of any length): dropped, MAX_PKT beats credited
+    beats = [(hdr(2, 3, C["NET_READ_REQ"]), keep, 0)] + [(5, keep, 0)] * (MP + 4)
+    tb.vs[2][3] += MP
+    await send(2, beats)
+    await quiet()
+    assert tb.counter("cnt_bad", 2) == 1
+    # -- a node that ignores credits overruns crosspoint (1, 2) while output 2 is stalled:
+    # the packets that fit are delivered in order, the rest dropped whole (credited back)
+    tb.ready_p = 0.0
+    k = tb.XP // MP + 3
+    big = [tb.make(1, 2, "any") for _ in range(k)]
+    for b in big:
+        b.beats = b.beats[:1] + [(7, keep, 0)] * (MP - 2) + [(7, keep, 9)]
+        tb.vs[1][2] += MP
+        tb.expect[(1, 2)].append(b)
+        await send(1, b.beats)
+    await quiet()
+    ovf = tb.counter("cnt_ovf", 1)
+    assert 1 <= ovf <= k - tb.XP // MP, f"{ovf} of {k} dropped"
+    tb.ready_p = 1.0
+    await quiet(200)
+    assert len(tb.expect[(1, 2)]) == ovf, "the packets that fit are delivered, in order"
+    tb.expect[(1, 2)].clear()
+    # -- credit beats: a corrupted one, a two-beat one: dropped as malformed
+    cw = credit_beat({0: 0}, corrupt=0)
+    await send(3, [(cw, keep, 0)])
+    await send(3, [(credit_beat({0: 0}), keep, 0), (0, keep, 0)])
+    await quiet()
+    assert tb.counter("cnt_bad", 3) == 2
+    # -- a count beyond the beats the switch sent to node 2: refused
+    await send(2, [(credit_beat({0: tb.drained[2] + 5000}), keep, 0)])
+    await quiet()
+    assert tb.counter("cnt_refused", 2) == 1
+    for p in range(P):
+        assert (tb.counter("cnt_ovf", p) != 0) == (p == 1)
+    # -- then ordinary traffic, and every credit back
+    tb.gap_p, tb.ready_p, tb.drain_p = 0.1, 0.8, 0.7
+    tb.loss_p, tb.corrupt_p = 0.1, 0.0
+    await tb.run_random(20, tb.cycle + 4000 * P)
+    await tb.settle(int(os.environ["P_REFRESH"]) + 200)
+    tb.check_credits_back()
+
+
+@cocotb.test()
+async def switch_incast(dut):
+    tb = await start(dut, "switch_incast")
+    P, MP = tb.P, tb.MAX_PKT
+    tb.gap_p = tb.loss_p = tb.corrupt_p = 0.0
+    tb.ready_p = tb.drain_p = 1.0
+    k = 24
+    for p in range(P):
+        for _ in range(k):
+            tb.post(tb.make(p, 0, "one"))
+    while not tb.idle():
+        await tb.step()
+        assert tb.cycle < 100 * k * P * MP
+    order = tb.out_order[0]
+    assert len(order) == k * P
+    # while every input has packets waiting, each P packets in a row come from P inputs
+    for i in range(P, len(order) - 3 * P):
+        assert len(set(order[i:i + P])) == P, f"output 0 not round robin at {i}: {order[i:i + P]}"
+
+
+@cocotb.test()
+async def switch_latency(dut):
+    tb = await start(dut, "switch_latency")
+    tb.gap_p = tb.loss_p = 0.0
+    tb.ready_p = tb.drain_p = 1.0
+    hop1 = int(os.environ["P_HOP1"])
+    # (within REFRESH cycles of the reset: no credit beat comes between)
+    for n in (1, tb.MAX_PKT):
+        for _ in range(20):
+            await tb.step()
+        pkt = tb.make(0, 1, "any")
+        pkt.beats = pkt.beats[:1] + [(3, (1 << KEEP_W) - 1, 0)] * (n - 1)
+        tb.post(pkt)
+        tb.t_in = tb.t_out = None
+        while tb.t_out is None:
+            await tb.step()
+        # the first beat is driven in cycle t_in and taken from the output in cycle t_out;
+        # store-and-forward: a packet leaves once its last beat is in
+        dut._log.info("one hop, %d beat(s): %d cycles", n, tb.t_out - tb.t_in)
+        assert tb.t_out - tb.t_in == hop1 + n - 1, \
+            f"{n} beats: {tb.t_out - tb.t_in} cycles, not {hop1 + n - 1}"
+
+
+# (P, XP_DEPTH, CREDITS, packets per node in switch_random)
+CONFIGS = [
+    pytest.param({"P": 4, "XP_DEPTH": 32, "ROUTES": 16}, 48, 300, id="p4"),
+    pytest.param({"P": 8, "XP_DEPTH": 64, "ROUTES": 64}, 80, 120, id="p8"),
+    pytest.param({"P": 16, "XP_DEPTH": 32, "ROUTES": 32}, 40, 40, id="p16"),
+]
+
+
+@pytest.mark.parametrize("params,credits,n", CONFIGS)
+def test_qrdma_switch(params, credits, n):
+    from simrun import full, run
+
+    p = dict(params, MAX_PKT=17, REFRESH=256, UPD_MIN=17)
+    env = {f"P_{k}": str(v) for k, v in p.items()}
+    env.update(P_CREDITS=str(credits), P_N=str(n * (5 if full() else 1)), P_HOP1=str(HOP1))
+    run("qrdma_switch", "test_qrdma_switch", p, extra_env=env)
+
+
+HOP1 = 8   # cycles through an idle switch for a one-beat packet (docs/fabric.md "Switch")
