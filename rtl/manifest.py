@@ -225,14 +225,21 @@ _top("qrdma_credit_beat", ["rtl/fabric/qrdma_credit_beat.sv"], area="fabric", no
 _top("qrdma_switch_xp", ["rtl/fabric/qrdma_switch_xp.sv"], area="fabric", no_synth=True,
      deps=["qrdma_sdp_ram", "qrdma_sync_fifo", "qrdma_credit_rx"],
      lint=({"WIDTH": 8, "DEPTH": 2, "MAX_PKT": 2},))
+_top("qrdma_credit_parse", ["rtl/fabric/qrdma_credit_parse.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fmt_pkg"], lint=({"N": 1},))
 _top("qrdma_switch_in", ["rtl/fabric/qrdma_switch_in.sv"], area="fabric", no_synth=True,
-     deps=["qrdma_fmt_pkg"], lint=({"P": 3, "ROUTES": 5, "MAX_PKT": 1},))
+     deps=["qrdma_fmt_pkg", "qrdma_credit_parse"], lint=({"P": 3, "ROUTES": 5, "MAX_PKT": 1},))
 _top("qrdma_switch_out", ["rtl/fabric/qrdma_switch_out.sv"], area="fabric", no_synth=True,
      deps=["qrdma_arb_rr", "qrdma_sync_fifo", "qrdma_credit_tx"],
-     lint=({"P": 3, "MAX_PKT": 1},))
+     lint=({"P": 3, "MAX_PKT": 1}, {"P": 3, "MAX_PKT": 1, "CLASSES": 3}))
 _top("qrdma_switch", ["rtl/fabric/qrdma_switch.sv"], area="fabric",
      deps=["qrdma_switch_xp", "qrdma_switch_in", "qrdma_switch_out", "qrdma_credit_beat"],
      synth={"P": 8}, lint=({"P": 3, "ROUTES": 5, "XP_DEPTH": 32},))
+_top("qrdma_fabric_port", ["rtl/fabric/qrdma_fabric_port.sv"], area="fabric",
+     deps=["qrdma_switch_in", "qrdma_switch_xp", "qrdma_switch_out", "qrdma_credit_parse",
+           "qrdma_credit_beat", "qrdma_sync_fifo", "qrdma_credit_rx"],
+     synth={}, lint=({"CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5, "VOQ_DEPTH": 32,
+                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17},))
 
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
@@ -242,6 +249,9 @@ _top("tb_qrdma_nic_pair", ["tests/top/tb_qrdma_nic_pair.sv"], area="top", no_syn
 # the two ends of a credit class, the update channel between them in the test
 _top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_synth=True,
      deps=["qrdma_credit_tx", "qrdma_credit_rx"])
+# nodes' fabric ports around a switch, links of a few cycles between them
+_top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fabric_port", "qrdma_switch"])
 
 # ------------------------------------------- further synthesis configurations
 # A top synthesized with another parameter set besides its `synth` one, as a row of its

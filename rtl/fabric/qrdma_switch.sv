@@ -114,6 +114,7 @@ module qrdma_switch
 
   for (genvar i = 0; i < P; i++) begin : g_row
     for (genvar o = 0; o < P; o++) begin : g_xp
+      /* verilator lint_off PINCONNECTEMPTY */  // level: the inputs never stall
       qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(XP_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W),
                         .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_xp (
         .clk, .rst,
@@ -129,10 +130,12 @@ module qrdma_switch
         .r_en      (r_en[i][o]),
         .r_last    (r_last[o]),
         .r_data    (r_data[i][o]),
+        .level     (),
         .upd_valid (upd_valid[i][o]),
         .upd_ready (cb_take[i]),
         .count     (xcount[i][o])
       );
+      /* verilator lint_on PINCONNECTEMPTY */
       assign c_avail[o][i]                  = r_avail[i][o];
       assign c_beats[o][i * PKT_W +: PKT_W] = r_beats[i][o];
       assign c_data[o][i * WIDTH +: WIDTH]  = r_data[i][o];

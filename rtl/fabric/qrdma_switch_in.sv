@@ -114,8 +114,12 @@ module qrdma_switch_in
     endcase
   end
   assign cr_hdr  = 32'(ptype) == NET_CREDIT;
-  assign cr_good = l0_q && d0[NET_CREDIT_MASK_LSB]
-                && !(^{d0[NET_CREDIT_COUNT_LSB +: CREDIT_CNT_W], d0[NET_CREDIT_PARITY_LSB]});
+  logic [0:0]             cr_cls;
+  logic [0:0][CNT_W-1:0]  cr_cnt;
+  qrdma_credit_parse #(.N(1), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
+    .word (d0), .good (cr_cls), .counts (cr_cnt)
+  );
+  assign cr_good = l0_q && cr_cls[0];
 
   // ---- I1: the beat with its packet's decisions
   logic              v1_q, l1_q, cut1_q, skip1_q, nort1_q, cr1_q, crok1_q, any1_q;
@@ -160,7 +164,7 @@ module qrdma_switch_in
       cut1_q  <= cut;
       cnt1_q  <= cnt_d;
       crok1_q <= sop0_q && cr_hdr && cr_good;
-      crc1_q  <= d0[NET_CREDIT_COUNT_LSB +: CNT_W];
+      crc1_q  <= cr_cnt[0];
     end
     if (rst) begin
       v1_q   <= 1'b0;

@@ -9,7 +9,10 @@
 //
 // Contract: a crosspoint is chosen one cycle ahead (pre-grant, registered) and its packet
 // starts, with cr_en, only when the far end has room for MAX_PKT beats; the packet's beats
-// are charged to the credits as it starts. A credit beat (cb_pending; its word cb_word is
+// are charged to the credits as it starts. CLASSES = 1: the far end is one buffer (a
+// node's); CLASSES = P: each crosspoint has a credit class of its own at the far end (a
+// node's virtual output queues toward a switch's crosspoints, docs/fabric.md), and only
+// a crosspoint whose class has room is chosen. A credit beat (cb_pending; its word cb_word is
 // sampled two cycles after it starts) goes before any packet that has not started yet, and
 // costs no credits. Beats are read one per cycle while the output holds fewer than
 // OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never reaches the RAMs. With
@@ -26,6 +29,7 @@ module qrdma_switch_out
   parameter int unsigned MAX_PKT   = 17,   // beats of the longest packet
   parameter int unsigned CNT_W     = 16,   // credit counts
   parameter int unsigned OUT_DEPTH = 4,    // beats in the read pipeline and the output FIFO
+  parameter int unsigned CLASSES   = 1,    // credit classes at the far end: 1 or P
   localparam int unsigned KEEP_W   = DATA_W / 8,
   localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW       = idx_w(P),
@@ -36,7 +40,7 @@ module qrdma_switch_out
   input  logic                   clk,
   input  logic                   rst,
   input  logic                   cr_en,        // the far end has a credit-counted buffer
-  input  logic [CNT_W-1:0]       cfg_credits,  // its size in beats (taken in reset)
+  input  logic [CNT_W-1:0]       cfg_credits,  // the far end's buffer (each class's) in beats (taken in reset)
   // the crosspoints of this output's column
   input  logic [P-1:0]           r_avail,
   input  logic [P*PKT_W-1:0]     r_beats,
@@ -49,8 +53,8 @@ module qrdma_switch_out
   output logic                   cb_take,
   input  logic [DATA_W-1:0]      cb_word,
   // the far end's credit counts (from the input of this port)
-  input  logic                   s_upd_valid,
-  input  logic [CNT_W-1:0]       s_upd_count,
+  input  logic [CLASSES-1:0]     s_upd_valid,
+  input  logic [CLASSES*CNT_W-1:0] s_upd_count,
   // the link out
   output logic [DATA_W-1:0]      m_tdata,
   output logic [KEEP_W-1:0]      m_tkeep,
@@ -62,22 +66,32 @@ module qrdma_switch_out
   output logic                   st_pkt,       // a packet started
   output logic                   st_cb,        // a credit beat started
   output logic                   st_refused,   // a credit count refused (stale or beyond)
-  output logic [CNT_W-1:0]       credits       // room at the far end
+  output logic [CLASSES*CNT_W-1:0] credits     // room at the far end, per class
 );
 
 `ifndef SYNTHESIS
   initial begin
     if (OUT_DEPTH < 4) $fatal(1, "qrdma_switch_out: OUT_DEPTH >= 4 (the read pipeline)");
+    if (CLASSES != 1 && CLASSES != P) $fatal(1, "qrdma_switch_out: CLASSES is 1 or P");
   end
 `endif
 
   // ---- pre-grant: the next crosspoint, chosen a cycle ahead (loaded in a cycle without
   // one; the crosspoint of a packet started shows its next packet a cycle later)
-  logic          pg_q, start, start_cb, gnt_valid, ok, upd_ready;
-  logic [PW-1:0] pg_idx_q, gnt_idx;
-  logic [P-1:0]  req;
+  logic               pg_q, start, start_cb, gnt_valid, go;
+  logic [CLASSES-1:0] ok, upd_ready, refused;
+  logic [PW-1:0]      pg_idx_q, gnt_idx;
+  logic [P-1:0]       req;
 
-  assign req = r_avail;
+  // one class: the far end's room is checked as a packet starts; a class per crosspoint:
+  // only a crosspoint with room is chosen (its room only grows until its packet starts)
+  if (CLASSES == 1) begin : g_one
+    assign req = r_avail;
+    assign go  = ok[0] || !cr_en;
+  end else begin : g_per
+    assign req = r_avail & (P'(ok) | {P{!cr_en}});
+    assign go  = 1'b1;
+  end
   /* verilator lint_off PINCONNECTEMPTY */  // gnt: the index is used
   qrdma_arb_rr #(.N(P)) u_arb (
     .clk, .rst,
@@ -102,7 +116,7 @@ module qrdma_switch_out
   assign last_issue = issue && rem_q == PKT_W'(1);
   assign free       = !busy_q || last_issue;
   assign start_cb   = free && cb_pending;
-  assign start      = free && !cb_pending && pg_q && (ok || !cr_en);
+  assign start      = free && !cb_pending && pg_q && go;
 
   always_ff @(posedge clk) begin
     if (start || start_cb) begin
@@ -175,18 +189,21 @@ module qrdma_switch_out
   assign {m_tuser, m_tkeep, m_tdata} = f_data[WIDTH-1:0];
 
   // ---- the far end's credits
-  qrdma_credit_tx #(.CNT_W(CNT_W), .MAX_PKT(MAX_PKT)) u_cr (
-    .clk, .rst,
-    .cfg_credits,
-    .ok,
-    .s_send       (start && cr_en),
-    .s_beats      (pg_beats),
-    .s_upd_valid  (s_upd_valid && cr_en),
-    .s_upd_ready  (upd_ready),
-    .s_upd_count,
-    .credits,
-    .stat_refused (st_refused)
-  );
+  for (genvar k = 0; k < CLASSES; k++) begin : g_cr
+    qrdma_credit_tx #(.CNT_W(CNT_W), .MAX_PKT(MAX_PKT)) u_cr (
+      .clk, .rst,
+      .cfg_credits,
+      .ok           (ok[k]),
+      .s_send       (start && cr_en && (CLASSES == 1 || 32'(pg_idx_q) == k)),
+      .s_beats      (pg_beats),
+      .s_upd_valid  (s_upd_valid[k] && cr_en),
+      .s_upd_ready  (upd_ready[k]),
+      .s_upd_count  (s_upd_count[k * CNT_W +: CNT_W]),
+      .credits      (credits[k * CNT_W +: CNT_W]),
+      .stat_refused (refused[k])
+    );
+  end
+  assign st_refused = |refused;
 
   assign st_pkt = start;
   assign st_cb  = start_cb;
@@ -199,7 +216,7 @@ module qrdma_switch_out
 
   // (upd_ready low: the count is dropped; the far end's next update repairs it)
   logic unused;
-  assign unused = upd_ready;
+  assign unused = |upd_ready;
 
 endmodule
 

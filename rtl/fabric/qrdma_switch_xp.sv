@@ -46,6 +46,7 @@ module qrdma_switch_xp
   input  logic             r_en,
   input  logic             r_last,
   output logic [WIDTH-1:0] r_data,
+  output logic [AW:0]      level,     // beats held, with those of a packet being written
   // credits for the input's upstream
   output logic             upd_valid,
   input  logic             upd_ready,
@@ -94,7 +95,8 @@ module qrdma_switch_xp
     end
   end
 
-  assign ovf = w_valid && w_last && !w_abort && (ovf_q || full);
+  assign ovf   = w_valid && w_last && !w_abort && (ovf_q || full);
+  assign level = used;
 
   qrdma_sdp_ram #(.WIDTH(WIDTH), .DEPTH(DEPTH), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_ram (
     .clk,
