@@ -249,6 +249,9 @@ _top("tb_qrdma_nic_pair", ["tests/top/tb_qrdma_nic_pair.sv"], area="top", no_syn
 # the two ends of a credit class, the update channel between them in the test
 _top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_synth=True,
      deps=["qrdma_credit_tx", "qrdma_credit_rx"])
+# the system simulation's star network (sim/): nodes' fabric ports and a switch
+_top("qrdma_fabric_star", ["sim/qrdma_fabric_star.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fabric_port", "qrdma_switch"])
 # nodes' fabric ports around a switch, links of a few cycles between them
 _top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fabric_port", "qrdma_switch"])
@@ -258,9 +261,9 @@ _top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_s
 # own in the synthesis report (syn/synth.py): name -> (top, parameters).
 SYNTH_CONFIGS: dict[str, tuple[str, dict]] = {
     "qrdma_nic.ecp5": ("qrdma_nic", NIC_ECP5),
-    # the switch's 8 x 8 crosspoints of 609-bit beats need 512 block RAMs: the ECP5 figure
-    # is of 4 ports with 32-beat crosspoints (docs/fabric.md "Switch")
-    "qrdma_switch.ecp5": ("qrdma_switch", {"P": 4, "XP_DEPTH": 32}),
+    # 8 x 8 crosspoints of 609-bit beats exceed the LFE5U-85F (208 block RAMs, 10,455 LUTs
+    # that can hold RAM): the ECP5 figure is of 3 ports (docs/fabric.md "Switch")
+    "qrdma_switch.ecp5": ("qrdma_switch", {"P": 3}),
 }
 
 # --------------------------------------------------------------------- helpers

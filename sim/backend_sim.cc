@@ -277,6 +277,17 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     if (item.empty()) continue;
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq);
+    if (key == "topo" && eq != std::string::npos) {
+      const std::string v = item.substr(eq + 1);
+      if (v == "star") o.topology = QRDMA_SIM_TOPO_STAR;
+      else if (v == "auto") o.topology = QRDMA_SIM_TOPO_AUTO;
+      else {
+        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router) or star\n",
+                v.c_str());
+        return QRDMA_EINVAL;
+      }
+      continue;
+    }
     if (key == "trace" && eq != std::string::npos) {
       trace = item.substr(eq + 1);
       o.trace = trace.c_str();
@@ -335,7 +346,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else {
       fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
               "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, watchdog, "
-              "watchdog_exit, threads, trace, loss, corrupt, dup, reorder, down, seed, "
+              "watchdog_exit, threads, trace, topo, loss, corrupt, dup, reorder, down, seed, "
               "silent, S-D.<fault key>)\n",
               key.c_str());
       return QRDMA_EINVAL;

@@ -128,7 +128,7 @@ class Network {
       if (l.room() < q) q = l.room();
     return q;
   }
-  bool idle() const {  // no beat in flight anywhere
+  virtual bool idle() const {  // no beat in flight anywhere
     for (const FifoLink &l : links_)
       if (l.occupancy()) return false;
     return lines_.empty() || lines_idle();
@@ -141,6 +141,13 @@ class Network {
   virtual void tick(unsigned node, uint64_t now) = 0;
   const FaultLine *fault_line(unsigned k) const { return lines_.empty() ? nullptr : lines_[k].get(); }
   virtual uint64_t dropped_packets() const { return 0; }
+  // A network with a clocked model of its own (FabricStar): node i's per-destination pause
+  // (the NIC's tx_pause), its reset, its edge after every node's edge of cycle `now`
+  // (lockstep only; true: the model reported an RTL error)
+  virtual uint64_t pause(unsigned node) const { return 0; }
+  virtual void reset(bool high) {}
+  virtual bool end_cycle(uint64_t now) { return false; }
+  virtual bool lockstep_only() const { return false; }
   virtual const char *name() const = 0;
   // the links, for state dumps (not on the per-cycle path)
   unsigned link_count() const { return static_cast<unsigned>(links_.size()); }

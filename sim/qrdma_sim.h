@@ -104,7 +104,14 @@ typedef struct qrdma_sim_options {
     uint32_t silent_nodes;     /* bit i: node i is silent: it receives, and every packet it
                                   sends is dropped */
     uint64_t fault_seed;       /* seed of every fault decision (0) */
+    uint32_t topology;         /* QRDMA_SIM_TOPO_AUTO (0): point-to-point for N <= 2, the
+                                  simple router for N > 2; QRDMA_SIM_TOPO_STAR: every node
+                                  through one switch (the fabric RTL, docs/sim.md "Links";
+                                  2 .. NIC_NODES nodes, lockstep, no faults) */
 } qrdma_sim_options;
+
+#define QRDMA_SIM_TOPO_AUTO 0u
+#define QRDMA_SIM_TOPO_STAR 1u
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
 

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "Vqrdma_nic.h"
+#include "fabric_net.h"
 #include "faults.h"
 #include "qrdma_fmt.h"
 #include "verilated.h"
@@ -249,12 +250,16 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
     }
   }
 #endif
-  if (nodes <= 2)
+  if (opt_.topology == QRDMA_SIM_TOPO_STAR)
+    net_.reset(new FabricStar(nodes, opt_.link_latency, depth));
+  else if (opt_.topology != QRDMA_SIM_TOPO_AUTO)
+    throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO or QRDMA_SIM_TOPO_STAR");
+  else if (nodes <= 2)
     net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   else
     net_.reset(new SimpleRouter(nodes, opt_.link_latency, depth));
   set_faults();
-  const int32_t want = threads_option(opt_);
+  const int32_t want = net_->lockstep_only() ? 0 : threads_option(opt_);
   const unsigned threads = thread_count(want, nodes, opt_.link_latency, kMinLatency);
   if (threads > 1) {
     crew_.reset(new Crew(threads, nodes));
@@ -272,8 +277,10 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
     Verilated::threadContextp(n->ctx.get());
     m.eval();  // outputs settle before the first cycle samples them
   }
+  net_->reset(true);
   step(opt_.reset_cycles ? opt_.reset_cycles : 1);
   for (auto &n : nodes_) n->nic->rst = 0;
+  net_->reset(false);
   // `ready` covers the QoS engine (ID pools filled); the receive unit clears its block
   // table in NUM_NODES * 1024 cycles after rst (rtl/rx/qrdma_rx.sv) without a port that
   // tells, and holds packets meanwhile: wait for both, so that no transfer measured
@@ -298,6 +305,15 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
 // writes into the links directly).
 void System::set_faults() {
   const unsigned n = size();
+  if (net_->lockstep_only()) {  // the star: its links carry credits, which a fault would break
+    FaultConfig c;
+    c.f = opt_.faults;
+    c.silent = opt_.silent_nodes != 0;
+    if (c.any() || opt_.num_link_faults)
+      throw std::invalid_argument("faults need the point-to-point or router network "
+                                  "(the star's credit-based links are lossless)");
+    return;
+  }
   std::vector<std::unique_ptr<FaultLine>> lines(net_->link_count());
   bool any = false;
   for (unsigned k = 0; k < lines.size(); ++k) {
@@ -367,6 +383,7 @@ inline void System::inputs(Node &nd, unsigned i, Net &net, uint64_t t) {
     nd.mmio.drive(m, t);
   }
   m.m_axis_tx_tready = net.tx_ready(i);
+  if constexpr (!std::is_same_v<Net, PointToPoint>) m.tx_pause = net.pause(i);
   const Beat *rb = net.rx_peek(i, t);
   nd.rx_offered = rb;
   if (rb) {
@@ -465,6 +482,8 @@ void System::lockstep(Net &net) {
     Verilated::threadContextp(nodes[i]->ctx.get());
     wd |= edge<Both, false>(*nodes[i], i, net, t);
   }
+  if constexpr (!std::is_same_v<Net, PointToPoint>)
+    if (net.end_cycle(t)) wd |= 4;
   end_cycle(t, wd);
 }
 

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright (c) 2026 The qrdma authors
+//
+// FabricStar: the harness's star network through the switch RTL (docs/sim.md "Links"): a
+// Verilated qrdma_fabric_star (sim/qrdma_fabric_star.sv: one fabric port per node and a
+// qrdma_switch) clocked with the nodes, and a FifoLink of the harness's link latency
+// each way between every port and its switch port. Node i's NIC takes its transmit
+// readiness, its receive beat and its per-destination pause from its port; the NIC's
+// handshakes of a cycle become the port's inputs at the same edge. The model is one
+// for all nodes, so the nodes run in lockstep (no threads).
+#pragma once
+
+#include <memory>
+
+#include "net.h"
+
+class Vqrdma_fabric_star;
+class VerilatedContext;
+
+namespace qsim {
+
+class FabricStar final : public Network {
+ public:
+  FabricStar(unsigned nodes, unsigned latency, unsigned depth);
+  ~FabricStar() override;
+  bool tx_ready(unsigned node) override;
+  void tx_push(unsigned node, const Beat &b, uint64_t now) override;
+  const Beat *rx_peek(unsigned node, uint64_t now) override;
+  void rx_pop(unsigned node) override;
+  uint64_t pause(unsigned node) const override;
+  void reset(bool high) override;
+  bool end_cycle(uint64_t now) override;
+  bool idle() const override { return beats_in_ == beats_out_; }
+  bool lockstep_only() const override { return true; }
+  void tick(unsigned, uint64_t) override {}
+  uint64_t dropped_packets() const override;
+  const char *name() const override { return "star"; }
+  LinkState link_state(unsigned k, uint64_t now) const override;
+
+ private:
+  unsigned ports_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vqrdma_fabric_star> m_;
+  std::vector<Beat> rx_;          // the beat each port offers its NIC this cycle
+  std::vector<uint8_t> rx_valid_;
+  uint64_t beats_in_ = 0, beats_out_ = 0;
+};
+
+}  // namespace qsim
