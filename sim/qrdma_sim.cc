@@ -85,7 +85,12 @@ qrdma_sim *qrdma_sim_create(unsigned nodes, const qrdma_sim_options *opt) {
   }
 }
 
-void qrdma_sim_destroy(qrdma_sim *s) { delete s; }
+void qrdma_sim_destroy(qrdma_sim *s) {
+  if (s && s->sys.net().dropped_packets())
+    fprintf(stderr, "qrdma_sim: network %s: %llu packets dropped\n", s->sys.net().name(),
+            (unsigned long long)s->sys.net().dropped_packets());
+  delete s;
+}
 
 unsigned qrdma_sim_num_nodes(const qrdma_sim *s) { return s ? s->sys.size() : 0; }
 unsigned qrdma_sim_max_nodes(void) { return QRDMA_SIM_NIC_NODES; }

@@ -288,7 +288,10 @@ typedef struct qrdma_sim_node_stats {
     uint64_t mem_write_slverr_resps; /* B taken with BRESP = SLVERR (2) */
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
-uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node */
+uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node; star:
+                                                          packets the switch or a node port
+                                                          dropped or refused (never, unless a
+                                                          bug); on stderr at destroy if any */
 
 /* What the fault model of a link direction did since creation (docs/sim.md "Faults").
  * Packets and beats taken from the sending NIC; each taken packet is delivered, or dropped
