@@ -104,16 +104,17 @@ module qrdma_switch_out
   /* verilator lint_on PINCONNECTEMPTY */
 
   // ---- the packet or credit beat being read
-  logic             busy_q, room, issue, last_issue, free;
+  // (from registers: the beats left to read, whether one is left, whether the pipeline and
+  // the FIFO have room for one more)
+  logic             busy_q, one_q, room_q, issue, last_issue, free;
   logic [SW-1:0]    sel_q;
   logic [PKT_W-1:0] rem_q, pg_beats;
-  logic [OW-1:0]    occ_q;
+  logic [OW-1:0]    occ_q, occ_d;
   logic             pop;
 
   assign pg_beats   = r_beats[pg_idx_q * PKT_W +: PKT_W];
-  assign room       = occ_q < OW'(OUT_DEPTH);
-  assign issue      = busy_q && room;
-  assign last_issue = issue && rem_q == PKT_W'(1);
+  assign issue      = busy_q && room_q;
+  assign last_issue = issue && one_q;
   assign free       = !busy_q || last_issue;
   assign start_cb   = free && cb_pending;
   assign start      = free && !cb_pending && pg_q && go;
@@ -123,26 +124,31 @@ module qrdma_switch_out
       busy_q <= 1'b1;
       sel_q  <= start_cb ? SW'(P) : SW'(pg_idx_q);
       rem_q  <= start_cb ? PKT_W'(1) : pg_beats;
+      one_q  <= start_cb || pg_beats == PKT_W'(1);
     end else if (issue) begin
       busy_q <= !last_issue;
       rem_q  <= rem_q - 1'b1;
+      one_q  <= rem_q == PKT_W'(2);
     end
     if (start)                 pg_q <= 1'b0;
     else if (!pg_q) begin
       pg_q     <= gnt_valid;
       pg_idx_q <= gnt_idx;
     end
-    occ_q <= occ_q + OW'(issue) - OW'(pop);
+    occ_q  <= occ_d;
+    room_q <= occ_d < OW'(OUT_DEPTH);
     if (rst) begin
       busy_q <= 1'b0;
       pg_q   <= 1'b0;
       occ_q  <= '0;
+      room_q <= 1'b1;
     end
   end
 
   assign r_take  = start ? P'(1) << pg_idx_q : '0;
   assign r_en    = issue && sel_q != SW'(P) ? P'(1) << sel_q[PW-1:0] : '0;
-  assign r_last  = rem_q == PKT_W'(1);
+  assign r_last  = one_q;
+  assign occ_d   = occ_q + OW'(issue) - OW'(pop);
   assign cb_take = start_cb;
 
   // ---- read pipeline: the RAM's read and output register (two cycles), then the column's
@@ -154,7 +160,7 @@ module qrdma_switch_out
   always_ff @(posedge clk) begin
     p1_q <= issue;
     p2_q <= p1_q;
-    l1_q <= rem_q == PKT_W'(1);
+    l1_q <= one_q;
     l2_q <= l1_q;
     s1_q <= sel_q;
     s2_q <= s1_q;

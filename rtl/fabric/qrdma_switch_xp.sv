@@ -113,7 +113,8 @@ module qrdma_switch_xp
   // beats of the whole packets, in order (every packet has a beat in the RAM: no overflow)
   logic len_ready;
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used (the FIFO cannot overflow)
-  qrdma_sync_fifo #(.WIDTH(PKT_W), .DEPTH(DEPTH), .RAM_MIN_DEPTH(DEPTH + 1)) u_len (
+  // (the head in a register: the output's choice reads it without a LUT-RAM read)
+  qrdma_sync_fifo #(.WIDTH(PKT_W), .DEPTH(DEPTH), .RAM_MIN_DEPTH(DEPTH + 1), .HEAD_REG(1'b1)) u_len (
     .clk, .rst,
     .s_valid     (commit),
     .s_ready     (len_ready),
