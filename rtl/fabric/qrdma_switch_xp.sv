@@ -60,42 +60,45 @@ module qrdma_switch_xp
   end
 `endif
 
-  // pointers one bit wider than the address: used = wr - rd, full when it is DEPTH
-  logic [AW:0]      wr_q, cm_q, rd_q, used;
-  logic             full, ovf_q, we, commit, drop;
+  // pointers one bit wider than the address: used = wr - rd; full_q (a register, from the
+  // next pointers) when it is DEPTH, so the RAM's write enable is one gate after registers
+  logic [AW:0]      wr_q, cm_q, rd_q, wr_d, rd_d, used;
+  logic             full_q, ovf_q, we, commit, drop;
   logic [PKT_W-1:0] cur_q;          // beats of the packet being read
   logic             fr_q;           // beats left the buffer last cycle
   logic [PKT_W:0]   fr_beats_q;
 
   assign used   = wr_q - rd_q;
-  assign full   = used[AW];
-  assign we     = w_valid && !ovf_q && !full;
-  assign drop   = w_valid && w_last && (w_abort || ovf_q || full);
+  assign we     = w_valid && !ovf_q && !full_q;
+  assign drop   = w_valid && w_last && (w_abort || ovf_q || full_q);
   assign commit = w_valid && w_last && !drop;
+  assign wr_d   = drop ? cm_q : wr_q + (AW + 1)'(we);
+  assign rd_d   = rd_q + (AW + 1)'(r_en);
 
   always_ff @(posedge clk) begin
+    wr_q   <= wr_d;
+    rd_q   <= rd_d;
+    full_q <= (wr_d - rd_d) == (AW + 1)'(DEPTH);
     if (w_valid) begin
-      if (drop)    wr_q <= cm_q;
-      else if (we) wr_q <= wr_q + 1'b1;
-      if (commit)  cm_q <= wr_q + 1'b1;
-      ovf_q <= !w_last && (ovf_q || full);
+      if (commit) cm_q <= wr_q + 1'b1;
+      ovf_q <= !w_last && (ovf_q || full_q);
     end
-    if (r_en) rd_q <= rd_q + 1'b1;
     if (r_take) cur_q <= r_beats;
     // beats leave when the last of a packet is read, or with a dropped packet
     fr_q       <= (r_en && r_last) || drop;
     fr_beats_q <= (r_en && r_last ? (PKT_W + 1)'(cur_q) : '0)
                 + (drop ? (PKT_W + 1)'(w_beats) : '0);
     if (rst) begin
-      wr_q  <= '0;
-      cm_q  <= '0;
-      rd_q  <= '0;
-      ovf_q <= 1'b0;
-      fr_q  <= 1'b0;
+      wr_q   <= '0;
+      cm_q   <= '0;
+      rd_q   <= '0;
+      full_q <= 1'b0;
+      ovf_q  <= 1'b0;
+      fr_q   <= 1'b0;
     end
   end
 
-  assign ovf   = w_valid && w_last && !w_abort && (ovf_q || full);
+  assign ovf   = w_valid && w_last && !w_abort && (ovf_q || full_q);
   assign level = used;
 
   qrdma_sdp_ram #(.WIDTH(WIDTH), .DEPTH(DEPTH), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_ram (
