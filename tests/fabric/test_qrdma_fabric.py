@@ -59,6 +59,9 @@ class Tb:
         self.hold = [False] * P         # node takes nothing
         self.ready_p = 0.8
         self.gap_p = 0.1
+        self.stretch = True             # stretches of cycles in which the NICs take little
+        self.beats_got = collections.Counter()     # (src, dst) -> beats taken, once counting
+        self.counting = False
         self.cycle = 0
         self.paused_seen = collections.Counter()   # (src, dst) -> cycles paused
 
@@ -85,7 +88,7 @@ class Tb:
             mk = dut.m_nic_tkeep.value.to_unsigned()
             mu = dut.m_nic_tuser.value.to_unsigned()
             ml = dut.m_nic_tlast.value.to_unsigned()
-        ready_p = self.ready_p if self.cycle % 1000 > 120 else 0.05
+        ready_p = self.ready_p if not self.stretch or self.cycle % 1000 > 120 else 0.05
         for p in range(P):
             r = not self.hold[p] and rng.random() < ready_p
             ready |= r << p
@@ -145,6 +148,8 @@ class Tb:
         assert beats == exp.beats, \
             f"node {p}: packet {exp.pid} from {src} differs (or out of order; got {pkt_id(h)})"
         self.got[p] += 1
+        if self.counting:
+            self.beats_got[(src, p)] += len(beats)
 
     def idle(self) -> bool:
         return (all(c is None for c in self.cur) and not any(self.expect.values())
