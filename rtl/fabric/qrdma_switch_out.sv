@@ -14,7 +14,8 @@
 // node's virtual output queues toward a switch's crosspoints, docs/fabric.md), and only
 // a crosspoint whose class has room is chosen. A credit beat (cb_pending; its word cb_word is
 // sampled two cycles after it starts) goes before any packet that has not started yet, and
-// costs no credits. Beats are read one per cycle while the output holds fewer than
+// costs no credits (its request is registered: it starts a cycle after cb_pending rises).
+// Beats are read one per cycle while the output holds fewer than
 // OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never reaches the RAMs. With
 // cr_en low the output waits for m_tready only. s_upd_* takes the far end's credit counts;
 // one that arrives while the credit counter is busy is dropped (a later one repairs it).
@@ -107,6 +108,9 @@ module qrdma_switch_out
   // (from registers: the beats left to read, whether one is left, whether the pipeline and
   // the FIFO have room for one more)
   logic             busy_q, one_q, room_q, issue, last_issue, free;
+  // a credit beat pending, registered (the offers' OR is not on the start's path); the
+  // cycle after a credit beat starts it reads 0, as the offers it took are gone then
+  logic             cbp_q;
   logic [SW-1:0]    sel_q;
   logic [PKT_W-1:0] rem_q, pg_beats;
   logic [OW-1:0]    occ_q, occ_d;
@@ -116,8 +120,8 @@ module qrdma_switch_out
   assign issue      = busy_q && room_q;
   assign last_issue = issue && one_q;
   assign free       = !busy_q || last_issue;
-  assign start_cb   = free && cb_pending;
-  assign start      = free && !cb_pending && pg_q && go;
+  assign start_cb   = free && cbp_q;
+  assign start      = free && !cbp_q && pg_q && go;
 
   always_ff @(posedge clk) begin
     if (start || start_cb) begin
@@ -136,12 +140,14 @@ module qrdma_switch_out
       pg_idx_q <= gnt_idx;
     end
     occ_q  <= occ_d;
+    cbp_q  <= cb_pending && !start_cb;
     room_q <= occ_d < OW'(OUT_DEPTH);
     if (rst) begin
       busy_q <= 1'b0;
       pg_q   <= 1'b0;
       occ_q  <= '0;
       room_q <= 1'b1;
+      cbp_q  <= 1'b0;
     end
   end
 
