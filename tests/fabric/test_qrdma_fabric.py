@@ -243,7 +243,7 @@ CONFIGS = [
     pytest.param({"P": 4, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
                   "RX_DEPTH": 64, "LINK_LAT": 4}, 200, id="p4"),
     pytest.param({"P": 8, "XP_DEPTH": 32, "VOQ_DEPTH": 64, "PAUSE_LEVEL": 24,
-                  "RX_DEPTH": 48, "LINK_LAT": 12}, 60, id="p8-long-links"),
+                  "RX_DEPTH": 48, "LINK_LAT": 12}, 30, id="p8-long-links"),
 ]
 
 
