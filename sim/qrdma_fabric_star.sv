@@ -8,7 +8,8 @@
 // the switch's inputs (sw_in_*) and the switch's outputs (sw_out_*) to the ports' link
 // inputs (dn_*). Neither the switch's inputs nor the ports' link inputs stall; the links
 // take every beat (the credits bound what they hold). Route tables: the reset ones (node n
-// on port n). Not hardware.
+// on port n). tests/fabric/tb_qrdma_fabric.sv closes the links with registers. Not
+// hardware.
 `default_nettype none
 
 module qrdma_fabric_star #(
@@ -19,6 +20,9 @@ module qrdma_fabric_star #(
   parameter int unsigned VOQ_DEPTH   = 128,  // beats per node-port queue
   parameter int unsigned PAUSE_LEVEL = 64,
   parameter int unsigned RX_DEPTH    = 512,  // beats of a node port's receive buffer
+  parameter int unsigned MAX_PKT     = 17,
+  parameter int unsigned UPD_MIN     = 17,
+  parameter int unsigned REFRESH     = 1024,
   localparam int unsigned DATA_W     = 512,
   localparam int unsigned KEEP_W     = 64,
   localparam int unsigned USER_W     = 32
@@ -61,17 +65,28 @@ module qrdma_fabric_star #(
   input  logic [P*USER_W-1:0] dn_tuser,
   input  logic [P-1:0]        dn_tlast,
   input  logic [P-1:0]        dn_tvalid,
-  // drops and refusals of the switch and of the ports, summed (for the harness's report)
+  // counters: the switch's per port, the ports' per node; drops and refusals of both,
+  // summed (the harness's report)
+  output logic [P*32-1:0]     sw_nr,
+  output logic [P*32-1:0]     sw_bad,
+  output logic [P*32-1:0]     sw_ovf,
+  output logic [P*32-1:0]     sw_ref,
+  output logic [P*32-1:0]     sw_in,
+  output logic [P*32-1:0]     sw_out,
+  output logic [P*16-1:0]     sw_credits,     // the switch's room at each node
+  output logic [P*32-1:0]     np_nr,
+  output logic [P*32-1:0]     np_bad,
+  output logic [P*32-1:0]     np_ovf,
+  output logic [P*32-1:0]     np_ref,
+  output logic [P*P*16-1:0]   np_credits,     // node p's room at crosspoint (p, o): p*P+o
   output logic [31:0]         drops
 );
 
-  logic [P-1:0][31:0] np_nr, np_bad, np_ovf, np_ref;
-  logic [P*32-1:0]    sw_nr, sw_bad, sw_ovf, sw_ref;
-
   for (genvar p = 0; p < P; p++) begin : g_node
-    /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low; credits: not shown
-    qrdma_fabric_port #(.CLASSES(P), .NUM_NODES(P), .ROUTES(P), .VOQ_DEPTH(VOQ_DEPTH),
-                        .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH)) u_port (
+    /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low
+    qrdma_fabric_port #(.CLASSES(P), .NUM_NODES(P), .ROUTES(P), .MAX_PKT(MAX_PKT),
+                        .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH),
+                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_port (
       .clk, .rst,
       .cfg_credits   (16'(XP_DEPTH)),
       .rt_we         (1'b0),
@@ -103,17 +118,18 @@ module qrdma_fabric_star #(
       .s_link_tlast  (dn_tlast[p]),
       .s_link_tvalid (dn_tvalid[p]),
       .s_link_tready (),
-      .cnt_noroute   (np_nr[p]),
-      .cnt_bad       (np_bad[p]),
-      .cnt_ovf       (np_ovf[p]),
-      .cnt_refused   (np_ref[p]),
-      .credits       ()
+      .cnt_noroute   (np_nr[p * 32 +: 32]),
+      .cnt_bad       (np_bad[p * 32 +: 32]),
+      .cnt_ovf       (np_ovf[p * 32 +: 32]),
+      .cnt_refused   (np_ref[p * 32 +: 32]),
+      .credits       (np_credits[p * P * 16 +: P * 16])
     );
     /* verilator lint_on PINCONNECTEMPTY */
   end
 
-  /* verilator lint_off PINCONNECTEMPTY */  // s_tready: never low; packet counts and credits: not shown
-  qrdma_switch #(.P(P), .ROUTES(P), .XP_DEPTH(XP_DEPTH)) u_sw (
+  /* verilator lint_off PINCONNECTEMPTY */  // s_tready: never low; credit beats: not counted here
+  qrdma_switch #(.P(P), .ROUTES(P), .MAX_PKT(MAX_PKT), .XP_DEPTH(XP_DEPTH), .UPD_MIN(UPD_MIN),
+                 .REFRESH(REFRESH)) u_sw (
     .clk, .rst,
     .cfg_credit_en ('1),
     .cfg_credits   (16'(RX_DEPTH)),
@@ -133,22 +149,22 @@ module qrdma_fabric_star #(
     .m_tlast       (sw_out_tlast),
     .m_tvalid      (sw_out_tvalid),
     .m_tready      ('1),
-    .cnt_in        (),
-    .cnt_out       (),
+    .cnt_in        (sw_in),
+    .cnt_out       (sw_out),
     .cnt_noroute   (sw_nr),
     .cnt_bad       (sw_bad),
     .cnt_ovf       (sw_ovf),
     .cnt_refused   (sw_ref),
     .cnt_cb        (),
-    .credits       ()
+    .credits       (sw_credits)
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
   always_comb begin
     drops = '0;
     for (int p = 0; p < P; p++)
-      drops = drops + np_nr[p] + np_bad[p] + np_ovf[p] + np_ref[p]
-            + sw_nr[p * 32 +: 32] + sw_bad[p * 32 +: 32] + sw_ovf[p * 32 +: 32]
+      drops = drops + np_nr[p * 32 +: 32] + np_bad[p * 32 +: 32] + np_ovf[p * 32 +: 32]
+            + np_ref[p * 32 +: 32] + sw_nr[p * 32 +: 32] + sw_bad[p * 32 +: 32] + sw_ovf[p * 32 +: 32]
             + sw_ref[p * 32 +: 32];
   end
 

@@ -40,7 +40,7 @@ def main() -> dict:
         raw.unlink()
     for p, xp, rx in ((4, 128, 128), (16, 128, 128)):
         params = {"P": p, "MAX_PKT": 17, "XP_DEPTH": xp, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
-                  "RX_DEPTH": rx, "ROUTES": 16, "UPD_MIN": 17, "REFRESH": 256, "LINK_LAT": 4}
+                  "RX_DEPTH": rx, "UPD_MIN": 17, "REFRESH": 256, "LINK_LAT": 4}
         env = {f"P_{k}": str(v) for k, v in params.items()}
         env.update(QRDMA_BENCH_OUT=str(raw), COCOTB_LOG_LEVEL="WARNING")
         run("tb_qrdma_fabric", "bench_qrdma_fabric", params, extra_env=env)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// tb_qrdma_fabric: P nodes' ends of the fabric (qrdma_fabric_port) around one switch
-// (qrdma_switch), each link LINK_LAT cycles long in each direction, for
+// tb_qrdma_fabric: P nodes' ends of the fabric around one switch (the harness's star,
+// sim/qrdma_fabric_star.sv), each link LINK_LAT cycles long in each direction, for
 // tests/fabric/test_qrdma_fabric.py, which plays the NICs. Not hardware.
 `default_nettype none
 
@@ -13,7 +13,6 @@ module tb_qrdma_fabric #(
   parameter int unsigned VOQ_DEPTH   = 128,
   parameter int unsigned PAUSE_LEVEL = 64,
   parameter int unsigned RX_DEPTH    = 64,
-  parameter int unsigned ROUTES      = 16,
   parameter int unsigned UPD_MIN     = 17,
   parameter int unsigned REFRESH     = 256,
   parameter int unsigned LINK_LAT    = 4,
@@ -60,51 +59,54 @@ module tb_qrdma_fabric #(
   logic [P-1:0]        up_tlast, dn_tlast, upd_tlast, dnd_tlast;
   logic [P-1:0]        up_tvalid, dn_tvalid, upd_tvalid, dnd_tvalid;
 
-  for (genvar p = 0; p < P; p++) begin : g_node
-    /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low
-    qrdma_fabric_port #(.CLASSES(P), .NUM_NODES(P), .ROUTES(ROUTES), .MAX_PKT(MAX_PKT),
-                        .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH),
-                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_port (
-      .clk, .rst,
-      .cfg_credits   (16'(XP_DEPTH)),
-      .rt_we         (1'b0),
-      .rt_node       ('0),
-      .rt_class      ('0),
-      .rt_en         (1'b0),
-      .s_nic_tdata   (s_nic_tdata[p * DATA_W +: DATA_W]),
-      .s_nic_tkeep   (s_nic_tkeep[p * KEEP_W +: KEEP_W]),
-      .s_nic_tuser   (s_nic_tuser[p * USER_W +: USER_W]),
-      .s_nic_tlast   (s_nic_tlast[p]),
-      .s_nic_tvalid  (s_nic_tvalid[p]),
-      .s_nic_tready  (s_nic_tready[p]),
-      .tx_pause      (tx_pause[p * P +: P]),
-      .m_nic_tdata   (m_nic_tdata[p * DATA_W +: DATA_W]),
-      .m_nic_tkeep   (m_nic_tkeep[p * KEEP_W +: KEEP_W]),
-      .m_nic_tuser   (m_nic_tuser[p * USER_W +: USER_W]),
-      .m_nic_tlast   (m_nic_tlast[p]),
-      .m_nic_tvalid  (m_nic_tvalid[p]),
-      .m_nic_tready  (m_nic_tready[p]),
-      .m_link_tdata  (up_tdata[p * DATA_W +: DATA_W]),
-      .m_link_tkeep  (up_tkeep[p * KEEP_W +: KEEP_W]),
-      .m_link_tuser  (up_tuser[p * USER_W +: USER_W]),
-      .m_link_tlast  (up_tlast[p]),
-      .m_link_tvalid (up_tvalid[p]),
-      .m_link_tready (1'b1),
-      .s_link_tdata  (dnd_tdata[p * DATA_W +: DATA_W]),
-      .s_link_tkeep  (dnd_tkeep[p * KEEP_W +: KEEP_W]),
-      .s_link_tuser  (dnd_tuser[p * USER_W +: USER_W]),
-      .s_link_tlast  (dnd_tlast[p]),
-      .s_link_tvalid (dnd_tvalid[p]),
-      .s_link_tready (),
-      .cnt_noroute   (np_noroute[p * 32 +: 32]),
-      .cnt_bad       (np_bad[p * 32 +: 32]),
-      .cnt_ovf       (np_ovf[p * 32 +: 32]),
-      .cnt_refused   (np_refused[p * 32 +: 32]),
-      .credits       (np_credits[p * P * 16 +: P * 16])
-    );
-    /* verilator lint_on PINCONNECTEMPTY */
+  /* verilator lint_off PINCONNECTEMPTY */  // drops: the test reads the counters
+  qrdma_fabric_star #(.P(P), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
+                      .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH), .MAX_PKT(MAX_PKT),
+                      .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_star (
+    .clk, .rst,
+    .nic_tx_tdata  (s_nic_tdata),
+    .nic_tx_tkeep  (s_nic_tkeep),
+    .nic_tx_tuser  (s_nic_tuser),
+    .nic_tx_tlast  (s_nic_tlast),
+    .nic_tx_tvalid (s_nic_tvalid),
+    .nic_tx_tready (s_nic_tready),
+    .nic_tx_pause  (tx_pause),
+    .nic_rx_tdata  (m_nic_tdata),
+    .nic_rx_tkeep  (m_nic_tkeep),
+    .nic_rx_tuser  (m_nic_tuser),
+    .nic_rx_tlast  (m_nic_tlast),
+    .nic_rx_tvalid (m_nic_tvalid),
+    .nic_rx_tready (m_nic_tready),
+    .up_tdata, .up_tkeep, .up_tuser, .up_tlast, .up_tvalid,
+    .sw_in_tdata   (upd_tdata),
+    .sw_in_tkeep   (upd_tkeep),
+    .sw_in_tuser   (upd_tuser),
+    .sw_in_tlast   (upd_tlast),
+    .sw_in_tvalid  (upd_tvalid),
+    .sw_out_tdata  (dn_tdata),
+    .sw_out_tkeep  (dn_tkeep),
+    .sw_out_tuser  (dn_tuser),
+    .sw_out_tlast  (dn_tlast),
+    .sw_out_tvalid (dn_tvalid),
+    .dn_tdata      (dnd_tdata),
+    .dn_tkeep      (dnd_tkeep),
+    .dn_tuser      (dnd_tuser),
+    .dn_tlast      (dnd_tlast),
+    .dn_tvalid     (dnd_tvalid),
+    .sw_nr         (sw_noroute),
+    .sw_bad, .sw_ovf,
+    .sw_ref        (sw_refused),
+    .sw_in, .sw_out, .sw_credits,
+    .np_nr         (np_noroute),
+    .np_bad, .np_ovf,
+    .np_ref        (np_refused),
+    .np_credits,
+    .drops         ()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
 
-    // the links: LINK_LAT registers each way (a link never stalls: credits govern it)
+  // the links: LINK_LAT registers each way (a link never stalls: credits govern it)
+  for (genvar p = 0; p < P; p++) begin : g_link
     logic [LINK_LAT-1:0][WIDTH-1:0] up_d, dn_d;
     logic [LINK_LAT-1:0]            up_v, dn_v;
     always_ff @(posedge clk) begin
@@ -133,38 +135,6 @@ module tb_qrdma_fabric #(
             dnd_tdata[p * DATA_W +: DATA_W]} = dn_d[LINK_LAT-1];
   end
 
-  /* verilator lint_off PINCONNECTEMPTY */  // s_tready: never low; credit beats: not counted here
-  qrdma_switch #(.P(P), .ROUTES(ROUTES), .MAX_PKT(MAX_PKT), .XP_DEPTH(XP_DEPTH),
-                 .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_sw (
-    .clk, .rst,
-    .cfg_credit_en ('1),
-    .cfg_credits   (16'(RX_DEPTH)),
-    .rt_we         (1'b0),
-    .rt_node       ('0),
-    .rt_port       ('0),
-    .rt_en         (1'b0),
-    .s_tdata       (upd_tdata),
-    .s_tkeep       (upd_tkeep),
-    .s_tuser       (upd_tuser),
-    .s_tlast       (upd_tlast),
-    .s_tvalid      (upd_tvalid),
-    .s_tready      (),
-    .m_tdata       (dn_tdata),
-    .m_tkeep       (dn_tkeep),
-    .m_tuser       (dn_tuser),
-    .m_tlast       (dn_tlast),
-    .m_tvalid      (dn_tvalid),
-    .m_tready      ('1),
-    .cnt_in        (sw_in),
-    .cnt_out       (sw_out),
-    .cnt_noroute   (sw_noroute),
-    .cnt_bad       (sw_bad),
-    .cnt_ovf       (sw_ovf),
-    .cnt_refused   (sw_refused),
-    .cnt_cb        (),
-    .credits       (sw_credits)
-  );
-  /* verilator lint_on PINCONNECTEMPTY */
 
 endmodule
 

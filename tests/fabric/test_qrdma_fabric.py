@@ -251,7 +251,7 @@ CONFIGS = [
 def test_qrdma_fabric(params, n):
     from simrun import full, run
 
-    p = dict(params, MAX_PKT=17, REFRESH=256, UPD_MIN=17, ROUTES=16)
+    p = dict(params, MAX_PKT=17, REFRESH=256, UPD_MIN=17)
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env["P_N"] = str(n * (5 if full() else 1))
     run("tb_qrdma_fabric", "test_qrdma_fabric", p, extra_env=env)
