@@ -53,6 +53,11 @@ def ensure_tool_path() -> None:
     if "OPT_FAST" not in flags:
         flags += " OPT_FAST=-O1 OPT_GLOBAL=-O0 OPT_SLOW=-O0"
     os.environ["MAKEFLAGS"] = flags.strip()
+    # The run-time library is the same in every build directory: compiled once per flag
+    # set and copied after that (tools/objcache.py, through verilated.mk's OBJCACHE).
+    os.environ.setdefault("OBJCACHE", f"{sys.executable} {ROOT / 'tools' / 'objcache.py'}")
+    os.environ.setdefault("QRDMA_OBJCACHE_DIR", str(BUILD / "objcache"))
+    os.environ.setdefault("QRDMA_OBJCACHE_SRC", str(vbin.parent / "include"))
 
 
 def full() -> bool:
