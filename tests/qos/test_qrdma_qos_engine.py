@@ -45,8 +45,8 @@ is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in i
                              counted (CNT_STALE), the transfers unharmed
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N transfers in
-qos_random (CONFIGS at the bottom: 20,000 in the default run at the default parameters,
-enough for the 16-bit sequence number to wrap; 100,000 with make test-full).
+qos_random (CONFIGS at the bottom: 4,000 in the default run at the default parameters;
+100,000 with make test-full, enough for the 16-bit sequence number to wrap).
 """
 from __future__ import annotations
 
@@ -1266,11 +1266,12 @@ async def qos_stale_ack(dut):
 # ------------------------------------------------------------------ pytest
 # (HOST_DATA_W, other parameters, qos_random transfers in the default run / make test-full).
 # ext_params: the value PARAMS must show in bits 63:32.
-# 20,000 transfers (~70,000 outputs) make the 16-bit sequence number wrap in the default
-# run; the third row sweeps the other parameters (small blocks, deep outstanding window,
-# a small TID pool).
+# make test-full's 100,000 transfers (~350,000 outputs) make the 16-bit sequence number
+# wrap several times (in the default run the system simulation wraps it:
+# tests/sim/test_msg_rate.py); the third row sweeps the other parameters (small blocks,
+# deep outstanding window, a small TID pool).
 CONFIGS = [
-    (256, {}, 20_000, 100_000),
+    (256, {}, 4_000, 100_000),
     (128, {"ext_params": 0x030C}, 1_500, 20_000),
     (256, {"block_size": 8192, "max_outstanding": 4, "num_tids": 64,
            "mp_min_bytes": 65536, "ext_params": 0x7F3E_5D1B}, 1_000, 10_000),
