@@ -66,6 +66,9 @@ ERR_UNREACHABLE = F.CONST["ERR_UNREACHABLE"][0]
 NODE_ID = 2
 MAX_PAYLOAD = 1024   # qrdma_tx_rel's default
 NODE_MASK = 0b1011_0111   # nodes 0, 1, 2 (self), 4, 5, 7
+# descriptors of the long timer tests: make test-full runs five times as many
+LONG_N = {"rel_retx": 2000, "rel_miss": 1000, "rel_miss_gbn": 1000}
+LONG_SCALE = 5 if os.environ.get("QRDMA_FULL", "0") not in ("", "0") else 1
 
 
 def reachable(dst):
@@ -614,7 +617,8 @@ async def rel_retx(dut):
     within 16,384 cycles after its span (a due timer that finds the re-send queue full
     holds the scan; one passed over round after round for 32,768 cycles would stop being
     due with 12-bit deadlines of 16-cycle ticks)."""
-    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 5000, 0.03, "rel_retx", rounds=None,
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]),
+                     LONG_N["rel_retx"] * LONG_SCALE, 0.03, "rel_retx", rounds=None,
                      retries=3, backoff=2, seq0=0x8000, ctl_p=0.3, ready_p=0.3,
                      retx_late_ok=16384)
 
@@ -625,7 +629,8 @@ async def rel_miss(dut):
     control packets, ready at 30 %: MISS re-sends are the kept block with the MISS's run,
     do not count toward RETRY_LIMIT, never pass two cycles after their acknowledgement; a
     block's timeout re-send is its last packet."""
-    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 2500, 0.03, "rel_miss", rounds=None,
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]),
+                     LONG_N["rel_miss"] * LONG_SCALE, 0.03, "rel_miss", rounds=None,
                      retries=3, backoff=2, seq0=0x4000, ctl_p=0.3, ready_p=0.3, miss_p=0.05,
                      probe=1)
 
@@ -633,7 +638,8 @@ async def rel_miss(dut):
 @cocotb.test()
 async def rel_miss_gbn(dut):
     """As rel_miss with cfg_gbn 1: every MISS re-send runs to the block's end (pkt_num 0)."""
-    await run_timers(dut, int(os.environ["P_TIMEOUT"]), 2500, 0.03, "rel_miss_gbn",
+    await run_timers(dut, int(os.environ["P_TIMEOUT"]),
+                     LONG_N["rel_miss_gbn"] * LONG_SCALE, 0.03, "rel_miss_gbn",
                      rounds=None, retries=3, backoff=1, seq0=0xA000, ctl_p=0.2, ready_p=0.6,
                      miss_p=0.05, gbn=1)
 
