@@ -224,14 +224,16 @@ _top("qrdma_credit_beat", ["rtl/fabric/qrdma_credit_beat.sv"], area="fabric", no
      deps=["qrdma_fmt_pkg"], lint=({"N": 1},))
 _top("qrdma_switch_xp", ["rtl/fabric/qrdma_switch_xp.sv"], area="fabric", no_synth=True,
      deps=["qrdma_sdp_ram", "qrdma_sync_fifo", "qrdma_credit_rx"],
-     lint=({"WIDTH": 8, "DEPTH": 2, "MAX_PKT": 2},))
+     lint=({"WIDTH": 8, "DEPTH": 2, "MAX_PKT": 2},
+           {"WIDTH": 8, "DEPTH": 2, "MAX_PKT": 2, "TAG_W": 3}))
 _top("qrdma_credit_parse", ["rtl/fabric/qrdma_credit_parse.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fmt_pkg"], lint=({"N": 1},))
 _top("qrdma_switch_in", ["rtl/fabric/qrdma_switch_in.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fmt_pkg", "qrdma_credit_parse"], lint=({"P": 3, "ROUTES": 5, "MAX_PKT": 1},))
 _top("qrdma_switch_out", ["rtl/fabric/qrdma_switch_out.sv"], area="fabric", no_synth=True,
      deps=["qrdma_arb_rr", "qrdma_sync_fifo", "qrdma_credit_tx"],
-     lint=({"P": 3, "MAX_PKT": 1}, {"P": 3, "MAX_PKT": 1, "CLASSES": 3}))
+     lint=({"P": 3, "MAX_PKT": 1}, {"P": 3, "MAX_PKT": 1, "CLASSES": 3},
+           {"P": 1, "MAX_PKT": 1, "CLASSES": 3}))
 _top("qrdma_switch", ["rtl/fabric/qrdma_switch.sv"], area="fabric",
      deps=["qrdma_switch_xp", "qrdma_switch_in", "qrdma_switch_out", "qrdma_credit_beat"],
      synth={"P": 8}, lint=({"P": 3, "ROUTES": 5, "XP_DEPTH": 32},))
@@ -239,7 +241,9 @@ _top("qrdma_fabric_port", ["rtl/fabric/qrdma_fabric_port.sv"], area="fabric",
      deps=["qrdma_switch_in", "qrdma_switch_xp", "qrdma_switch_out", "qrdma_credit_parse",
            "qrdma_credit_beat", "qrdma_sync_fifo", "qrdma_credit_rx"],
      synth={}, lint=({"CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5, "VOQ_DEPTH": 32,
-                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17},))
+                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17}, {"VOQ": 0},
+                     {"VOQ": 0, "CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5, "VOQ_DEPTH": 32,
+                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17}))
 
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,

@@ -14,6 +14,7 @@
 
 module qrdma_fabric_star #(
   parameter int unsigned P           = 4,    // nodes (switch ports)
+  parameter int unsigned VOQ         = 1,    // node ports' queues: 1 one per node, 0 one for all
   // the credited buffers cover a credit round trip at full rate: links of up to ~230
   // cycles each way (docs/sim.md "Links")
   parameter int unsigned XP_DEPTH    = 512,  // beats per crosspoint
@@ -84,7 +85,7 @@ module qrdma_fabric_star #(
 
   for (genvar p = 0; p < P; p++) begin : g_node
     /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low
-    qrdma_fabric_port #(.CLASSES(P), .NUM_NODES(P), .ROUTES(P), .MAX_PKT(MAX_PKT),
+    qrdma_fabric_port #(.CLASSES(P), .VOQ(VOQ), .NUM_NODES(P), .ROUTES(P), .MAX_PKT(MAX_PKT),
                         .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH),
                         .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_port (
       .clk, .rst,

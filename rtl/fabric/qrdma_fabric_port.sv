@@ -7,18 +7,23 @@
 // of the switch's crosspoints), each sending only with the credits the switch returns
 // for it; a receive buffer of cfg_rx_credits beats whose room goes back to the switch in
 // credit beats; and the NIC's per-destination pause, raised while a destination's queue
-// fills, so that a congested destination never blocks the others.
+// fills, so that a congested destination never blocks the others. With VOQ = 0 the port
+// is the baseline of [FPGA-NI] §3 instead: one queue for every destination, in arrival
+// order, whose head packet waits for its own class's credits with every packet behind it
+// (head-of-line blocking), and whose fill pauses every destination together.
 //
 // Contract: s_nic_* takes the NIC's packets (m_axis_tx); a packet goes to the queue of
 // class rt_table[dst_node] (node n -> class n for n < CLASSES after reset, as the
-// switch's route table; a packet without a class is dropped and counted). s_nic_tready
-// (a register) is high while every queue has room for MAX_PKT + 4 beats. tx_pause[d] (a
-// register) is high while destination d's queue holds PAUSE_LEVEL beats or more. m_link_*
-// carries the queues' packets, round robin among those whose class has room at the
-// switch, and the receive buffer's credit beats (class 0). s_link_* never stalls: credit
-// beats (classes 0 .. CLASSES-1) are taken here, every other beat goes to the receive
-// buffer, which feeds m_nic_* (the NIC's s_axis_rx); a beat that finds it full (the switch
-// sent without credit) is dropped and counted.
+// switch's route table; a packet without a class is dropped and counted; VOQ = 0: every
+// packet goes to the one queue, tagged with its class). s_nic_tready (a register) is high
+// while every queue has room for MAX_PKT + 4 beats. tx_pause[d] (a register) is high
+// while destination d's queue (VOQ = 0: the one queue) holds PAUSE_LEVEL beats or more
+// and d has a class. m_link_* carries the queues' packets, round robin among those whose
+// next packet's class has room at the switch, and the receive buffer's credit beats
+// (class 0). s_link_* never stalls: credit beats (classes 0 .. CLASSES-1) are taken here,
+// every other beat goes to the receive buffer, which feeds m_nic_* (the NIC's
+// s_axis_rx); a beat that finds it full (the switch sent without credit) is dropped and
+// counted.
 `default_nettype none
 
 module qrdma_fabric_port
@@ -26,12 +31,13 @@ module qrdma_fabric_port
   import qrdma_fmt_pkg::*;
 #(
   parameter int unsigned CLASSES     = 8,     // switch ports (credit classes)
+  parameter int unsigned VOQ         = 1,     // 1: a queue per class; 0: one queue (the baseline)
   parameter int unsigned NUM_NODES   = 8,     // the NIC's destinations (tx_pause bits)
   parameter int unsigned DATA_W      = 512,
   parameter int unsigned USER_W      = 32,
   parameter int unsigned ROUTES      = 64,    // class table entries (nodes 0 .. ROUTES-1)
   parameter int unsigned MAX_PKT     = 17,    // beats of the longest packet
-  parameter int unsigned VOQ_DEPTH   = 128,   // beats per virtual output queue (power of 2)
+  parameter int unsigned VOQ_DEPTH   = 128,   // beats per queue (power of 2)
   parameter int unsigned PAUSE_LEVEL = 64,    // queue beats that pause the NIC toward it
   parameter int unsigned RX_DEPTH    = 64,    // receive buffer beats (the credits it gives)
   parameter int unsigned CNT_W       = 16,
@@ -43,7 +49,10 @@ module qrdma_fabric_port
   localparam int unsigned RW         = CW + 1,
   localparam int unsigned RIW        = idx_w(ROUTES),
   localparam int unsigned PKT_W      = $clog2(MAX_PKT + 1),
-  localparam int unsigned VW         = idx_w(VOQ_DEPTH) + 1
+  localparam int unsigned VW         = idx_w(VOQ_DEPTH) + 1,
+  localparam int unsigned NQ         = VOQ != 0 ? CLASSES : 1,   // queues
+  localparam int unsigned TAG_W      = VOQ != 0 ? 0 : CW,        // a queued packet's class
+  localparam int unsigned TW         = VOQ != 0 ? 1 : CW
 ) (
   input  logic                 clk,
   input  logic                 rst,
@@ -97,6 +106,7 @@ module qrdma_fabric_port
       $fatal(1, "qrdma_fabric_port: PAUSE_LEVEL in 1 .. VOQ_DEPTH - MAX_PKT - 4");
     if (RX_DEPTH < MAX_PKT) $fatal(1, "qrdma_fabric_port: RX_DEPTH >= MAX_PKT");
     if (NUM_NODES > ROUTES) $fatal(1, "qrdma_fabric_port: NUM_NODES <= ROUTES");
+    if (VOQ > 1) $fatal(1, "qrdma_fabric_port: VOQ is 0 or 1");
   end
 `endif
 
@@ -110,14 +120,18 @@ module qrdma_fabric_port
   end
 
   // ================================================================ NIC -> link
-  logic [CLASSES-1:0]       w_valid;
+  logic [CLASSES-1:0]       w_cls;
+  logic [CW-1:0]            w_port;
+  logic [NQ-1:0]            w_valid;
   logic [WIDTH-1:0]         w_data;
   logic                     w_last, w_abort, nic_in, st_nr;
   logic [PKT_W-1:0]         w_beats;
-  logic [CLASSES-1:0]       q_avail, q_take, q_en, q_ovf;
-  logic [CLASSES*PKT_W-1:0] q_beats;
-  logic [CLASSES*WIDTH-1:0] q_data;
-  logic [CLASSES-1:0][VW-1:0] q_level;
+  logic [NQ-1:0]            q_avail, q_take, q_en, q_ovf;
+  logic [NQ*PKT_W-1:0]      q_beats;
+  logic [NQ*WIDTH-1:0]      q_data;
+  logic [NQ-1:0][VW-1:0]    q_level;
+  logic [NQ-1:0][TW-1:0]    q_tag;
+  logic [NQ*CW-1:0]         q_class;
   logic                     q_last;
 
   assign nic_in = s_nic_tvalid && s_nic_tready;
@@ -132,11 +146,12 @@ module qrdma_fabric_port
     .s_tuser    (s_nic_tuser),
     .s_tlast    (s_nic_tlast),
     .s_tvalid   (nic_in),
-    .w_valid,
+    .w_valid    (w_cls),
     .w_data,
     .w_last,
     .w_abort,
     .w_beats,
+    .w_port,
     .cr_valid   (),
     .cr_count   (),
     .st_pkt     (),
@@ -144,17 +159,34 @@ module qrdma_fabric_port
     .st_bad     ()
   );
 
-  for (genvar k = 0; k < CLASSES; k++) begin : g_voq
-    qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(VOQ_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W)) u_voq (
+  // a queue per class, each of its own class; or one queue, each packet tagged with its
+  // class (the tag comes out with the head packet, a register)
+  if (VOQ != 0) begin : g_cls
+    assign w_valid = w_cls;
+    for (genvar k = 0; k < NQ; k++) begin : g_k
+      assign q_class[k * CW +: CW] = CW'(k);
+    end
+    logic unused_tag;  // (a queue's class is its index)
+    assign unused_tag = ^{q_tag, w_port};
+  end else begin : g_tag
+    assign w_valid = |w_cls;
+    assign q_class = q_tag[0];
+  end
+
+  for (genvar k = 0; k < NQ; k++) begin : g_voq
+    qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(VOQ_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W),
+                      .TAG_W(TAG_W)) u_voq (
       .clk, .rst,
       .w_valid   (w_valid[k]),
       .w_data,
       .w_last,
       .w_abort,
       .w_beats,
+      .w_tag     (TW'(w_port)),
       .ovf       (q_ovf[k]),
       .r_avail   (q_avail[k]),
       .r_beats   (q_beats[k * PKT_W +: PKT_W]),
+      .r_tag     (q_tag[k]),
       .r_take    (q_take[k]),
       .r_en      (q_en[k]),
       .r_last    (q_last),
@@ -167,16 +199,20 @@ module qrdma_fabric_port
   end
   /* verilator lint_on PINCONNECTEMPTY */
 
-  // the NIC may send while every queue has room for a packet and the beats on their way
-  logic [CLASSES-1:0] roomy;
-  always_comb
-    for (int k = 0; k < CLASSES; k++)
+  // the NIC may send while every queue has room for a packet and the beats on their way;
+  // it sends no new packet of class k while the queue of k holds PAUSE_LEVEL beats
+  logic [NQ-1:0]      roomy;
+  logic [CLASSES-1:0] cls_full;
+  always_comb begin
+    for (int k = 0; k < NQ; k++)
       roomy[k] = 32'(q_level[k]) + MAX_PKT + 4 <= VOQ_DEPTH;
+    for (int k = 0; k < CLASSES; k++)
+      cls_full[k] = 32'(q_level[VOQ != 0 ? k : 0]) >= PAUSE_LEVEL;
+  end
   always_ff @(posedge clk) begin
     s_nic_tready <= &roomy;
     for (int d = 0; d < NUM_NODES; d++)
-      tx_pause[d] <= rt_q[d * RW + CW]
-                  && 32'(q_level[rt_q[d * RW +: CW]]) >= PAUSE_LEVEL;
+      tx_pause[d] <= rt_q[d * RW + CW] && cls_full[rt_q[d * RW +: CW]];
     if (rst) begin
       s_nic_tready <= 1'b0;
       tx_pause     <= '0;
@@ -271,13 +307,14 @@ module qrdma_fabric_port
   // ---- the queues' scheduler and the link out
   logic st_ref;
   /* verilator lint_off PINCONNECTEMPTY */  // st_pkt, st_cb: not counted here
-  qrdma_switch_out #(.P(CLASSES), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
+  qrdma_switch_out #(.P(NQ), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
                      .CNT_W(CNT_W), .CLASSES(CLASSES)) u_out (
     .clk, .rst,
     .cr_en       (1'b1),
     .cfg_credits,
     .r_avail     (q_avail),
     .r_beats     (q_beats),
+    .r_class     (q_class),
     .r_take      (q_take),
     .r_en        (q_en),
     .r_last      (q_last),

@@ -114,7 +114,7 @@ module qrdma_switch
 
   for (genvar i = 0; i < P; i++) begin : g_row
     for (genvar o = 0; o < P; o++) begin : g_xp
-      /* verilator lint_off PINCONNECTEMPTY */  // level: the inputs never stall
+      /* verilator lint_off PINCONNECTEMPTY */  // level: the inputs never stall; r_tag: no tags
       qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(XP_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W),
                         .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_xp (
         .clk, .rst,
@@ -123,9 +123,11 @@ module qrdma_switch
         .w_last    (w_last[i]),
         .w_abort   (w_abort[i]),
         .w_beats   (w_beats[i]),
+        .w_tag     (1'b0),
         .ovf       (ovf[i][o]),
         .r_avail   (r_avail[i][o]),
         .r_beats   (r_beats[i][o]),
+        .r_tag     (),
         .r_take    (r_take[i][o]),
         .r_en      (r_en[i][o]),
         .r_last    (r_last[o]),
@@ -150,6 +152,7 @@ module qrdma_switch
   logic [P-1:0][DATA_W-1:0] cb_word;
 
   for (genvar p = 0; p < P; p++) begin : g_port
+    /* verilator lint_off PINCONNECTEMPTY */  // w_port: w_valid names the crosspoint
     qrdma_switch_in #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .ROUTES(ROUTES),
                       .MAX_PKT(MAX_PKT), .CNT_W(CNT_W)) u_in (
       .clk, .rst,
@@ -164,12 +167,14 @@ module qrdma_switch
       .w_last     (w_last[p]),
       .w_abort    (w_abort[p]),
       .w_beats    (w_beats[p]),
+      .w_port     (),
       .cr_valid   (cr_valid[p]),
       .cr_count   (cr_count[p]),
       .st_pkt     (st_in[p]),
       .st_noroute (st_noroute[p]),
       .st_bad     (st_bad[p])
     );
+    /* verilator lint_on PINCONNECTEMPTY */
 
     // the credit beat toward port p's neighbour: the counts of input p's crosspoints
     qrdma_credit_beat #(.N(P), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_cb (
@@ -184,6 +189,7 @@ module qrdma_switch
       .cfg_credits,
       .r_avail     (c_avail[p]),
       .r_beats     (c_beats[p]),
+      .r_class     ('0),
       .r_take      (c_take[p]),
       .r_en        (c_en[p]),
       .r_last      (r_last[p]),

@@ -16,8 +16,8 @@
 // discarded). A credit beat (NET_CREDIT, one beat) is not forwarded: class 0, when its
 // mask and parity bits say it is good, comes out on cr_valid / cr_count two cycles after
 // the beat; a bad one counts in st_bad. w_* writes the crosspoints of this input's row
-// two cycles after the beat arrived (w_valid one-hot). st_pkt pulses once per packet
-// (credit beats not counted).
+// two cycles after the beat arrived (w_valid one-hot; w_port, a register, its index while
+// w_valid is not 0). st_pkt pulses once per packet (credit beats not counted).
 `default_nettype none
 
 module qrdma_switch_in
@@ -52,6 +52,7 @@ module qrdma_switch_in
   output logic                 w_last,
   output logic                 w_abort,
   output logic [PKT_W-1:0]     w_beats,
+  output logic [PW-1:0]        w_port,     // the output w_valid writes toward
   // credit beats for the output of this port
   output logic                 cr_valid,
   output logic [CNT_W-1:0]     cr_count,
@@ -183,6 +184,7 @@ module qrdma_switch_in
   assign w_last  = l1_q || cut1_q;
   assign w_abort = bad_len;
   assign w_beats = cnt1_q;
+  assign w_port  = port1_q;
 
   assign cr_valid = v1_q && crok1_q;
   assign cr_count = crc1_q;

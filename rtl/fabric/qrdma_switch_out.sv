@@ -10,15 +10,17 @@
 // Contract: a crosspoint is chosen one cycle ahead (pre-grant, registered) and its packet
 // starts, with cr_en, only when the far end has room for MAX_PKT beats; the packet's beats
 // are charged to the credits as it starts. CLASSES = 1: the far end is one buffer (a
-// node's); CLASSES = P: each crosspoint has a credit class of its own at the far end (a
-// node's virtual output queues toward a switch's crosspoints, docs/fabric.md), and only
-// a crosspoint whose class has room is chosen. A credit beat (cb_pending; its word cb_word is
-// sampled two cycles after it starts) goes before any packet that has not started yet, and
-// costs no credits (its request is registered: it starts a cycle after cb_pending rises).
-// Beats are read one per cycle while the output holds fewer than
-// OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never reaches the RAMs. With
-// cr_en low the output waits for m_tready only. s_upd_* takes the far end's credit counts;
-// one that arrives while the credit counter is busy is dropped (a later one repairs it).
+// node's); CLASSES > 1: the far end has a buffer per credit class (a switch input's
+// crosspoints, docs/fabric.md "Node port"), r_class names the class of each crosspoint's
+// next packet (constant k for a node's virtual output queue k; the tag of the head packet
+// for its single queue), and only a crosspoint whose class has room is chosen. A credit
+// beat (cb_pending; its word cb_word is sampled two cycles after it starts) goes before
+// any packet that has not started yet, and costs no credits (its request is registered:
+// it starts a cycle after cb_pending rises). Beats are read one per cycle while the
+// output holds fewer than OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never
+// reaches the RAMs. With cr_en low the output waits for m_tready only. s_upd_* takes the
+// far end's credit counts; one that arrives while the credit counter is busy is dropped
+// (a later one repairs it).
 `default_nettype none
 
 module qrdma_switch_out
@@ -30,13 +32,14 @@ module qrdma_switch_out
   parameter int unsigned MAX_PKT   = 17,   // beats of the longest packet
   parameter int unsigned CNT_W     = 16,   // credit counts
   parameter int unsigned OUT_DEPTH = 4,    // beats in the read pipeline and the output FIFO
-  parameter int unsigned CLASSES   = 1,    // credit classes at the far end: 1 or P
+  parameter int unsigned CLASSES   = 1,    // credit classes at the far end (1: r_class ignored)
   localparam int unsigned KEEP_W   = DATA_W / 8,
   localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW       = idx_w(P),
   localparam int unsigned SW       = idx_w(P + 1),  // source: a crosspoint, or P (credit beat)
   localparam int unsigned PKT_W    = $clog2(MAX_PKT + 1),
-  localparam int unsigned OW       = cnt_w(OUT_DEPTH)
+  localparam int unsigned OW       = cnt_w(OUT_DEPTH),
+  localparam int unsigned CLW      = idx_w(CLASSES)
 ) (
   input  logic                   clk,
   input  logic                   rst,
@@ -45,6 +48,7 @@ module qrdma_switch_out
   // the crosspoints of this output's column
   input  logic [P-1:0]           r_avail,
   input  logic [P*PKT_W-1:0]     r_beats,
+  input  logic [P*CLW-1:0]       r_class,      // each crosspoint's next packet's class
   output logic [P-1:0]           r_take,
   output logic [P-1:0]           r_en,
   output logic                   r_last,
@@ -73,7 +77,7 @@ module qrdma_switch_out
 `ifndef SYNTHESIS
   initial begin
     if (OUT_DEPTH < 4) $fatal(1, "qrdma_switch_out: OUT_DEPTH >= 4 (the read pipeline)");
-    if (CLASSES != 1 && CLASSES != P) $fatal(1, "qrdma_switch_out: CLASSES is 1 or P");
+    if (CLASSES < 1) $fatal(1, "qrdma_switch_out: CLASSES >= 1");
   end
 `endif
 
@@ -83,15 +87,24 @@ module qrdma_switch_out
   logic [CLASSES-1:0] ok, upd_ready, refused;
   logic [PW-1:0]      pg_idx_q, gnt_idx;
   logic [P-1:0]       req;
+  logic [CLW-1:0]     pg_cls;
 
-  // one class: the far end's room is checked as a packet starts; a class per crosspoint:
-  // only a crosspoint with room is chosen (its room only grows until its packet starts)
+  // one class: the far end's room is checked as a packet starts; classes: only a
+  // crosspoint whose next packet's class has room is chosen (that room only grows until
+  // the packet starts: a class's room shrinks only as a packet of it starts, and the
+  // pre-grant is chosen again, from the new room, the cycle after a start)
   if (CLASSES == 1) begin : g_one
-    assign req = r_avail;
-    assign go  = ok[0] || !cr_en;
+    assign req    = r_avail;
+    assign go     = ok[0] || !cr_en;
+    assign pg_cls = '0;
+    logic unused_cls;  // (one class: every packet is of it)
+    assign unused_cls = ^r_class;
   end else begin : g_per
-    assign req = r_avail & (P'(ok) | {P{!cr_en}});
-    assign go  = 1'b1;
+    for (genvar i = 0; i < P; i++) begin : g_req
+      assign req[i] = r_avail[i] && (ok[r_class[i * CLW +: CLW]] || !cr_en);
+    end
+    assign go     = 1'b1;
+    assign pg_cls = r_class[pg_idx_q * CLW +: CLW];
   end
   /* verilator lint_off PINCONNECTEMPTY */  // gnt: the index is used
   qrdma_arb_rr #(.N(P)) u_arb (
@@ -206,7 +219,7 @@ module qrdma_switch_out
       .clk, .rst,
       .cfg_credits,
       .ok           (ok[k]),
-      .s_send       (start && cr_en && (CLASSES == 1 || 32'(pg_idx_q) == k)),
+      .s_send       (start && cr_en && 32'(pg_cls) == k),
       .s_beats      (pg_beats),
       .s_upd_valid  (s_upd_valid[k] && cr_en),
       .s_upd_ready  (upd_ready[k]),

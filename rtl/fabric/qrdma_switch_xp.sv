@@ -12,10 +12,11 @@
 // packet and w_beats, 1 .. MAX_PKT, says how many beats its sender sent). r_avail: a whole
 // packet is in, r_beats its beats; r_take starts it (with r_avail); then the output reads
 // its beats in order with r_en, r_last with the last one; r_data is the word two cycles
-// after its r_en (the RAM's output register). count is the cumulative count of beats that
-// left the buffer (read, or dropped: the sender's credits for them come back), offered as
-// credit updates on upd_* (qrdma_credit_rx). ovf pulses with the last beat of a packet
-// dropped because it did not fit.
+// after its r_en (the RAM's output register). With TAG_W > 0 each packet carries a tag
+// (w_tag with its last beat, r_tag with r_beats: a register). count is the cumulative
+// count of beats that left the buffer (read, or dropped: the sender's credits for them
+// come back), offered as credit updates on upd_* (qrdma_credit_rx). ovf pulses with the
+// last beat of a packet dropped because it did not fit.
 `default_nettype none
 
 module qrdma_switch_xp
@@ -27,8 +28,10 @@ module qrdma_switch_xp
   parameter int unsigned CNT_W   = 16,    // cumulative credit count, modulo 2^CNT_W
   parameter int unsigned UPD_MIN = 17,    // beats freed before a credit update is offered
   parameter int unsigned REFRESH = 1024,  // cycles after an update before one is offered unchanged
+  parameter int unsigned TAG_W   = 0,     // bits of a tag kept with each packet (0: none)
   localparam int unsigned PKT_W  = $clog2(MAX_PKT + 1),
-  localparam int unsigned AW     = idx_w(DEPTH)
+  localparam int unsigned AW     = idx_w(DEPTH),
+  localparam int unsigned TW     = TAG_W > 0 ? TAG_W : 1
 ) (
   input  logic             clk,
   input  logic             rst,
@@ -38,10 +41,12 @@ module qrdma_switch_xp
   input  logic             w_last,
   input  logic             w_abort,
   input  logic [PKT_W-1:0] w_beats,
+  input  logic [TW-1:0]    w_tag,     // (TAG_W > 0) the packet's tag, with its last beat
   output logic             ovf,
   // to the output
   output logic             r_avail,
   output logic [PKT_W-1:0] r_beats,
+  output logic [TW-1:0]    r_tag,     // (TAG_W > 0) the tag of the packet r_beats counts; else 0
   input  logic             r_take,
   input  logic             r_en,
   input  logic             r_last,
@@ -113,18 +118,31 @@ module qrdma_switch_xp
     .rd_data (r_data)
   );
 
-  // beats of the whole packets, in order (every packet has a beat in the RAM: no overflow)
-  logic len_ready;
+  // beats (and tags) of the whole packets, in order (every packet has a beat in the RAM:
+  // no overflow)
+  localparam int unsigned LW = PKT_W + TAG_W;
+  logic          len_ready;
+  logic [LW-1:0] len_in, len_out;
+  assign len_in[PKT_W-1:0] = w_beats;
+  assign r_beats           = len_out[PKT_W-1:0];
+  if (TAG_W > 0) begin : g_tag
+    assign len_in[LW-1:PKT_W] = w_tag;
+    assign r_tag              = len_out[LW-1:PKT_W];
+  end else begin : g_no_tag
+    assign r_tag = '0;
+    logic unused_tag;  // (no tag kept: w_tag is ignored)
+    assign unused_tag = ^w_tag;
+  end
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: not used (the FIFO cannot overflow)
   // (the head in a register: the output's choice reads it without a LUT-RAM read)
-  qrdma_sync_fifo #(.WIDTH(PKT_W), .DEPTH(DEPTH), .RAM_MIN_DEPTH(DEPTH + 1), .HEAD_REG(1'b1)) u_len (
+  qrdma_sync_fifo #(.WIDTH(LW), .DEPTH(DEPTH), .RAM_MIN_DEPTH(DEPTH + 1), .HEAD_REG(1'b1)) u_len (
     .clk, .rst,
     .s_valid     (commit),
     .s_ready     (len_ready),
-    .s_data      (w_beats),
+    .s_data      (len_in),
     .m_valid     (r_avail),
     .m_ready     (r_take),
-    .m_data      (r_beats),
+    .m_data      (len_out),
     .count       (),
     .almost_full ()
   );

@@ -4,7 +4,8 @@
 the fabric RTL (node ports around a switch, tb_qrdma_fabric; the cocotb module is
 tests/fabric/bench_qrdma_fabric.py), every node sending 1 KiB DATA packets (17 beats) back
 to back, every destination taking every beat at once, links of 4 cycles each way,
-128-beat crosspoints and node receive buffers.
+128-beat crosspoints and node receive buffers; node ports with virtual output queues
+(voq 1) and, at 4 ports, the baseline with one queue per port (voq 0).
 
   incast       nodes 1, 2, 3 -> node 0 through 4 ports: each sender's share of node 0's
                link (beats per cycle; the link carries one beat per cycle)
@@ -13,10 +14,11 @@ to back, every destination taking every beat at once, links of 4 cycles each way
                victim's beats per cycle with the incast on / alone
   hotspot_shared_source  the same victim beside node 1 -> node 0 and 2, 3 -> node 0 (the
                victim's source also sends to the hotspot: its virtual output queues keep
-               the victim going at the link's rest)
+               the victim going at the link's rest; its one queue holds the victim's
+               packets behind those to the hotspot)
   permutation  16 ports, node i -> node i + 1 mod 16: each flow's share of its link
 
-Each row: {"experiment", "nodes", "flows": [{"src", "dst", "bytes_per_cycle",
+Each row: {"experiment", "nodes", "voq", "flows": [{"src", "dst", "bytes_per_cycle",
 "beats_per_cycle"}], "drops", ...} in {"rows": [...]}. Cycle counts are exact; at the
 nominal 200 MHz one beat per cycle is 102.4 Gb/s.
 
@@ -38,9 +40,10 @@ def main() -> dict:
     raw = OUT.with_suffix(".raw.json")
     if raw.exists():
         raw.unlink()
-    for p, xp, rx in ((4, 128, 128), (16, 128, 128)):
-        params = {"P": p, "MAX_PKT": 17, "XP_DEPTH": xp, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
-                  "RX_DEPTH": rx, "UPD_MIN": 17, "REFRESH": 256, "LINK_LAT": 4}
+    for p, voq, xp, rx in ((4, 1, 128, 128), (4, 0, 128, 128), (16, 1, 128, 128)):
+        params = {"P": p, "VOQ": voq, "MAX_PKT": 17, "XP_DEPTH": xp, "VOQ_DEPTH": 128,
+                  "PAUSE_LEVEL": 64, "RX_DEPTH": rx, "UPD_MIN": 17, "REFRESH": 256,
+                  "LINK_LAT": 4}
         env = {f"P_{k}": str(v) for k, v in params.items()}
         env.update(QRDMA_BENCH_OUT=str(raw), COCOTB_LOG_LEVEL="WARNING")
         run("tb_qrdma_fabric", "bench_qrdma_fabric", params, extra_env=env)

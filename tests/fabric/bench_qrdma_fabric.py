@@ -4,7 +4,9 @@
 (tb_qrdma_fabric, links of LINK_LAT cycles), the NICs played by the test's model sending
 1 KiB DATA packets (17 beats) back to back and taking every beat at once
 (tests/bench/bench_fabric.py runs it). Per flow: the beats its destination took in a
-window after a warm-up, per cycle. Writes the rows to QRDMA_BENCH_OUT."""
+window after a warm-up, per cycle. The node ports have virtual output queues (VOQ = 1) or
+one queue each (VOQ = 0, the baseline): the same experiments in the same order either way.
+Writes the rows, each with its VOQ, to QRDMA_BENCH_OUT."""
 from __future__ import annotations
 
 import json
@@ -78,6 +80,7 @@ async def fabric_bench(dut):
         rows.append({"experiment": "permutation", "nodes": P, "flows": fl,
                      "min_share_of_link": min(f["beats_per_cycle"] for f in fl)})
     for r in rows:
+        r["voq"] = tb.VOQ
         r["drops"] = sum(sum(tb.counters(n)[:P]) for n in ("sw_noroute", "sw_bad", "sw_ovf",
                                                              "np_noroute", "np_bad", "np_ovf"))
     out = os.environ["QRDMA_BENCH_OUT"]

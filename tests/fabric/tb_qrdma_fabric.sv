@@ -8,6 +8,7 @@
 
 module tb_qrdma_fabric #(
   parameter int unsigned P           = 4,
+  parameter int unsigned VOQ         = 1,
   parameter int unsigned MAX_PKT     = 17,
   parameter int unsigned XP_DEPTH    = 64,
   parameter int unsigned VOQ_DEPTH   = 128,
@@ -60,7 +61,7 @@ module tb_qrdma_fabric #(
   logic [P-1:0]        up_tvalid, dn_tvalid, upd_tvalid, dnd_tvalid;
 
   /* verilator lint_off PINCONNECTEMPTY */  // drops: the test reads the counters
-  qrdma_fabric_star #(.P(P), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
+  qrdma_fabric_star #(.P(P), .VOQ(VOQ), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
                       .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH), .MAX_PKT(MAX_PKT),
                       .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_star (
     .clk, .rst,

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The qrdma authors
 """P nodes' fabric ports (qrdma_fabric_port) around a switch (qrdma_switch), links of
-LINK_LAT cycles (tb_qrdma_fabric); the test plays the NICs.
+LINK_LAT cycles (tb_qrdma_fabric); the test plays the NICs. The ports have virtual output
+queues (VOQ = 1) or one queue each (VOQ = 0, the baseline).
 
 Each NIC keeps a queue of packets per destination and starts a packet only toward a
 destination its port does not pause (tx_pause, as the NIC's send scheduler does); it
@@ -16,11 +17,16 @@ backpressure, with stretches in which it takes almost nothing.
                     ports is 0: the credits hold every buffer); at the end every credit
                     is back (each node's room at each crosspoint is XP_DEPTH, the
                     switch's room at each node RX_DEPTH).
-  fabric_isolation  node 1 takes nothing while node 0 sends to nodes 1 and 2: node 0's
-                    port pauses destination 1 and not 2, and every packet to node 2 arrives
-                    while node 1 is still stalled (the virtual output queues: a congested
-                    destination does not block the others); then node 1 drains and
-                    everything arrives.
+  fabric_isolation  node 1 takes nothing while node 0 sends to nodes 1 and 2. VOQ = 1:
+                    node 0's port pauses destination 1 and not 2, and every packet to node 2
+                    arrives while node 1 is still stalled (the virtual output queues: a
+                    congested destination does not block the others). VOQ = 0: node 0's
+                    packets to node 2 stop arriving while some are still to come, the
+                    switch's crosspoint toward node 2 having room for them (every credit of
+                    node 0's class 2 back) and the one toward node 1 none: they wait behind
+                    a packet to node 1 at the head of the one queue (head-of-line
+                    blocking), and node 0's port pauses every destination. Then node 1
+                    drains and everything arrives.
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
 from __future__ import annotations
@@ -47,6 +53,7 @@ class Tb:
         self.MAX_PKT = int(os.environ["P_MAX_PKT"])
         self.XP = int(os.environ["P_XP_DEPTH"])
         self.RX = int(os.environ["P_RX_DEPTH"])
+        self.VOQ = int(os.environ.get("P_VOQ", "1"))
         P = self.P
         self.pid = 0
         self.q = [[collections.deque() for _ in range(P)] for _ in range(P)]   # [src][dst]
@@ -224,12 +231,30 @@ async def fabric_isolation(dut):
     for _ in range(k):
         tb.post(0, 1)
         tb.post(0, 2)
-    while tb.expect[(0, 2)]:
-        await tb.step()
-        assert tb.cycle < 100 * k * tb.MAX_PKT, "node 2's packets held up behind node 1's"
+    if tb.VOQ:
+        while tb.expect[(0, 2)]:
+            await tb.step()
+            assert tb.cycle < 100 * k * tb.MAX_PKT, "node 2's packets held up behind node 1's"
+        pause = tb.dut.tx_pause.value.to_unsigned()
+        assert pause >> 1 & 1 and not pause >> 2 & 1, f"node 0's pause {pause & 0xF:04b}"
+    else:
+        # stuck: nothing more for node 2 in a stretch longer than a credit refresh
+        quiet, still = 0, int(os.environ["P_REFRESH"]) + 300
+        while tb.expect[(0, 2)] and quiet < still:
+            got = tb.got[2]
+            await tb.step()
+            quiet = quiet + 1 if tb.got[2] == got else 0
+            assert tb.cycle < 100 * k * tb.MAX_PKT
+        assert tb.expect[(0, 2)], \
+            "every packet to node 2 arrived past node 1's stalled ones: no head-of-line blocking"
+        room = tb.counters("np_credits", 16)
+        assert room[2] == tb.XP and room[1] < tb.MAX_PKT, \
+            f"node 0's room at crosspoints (0, 1), (0, 2): {room[1]}, {room[2]}"
+        pause = tb.dut.tx_pause.value.to_unsigned()
+        assert pause & 0xF == 0xF, f"node 0's pause {pause & 0xF:04b}"
+        dut._log.info("%d of node 0's %d packets to node 2 held up behind node 1's",
+                      len(tb.expect[(0, 2)]), k)
     assert tb.expect[(0, 1)], "node 1 took nothing, yet its packets are gone"
-    pause = tb.dut.tx_pause.value.to_unsigned()
-    assert pause >> 1 & 1 and not pause >> 2 & 1, f"node 0's pause {pause & 0xF:04b}"
     tb.hold[1] = False
     while not tb.idle():
         await tb.step()
@@ -240,10 +265,12 @@ async def fabric_isolation(dut):
 
 # (parameters, packets per node in fabric_random)
 CONFIGS = [
-    pytest.param({"P": 4, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
+    pytest.param({"P": 4, "VOQ": 1, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
                   "RX_DEPTH": 64, "LINK_LAT": 4}, 200, id="p4"),
-    pytest.param({"P": 8, "XP_DEPTH": 32, "VOQ_DEPTH": 64, "PAUSE_LEVEL": 24,
+    pytest.param({"P": 8, "VOQ": 1, "XP_DEPTH": 32, "VOQ_DEPTH": 64, "PAUSE_LEVEL": 24,
                   "RX_DEPTH": 48, "LINK_LAT": 12}, 30, id="p8-long-links"),
+    pytest.param({"P": 4, "VOQ": 0, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
+                  "RX_DEPTH": 64, "LINK_LAT": 4}, 80, id="p4-one-queue"),
 ]
 
 
