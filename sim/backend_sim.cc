@@ -121,6 +121,12 @@ int be_core_pause(void *ctx, unsigned node, unsigned core) {
 
 uint64_t be_now(void *ctx) { return qrdma_sim_now(ctx_of(ctx)->sim); }
 
+int be_net_dropped(void *ctx, uint64_t *packets) {
+  if (!packets) return QRDMA_EINVAL;
+  *packets = qrdma_sim_dropped_packets(ctx_of(ctx)->sim);
+  return QRDMA_OK;
+}
+
 void be_destroy(qrdma_backend *be) {
   SimBackend *b = ctx_of(be->ctx);
   if (b->owned) qrdma_sim_destroy(b->sim);
@@ -150,6 +156,7 @@ int make(qrdma_sim *sim, bool owned, qrdma_backend **out) {
   be.core_read_start = be_core_read_start;
   be.core_read_end = be_core_read_end;
   be.core_pause = be_core_pause;
+  be.net_dropped = be_net_dropped;
   *out = &be;
   return QRDMA_OK;
 }

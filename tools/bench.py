@@ -10,9 +10,12 @@ One more is built in: ``perf``, the qrdma-perf sweeps of the 2-node system simul
 make demo runs (tools/demo.py: builds the harness, writes build/results/qrdma_perf_*.json,
 demo_sim_speed.json and the summary perf_sweep.json; no plots).
 
-  python tools/bench.py [name ...]      (names: the bench_<name> modules, perf)
+  python tools/bench.py [name ...] [--flag ...]   (names: the bench_<name> modules, perf;
+                                                  flags go to the benchmarks whose main()
+                                                  takes argv, e.g. fabric --n16)
 """
 import importlib
+import inspect
 import json
 import sys
 import time
@@ -43,6 +46,7 @@ def bench_perf() -> dict:
 
 def main(argv):
     names = [a for a in argv[1:] if not a.startswith("--")]
+    flags = [a for a in argv[1:] if a.startswith("--")]
     mods = sorted(p.stem for p in (ROOT / "tests" / "bench").glob("bench_*.py")) + ["perf"]
     if names:
         mods = [m for m in mods if m.removeprefix("bench_") in names]
@@ -59,7 +63,8 @@ def main(argv):
                 return 1
         else:
             ensure_tool_path()
-            res = importlib.import_module(m).main()
+            fn = importlib.import_module(m).main
+            res = fn(flags) if flags and inspect.signature(fn).parameters.get("argv") else fn()
         print(f"== {m.removeprefix('bench_')} ({time.time() - t0:.0f} s wall)")
         print(json.dumps(res, indent=2))
     return 0

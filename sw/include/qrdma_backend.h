@@ -193,6 +193,11 @@ struct qrdma_backend {
      * read pending. The simulation moves the core's clock by the cycle that idle() takes
      * then, and steps nothing. QRDMA_EINVAL while a read is pending on the core. */
     int (*core_pause)(void *ctx, unsigned node, unsigned core);
+
+    /* Optional (NULL: not known): *packets = the packets the network between the nodes
+     * dropped since the backend was opened (the simulation: qrdma_sim_dropped_packets,
+     * docs/sim.md "Links"); 0 or a negative QRDMA_E* code. */
+    int (*net_dropped)(void *ctx, uint64_t *packets);
 };
 
 /* Release a backend through its destroy function (NULL-safe). */

@@ -211,6 +211,51 @@ def test_perf_notify_counters_window(built: Path, tmp_path: Path) -> None:
     assert f"window: {x['window_rx_bytes']} B in {x['window_ticks']} ticks" in r.stdout
 
 
+@pytest.mark.parametrize("pattern,nodes,flows", [
+    ("incast", 4, [[(1, 0), (2, 0), (3, 0)]]),
+    ("permutation", 3, [[(0, 1), (1, 2), (2, 0)]]),
+    ("alltoall", 3, [[(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]]),
+    ("hotspot", 4, [[(1, 2)], [(1, 2), (0, 1), (2, 1), (3, 1)]]),
+])
+def test_perf_patterns(built: Path, tmp_path: Path, pattern: str, nodes: int, flows) -> None:
+    """The traffic patterns on the fake's nodes: the flows of each pattern (hotspot: the
+    victim alone, then loaded), every flow's figures from its transfers in the window, a
+    receiver per destination, drops unknown to a backend without net_dropped."""
+    r = perf(built, tmp_path, pattern, "-s", "4096", "-t", "4", "-w", "500,2000", "-o", "p.json",
+             spec=f"nodes={nodes}")
+    assert r.returncode == 0, r.stderr
+    assert "Data verified: every transfer" in r.stdout
+    res = json.loads((tmp_path / "p.json").read_text())
+    assert (res["test"], res["nodes"], res["size"], res["outstanding"]) == (pattern, nodes, 4096, 4)
+    assert (res["window_warmup_ticks"], res["window_min_ticks"]) == (500, 2000)
+    assert res["dropped_packets"] is None and "stderr" in res["drops"]
+    assert [[(f["src"], f["dst"]) for f in run["flows"]] for run in res["runs"]] == flows
+    for run in res["runs"]:
+        assert run["window_ticks"] >= 2000
+        for f in run["flows"]:
+            assert 0 < f["transfers"] <= f["transfers_completed"] and f["bytes"] == 4096 * f["transfers"]
+            assert f["bytes_per_cycle"] == pytest.approx(f["bytes"] / run["window_ticks"], abs=1e-5)
+        assert sorted(x["node"] for x in run["receivers"]) == sorted({f["dst"] for f in run["flows"]})
+    if pattern == "hotspot":
+        alone, loaded = (run["flows"][0]["bytes_per_cycle"] for run in res["runs"])
+        assert res["victim"]["ratio"] == pytest.approx(loaded / alone, abs=1e-5)
+        assert "victim 1 -> 2: alone" in r.stdout
+
+
+@pytest.mark.parametrize("args,code,msg", [
+    (["hotspot", "-s", "4096"], 1, "hotspot needs at least 3 nodes; the backend has 2"),
+    (["incast", "-t", "65"], 1, "1 <= -t <= 64"),
+    (["alltoall", "-w", "100"], 1, "bad window"),
+    (["incast", "-s", "4096", "-t", "4", "-w", "500,2000", "-B", "corrupt=1"], 2,
+     "DATA VERIFICATION FAILED: flow 1 -> 0"),
+    (["incast", "-s", "4096", "-t", "4", "-w", "500,2000", "-B", "overrun=1"], 2, "byte written past slot"),
+])
+def test_perf_patterns_fail_loudly(built: Path, tmp_path: Path, args: list, code: int, msg: str) -> None:
+    r = perf(built, tmp_path, *args)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert msg in r.stderr
+
+
 def test_perf_notif_latency(built: Path, tmp_path: Path) -> None:
     """write_lat -N -l notif ends at the receiver's ring entry, before the status read that
     sees DONE (-l done) returns; both check every notification."""

@@ -3,9 +3,10 @@
  *
  * qrdma-perf: perftest-style measurements of qrdma remote writes, in the measurement
  * modes of [QoS-RDMA] (docs/references.md), and the datapath benchmarks of `make bench`
- * (tests/bench/bench_datapath.py). Links with libqrdma and one backend chosen at link
- * time (qrdma_tool_backend_open: the simulation harness, the mmap backend, or the unit
- * tests' fake device).
+ * (tests/bench/bench_datapath.py), and traffic patterns across nodes (perf_flows.c, the
+ * system level of tests/bench/bench_fabric.py). Links with libqrdma and one backend
+ * chosen at link time (qrdma_tool_backend_open: the simulation harness, the mmap backend,
+ * or the unit tests' fake device).
  *
  *   qrdma-perf write_bw | write_lat | msg_rate [options]
  *     -s SIZE   transfer size in bytes (write_bw 65536, write_lat 2, msg_rate 8)
@@ -33,10 +34,24 @@
  *     -B SPEC   backend specification (passed to qrdma_tool_backend_open)
  *     -o FILE   JSON output (default build/results/qrdma_perf_<test>_t<OUT>_<MODE>.json)
  *
+ *   qrdma-perf incast | permutation | alltoall | hotspot [options]      (perf_flows.c)
+ *     flows of memory writes between the backend's N nodes, each flow from a page of its
+ *     own on its source node: incast nodes 1 .. N-1 -> node 0; permutation node i ->
+ *     node (i + 1) mod N; alltoall one flow per ordered pair; hotspot the victim 1 -> 2
+ *     alone, then beside nodes 0, 2, 3 .. N-1 -> node 1 (the victim's source). A pattern
+ *     that needs more nodes than the backend has (hotspot 3, the others 2) exits with 1.
+ *     -s SIZE   transfer size in bytes (65536)
+ *     -t OUT    transfers each flow keeps in flight, one channel each (16)
+ *     -w W0,W   the window: W0 ticks after the first post (50000), W ticks long (400000);
+ *               posting stops when it ends, then everything in flight is drained
+ *     -T, -B    as above
+ *     -o FILE   JSON output (default build/results/qrdma_perf_<pattern>.json)
+ *
  * Nodes: node 0 sends; node 1 receives when the backend hosts two or more nodes (its
  * destination buffers live in its memory and are read through the backend's CPU
- * pointers), else node 0 writes to itself (loopback). Times are backend ticks converted
- * with tick_hz: the simulation counts cycles at the nominal 200 MHz.
+ * pointers), else node 0 writes to itself (loopback); the patterns use every node. Times
+ * are backend ticks converted with tick_hz: the simulation counts cycles at the nominal
+ * 200 MHz.
  *
  * Figures, as perftest defines them:
  *   BW average = bytes of all transfers / (last completion - first post);
@@ -58,19 +73,28 @@
  *                payload beats, docs/formats.md), every other packet one beat;
  *                data = TX_DATA_BYTES / DATA beats, forward = TX_BYTES / all beats of
  *                node 0, both = node 0's TX_BYTES / the beats of both nodes (ACKs back).
+ *   flows      (patterns) per flow: size x the transfers whose DONE was seen in the window
+ *                (from the first round of status reads W0 ticks after the first post to
+ *                the first round W ticks later) / the window, in bytes per cycle of the
+ *                nominal 200 MHz clock and as a fraction of the link's 64 bytes/cycle; it
+ *                is off the bytes the flow moved in the window by at most OUT x size (the
+ *                transfers in flight at either end). Per receiving node its RX_BYTES read
+ *                at both ends, over the ticks between the two reads' returns. The packets
+ *                the network dropped, when the backend knows them (net_dropped).
  * Data verification, of every transfer: each in-flight transfer has its own source and
- * destination slot; source slots hold a pattern that depends on slot and size; before a
- * transfer is posted its destination slot is overwritten with the complement of the
- * source, after DONE the slot must equal the source; the bytes between and before the
- * slots (guards) must be untouched at the end. A wrong byte exits with status 2 and a
- * message naming the transfer and byte; an ERROR status, a failed post or a timeout with
- * status 3. The poisoning and comparing is CPU work between a completion and the next
- * post of that slot: free in simulation (simulated time does not advance), a small cost
- * on hardware.
+ * destination slot (of its flow, in the patterns); source slots hold a pattern that
+ * depends on slot (and flow) and size; before a transfer is posted its destination slot
+ * is overwritten with the complement of the source, after DONE the slot must equal the
+ * source; the bytes between and before the slots (guards) must be untouched at the end.
+ * A wrong byte exits with status 2 and a message naming the transfer and byte; an ERROR
+ * status, a failed post or a timeout with status 3. The poisoning and comparing is CPU
+ * work between a completion and the next post of that slot: free in simulation
+ * (simulated time does not advance), a small cost on hardware.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "qrdma.h"
+#include "perf_flows.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,8 +112,6 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 
 #define MIN_SIZE 2ULL
 #define MAX_SIZE (8ULL << 20)
-#define SLOT_ALIGN 4096ULL
-#define GUARD 64ULL
 #define PEAK_RUN 4096
 #define NQ_ENTRIES 256
 #define CNT_N 8 /* the counters of -c, per node */
@@ -136,7 +158,7 @@ static struct {
     qrdma_page *pg;
 } g;
 
-static void die(int code, const char *fmt, ...)
+void perf_die(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -153,17 +175,19 @@ static void usage(void)
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
             "                  [-t outstanding] [-m mem|inline|auto] [-A] [-N] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
-            "                  [-B backend-spec] [-o json]\n");
+            "                  [-B backend-spec] [-o json]\n"
+            "       qrdma-perf incast|permutation|alltoall|hotspot [-s size] [-t outstanding] [-w warmup,window]\n"
+            "                  [-T ms] [-B backend-spec] [-o json]\n");
     exit(1);
 }
 
-static uint64_t parse_u64(const char *s, const char *what)
+uint64_t perf_parse_u64(const char *s, const char *what)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno || end == s)
-        die(1, "bad %s '%s'", what, s);
+        perf_die(1, "bad %s '%s'", what, s);
     if (*end == 'k' || *end == 'K')
         v <<= 10, end++;
     else if (*end == 'm' || *end == 'M')
@@ -171,17 +195,66 @@ static uint64_t parse_u64(const char *s, const char *what)
     else if (*end == 'g' || *end == 'G')
         v <<= 30, end++;
     if (*end)
-        die(1, "bad %s '%s'", what, s);
+        perf_die(1, "bad %s '%s'", what, s);
     return v;
 }
 
 static double ticks_s(uint64_t t) { return (double)t / (double)g.be->tick_hz; }
 static double ticks_us(uint64_t t) { return (double)t * 1e6 / (double)g.be->tick_hz; }
 
-static uint8_t pattern(uint64_t slot, uint64_t i, uint64_t size)
+void perf_parse_window(const char *arg, uint64_t *warmup, uint64_t *window)
+{
+    char buf[64];
+    char *comma = strlen(arg) < sizeof buf ? strchr(strcpy(buf, arg), ',') : NULL;
+    if (!comma)
+        perf_die(1, "bad window '%s' (W0,W)", arg);
+    *comma = 0;
+    *warmup = perf_parse_u64(buf, "warm-up");
+    *window = perf_parse_u64(comma + 1, "window");
+    if (!*window)
+        perf_die(1, "the window must be at least 1 tick");
+}
+
+uint8_t perf_pattern(uint64_t slot, uint64_t i, uint64_t size)
 {
     uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ULL ^ (slot + 1) * 0xC2B2AE3D27D4EB4FULL ^ size;
     return (uint8_t)(x >> 56 ^ x >> 29 ^ x);
+}
+
+void perf_fill(uint8_t *p, uint64_t slot, uint64_t size)
+{
+    for (uint64_t i = 0; i < size; i++)
+        p[i] = perf_pattern(slot, i, size);
+}
+
+void perf_poison(uint8_t *dst, const uint8_t *src, uint64_t size)
+{
+    for (uint64_t i = 0; i < size; i++)
+        dst[i] = (uint8_t)~src[i];
+}
+
+void perf_verify(const uint8_t *src, const uint8_t *dst, uint64_t size, const char *what_fmt, ...)
+{
+    if (memcmp(src, dst, size) == 0)
+        return;
+    uint64_t i = 0;
+    while (src[i] == dst[i])
+        i++;
+    char what[256];
+    va_list ap;
+    va_start(ap, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    va_end(ap);
+    perf_die(2, "DATA VERIFICATION FAILED: %s: byte %llu is 0x%02x, expected 0x%02x", what, (unsigned long long)i,
+             dst[i], src[i]);
+}
+
+uint64_t perf_guard_bad(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i] != PERF_GUARD_BYTE)
+            return i;
+    return UINT64_MAX;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -213,40 +286,23 @@ struct run {
 static uint8_t *src_slot(struct run *r, unsigned k) { return (uint8_t *)r->src.cpu + r->align + k * r->stride; }
 static uint8_t *dst_slot(struct run *r, unsigned k) { return (uint8_t *)r->dst.cpu + r->align + k * r->stride; }
 
-static void poison(struct run *r, unsigned k)
-{
-    const uint8_t *s = src_slot(r, k);
-    uint8_t *d = dst_slot(r, k);
-    for (uint64_t i = 0; i < r->size; i++)
-        d[i] = (uint8_t)~s[i];
-}
-
 static void verify(struct run *r, unsigned k, uint64_t xfer)
 {
-    const uint8_t *s = src_slot(r, k), *d = dst_slot(r, k);
-    if (memcmp(s, d, r->size) == 0)
-        return;
-    uint64_t i = 0;
-    while (s[i] == d[i])
-        i++;
-    die(2, "DATA VERIFICATION FAILED: size %llu, transfer #%llu (slot %u): byte %llu is 0x%02x, expected 0x%02x",
-        (unsigned long long)r->size, (unsigned long long)xfer, k, (unsigned long long)i, d[i], s[i]);
+    perf_verify(src_slot(r, k), dst_slot(r, k), r->size, "size %llu, transfer #%llu (slot %u)",
+                (unsigned long long)r->size, (unsigned long long)xfer, k);
 }
 
 static void verify_guards(struct run *r)
 {
     const uint8_t *d = r->dst.cpu;
-    for (uint64_t i = r->align - GUARD; i < r->align; i++)
-        if (d[i] != 0xA5)
-            die(2, "DATA VERIFICATION FAILED: size %llu: byte written before slot 0 (offset -%llu)",
-                (unsigned long long)r->size, (unsigned long long)(r->align - i));
-    for (unsigned k = 0; k < r->out; k++) {
-        const uint8_t *e = dst_slot(r, k);
-        for (uint64_t i = r->size; i < r->stride; i++)
-            if (e[i] != 0xA5)
-                die(2, "DATA VERIFICATION FAILED: size %llu: byte written past slot %u (offset %llu)",
-                    (unsigned long long)r->size, k, (unsigned long long)i);
-    }
+    uint64_t i = perf_guard_bad(d + r->align - PERF_GUARD, PERF_GUARD);
+    if (i != UINT64_MAX)
+        perf_die(2, "DATA VERIFICATION FAILED: size %llu: byte written before slot 0 (offset -%llu)",
+                 (unsigned long long)r->size, (unsigned long long)(PERF_GUARD - i));
+    for (unsigned k = 0; k < r->out; k++)
+        if ((i = perf_guard_bad(dst_slot(r, k) + r->size, r->stride - r->size)) != UINT64_MAX)
+            perf_die(2, "DATA VERIFICATION FAILED: size %llu: byte written past slot %u (offset %llu)",
+                     (unsigned long long)r->size, k, (unsigned long long)(r->size + i));
 }
 
 /* The per-transfer arrays hold at least n transfers (-w: the count is known at the end). */
@@ -268,7 +324,7 @@ static void reserve(struct run *r, uint64_t n)
     uint8_t *xn = realloc(r->x_notif, cap);
     r->x_notif = xn ? xn : r->x_notif;
     if (!tp || !td || !la || !xs || !xc || !xn)
-        die(3, "out of memory");
+        perf_die(3, "out of memory");
     memset(r->x_notif + r->cap, 0, cap - r->cap);
     r->cap = cap;
 }
@@ -286,13 +342,13 @@ static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
     reserve(r, xfer + 1);
     r->x_slot[xfer] = (uint16_t)k;
     r->x_chan[xfer] = (uint16_t)chan;
-    poison(r, k);
+    perf_poison(dst_slot(r, k), src_slot(r, k), r->size);
     r->t_post[xfer] = qrdma_now(g.tx);
     int e = r->inl ? qrdma_post_inline(g.pg, (unsigned)chan, &wr, src_slot(r, k), r->size)
                    : qrdma_post_write(g.pg, (unsigned)chan, &wr);
     if (e)
-        die(3, "post of transfer #%llu (size %llu, channel %d) failed: %s", (unsigned long long)xfer,
-            (unsigned long long)r->size, chan, qrdma_strerror(e));
+        perf_die(3, "post of transfer #%llu (size %llu, channel %d) failed: %s", (unsigned long long)xfer,
+                 (unsigned long long)r->size, chan, qrdma_strerror(e));
     r->slot_xfer[k] = xfer;
     r->slot_used[k] = 1;
 }
@@ -322,10 +378,10 @@ static void notif_check(struct run *r, const struct qrdma_notif *nf, uint64_t po
         nf->tag != (r->inl ? 0 : (uint32_t)x) || nf->src_node != qrdma_node_info(g.tx)->node_id ||
         nf->dst_addr != r->dst.dev + r->align + r->x_slot[x] * r->stride ||
         nf->xfer != qrdma_page_index(g.pg) * QRDMA_WR_CH_PER_PAGE + r->x_chan[x] || r->x_notif[x])
-        die(2, "NOTIFICATION CHECK FAILED: size %llu: kind %u size %llu tag %u dst 0x%llx xfer %u src %u "
+        perf_die(2, "NOTIFICATION CHECK FAILED: size %llu: kind %u size %llu tag %u dst 0x%llx xfer %u src %u "
                "(transfer #%llu%s)", (unsigned long long)r->size, nf->kind, (unsigned long long)nf->size,
-            nf->tag, (unsigned long long)nf->dst_addr, nf->xfer, nf->src_node, (unsigned long long)x,
-            x < posted && r->x_notif[x] ? ", seen before" : "");
+                 nf->tag, (unsigned long long)nf->dst_addr, nf->xfer, nf->src_node, (unsigned long long)x,
+                 x < posted && r->x_notif[x] ? ", seen before" : "");
     r->x_notif[x] = !r->inl || expect != UINT64_MAX;
     r->notifs++;
 }
@@ -338,7 +394,7 @@ static void notif_drain(struct run *r, uint64_t posted)
     while ((e = qrdma_nq_poll(g.rx, &nf)) == 1)
         notif_check(r, &nf, posted, UINT64_MAX);
     if (e < 0)
-        die(3, "notification ring: %s", qrdma_strerror(e));
+        perf_die(3, "notification ring: %s", qrdma_strerror(e));
 }
 
 /* Wait until `want` notifications were checked (expect: as notif_check). */
@@ -348,8 +404,8 @@ static void notif_wait(struct run *r, uint64_t want, uint64_t posted, uint64_t e
         struct qrdma_notif nf;
         int e = qrdma_nq_wait(g.rx, &nf, timeout);
         if (e != 1)
-            die(3, "size %llu: %llu of %llu notifications: %s", (unsigned long long)r->size,
-                (unsigned long long)r->notifs, (unsigned long long)want, qrdma_strerror(e));
+            perf_die(3, "size %llu: %llu of %llu notifications: %s", (unsigned long long)r->size,
+                     (unsigned long long)r->notifs, (unsigned long long)want, qrdma_strerror(e));
         notif_check(r, &nf, posted, expect);
     }
 }
@@ -365,8 +421,8 @@ static uint64_t ring_full_tick(struct run *r, uint64_t t0, uint64_t timeout)
         if (*m == (uint8_t)QRDMA_NOTIF_FULL)
             return t;
         if (t - t0 > timeout)
-            die(3, "size %llu: no notification %llu ticks after the post", (unsigned long long)r->size,
-                (unsigned long long)(t - t0));
+            perf_die(3, "size %llu: no notification %llu ticks after the post", (unsigned long long)r->size,
+                     (unsigned long long)(t - t0));
         if (g.be->idle)
             g.be->idle(g.be->ctx, qrdma_node_index(g.rx));
     }
@@ -376,7 +432,7 @@ static void read_counter(qrdma_node *n, enum qrdma_counter c, uint64_t *v)
 {
     int e = qrdma_counter_read(n, c, v);
     if (e)
-        die(3, "counter %s: %s", qrdma_counter_name(c), qrdma_strerror(e));
+        perf_die(3, "counter %s: %s", qrdma_counter_name(c), qrdma_strerror(e));
 }
 
 /* -c: cnt_ids of node 0 and node 1 (zeros for node 1 in loopback). */
@@ -429,34 +485,34 @@ static struct row run_size(uint64_t size, const struct opts *o)
     r.notify = o->notify;
     r.inl = o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX);
     if (r.inl && size > QRDMA_INLINE_MAX)
-        die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size, (unsigned long long)QRDMA_INLINE_MAX);
+        perf_die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size,
+                 (unsigned long long)QRDMA_INLINE_MAX);
     r.width = r.inl && size > QRDMA_INLINE_SHORT_MAX ? 2 : 1;
     for (r.nch = 0; r.nch < QRDMA_WR_CH_PER_PAGE / r.width; r.nch++) {
         r.ch[r.nch] = qrdma_chan_alloc(g.pg, r.width);
         if (r.ch[r.nch] < 0)
-            die(3, "channel allocation: %s", qrdma_strerror(r.ch[r.nch]));
+            perf_die(3, "channel allocation: %s", qrdma_strerror(r.ch[r.nch]));
     }
-    r.align = SLOT_ALIGN;
+    r.align = PERF_SLOT_ALIGN;
     if (o->align_size) {
         uint64_t blk = qrdma_node_info(g.tx)->block_size;
         while (r.align * 2 <= size && r.align * 2 <= blk)
             r.align *= 2;
     }
-    r.stride = (size + GUARD + r.align - 1) / r.align * r.align;
+    r.stride = (size + PERF_GUARD + r.align - 1) / r.align * r.align;
     unsigned want = o->outstanding < r.nch ? o->outstanding : r.nch;
     if ((uint64_t)want > r.iters)
         want = (unsigned)r.iters;
     r.out = (unsigned)alloc_bufs(&r, want);
     if (!r.out)
-        die(3, "cannot allocate 2 x %llu bytes of host memory", (unsigned long long)(r.align + r.stride));
+        perf_die(3, "cannot allocate 2 x %llu bytes of host memory", (unsigned long long)(r.align + r.stride));
     if (r.out < want)
         fprintf(stderr, "qrdma-perf: size %llu: %u outstanding transfers (host memory for %u buffers)\n",
                 (unsigned long long)size, r.out, r.out);
     reserve(&r, o->window ? 1 : r.iters);
     for (unsigned k = 0; k < r.out; k++)
-        for (uint64_t i = 0; i < size; i++)
-            src_slot(&r, k)[i] = pattern(k, i, size);
-    memset(r.dst.cpu, 0xA5, r.dst.size);
+        perf_fill(src_slot(&r, k), k, size);
+    memset(r.dst.cpu, PERF_GUARD_BYTE, r.dst.size);
 
     const uint64_t timeout = o->timeout_ms * (g.be->tick_hz / 1000);
     uint64_t cnt0[2][CNT_N], cnt1[2][CNT_N];
@@ -476,12 +532,13 @@ static struct row run_size(uint64_t size, const struct opts *o)
                 if (st == (int)QRDMA_ST_DONE)
                     break;
                 if (st < 0 || st == (int)QRDMA_ST_ERROR)
-                    die(3, "transfer #%llu (size %llu, channel %d): %s%s", (unsigned long long)posted,
-                        (unsigned long long)size, chan, st < 0 ? qrdma_strerror(st) : "status ERROR: ",
-                        st < 0 ? "" : qrdma_err_reason_str(qrdma_chan_error(g.pg, (unsigned)chan)));
+                    perf_die(3, "transfer #%llu (size %llu, channel %d): %s%s", (unsigned long long)posted,
+                             (unsigned long long)size, chan, st < 0 ? qrdma_strerror(st) : "status ERROR: ",
+                             st < 0 ? "" : qrdma_err_reason_str(qrdma_chan_error(g.pg, (unsigned)chan)));
                 if (t_read - t0 > timeout)
-                    die(3, "transfer #%llu (size %llu, channel %d) not DONE after %llu ms", (unsigned long long)posted,
-                        (unsigned long long)size, chan, (unsigned long long)o->timeout_ms);
+                    perf_die(3, "transfer #%llu (size %llu, channel %d) not DONE after %llu ms",
+                             (unsigned long long)posted, (unsigned long long)size, chan,
+                             (unsigned long long)o->timeout_ms);
                 if (g.be->idle)
                     g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
             }
@@ -512,15 +569,15 @@ static struct row run_size(uint64_t size, const struct opts *o)
                 int e = qrdma_poll_coll(g.pg, grp, &c);
                 uint64_t t_read = qrdma_now(g.tx);
                 if (e)
-                    die(3, "collective status read: %s", qrdma_strerror(e));
+                    perf_die(3, "collective status read: %s", qrdma_strerror(e));
                 for (unsigned i = 0; i < 32; i++) {
                     int k = slot_of[32 * grp + i];
                     if (k < 0 || !r.slot_used[k])
                         continue;
                     if (c.error >> i & 1)
-                        die(3, "transfer #%llu (size %llu, channel %u): status ERROR: %s",
-                            (unsigned long long)r.slot_xfer[k], (unsigned long long)size, 32 * grp + i,
-                            qrdma_err_reason_str(qrdma_chan_error(g.pg, 32 * grp + i)));
+                        perf_die(3, "transfer #%llu (size %llu, channel %u): status ERROR: %s",
+                                 (unsigned long long)r.slot_xfer[k], (unsigned long long)size, 32 * grp + i,
+                                 qrdma_err_reason_str(qrdma_chan_error(g.pg, 32 * grp + i)));
                     if (!(c.done >> i & 1))
                         continue;
                     r.slot_used[k] = 0;
@@ -540,8 +597,9 @@ static struct row run_size(uint64_t size, const struct opts *o)
             if (progress)
                 last = now;
             else if (now - last > timeout)
-                die(3, "size %llu: no transfer completed for %llu ms (%llu of %llu done)", (unsigned long long)size,
-                    (unsigned long long)o->timeout_ms, (unsigned long long)ndone, (unsigned long long)r.iters);
+                perf_die(3, "size %llu: no transfer completed for %llu ms (%llu of %llu done)",
+                         (unsigned long long)size, (unsigned long long)o->timeout_ms, (unsigned long long)ndone,
+                         (unsigned long long)r.iters);
             else if (g.be->idle)
                 g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
         }
@@ -677,7 +735,7 @@ static void print_row(const struct opts *o, const struct row *w)
     print_extra(o, w);
 }
 
-static int mkdirs(const char *path)
+int perf_mkdirs(const char *path)
 {
     char buf[4096];
     if (strlen(path) >= sizeof buf)
@@ -703,11 +761,11 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
                  mode_names[o->mode]);
         path = def;
     }
-    if (mkdirs(path) != 0)
-        die(3, "cannot create the directory of %s", path);
+    if (perf_mkdirs(path) != 0)
+        perf_die(3, "cannot create the directory of %s", path);
     FILE *f = fopen(path, "w");
     if (!f)
-        die(3, "cannot write %s: %s", path, strerror(errno));
+        perf_die(3, "cannot write %s: %s", path, strerror(errno));
     const struct qrdma_info *ti = qrdma_node_info(g.tx), *ri = qrdma_node_info(g.rx);
     fprintf(f, "{\n  \"tool\": \"qrdma-perf\",\n  \"test\": \"%s\",\n  \"backend\": \"%s\",\n", test_names[o->test],
             g.be->name);
@@ -759,7 +817,7 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
     }
     fprintf(f, "  ]\n}\n");
     if (fclose(f) != 0)
-        die(3, "cannot write %s", path);
+        perf_die(3, "cannot write %s", path);
     printf(" results: %s\n", path);
 }
 
@@ -790,24 +848,23 @@ static void qpage_setup(struct qpage *q, unsigned p, const struct opts *o)
     if (!e)
         e = qrdma_page_bind_core(q->pg, (int)p);
     if (e)
-        die(3, "page %u on core %u: %s", p, p, qrdma_strerror(e));
-    *r = (struct run){.size = o->size, .iters = o->iters, .align = SLOT_ALIGN};
+        perf_die(3, "page %u on core %u: %s", p, p, qrdma_strerror(e));
+    *r = (struct run){.size = o->size, .iters = o->iters, .align = PERF_SLOT_ALIGN};
     r->inl = o->mode == M_INLINE || (o->mode == M_AUTO && o->size <= QRDMA_INLINE_MAX);
     r->width = r->inl && o->size > QRDMA_INLINE_SHORT_MAX ? 2 : 1;
     for (r->nch = 0; r->nch < QRDMA_WR_CH_PER_PAGE / r->width; r->nch++)
         if ((r->ch[r->nch] = qrdma_chan_alloc(q->pg, r->width)) < 0)
-            die(3, "channel allocation: %s", qrdma_strerror(r->ch[r->nch]));
-    r->stride = (o->size + GUARD + r->align - 1) / r->align * r->align;
+            perf_die(3, "channel allocation: %s", qrdma_strerror(r->ch[r->nch]));
+    r->stride = (o->size + PERF_GUARD + r->align - 1) / r->align * r->align;
     unsigned want = o->outstanding < r->nch ? o->outstanding : r->nch;
     if ((uint64_t)want > r->iters)
         want = (unsigned)r->iters;
     if ((r->out = (unsigned)alloc_bufs(r, want)) < want)
-        die(3, "page %u: host memory for %u of %u buffers", p, r->out, want);
+        perf_die(3, "page %u: host memory for %u of %u buffers", p, r->out, want);
     reserve(r, r->iters);
     for (unsigned k = 0; k < r->out; k++)
-        for (uint64_t i = 0; i < o->size; i++)
-            src_slot(r, k)[i] = pattern(k, i, o->size);
-    memset(r->dst.cpu, 0xA5, r->dst.size);
+        perf_fill(src_slot(r, k), k, o->size);
+    memset(r->dst.cpu, PERF_GUARD_BYTE, r->dst.size);
     for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++)
         q->slot_of[c] = -1;
     for (unsigned k = 0; k < r->out; k++) {
@@ -829,9 +886,9 @@ static int qpage_answer(struct qpage *q, const struct qrdma_coll *c, uint64_t no
         if (k < 0 || !r->slot_used[k])
             continue;
         if (c->error >> i & 1)
-            die(3, "page %u: transfer #%llu (size %llu, channel %u): status ERROR: %s", qrdma_page_index(q->pg),
-                (unsigned long long)r->slot_xfer[k], (unsigned long long)r->size, ch,
-                qrdma_err_reason_str(qrdma_chan_error(q->pg, ch)));
+            perf_die(3, "page %u: transfer #%llu (size %llu, channel %u): status ERROR: %s", qrdma_page_index(q->pg),
+                     (unsigned long long)r->slot_xfer[k], (unsigned long long)r->size, ch,
+                     qrdma_err_reason_str(qrdma_chan_error(q->pg, ch)));
         if (!(c->done >> i & 1))
             continue;
         r->slot_used[k] = 0;
@@ -848,7 +905,7 @@ static void run_pages(const struct opts *o)
     const unsigned np = q_pages;
     struct qpage *q = calloc(np, sizeof *q);
     if (!q)
-        die(3, "out of memory");
+        perf_die(3, "out of memory");
     for (unsigned p = 0; p < np; p++)
         qpage_setup(&q[p], p, o);
     printf("%s\n                    RDMA_Write BW Test (qrdma-perf msg_rate -q %u)\n", RULE, np);
@@ -863,7 +920,7 @@ static void run_pages(const struct opts *o)
             post(&q[p].r, (unsigned)q[p].posted, q[p].posted, q[p].r.ch[q[p].posted]);
         int e = qrdma_poll_coll_start(q[p].pg, 0);
         if (e)
-            die(3, "collective status read: %s", qrdma_strerror(e));
+            perf_die(3, "collective status read: %s", qrdma_strerror(e));
     }
     const uint64_t timeout = o->timeout_ms * (g.be->tick_hz / 1000);
     uint64_t last = qrdma_now(g.tx);
@@ -877,7 +934,7 @@ static void run_pages(const struct opts *o)
             if (e == 0)
                 continue;
             if (e < 0)
-                die(3, "collective status read: %s", qrdma_strerror(e));
+                perf_die(3, "collective status read: %s", qrdma_strerror(e));
             int got = qpage_answer(&q[p], &c, qrdma_now(g.tx));
             progress |= got;
             q[p].round_done |= got;
@@ -888,18 +945,18 @@ static void run_pages(const struct opts *o)
             if (q[p].group + 1 == q[p].groups) {
                 if (!q[p].round_done && g.be->core_pause &&
                     (e = g.be->core_pause(g.be->ctx, qrdma_node_index(g.tx), (unsigned)qrdma_page_core(q[p].pg))))
-                    die(3, "page %u: core pause: %s", qrdma_page_index(q[p].pg), qrdma_strerror(e));
+                    perf_die(3, "page %u: core pause: %s", qrdma_page_index(q[p].pg), qrdma_strerror(e));
                 q[p].round_done = 0;
             }
             q[p].group = (q[p].group + 1) % q[p].groups;
             if ((e = qrdma_poll_coll_start(q[p].pg, q[p].group)))
-                die(3, "collective status read: %s", qrdma_strerror(e));
+                perf_die(3, "collective status read: %s", qrdma_strerror(e));
         }
         uint64_t now = qrdma_now(g.tx);
         if (progress)
             last = now;
         else if (now - last > timeout)
-            die(3, "msg_rate -q %u: no transfer completed for %llu ms", np, (unsigned long long)o->timeout_ms);
+            perf_die(3, "msg_rate -q %u: no transfer completed for %llu ms", np, (unsigned long long)o->timeout_ms);
         else if (g.be->idle)
             g.be->idle(g.be->ctx, qrdma_node_index(g.tx));
     }
@@ -929,9 +986,9 @@ static void run_pages(const struct opts *o)
         snprintf(def, sizeof def, "build/results/qrdma_perf_msg_rate_q%u_%s.json", np, mode_names[o->mode]);
         path = def;
     }
-    FILE *f = mkdirs(path) == 0 ? fopen(path, "w") : NULL;
+    FILE *f = perf_mkdirs(path) == 0 ? fopen(path, "w") : NULL;
     if (!f)
-        die(3, "cannot write %s", path);
+        perf_die(3, "cannot write %s", path);
     fprintf(f, "{\n  \"tool\": \"qrdma-perf\",\n  \"test\": \"msg_rate\",\n  \"backend\": \"%s\",\n  \"tick_hz\": %llu,\n",
             g.be->name, (unsigned long long)g.be->tick_hz);
     fprintf(f, "  \"pages\": %u,\n  \"cores\": %u,\n  \"outstanding\": %u,\n  \"mode\": \"%s\",\n", np,
@@ -943,7 +1000,7 @@ static void run_pages(const struct opts *o)
             (unsigned long long)ticks, mpps, gbps, per_tick);
     fprintf(f, "  ]\n}\n");
     if (fclose(f) != 0)
-        die(3, "cannot write %s", path);
+        perf_die(3, "cannot write %s", path);
     printf(" results: %s\n", path);
     for (unsigned p = 0; p < np; p++) {
         struct run *r = &q[p].r;
@@ -964,6 +1021,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         usage();
+    if (perf_flows_is_pattern(argv[1]))
+        return perf_flows_main(argc, argv);
     struct opts o = {.timeout_ms = 100};
     if (!strcmp(argv[1], "write_bw"))
         o = (struct opts){.test = T_WRITE_BW, .size = 65536, .iters = 5000, .outstanding = 64, .mode = M_MEM, .timeout_ms = 100};
@@ -977,80 +1036,70 @@ int main(int argc, char **argv)
     int c;
     while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:ANl:cw:q:R:h")) != -1) {
         switch (c) {
-        case 's': o.size = parse_u64(optarg, "size"); break;
+        case 's': o.size = perf_parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
-        case 'n': o.iters = parse_u64(optarg, "iterations"); break;
-        case 'b': o.max_bytes = parse_u64(optarg, "byte cap"); break;
-        case 't': o.outstanding = (unsigned)parse_u64(optarg, "outstanding"); break;
+        case 'n': o.iters = perf_parse_u64(optarg, "iterations"); break;
+        case 'b': o.max_bytes = perf_parse_u64(optarg, "byte cap"); break;
+        case 't': o.outstanding = (unsigned)perf_parse_u64(optarg, "outstanding"); break;
         case 'm':
             if (!strcmp(optarg, "mem")) o.mode = M_MEM;
             else if (!strcmp(optarg, "inline")) o.mode = M_INLINE;
             else if (!strcmp(optarg, "auto")) o.mode = M_AUTO;
-            else die(1, "bad mode '%s' (mem, inline, auto)", optarg);
+            else perf_die(1, "bad mode '%s' (mem, inline, auto)", optarg);
             break;
-        case 'T': o.timeout_ms = parse_u64(optarg, "timeout"); break;
+        case 'T': o.timeout_ms = perf_parse_u64(optarg, "timeout"); break;
         case 'R': {
             char buf[64], *save = NULL;
             snprintf(buf, sizeof buf, "%s", optarg);
             char *t = strtok_r(buf, ",", &save), *r = strtok_r(NULL, ",", &save);
             char *b = strtok_r(NULL, ",", &save), *m = strtok_r(NULL, ",", &save);
-            o.retx_timeout = parse_u64(t ? t : "", "response timeout");
-            o.retries = r ? parse_u64(r, "retries") : 7;
-            o.backoff = b ? parse_u64(b, "backoff") : 3;
+            o.retx_timeout = perf_parse_u64(t ? t : "", "response timeout");
+            o.retries = r ? perf_parse_u64(r, "retries") : 7;
+            o.backoff = b ? perf_parse_u64(b, "backoff") : 3;
             if (!o.retx_timeout || o.retries > 255 || o.backoff > 15)
-                die(1, "-R: cycles > 0, retries 0..255, backoff 0..15");
+                perf_die(1, "-R: cycles > 0, retries 0..255, backoff 0..15");
             if (!m || !strcmp(m, "sr")) o.resend = 0;
             else if (!strcmp(m, "gbn")) o.resend = 1;
             else if (!strcmp(m, "timeout")) o.resend = 2;
-            else die(1, "-R: re-send mode '%s' (sr, gbn, timeout)", m);
+            else perf_die(1, "-R: re-send mode '%s' (sr, gbn, timeout)", m);
             break;
         }
         case 'B': o.spec = optarg; break;
         case 'o': o.json = optarg; break;
-        case 'q': q_pages = (unsigned)parse_u64(optarg, "pages"); break;
+        case 'q': q_pages = (unsigned)perf_parse_u64(optarg, "pages"); break;
         case 'A': o.align_size = 1; break;
         case 'N': o.notify = 1; break;
         case 'l':
             if (!strcmp(optarg, "done")) o.lat_notif = 0;
             else if (!strcmp(optarg, "notif")) o.lat_notif = 1;
-            else die(1, "bad latency end point '%s' (done, notif)", optarg);
+            else perf_die(1, "bad latency end point '%s' (done, notif)", optarg);
             break;
         case 'c': o.counters = 1; break;
-        case 'w': {
-            char *comma = strchr(optarg, ',');
-            if (!comma)
-                die(1, "bad window '%s' (W0,W)", optarg);
-            *comma = 0;
-            o.warmup = parse_u64(optarg, "warm-up");
-            o.window = parse_u64(comma + 1, "window");
-            if (!o.window)
-                die(1, "the window must be at least 1 tick");
-            break;
-        }
+        case 'w': perf_parse_window(optarg, &o.warmup, &o.window); break;
         default: usage();
         }
     }
     if (optind != argc)
         usage();
     if (o.iters < 1 || o.outstanding < 1 || o.outstanding > QRDMA_WR_CH_PER_PAGE || o.timeout_ms < 1)
-        die(1, "need -n >= 1, 1 <= -t <= %llu, -T >= 1", (unsigned long long)QRDMA_WR_CH_PER_PAGE);
+        perf_die(1, "need -n >= 1, 1 <= -t <= %llu, -T >= 1", (unsigned long long)QRDMA_WR_CH_PER_PAGE);
     if (!o.all && (o.size < 1 || o.size > QRDMA_MAX_TRANSFER_BYTES))
-        die(1, "size must be 1 .. %llu", (unsigned long long)QRDMA_MAX_TRANSFER_BYTES);
+        perf_die(1, "size must be 1 .. %llu", (unsigned long long)QRDMA_MAX_TRANSFER_BYTES);
     if (!o.all && o.mode == M_INLINE && o.size > QRDMA_INLINE_MAX)
-        die(1, "inline mode: size must be 1 .. %llu", (unsigned long long)QRDMA_INLINE_MAX);
+        perf_die(1, "inline mode: size must be 1 .. %llu", (unsigned long long)QRDMA_INLINE_MAX);
     if (o.lat_notif && (o.test != T_WRITE_LAT || !o.notify || o.outstanding != 1))
-        die(1, "-l notif is a write_lat end point and needs -N and -t 1");
+        perf_die(1, "-l notif is a write_lat end point and needs -N and -t 1");
     if (o.window && (o.test != T_WRITE_BW || o.outstanding < 2))
-        die(1, "-w is a write_bw measurement with -t 2 or more");
+        perf_die(1, "-w is a write_bw measurement with -t 2 or more");
 
     int e = qrdma_tool_backend_open(o.spec, &g.be);
     if (e)
-        die(3, "backend: %s", qrdma_strerror(e));
+        perf_die(3, "backend: %s", qrdma_strerror(e));
     if ((e = qrdma_open(g.be, 0, &g.tx)))
-        die(3, "open node 0: %s", qrdma_strerror(e));
+        perf_die(3, "open node 0: %s", qrdma_strerror(e));
     if (g.be->num_nodes >= 2) {
         if ((e = qrdma_open(g.be, 1, &g.rx)))
-            die(3, "open node 1: %s", qrdma_strerror(e));
+            perf_die(3, "open node 1: %s", qrdma_strerror(e));
     } else {
         g.rx = g.tx;
     }
@@ -1061,17 +1110,17 @@ int main(int argc, char **argv)
                                      o.retries << QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bp |
                                      o.backoff << QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bp |
                                      o.resend << QRDMA_NIC_CSR__RETRY_LIMIT__RESEND_bp)))
-            die(3, "node %u: -R: %s", n, qrdma_strerror(e));
+            perf_die(3, "node %u: -R: %s", n, qrdma_strerror(e));
     }
     if ((e = qrdma_page_claim(g.tx, QRDMA_PAGE_ANY, &g.pg)))
-        die(3, "claim a page: %s", qrdma_strerror(e));
+        perf_die(3, "claim a page: %s", qrdma_strerror(e));
     if (o.notify && (e = qrdma_nq_setup(g.rx, NQ_ENTRIES)))
-        die(3, "notification ring of node %u: %s", qrdma_node_index(g.rx), qrdma_strerror(e));
+        perf_die(3, "notification ring of node %u: %s", qrdma_node_index(g.rx), qrdma_strerror(e));
 
     if (q_pages) {
         if (o.test != T_MSG_RATE || o.all || q_pages > QRDMA_NUM_PAGES || o.notify || o.counters)
-            die(1, "-q is a msg_rate option for one size (-s), 1 <= -q <= %llu, without -N or -c",
-                (unsigned long long)QRDMA_NUM_PAGES);
+            perf_die(1, "-q is a msg_rate option for one size (-s), 1 <= -q <= %llu, without -N or -c",
+                     (unsigned long long)QRDMA_NUM_PAGES);
         run_pages(&o);
         if (g.rx != g.tx)
             qrdma_close(g.rx);
