@@ -18,8 +18,11 @@ module qrdma_fabric_star #(
   // the credited buffers cover a credit round trip at full rate: links of up to ~230
   // cycles each way (docs/sim.md "Links")
   parameter int unsigned XP_DEPTH    = 512,  // beats per crosspoint
-  parameter int unsigned VOQ_DEPTH   = 128,  // beats per node-port queue
-  parameter int unsigned PAUSE_LEVEL = 64,
+  // the NIC's pause rises at PAUSE_LEVEL beats in a queue: after it falls, the queue feeds
+  // the link while the NIC's next payload read is out (200 cycles of host memory and the
+  // send unit's pipeline); the queue also holds what the NIC had picked before the pause
+  parameter int unsigned VOQ_DEPTH   = 1024, // beats per node-port queue
+  parameter int unsigned PAUSE_LEVEL = 384,
   parameter int unsigned RX_DEPTH    = 512,  // beats of a node port's receive buffer
   parameter int unsigned MAX_PKT     = 17,
   parameter int unsigned UPD_MIN     = 17,
