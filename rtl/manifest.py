@@ -66,7 +66,9 @@ _top("qrdma_multi_queue_pipe", ["rtl/common/qrdma_multi_queue_pipe.sv"],
 _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
      lint=({"DATA_W": 64}, {"DATA_W": 24}, {"DATA_W": 8}, {"TAB_BITS": 4},
            {"DATA_W": 64, "TAB_BITS": 4}, {"DATA_PIPE": 1, "KEEP_ZERO": 1},
-           {"DATA_W": 24, "TAB_BITS": 8, "DATA_PIPE": 1}))
+           {"DATA_W": 24, "TAB_BITS": 8, "DATA_PIPE": 1},
+           {"DATA_PIPE": 1, "KEEP_ZERO": 1, "CORR_PIPE": 1}, {"DATA_W": 64, "CORR_PIPE": 1},
+           {"DATA_W": 8, "CORR_PIPE": 1}))
 _top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], deps=["qrdma_sync_fifo"],
      synth={"ADDR_W": 18, "USER_W": 6, "DEPTH": 4},
      lint=({"ADDR_W": 64}, {"ADDR_W": 12, "USER_W": 3, "DEPTH": 1}))

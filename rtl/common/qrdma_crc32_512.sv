@@ -12,7 +12,7 @@
 // including the beat with s_last; frames may follow back to back, a frame may be one
 // beat. For every frame m_valid pulses once, for one cycle, exactly LATENCY cycles after
 // its s_last beat (beat in cycle n -> m_valid and m_crc in cycle n + LATENCY); LATENCY is
-// 5 for 512-bit beats (6 with DATA_PIPE). s_keep is all ones on every beat but the last, and on the last beat
+// 5 for 512-bit beats (6 with DATA_PIPE, with or without CORR_PIPE). s_keep is all ones on every beat but the last, and on the last beat
 // contiguous from bit 0 (1..KEEP_W bytes); bytes outside s_keep are ignored (KEEP_ZERO = 0)
 // or are zero (KEEP_ZERO = 1: the user masks the data, the first stage takes s_data as it
 // is and reads s_keep on the last beat only). A violation fails an assertion in
@@ -35,11 +35,18 @@ module qrdma_crc32_512
   // (two LUT4 levels from s_data) and then their XOR per group: one cycle more of
   // LATENCY for a shorter path from s_data, whose bits each fan out over a group's table
   parameter bit           DATA_PIPE = 1'b0,
+  // 1: the correction undoes 3 bits of m per matrix stage (2 without), each stage's
+  // product registered as partial XORs that the next stage's input XORs together, and
+  // m_crc a register of its own after the last stage: at most two LUT4 levels between
+  // registers, one cycle more than the matrix stages (for DATA_W = 512 the same LATENCY)
+  parameter bit           CORR_PIPE = 1'b0,
   localparam int unsigned KEEP_W  = DATA_W / 8,
   // cycles from the s_last beat to m_valid: 1 (data term; 2 with DATA_PIPE) + 1 (loop) +
-  // ceil(log2(KEEP_W)/2) correction stages; 5 for DATA_W = 512 (4 for 40..128, 3 for
-  // 8..32), one more with DATA_PIPE
-  localparam int unsigned LATENCY = 2 + int'(DATA_PIPE) + (idx_w(KEEP_W) + 1) / 2
+  // ceil(log2(KEEP_W)/2) correction stages (CORR_PIPE: ceil(log2(KEEP_W)/3) + 1); 5 for
+  // DATA_W = 512 (4 for 40..128, 3 for 8..32), one more with DATA_PIPE
+  localparam int unsigned LATENCY = 2 + int'(DATA_PIPE)
+                                    + (CORR_PIPE ? (idx_w(KEEP_W) + 2) / 3 + 1
+                                                 : (idx_w(KEEP_W) + 1) / 2)
 ) (
   input  logic              clk,
   input  logic              rst,
@@ -55,16 +62,17 @@ module qrdma_crc32_512
 
   // Design constants; LATENCY follows them.
   localparam int unsigned GROUP_BYTES = 8;  // bytes per partial XOR of the data term
-  localparam int unsigned CORR_BITS   = 2;  // bits of m undone per correction stage (1..3)
+  localparam int unsigned CORR_BITS   = CORR_PIPE ? 3 : 2;  // bits of m undone per stage
   localparam int unsigned GROUPS      = (KEEP_W + GROUP_BYTES - 1) / GROUP_BYTES;
   localparam int unsigned M_W         = idx_w(KEEP_W);  // width of m, missing bytes 0..KEEP_W-1
   localparam int unsigned CORR_STAGES = (M_W + CORR_BITS - 1) / CORR_BITS;
+  localparam int unsigned CORR_REGS   = CORR_STAGES + int'(CORR_PIPE);  // registers after the loop
 
 `ifndef SYNTHESIS
   initial begin
     if (DATA_W < 8 || DATA_W % 8 != 0)
       $fatal(1, "qrdma_crc32_512: DATA_W must be a positive multiple of 8");
-    if (LATENCY != 2 + int'(DATA_PIPE) + CORR_STAGES)
+    if (LATENCY != 2 + int'(DATA_PIPE) + CORR_REGS)
       $fatal(1, "qrdma_crc32_512: LATENCY does not match the pipeline");
     if (TAB_BITS != 4 && TAB_BITS != 8)
       $fatal(1, "qrdma_crc32_512: TAB_BITS must be 4 or 8");
@@ -332,6 +340,11 @@ module qrdma_crc32_512
   // of LUT4. Element 0 of corr_x_q / corr_m_q / corr_v_q is loaded with the frame's last
   // beat at n+2 (raw state, m); element s+1 by stage s. Stages compute only in a cycle in
   // which they load.
+  // CORR_PIPE: stage s registers y as CP_NP(s) partial XORs (corr_p_q[s][j], of the
+  // columns [j*32/np, (j+1)*32/np) of G), 4 of 8 columns in stage 0 (two LUT4 levels from
+  // corr_x_q[0]), 16 of 2 columns after it (one LUT4 level for the input x, the XOR of
+  // the 4 partials before, and one for the partial); a register stage after the last
+  // XORs its 16 partials (two levels) and the final xor into corr_x_q[1], m_crc.
   localparam int unsigned NV = 2 ** CORR_BITS;  // matrices per stage
   typedef mat_t [NV-1:0] corr_mats_t;
 
@@ -351,11 +364,22 @@ module qrdma_crc32_512
     return r;
   endfunction
 
-  vec_t           corr_x_q [CORR_STAGES + 1];  // [CORR_STAGES] is m_crc
-  logic [CORR_STAGES:0] corr_v_q;               // bit CORR_STAGES is m_valid
+  // partial XORs of stage s (CORR_PIPE)
+  function automatic int unsigned cp_np(input int unsigned s);
+    return (s == 0) ? 4 : 16;
+  endfunction
+
+  localparam int unsigned CP_MAX = CORR_PIPE ? 16 : 1;             // partials per stage, at most
+  localparam int unsigned CX_N   = CORR_PIPE ? 2 : CORR_STAGES + 1;  // corr_x_q elements
+
+  vec_t           corr_x_q [CX_N];         // [CX_N-1] is m_crc
+  logic [CORR_REGS:0] corr_v_q;            // bit CORR_REGS is m_valid
   // the last element feeds no stage (never read with a single stage, DATA_W <= 32)
   /* verilator lint_off UNUSEDSIGNAL */
   logic [M_W-1:0] corr_m_q [CORR_STAGES];
+  // CORR_PIPE: the stages' partial XORs (stage 0 uses 4 of 16); without it, constants
+  // no stage reads
+  vec_t           corr_p_q [CORR_STAGES][CP_MAX];
   /* verilator lint_on UNUSEDSIGNAL */
 
   // The loop register and the load of the correction stages' element 0 share one process,
@@ -375,7 +399,7 @@ module qrdma_crc32_512
   end
 
   always_ff @(posedge clk) begin
-    corr_v_q <= {corr_v_q[CORR_STAGES-1:0], v1_q && last1_q};  // one shift register
+    corr_v_q <= {corr_v_q[CORR_REGS-1:0], v1_q && last1_q};  // one shift register
     if (rst) corr_v_q <= '0;
   end
 
@@ -395,12 +419,40 @@ module qrdma_crc32_512
       end
     end
 
-    always_ff @(posedge clk) begin
-      if (corr_v_q[s]) begin
-        vec_t y;
-        y = '0;
-        for (int c = 0; c < 32; c++) y ^= g_q[c] & {32{corr_x_q[s][c]}};
-        corr_x_q[s+1] <= y ^ {32{LAST}};
+    if (!CORR_PIPE) begin : gen_full
+      always_ff @(posedge clk) begin
+        if (corr_v_q[s]) begin
+          vec_t y;
+          y = '0;
+          for (int c = 0; c < 32; c++) y ^= g_q[c] & {32{corr_x_q[s][c]}};
+          corr_x_q[s+1] <= y ^ {32{LAST}};
+        end
+      end
+
+      for (genvar j = 0; j < int'(CP_MAX); j++) begin : gen_p_none
+        assign corr_p_q[s][j] = '0;
+      end
+    end else begin : gen_part
+      localparam int unsigned NP   = cp_np(s);                 // partials of this stage
+      localparam int unsigned CP   = 32 / NP;                  // columns per partial
+      localparam int unsigned PREV = (s == 0) ? 0 : s - 1;     // stage before (s > 0)
+      localparam int unsigned NPP  = cp_np(PREV);              // its partials
+
+      always_ff @(posedge clk) begin
+        if (corr_v_q[s]) begin
+          vec_t x, y;
+          if (s == 0) begin
+            x = corr_x_q[0];
+          end else begin
+            x = '0;
+            for (int j = 0; j < int'(NPP); j++) x ^= corr_p_q[PREV][j];
+          end
+          for (int j = 0; j < int'(NP); j++) begin
+            y = '0;
+            for (int c = j * int'(CP); c < (j + 1) * int'(CP); c++) y ^= g_q[c] & {32{x[c]}};
+            corr_p_q[s][j] <= y;
+          end
+        end
       end
     end
 
@@ -411,8 +463,21 @@ module qrdma_crc32_512
     end
   end
 
-  assign m_valid = corr_v_q[CORR_STAGES];
-  assign m_crc   = corr_x_q[CORR_STAGES];
+  if (CORR_PIPE) begin : gen_corr_out
+    localparam int unsigned NPL = cp_np(CORR_STAGES - 1);  // the last stage's partials
+
+    always_ff @(posedge clk) begin
+      if (corr_v_q[CORR_STAGES]) begin
+        vec_t y;
+        y = '1;  // the final xor
+        for (int j = 0; j < int'(NPL); j++) y ^= corr_p_q[CORR_STAGES-1][j];
+        corr_x_q[1] <= y;
+      end
+    end
+  end
+
+  assign m_valid = corr_v_q[CORR_REGS];
+  assign m_crc   = corr_x_q[CX_N-1];
 
   // ------------------------------------------------------------ simulation-only check
 `ifndef SYNTHESIS

@@ -20,7 +20,7 @@
 // Timing: last beat taken in cycle n -> CRC beat registered into the CRC at n+3 (n+4
 // with the flush; the realigner's two rotation stages) -> CRC result at n+3+LATENCY (+1)
 // -> both FIFOs' heads at n+4+LATENCY (+1) -> m_hdr_valid (the output register slice) at
-// n+5+LATENCY (+1) (LATENCY = 6 with the CRC's DATA_PIPE: n+11 or n+12). rd_data is valid two cycles after rd_en
+// n+5+LATENCY (+1) (LATENCY = 6 with the CRC's DATA_PIPE and CORR_PIPE: n+11 or n+12). rd_data is valid two cycles after rd_en
 // (the ring's output register); skip_en must not come with rd_en.
 `default_nettype none
 
@@ -365,7 +365,7 @@ module qrdma_rx_buf
   logic        crc_valid;
   logic [31:0] crc;
 
-  qrdma_crc32_512 #(.KEEP_ZERO(1'b1), .DATA_PIPE(1'b1)) u_crc (
+  qrdma_crc32_512 #(.KEEP_ZERO(1'b1), .DATA_PIPE(1'b1), .CORR_PIPE(1'b1)) u_crc (
     .clk, .rst,
     .s_valid(cv_q), .s_data(cd_q), .s_keep(ck_q), .s_last(cl_q),
     .m_valid(crc_valid), .m_crc(crc)

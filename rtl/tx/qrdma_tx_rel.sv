@@ -270,17 +270,19 @@ module qrdma_tx_rel
   assign pq_ok = pq_data[PKT_DESC_W];
 
   // ------------------------------------------------------------------ re-send stages
-  // A timeout to re-send waits in the queue (rq), then R1 reads its kept descriptors (the
-  // two stores, read together), R2 has them in the stores' output registers and checks
-  // them (still the timer's seq), R3 offers those that passed the check (they stay in
-  // the output registers: no read until R3 is done; none passed: R3 ends at once). One
-  // re-send in R1..R3 at a time. A re-send is killed when the engine takes the
-  // acknowledgement of its tid and seq (registered: from A1 on), so it never passes on
-  // two cycles or more after the engine took it.
-  logic                   r1_v_q, r2_v_q, r3_v_q, r1_k_q, r2_k_q;
+  // A timeout to re-send waits in the queue (rq), then its kept descriptors are read (the
+  // two stores, read together, when it is popped): R1 has them in the stores' read
+  // registers, R2 in their output registers, from which the fields of the check are
+  // registered, RK checks them (still the timer's seq), R3 offers those that passed the
+  // check (they stay in the output registers: none loads until R3 is done; none passed:
+  // R3 ends at once). One re-send in R2..R3 at a time; R1 holds the next one until they
+  // are empty (its words wait in the read registers). A re-send is killed when the engine
+  // takes the acknowledgement of its tid and seq (registered: from A1 on), so it never
+  // passes on two cycles or more after the engine took it.
+  logic                   r1_v_q, r2_v_q, rk_v_q, r3_v_q, r1_k_q, r2_k_q, rk_k_q;
   logic                   r3_b_q, r3_p_q;      // R3 offers its block / its packet (below)
   logic                   r3_ok_q;             // R3: something passed the check
-  rq_t                    r1_q, r2_q, r3_q;
+  rq_t                    r1_q, r2_q, rk_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
   logic                   bs_rd_v;             // the block store's word was written since reset
@@ -406,9 +408,10 @@ module qrdma_tx_rel
   logic [TW-1:0]           bs_addr_q, ps_addr_q;
   logic [BLOCK_DESC_W-1:0] bs_data_q;
   logic [PKT_DESC_W-1:0]   ps_data_q;
-  logic                    r_pop;
+  logic                    r_pop, r1_mv_q;
   logic [TW-1:0]           r_pop_tid;
-  logic                    ps_we2_q;   // the packet store's write of the cycle before
+  logic                    ps_we2_q, ps_we3_q;   // the packet store's write one, two cycles before
+  logic [TW-1:0]           ps_addr2_q;           // its address, a cycle before
 
   always_ff @(posedge clk) begin
     bs_we_q   <= ob_pass;
@@ -416,12 +419,15 @@ module qrdma_tx_rel
     bs_data_q <= bq_data[BLOCK_DESC_W-1:0];
     ps_we_q   <= op_pass;
     ps_we2_q  <= ps_we_q;
+    ps_we3_q  <= ps_we2_q;
     ps_addr_q <= pq_key.tid;
+    ps_addr2_q <= ps_addr_q;
     ps_data_q <= pq_data[PKT_DESC_W-1:0];
     if (rst) begin
       bs_we_q  <= 1'b0;
       ps_we_q  <= 1'b0;
       ps_we2_q <= 1'b0;
+      ps_we3_q <= 1'b0;
     end
   end
 
@@ -431,7 +437,7 @@ module qrdma_tx_rel
     .clk,
     .wr_en(bs_we_q || init_q), .wr_be(1'b1), .wr_addr(init_q ? init_tid_q : bs_addr_q),
     .wr_data({!init_q, bs_data_q}),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data({bs_rd_v, bs_rd})
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(r1_mv_q), .rd_data({bs_rd_v, bs_rd})
   );
 
   // (the packet store's words are live from their write until their TID's disarm: the
@@ -440,7 +446,7 @@ module qrdma_tx_rel
   u_pkt_store (
     .clk,
     .wr_en(ps_we_q), .wr_be(1'b1), .wr_addr(ps_addr_q), .wr_data(ps_data_q),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(1'b1), .rd_data(ps_rd)
+    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(r1_mv_q), .rd_data(ps_rd)
   );
 
   // ------------------------------------------------------------------ timer tables
@@ -532,7 +538,7 @@ module qrdma_tx_rel
   logic [7:0]    s3_rt_q;
   logic [3:0]    s3_sa_q;
   logic          sc_it_q, s1_it_q, s2_it_q, s3_it_q;  // the visit is in turn
-  logic          s2_inq;   // S2's TID waits for its re-send (in the queue or R1..R3)
+  logic          s2_inq;   // S2's TID waits for its re-send (in the queue, R1, R2, RK or R3)
 
   // (a sent pulse's write counts as a hit too: the deadline read may be older)
   function automatic logic touched(input logic [TW-1:0] t);
@@ -853,35 +859,43 @@ module qrdma_tx_rel
   // from its write until the TID is disarmed (the use is over: the engine returns the
   // TID) or swept after reset. A block's timer re-sends the packet store's control packet
   // only while it is live, so a control packet kept from an earlier use of the TID whose
-  // seq equals the timer's modulo 2^16 is never sent with a later block. Port A sets (the
-  // store's write, its TID from the pass two cycles ahead), port B clears (the armed
-  // bits' clear address and enable); a set and a clear of one TID in a cycle (a packet
-  // passed after its TID's disarm was decided) leave it set (pl_conf_q, a cycle ahead).
+  // seq equals the timer's modulo 2^16 is never sent with a later block. Port A sets (two
+  // cycles after the store's write, its TID from the store's write address, a register,
+  // two cycles ahead: the packet slice's output drives no LUT-RAM read; no re-send of
+  // the TID reads the bit meanwhile: the pass kills those of its earlier use, and its
+  // own timer is not yet written), port B clears (the armed bits' clear address and
+  // enable); a set and a clear of one TID in a cycle (a packet passed after its TID's
+  // disarm was decided) leave it set (pl_conf_q, a cycle ahead).
+  // Read as R1 moves on, at R1's TID (a register, no multiplexer before the LUT-RAM
+  // read): pl_rd holds through R2, where RK takes it.
   logic       pl_conf_q;
   logic [0:0] pl_rd;
 
-  always_ff @(posedge clk) pl_conf_q <= ps_we_q && ps_addr_q == a2_tid_q;
+  always_ff @(posedge clk) pl_conf_q <= ps_we2_q && ps_addr2_q == a2_tid_q;
 
   qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
   u_pkt_live (
     .clk,
-    .a_en(ps_we2_q), .a_addr(pq_key.tid), .a_data(1'b1),
+    .a_en(ps_we3_q), .a_addr(ps_addr_q), .a_data(1'b1),
     .b_en(init2_q || (clr_ack && !pl_conf_q)), .b_addr(clr_tid_q), .b_data(1'b0),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_data(pl_rd)
+    .rd_en(r1_mv_q), .rd_addr(r1_q.k.tid), .rd_data(pl_rd)
   );
 
   // ------------------------------------------------------------------ re-send queue
   // RQ_DEPTH timeouts in registers, each killed when the engine takes the acknowledgement
   // of its tid and seq (A1), or when a descriptor of the engine with its tid passes on
   // (a control packet for its block: the control's arm starts the timer afresh, and the
-  // next timeout re-sends both; X, registered); the head is popped into R1 when R1..R3
-  // are empty. In R3 the pass's own compare is registered (r3_x_q), so a superseded
-  // re-send never passes on after the descriptor that supersedes it.
+  // next timeout re-sends both; X, registered); the head is popped into R1 when R1 is
+  // empty or moves on (R2..R3 empty), and with the queue empty the push on its way
+  // (rp_q) is popped instead of pushed: a re-send decided in cycle e reaches R3 in e + 5,
+  // one behind another in the fourth cycle after the one before left R3. In R3 the
+  // pass's own compare is registered (r3_x_q), so a superseded re-send never passes on
+  // after the descriptor that supersedes it.
   localparam int unsigned RQW = idx_w(RQ_DEPTH);
   rq_t               rq_q [RQ_DEPTH];
   logic [RQ_DEPTH-1:0] rq_v_q, rq_k_q;
   logic [RQW-1:0]    rq_wp_q, rq_rp_q;
-  logic              r_idle, a1_kill_r1, a1_kill_r2, a1_kill_r3, r2_ok;
+  logic              r_byp, a1_kill_r1, a1_kill_r2, a1_kill_rk, a1_kill_r3, rk_ok;
 
   function automatic logic kills(input key_t k, input logic v, input logic [TW-1:0] t,
                                  input logic [SEQW-1:0] q);
@@ -905,16 +919,20 @@ module qrdma_tx_rel
   rq_t  rp_q;
   logic rp_v_q;
 
+  // (R1 moves on when R2..R3 are empty, r1_mv_q below: the stores' output registers
+  // load, rd_oe)
   assign rq_room    = rp_v_q ? !rq_v_q[rq_next(rq_wp_q)] : !rq_v_q[rq_wp_q];
-  assign r_idle     = !r1_v_q && !r2_v_q && !r3_v_q;
-  assign r_pop      = r_idle && rq_v_q[rq_rp_q];
-  assign r_pop_tid  = rq_q[rq_rp_q].k.tid;
+  assign r_byp      = !rq_v_q[rq_rp_q];   // the queue is empty: pop rp_q
+  assign r_pop      = (!r1_v_q || r1_mv_q) && (rq_v_q[rq_rp_q] || rp_v_q);
+  assign r_pop_tid  = r_byp ? rp_q.k.tid : rq_q[rq_rp_q].k.tid;
   assign a1_kill_r1 = kills(r1_q.k, a1_v_q, a1_tid_q, a1_seq_q);
   assign a1_kill_r2 = kills(r2_q.k, a1_v_q, a1_tid_q, a1_seq_q);
+  assign a1_kill_rk = kills(rk_q.k, a1_v_q, a1_tid_q, a1_seq_q);
   assign a1_kill_r3 = kills(r3_q.k, a1_v_q, a1_tid_q, a1_seq_q);
 
   always_comb begin
     s2_inq = (r1_v_q && r1_q.k.tid == s2_tid_q) || (r2_v_q && r2_q.k.tid == s2_tid_q)
+             || (rk_v_q && rk_q.k.tid == s2_tid_q)
              || (r3_v_q && r3_q.k.tid == s2_tid_q) || (rp_v_q && rp_q.k.tid == s2_tid_q);
     for (int i = 0; i < RQ_DEPTH; i++)
       if (rq_v_q[i] && rq_q[i].k.tid == s2_tid_q) s2_inq = 1'b1;
@@ -941,14 +959,14 @@ module qrdma_tx_rel
     rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
               rt: tdue ? s3_rt_q + 8'd1 : s3_rt_q, to: bo_tab_q[tdue ? s3_sa_q : s3_sm_q],
               miss: !tdue, pf: s3_pf_q, pn: s3_pn_q};
-    if (rp_v_q) begin
+    if (rp_v_q && !(r_pop && r_byp)) begin
       rq_q[rq_wp_q]   <= rp_q;
       rq_v_q[rq_wp_q] <= 1'b1;
       rq_k_q[rq_wp_q] <= kills(rp_q.k, a1_v_q, a1_tid_q, a1_seq_q)
                          || xkill(rp_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       rq_wp_q         <= rq_next(rq_wp_q);
     end
-    if (r_pop) begin
+    if (r_pop && !r_byp) begin
       rq_v_q[rq_rp_q] <= 1'b0;
       rq_rp_q         <= rq_next(rq_rp_q);
     end
@@ -962,17 +980,18 @@ module qrdma_tx_rel
     end
   end
 
-  // R1: the stores read; R2: their words in the output registers, checked (the kept
+  // R1: the stores' words in their read registers, until R2..R3 are empty; R2: in their
+  // output registers, the fields of the check registered (so that the check starts at
+  // registers beside it, not at the block RAMs' outputs); RK: checked (the kept
   // descriptors still carry the timer's seq: the TID was not used again); R3: offered
   // until every part has passed, or killed. r3_b_q / r3_p_q: R3 offers its block / its
   // packet (it holds a re-send, the part passed the check and has not passed on yet, not
   // superseded), so that the offers, and the engine's streams they hold back, start at
-  // one register each. r3_v_q does not depend on the check: the block RAMs' outputs lie
-  // far from this logic.
-  logic r2_go, r2_x, r3_xk;
+  // one register each. r3_v_q does not depend on the check.
+  logic rk_go, rk_x, r3_xk;
 
-  assign r2_go = !r2_k_q && !a1_kill_r2 && !xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-  assign r2_x  = xkill(r2_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
+  assign rk_go = !rk_k_q && !a1_kill_rk && !xkill(rk_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+  assign rk_x  = xkill(rk_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
   assign r3_xk = xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
   // A block's timer (K_BLK or K_CTL: the engine may pass a control packet on before or
   // after its block, and the later of the two arms) re-sends whichever of the block and
@@ -987,55 +1006,87 @@ module qrdma_tx_rel
   // register in R2.
   localparam int unsigned PLW = $clog2(MAX_PAYLOAD);
   localparam int unsigned SZW = BLOCK_DESC_SIZE_W;
-  logic r2_bok, r2_pok, r2_pkt;
-  logic [SZW:0] r2_end;   // the block's last byte, from the start of its first packet
+  logic            rk_bv_q, rk_live_q, rk_pctl_q;
+  logic [SEQW-1:0] rk_bseq_q, rk_pseq_q;
+  logic [PFW-1:0]  rk_pf_q;     // the block's last packet index
+  logic            rk_bok, rk_pok, rk_pkt;
+  logic [SZW:0]    r2_end;      // the block's last byte, from the start of its first packet
 
   assign r2_end = (SZW + 1)'(bs_rd[BLOCK_DESC_DST_ADDR_LSB +: PLW])
                   + (SZW + 1)'(bs_rd[BLOCK_DESC_SIZE_LSB +: SZW]) - (SZW + 1)'(1);
 
   always_comb begin
-    r2_pkt = r2_q.kind == K_PKT;
-    r2_bok = !r2_pkt && bs_rd_v && bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq;
-    r2_pok = !r2_q.miss && pl_rd[0] && ps_rd[PKT_DESC_SEQ_LSB +: SEQW] == r2_q.k.seq
-             && (r2_pkt || ps_rd[PKT_DESC_KIND_LSB] == 1'(PKT_CONTROL));
-    r2_ok  = r2_bok || r2_pok;
+    rk_pkt = rk_q.kind == K_PKT;
+    rk_bok = !rk_pkt && rk_bv_q && rk_bseq_q == rk_q.k.seq;
+    rk_pok = !rk_q.miss && rk_live_q && rk_pseq_q == rk_q.k.seq && (rk_pkt || rk_pctl_q);
+    rk_ok  = rk_bok || rk_pok;
   end
 
   assign r3_done = r3_v_q && (a1_kill_r3 || r3_x_q
                               || ((!r3_b_q || rb_pass) && (!r3_p_q || rp_pass)));
 
   always_ff @(posedge clk) begin
-    r1_v_q  <= r_pop;
-    r1_q    <= rq_q[rq_rp_q];
-    r1_k_q  <= rq_kill[rq_rp_q];
-    r2_v_q  <= r1_v_q;
-    r2_q    <= r1_q;
-    r2_k_q  <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-    if (r2_v_q) begin
-      r3_v_q    <= r2_go;
-      r3_ok_q   <= r2_ok;
-      r3_x_q    <= r2_x;
-      r3_q      <= r2_q;
-      r3_q.kind <= r2_q.miss ? r2_q.kind : (r2_pkt ? K_PKT : (r2_pok ? K_CTL : K_BLK));
-      r3_run_q  <= r2_q.miss || (probe_q && r2_q.rt == 8'd1);
-      if (!r2_q.miss) begin
-        r3_q.pf <= PFW'(r2_end >> PLW);
+    // R1: loaded by a pop, kills gathered while it waits
+    if (r1_v_q && !r1_mv_q)
+      r1_k_q <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    if (r1_mv_q) r1_v_q <= 1'b0;
+    if (r_pop) begin
+      r1_v_q <= 1'b1;
+      if (r_byp) begin
+        r1_q   <= rp_q;
+        r1_k_q <= kills(rp_q.k, a1_v_q, a1_tid_q, a1_seq_q)
+                  || xkill(rp_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+      end else begin
+        r1_q   <= rq_q[rq_rp_q];
+        r1_k_q <= rq_kill[rq_rp_q];
+      end
+    end
+    // R2: the words in the output registers (loaded as R1 moves on)
+    r2_v_q    <= r1_mv_q;
+    r2_q      <= r1_q;
+    r2_k_q    <= r1_k_q || a1_kill_r1 || xkill(r1_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    // RK: the check's fields from R2's output registers
+    rk_v_q    <= r2_v_q;
+    rk_q      <= r2_q;
+    rk_k_q    <= r2_k_q || a1_kill_r2 || xkill(r2_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
+    rk_bv_q   <= bs_rd_v;
+    rk_bseq_q <= bs_rd[BLOCK_DESC_SEQ_LSB +: SEQW];
+    rk_live_q <= pl_rd[0];
+    rk_pseq_q <= ps_rd[PKT_DESC_SEQ_LSB +: SEQW];
+    rk_pctl_q <= ps_rd[PKT_DESC_KIND_LSB] == 1'(PKT_CONTROL);
+    rk_pf_q   <= PFW'(r2_end >> PLW);
+    if (rk_v_q) begin
+      r3_v_q    <= rk_go;
+      r3_ok_q   <= rk_ok;
+      r3_x_q    <= rk_x;
+      r3_q      <= rk_q;
+      r3_q.kind <= rk_q.miss ? rk_q.kind : (rk_pkt ? K_PKT : (rk_pok ? K_CTL : K_BLK));
+      r3_run_q  <= rk_q.miss || (probe_q && rk_q.rt == 8'd1);
+      if (!rk_q.miss) begin
+        r3_q.pf <= rk_pf_q;
         r3_q.pn <= PNW'(1);
       end
-      r3_b_q    <= r2_bok && r2_go && !r2_x;
-      r3_p_q    <= r2_pok && r2_go && !r2_x;
+      r3_b_q    <= rk_bok && rk_go && !rk_x;
+      r3_p_q    <= rk_pok && rk_go && !rk_x;
     end else begin
       if (r3_done) r3_v_q <= 1'b0;
       if (r3_xk) r3_x_q <= 1'b1;
       if (rb_pass || r3_done || r3_xk) r3_b_q <= 1'b0;
       if (rp_pass || r3_done || r3_xk) r3_p_q <= 1'b0;
     end
+    // R1 moves on in the next cycle: it holds a re-send then and R2..R3 are empty then
+    // (a register: the stores' output-register enables and the live bits' read come
+    // from it)
+    r1_mv_q <= (r_pop || (r1_v_q && !r1_mv_q)) && !r1_mv_q && !r2_v_q
+               && !(rk_v_q ? rk_go : (r3_v_q && !r3_done));
     probe_q        <= cfg_probe;
     stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && !r3_q.miss;
     stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && r3_q.miss;
     if (rst) begin
       r1_v_q         <= 1'b0;
+      r1_mv_q        <= 1'b0;
       r2_v_q         <= 1'b0;
+      rk_v_q         <= 1'b0;
       r3_v_q         <= 1'b0;
       r3_b_q         <= 1'b0;
       r3_p_q         <= 1'b0;
@@ -1045,10 +1096,13 @@ module qrdma_tx_rel
   end
 
 `ifndef SYNTHESIS
-  // an offer of R3 belongs to a re-send in R3 that is not superseded
+  // an offer of R3 belongs to a re-send in R3 that is not superseded; R1 moves on exactly
+  // when it holds a re-send and R2..R3 are empty
   always_ff @(posedge clk) begin
     if (!rst) assert (!(r3_b_q || r3_p_q) || (r3_v_q && !r3_x_q))
       else $error("qrdma_tx_rel: R3 offers without a live re-send");
+    if (!rst) assert (r1_mv_q == (r1_v_q && !r2_v_q && !rk_v_q && !r3_v_q))
+      else $error("qrdma_tx_rel: r1_mv_q differs from R1's state");
   end
 `endif
 

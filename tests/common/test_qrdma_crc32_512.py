@@ -230,32 +230,39 @@ def idx_w(n):
     return 1 if n <= 1 else (n - 1).bit_length()
 
 
-def latency(data_w, data_pipe=0):
+def latency(data_w, data_pipe=0, corr_pipe=0):
     """The documented LATENCY: 2 + one correction stage per 2 bits of the missing-byte
-    count (5 for 512-bit beats), one more with DATA_PIPE."""
-    return 2 + data_pipe + (idx_w(data_w // 8) + 1) // 2
+    count (5 for 512-bit beats), one more with DATA_PIPE; with CORR_PIPE one correction
+    stage per 3 bits and one register after them (the same for 512-bit beats)."""
+    m_w = idx_w(data_w // 8)
+    return 2 + data_pipe + ((m_w + 2) // 3 + 1 if corr_pipe else (m_w + 1) // 2)
 
 
 def crc_params():
-    """DATA_W, TAB_BITS, KEEP_ZERO, DATA_PIPE: the forms synthesized (512 bits, TAB_BITS 4;
-    the send unit's with the bytes outside s_keep ignored, the receive buffer's with them
-    zero and the data term in two stages), the other table form (8: the same function) at
-    64 bits, and the one-byte beat; each table form at each width in make test-full."""
-    p = [(512, 4, 0, 0), (512, 4, 1, 1), (64, 8, 0, 0), (8, 4, 0, 0)]
+    """DATA_W, TAB_BITS, KEEP_ZERO, DATA_PIPE, CORR_PIPE: the forms synthesized (512 bits,
+    TAB_BITS 4; the send unit's with the bytes outside s_keep ignored, the receive
+    buffer's with them zero, the data term in two stages and the correction in partial
+    XORs), the other table form (8: the same function) at 64 bits, the one-byte beat and
+    the partial-XOR correction with a single stage (64 bits); each table form at each
+    width in make test-full."""
+    p = [(512, 4, 0, 0, 0), (512, 4, 1, 1, 1), (64, 8, 0, 0, 0), (8, 4, 0, 0, 0),
+         (64, 4, 0, 0, 1)]
     if full():
-        p += [(512, 8, 0, 0), (512, 4, 1, 0), (64, 4, 0, 0), (64, 4, 1, 0), (24, 8, 0, 0),
-              (24, 8, 0, 1), (64, 4, 0, 1)]
+        p += [(512, 8, 0, 0, 0), (512, 4, 1, 0, 0), (512, 4, 1, 1, 0), (512, 4, 0, 0, 1),
+              (64, 4, 0, 0, 0), (64, 4, 1, 0, 0), (24, 8, 0, 0, 0), (24, 8, 0, 1, 0),
+              (64, 4, 0, 1, 0), (8, 4, 0, 0, 1), (24, 8, 0, 1, 1)]
     return p
 
 
-@pytest.mark.parametrize("data_w,tab_bits,keep_zero,data_pipe", crc_params())
-def test_qrdma_crc32_512(data_w, tab_bits, keep_zero, data_pipe):
+@pytest.mark.parametrize("data_w,tab_bits,keep_zero,data_pipe,corr_pipe", crc_params())
+def test_qrdma_crc32_512(data_w, tab_bits, keep_zero, data_pipe, corr_pipe):
     from simrun import run
 
     run("qrdma_crc32_512", "test_qrdma_crc32_512",
         {"DATA_W": data_w, "TAB_BITS": tab_bits, "KEEP_ZERO": keep_zero,
-         "DATA_PIPE": data_pipe},
-        extra_env={"P_DATA_W": str(data_w), "P_LATENCY": str(latency(data_w, data_pipe)),
+         "DATA_PIPE": data_pipe, "CORR_PIPE": corr_pipe},
+        extra_env={"P_DATA_W": str(data_w),
+                   "P_LATENCY": str(latency(data_w, data_pipe, corr_pipe)),
                    "P_KEEP_ZERO": str(keep_zero)})
 
 
