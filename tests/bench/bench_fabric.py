@@ -156,8 +156,8 @@ def plot(system: dict, path: Path) -> None:
     panels = []
     for row in system["rows"]:
         if row["experiment"] == "hotspot":
-            panels.append(("hotspot: victim alone", row["alone"]))
-            panels.append(("hotspot: loaded (victim first)", row["loaded"]))
+            panels.append(("hotspot: alone", row["alone"]))
+            panels.append(("hotspot: loaded", row["loaded"]))
         else:
             panels.append((f"{row['experiment']} ({row['nodes']} nodes)", row))
     err = system["in_flight_error"]
