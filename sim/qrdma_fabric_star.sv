@@ -15,8 +15,9 @@
 module qrdma_fabric_star #(
   parameter int unsigned P           = 4,    // nodes (switch ports)
   parameter int unsigned VOQ         = 1,    // node ports' queues: 1 one per node, 0 one for all
-  // the credited buffers cover a credit round trip at full rate: links of up to ~230
-  // cycles each way (docs/sim.md "Links")
+  // the credited buffers cover a credit round trip at full rate (both link directions,
+  // the pipelines and UPD_MIN beats): links of up to ~200 cycles each way (docs/sim.md
+  // "Links")
   parameter int unsigned XP_DEPTH    = 512,  // beats per crosspoint
   // the NIC's pause rises at PAUSE_LEVEL beats in a queue: after it falls, the queue feeds
   // the link while the NIC's next payload read is out (200 cycles of host memory and the
@@ -25,7 +26,9 @@ module qrdma_fabric_star #(
   parameter int unsigned PAUSE_LEVEL = 384,
   parameter int unsigned RX_DEPTH    = 512,  // beats of a node port's receive buffer
   parameter int unsigned MAX_PKT     = 17,
-  parameter int unsigned UPD_MIN     = 17,
+  // beats freed before a credit beat is offered: one per four 1 KiB packets, so a link
+  // whose reverse direction is fully loaded loses 1/69 of its beats to credit beats
+  parameter int unsigned UPD_MIN     = 68,
   parameter int unsigned REFRESH     = 1024,
   localparam int unsigned DATA_W     = 512,
   localparam int unsigned KEEP_W     = 64,

@@ -9,7 +9,8 @@ The expectations come from the link and the packet format, not from a run:
 - A 1 KiB payload is a 17-beat DATA packet (docs/formats.md) on a link of one 64-byte beat
   per cycle: no flow, no receiver can take more than P = 16/17 of the line rate.
 - A link that also carries the credit beats of a fully loaded reverse direction (one per
-  UPD_MIN = 17 beats freed, docs/fabric.md) leaves DATA 17/18 of its beats: C x P.
+  UPD_MIN = 68 beats freed in the star, docs/sim.md "Links") leaves DATA 68/69 of its
+  beats: C x P.
 - A flow's figure counts the transfers whose DONE was seen in the window, so it is off the
   bytes it moved by at most the OUT x SIZE bytes in flight at either end: q = OUT x SIZE /
   (W x 64) of the line rate. The receivers' RX_BYTES counters have no such error; beats
@@ -37,7 +38,7 @@ from test_sim_harness import BUILD, _make  # noqa: E402
 
 LINE = 64                 # bytes per cycle: one beat
 P = 16 / 17               # payload share of a 17-beat DATA packet
-C = 17 / 18               # DATA share of a link that carries one credit beat per 17 beats
+C = 68 / 69               # DATA share of a link that carries one credit beat per 68 beats
 MARGIN = 0.03             # relative: ACKs (one beat per block), pipeline bubbles
 SPEC = "topo=star,nodes=4,mem_rd=2"
 WARM, WIN = 20000, 100000
@@ -143,7 +144,7 @@ def test_alltoall(harness: Path, tmp_path: Path) -> None:
 def test_hotspot(harness: Path, tmp_path: Path) -> None:
     """The victim 1 -> 2 alone, then beside nodes 0, 2, 3 -> node 1: node 2 receives the
     victim alone in both runs, so its RX_BYTES is the victim's exactly; loaded, the
-    victim's link also carries the credit beats of the incast node 1 takes (one per 17
+    victim's link also carries the credit beats of the incast node 1 takes (one per 68
     beats) and its ACKs. 256 KiB in flight per flow cover the victim's longer round trip
     (its ACKs wait behind the incast in node 2's queue and crosspoint toward node 1)."""
     res = perf(harness, tmp_path, "hotspot", 32768, 8)
