@@ -18,8 +18,9 @@ The expectations come from the link and the packet format, not from a run:
   ahead of its link by 1024 / W.
 - Per receiver, the flows into it add up to its RX_BYTES (the per-flow accounting).
 - A switch output's round robin over whole packets of equal size gives every input the
-  same share; the victim of the hotspot loses at most the credit beats (and ACKs) that
-  node 1's incast puts on its link: its ratio is at least C less a margin.
+  same share; the victim of the hotspot keeps at least VICTIM = 0.9 of its throughput
+  alone, the hotspot experiment's target: it loses the credit beats and ACKs that node 1's
+  incast puts on its link and the pauses of its own sending.
 The host memory answers payload reads after 2 cycles (mem_rd=2), so that a sender's port
 queue, refilled at once after a pause, never starves the link: the shares are the
 fabric's. With the default 200-cycle reads a paused sender leaves its link idle while its
@@ -40,6 +41,7 @@ LINE = 64                 # bytes per cycle: one beat
 P = 16 / 17               # payload share of a 17-beat DATA packet
 C = 68 / 69               # DATA share of a link that carries one credit beat per 68 beats
 MARGIN = 0.03             # relative: ACKs (one beat per block), pipeline bubbles
+VICTIM = 0.9              # the hotspot victim's loaded / alone throughput, at least
 SPEC = "topo=star,nodes=4,mem_rd=2"
 WARM, WIN = 20000, 100000
 SLACK = 1024 / WIN        # beats buffered between a link and the memory
@@ -145,9 +147,10 @@ def test_hotspot(harness: Path, tmp_path: Path) -> None:
     """The victim 1 -> 2 alone, then beside nodes 0, 2, 3 -> node 1: node 2 receives the
     victim alone in both runs, so its RX_BYTES is the victim's exactly; loaded, the
     victim's link also carries the credit beats of the incast node 1 takes (one per 68
-    beats) and its ACKs. 256 KiB in flight per flow cover the victim's longer round trip
-    (its ACKs wait behind the incast in node 2's queue and crosspoint toward node 1)."""
-    res = perf(harness, tmp_path, "hotspot", 32768, 8)
+    beats) and its ACKs. 512 KiB in flight per flow cover the victim's longer round trip
+    (its ACKs wait behind the incast in node 2's queue toward node 1, which holds up to
+    PAUSE_LEVEL beats, and in its crosspoint)."""
+    res = perf(harness, tmp_path, "hotspot", 65536, 8)
     alone, loaded = res["runs"]
     q = res["q"]
     assert (alone["run"], loaded["run"]) == ("alone", "loaded")
@@ -157,7 +160,7 @@ def test_hotspot(harness: Path, tmp_path: Path) -> None:
     assert v["rx_alone_bytes_per_cycle"] / LINE == pytest.approx(rx(alone, 2), abs=1e-5)
     assert v["rx_loaded_bytes_per_cycle"] / LINE == pytest.approx(rx(loaded, 2), abs=1e-5)
     assert rx(alone, 2) >= P * (1 - MARGIN)
-    assert C * (1 - MARGIN) <= v["rx_ratio"] <= 1 + SLACK / P
+    assert VICTIM <= v["rx_ratio"] <= 1 + SLACK / P
     # the flows' own figures: the same ratio within what is in flight at the window's ends
     alone_f, loaded_f = alone["flows"][0]["fraction_of_line_rate"], loaded["flows"][0]["fraction_of_line_rate"]
     assert v["ratio"] == pytest.approx(loaded_f / alone_f, abs=1e-5)
