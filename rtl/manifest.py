@@ -72,6 +72,10 @@ _top("qrdma_crc32_512", ["rtl/common/qrdma_crc32_512.sv"], synth={},
 _top("qrdma_burst_seq", ["rtl/common/qrdma_burst_seq.sv"], deps=["qrdma_sync_fifo"],
      synth={"ADDR_W": 18, "USER_W": 6, "DEPTH": 4},
      lint=({"ADDR_W": 64}, {"ADDR_W": 12, "USER_W": 3, "DEPTH": 1}))
+_top("qrdma_axis_demux", ["rtl/common/qrdma_axis_demux.sv"], synth={"N": 2},
+     lint=({"N": 1}, {"N": 3}))
+_top("qrdma_axis_arb_mux", ["rtl/common/qrdma_axis_arb_mux.sv"],
+     deps=["qrdma_arb_rr", "qrdma_reg_slice"], synth={"N": 2}, lint=({"N": 1}, {"N": 3}))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
      lint=({"WIDTH": 3, "DEPTH": 5},
            {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1, "RD_REG": 1},
@@ -243,9 +247,14 @@ _top("qrdma_fabric_port", ["rtl/fabric/qrdma_fabric_port.sv"], area="fabric",
      deps=["qrdma_switch_in", "qrdma_switch_xp", "qrdma_switch_out", "qrdma_credit_parse",
            "qrdma_credit_beat", "qrdma_sync_fifo", "qrdma_credit_rx"],
      synth={}, lint=({"CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5, "VOQ_DEPTH": 32,
-                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17}, {"VOQ": 0},
+                      "PAUSE_LEVEL": 8, "RX_DEPTH": 17}, {"VOQ": 0}, {"RX_WHOLE": 1},
                      {"VOQ": 0, "CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5, "VOQ_DEPTH": 32,
                       "PAUSE_LEVEL": 8, "RX_DEPTH": 17}))
+
+_top("qrdma_fabric_planes", ["rtl/fabric/qrdma_fabric_planes.sv"], area="fabric",
+     deps=["qrdma_fabric_port", "qrdma_axis_demux", "qrdma_axis_arb_mux"],
+     synth={}, lint=({"PLANES": 1}, {"PLANES": 4, "CLASSES": 3, "NUM_NODES": 2, "ROUTES": 5,
+                                     "VOQ_DEPTH": 32, "PAUSE_LEVEL": 8, "RX_DEPTH": 17}))
 
 # testbench tops (not hardware): two NICs back to back through link models
 _top("tb_qrdma_link", ["tests/top/tb_qrdma_link.sv"], area="top", no_synth=True,
@@ -257,7 +266,7 @@ _top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_s
      deps=["qrdma_credit_tx", "qrdma_credit_rx"])
 # the system simulation's star network (sim/): nodes' fabric ports and a switch
 _top("qrdma_fabric_star", ["sim/qrdma_fabric_star.sv"], area="fabric", no_synth=True,
-     deps=["qrdma_fabric_port", "qrdma_switch"])
+     deps=["qrdma_fabric_planes", "qrdma_switch"], lint=({"PLANES": 2},))
 # nodes' fabric ports around a switch, links of a few cycles between them
 _top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fabric_star"])

@@ -287,10 +287,11 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     if (key == "topo" && eq != std::string::npos) {
       const std::string v = item.substr(eq + 1);
       if (v == "star") o.topology = QRDMA_SIM_TOPO_STAR;
+      else if (v == "planes") o.topology = QRDMA_SIM_TOPO_PLANES;
       else if (v == "auto") o.topology = QRDMA_SIM_TOPO_AUTO;
       else {
-        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router) or star\n",
-                v.c_str());
+        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router), star or "
+                "planes\n", v.c_str());
         return QRDMA_EINVAL;
       }
       continue;
@@ -345,6 +346,8 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else if (key == "sync_writes") o.mmio_sync_writes = static_cast<uint32_t>(v);
     else if (key == "link") o.link_latency = static_cast<uint32_t>(v);
     else if (key == "link_depth") o.link_depth = static_cast<uint32_t>(v);
+    else if (key == "planes") o.planes = static_cast<uint32_t>(v);
+    else if (key == "link_div") o.link_div = static_cast<uint32_t>(v);
     else if (key == "watchdog") o.watchdog_cycles = v;
     else if (key == "watchdog_exit") o.watchdog_exit = static_cast<uint32_t>(v);
     else if (key == "threads") o.threads = static_cast<int32_t>(v);
@@ -352,7 +355,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     else if (key == "silent" && v < 32) o.silent_nodes |= 1u << v;
     else {
       fprintf(stderr, "sim backend: unknown spec key '%s' (nodes, mem, mem_rd, mem_wr, "
-              "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, watchdog, "
+              "mmio_rt, mmio_wr, max_posted, sync_writes, link, link_depth, planes, link_div, watchdog, "
               "watchdog_exit, threads, trace, topo, loss, corrupt, dup, reorder, down, seed, "
               "silent, S-D.<fault key>)\n",
               key.c_str());

@@ -8,11 +8,15 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "Vqrdma_fabric_planes.h"
 #include "Vqrdma_fabric_star.h"
 #include "verilated.h"
 
 #ifndef QRDMA_SIM_NIC_NODES
 #define QRDMA_SIM_NIC_NODES 4
+#endif
+#ifndef QRDMA_SIM_FAB_PLANES
+#define QRDMA_SIM_FAB_PLANES 2
 #endif
 
 namespace qsim {
@@ -58,57 +62,83 @@ void get_beat(const D &d, const K &k, const U &u, const L &l, unsigned p, Beat &
 }
 }  // namespace
 
-// links_: [0, P) port p -> switch input p; [P, 2P) switch output p -> port p
-FabricStar::FabricStar(unsigned nodes, unsigned latency, unsigned depth)
-    : Network(2 * QRDMA_SIM_NIC_NODES, latency, depth), ports_(QRDMA_SIM_NIC_NODES),
-      ctx_(new VerilatedContext), rx_(QRDMA_SIM_NIC_NODES), rx_valid_(QRDMA_SIM_NIC_NODES) {
+std::unique_ptr<Network> make_fabric(unsigned nodes, unsigned planes, unsigned latency,
+                                     unsigned depth, unsigned link_div) {
+  if (link_div > 255) throw std::invalid_argument("options.link_div: 0 .. 255");
+  if (planes == 1)
+    return std::make_unique<FabricStar<Vqrdma_fabric_star>>(nodes, 1, latency, depth, link_div);
+  if (planes == QRDMA_SIM_FAB_PLANES)
+    return std::make_unique<FabricStar<Vqrdma_fabric_planes>>(nodes, planes, latency, depth,
+                                                              link_div);
+  throw std::invalid_argument("options.planes: 1, or the build's FAB_PLANES (" +
+                              std::to_string(QRDMA_SIM_FAB_PLANES) + ")");
+}
+
+// links_: [0, L) port -> switch input, [L, 2L) switch output -> port, L = planes x P,
+// link k of each half: plane k / P, node k % P
+template <class M>
+FabricStar<M>::FabricStar(unsigned nodes, unsigned planes, unsigned latency, unsigned depth,
+                          unsigned link_div)
+    : Network(2 * planes * QRDMA_SIM_NIC_NODES, latency, depth), ports_(QRDMA_SIM_NIC_NODES),
+      planes_(planes), ctx_(new VerilatedContext), rx_(QRDMA_SIM_NIC_NODES),
+      rx_valid_(QRDMA_SIM_NIC_NODES) {
   if (latency < 1) throw std::invalid_argument("the star network needs link_latency >= 1");
   if (nodes < 2 || nodes > ports_)
     throw std::invalid_argument("the star network has 2 .. NIC_NODES nodes");
   ctx_->threads(1);
   ctx_->fatalOnError(false);
-  m_.reset(new Vqrdma_fabric_star(ctx_.get(), "fabric"));
+  m_.reset(new M(ctx_.get(), "fabric"));
   m_->rst = 1;
   m_->clk = 0;
+  m_->cfg_link_div = static_cast<uint8_t>(link_div);
   Verilated::threadContextp(ctx_.get());
   m_->eval();
 }
 
-FabricStar::~FabricStar() {
+template <class M>
+FabricStar<M>::~FabricStar() {
   Verilated::threadContextp(ctx_.get());
   m_->final();
   m_.reset();
 }
 
-bool FabricStar::tx_ready(unsigned node) { return get_bits(m_->nic_tx_tready, node, 1); }
+template <class M>
+bool FabricStar<M>::tx_ready(unsigned node) { return get_bits(m_->nic_tx_tready, node, 1); }
 
-void FabricStar::tx_push(unsigned node, const Beat &b, uint64_t) {
+template <class M>
+void FabricStar<M>::tx_push(unsigned node, const Beat &b, uint64_t) {
   put_beat(m_->nic_tx_tdata, m_->nic_tx_tkeep, m_->nic_tx_tuser, m_->nic_tx_tlast, node, b);
   put_bits(m_->nic_tx_tvalid, node, 1, 1);
   ++beats_in_;
 }
 
-const Beat *FabricStar::rx_peek(unsigned node, uint64_t) {
+template <class M>
+const Beat *FabricStar<M>::rx_peek(unsigned node, uint64_t) {
   return rx_valid_[node] ? &rx_[node] : nullptr;
 }
 
-void FabricStar::rx_pop(unsigned node) {
+template <class M>
+void FabricStar<M>::rx_pop(unsigned node) {
   put_bits(m_->nic_rx_tready, node, 1, 1);
   ++beats_out_;
 }
 
-uint64_t FabricStar::pause(unsigned node) const {
+template <class M>
+uint64_t FabricStar<M>::pause(unsigned node) const {
   return get_bits(m_->nic_tx_pause, node * ports_, ports_);
 }
 
-void FabricStar::reset(bool high) { m_->rst = high; }
+template <class M>
+void FabricStar<M>::reset(bool high) { m_->rst = high; }
 
 // The edge of cycle `now`: the links' beats due now into the switch and the ports, the
 // NICs' handshakes (set by tx_push and rx_pop), then what the edge put on the links
-bool FabricStar::end_cycle(uint64_t now) {
+template <class M>
+bool FabricStar<M>::end_cycle(uint64_t now) {
   Verilated::threadContextp(ctx_.get());
-  for (unsigned p = 0; p < ports_; ++p) {
-    FifoLink &up = links_[p], &dn = links_[ports_ + p];
+  const unsigned L = planes_ * ports_;
+  for (unsigned p = 0; p < L; ++p) {
+    FifoLink &up = links_[p], &dn = links_[L + p];
     up.sync();
     dn.sync();
     const Beat *u = up.peek(now);
@@ -130,8 +160,8 @@ bool FabricStar::end_cycle(uint64_t now) {
   m_->eval();
   m_->nic_tx_tvalid = 0;
   m_->nic_rx_tready = 0;
-  for (unsigned p = 0; p < ports_; ++p) {
-    FifoLink &up = links_[p], &dn = links_[ports_ + p];
+  for (unsigned p = 0; p < L; ++p) {
+    FifoLink &up = links_[p], &dn = links_[L + p];
     if (get_bits(m_->up_tvalid, p, 1)) {
       get_beat(m_->up_tdata, m_->up_tkeep, m_->up_tuser, m_->up_tlast, p, up.slot());
       up.commit(now + 1);
@@ -141,6 +171,8 @@ bool FabricStar::end_cycle(uint64_t now) {
                dn.slot());
       dn.commit(now + 1);
     }
+  }
+  for (unsigned p = 0; p < ports_; ++p) {
     rx_valid_[p] = static_cast<uint8_t>(get_bits(m_->nic_rx_tvalid, p, 1));
     if (rx_valid_[p])
       get_beat(m_->nic_rx_tdata, m_->nic_rx_tkeep, m_->nic_rx_tuser, m_->nic_rx_tlast, p, rx_[p]);
@@ -150,12 +182,17 @@ bool FabricStar::end_cycle(uint64_t now) {
   return true;
 }
 
-uint64_t FabricStar::dropped_packets() const { return m_->drops; }
+template <class M>
+uint64_t FabricStar<M>::dropped_packets() const { return m_->drops; }
 
-LinkState FabricStar::link_state(unsigned k, uint64_t now) const {
+template <class M>
+LinkState FabricStar<M>::link_state(unsigned k, uint64_t now) const {
   const FifoLink &l = links_[k];
   const unsigned p = k % ports_;
   return LinkState{p, p, l.occupancy(), l.arrived(now)};
 }
+
+template class FabricStar<Vqrdma_fabric_star>;
+template class FabricStar<Vqrdma_fabric_planes>;
 
 }  // namespace qsim

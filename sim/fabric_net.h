@@ -2,26 +2,34 @@
 // Copyright (c) 2026 The qrdma authors
 //
 // FabricStar: the harness's star network through the switch RTL (docs/sim.md "Links"): a
-// Verilated qrdma_fabric_star (sim/qrdma_fabric_star.sv: one fabric port per node and a
-// qrdma_switch) clocked with the nodes, and a FifoLink of the harness's link latency
-// each way between every port and its switch port. Node i's NIC takes its transmit
-// readiness, its receive beat and its per-destination pause from its port; the NIC's
-// handshakes of a cycle become the port's inputs at the same edge. The model is one
-// for all nodes, so the nodes run in lockstep (no threads).
+// Verilated qrdma_fabric_star (sim/qrdma_fabric_star.sv: each node's end of the fabric
+// and a qrdma_switch per plane) clocked with the nodes, and a FifoLink of the harness's
+// link latency each way between every port and its switch port. Node i's NIC takes its
+// transmit readiness, its receive beat and its per-destination pause from its end; the
+// NIC's handshakes of a cycle become the end's inputs at the same edge. The model is one
+// for all nodes, so the nodes run in lockstep (no threads). Two models: the star
+// (Vqrdma_fabric_star, one plane) and the planes (Vqrdma_fabric_planes, the same RTL with
+// PLANES = QRDMA_SIM_FAB_PLANES).
 #pragma once
 
 #include <memory>
 
 #include "net.h"
 
-class Vqrdma_fabric_star;
 class VerilatedContext;
 
 namespace qsim {
 
+// planes: 1 (the star) or QRDMA_SIM_FAB_PLANES; link_div: the links carry a beat in one
+// cycle of every link_div (0, 1: every cycle)
+std::unique_ptr<Network> make_fabric(unsigned nodes, unsigned planes, unsigned latency,
+                                     unsigned depth, unsigned link_div);
+
+template <class M>
 class FabricStar final : public Network {
  public:
-  FabricStar(unsigned nodes, unsigned latency, unsigned depth);
+  FabricStar(unsigned nodes, unsigned planes, unsigned latency, unsigned depth,
+             unsigned link_div);
   ~FabricStar() override;
   bool tx_ready(unsigned node) override;
   void tx_push(unsigned node, const Beat &b, uint64_t now) override;
@@ -34,13 +42,13 @@ class FabricStar final : public Network {
   bool lockstep_only() const override { return true; }
   void tick(unsigned, uint64_t) override {}
   uint64_t dropped_packets() const override;
-  const char *name() const override { return "star"; }
+  const char *name() const override { return planes_ > 1 ? "planes" : "star"; }
   LinkState link_state(unsigned k, uint64_t now) const override;
 
  private:
-  unsigned ports_;
+  unsigned ports_, planes_;
   std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vqrdma_fabric_star> m_;
+  std::unique_ptr<M> m_;
   std::vector<Beat> rx_;          // the beat each port offers its NIC this cycle
   std::vector<uint8_t> rx_valid_;
   uint64_t beats_in_ = 0, beats_out_ = 0;

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_fabric_star: the system simulation's star network (docs/sim.md "Links"): P nodes'
-// fabric ports (qrdma_fabric_port) and one switch (qrdma_switch). The harness connects
-// each NIC to its port (nic_*), and each port to its switch port through links of its
-// own (C++ FIFOs with the harness's link latency): the ports' link outputs (up_*) go to
-// the switch's inputs (sw_in_*) and the switch's outputs (sw_out_*) to the ports' link
-// inputs (dn_*). Neither the switch's inputs nor the ports' link inputs stall; the links
-// take every beat (the credits bound what they hold). Route tables: the reset ones (node n
-// on port n). tests/fabric/tb_qrdma_fabric.sv closes the links with registers. Not
-// hardware.
+// qrdma_fabric_star: the system simulation's star network (docs/sim.md "Links"): PLANES
+// parallel switches (qrdma_switch, a star each) and per node its end of every plane
+// (qrdma_fabric_planes: a qrdma_fabric_port per plane; with PLANES = 1 the port alone).
+// The harness connects each NIC to its node's end (nic_*), and each port to its switch
+// port through links of its own (C++ FIFOs with the harness's link latency): the ports'
+// link outputs (up_*) go to the switches' inputs (sw_in_*) and the switches' outputs
+// (sw_out_*) to the ports' link inputs (dn_*), link k = plane * P + node. Neither the
+// switches' inputs nor the ports' link inputs stall; the links take every beat (the
+// credits bound what they hold), at most one beat in every cfg_link_div cycles (0 and 1:
+// one per cycle): up_tvalid and sw_out_tvalid mark the beats taken. Route tables: the reset ones (node n on port n).
+// tests/fabric/tb_qrdma_fabric.sv closes the links with registers. Not hardware.
 `default_nettype none
 
 module qrdma_fabric_star #(
   parameter int unsigned P           = 4,    // nodes (switch ports)
+  parameter int unsigned PLANES      = 1,    // parallel switches (1, 2 or 4)
   parameter int unsigned VOQ         = 1,    // node ports' queues: 1 one per node, 0 one for all
   // the credited buffers cover a credit round trip at full rate (both link directions,
   // the pipelines and UPD_MIN beats): links of up to ~200 cycles each way (docs/sim.md
@@ -32,10 +35,12 @@ module qrdma_fabric_star #(
   parameter int unsigned REFRESH     = 1024,
   localparam int unsigned DATA_W     = 512,
   localparam int unsigned KEEP_W     = 64,
-  localparam int unsigned USER_W     = 32
+  localparam int unsigned USER_W     = 32,
+  localparam int unsigned L          = PLANES * P   // links each way
 ) (
   input  logic                clk,
   input  logic                rst,
+  input  logic [7:0]          cfg_link_div,   // a link beat in one cycle of every cfg_link_div
   // the NICs
   input  logic [P*DATA_W-1:0] nic_tx_tdata,
   input  logic [P*KEEP_W-1:0] nic_tx_tkeep,
@@ -51,49 +56,87 @@ module qrdma_fabric_star #(
   output logic [P-1:0]        nic_rx_tvalid,
   input  logic [P-1:0]        nic_rx_tready,
   // the ports' links toward the switch, and the switch's inputs
-  output logic [P*DATA_W-1:0] up_tdata,
-  output logic [P*KEEP_W-1:0] up_tkeep,
-  output logic [P*USER_W-1:0] up_tuser,
-  output logic [P-1:0]        up_tlast,
-  output logic [P-1:0]        up_tvalid,
-  input  logic [P*DATA_W-1:0] sw_in_tdata,
-  input  logic [P*KEEP_W-1:0] sw_in_tkeep,
-  input  logic [P*USER_W-1:0] sw_in_tuser,
-  input  logic [P-1:0]        sw_in_tlast,
-  input  logic [P-1:0]        sw_in_tvalid,
+  output logic [L*DATA_W-1:0] up_tdata,
+  output logic [L*KEEP_W-1:0] up_tkeep,
+  output logic [L*USER_W-1:0] up_tuser,
+  output logic [L-1:0]        up_tlast,
+  output logic [L-1:0]        up_tvalid,
+  input  logic [L*DATA_W-1:0] sw_in_tdata,
+  input  logic [L*KEEP_W-1:0] sw_in_tkeep,
+  input  logic [L*USER_W-1:0] sw_in_tuser,
+  input  logic [L-1:0]        sw_in_tlast,
+  input  logic [L-1:0]        sw_in_tvalid,
   // the switch's outputs, and the ports' links from the switch
-  output logic [P*DATA_W-1:0] sw_out_tdata,
-  output logic [P*KEEP_W-1:0] sw_out_tkeep,
-  output logic [P*USER_W-1:0] sw_out_tuser,
-  output logic [P-1:0]        sw_out_tlast,
-  output logic [P-1:0]        sw_out_tvalid,
-  input  logic [P*DATA_W-1:0] dn_tdata,
-  input  logic [P*KEEP_W-1:0] dn_tkeep,
-  input  logic [P*USER_W-1:0] dn_tuser,
-  input  logic [P-1:0]        dn_tlast,
-  input  logic [P-1:0]        dn_tvalid,
-  // counters: the switch's per port, the ports' per node; drops and refusals of both,
-  // summed (the harness's report)
-  output logic [P*32-1:0]     sw_nr,
-  output logic [P*32-1:0]     sw_bad,
-  output logic [P*32-1:0]     sw_ovf,
-  output logic [P*32-1:0]     sw_ref,
-  output logic [P*32-1:0]     sw_in,
-  output logic [P*32-1:0]     sw_out,
-  output logic [P*16-1:0]     sw_credits,     // the switch's room at each node
-  output logic [P*32-1:0]     np_nr,
-  output logic [P*32-1:0]     np_bad,
-  output logic [P*32-1:0]     np_ovf,
-  output logic [P*32-1:0]     np_ref,
-  output logic [P*P*16-1:0]   np_credits,     // node p's room at crosspoint (p, o): p*P+o
+  output logic [L*DATA_W-1:0] sw_out_tdata,
+  output logic [L*KEEP_W-1:0] sw_out_tkeep,
+  output logic [L*USER_W-1:0] sw_out_tuser,
+  output logic [L-1:0]        sw_out_tlast,
+  output logic [L-1:0]        sw_out_tvalid,
+  input  logic [L*DATA_W-1:0] dn_tdata,
+  input  logic [L*KEEP_W-1:0] dn_tkeep,
+  input  logic [L*USER_W-1:0] dn_tuser,
+  input  logic [L-1:0]        dn_tlast,
+  input  logic [L-1:0]        dn_tvalid,
+  // counters: the switches' per port, the ports' per node, both at index plane * P + node;
+  // drops and refusals of all, summed (the harness's report)
+  output logic [L*32-1:0]     sw_nr,
+  output logic [L*32-1:0]     sw_bad,
+  output logic [L*32-1:0]     sw_ovf,
+  output logic [L*32-1:0]     sw_ref,
+  output logic [L*32-1:0]     sw_in,
+  output logic [L*32-1:0]     sw_out,
+  output logic [L*16-1:0]     sw_credits,     // a switch's room at each node
+  output logic [L*32-1:0]     np_nr,
+  output logic [L*32-1:0]     np_bad,
+  output logic [L*32-1:0]     np_ovf,
+  output logic [L*32-1:0]     np_ref,
+  output logic [L*P*16-1:0]   np_credits,     // node p's room at crosspoint (p, o) of plane k: (k*P+p)*P+o
   output logic [31:0]         drops
 );
 
+  // the links' beat slots
+  logic [7:0] div_q;
+  logic       slot;
+  assign slot = div_q == '0;
+  always_ff @(posedge clk) begin
+    div_q <= (div_q + 8'd1 >= cfg_link_div) ? '0 : div_q + 8'd1;
+    if (rst) div_q <= '0;
+  end
+
+  // node p's end of plane k on links k * P + p: the ends' ports are plane-major per node
+  logic [L*DATA_W-1:0] e_up_data, e_dn_data;
+  logic [L*KEEP_W-1:0] e_up_keep, e_dn_keep;
+  logic [L*USER_W-1:0] e_up_user, e_dn_user;
+  logic [L-1:0]        e_up_last, e_up_valid, e_dn_last, e_dn_valid;
+  logic [L*32-1:0]     e_nr, e_bad, e_ovf, e_ref;
+  logic [L*P*16-1:0]   e_credits;
+  for (genvar k = 0; k < PLANES; k++) begin : g_link
+    for (genvar p = 0; p < P; p++) begin : g_node
+      localparam int unsigned E = p * PLANES + k;   // node p's end, plane k
+      localparam int unsigned I = k * P + p;        // link and switch port
+      assign up_tdata[I * DATA_W +: DATA_W] = e_up_data[E * DATA_W +: DATA_W];
+      assign up_tkeep[I * KEEP_W +: KEEP_W] = e_up_keep[E * KEEP_W +: KEEP_W];
+      assign up_tuser[I * USER_W +: USER_W] = e_up_user[E * USER_W +: USER_W];
+      assign up_tlast[I]  = e_up_last[E];
+      assign up_tvalid[I] = e_up_valid[E] && slot;   // a beat taken
+      assign e_dn_data[E * DATA_W +: DATA_W] = dn_tdata[I * DATA_W +: DATA_W];
+      assign e_dn_keep[E * KEEP_W +: KEEP_W] = dn_tkeep[I * KEEP_W +: KEEP_W];
+      assign e_dn_user[E * USER_W +: USER_W] = dn_tuser[I * USER_W +: USER_W];
+      assign e_dn_last[E]  = dn_tlast[I];
+      assign e_dn_valid[E] = dn_tvalid[I];
+      assign np_nr[I * 32 +: 32]  = e_nr[E * 32 +: 32];
+      assign np_bad[I * 32 +: 32] = e_bad[E * 32 +: 32];
+      assign np_ovf[I * 32 +: 32] = e_ovf[E * 32 +: 32];
+      assign np_ref[I * 32 +: 32] = e_ref[E * 32 +: 32];
+      assign np_credits[I * P * 16 +: P * 16] = e_credits[E * P * 16 +: P * 16];
+    end
+  end
+
   for (genvar p = 0; p < P; p++) begin : g_node
     /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low
-    qrdma_fabric_port #(.CLASSES(P), .VOQ(VOQ), .NUM_NODES(P), .ROUTES(P), .MAX_PKT(MAX_PKT),
-                        .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH),
-                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_port (
+    qrdma_fabric_planes #(.PLANES(PLANES), .CLASSES(P), .VOQ(VOQ), .NUM_NODES(P), .ROUTES(P),
+                          .MAX_PKT(MAX_PKT), .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL),
+                          .RX_DEPTH(RX_DEPTH), .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_end (
       .clk, .rst,
       .cfg_credits   (16'(XP_DEPTH)),
       .rt_we         (1'b0),
@@ -113,66 +156,70 @@ module qrdma_fabric_star #(
       .m_nic_tlast   (nic_rx_tlast[p]),
       .m_nic_tvalid  (nic_rx_tvalid[p]),
       .m_nic_tready  (nic_rx_tready[p]),
-      .m_link_tdata  (up_tdata[p * DATA_W +: DATA_W]),
-      .m_link_tkeep  (up_tkeep[p * KEEP_W +: KEEP_W]),
-      .m_link_tuser  (up_tuser[p * USER_W +: USER_W]),
-      .m_link_tlast  (up_tlast[p]),
-      .m_link_tvalid (up_tvalid[p]),
-      .m_link_tready (1'b1),
-      .s_link_tdata  (dn_tdata[p * DATA_W +: DATA_W]),
-      .s_link_tkeep  (dn_tkeep[p * KEEP_W +: KEEP_W]),
-      .s_link_tuser  (dn_tuser[p * USER_W +: USER_W]),
-      .s_link_tlast  (dn_tlast[p]),
-      .s_link_tvalid (dn_tvalid[p]),
+      .m_link_tdata  (e_up_data[p * PLANES * DATA_W +: PLANES * DATA_W]),
+      .m_link_tkeep  (e_up_keep[p * PLANES * KEEP_W +: PLANES * KEEP_W]),
+      .m_link_tuser  (e_up_user[p * PLANES * USER_W +: PLANES * USER_W]),
+      .m_link_tlast  (e_up_last[p * PLANES +: PLANES]),
+      .m_link_tvalid (e_up_valid[p * PLANES +: PLANES]),
+      .m_link_tready ({PLANES{slot}}),
+      .s_link_tdata  (e_dn_data[p * PLANES * DATA_W +: PLANES * DATA_W]),
+      .s_link_tkeep  (e_dn_keep[p * PLANES * KEEP_W +: PLANES * KEEP_W]),
+      .s_link_tuser  (e_dn_user[p * PLANES * USER_W +: PLANES * USER_W]),
+      .s_link_tlast  (e_dn_last[p * PLANES +: PLANES]),
+      .s_link_tvalid (e_dn_valid[p * PLANES +: PLANES]),
       .s_link_tready (),
-      .cnt_noroute   (np_nr[p * 32 +: 32]),
-      .cnt_bad       (np_bad[p * 32 +: 32]),
-      .cnt_ovf       (np_ovf[p * 32 +: 32]),
-      .cnt_refused   (np_ref[p * 32 +: 32]),
-      .credits       (np_credits[p * P * 16 +: P * 16])
+      .cnt_noroute   (e_nr[p * PLANES * 32 +: PLANES * 32]),
+      .cnt_bad       (e_bad[p * PLANES * 32 +: PLANES * 32]),
+      .cnt_ovf       (e_ovf[p * PLANES * 32 +: PLANES * 32]),
+      .cnt_refused   (e_ref[p * PLANES * 32 +: PLANES * 32]),
+      .credits       (e_credits[p * PLANES * P * 16 +: PLANES * P * 16])
     );
     /* verilator lint_on PINCONNECTEMPTY */
   end
 
-  /* verilator lint_off PINCONNECTEMPTY */  // s_tready: never low; credit beats: not counted here
-  qrdma_switch #(.P(P), .ROUTES(P), .MAX_PKT(MAX_PKT), .XP_DEPTH(XP_DEPTH), .UPD_MIN(UPD_MIN),
-                 .REFRESH(REFRESH)) u_sw (
-    .clk, .rst,
-    .cfg_credit_en ('1),
-    .cfg_credits   (16'(RX_DEPTH)),
-    .rt_we         (1'b0),
-    .rt_node       ('0),
-    .rt_port       ('0),
-    .rt_en         (1'b0),
-    .s_tdata       (sw_in_tdata),
-    .s_tkeep       (sw_in_tkeep),
-    .s_tuser       (sw_in_tuser),
-    .s_tlast       (sw_in_tlast),
-    .s_tvalid      (sw_in_tvalid),
-    .s_tready      (),
-    .m_tdata       (sw_out_tdata),
-    .m_tkeep       (sw_out_tkeep),
-    .m_tuser       (sw_out_tuser),
-    .m_tlast       (sw_out_tlast),
-    .m_tvalid      (sw_out_tvalid),
-    .m_tready      ('1),
-    .cnt_in        (sw_in),
-    .cnt_out       (sw_out),
-    .cnt_noroute   (sw_nr),
-    .cnt_bad       (sw_bad),
-    .cnt_ovf       (sw_ovf),
-    .cnt_refused   (sw_ref),
-    .cnt_cb        (),
-    .credits       (sw_credits)
-  );
-  /* verilator lint_on PINCONNECTEMPTY */
+  logic [L-1:0] sw_valid;
+  assign sw_out_tvalid = sw_valid & {L{slot}};   // beats taken
+  for (genvar k = 0; k < PLANES; k++) begin : g_plane
+    /* verilator lint_off PINCONNECTEMPTY */  // s_tready: never low; credit beats: not counted here
+    qrdma_switch #(.P(P), .ROUTES(P), .MAX_PKT(MAX_PKT), .XP_DEPTH(XP_DEPTH), .UPD_MIN(UPD_MIN),
+                   .REFRESH(REFRESH)) u_sw (
+      .clk, .rst,
+      .cfg_credit_en ('1),
+      .cfg_credits   (16'(RX_DEPTH)),
+      .rt_we         (1'b0),
+      .rt_node       ('0),
+      .rt_port       ('0),
+      .rt_en         (1'b0),
+      .s_tdata       (sw_in_tdata[k * P * DATA_W +: P * DATA_W]),
+      .s_tkeep       (sw_in_tkeep[k * P * KEEP_W +: P * KEEP_W]),
+      .s_tuser       (sw_in_tuser[k * P * USER_W +: P * USER_W]),
+      .s_tlast       (sw_in_tlast[k * P +: P]),
+      .s_tvalid      (sw_in_tvalid[k * P +: P]),
+      .s_tready      (),
+      .m_tdata       (sw_out_tdata[k * P * DATA_W +: P * DATA_W]),
+      .m_tkeep       (sw_out_tkeep[k * P * KEEP_W +: P * KEEP_W]),
+      .m_tuser       (sw_out_tuser[k * P * USER_W +: P * USER_W]),
+      .m_tlast       (sw_out_tlast[k * P +: P]),
+      .m_tvalid      (sw_valid[k * P +: P]),
+      .m_tready      ({P{slot}}),
+      .cnt_in        (sw_in[k * P * 32 +: P * 32]),
+      .cnt_out       (sw_out[k * P * 32 +: P * 32]),
+      .cnt_noroute   (sw_nr[k * P * 32 +: P * 32]),
+      .cnt_bad       (sw_bad[k * P * 32 +: P * 32]),
+      .cnt_ovf       (sw_ovf[k * P * 32 +: P * 32]),
+      .cnt_refused   (sw_ref[k * P * 32 +: P * 32]),
+      .cnt_cb        (),
+      .credits       (sw_credits[k * P * 16 +: P * 16])
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+  end
 
   always_comb begin
     drops = '0;
-    for (int p = 0; p < P; p++)
-      drops = drops + np_nr[p * 32 +: 32] + np_bad[p * 32 +: 32] + np_ovf[p * 32 +: 32]
-            + np_ref[p * 32 +: 32] + sw_nr[p * 32 +: 32] + sw_bad[p * 32 +: 32] + sw_ovf[p * 32 +: 32]
-            + sw_ref[p * 32 +: 32];
+    for (int i = 0; i < L; i++)
+      drops = drops + np_nr[i * 32 +: 32] + np_bad[i * 32 +: 32] + np_ovf[i * 32 +: 32]
+            + np_ref[i * 32 +: 32] + sw_nr[i * 32 +: 32] + sw_bad[i * 32 +: 32] + sw_ovf[i * 32 +: 32]
+            + sw_ref[i * 32 +: 32];
   end
 
 endmodule

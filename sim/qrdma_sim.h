@@ -107,11 +107,19 @@ typedef struct qrdma_sim_options {
     uint32_t topology;         /* QRDMA_SIM_TOPO_AUTO (0): point-to-point for N <= 2, the
                                   simple router for N > 2; QRDMA_SIM_TOPO_STAR: every node
                                   through one switch (the fabric RTL, docs/sim.md "Links";
-                                  2 .. NIC_NODES nodes, lockstep, no faults) */
+                                  2 .. NIC_NODES nodes, lockstep, no faults);
+                                  QRDMA_SIM_TOPO_PLANES: every node through `planes`
+                                  parallel switches, a fabric port per plane (docs/sim.md
+                                  "Links") */
+    uint32_t planes;           /* QRDMA_SIM_TOPO_PLANES: planes (0: the build's FAB_PLANES,
+                                  the only other count it has) */
+    uint32_t link_div;         /* star and planes: every link carries a beat in one cycle
+                                  of every link_div (0, 1: every cycle; up to 255) */
 } qrdma_sim_options;
 
-#define QRDMA_SIM_TOPO_AUTO 0u
-#define QRDMA_SIM_TOPO_STAR 1u
+#define QRDMA_SIM_TOPO_AUTO   0u
+#define QRDMA_SIM_TOPO_STAR   1u
+#define QRDMA_SIM_TOPO_PLANES 2u
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
 

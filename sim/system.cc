@@ -26,6 +26,9 @@
 #ifndef QRDMA_SIM_NIC_NODES
 #define QRDMA_SIM_NIC_NODES 4
 #endif
+#ifndef QRDMA_SIM_FAB_PLANES
+#define QRDMA_SIM_FAB_PLANES 2
+#endif
 #ifndef QRDMA_SIM_TRACE
 #define QRDMA_SIM_TRACE 0
 #endif
@@ -251,9 +254,14 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
   }
 #endif
   if (opt_.topology == QRDMA_SIM_TOPO_STAR)
-    net_.reset(new FabricStar(nodes, opt_.link_latency, depth));
+    net_ = make_fabric(nodes, 1, opt_.link_latency, depth, opt_.link_div);
+  else if (opt_.topology == QRDMA_SIM_TOPO_PLANES)
+    net_ = make_fabric(nodes, opt_.planes ? opt_.planes : QRDMA_SIM_FAB_PLANES,
+                       opt_.link_latency, depth, opt_.link_div);
   else if (opt_.topology != QRDMA_SIM_TOPO_AUTO)
-    throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO or QRDMA_SIM_TOPO_STAR");
+    throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO, _STAR or _PLANES");
+  else if (opt_.link_div > 1)
+    throw std::invalid_argument("options.link_div: the star and planes topologies only");
   else if (nodes <= 2)
     net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   else

@@ -22,7 +22,8 @@
 // next packet's class has room at the switch, and the receive buffer's credit beats
 // (class 0). s_link_* never stalls: credit beats (classes 0 .. CLASSES-1) are taken here,
 // every other beat goes to the receive buffer, which feeds m_nic_* (the NIC's
-// s_axis_rx); a beat that finds it full (the switch sent without credit) is dropped and
+// s_axis_rx; RX_WHOLE = 1: a packet once it is whole in the buffer, then one beat per
+// cycle); a beat that finds it full (the switch sent without credit) is dropped and
 // counted.
 `default_nettype none
 
@@ -40,6 +41,7 @@ module qrdma_fabric_port
   parameter int unsigned VOQ_DEPTH   = 128,   // beats per queue (power of 2)
   parameter int unsigned PAUSE_LEVEL = 64,    // queue beats that pause the NIC toward it
   parameter int unsigned RX_DEPTH    = 64,    // receive buffer beats (the credits it gives)
+  parameter int unsigned RX_WHOLE    = 0,     // 1: m_nic_* offers a packet once it is whole
   parameter int unsigned CNT_W       = 16,
   parameter int unsigned UPD_MIN     = 17,    // beats freed before a credit beat is offered
   parameter int unsigned REFRESH     = 1024,  // cycles before an unchanged count is sent again
@@ -50,6 +52,7 @@ module qrdma_fabric_port
   localparam int unsigned RIW        = idx_w(ROUTES),
   localparam int unsigned PKT_W      = $clog2(MAX_PKT + 1),
   localparam int unsigned VW         = idx_w(VOQ_DEPTH) + 1,
+  localparam int unsigned VRW        = idx_w(RX_DEPTH) + 1,
   localparam int unsigned NQ         = VOQ != 0 ? CLASSES : 1,   // queues
   localparam int unsigned TAG_W      = VOQ != 0 ? 0 : CW,        // a queued packet's class
   localparam int unsigned TW         = VOQ != 0 ? 1 : CW
@@ -281,7 +284,25 @@ module qrdma_fabric_port
     .almost_full ()
   );
   /* verilator lint_on PINCONNECTEMPTY */
-  assign m_nic_tvalid = f_valid;
+  // RX_WHOLE: whole packets only (the head's packet is whole while the buffer holds a
+  // last beat), so a packet leaves at one beat per cycle whatever its link's rate
+  if (RX_WHOLE != 0) begin : gen_whole
+    logic [VRW-1:0] lasts_q, lasts_d;
+    logic           whole_q;
+    assign lasts_d = lasts_q + VRW'(rx_push && rx_ok && l0_q)
+                   - VRW'(m_nic_tvalid && m_nic_tready && m_nic_tlast);
+    always_ff @(posedge clk) begin
+      lasts_q <= lasts_d;
+      whole_q <= lasts_d != '0;
+      if (rst) begin
+        lasts_q <= '0;
+        whole_q <= 1'b0;
+      end
+    end
+    assign m_nic_tvalid = f_valid && whole_q;
+  end else begin : gen_cut
+    assign m_nic_tvalid = f_valid;
+  end
   assign m_nic_tlast  = f_data[WIDTH];
   assign {m_nic_tuser, m_nic_tkeep, m_nic_tdata} = f_data[WIDTH-1:0];
 
@@ -292,7 +313,7 @@ module qrdma_fabric_port
   /* verilator lint_off PINCONNECTEMPTY */  // m_upd_count: the beat carries the count of its cycle
   qrdma_credit_rx #(.CNT_W(CNT_W), .MAX_PKT(1), .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_cr (
     .clk, .rst,
-    .s_free      (f_valid && m_nic_tready),
+    .s_free      (m_nic_tvalid && m_nic_tready),
     .s_beats     (1'b1),
     .m_upd_valid (cb_v),
     .m_upd_ready (cb_take),

@@ -21,6 +21,8 @@
  *               sizes <= 32), auto (inline up to 32 B, else mem); msg_rate: auto, else mem
  *     -A        align every slot to the size, at least 4 KiB, at most the NIC's block size
  *               (a transfer is whole blocks or lies in one); default 4 KiB
+ *     -M        memory transfers are multipath (QRDMA_WR_MULTIPATH: from MP_MIN_BYTES on,
+ *               a transfer's blocks spread over 4 flows, paths b mod 4: planes)
  *     -N        every transfer asks for a notification; node 1's ring (256 entries) is
  *               drained and every entry checked field by field against its transfer
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
@@ -132,6 +134,7 @@ struct opts {
     const char *spec;
     const char *json;
     int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
+    int multipath;                               /* -M */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
     uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B[,M]]] (T 0: registers untouched) */
     uint64_t resend;                             /* -R ...,M: RETRY_LIMIT.resend */
@@ -173,7 +176,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
-            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-N] [-l done|notif] [-c]\n"
+            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-M] [-N] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n"
             "       qrdma-perf incast|permutation|alltoall|hotspot [-s size] [-t outstanding] [-w warmup,window]\n"
@@ -276,6 +279,7 @@ struct run {
     int slot_used[QRDMA_WR_CH_PER_PAGE];
     uint64_t align, cap;          /* slot alignment; transfers the arrays hold */
     int notify;                   /* -N */
+    int multipath;                /* -M */
     uint16_t *x_slot, *x_chan;    /* per transfer: its slot and channel (notification checks) */
     uint8_t *x_notif;             /* per transfer: its notification was seen */
     uint64_t notifs;              /* notifications checked */
@@ -337,7 +341,7 @@ static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
         .size = r->size,
         .dst_node = qrdma_node_info(g.rx)->node_id,
         .tag = (uint32_t)xfer,
-        .flags = r->notify ? QRDMA_WR_NOTIFY : 0,
+        .flags = (r->notify ? QRDMA_WR_NOTIFY : 0) | (r->multipath && !r->inl ? QRDMA_WR_MULTIPATH : 0),
     };
     reserve(r, xfer + 1);
     r->x_slot[xfer] = (uint16_t)k;
@@ -483,6 +487,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
     if (o->window)
         r.iters = UINT64_MAX; /* until the window ends (window_step) */
     r.notify = o->notify;
+    r.multipath = o->multipath;
     r.inl = o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX);
     if (r.inl && size > QRDMA_INLINE_MAX)
         perf_die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size,
@@ -775,6 +780,7 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
             o->outstanding, mode_names[o->mode]);
     fprintf(f, "  \"notify\": %s,\n  \"latency_end\": \"%s\",\n  \"slot_align\": \"%s\",\n",
             o->notify ? "true" : "false", o->lat_notif ? "notification" : "done", o->align_size ? "size" : "4096");
+    fprintf(f, "  \"multipath\": %s,\n", o->multipath ? "true" : "false");
     if (o->window)
         fprintf(f, "  \"window_warmup_ticks\": %llu,\n  \"window_min_ticks\": %llu,\n", (unsigned long long)o->warmup,
                 (unsigned long long)o->window);
@@ -1034,7 +1040,7 @@ int main(int argc, char **argv)
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:ANl:cw:q:R:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AMNl:cw:q:R:h")) != -1) {
         switch (c) {
         case 's': o.size = perf_parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -1068,6 +1074,7 @@ int main(int argc, char **argv)
         case 'o': o.json = optarg; break;
         case 'q': q_pages = (unsigned)perf_parse_u64(optarg, "pages"); break;
         case 'A': o.align_size = 1; break;
+        case 'M': o.multipath = 1; break;
         case 'N': o.notify = 1; break;
         case 'l':
             if (!strcmp(optarg, "done")) o.lat_notif = 0;

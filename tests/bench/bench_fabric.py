@@ -35,6 +35,11 @@ most OUT x SIZE / window at the window's ends: "in_flight_error"), per receiver 
 RX_BYTES over the window. Cycle counts are exact; at the nominal 200 MHz one beat per
 cycle is 102.4 Gb/s.
 
+Planes ("planes"): one sender (node 0 -> node 1, qrdma-perf write_bw -M: multipath
+transfers of PLANES_SIZE bytes, PLANES_OUT in flight, windowed) over one plane
+(topo=star) and over two (topo=planes), every link of the fabric at half the NIC's rate
+(link_div=2); node 1's RX_BYTES over the window per cycle, and the ratio two / one.
+
   python tools/bench.py fabric [--n16] [--system-only]
     --n16          also permutation on 16 nodes (builds the NIC_NODES=16 harness)
     --system-only  only the system level; the unit rows of an existing fabric_bench.json
@@ -64,6 +69,9 @@ SYSTEM = [  # (experiment, qrdma-perf pattern, nodes)
     ("hotspot", "hotspot", 4),
 ]
 N16 = ("permutation", "permutation", 16)
+PLANES_SIZE, PLANES_OUT = 1 << 20, 8     # multipath from the engine's MP_MIN_BYTES, 256 KiB
+PLANES_WARMUP, PLANES_WINDOW = 50_000, 400_000
+LINK_DIV = 2                             # a plane's links take a beat every second cycle
 
 
 def unit_level() -> dict:
@@ -124,6 +132,36 @@ def system_run(perf: Path, experiment: str, pattern: str, nodes: int, tmp: Path)
     if pattern == "hotspot":
         row["victim"] = res["victim"]
     return row
+
+
+def planes_run(perf: Path, topo: str, tmp: Path, warmup: int = PLANES_WARMUP,
+               window: int = PLANES_WINDOW) -> dict:
+    """write_bw -M from node 0 to node 1 through topo (star: one plane, planes: two), links
+    at 1/LINK_DIV of the NIC's rate: node 1's received bytes per cycle in the window."""
+    js = tmp / f"planes_{topo}.json"
+    spec = f"topo={topo},nodes=2,link_div={LINK_DIV}"
+    cmd = [str(perf), "write_bw", "-M", "-s", str(PLANES_SIZE), "-t", str(PLANES_OUT),
+           "-w", f"{warmup},{window}", "-B", spec, "-o", str(js)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    print(r.stdout, flush=True)
+    if r.returncode != 0 or "packets dropped" in r.stderr:
+        print(r.stderr, file=sys.stderr)
+        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}: {r.stderr.strip()[-500:]}")
+    (row,) = json.loads(js.read_text())["rows"]
+    bpc = row["window_rx_bytes"] / row["window_ticks"]
+    display = " ".join(str(Path(c).relative_to(ROOT)) if c == str(perf) else c for c in cmd[:-2])
+    return {"topology": topo, "planes": 2 if topo == "planes" else 1, "command": display,
+            "window_ticks": row["window_ticks"], "window_rx_bytes": row["window_rx_bytes"],
+            "bytes_per_cycle": round(bpc, 4), "fraction_of_nic_line_rate": round(bpc / LINE, 4),
+            "fraction_of_plane_rate": round(bpc * LINK_DIV / LINE, 4)}
+
+
+def planes_level(perf: Path) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        one, two = (planes_run(perf, t, Path(tmp)) for t in ("star", "planes"))
+    return {"size": PLANES_SIZE, "outstanding": PLANES_OUT, "multipath": True,
+            "link_div": LINK_DIV, "warmup_ticks": PLANES_WARMUP, "window_ticks": PLANES_WINDOW,
+            "rows": [one, two], "ratio": round(two["bytes_per_cycle"] / one["bytes_per_cycle"], 4)}
 
 
 def system_level(n16: bool) -> dict:
@@ -214,12 +252,20 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         res = unit_level()
     res["system"] = system_level("--n16" in argv)
+    sys.path.insert(0, str(ROOT / "tools"))
+    import demo
+    res["planes"] = planes_level(demo.PERF)
     plot(res["system"], PLOT)
     res["system"]["plot"] = str(PLOT.relative_to(ROOT))
     res["nominal_clock_mhz"] = 200
     res["command"] = "python tools/bench.py fabric" + "".join(f" {a}" for a in argv)
     OUT.write_text(json.dumps(res, indent=2) + "\n")
     print(table(res["system"]))
+    pl = res["planes"]
+    for row in pl["rows"]:
+        print(f" planes {row['planes']}: {row['bytes_per_cycle']:.3f} B/cycle, "
+              f"{row['fraction_of_plane_rate']:.4f} of a plane's rate")
+    print(f" two planes / one: {pl['ratio']:.4f}")
     print(f"wrote {OUT} and {PLOT}")
     return res
 

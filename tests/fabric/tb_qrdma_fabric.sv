@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// tb_qrdma_fabric: P nodes' ends of the fabric around one switch (the harness's star,
-// sim/qrdma_fabric_star.sv), each link LINK_LAT cycles long in each direction, for
-// tests/fabric/test_qrdma_fabric.py, which plays the NICs. Not hardware.
+// tb_qrdma_fabric: P nodes' ends of the fabric around PLANES switches (the harness's star,
+// sim/qrdma_fabric_star.sv), each link LINK_LAT cycles long in each direction and taking a
+// beat in one cycle of every LINK_DIV, for tests/fabric/test_qrdma_fabric.py, which plays
+// the NICs. Not hardware.
 `default_nettype none
 
 module tb_qrdma_fabric #(
   parameter int unsigned P           = 4,
   parameter int unsigned VOQ         = 1,
+  parameter int unsigned PLANES      = 1,
+  parameter int unsigned LINK_DIV    = 1,
   parameter int unsigned MAX_PKT     = 17,
   parameter int unsigned XP_DEPTH    = 64,
   parameter int unsigned VOQ_DEPTH   = 128,
@@ -20,7 +23,8 @@ module tb_qrdma_fabric #(
   localparam int unsigned DATA_W     = 512,
   localparam int unsigned KEEP_W     = 64,
   localparam int unsigned USER_W     = 32,
-  localparam int unsigned WIDTH      = DATA_W + KEEP_W + USER_W + 1
+  localparam int unsigned WIDTH      = DATA_W + KEEP_W + USER_W + 1,
+  localparam int unsigned L          = PLANES * P
 ) (
   input  logic                clk,
   input  logic                rst,
@@ -39,32 +43,33 @@ module tb_qrdma_fabric #(
   output logic [P-1:0]        m_nic_tlast,
   output logic [P-1:0]        m_nic_tvalid,
   input  logic [P-1:0]        m_nic_tready,
-  // counters: the switch's per port, the ports' per node
-  output logic [P*32-1:0]     sw_noroute,
-  output logic [P*32-1:0]     sw_bad,
-  output logic [P*32-1:0]     sw_ovf,
-  output logic [P*32-1:0]     sw_refused,
-  output logic [P*32-1:0]     sw_in,
-  output logic [P*32-1:0]     sw_out,
-  output logic [P*16-1:0]     sw_credits,     // the switch's room at each node
-  output logic [P*32-1:0]     np_noroute,
-  output logic [P*32-1:0]     np_bad,
-  output logic [P*32-1:0]     np_ovf,
-  output logic [P*32-1:0]     np_refused,
-  output logic [P*P*16-1:0]   np_credits      // node p's room at crosspoint (p, o): p*P+o
+  // counters: the switches' per port, the ports' per node, at plane * P + node
+  output logic [L*32-1:0]     sw_noroute,
+  output logic [L*32-1:0]     sw_bad,
+  output logic [L*32-1:0]     sw_ovf,
+  output logic [L*32-1:0]     sw_refused,
+  output logic [L*32-1:0]     sw_in,
+  output logic [L*32-1:0]     sw_out,
+  output logic [L*16-1:0]     sw_credits,     // a switch's room at each node
+  output logic [L*32-1:0]     np_noroute,
+  output logic [L*32-1:0]     np_bad,
+  output logic [L*32-1:0]     np_ovf,
+  output logic [L*32-1:0]     np_refused,
+  output logic [L*P*16-1:0]   np_credits      // node p's room at crosspoint (p, o) of plane k: (k*P+p)*P+o
 );
 
-  logic [P*DATA_W-1:0] up_tdata, dn_tdata, upd_tdata, dnd_tdata;
-  logic [P*KEEP_W-1:0] up_tkeep, dn_tkeep, upd_tkeep, dnd_tkeep;
-  logic [P*USER_W-1:0] up_tuser, dn_tuser, upd_tuser, dnd_tuser;
-  logic [P-1:0]        up_tlast, dn_tlast, upd_tlast, dnd_tlast;
-  logic [P-1:0]        up_tvalid, dn_tvalid, upd_tvalid, dnd_tvalid;
+  logic [L*DATA_W-1:0] up_tdata, dn_tdata, upd_tdata, dnd_tdata;
+  logic [L*KEEP_W-1:0] up_tkeep, dn_tkeep, upd_tkeep, dnd_tkeep;
+  logic [L*USER_W-1:0] up_tuser, dn_tuser, upd_tuser, dnd_tuser;
+  logic [L-1:0]        up_tlast, dn_tlast, upd_tlast, dnd_tlast;
+  logic [L-1:0]        up_tvalid, dn_tvalid, upd_tvalid, dnd_tvalid;
 
   /* verilator lint_off PINCONNECTEMPTY */  // drops: the test reads the counters
-  qrdma_fabric_star #(.P(P), .VOQ(VOQ), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
+  qrdma_fabric_star #(.P(P), .PLANES(PLANES), .VOQ(VOQ), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
                       .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH), .MAX_PKT(MAX_PKT),
                       .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_star (
     .clk, .rst,
+    .cfg_link_div  (8'(LINK_DIV)),
     .nic_tx_tdata  (s_nic_tdata),
     .nic_tx_tkeep  (s_nic_tkeep),
     .nic_tx_tuser  (s_nic_tuser),
@@ -107,7 +112,7 @@ module tb_qrdma_fabric #(
   /* verilator lint_on PINCONNECTEMPTY */
 
   // the links: LINK_LAT registers each way (a link never stalls: credits govern it)
-  for (genvar p = 0; p < P; p++) begin : g_link
+  for (genvar p = 0; p < L; p++) begin : g_link
     logic [LINK_LAT-1:0][WIDTH-1:0] up_d, dn_d;
     logic [LINK_LAT-1:0]            up_v, dn_v;
     always_ff @(posedge clk) begin

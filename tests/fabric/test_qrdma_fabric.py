@@ -2,7 +2,10 @@
 # Copyright (c) 2026 The qrdma authors
 """P nodes' fabric ports (qrdma_fabric_port) around a switch (qrdma_switch), links of
 LINK_LAT cycles (tb_qrdma_fabric); the test plays the NICs. The ports have virtual output
-queues (VOQ = 1) or one queue each (VOQ = 0, the baseline).
+queues (VOQ = 1) or one queue each (VOQ = 0, the baseline). With PLANES > 1 every node
+has a port per plane and there is a switch per plane (qrdma_fabric_planes), the links
+carrying a beat in one cycle of every LINK_DIV: a packet crosses plane (its header's
+path mod PLANES), so order holds per (source, destination, plane).
 
 Each NIC keeps a queue of packets per destination and starts a packet only toward a
 destination its port does not pause (tx_pause, as the NIC's send scheduler does); it
@@ -12,7 +15,7 @@ backpressure, with stretches in which it takes almost nothing.
   fabric_random     random packets (DATA of random length and lane, one-beat packets,
                     packets of a reserved type of any length) between random nodes,
                     itself included: every packet arrives once, exact, at its
-                    destination, in order per (source, destination); nothing is dropped
+                    destination, in order per (source, destination, plane); nothing is dropped
                     anywhere (every drop and refusal counter of the switch and of the
                     ports is 0: the credits hold every buffer); at the end every credit
                     is back (each node's room at each crosspoint is XP_DEPTH, the
@@ -54,6 +57,8 @@ class Tb:
         self.XP = int(os.environ["P_XP_DEPTH"])
         self.RX = int(os.environ["P_RX_DEPTH"])
         self.VOQ = int(os.environ.get("P_VOQ", "1"))
+        self.PLANES = int(os.environ.get("P_PLANES", "1"))
+        self.L = self.PLANES * self.P   # links each way (and ports, and switch ports)
         P = self.P
         self.pid = 0
         self.q = [[collections.deque() for _ in range(P)] for _ in range(P)]   # [src][dst]
@@ -61,7 +66,7 @@ class Tb:
         self.cur = [None] * P           # [pkt, index of the beat offered]
         self.ready_seen = [0] * P       # s_nic_tready read at the last falling edge
         self.rxpkt = [[] for _ in range(P)]
-        self.expect = collections.defaultdict(collections.deque)   # (src, dst) -> pkts
+        self.expect = collections.defaultdict(collections.deque)   # (src, dst, plane) -> pkts
         self.got = [0] * P
         self.hold = [False] * P         # node takes nothing
         self.ready_p = 0.8
@@ -74,9 +79,17 @@ class Tb:
 
     def post(self, src: int, dst: int) -> None:
         self.pid += 1
-        pkt = make_packet(self.rng, self.pid, src, dst, dst, self.MAX_PKT)
+        pkt = make_packet(self.rng, self.pid, src, dst, dst, self.MAX_PKT,
+                          paths=self.PLANES > 1)
         self.q[src][dst].append(pkt)
-        self.expect[(src, dst)].append(pkt)
+        self.expect[(src, dst, self.plane(pkt.beats[0][0]))].append(pkt)
+
+    def plane(self, header: int) -> int:
+        return get(header, HDR["path"]) % self.PLANES
+
+    def pending(self, src: int, dst: int) -> int:
+        """Packets from src to dst not arrived yet, over every plane."""
+        return sum(len(self.expect[(src, dst, k)]) for k in range(self.PLANES))
 
     async def step(self) -> None:
         dut, rng, P = self.dut, self.rng, self.P
@@ -149,7 +162,7 @@ class Tb:
         h = beats[0][0]
         assert not is_credit(h), f"node {p} got a credit beat"
         src = get(h, HDR["src_node"])
-        q = self.expect[(src, p)]
+        q = self.expect[(src, p, self.plane(h))]
         assert q, f"node {p}: a packet from {src} not expected (id {pkt_id(h)})"
         exp = q.popleft()
         assert beats == exp.beats, \
@@ -165,7 +178,7 @@ class Tb:
     def counters(self, name: str, width: int = 32) -> list[int]:
         v = getattr(self.dut, name).value.to_unsigned()
         n = v.bit_length() // width + 1
-        return [(v >> (width * i)) & ((1 << width) - 1) for i in range(max(n, self.P))]
+        return [(v >> (width * i)) & ((1 << width) - 1) for i in range(max(n, self.L))]
 
     async def reset(self) -> None:
         dut = self.dut
@@ -179,14 +192,14 @@ class Tb:
 
     def check_quiet(self) -> None:
         """No drop anywhere, every credit back."""
-        P = self.P
+        P, L = self.P, self.L
         for name in ("sw_noroute", "sw_bad", "sw_ovf", "sw_refused", "np_noroute", "np_bad",
                      "np_ovf", "np_refused"):
-            assert self.counters(name)[:P] == [0] * P, f"{name}: {self.counters(name)[:P]}"
-        assert self.counters("sw_credits", 16)[:P] == [self.RX] * P, \
-            f"switch's room at the nodes: {self.counters('sw_credits', 16)[:P]}"
-        assert self.counters("np_credits", 16)[:P * P] == [self.XP] * (P * P), \
-            f"nodes' room at the crosspoints: {self.counters('np_credits', 16)[:P * P]}"
+            assert self.counters(name)[:L] == [0] * L, f"{name}: {self.counters(name)[:L]}"
+        assert self.counters("sw_credits", 16)[:L] == [self.RX] * L, \
+            f"switches' room at the nodes: {self.counters('sw_credits', 16)[:L]}"
+        assert self.counters("np_credits", 16)[:L * P] == [self.XP] * (L * P), \
+            f"nodes' room at the crosspoints: {self.counters('np_credits', 16)[:L * P]}"
 
 
 async def start(dut, name):
@@ -232,7 +245,7 @@ async def fabric_isolation(dut):
         tb.post(0, 1)
         tb.post(0, 2)
     if tb.VOQ:
-        while tb.expect[(0, 2)]:
+        while tb.pending(0, 2):
             await tb.step()
             assert tb.cycle < 100 * k * tb.MAX_PKT, "node 2's packets held up behind node 1's"
         pause = tb.dut.tx_pause.value.to_unsigned()
@@ -240,12 +253,12 @@ async def fabric_isolation(dut):
     else:
         # stuck: nothing more for node 2 in a stretch longer than a credit refresh
         quiet, still = 0, int(os.environ["P_REFRESH"]) + 300
-        while tb.expect[(0, 2)] and quiet < still:
+        while tb.pending(0, 2) and quiet < still:
             got = tb.got[2]
             await tb.step()
             quiet = quiet + 1 if tb.got[2] == got else 0
             assert tb.cycle < 100 * k * tb.MAX_PKT
-        assert tb.expect[(0, 2)], \
+        assert tb.pending(0, 2), \
             "every packet to node 2 arrived past node 1's stalled ones: no head-of-line blocking"
         room = tb.counters("np_credits", 16)
         assert room[2] == tb.XP and room[1] < tb.MAX_PKT, \
@@ -253,8 +266,8 @@ async def fabric_isolation(dut):
         pause = tb.dut.tx_pause.value.to_unsigned()
         assert pause & 0xF == 0xF, f"node 0's pause {pause & 0xF:04b}"
         dut._log.info("%d of node 0's %d packets to node 2 held up behind node 1's",
-                      len(tb.expect[(0, 2)]), k)
-    assert tb.expect[(0, 1)], "node 1 took nothing, yet its packets are gone"
+                      tb.pending(0, 2), k)
+    assert tb.pending(0, 1), "node 1 took nothing, yet its packets are gone"
     tb.hold[1] = False
     while not tb.idle():
         await tb.step()
@@ -271,6 +284,9 @@ CONFIGS = [
                   "RX_DEPTH": 48, "LINK_LAT": 12}, 30, id="p8-long-links"),
     pytest.param({"P": 4, "VOQ": 0, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
                   "RX_DEPTH": 64, "LINK_LAT": 4}, 80, id="p4-one-queue"),
+    pytest.param({"P": 4, "VOQ": 1, "PLANES": 2, "LINK_DIV": 2, "XP_DEPTH": 64,
+                  "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64, "RX_DEPTH": 64, "LINK_LAT": 4}, 120,
+                 id="p4-two-planes"),
 ]
 
 

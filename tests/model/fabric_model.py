@@ -45,13 +45,16 @@ class Pkt:
 
 
 def make_packet(rng: random.Random, pid: int, src: int, dst: int, cls: int, max_pkt: int,
-                kind: str = "rand") -> Pkt:
+                kind: str = "rand", paths: bool = False) -> Pkt:
     """A random packet: "data" (random lane and length up to max_pkt beats), "one" (a
-    one-beat INLINE or ACK), "any" (a reserved type, any length up to max_pkt)."""
+    one-beat INLINE or ACK), "any" (a reserved type, any length up to max_pkt); `paths`:
+    a random path (the plane it crosses with several planes), else path 0."""
     if kind == "rand":
         kind = rng.choices(["data", "one", "any"], weights=[6, 3, 1])[0]
     h = put(0, HDR["dst_node"], dst)
     h = put(h, HDR["src_node"], src)
+    if paths:
+        h = put(h, HDR["path"], rng.randrange(4))
     h |= pid << ID_LSB
     if kind == "data":
         lane = rng.randrange(64)
