@@ -8,16 +8,18 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "Vqrdma_fabric_planes.h"
-#include "Vqrdma_fabric_star.h"
-#include "verilated.h"
-
 #ifndef QRDMA_SIM_NIC_NODES
 #define QRDMA_SIM_NIC_NODES 4
 #endif
 #ifndef QRDMA_SIM_FAB_PLANES
 #define QRDMA_SIM_FAB_PLANES 2
 #endif
+
+#if QRDMA_SIM_FAB_PLANES > 1
+#include "Vqrdma_fabric_planes.h"
+#endif
+#include "Vqrdma_fabric_star.h"
+#include "verilated.h"
 
 namespace qsim {
 
@@ -67,11 +69,13 @@ std::unique_ptr<Network> make_fabric(unsigned nodes, unsigned planes, unsigned l
   if (link_div > 255) throw std::invalid_argument("options.link_div: 0 .. 255");
   if (planes == 1)
     return std::make_unique<FabricStar<Vqrdma_fabric_star>>(nodes, 1, latency, depth, link_div);
+#if QRDMA_SIM_FAB_PLANES > 1
   if (planes == QRDMA_SIM_FAB_PLANES)
     return std::make_unique<FabricStar<Vqrdma_fabric_planes>>(nodes, planes, latency, depth,
                                                               link_div);
+#endif
   throw std::invalid_argument("options.planes: 1, or the build's FAB_PLANES (" +
-                              std::to_string(QRDMA_SIM_FAB_PLANES) + ")");
+                              std::to_string(QRDMA_SIM_FAB_PLANES) + "; 0: no planes model)");
 }
 
 // links_: [0, L) port -> switch input, [L, 2L) switch output -> port, L = planes x P,
@@ -193,6 +197,8 @@ LinkState FabricStar<M>::link_state(unsigned k, uint64_t now) const {
 }
 
 template class FabricStar<Vqrdma_fabric_star>;
+#if QRDMA_SIM_FAB_PLANES > 1
 template class FabricStar<Vqrdma_fabric_planes>;
+#endif
 
 }  // namespace qsim

@@ -27,6 +27,10 @@ module qrdma_fabric_star #(
   // send unit's pipeline); the queue also holds what the NIC had picked before the pause
   parameter int unsigned VOQ_DEPTH   = 1024, // beats per node-port queue
   parameter int unsigned PAUSE_LEVEL = 384,
+  // with planes a NIC feeds one plane's queue for a whole block (1,088 beats of 64 KiB) at
+  // up to twice the plane's rate (link_div=2), so half the block stays queued: the pause
+  // rises above that, or it would stop the NIC toward the other planes as well
+  parameter int unsigned PLANES_PAUSE_LEVEL = 640,
   parameter int unsigned RX_DEPTH    = 512,  // beats of a node port's receive buffer
   parameter int unsigned MAX_PKT     = 17,
   // beats freed before a credit beat is offered: one per four 1 KiB packets, so a link
@@ -135,7 +139,8 @@ module qrdma_fabric_star #(
   for (genvar p = 0; p < P; p++) begin : g_node
     /* verilator lint_off PINCONNECTEMPTY */  // route writes: the reset table; s_link_tready: never low
     qrdma_fabric_planes #(.PLANES(PLANES), .CLASSES(P), .VOQ(VOQ), .NUM_NODES(P), .ROUTES(P),
-                          .MAX_PKT(MAX_PKT), .VOQ_DEPTH(VOQ_DEPTH), .PAUSE_LEVEL(PAUSE_LEVEL),
+                          .MAX_PKT(MAX_PKT), .VOQ_DEPTH(VOQ_DEPTH),
+                          .PAUSE_LEVEL(PLANES > 1 ? PLANES_PAUSE_LEVEL : PAUSE_LEVEL),
                           .RX_DEPTH(RX_DEPTH), .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_end (
       .clk, .rst,
       .cfg_credits   (16'(XP_DEPTH)),

@@ -40,6 +40,12 @@ transfers of PLANES_SIZE bytes, PLANES_OUT in flight, windowed) over one plane
 (topo=star) and over two (topo=planes), every link of the fabric at half the NIC's rate
 (link_div=2); node 1's RX_BYTES over the window per cycle, and the ratio two / one.
 
+One hop ("hop"): an 8-byte inline write from node 0, post -> node 1's notification
+(qrdma-perf write_lat -m inline -N -l notif -t 1), point-to-point over a link of
+2 x HOP_LINK cycles and through one switch over two links of HOP_LINK (star and planes):
+the same wire, so the difference is what a hop of the fabric adds (the node ports and the
+switch), in cycles.
+
   python tools/bench.py fabric [--n16] [--system-only]
     --n16          also permutation on 16 nodes (builds the NIC_NODES=16 harness)
     --system-only  only the system level; the unit rows of an existing fabric_bench.json
@@ -69,9 +75,10 @@ SYSTEM = [  # (experiment, qrdma-perf pattern, nodes)
     ("hotspot", "hotspot", 4),
 ]
 N16 = ("permutation", "permutation", 16)
-PLANES_SIZE, PLANES_OUT = 1 << 20, 8     # multipath from the engine's MP_MIN_BYTES, 256 KiB
+PLANES_SIZE, PLANES_OUT = 4 << 20, 8     # multipath from the engine's MP_MIN_BYTES, 256 KiB
 PLANES_WARMUP, PLANES_WINDOW = 50_000, 400_000
 LINK_DIV = 2                             # a plane's links take a beat every second cycle
+HOP_LINK = 50                            # each of the two links through a switch
 
 
 def unit_level() -> dict:
@@ -94,11 +101,12 @@ def unit_level() -> dict:
 
 
 def build_n16() -> Path:
-    """sim/Makefile with NIC_NODES=16 into build/sim_harness_n16: the harness and qrdma-perf."""
+    """sim/Makefile with NIC_NODES=16 into build/sim_harness_n16: the harness and qrdma-perf
+    (without the planes model, which the permutation does not use)."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    print("== building the 16-node harness (make -C sim NIC_NODES=16 all libqrdma)", flush=True)
+    print("== building the 16-node harness (make -C sim NIC_NODES=16 FAB_PLANES=0 all libqrdma)", flush=True)
     r = subprocess.run(["make", "-C", str(ROOT / "sim"), "-j2", f"VENV={sys.prefix}", "NIC_NODES=16",
-                        f"BUILD={BUILD_N16}", "all", "libqrdma"], capture_output=True, text=True, env=env)
+                        "FAB_PLANES=0", f"BUILD={BUILD_N16}", "all", "libqrdma"], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         print(r.stdout[-4000:])
         print(r.stderr[-4000:], file=sys.stderr)
@@ -154,6 +162,30 @@ def planes_run(perf: Path, topo: str, tmp: Path, warmup: int = PLANES_WARMUP,
             "window_ticks": row["window_ticks"], "window_rx_bytes": row["window_rx_bytes"],
             "bytes_per_cycle": round(bpc, 4), "fraction_of_nic_line_rate": round(bpc / LINE, 4),
             "fraction_of_plane_rate": round(bpc * LINK_DIV / LINE, 4)}
+
+
+def hop_run(perf: Path, spec: str, tmp: Path) -> int:
+    """The typical post -> notification latency of an 8-byte inline write, in cycles."""
+    js = tmp / "hop.json"
+    cmd = [str(perf), "write_lat", "-s", "8", "-m", "inline", "-t", "1", "-N", "-l", "notif",
+           "-n", "50", "-B", spec, "-o", str(js)]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr, file=sys.stderr)
+        raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}")
+    (row,) = json.loads(js.read_text())["rows"]
+    return row["t_typical_ticks"]
+
+
+def hop_level(perf: Path) -> dict:
+    runs = [("p2p", f"link={2 * HOP_LINK}"), ("star", f"topo=star,nodes=2,link={HOP_LINK}"),
+            ("planes", f"topo=planes,nodes=2,link={HOP_LINK}")]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [{"topology": t, "spec": spec, "cycles": hop_run(perf, spec, Path(tmp))}
+                for t, spec in runs]
+    return {"size": 8, "mode": "inline", "end": "notification", "wire_cycles": 2 * HOP_LINK,
+            "rows": rows, "one_hop_cycles": rows[1]["cycles"] - rows[0]["cycles"],
+            "one_hop_planes_cycles": rows[2]["cycles"] - rows[0]["cycles"]}
 
 
 def planes_level(perf: Path) -> dict:
@@ -255,6 +287,7 @@ def main(argv: list[str] | None = None) -> dict:
     sys.path.insert(0, str(ROOT / "tools"))
     import demo
     res["planes"] = planes_level(demo.PERF)
+    res["hop"] = hop_level(demo.PERF)
     plot(res["system"], PLOT)
     res["system"]["plot"] = str(PLOT.relative_to(ROOT))
     res["nominal_clock_mhz"] = 200
@@ -266,6 +299,9 @@ def main(argv: list[str] | None = None) -> dict:
         print(f" planes {row['planes']}: {row['bytes_per_cycle']:.3f} B/cycle, "
               f"{row['fraction_of_plane_rate']:.4f} of a plane's rate")
     print(f" two planes / one: {pl['ratio']:.4f}")
+    print(" 8-byte inline write, post -> notification: "
+          + ", ".join(f"{r['topology']} {r['cycles']}" for r in res["hop"]["rows"])
+          + f" cycles; one hop {res['hop']['one_hop_cycles']}")
     print(f"wrote {OUT} and {PLOT}")
     return res
 

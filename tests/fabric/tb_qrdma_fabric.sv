@@ -66,7 +66,8 @@ module tb_qrdma_fabric #(
 
   /* verilator lint_off PINCONNECTEMPTY */  // drops: the test reads the counters
   qrdma_fabric_star #(.P(P), .PLANES(PLANES), .VOQ(VOQ), .XP_DEPTH(XP_DEPTH), .VOQ_DEPTH(VOQ_DEPTH),
-                      .PAUSE_LEVEL(PAUSE_LEVEL), .RX_DEPTH(RX_DEPTH), .MAX_PKT(MAX_PKT),
+                      .PAUSE_LEVEL(PAUSE_LEVEL), .PLANES_PAUSE_LEVEL(PAUSE_LEVEL),
+                      .RX_DEPTH(RX_DEPTH), .MAX_PKT(MAX_PKT),
                       .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_star (
     .clk, .rst,
     .cfg_link_div  (8'(LINK_DIV)),

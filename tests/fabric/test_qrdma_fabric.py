@@ -285,7 +285,7 @@ CONFIGS = [
     pytest.param({"P": 4, "VOQ": 0, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
                   "RX_DEPTH": 64, "LINK_LAT": 4}, 80, id="p4-one-queue"),
     pytest.param({"P": 4, "VOQ": 1, "PLANES": 2, "LINK_DIV": 2, "XP_DEPTH": 64,
-                  "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64, "RX_DEPTH": 64, "LINK_LAT": 4}, 120,
+                  "VOQ_DEPTH": 128, "PAUSE_LEVEL": 32, "RX_DEPTH": 64, "LINK_LAT": 4}, 120,
                  id="p4-two-planes"),
 ]
 

@@ -205,3 +205,15 @@ def test_planes(harness: Path, tmp_path: Path) -> None:
     assert P * (1 - MARGIN) <= one["fraction_of_plane_rate"] <= P + SLACK
     assert two["fraction_of_plane_rate"] <= 2 * (P + SLACK)
     assert two["bytes_per_cycle"] / one["bytes_per_cycle"] >= 1.9
+
+
+def test_one_hop(harness: Path) -> None:
+    """An 8-byte inline write, post -> notification, over the same wire point to point and
+    through one switch: the hop (both node ports store and forward the one-beat packet, the
+    switch takes 8 cycles for it, docs/fabric.md "Switch") adds at least the switch's 8
+    cycles and less than 40; planes add the merge's register slice at most a few."""
+    h = _bench_fabric().hop_level(harness / "qrdma-perf")
+    assert [r["topology"] for r in h["rows"]] == ["p2p", "star", "planes"]
+    assert h["rows"][0]["cycles"] > h["wire_cycles"]
+    assert 8 <= h["one_hop_cycles"] < 40, h
+    assert 0 <= h["one_hop_planes_cycles"] - h["one_hop_cycles"] <= 4, h
