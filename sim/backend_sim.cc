@@ -272,6 +272,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
   qrdma_sim_default_options(&o);
   uint64_t nodes = 2;
   std::string trace;  // outlives qrdma_backend_sim_open below
+  bool p2p = false;   // topo=p2p: point-to-point, so at most 2 nodes
   std::vector<qrdma_sim_link_faults> dirs;  // per-direction faults (S-D.key=value)
   std::vector<unsigned> dir_set;
   std::string s = spec ? spec : "";
@@ -289,9 +290,10 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
       if (v == "star") o.topology = QRDMA_SIM_TOPO_STAR;
       else if (v == "planes") o.topology = QRDMA_SIM_TOPO_PLANES;
       else if (v == "auto") o.topology = QRDMA_SIM_TOPO_AUTO;
+      else if (v == "p2p") o.topology = QRDMA_SIM_TOPO_AUTO, p2p = true;
       else {
-        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router), star or "
-                "planes\n", v.c_str());
+        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router), p2p, star "
+                "or planes\n", v.c_str());
         return QRDMA_EINVAL;
       }
       continue;
@@ -361,6 +363,10 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
               key.c_str());
       return QRDMA_EINVAL;
     }
+  }
+  if (p2p && nodes > 2) {
+    fprintf(stderr, "sim backend: topo=p2p has 1 or 2 nodes (auto: the router for more)\n");
+    return QRDMA_EINVAL;
   }
   for (size_t k = 0; k < dirs.size(); ++k) merge_fault(&dirs[k].f, o.faults, dir_set[k]);
   o.link_faults = dirs.empty() ? nullptr : dirs.data();

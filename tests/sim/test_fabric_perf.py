@@ -217,3 +217,12 @@ def test_one_hop(harness: Path) -> None:
     assert h["rows"][0]["cycles"] > h["wire_cycles"]
     assert 8 <= h["one_hop_cycles"] < 40, h
     assert 0 <= h["one_hop_planes_cycles"] - h["one_hop_cycles"] <= 4, h
+
+
+def test_p2p_spec(harness: Path, tmp_path: Path) -> None:
+    """topo=p2p is the point-to-point link: 1 or 2 nodes; asked for more it is refused."""
+    cmd = [str(harness / "qrdma-perf"), "write_lat", "-s", "8", "-n", "2", "-o", str(tmp_path / "l.json")]
+    r = subprocess.run([*cmd, "-B", "topo=p2p,nodes=3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "topo=p2p has 1 or 2 nodes" in r.stderr, r.stderr
+    r = subprocess.run([*cmd, "-B", "topo=p2p,nodes=2"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "Data verified" in r.stdout, r.stderr
