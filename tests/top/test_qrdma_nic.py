@@ -1186,7 +1186,7 @@ def cases():
     test-full also small packets and blocks with a short read window and receive buffer."""
     from simrun import full
 
-    c = [pytest.param({}, 8, id="default")]
+    c = [pytest.param({}, 12, id="default")]
     if full():
         c.append(pytest.param({"MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192, "HOST_DATA_W": 256,
                                "READ_WINDOW_BEATS": 64, "RX_BUF_BEATS": 32,
