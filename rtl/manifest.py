@@ -76,6 +76,8 @@ _top("qrdma_axis_demux", ["rtl/common/qrdma_axis_demux.sv"], synth={"N": 2},
      lint=({"N": 1}, {"N": 3}))
 _top("qrdma_axis_arb_mux", ["rtl/common/qrdma_axis_arb_mux.sv"],
      deps=["qrdma_arb_rr", "qrdma_reg_slice"], synth={"N": 2}, lint=({"N": 1}, {"N": 3}))
+_top("qrdma_init_sweep", ["rtl/common/qrdma_init_sweep.sv"], synth={"N": 1024},
+     lint=({"N": 1}, {"N": 5}))
 _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH": 1024},
      lint=({"WIDTH": 3, "DEPTH": 5},
            {"WIDTH": 4, "DEPTH": 1024, "A_LEAD": 1, "B_LEAD": 1, "RD_REG": 1},
@@ -99,7 +101,7 @@ _top("qrdma_nic_csr", ["rtl/generated/qrdma_nic_csr_pkg.sv", "rtl/generated/qrdm
      area="top", no_synth=True)
 
 # ---------------------------------------------------------------- host port (docs/qos.md)
-_top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg"],
+_top("qrdma_status_regs", ["rtl/host/qrdma_status_regs.sv"], deps=["qrdma_fmt_pkg", "qrdma_init_sweep"],
      area="host")
 _top("qrdma_host_pkg", ["rtl/host/qrdma_host_pkg.sv"], deps=["qrdma_fmt_pkg", "qrdma_qos_pkg"],
      no_synth=True, area="host")
@@ -187,7 +189,7 @@ _top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sdp_ram"],
      synth={"NENT": 4096}, lint=({"NENT": 16},))
 _top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
-     deps=["qrdma_rx_pkg", "qrdma_sdp_ram"],
+     deps=["qrdma_rx_pkg", "qrdma_sdp_ram", "qrdma_init_sweep"],
      synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
      lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
 # (the unit tops below take the parameters the NIC gives them with its defaults)
@@ -204,10 +206,14 @@ _top("qrdma_rx_wr", ["rtl/rx/qrdma_rx_wr.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sync_fifo"],
      synth={"AXI_ID_W": 4, "KQ_DEPTH": 32},
      lint=({"AXI_ID_W": 1},))
+_top("qrdma_rx_prot", ["rtl/rx/qrdma_rx_prot.sv"], area="rx",
+     deps=["qrdma_fmt_pkg", "qrdma_sdp_ram", "qrdma_init_sweep"],
+     synth={"WINDOWS": 64},
+     lint=({"WINDOWS": 2}, {"WINDOWS": 1024}))
 _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
-           "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif",
+           "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif", "qrdma_rx_prot",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512", "qrdma_reg_slice"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))

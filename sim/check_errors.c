@@ -76,6 +76,9 @@ int main(void)
         empty = empty && qrdma_sim_error_count(s, (qrdma_sim_error_cat)c) == 0 &&
                 qrdma_sim_error_first(s, (qrdma_sim_error_cat)c)[0] == 0;
     check(empty, "after creation: no error in any category, empty texts");
+    /* development mode (docs/protection.md): the writes below carry no key */
+    for (unsigned n = 0; n < 2; n++)
+        qrdma_sim_mmio_write64(s, n, QRDMA_REG(nic.PROT_CTRL), 1);
     check(!strcmp(qrdma_sim_error_cat_name(QRDMA_SIM_ERR_AXI), "axi") &&
               !strcmp(qrdma_sim_error_cat_name(QRDMA_SIM_ERR_DECERR), "decerr") &&
               !strcmp(qrdma_sim_error_cat_name(QRDMA_SIM_ERR_4K), "4k") &&

@@ -81,6 +81,7 @@ int main(int argc, char **argv)
     memset(sd, 0, sizeof sd);
     for (unsigned i = 0; i < 2; i++) {
         TRY(qrdma_open(be, i, &sd[i].nd));
+        TRY(qrdma_prot_open(sd[i].nd, 1));   /* development mode: writes without keys */
         TRY(qrdma_page_claim(sd[i].nd, QRDMA_PAGE_ANY, &sd[i].pg));
         if (timeout)
             TRY(qrdma_reg_write(sd[i].nd, QRDMA_REG(nic.RETX_TIMEOUT), timeout));

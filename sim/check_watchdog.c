@@ -54,6 +54,8 @@ static int open_sim(const char *spec)
     sim = qrdma_backend_sim_get(be);
     TRY(qrdma_open(be, 0, &nd[0]));
     TRY(qrdma_open(be, 1, &nd[1]));
+    TRY(qrdma_prot_open(nd[0], 1));   /* development mode: writes without keys */
+    TRY(qrdma_prot_open(nd[1], 1));
     printf("     spec %s\n", spec ? spec : "(defaults)");
     return 0;
 }

@@ -3,9 +3,13 @@
  *
  * qrdma_sim_libqrdma_smoke: libqrdma (sw/) on the simulation backend, end to end. Opens
  * nodes 0 and 1 of a 2-node simulation through qrdma_backend_sim_open, reads their
- * info, sets up node 1's notification ring, posts from node 0 a 4 KiB memory write (with
- * notification) and a 20-byte inline write, waits for DONE with qrdma_wait, checks the
- * bytes and the notification entry. Exit status 0 when all pass.
+ * info, sets up node 1's notification ring, registers a window of node 1's buffer for
+ * node 0's page (docs/protection.md: memory is closed until then), posts from node 0 a
+ * 4 KiB memory write (with notification) and a 20-byte inline write with the window's
+ * key, waits for DONE with qrdma_wait, checks the bytes and the notification entry; then
+ * writes that the window check refuses (a wrong key, past the window's end, after the
+ * window is deregistered): each ends in ERROR with reason ERR_REMOTE_ACCESS, writes
+ * nothing and counts in RX_PROT_DROP. Exit status 0 when all pass.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,10 +43,13 @@ int main(void)
 
     qrdma_page *pg = NULL;
     TRY(qrdma_page_claim(n0, QRDMA_PAGE_ANY, &pg));
-    int ch = qrdma_chan_alloc(pg, 1);
+    int ch = qrdma_chan_alloc(pg, 2);   /* a keyed write takes a 64-byte descriptor */
     int pair = qrdma_chan_alloc(pg, 2);
     TRY(ch);
     TRY(pair);
+    /* node 1's buffer open to node 0's page; the window ends 100 bytes before the buffer */
+    struct qrdma_mr mr;
+    TRY(qrdma_mr_reg(n1, qrdma_page_index(pg), dst.dev, 8192 - 100, QRDMA_MR_REMOTE_WRITE, &mr));
 
     struct qrdma_write wr;
     memset(&wr, 0, sizeof wr);
@@ -52,6 +59,7 @@ int main(void)
     wr.dst_node = qrdma_node_info(n1)->node_id;
     wr.flags = QRDMA_WR_NOTIFY;
     wr.tag = 0xC0FFEE;
+    wr.rkey = mr.rkey;
     uint64_t t0 = qrdma_now(n0);
     TRY(qrdma_post_write(pg, (unsigned)ch, &wr));
     int st = qrdma_wait(pg, (unsigned)ch, 100000);
@@ -74,6 +82,7 @@ int main(void)
     memset(&wr, 0, sizeof wr);
     wr.dst_addr = dst.dev + 4096 + 7;
     wr.dst_node = qrdma_node_info(n1)->node_id;
+    wr.rkey = mr.rkey;
     TRY(qrdma_post_inline(pg, (unsigned)pair, &wr, inl, sizeof inl));
     st = qrdma_wait(pg, (unsigned)pair, 100000);
     check(st == QRDMA_ST_DONE, "inline 20 B: qrdma_wait returns DONE");
@@ -84,6 +93,41 @@ int main(void)
     uint64_t cnt = 0;
     TRY(qrdma_counter_read(n1, QRDMA_CNT_RX_NOTIFS, &cnt));
     check(cnt == 1, "node 1 RX_NOTIFS = 1");
+
+    /* refused: a wrong tag, the window's last bytes and beyond, the window deregistered */
+    uint8_t before[8192];
+    memcpy(before, dst.cpu, sizeof before);
+    struct {
+        const char *what;
+        uint32_t rkey;
+        uint64_t off, size;
+        int dereg;
+    } bad[] = {
+        {"wrong key", 0, 0, 512, 0},
+        {"past the window's end", 0, 8192 - 356, 300, 0},
+        {"deregistered window", 0, 0, 512, 1},
+    };
+    bad[0].rkey = mr.rkey ^ 1;
+    bad[1].rkey = bad[2].rkey = mr.rkey;
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (bad[i].dereg)
+            TRY(qrdma_mr_dereg(n1, &mr));
+        memset(&wr, 0, sizeof wr);
+        wr.src_addr = src.dev;
+        wr.dst_addr = dst.dev + bad[i].off;
+        wr.size = bad[i].size;
+        wr.dst_node = qrdma_node_info(n1)->node_id;
+        wr.rkey = bad[i].rkey;
+        TRY(qrdma_post_write(pg, (unsigned)ch, &wr));
+        st = qrdma_wait(pg, (unsigned)ch, 100000);
+        int reason = qrdma_chan_error(pg, (unsigned)ch);
+        printf("     %s: %s\n", bad[i].what, qrdma_err_reason_str(reason));
+        check(st == QRDMA_ST_ERROR && reason == QRDMA_ERR_REMOTE_ACCESS,
+              "refused write: ERROR, reason ERR_REMOTE_ACCESS");
+    }
+    check(memcmp(before, dst.cpu, sizeof before) == 0, "refused writes: nothing written");
+    TRY(qrdma_counter_read(n1, QRDMA_CNT_RX_PROT_DROP, &cnt));
+    check(cnt == 3, "node 1 RX_PROT_DROP = 3 (one packet each)");
     check(qrdma_sim_errors(sim) == 0, "no harness protocol errors");
 
     qrdma_buf_free(n0, &src);

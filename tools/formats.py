@@ -88,6 +88,9 @@ CONST = {
     "ERR_REMOTE_MEM": (3, "error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)"),
     "ERR_TIMEOUT": (4, "error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)"),
     "ERR_UNREACHABLE": (5, "error reason: the destination is not a reachable node: outside NODE_MASK, or this node"),
+    "ERR_REMOTE_ACCESS": (6, "error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md)"),
+    # remote keys (docs/protection.md)
+    "RKEY_TAG_W": (8, "low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table"),
     # address map (byte addresses on the AXI4 slave)
     "PAGE_STRIDE": (0x2000, "bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)"),
     "DESC_OFFSET": (0x0000, "in a page: channel c's descriptor line at DESC_OFFSET + 32 c"),
@@ -144,7 +147,7 @@ DESC_LINE1 = _layout(
 
 # ----------------------------------------------------------------- QoS engine records
 BLOCK_DESC = _layout(
-    "block_desc", 256,
+    "block_desc", 288,
     "Block descriptor, QoS engine -> send unit (one per block of a memory transfer).",
     ("src_addr", 0, 64, "source address of the block"),
     ("dst_addr", 64, 64, "destination address of the block"),
@@ -165,6 +168,7 @@ BLOCK_DESC = _layout(
     ("pkt_first", 237, 8, "first packet of the block to send (0: from its start); a re-send of missing packets"),
     ("pkt_num", 245, 9, "packets to send from pkt_first on (0: to the block's end)"),
     ("resend", 254, 1, "set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)"),
+    ("rkey", 256, 32, "remote key of the destination window (the descriptor's rkey; 0 without a second line)"),
 )
 
 PKT_DESC = _layout(
@@ -184,6 +188,7 @@ PKT_DESC = _layout(
     ("blocks", 193, 21, "control: number of blocks of the transfer"),
     ("notify", 214, 1, "inline: the receiver writes a completion notification on arrival"),
     ("resend", 215, 1, "set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)"),
+    ("rkey", 216, 32, "remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)"),
     ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
 )
 
@@ -194,7 +199,7 @@ ACK_DESC = _layout(
     ("tid", 0, 10, "transaction ID of the acknowledged block / inline packet"),
     ("seq", 10, 16, "sequence number it was sent with"),
     ("nack", 26, 1, "1: negative acknowledgement"),
-    ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)"),
+    ("reason", 27, 4, "NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_REMOTE_ACCESS, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)"),
 )
 
 RSP_DESC = _layout(
@@ -246,6 +251,7 @@ NET_HDR = _layout(
     ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one"),
     ("gen", 198, 16, "DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md \"Exactly once\")"),
     ("epoch", 214, 8, "DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
+    ("rkey", 222, 32, "DATA/INLINE: remote key of the destination window (docs/protection.md)"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),
     ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
@@ -328,7 +334,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 
 def page_base(page: int) -> int:

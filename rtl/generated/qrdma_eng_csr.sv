@@ -535,6 +535,7 @@ module qrdma_eng_csr (
             readback_data_var[31:16] = hwif_in.PARAMS.data_w.next;
             readback_data_var[39:32] = hwif_in.PARAMS.max_payload_log2.next;
             readback_data_var[47:40] = hwif_in.PARAMS.nodes_log2.next;
+            readback_data_var[55:48] = hwif_in.PARAMS.prot_windows_log2.next;
         end
         if(rd_mux_addr == 7'h10) begin
             readback_data_var[47:0] = field_storage.CNT_DESC_OK.cnt.value;

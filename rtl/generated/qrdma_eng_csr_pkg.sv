@@ -41,11 +41,16 @@ package qrdma_eng_csr_pkg;
     } qrdma_eng_csr__PARAMS__nodes_log2__in_t;
 
     typedef struct {
+        logic [7:0] next;
+    } qrdma_eng_csr__PARAMS__prot_windows_log2__in_t;
+
+    typedef struct {
         qrdma_eng_csr__PARAMS__block_log2__in_t block_log2;
         qrdma_eng_csr__PARAMS__max_outstanding__in_t max_outstanding;
         qrdma_eng_csr__PARAMS__data_w__in_t data_w;
         qrdma_eng_csr__PARAMS__max_payload_log2__in_t max_payload_log2;
         qrdma_eng_csr__PARAMS__nodes_log2__in_t nodes_log2;
+        qrdma_eng_csr__PARAMS__prot_windows_log2__in_t prot_windows_log2;
     } qrdma_eng_csr__PARAMS__in_t;
 
     typedef struct {

@@ -108,6 +108,11 @@ module qrdma_nic_csr (
         logic RX_MISS_DROP;
         logic TX_MISS_RETX;
         logic EPOCH;
+        logic PROT_CTRL;
+        logic WIN_BASE;
+        logic WIN_LEN;
+        logic WIN_CTRL;
+        logic RX_PROT_DROP;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -248,6 +253,21 @@ module qrdma_nic_csr (
         decoded_reg_strb.EPOCH = cpuif_req_masked & (cpuif_addr == 9'h148);
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h148);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h148);
+        decoded_reg_strb.PROT_CTRL = cpuif_req_masked & (cpuif_addr == 9'h150);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h150);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h150);
+        decoded_reg_strb.WIN_BASE = cpuif_req_masked & (cpuif_addr == 9'h158);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h158);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h158);
+        decoded_reg_strb.WIN_LEN = cpuif_req_masked & (cpuif_addr == 9'h160);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h160);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h160);
+        decoded_reg_strb.WIN_CTRL = cpuif_req_masked & (cpuif_addr == 9'h168);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h168);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h168);
+        decoded_reg_strb.RX_PROT_DROP = cpuif_req_masked & (cpuif_addr == 9'h170) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h170);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h170) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -568,6 +588,58 @@ module qrdma_nic_csr (
                 logic load_next;
             } epoch;
         } EPOCH;
+        struct {
+            struct {
+                logic next;
+                logic load_next;
+            } open;
+        } PROT_CTRL;
+        struct {
+            struct {
+                logic [63:0] next;
+                logic load_next;
+            } addr;
+        } WIN_BASE;
+        struct {
+            struct {
+                logic [63:0] next;
+                logic load_next;
+            } len;
+        } WIN_LEN;
+        struct {
+            struct {
+                logic [15:0] next;
+                logic load_next;
+            } index;
+            struct {
+                logic [7:0] next;
+                logic load_next;
+            } tag;
+            struct {
+                logic [3:0] next;
+                logic load_next;
+            } pd;
+            struct {
+                logic next;
+                logic load_next;
+            } rwr;
+            struct {
+                logic next;
+                logic load_next;
+            } rrd;
+            struct {
+                logic next;
+                logic load_next;
+            } valid;
+        } WIN_CTRL;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_PROT_DROP;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -778,6 +850,46 @@ module qrdma_nic_csr (
                 logic [7:0] value;
             } epoch;
         } EPOCH;
+        struct {
+            struct {
+                logic value;
+            } open;
+        } PROT_CTRL;
+        struct {
+            struct {
+                logic [63:0] value;
+            } addr;
+        } WIN_BASE;
+        struct {
+            struct {
+                logic [63:0] value;
+            } len;
+        } WIN_LEN;
+        struct {
+            struct {
+                logic [15:0] value;
+            } index;
+            struct {
+                logic [7:0] value;
+            } tag;
+            struct {
+                logic [3:0] value;
+            } pd;
+            struct {
+                logic value;
+            } rwr;
+            struct {
+                logic value;
+            } rrd;
+            struct {
+                logic value;
+            } valid;
+        } WIN_CTRL;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_PROT_DROP;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1867,6 +1979,241 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.EPOCH.epoch.value = field_storage.EPOCH.epoch.value;
+    // Field: qrdma_nic_csr.PROT_CTRL.open
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.PROT_CTRL.open.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.PROT_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.PROT_CTRL.open.value & ~decoded_wr_biten[0:0]) | (decoded_wr_data[0:0] & decoded_wr_biten[0:0]);
+            load_next_c = '1;
+        end
+        field_combo.PROT_CTRL.open.next = next_c;
+        field_combo.PROT_CTRL.open.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.PROT_CTRL.open.value <= 1'h0;
+        end else begin
+            if(field_combo.PROT_CTRL.open.load_next) begin
+                field_storage.PROT_CTRL.open.value <= field_combo.PROT_CTRL.open.next;
+            end
+        end
+    end
+    assign hwif_out.PROT_CTRL.open.value = field_storage.PROT_CTRL.open.value;
+    // Field: qrdma_nic_csr.WIN_BASE.addr
+    always_comb begin
+        automatic logic [63:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_BASE.addr.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_BASE && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_BASE.addr.value & ~decoded_wr_biten[63:0]) | (decoded_wr_data[63:0] & decoded_wr_biten[63:0]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_BASE.addr.next = next_c;
+        field_combo.WIN_BASE.addr.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_BASE.addr.value <= 64'h0;
+        end else begin
+            if(field_combo.WIN_BASE.addr.load_next) begin
+                field_storage.WIN_BASE.addr.value <= field_combo.WIN_BASE.addr.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_BASE.addr.value = field_storage.WIN_BASE.addr.value;
+    // Field: qrdma_nic_csr.WIN_LEN.len
+    always_comb begin
+        automatic logic [63:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_LEN.len.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_LEN && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_LEN.len.value & ~decoded_wr_biten[63:0]) | (decoded_wr_data[63:0] & decoded_wr_biten[63:0]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_LEN.len.next = next_c;
+        field_combo.WIN_LEN.len.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_LEN.len.value <= 64'h0;
+        end else begin
+            if(field_combo.WIN_LEN.len.load_next) begin
+                field_storage.WIN_LEN.len.value <= field_combo.WIN_LEN.len.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_LEN.len.value = field_storage.WIN_LEN.len.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.index
+    always_comb begin
+        automatic logic [15:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.index.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.index.value & ~decoded_wr_biten[15:0]) | (decoded_wr_data[15:0] & decoded_wr_biten[15:0]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.index.next = next_c;
+        field_combo.WIN_CTRL.index.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.index.value <= 16'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.index.load_next) begin
+                field_storage.WIN_CTRL.index.value <= field_combo.WIN_CTRL.index.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.index.value = field_storage.WIN_CTRL.index.value;
+    assign hwif_out.WIN_CTRL.index.swmod = decoded_reg_strb.WIN_CTRL && decoded_req_is_wr && |(decoded_wr_biten[15:0]);
+    // Field: qrdma_nic_csr.WIN_CTRL.tag
+    always_comb begin
+        automatic logic [7:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.tag.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.tag.value & ~decoded_wr_biten[23:16]) | (decoded_wr_data[23:16] & decoded_wr_biten[23:16]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.tag.next = next_c;
+        field_combo.WIN_CTRL.tag.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.tag.value <= 8'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.tag.load_next) begin
+                field_storage.WIN_CTRL.tag.value <= field_combo.WIN_CTRL.tag.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.tag.value = field_storage.WIN_CTRL.tag.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.pd
+    always_comb begin
+        automatic logic [3:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.pd.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.pd.value & ~decoded_wr_biten[27:24]) | (decoded_wr_data[27:24] & decoded_wr_biten[27:24]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.pd.next = next_c;
+        field_combo.WIN_CTRL.pd.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.pd.value <= 4'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.pd.load_next) begin
+                field_storage.WIN_CTRL.pd.value <= field_combo.WIN_CTRL.pd.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.pd.value = field_storage.WIN_CTRL.pd.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.rwr
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.rwr.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.rwr.value & ~decoded_wr_biten[28:28]) | (decoded_wr_data[28:28] & decoded_wr_biten[28:28]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.rwr.next = next_c;
+        field_combo.WIN_CTRL.rwr.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.rwr.value <= 1'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.rwr.load_next) begin
+                field_storage.WIN_CTRL.rwr.value <= field_combo.WIN_CTRL.rwr.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.rwr.value = field_storage.WIN_CTRL.rwr.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.rrd
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.rrd.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.rrd.value & ~decoded_wr_biten[29:29]) | (decoded_wr_data[29:29] & decoded_wr_biten[29:29]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.rrd.next = next_c;
+        field_combo.WIN_CTRL.rrd.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.rrd.value <= 1'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.rrd.load_next) begin
+                field_storage.WIN_CTRL.rrd.value <= field_combo.WIN_CTRL.rrd.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.rrd.value = field_storage.WIN_CTRL.rrd.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.valid
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.valid.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.valid.value & ~decoded_wr_biten[30:30]) | (decoded_wr_data[30:30] & decoded_wr_biten[30:30]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.valid.next = next_c;
+        field_combo.WIN_CTRL.valid.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.valid.value <= 1'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.valid.load_next) begin
+                field_storage.WIN_CTRL.valid.value <= field_combo.WIN_CTRL.valid.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.valid.value = field_storage.WIN_CTRL.valid.value;
+    // Field: qrdma_nic_csr.RX_PROT_DROP.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_PROT_DROP.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_PROT_DROP.cnt.incr) begin // increment
+            field_combo.RX_PROT_DROP.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_PROT_DROP.cnt.overflow = '0;
+        end
+        field_combo.RX_PROT_DROP.cnt.incrthreshold = (field_storage.RX_PROT_DROP.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_PROT_DROP.cnt.next = next_c;
+        field_combo.RX_PROT_DROP.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_PROT_DROP.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_PROT_DROP.cnt.load_next) begin
+                field_storage.RX_PROT_DROP.cnt.value <= field_combo.RX_PROT_DROP.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -2015,6 +2362,26 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h148) begin
             readback_data_var[7:0] = field_storage.EPOCH.epoch.value;
+        end
+        if(rd_mux_addr == 9'h150) begin
+            readback_data_var[0] = field_storage.PROT_CTRL.open.value;
+        end
+        if(rd_mux_addr == 9'h158) begin
+            readback_data_var[63:0] = field_storage.WIN_BASE.addr.value;
+        end
+        if(rd_mux_addr == 9'h160) begin
+            readback_data_var[63:0] = field_storage.WIN_LEN.len.value;
+        end
+        if(rd_mux_addr == 9'h168) begin
+            readback_data_var[15:0] = field_storage.WIN_CTRL.index.value;
+            readback_data_var[23:16] = field_storage.WIN_CTRL.tag.value;
+            readback_data_var[27:24] = field_storage.WIN_CTRL.pd.value;
+            readback_data_var[28] = field_storage.WIN_CTRL.rwr.value;
+            readback_data_var[29] = field_storage.WIN_CTRL.rrd.value;
+            readback_data_var[30] = field_storage.WIN_CTRL.valid.value;
+        end
+        if(rd_mux_addr == 9'h170) begin
+            readback_data_var[47:0] = field_storage.RX_PROT_DROP.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h150;
+    localparam QRDMA_NIC_CSR_SIZE = 'h178;
 
     typedef struct {
         logic [15:0] next;
@@ -263,19 +263,19 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_4d9ebd5f__cnt__in_t;
+    } qrdma_cnt_r_desc_021f82b0__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_4d9ebd5f__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_4d9ebd5f__in_t;
+        qrdma_cnt_r_desc_021f82b0__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_021f82b0__in_t;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_1a625920__cnt__in_t;
+    } qrdma_cnt_r_desc_e4ba8249__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_1a625920__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_1a625920__in_t;
+        qrdma_cnt_r_desc_e4ba8249__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_e4ba8249__in_t;
 
     typedef struct {
         logic incr;
@@ -284,6 +284,14 @@ package qrdma_nic_csr_pkg;
     typedef struct {
         qrdma_cnt_r_desc_466a76c0__cnt__in_t cnt;
     } qrdma_cnt_r_desc_466a76c0__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_0233dc19__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_0233dc19__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_0233dc19__in_t;
 
     typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
@@ -317,9 +325,10 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_c7faa7f2__in_t TX_RETX;
         qrdma_cnt_r_desc_404ab74a__in_t RX_REDO;
         qrdma_cnt_r_desc_bab0a3c9__in_t RX_REDO_DROP;
-        qrdma_cnt_r_desc_4d9ebd5f__in_t RX_MISS;
-        qrdma_cnt_r_desc_1a625920__in_t RX_MISS_DROP;
+        qrdma_cnt_r_desc_021f82b0__in_t RX_MISS;
+        qrdma_cnt_r_desc_e4ba8249__in_t RX_MISS_DROP;
         qrdma_cnt_r_desc_466a76c0__in_t TX_MISS_RETX;
+        qrdma_cnt_r_desc_0233dc19__in_t RX_PROT_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -422,6 +431,64 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__EPOCH__out_t;
 
     typedef struct {
+        logic value;
+    } qrdma_nic_csr__PROT_CTRL__open__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__PROT_CTRL__open__out_t open;
+    } qrdma_nic_csr__PROT_CTRL__out_t;
+
+    typedef struct {
+        logic [63:0] value;
+    } qrdma_nic_csr__WIN_BASE__addr__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__WIN_BASE__addr__out_t addr;
+    } qrdma_nic_csr__WIN_BASE__out_t;
+
+    typedef struct {
+        logic [63:0] value;
+    } qrdma_nic_csr__WIN_LEN__len__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__WIN_LEN__len__out_t len;
+    } qrdma_nic_csr__WIN_LEN__out_t;
+
+    typedef struct {
+        logic [15:0] value;
+        logic swmod;
+    } qrdma_nic_csr__WIN_CTRL__index__out_t;
+
+    typedef struct {
+        logic [7:0] value;
+    } qrdma_nic_csr__WIN_CTRL__tag__out_t;
+
+    typedef struct {
+        logic [3:0] value;
+    } qrdma_nic_csr__WIN_CTRL__pd__out_t;
+
+    typedef struct {
+        logic value;
+    } qrdma_nic_csr__WIN_CTRL__rwr__out_t;
+
+    typedef struct {
+        logic value;
+    } qrdma_nic_csr__WIN_CTRL__rrd__out_t;
+
+    typedef struct {
+        logic value;
+    } qrdma_nic_csr__WIN_CTRL__valid__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__WIN_CTRL__index__out_t index;
+        qrdma_nic_csr__WIN_CTRL__tag__out_t tag;
+        qrdma_nic_csr__WIN_CTRL__pd__out_t pd;
+        qrdma_nic_csr__WIN_CTRL__rwr__out_t rwr;
+        qrdma_nic_csr__WIN_CTRL__rrd__out_t rrd;
+        qrdma_nic_csr__WIN_CTRL__valid__out_t valid;
+    } qrdma_nic_csr__WIN_CTRL__out_t;
+
+    typedef struct {
         qrdma_nic_csr__NQ_BASE__out_t NQ_BASE;
         qrdma_nic_csr__NQ_SIZE__out_t NQ_SIZE;
         qrdma_nic_csr__NQ_TAIL__out_t NQ_TAIL;
@@ -433,5 +500,9 @@ package qrdma_nic_csr_pkg;
         qrdma_nic_csr__LINK_CREDITS__out_t LINK_CREDITS;
         qrdma_nic_csr__NODE_MASK__out_t NODE_MASK;
         qrdma_nic_csr__EPOCH__out_t EPOCH;
+        qrdma_nic_csr__PROT_CTRL__out_t PROT_CTRL;
+        qrdma_nic_csr__WIN_BASE__out_t WIN_BASE;
+        qrdma_nic_csr__WIN_LEN__out_t WIN_LEN;
+        qrdma_nic_csr__WIN_CTRL__out_t WIN_CTRL;
     } qrdma_nic_csr__out_t;
 endpackage

@@ -25,6 +25,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned ERR_REMOTE_MEM = 3;  // error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)
   localparam int unsigned ERR_TIMEOUT = 4;  // error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)
   localparam int unsigned ERR_UNREACHABLE = 5;  // error reason: the destination is not a reachable node: outside NODE_MASK, or this node
+  localparam int unsigned ERR_REMOTE_ACCESS = 6;  // error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md)
+  localparam int unsigned RKEY_TAG_W = 8;  // low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table
   localparam int unsigned PAGE_STRIDE = 8192;  // bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)
   localparam int unsigned DESC_OFFSET = 0;  // in a page: channel c's descriptor line at DESC_OFFSET + 32 c
   localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c
@@ -50,7 +52,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 4;
+  localparam int unsigned FORMAT_VERSION = 5;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -102,7 +104,7 @@ package qrdma_fmt_pkg;
   } desc_line1_t;
 
   // Block descriptor, QoS engine -> send unit (one per block of a memory transfer).
-  localparam int unsigned BLOCK_DESC_W = 256;
+  localparam int unsigned BLOCK_DESC_W = 288;
   localparam int unsigned BLOCK_DESC_SRC_ADDR_LSB = 0;
   localparam int unsigned BLOCK_DESC_SRC_ADDR_W = 64;
   localparam int unsigned BLOCK_DESC_DST_ADDR_LSB = 64;
@@ -141,7 +143,10 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_PKT_NUM_W = 9;
   localparam int unsigned BLOCK_DESC_RESEND_LSB = 254;
   localparam int unsigned BLOCK_DESC_RESEND_W = 1;
+  localparam int unsigned BLOCK_DESC_RKEY_LSB = 256;
+  localparam int unsigned BLOCK_DESC_RKEY_W = 32;
   typedef struct packed {
+    logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey; 0 without a second line)
     logic [0:0] rsvd255;
     logic [0:0] resend;  // set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)
     logic [8:0] pkt_num;  // packets to send from pkt_first on (0: to the block's end)
@@ -192,11 +197,14 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_DESC_NOTIFY_W = 1;
   localparam int unsigned PKT_DESC_RESEND_LSB = 215;
   localparam int unsigned PKT_DESC_RESEND_W = 1;
+  localparam int unsigned PKT_DESC_RKEY_LSB = 216;
+  localparam int unsigned PKT_DESC_RKEY_W = 32;
   localparam int unsigned PKT_DESC_PAYLOAD_LSB = 256;
   localparam int unsigned PKT_DESC_PAYLOAD_W = 256;
   typedef struct packed {
     logic [255:0] payload;  // inline payload, byte 0 in bits 7:0
-    logic [39:0] rsvd216;
+    logic [7:0] rsvd248;
+    logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)
     logic [0:0] resend;  // set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)
     logic [0:0] notify;  // inline: the receiver writes a completion notification on arrival
     logic [20:0] blocks;  // control: number of blocks of the transfer
@@ -224,7 +232,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned ACK_DESC_REASON_W = 4;
   typedef struct packed {
     logic [0:0] rsvd31;
-    logic [3:0] reason;  // NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)
+    logic [3:0] reason;  // NACK: ERR_* reason (ERR_REMOTE_MEM, ERR_REMOTE_ACCESS, ERR_LOCAL_MEM, ERR_TIMEOUT, ERR_UNREACHABLE)
     logic [0:0] nack;  // 1: negative acknowledgement
     logic [15:0] seq;  // sequence number it was sent with
     logic [9:0] tid;  // transaction ID of the acknowledged block / inline packet
@@ -336,6 +344,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_GEN_W = 16;
   localparam int unsigned NET_HDR_EPOCH_LSB = 214;
   localparam int unsigned NET_HDR_EPOCH_W = 8;
+  localparam int unsigned NET_HDR_RKEY_LSB = 222;
+  localparam int unsigned NET_HDR_RKEY_W = 32;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -347,7 +357,8 @@ package qrdma_fmt_pkg;
   // not in the struct (they share bits with other fields): size, blocks, tag
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [33:0] rsvd222;
+    logic [1:0] rsvd254;
+    logic [31:0] rkey;  // DATA/INLINE: remote key of the destination window (docs/protection.md)
     logic [7:0] epoch;  // DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has
     logic [15:0] gen;  // DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md "Exactly once")
     logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one
@@ -490,8 +501,11 @@ package qrdma_fmt_pkg;
   localparam int unsigned PARAMS_REG_MAX_PAYLOAD_LOG2_W = 8;
   localparam int unsigned PARAMS_REG_NODES_LOG2_LSB = 40;
   localparam int unsigned PARAMS_REG_NODES_LOG2_W = 8;
+  localparam int unsigned PARAMS_REG_PROT_WINDOWS_LOG2_LSB = 48;
+  localparam int unsigned PARAMS_REG_PROT_WINDOWS_LOG2_W = 8;
   typedef struct packed {
-    logic [15:0] rsvd48;
+    logic [7:0] rsvd56;
+    logic [7:0] prot_windows_log2;  // log2 PROT_WINDOWS: entries of the receive unit's window table (docs/protection.md)
     logic [7:0] nodes_log2;  // log2 NUM_NODES: source nodes the receive unit tells apart (node IDs mod NUM_NODES)
     logic [7:0] max_payload_log2;  // log2 MAX_PAYLOAD: largest DATA payload, packets split at its multiples
     logic [15:0] data_w;  // host port (AXI4 slave) data width in bits

@@ -233,6 +233,7 @@ module qrdma_host_rd
     // EXT_PARAMS: PARAMS bits 63:32, set by the NIC
     eng_in.PARAMS.max_payload_log2.next = EXT_PARAMS[PARAMS_REG_MAX_PAYLOAD_LOG2_LSB - 32 +: 8];
     eng_in.PARAMS.nodes_log2.next       = EXT_PARAMS[PARAMS_REG_NODES_LOG2_LSB - 32 +: 8];
+    eng_in.PARAMS.prot_windows_log2.next = EXT_PARAMS[PARAMS_REG_PROT_WINDOWS_LOG2_LSB - 32 +: 8];
     eng_in.CNT_DESC_OK.cnt.incr         = cnt_inc_q.desc_ok;
     eng_in.CNT_DESC_ERR.cnt.incr        = cnt_inc_q.desc_err;
     eng_in.CNT_BLOCKS.cnt.incr          = cnt_inc_q.eng.block;

@@ -78,16 +78,7 @@ module qrdma_status_regs
   logic          init_q;
   logic [RW-1:0] init_row_q;
 
-  always_ff @(posedge clk) begin
-    if (init_q) begin
-      init_row_q <= init_row_q + RW'(1);
-      if (init_row_q == RW'(ROWS - 1)) init_q <= 1'b0;
-    end
-    if (rst) begin
-      init_q     <= 1'b1;
-      init_row_q <= '0;
-    end
-  end
+  qrdma_init_sweep #(.N(ROWS)) u_init (.clk, .rst, .busy(init_q), .idx(init_row_q));
 
   assign ready = !init_q;
 

@@ -604,6 +604,7 @@ module qrdma_qos_seg
       pkt_m.len      = 6'(size);
       pkt_m.notify   = d0.notify;
       pkt_m.payload  = {d1.inline_hi, d0.src_addr};
+      pkt_m.rkey     = d0.long_desc ? d1.rkey : '0;   // the second line's
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -621,6 +622,7 @@ module qrdma_qos_seg
       blk_m.path     = fid4 ? b[1:0] : 2'b00;
       blk_m.xfer     = mm_x_q;
       blk_m.block    = b;
+      blk_m.rkey     = d0.long_desc ? d1.rkey : '0;
 
       // the entry written back: an issued block's new one; the control queue and an
       // aborted transfer leave the queues (an inline transfer writes none)

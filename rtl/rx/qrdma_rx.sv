@@ -5,8 +5,11 @@
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
 // ring with an "empty" marker; a duplicate of a complete block is answered again unless
 // its ACK is held for its notification; an asking DATA packet whose block still lacks
-// packets is answered with MISS, docs/reliability.md "Receiver: MISS answers"). Five parts, in packet order: the receive buffer with the
-// CRC check (qrdma_rx_buf), the header processor with the block tracker (qrdma_rx_hdr),
+// packets is answered with MISS, docs/reliability.md "Receiver: MISS answers"; a DATA or
+// INLINE packet outside the windows registered for it is refused and answered with a
+// NACK, docs/protection.md). Six parts, in packet order: the receive buffer with the CRC
+// check (qrdma_rx_buf) and the window check (qrdma_rx_prot) beside it, the header
+// processor with the block tracker (qrdma_rx_hdr),
 // the AXI4 write engine (qrdma_rx_wr), the completion unit (qrdma_rx_cpl) and the
 // notification writer (qrdma_rx_notif); block diagram: docs/modules.md#qrdma_rx.
 //
@@ -31,7 +34,8 @@ module qrdma_rx
   parameter int unsigned MAX_PAYLOAD  = 1024, // largest DATA payload in bytes (256..4096, power of 2)
   parameter int unsigned MAX_BLK_PKTS = 64,   // packets per block (bits of the mask, 1..256); more: dropped as bad
   parameter int unsigned BUF_BEATS    = 256,  // receive buffer in 64-byte beats (power of 2, >= MAX_PAYLOAD/64 + 1)
-  parameter int unsigned AXI_ID_W     = 4     // AXI ID width (ID 0 is used)
+  parameter int unsigned AXI_ID_W     = 4,    // AXI ID width (ID 0 is used)
+  parameter int unsigned PROT_WINDOWS = 64    // window table entries (power of 2)
 ) (
   input  logic                 clk,
   input  logic                 rst,
@@ -78,6 +82,16 @@ module qrdma_rx
   input  logic                 cfg_nq_reset,        // pulse: nq_head <- 0
   output logic [31:0]          nq_head,             // entries written (B back)
   output logic                 nq_wait,             // a notification waits for a ring slot
+  // memory protection (NIC registers PROT_CTRL, WIN_*; docs/protection.md)
+  input  logic                 cfg_prot_open,       // development mode: all memory open
+  input  logic                 win_we,              // pulse: write window table entry win_index
+  input  logic [15:0]          win_index,
+  input  logic [63:0]          win_base,
+  input  logic [63:0]          win_len,
+  input  logic [RKEY_TAG_W-1:0] win_tag,
+  input  logic [3:0]           win_pd,
+  input  logic                 win_wr,
+  input  logic                 win_valid,
   // work outstanding and occupancy (state snapshot)
   output logic                 busy,
   output logic [15:0]          occ_buf,             // buffer beats in use
@@ -94,6 +108,7 @@ module qrdma_rx
   output logic                 stat_dup_drop,
   output logic                 stat_stale_drop,
   output logic                 stat_bad_drop,
+  output logic                 stat_prot_drop,      // DATA / INLINE refused by the window check
   output logic                 stat_notif,          // notification written
   output logic                 stat_notif_off,      // notification dropped: ring off
   output logic                 stat_nack,           // NACK queued (a block refused)
@@ -113,7 +128,9 @@ module qrdma_rx
   localparam int unsigned NENT      = NUM_NODES * 1024;
 
   net_hdr_t        hdr;
-  logic            hdr_valid, hdr_ready, hdr_long, hdr_crc_ok;
+  logic            hdr_valid, hdr_ready, hdr_long, hdr_crc_ok, hdr_prot_ok;
+  logic            new_valid, chk_valid, chk_ok;
+  net_hdr_t        new_hdr;
   logic [NBW-1:0]  hdr_nbeats;
   logic            rd_en, skip_en;
   logic [NBW-1:0]  skip_beats;
@@ -151,8 +168,16 @@ module qrdma_rx
     .s_axis_rx_tvalid, .s_axis_rx_tready,
     .m_hdr_valid(hdr_valid), .m_hdr_ready(hdr_ready), .m_hdr(hdr),
     .m_hdr_nbeats(hdr_nbeats), .m_hdr_long(hdr_long), .m_hdr_crc_ok(hdr_crc_ok),
+    .m_hdr_chk_ok(hdr_prot_ok),
+    .m_new_valid(new_valid), .m_new_hdr(new_hdr), .s_chk_valid(chk_valid), .s_chk_ok(chk_ok),
     .rd_en, .rd_data, .skip_en, .skip_beats,
     .occ_beats(o_beats), .occ_pkts(o_pkts)
+  );
+
+  qrdma_rx_prot #(.WINDOWS(PROT_WINDOWS)) u_prot (
+    .clk, .rst, .cfg_open(cfg_prot_open),
+    .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd, .win_wr, .win_valid,
+    .s_valid(new_valid), .s_hdr(new_hdr), .m_valid(chk_valid), .m_ok(chk_ok)
   );
 
   qrdma_rx_hdr #(
@@ -164,6 +189,7 @@ module qrdma_rx
     .clk, .rst, .node_id,
     .s_hdr_valid(hdr_valid), .s_hdr_ready(hdr_ready), .s_hdr(hdr),
     .s_hdr_nbeats(hdr_nbeats), .s_hdr_long(hdr_long), .s_hdr_crc_ok(hdr_crc_ok),
+    .s_hdr_prot_ok(hdr_prot_ok),
     .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready), .m_cmd(cmd),
     .m_evt_valid(evt_valid), .m_evt_ready(evt_ready), .m_evt(evt),
     .m_ack_valid, .m_ack_ready, .m_ack_data,
@@ -171,7 +197,7 @@ module qrdma_rx
     .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
-    .stat_stale_drop, .stat_bad_drop, .stat_redo(stat_redo_evt)
+    .stat_stale_drop, .stat_bad_drop, .stat_prot_drop, .stat_redo(stat_redo_evt)
   );
 
   qrdma_rx_wr #(

@@ -11,7 +11,10 @@
 // Inside (realigner, evaluation cost): docs/modules.md#qrdma_rx_buf.
 //
 // Contract: a packet leaves on m_hdr_* once its CRC is known, with m_hdr_crc_ok =
-// (CRC == tuser). Nothing here drops a packet: the header processor decides and then
+// (CRC == tuser), and once the result of its header check is known: every header is
+// given out on m_new_* (a pulse, in the cycle after the packet's last beat) to a checker
+// that answers each, in order, on s_chk_* (no backpressure, any number of cycles later);
+// m_hdr_chk_ok is its answer. Nothing here drops a packet: the header processor decides and then
 // reads (rd_en) or releases (skip_en) the payload beats, in order. Flow control
 // (lossless): a header beat is taken while the header FIFO has room, a payload beat while
 // the ring has room. A packet with more than MAX_PAYLOAD/64 + 1 payload beats (longer than
@@ -53,6 +56,12 @@ module qrdma_rx_buf
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
+  output logic              m_hdr_chk_ok,      // the header check's answer (s_chk_ok)
+  // every header as it is stored (a pulse) and the check's answers, in the same order
+  output logic              m_new_valid,
+  output net_hdr_t          m_new_hdr,         // bits 255:HLW read as zero
+  input  logic              s_chk_valid,
+  input  logic              s_chk_ok,
   // payload beats, in order: read one (rd_data two cycles later) or release skip_beats
   input  logic              rd_en,
   output logic [511:0]      rd_data,           // two cycles after rd_en
@@ -66,9 +75,9 @@ module qrdma_rx_buf
 );
 
   localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
-  // header bits kept below 256: the fields up to `epoch` (the rest of the low half is
+  // header bits kept below 256: the fields up to `rkey` (the rest of the low half is
   // reserved and reads as zero)
-  localparam int unsigned HLW  = NET_HDR_EPOCH_LSB + NET_HDR_EPOCH_W;
+  localparam int unsigned HLW  = NET_HDR_RKEY_LSB + NET_HDR_RKEY_W;
   localparam int unsigned HQW  = 256 + HLW + NBW + 1;
   localparam int unsigned TQ_DEPTH = 16;  // packets between their last beat and their CRC
 
@@ -405,20 +414,40 @@ module qrdma_rx_buf
   );
   /* verilator lint_on PINCONNECTEMPTY */
 
+  // The header checks' answers, in packet order: a check answers after its header entry
+  // was pushed and the three FIFOs pop together, so this FIFO never holds more than the
+  // header FIFO (LUT RAM, as the CRC's).
+  logic kq_m_valid, kq_m_data;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic kq_s_ready, kq_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign m_new_valid = last_q;
+  assign m_new_hdr   = net_hdr_t'({hhi_q, (256 - HLW)'(0), hlo_q});
+
+  /* verilator lint_off PINCONNECTEMPTY */  // count: not used
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_chk_fifo (
+    .clk, .rst,
+    .s_valid(s_chk_valid), .s_ready(kq_s_ready), .s_data(s_chk_ok),
+    .m_valid(kq_m_valid), .m_ready(hq_pop), .m_data(kq_m_data),
+    .count(), .almost_full(kq_af)
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+
   // ------------------------------------------------------------------ output
-  // The joined head of the two FIFOs (a packet's header entry and its CRC check) goes
-  // through a register slice: both FIFOs pop when both heads are there and the slice's
-  // registered ready is high, so the pops (the header FIFO's block-RAM read enable among
-  // them) come from registers of this block, not from m_hdr_ready; the joined valid is
-  // an AND of the two FIFOs' valid registers. A header leaves one cycle after both heads
-  // are there.
+  // The joined head of the three FIFOs (a packet's header entry, its CRC check and its
+  // header check) goes through a register slice: the FIFOs pop when all heads are there
+  // and the slice's registered ready is high, so the pops (the header FIFO's block-RAM
+  // read enable among them) come from registers of this block, not from m_hdr_ready; the
+  // joined valid is an AND of the FIFOs' valid registers. A header leaves one cycle after
+  // all heads are there.
   logic              j_valid, j_ready, m_fire;
-  logic [HQW:0]      j_data, o_data;
+  logic [HQW+1:0]    j_data, o_data;
   logic [1:0]        sl_n_q;    // headers in the slice
 
-  assign j_valid = hq_m_valid && cq_m_valid;
+  assign j_valid = hq_m_valid && cq_m_valid && kq_m_valid;
   assign hq_pop  = j_valid && j_ready;
-  assign j_data  = {hq_m_data, cq_m_data};
+  assign j_data  = {hq_m_data, kq_m_data, cq_m_data};
   assign m_fire  = m_hdr_valid && m_hdr_ready;
 
   always_ff @(posedge clk) begin
@@ -426,13 +455,14 @@ module qrdma_rx_buf
     if (rst) sl_n_q <= '0;
   end
 
-  qrdma_reg_slice #(.WIDTH(HQW + 1)) u_out (
+  qrdma_reg_slice #(.WIDTH(HQW + 2)) u_out (
     .clk, .rst,
     .s_valid(j_valid), .s_ready(j_ready), .s_data(j_data),
     .m_valid(m_hdr_valid), .m_ready(m_hdr_ready), .m_data(o_data)
   );
 
-  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0], m_hdr_crc_ok} = o_data;
+  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0], m_hdr_chk_ok,
+          m_hdr_crc_ok} = o_data;
   assign m_hdr[255:HLW] = '0;
   assign occ_beats      = used;
   assign occ_pkts       = OPW'(hq_count) + OPW'(sl_n_q);
@@ -440,6 +470,8 @@ module qrdma_rx_buf
 `ifndef SYNTHESIS
   // each check nested under its valid (docs/development.md)
   always_ff @(posedge clk) begin
+    if (s_chk_valid)
+      if (!rst) assert (kq_s_ready) else $error("qrdma_rx_buf: check answer lost (FIFO full)");
     if (crc_valid)
       if (!rst) assert (cq_s_ready && tq_m_valid)
         else $error("qrdma_rx_buf: CRC result lost (FIFO full) or without its tuser");

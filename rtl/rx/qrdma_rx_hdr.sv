@@ -11,12 +11,14 @@
 // issued: its response is sent again, nothing is written), the ACK/NACK record for the
 // QoS engine, a write of the notification fields table, a MISS answer for an asking DATA
 // packet whose block still lacks packets (docs/reliability.md "Receiver: MISS answers"),
+// a NACK ERR_REMOTE_ACCESS for a DATA or INLINE packet the window check refused
+// (docs/protection.md: nothing of it is written, its block's tracking is not touched),
 // the record of a MISS packet received.
 //
 // Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
 // events, in packet order; each carries wtag, the count of write commands up to it),
 // m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
-// the notification writer), m_mrsp (MISS answers to send: rsp_desc with miss set; a
+// the notification writer), m_mrsp (MISS answers and access NACKs to send: rsp_desc; a
 // one-cycle pulse, no backpressure), m_miss (MISS packets received: miss_desc; a
 // one-cycle pulse, no backpressure). After rst no packet is taken for NUM_NODES*1024
 // cycles (the tracker clears its table).
@@ -50,6 +52,7 @@ module qrdma_rx_hdr
   input  logic [NBW-1:0]        s_hdr_nbeats,
   input  logic                  s_hdr_long,
   input  logic                  s_hdr_crc_ok,
+  input  logic                  s_hdr_prot_ok,   // the window check passes the packet
   // write commands to the AXI write engine
   output logic                  m_cmd_valid,
   input  logic                  m_cmd_ready,
@@ -83,6 +86,7 @@ module qrdma_rx_hdr
   output logic                  stat_dup_drop,
   output logic                  stat_stale_drop,
   output logic                  stat_bad_drop,
+  output logic                  stat_prot_drop,  // DATA / INLINE refused by the window check
   output logic                  stat_redo         // a redo event (duplicate of a complete block)
 );
 
@@ -95,7 +99,7 @@ module qrdma_rx_hdr
 `endif
 
   typedef enum logic [2:0] {
-    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS
+    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS, K_PROT
   } kind_e;
 
   // What travels with a packet through the tracker: its header, kind, payload beats, the
@@ -125,6 +129,7 @@ module qrdma_rx_hdr
     logic nb_ne;     // payload beats != ceil((dst_addr mod 64 + len) / 64)
     logic nb_nz;     // payload beats != 0
     logic run_bad;   // MISS: miss_cnt == 0 or pkt_idx + miss_cnt > 256
+    logic prot_bad;  // the window check refuses it (DATA, INLINE)
   } chk_t;
 
   // INLINE bytes 0..31 go to lane lo: lane j holds byte (j - lo) mod 64, so beat 0 (lanes
@@ -138,7 +143,7 @@ module qrdma_rx_hdr
   /* verilator lint_off UNUSEDSIGNAL */  // not every header field is checked
   function automatic chk_t check(input net_hdr_t hd, input logic [NBW-1:0] nbeats,
                                  input logic long, input logic crc_ok,
-                                 input logic [15:0] node);
+                                 input logic prot_ok, input logic [15:0] node);
     chk_t c;
     logic [6:0] lo_len;    // first lane + len mod 64
     logic [7:0] nb_rest;   // payload beats - len / 64
@@ -158,24 +163,29 @@ module qrdma_rx_hdr
     c.nb_ne   = (nb_rest != 8'((lo_len != '0) + (lo_len > 7'd64)));
     c.nb_nz   = (nbeats != '0);
     c.run_bad = (hd.miss_cnt == '0) || (10'(hd.pkt_idx) + 10'(hd.miss_cnt) > 10'd256);
+    c.prot_bad = !prot_ok;
     return c;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // The packet's kind, K_BAD if malformed, from its checks.
+  // The packet's kind, K_BAD if malformed, K_PROT if well formed and refused by the
+  // window check, from its checks.
   function automatic kind_e classify(input logic [3:0] ptype, input chk_t c);
-    logic bad;
+    logic bad, refused;
     kind_e k;
     bad = c.node_ne || c.too_long;
+    refused = 1'b0;
     unique case (ptype)
       4'(NET_DATA): begin
         k = K_DATA;
         bad = bad || c.len0 || c.len_mp || c.span || c.bp0 || c.bp_big || c.idx_bad
               || c.nb_ne;
+        refused = c.prot_bad;
       end
       4'(NET_INLINE): begin
         k = K_INLINE;
         bad = bad || c.len0 || c.len_32 || c.nb_nz;
+        refused = c.prot_bad;
       end
       4'(NET_CONTROL): begin
         k = K_CONTROL;
@@ -194,7 +204,7 @@ module qrdma_rx_hdr
         bad = 1'b1;
       end
     endcase
-    return !c.crc_ok ? K_CRC : (bad ? K_BAD : k);
+    return !c.crc_ok ? K_CRC : (bad ? K_BAD : (refused ? K_PROT : k));
   endfunction
 
   // tracking entry of a packet: {src_node mod NUM_NODES, tid}
@@ -245,7 +255,7 @@ module qrdma_rx_hdr
     nbc_q  <= s_hdr_nbeats;
     endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
     immc_q <= rotate({256'b0, s_hdr.inline_data}, {s_hdr.dst_addr[5:3], 3'b000});
-    chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, node_id);
+    chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, s_hdr_prot_ok, node_id);
   end
 
   always_comb begin
@@ -452,6 +462,39 @@ module qrdma_rx_hdr
   // only modulo NUM_NODES) follows it in a delay line loaded in every cycle.
   logic [15:0] src_d_q [TRK_MISS_LAT];
 
+  // An access NACK: built at the decision of a refused packet, queued in stage 3 and sent
+  // on m_mrsp in a cycle without a MISS answer. At most one of the two comes per packet,
+  // so the queue holds at most the packets of the MISS answers' latency (asserted).
+  localparam int unsigned PN_DEPTH = 16;
+  rsp_desc_t pn3_q, pn_head;
+  logic      pn3_v_q, pn_valid, pn_pop;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic      pn_ready, pn_af;
+  logic [cnt_w(PN_DEPTH)-1:0] pn_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_ff @(posedge clk) begin
+    if (t_valid) begin
+      pn3_q          <= '0;
+      pn3_q.dst_node <= pk.h.src_node;
+      pn3_q.tid      <= pk.h.tid;
+      pn3_q.seq      <= pk.h.seq;
+      pn3_q.nack     <= 1'b1;
+      pn3_q.reason   <= 4'(ERR_REMOTE_ACCESS);
+    end
+    pn3_v_q <= t_valid && pk.kind == K_PROT;
+    if (rst) pn3_v_q <= 1'b0;
+  end
+
+  assign pn_pop = pn_valid && !tm_valid;
+
+  qrdma_sync_fifo #(.WIDTH($bits(rsp_desc_t)), .DEPTH(PN_DEPTH)) u_pn_fifo (
+    .clk, .rst,
+    .s_valid(pn3_v_q), .s_ready(pn_ready), .s_data(pn3_q),
+    .m_valid(pn_valid), .m_ready(pn_pop), .m_data(pn_head),
+    .count(pn_count), .almost_full(pn_af)
+  );
+
   always_ff @(posedge clk) begin
     src_d_q[0] <= pk.h.src_node;
     for (int i = 1; i < int'(TRK_MISS_LAT); i++) src_d_q[i] <= src_d_q[i - 1];
@@ -462,18 +505,22 @@ module qrdma_rx_hdr
       m_miss.pkt_first <= pk.h.pkt_idx[7:0];
       m_miss.pkt_num   <= pk.h.miss_cnt;
     end
-    m_mrsp          <= '0;
-    m_mrsp.dst_node <= src_d_q[TRK_MISS_LAT - 1];
-    m_mrsp.tid      <= tm_key[9:0];
-    m_mrsp.seq      <= tm_seq;
-    m_mrsp.miss     <= 1'b1;
-    m_mrsp.pkt_idx  <= tm_first;
-    m_mrsp.miss_cnt <= tm_cnt;
+    if (tm_valid) begin
+      m_mrsp          <= '0;
+      m_mrsp.dst_node <= src_d_q[TRK_MISS_LAT - 1];
+      m_mrsp.tid      <= tm_key[9:0];
+      m_mrsp.seq      <= tm_seq;
+      m_mrsp.miss     <= 1'b1;
+      m_mrsp.pkt_idx  <= tm_first;
+      m_mrsp.miss_cnt <= tm_cnt;
+    end else begin
+      m_mrsp          <= pn_head;
+    end
   end
 
   always_ff @(posedge clk) begin
     m_miss_valid <= t_valid && pk.kind == K_MISS;
-    m_mrsp_valid <= tm_valid;
+    m_mrsp_valid <= tm_valid || pn_valid;
     if (rst) begin
       m_miss_valid <= 1'b0;
       m_mrsp_valid <= 1'b0;
@@ -485,6 +532,7 @@ module qrdma_rx_hdr
   // count's reset)
   logic       st_data, st_ctrl, st_acc, st_crc, st_dup, st_stale, st_bad,
               st_redo;
+  logic       k3_prot_q;
   logic [12:0] st_len_q;
   logic       k3_data_q, k3_inl_q, k3_ackmiss_q, k3_crc_q, k3_bad_q;   // the packet's kind
 
@@ -494,6 +542,7 @@ module qrdma_rx_hdr
     k3_ackmiss_q <= pk.kind == K_ACK || pk.kind == K_MISS;
     k3_crc_q     <= pk.kind == K_CRC;
     k3_bad_q     <= pk.kind == K_BAD;
+    k3_prot_q    <= pk.kind == K_PROT;
     st_len_q     <= pk.h.len;
   end
 
@@ -517,6 +566,7 @@ module qrdma_rx_hdr
     stat_stale_drop <= st_stale;
     stat_bad_drop   <= st_bad;
     stat_redo       <= st_redo;
+    stat_prot_drop  <= s3_v_q && k3_prot_q;
     stat_stall      <= s_hdr_valid && trk_ready && !room_q;
     if (rst) begin
       stat_data_pkt   <= 1'b0;
@@ -527,6 +577,7 @@ module qrdma_rx_hdr
       stat_stale_drop <= 1'b0;
       stat_bad_drop   <= 1'b0;
       stat_redo       <= 1'b0;
+      stat_prot_drop  <= 1'b0;
       stat_stall      <= 1'b0;
     end
   end
@@ -538,6 +589,8 @@ module qrdma_rx_hdr
       if (!rst) assert ((!w3_cmd || cmd_ready) && (!w3_evt || evt_ready)
                         && (!w3_ack_q || ack_ready))
         else $error("qrdma_rx_hdr: output FIFO full at a push");
+    if (pn3_v_q)
+      if (!rst) assert (pn_ready) else $error("qrdma_rx_hdr: access NACK queue full");
   end
 `endif
 

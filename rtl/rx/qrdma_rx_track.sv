@@ -130,16 +130,7 @@ module qrdma_rx_track
   logic           init_q;
   logic [EAW-1:0] init_idx_q;
 
-  always_ff @(posedge clk) begin
-    if (init_q) begin
-      init_idx_q <= init_idx_q + EAW'(1);
-      if (init_idx_q == EAW'(NENT - 1)) init_q <= 1'b0;
-    end
-    if (rst) begin
-      init_q     <= 1'b1;
-      init_idx_q <= '0;
-    end
-  end
+  qrdma_init_sweep #(.N(NENT)) u_init (.clk, .rst, .busy(init_q), .idx(init_idx_q));
 
   // ------------------------------------------------------------------ table
   // Stages, one cycle each, always moving: A the word read is in the RAM (the key taken

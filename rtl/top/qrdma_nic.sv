@@ -37,6 +37,7 @@ module qrdma_nic
   parameter int unsigned TX_SLOTS          = 64,     // send-unit descriptor slots
   parameter int unsigned READ_WINDOW_BEATS = 256,    // send-unit payload read-ahead (64-byte beats)
   parameter int unsigned RX_BUF_BEATS      = 256,    // receive buffer (64-byte beats)
+  parameter int unsigned PROT_WINDOWS      = 64,     // receive window table entries (power of 2; docs/protection.md)
   localparam int unsigned MAX_BLK_PKTS     = BLOCK_SIZE / MAX_PAYLOAD  // blocks are BLOCK_SIZE-aligned at the destination
 ) (
   input  logic                      clk,
@@ -159,6 +160,13 @@ module qrdma_nic
   logic                     tx_data_pkt, tx_ctrl_pkt, rx_data_pkt, rx_ctrl_pkt;
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
+  logic                     rx_prot_drop;
+  // memory protection
+  logic                     prot_open, win_we, win_wr, win_valid;
+  logic [15:0]              win_index;
+  logic [63:0]              win_base, win_len;
+  logic [RKEY_TAG_W-1:0]    win_tag;
+  logic [3:0]               win_pd;
   logic                     tx_mem_err, tx_slot_stall, tx_link_stall, rx_mem_err, rx_nack;
   logic                     tx_timeout, tx_unreach, tx_retx;
   logic [7:0]               retry_limit;
@@ -181,7 +189,8 @@ module qrdma_nic
   // PARAMS bits 63:32: what software needs of the NIC's parameters (params_reg)
   localparam logic [31:0] EXT_PARAMS =
       32'(($clog2(MAX_PAYLOAD) << (PARAMS_REG_MAX_PAYLOAD_LOG2_LSB - 32))
-          | ($clog2(NUM_NODES) << (PARAMS_REG_NODES_LOG2_LSB - 32)));
+          | ($clog2(NUM_NODES) << (PARAMS_REG_NODES_LOG2_LSB - 32))
+          | ($clog2(PROT_WINDOWS) << (PARAMS_REG_PROT_WINDOWS_LOG2_LSB - 32)));
 
   qrdma_qos_engine #(
     .HOST_DATA_W     (HOST_DATA_W),
@@ -258,7 +267,8 @@ module qrdma_nic
     .MAX_PAYLOAD  (MAX_PAYLOAD),
     .MAX_BLK_PKTS (MAX_BLK_PKTS),
     .BUF_BEATS    (RX_BUF_BEATS),
-    .AXI_ID_W     (MEM_ID_W)
+    .AXI_ID_W     (MEM_ID_W),
+    .PROT_WINDOWS (PROT_WINDOWS)
   ) u_rx (
     .clk, .rst, .node_id,
     .s_axis_rx_tdata, .s_axis_rx_tkeep, .s_axis_rx_tlast, .s_axis_rx_tuser,
@@ -272,11 +282,14 @@ module qrdma_nic
     .m_miss_valid(rx_miss_valid), .m_miss_data(rx_miss_data),
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head, .nq_wait,
+    .cfg_prot_open(prot_open), .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd,
+    .win_wr, .win_valid,
     .busy(rx_busy), .occ_buf(st.rx_buf), .occ_pkts(st.rx_pkts), .occ_evts(st.rx_evts),
     .occ_rsp(st.rx_rsp), .occ_ntf(st.rx_ntf), .occ_wr(st.rx_wr),
     .stat_data_pkt(rx_data_pkt), .stat_ctrl_pkt(rx_ctrl_pkt), .stat_bytes(rx_bytes),
     .stat_crc_drop(rx_crc_drop), .stat_dup_drop(rx_dup_drop),
-    .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop), .stat_notif(rx_notif),
+    .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop),
+    .stat_prot_drop(rx_prot_drop), .stat_notif(rx_notif),
     .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
     .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall),
     .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop),
@@ -310,6 +323,8 @@ module qrdma_nic
     .cfg_retx_timeout(retx_timeout), .cfg_node_mask(node_mask),
     .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .cfg_resend(resend),
     .cfg_epoch(epoch), .tx_retx,
+    .cfg_prot_open(prot_open), .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd,
+    .win_wr, .win_valid, .rx_prot_drop,
     .tx_miss_retx,
     .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,

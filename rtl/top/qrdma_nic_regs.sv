@@ -43,6 +43,17 @@ module qrdma_nic_regs
   output logic [63:0] cfg_node_mask,
   output logic [7:0]  cfg_retry_limit,
   output logic [3:0]  cfg_backoff,
+  // memory protection (docs/protection.md): WIN_CTRL written -> win_we, a pulse, with the
+  // window's fields, in the second cycle after the write
+  output logic        cfg_prot_open,
+  output logic        win_we,
+  output logic [15:0] win_index,
+  output logic [63:0] win_base,
+  output logic [63:0] win_len,
+  output logic [RKEY_TAG_W-1:0] win_tag,
+  output logic [3:0]  win_pd,
+  output logic        win_wr,
+  output logic        win_valid,
   output logic [1:0]  cfg_resend,
   output logic [7:0]  cfg_epoch,
   input  logic        tx_retx,
@@ -60,6 +71,7 @@ module qrdma_nic_regs
   input  logic        rx_dup_drop,
   input  logic        rx_stale_drop,
   input  logic        rx_bad_drop,
+  input  logic        rx_prot_drop,
   input  logic        rx_notif,
   input  logic        tx_mem_err,
   input  logic        tx_slot_stall,
@@ -145,6 +157,24 @@ module qrdma_nic_regs
   assign cfg_resend       = hw_out.RETRY_LIMIT.resend.value;
   assign cfg_epoch        = hw_out.EPOCH.epoch.value;
 
+  // ------------------------------------------------------------------ windows
+  logic win_we_q;
+
+  always_ff @(posedge clk) begin
+    win_we_q <= hw_out.WIN_CTRL.index.swmod;
+    if (rst) win_we_q <= 1'b0;
+  end
+
+  assign cfg_prot_open = hw_out.PROT_CTRL.open.value;
+  assign win_we        = win_we_q;
+  assign win_index     = hw_out.WIN_CTRL.index.value;
+  assign win_base      = hw_out.WIN_BASE.addr.value;
+  assign win_len       = hw_out.WIN_LEN.len.value;
+  assign win_tag       = hw_out.WIN_CTRL.tag.value;
+  assign win_pd        = hw_out.WIN_CTRL.pd.value;
+  assign win_wr        = hw_out.WIN_CTRL.rwr.value;
+  assign win_valid     = hw_out.WIN_CTRL.valid.value;
+
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin
     hw_in.NODE_ID.id.next          = node_id;
@@ -163,6 +193,7 @@ module qrdma_nic_regs
     hw_in.RX_DUP_DROP.cnt.incr     = rx_dup_drop;
     hw_in.RX_STALE_DROP.cnt.incr   = rx_stale_drop;
     hw_in.RX_BAD_DROP.cnt.incr     = rx_bad_drop;
+    hw_in.RX_PROT_DROP.cnt.incr    = rx_prot_drop;
     hw_in.RX_NOTIFS.cnt.incr       = rx_notif;
     hw_in.TX_DATA_BYTES.cnt.incr   = tx_data_pkt;
     hw_in.TX_DATA_BYTES.cnt.incrvalue = tx_bytes;

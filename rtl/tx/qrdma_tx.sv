@@ -45,7 +45,7 @@ module qrdma_tx
   // block descriptors (BLOCK_DESC) from the QoS engine
   input  logic                   s_blk_valid,
   output logic                   s_blk_ready,
-  input  logic [255:0]           s_blk_data,
+  input  logic [BLOCK_DESC_W-1:0] s_blk_data,
   // inline / control packet descriptors (PKT_DESC) from the QoS engine
   input  logic                   s_pkt_valid,
   output logic                   s_pkt_ready,

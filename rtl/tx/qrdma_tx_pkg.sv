@@ -26,7 +26,7 @@ package qrdma_tx_pkg;
     SLOT_PKT = 1'b1   // a packet descriptor (PKT_DESC): one INLINE or CONTROL packet
   } slot_kind_e;
 
-  // One descriptor slot: data is a block_desc_t (bits 255:0) or a pkt_desc_t, by kind.
+  // One descriptor slot: data is a block_desc_t (bits BLOCK_DESC_W-1:0) or a pkt_desc_t, by kind.
   typedef struct packed {
     slot_kind_e        kind;
     logic [DATA_W-1:0] data;

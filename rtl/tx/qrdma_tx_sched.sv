@@ -615,6 +615,7 @@ module qrdma_tx_sched
         h.last     = b.last;
         h.xfer     = b.xfer;
         h.ask      = ask;
+        h.rkey     = b.rkey;
       end
       default: begin  // SLOT_PKT
         h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
@@ -627,6 +628,7 @@ module qrdma_tx_sched
         if (p.kind != 1'(PKT_CONTROL)) begin
           h.len    = LEN_W'(p.len);
           h.notify = p.notify;
+          h.rkey   = p.rkey;
           // inline payload, bytes from len on cleared (len >= 32: all 32 bytes)
           h.inline_data = (p.len >= 6'd32) ? p.payload
                         : p.payload & ~({256{1'b1}} << {p.len[4:0], 3'b000});

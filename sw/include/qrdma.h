@@ -42,6 +42,7 @@ struct qrdma_info {
     uint32_t host_data_w;     /* PARAMS: host port data width in bits */
     uint32_t max_payload;     /* PARAMS: largest DATA packet payload; packets split at its multiples */
     uint32_t num_nodes;       /* PARAMS: source nodes the receive unit tells apart (node IDs mod this) */
+    uint32_t prot_windows;    /* PARAMS: entries of the receive unit's window table */
 };
 
 const char *qrdma_strerror(int err);
@@ -139,12 +140,12 @@ struct qrdma_write {
 int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr);
 
 /* Post an inline write of len (1..INLINE_MAX = 32) bytes of data to wr->dst_addr at
- * wr->dst_node; wr->src_addr, size and rkey are not used; prio and tag are written to the
+ * wr->dst_node; wr->src_addr and size are not used; prio and tag are written to the
  * descriptor (an inline notification reports tag 0, docs/formats.md notif_entry); flags:
  * QRDMA_WR_NOTIFY only (the receiver notifies on arrival; QRDMA_WR_MULTIPATH: EINVAL).
  * The payload is copied into the descriptor: data may be reused when the call returns.
- * Up to INLINE_SHORT_MAX (8) bytes take a 32-byte descriptor; 9..32 bytes a 64-byte one
- * (channel pair, else QRDMA_ECHAN). QRDMA_EINLINE for len 0 or > 32; other errors as
+ * Up to INLINE_SHORT_MAX (8) bytes without a key take a 32-byte descriptor; 9..32 bytes,
+ * or a nonzero wr->rkey, a 64-byte one (channel pair, else QRDMA_ECHAN). QRDMA_EINLINE for len 0 or > 32; other errors as
  * qrdma_post_write. */
 int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
                       const void *data, size_t len);
@@ -235,6 +236,39 @@ int qrdma_nq_wait(qrdma_node *n, struct qrdma_notif *out, uint64_t timeout_ticks
 /* The ring's buffer (NULL if none) and entries taken so far (software NQ_TAIL). */
 const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n);
 uint32_t qrdma_nq_tail(const qrdma_node *n);
+
+/* ------------------------------------------------------------------------ memory windows */
+
+/* Remote memory protection (docs/protection.md). A node's memory is closed to remote
+ * writes until it registers windows: a DATA or INLINE packet is written only inside a
+ * window of its protection domain (the sender's page) whose remote key it carries and
+ * which permits remote writes; otherwise the sender's transfer ends in ERROR with reason
+ * QRDMA_ERR_REMOTE_ACCESS. The sender puts the key in struct qrdma_write's rkey. */
+#define QRDMA_MR_REMOTE_WRITE 1u
+#define QRDMA_MR_REMOTE_READ  2u   /* reserved for remote reads */
+
+struct qrdma_mr {
+    uint32_t rkey;     /* remote key: index << QRDMA_RKEY_TAG_W | tag (tag 1..255, never 0) */
+    uint32_t index;    /* window table entry */
+    uint64_t addr;     /* first byte */
+    uint64_t len;      /* bytes */
+    unsigned pd;       /* protection domain (the senders' page) */
+    unsigned access;   /* QRDMA_MR_* */
+};
+
+/* Register a window of this node's memory [addr, addr + len) for remote access by
+ * protection domain pd (0..NUM_PAGES-1) with `access` (QRDMA_MR_REMOTE_WRITE and/or
+ * QRDMA_MR_REMOTE_READ): takes a free table entry, gives it a tag other than its last
+ * one (so a stale key of the entry misses), writes WIN_BASE, WIN_LEN, WIN_CTRL. *out
+ * holds the key to give the senders. QRDMA_EINVAL (len 0, addr + len beyond 2^64, bad
+ * pd or access), QRDMA_ENOMEM (table full). */
+int qrdma_mr_reg(qrdma_node *n, unsigned pd, uint64_t addr, uint64_t len, unsigned access,
+                 struct qrdma_mr *out);
+/* Deregister: packets checked from then on are refused; the entry is free again. */
+int qrdma_mr_dereg(qrdma_node *n, const struct qrdma_mr *mr);
+/* Development mode (PROT_CTRL.open): 1 opens all of this node's memory to remote writes
+ * (no window check), 0 closes it again (the state after reset). */
+int qrdma_prot_open(qrdma_node *n, int open);
 
 /* ------------------------------------------------------------------------ counters */
 

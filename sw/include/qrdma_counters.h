@@ -44,6 +44,7 @@
     X(RX_REDO_DROP, nic.RX_REDO_DROP) \
     X(RX_MISS, nic.RX_MISS) \
     X(RX_MISS_DROP, nic.RX_MISS_DROP) \
-    X(TX_MISS_RETX, nic.TX_MISS_RETX)
+    X(TX_MISS_RETX, nic.TX_MISS_RETX) \
+    X(RX_PROT_DROP, nic.RX_PROT_DROP)
 
 #endif /* QRDMA_COUNTERS_H */

@@ -25,6 +25,8 @@
 #define QRDMA_ERR_REMOTE_MEM 3ULL /* error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK) */
 #define QRDMA_ERR_TIMEOUT 4ULL /* error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md) */
 #define QRDMA_ERR_UNREACHABLE 5ULL /* error reason: the destination is not a reachable node: outside NODE_MASK, or this node */
+#define QRDMA_ERR_REMOTE_ACCESS 6ULL /* error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md) */
+#define QRDMA_RKEY_TAG_W 8ULL /* low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table */
 #define QRDMA_PAGE_STRIDE 8192ULL /* bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable) */
 #define QRDMA_DESC_OFFSET 0ULL /* in a page: channel c's descriptor line at DESC_OFFSET + 32 c */
 #define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c */
@@ -50,7 +52,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 4
+#define QRDMA_FORMAT_VERSION 5
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -135,7 +137,7 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE1_RKEY_PUT(buf, v) qrdma_put_bits((buf), 192, 32, (v))
 
 /* Block descriptor, QoS engine -> send unit (one per block of a memory transfer). */
-#define QRDMA_BLOCK_DESC_BITS 256
+#define QRDMA_BLOCK_DESC_BITS 288
 #define QRDMA_BLOCK_DESC_SRC_ADDR_LSB 0
 #define QRDMA_BLOCK_DESC_SRC_ADDR_W 64
 #define QRDMA_BLOCK_DESC_SRC_ADDR_GET(buf) qrdma_get_bits((buf), 0, 64)
@@ -212,6 +214,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_RESEND_W 1
 #define QRDMA_BLOCK_DESC_RESEND_GET(buf) qrdma_get_bits((buf), 254, 1)
 #define QRDMA_BLOCK_DESC_RESEND_PUT(buf, v) qrdma_put_bits((buf), 254, 1, (v))
+#define QRDMA_BLOCK_DESC_RKEY_LSB 256
+#define QRDMA_BLOCK_DESC_RKEY_W 32
+#define QRDMA_BLOCK_DESC_RKEY_GET(buf) qrdma_get_bits((buf), 256, 32)
+#define QRDMA_BLOCK_DESC_RKEY_PUT(buf, v) qrdma_put_bits((buf), 256, 32, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
@@ -267,6 +273,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_PKT_DESC_RESEND_W 1
 #define QRDMA_PKT_DESC_RESEND_GET(buf) qrdma_get_bits((buf), 215, 1)
 #define QRDMA_PKT_DESC_RESEND_PUT(buf, v) qrdma_put_bits((buf), 215, 1, (v))
+#define QRDMA_PKT_DESC_RKEY_LSB 216
+#define QRDMA_PKT_DESC_RKEY_W 32
+#define QRDMA_PKT_DESC_RKEY_GET(buf) qrdma_get_bits((buf), 216, 32)
+#define QRDMA_PKT_DESC_RKEY_PUT(buf, v) qrdma_put_bits((buf), 216, 32, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 
@@ -439,6 +449,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_EPOCH_W 8
 #define QRDMA_NET_HDR_EPOCH_GET(buf) qrdma_get_bits((buf), 214, 8)
 #define QRDMA_NET_HDR_EPOCH_PUT(buf, v) qrdma_put_bits((buf), 214, 8, (v))
+#define QRDMA_NET_HDR_RKEY_LSB 222
+#define QRDMA_NET_HDR_RKEY_W 32
+#define QRDMA_NET_HDR_RKEY_GET(buf) qrdma_get_bits((buf), 222, 32)
+#define QRDMA_NET_HDR_RKEY_PUT(buf, v) qrdma_put_bits((buf), 222, 32, (v))
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256

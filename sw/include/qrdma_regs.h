@@ -34,6 +34,9 @@ extern "C" {
 #define QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bm 0xff0000000000
 #define QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bp 40
 #define QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bw 8
+#define QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2_bm 0xff000000000000
+#define QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2_bp 48
+#define QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2_bw 8
 
 // reg - qrdma_cnt_r_desc_54132e8d
 #define QRDMA_CNT_R_DESC_54132E8D__CNT_bm 0xffffffffffff
@@ -338,17 +341,17 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_bw 48
 #define QRDMA_CNT_R_DESC_BAB0A3C9__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_4d9ebd5f
-#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bp 0
-#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_bw 48
-#define QRDMA_CNT_R_DESC_4D9EBD5F__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_021f82b0
+#define QRDMA_CNT_R_DESC_021F82B0__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_021F82B0__CNT_bp 0
+#define QRDMA_CNT_R_DESC_021F82B0__CNT_bw 48
+#define QRDMA_CNT_R_DESC_021F82B0__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_1a625920
-#define QRDMA_CNT_R_DESC_1A625920__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_1A625920__CNT_bp 0
-#define QRDMA_CNT_R_DESC_1A625920__CNT_bw 48
-#define QRDMA_CNT_R_DESC_1A625920__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_e4ba8249
+#define QRDMA_CNT_R_DESC_E4BA8249__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_E4BA8249__CNT_bp 0
+#define QRDMA_CNT_R_DESC_E4BA8249__CNT_bw 48
+#define QRDMA_CNT_R_DESC_E4BA8249__CNT_reset 0x0
 
 // reg - qrdma_cnt_r_desc_466a76c0
 #define QRDMA_CNT_R_DESC_466A76C0__CNT_bm 0xffffffffffff
@@ -361,6 +364,56 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__EPOCH__EPOCH_bp 0
 #define QRDMA_NIC_CSR__EPOCH__EPOCH_bw 8
 #define QRDMA_NIC_CSR__EPOCH__EPOCH_reset 0x0
+
+// reg - qrdma_nic_csr::PROT_CTRL
+#define QRDMA_NIC_CSR__PROT_CTRL__OPEN_bm 0x1
+#define QRDMA_NIC_CSR__PROT_CTRL__OPEN_bp 0
+#define QRDMA_NIC_CSR__PROT_CTRL__OPEN_bw 1
+#define QRDMA_NIC_CSR__PROT_CTRL__OPEN_reset 0x0
+
+// reg - qrdma_nic_csr::WIN_BASE
+#define QRDMA_NIC_CSR__WIN_BASE__ADDR_bm 0xffffffffffffffff
+#define QRDMA_NIC_CSR__WIN_BASE__ADDR_bp 0
+#define QRDMA_NIC_CSR__WIN_BASE__ADDR_bw 64
+#define QRDMA_NIC_CSR__WIN_BASE__ADDR_reset 0x0
+
+// reg - qrdma_nic_csr::WIN_LEN
+#define QRDMA_NIC_CSR__WIN_LEN__LEN_bm 0xffffffffffffffff
+#define QRDMA_NIC_CSR__WIN_LEN__LEN_bp 0
+#define QRDMA_NIC_CSR__WIN_LEN__LEN_bw 64
+#define QRDMA_NIC_CSR__WIN_LEN__LEN_reset 0x0
+
+// reg - qrdma_nic_csr::WIN_CTRL
+#define QRDMA_NIC_CSR__WIN_CTRL__INDEX_bm 0xffff
+#define QRDMA_NIC_CSR__WIN_CTRL__INDEX_bp 0
+#define QRDMA_NIC_CSR__WIN_CTRL__INDEX_bw 16
+#define QRDMA_NIC_CSR__WIN_CTRL__INDEX_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__TAG_bm 0xff0000
+#define QRDMA_NIC_CSR__WIN_CTRL__TAG_bp 16
+#define QRDMA_NIC_CSR__WIN_CTRL__TAG_bw 8
+#define QRDMA_NIC_CSR__WIN_CTRL__TAG_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__PD_bm 0xf000000
+#define QRDMA_NIC_CSR__WIN_CTRL__PD_bp 24
+#define QRDMA_NIC_CSR__WIN_CTRL__PD_bw 4
+#define QRDMA_NIC_CSR__WIN_CTRL__PD_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__RWR_bm 0x10000000
+#define QRDMA_NIC_CSR__WIN_CTRL__RWR_bp 28
+#define QRDMA_NIC_CSR__WIN_CTRL__RWR_bw 1
+#define QRDMA_NIC_CSR__WIN_CTRL__RWR_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__RRD_bm 0x20000000
+#define QRDMA_NIC_CSR__WIN_CTRL__RRD_bp 29
+#define QRDMA_NIC_CSR__WIN_CTRL__RRD_bw 1
+#define QRDMA_NIC_CSR__WIN_CTRL__RRD_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__VALID_bm 0x40000000
+#define QRDMA_NIC_CSR__WIN_CTRL__VALID_bp 30
+#define QRDMA_NIC_CSR__WIN_CTRL__VALID_bw 1
+#define QRDMA_NIC_CSR__WIN_CTRL__VALID_reset 0x0
+
+// reg - qrdma_cnt_r_desc_0233dc19
+#define QRDMA_CNT_R_DESC_0233DC19__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_0233DC19__CNT_bp 0
+#define QRDMA_CNT_R_DESC_0233DC19__CNT_bw 48
+#define QRDMA_CNT_R_DESC_0233DC19__CNT_reset 0x0
 
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
@@ -406,6 +459,11 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RX_MISS_DROP;
     uint64_t TX_MISS_RETX;
     uint64_t EPOCH;
+    uint64_t PROT_CTRL;
+    uint64_t WIN_BASE;
+    uint64_t WIN_LEN;
+    uint64_t WIN_CTRL;
+    uint64_t RX_PROT_DROP;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -416,7 +474,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x350, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x378, "Packing error");
 
 #ifdef __cplusplus
 }

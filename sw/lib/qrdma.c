@@ -77,6 +77,9 @@ struct qrdma_node {
     struct qrdma_buf nq;
     uint32_t nq_size;
     uint32_t nq_tail;
+    uint8_t *win_tag;    /* per window table entry: its last tag (0: never used) */
+    uint8_t *win_used;   /* per entry: registered */
+    uint32_t tag_rng;    /* xorshift state of the tags */
 };
 
 const char *qrdma_strerror(int err)
@@ -160,6 +163,17 @@ int qrdma_open(struct qrdma_backend *be, unsigned node_index, qrdma_node **out)
     unsigned nn2 = (unsigned)FIELD(params, QRDMA_ENG_CSR__PARAMS__NODES_LOG2);
     n->info.max_payload = mp2 < 32 ? 1u << mp2 : 0;
     n->info.num_nodes = nn2 < 32 ? 1u << nn2 : 0;
+    unsigned pw2 = (unsigned)FIELD(params, QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2);
+    n->info.prot_windows = pw2 < 17 ? 1u << pw2 : 0;
+    n->win_tag = calloc(n->info.prot_windows ? n->info.prot_windows : 1, 1);
+    n->win_used = calloc(n->info.prot_windows ? n->info.prot_windows : 1, 1);
+    if (!n->win_tag || !n->win_used) {
+        free(n->win_tag);
+        free(n->win_used);
+        free(n);
+        return QRDMA_ENOMEM;
+    }
+    n->tag_rng = (uint32_t)(qrdma_now(n) ^ ((uintptr_t)n >> 4) ^ 0x9E3779B9u) | 1u;
     for (unsigned p = 0; p < QRDMA_NUM_PAGES; p++) {
         n->pages[p].node = n;
         n->pages[p].index = p;
@@ -174,6 +188,8 @@ void qrdma_close(qrdma_node *n)
         return;
     if (n->nq_on)
         qrdma_nq_teardown(n);
+    free(n->win_tag);
+    free(n->win_used);
     free(n);
 }
 
@@ -368,7 +384,7 @@ int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size
     if (wr->prio >> QRDMA_DESC_LINE0_PRIO_W || wr->flags & ~(uint32_t)QRDMA_WR_NOTIFY)
         return QRDMA_EINVAL;
     const uint8_t *d = data;
-    int lng = len_inline > QRDMA_INLINE_SHORT_MAX;
+    int lng = len_inline > QRDMA_INLINE_SHORT_MAX || wr->rkey != 0;
     memset(out, 0, 2 * LINE_BYTES);
     line0_common(out, wr);
     qrdma_put_bits(out, L0(SIZE), len_inline);
@@ -381,6 +397,8 @@ int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size
             qrdma_put_bits(out + LINE_BYTES,
                      QRDMA_DESC_LINE1_INLINE_HI_LSB + 8 * (unsigned)(k - QRDMA_INLINE_SHORT_MAX), 8, d[k]);
     }
+    if (wr->rkey)
+        qrdma_put_bits(out + LINE_BYTES, L1(RKEY), wr->rkey);
     *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
     return QRDMA_OK;
 }
@@ -493,6 +511,7 @@ const char *qrdma_err_reason_str(int reason)
     case QRDMA_ERR_REMOTE_MEM: return "remote memory write refused (NACK)";
     case QRDMA_ERR_TIMEOUT: return "no response from the destination (timeout)";
     case QRDMA_ERR_UNREACHABLE: return "destination not reachable";
+    case QRDMA_ERR_REMOTE_ACCESS: return "remote access refused: no window with that key permits the write (NACK)";
     default: return "unknown reason";
     }
 }
@@ -601,6 +620,78 @@ int qrdma_nq_teardown(qrdma_node *n)
     n->nq_on = 0;
     n->nq_size = n->nq_tail = 0;
     return e;
+}
+
+/* ------------------------------------------------------------------------ memory windows */
+
+#define WIN_CTRL(field, v) (((uint64_t)(v) << QRDMA_NIC_CSR__WIN_CTRL__##field##_bp) \
+                            & QRDMA_NIC_CSR__WIN_CTRL__##field##_bm)
+
+/* The next tag of entry i: 1..255, never its last one. */
+static uint8_t next_tag(qrdma_node *n, uint32_t i)
+{
+    uint8_t t;
+    do {
+        uint32_t x = n->tag_rng;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        n->tag_rng = x;
+        t = (uint8_t)(1u + x % 255u);
+    } while (t == n->win_tag[i]);
+    return t;
+}
+
+int qrdma_mr_reg(qrdma_node *n, unsigned pd, uint64_t addr, uint64_t len, unsigned access,
+                 struct qrdma_mr *out)
+{
+    if (!n || !out || len == 0 || addr + len - 1 < addr || pd >= QRDMA_NUM_PAGES
+        || !access || (access & ~(QRDMA_MR_REMOTE_WRITE | QRDMA_MR_REMOTE_READ)))
+        return QRDMA_EINVAL;
+    uint32_t i = 0;
+    while (i < n->info.prot_windows && n->win_used[i])
+        i++;
+    if (i >= n->info.prot_windows)
+        return QRDMA_ENOMEM;
+    uint8_t tag = next_tag(n, i);
+    int e = wr(n, QRDMA_REG(nic.WIN_BASE), addr);
+    if (!e)
+        e = wr(n, QRDMA_REG(nic.WIN_LEN), len);
+    if (!e)
+        e = wr(n, QRDMA_REG(nic.WIN_CTRL),
+               WIN_CTRL(INDEX, i) | WIN_CTRL(TAG, tag) | WIN_CTRL(PD, pd)
+               | WIN_CTRL(RWR, (access & QRDMA_MR_REMOTE_WRITE) != 0)
+               | WIN_CTRL(RRD, (access & QRDMA_MR_REMOTE_READ) != 0) | WIN_CTRL(VALID, 1));
+    if (e)
+        return e;
+    n->win_used[i] = 1;
+    n->win_tag[i] = tag;
+    out->rkey = (i << QRDMA_RKEY_TAG_W) | tag;
+    out->index = i;
+    out->addr = addr;
+    out->len = len;
+    out->pd = pd;
+    out->access = access;
+    return QRDMA_OK;
+}
+
+int qrdma_mr_dereg(qrdma_node *n, const struct qrdma_mr *mr)
+{
+    if (!n || !mr || mr->index >= n->info.prot_windows || !n->win_used[mr->index]
+        || (mr->rkey & ((1u << QRDMA_RKEY_TAG_W) - 1)) != n->win_tag[mr->index])
+        return QRDMA_EINVAL;
+    int e = wr(n, QRDMA_REG(nic.WIN_CTRL), WIN_CTRL(INDEX, mr->index));
+    if (e)
+        return e;
+    n->win_used[mr->index] = 0;
+    return QRDMA_OK;
+}
+
+int qrdma_prot_open(qrdma_node *n, int open)
+{
+    if (!n)
+        return QRDMA_EINVAL;
+    return wr(n, QRDMA_REG(nic.PROT_CTRL), open ? 1 : 0);
 }
 
 int qrdma_nq_setup(qrdma_node *n, uint32_t entries)

@@ -22,7 +22,7 @@
 #define NCH ((unsigned)QRDMA_WR_CH_PER_PAGE)
 #define LINE ((unsigned)QRDMA_DESC_LINE_BYTES)
 #define WIN (1ULL << QRDMA_ADDR_W)
-#define NREG 104 /* register slots: REG_BASE + 8 i */
+#define NREG 128 /* register slots: REG_BASE + 8 i */
 #define REG_OFF 4096ULL  /* device address 0 at this offset of the register file */
 #define MEM_OFF 8192ULL  /* host memory at this offset of the memory file */
 #define BLOCK_LOG2 16
@@ -108,7 +108,9 @@ static int reg_exists(uint64_t addr)
         QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK), QRDMA_REG(nic.NODE_MASK),
         QRDMA_REG(nic.TX_TIMEOUTS), QRDMA_REG(nic.TX_UNREACH), QRDMA_REG(nic.TX_RETX),
         QRDMA_REG(nic.RX_REDO), QRDMA_REG(nic.RX_REDO_DROP), QRDMA_REG(nic.RX_MISS),
-        QRDMA_REG(nic.RX_MISS_DROP), QRDMA_REG(nic.TX_MISS_RETX),
+        QRDMA_REG(nic.RX_MISS_DROP), QRDMA_REG(nic.TX_MISS_RETX), QRDMA_REG(nic.EPOCH),
+        QRDMA_REG(nic.PROT_CTRL), QRDMA_REG(nic.WIN_BASE), QRDMA_REG(nic.WIN_LEN),
+        QRDMA_REG(nic.WIN_CTRL), QRDMA_REG(nic.RX_PROT_DROP),
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)
@@ -358,8 +360,11 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
     struct fnode *n = &f->n[node];
     f->now += f->cfg.write_cycles;
     n->stats.writes++;
+    /* the protection registers are kept (the fake does not check windows) */
+    int prot = addr == QRDMA_REG(nic.PROT_CTRL) || addr == QRDMA_REG(nic.WIN_BASE)
+               || addr == QRDMA_REG(nic.WIN_LEN) || addr == QRDMA_REG(nic.WIN_CTRL);
     if (addr != QRDMA_REG(nic.NQ_BASE) && addr != QRDMA_REG(nic.NQ_SIZE) && addr != QRDMA_REG(nic.NQ_TAIL)
-        && addr != QRDMA_REG(nic.NODE_MASK)) {
+        && addr != QRDMA_REG(nic.NODE_MASK) && !prot) {
         n->stats.slverr++;
         progress(f);
         return QRDMA_ESLVERR;
@@ -377,6 +382,8 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
         n->nq_issued = 0;
     } else if (addr == QRDMA_REG(nic.NODE_MASK)) {
         R(n, nic.NODE_MASK) = v;
+    } else if (prot) {
+        n->reg[reg_idx(addr)] = v;
     } else {
         R(n, nic.NQ_TAIL) = (uint32_t)v;
     }
@@ -548,7 +555,8 @@ int fake_create(const struct fake_cfg *cfg, struct fake **out)
         R(n, eng.ID) = QRDMA_ID_MAGIC | (uint64_t)QRDMA_FORMAT_VERSION << QRDMA_ENG_CSR__ID__VERSION_bp;
         R(n, eng.PARAMS) = (uint64_t)BLOCK_LOG2 << QRDMA_ENG_CSR__PARAMS__BLOCK_LOG2_bp |
                        2ULL << QRDMA_ENG_CSR__PARAMS__MAX_OUTSTANDING_bp | 256ULL << QRDMA_ENG_CSR__PARAMS__DATA_W_bp |
-                       10ULL << QRDMA_ENG_CSR__PARAMS__MAX_PAYLOAD_LOG2_bp | 2ULL << QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bp;
+                       10ULL << QRDMA_ENG_CSR__PARAMS__MAX_PAYLOAD_LOG2_bp | 2ULL << QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bp |
+                       2ULL << QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2_bp;
         R(n, nic.NODE_ID) = 0x30 + 3 * i; /* network IDs differ from node indices */
     }
     if (!err)

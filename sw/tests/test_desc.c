@@ -52,8 +52,10 @@ static void ref_inline(const struct qrdma_write *w, const uint8_t *d, size_t n, 
     P0(out, PRIO, w->prio);
     P0(out, IS_INLINE, 1);
     P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
-    P0(out, LONG_DESC, n > 8);
+    P0(out, LONG_DESC, n > 8 || w->rkey != 0);
     P0(out, TAG, w->tag);
+    if (w->rkey)
+        ref_put(out + 32, QRDMA_DESC_LINE1_RKEY_LSB, QRDMA_DESC_LINE1_RKEY_W, w->rkey);
 }
 
 static void hex(const uint8_t *b, size_t n, char *s)
@@ -137,6 +139,9 @@ int main(void)
     iw.flags = 0;
     check_inline("inline_20", iw, 20, 64);
     check_inline("inline_32", iw, 32, 64);
+    iw.rkey = 0x00012AB7;
+    check_inline("inline_4_rkey", iw, 4, 64);
+    check_inline("inline_30_rkey", iw, 30, 64);
 
     /* ---- the fields at their documented bit positions (spot checks of the reference) */
     uint8_t d[64];

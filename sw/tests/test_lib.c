@@ -14,6 +14,7 @@
 #include "tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* bound on every wait: a broken library fails a check instead of hanging */
 #define WAIT_TICKS 1000000
@@ -484,6 +485,64 @@ static void test_counters_regs(void)
     qrdma_close(n);
 }
 
+#define WCTRL(v, f) (((v) & QRDMA_NIC_CSR__WIN_CTRL__##f##_bm) >> QRDMA_NIC_CSR__WIN_CTRL__##f##_bp)
+
+static void test_windows(void)
+{
+    new_fake(0);
+    qrdma_node *n;
+    qrdma_open(BE, 0, &n);
+    EQ(qrdma_node_info(n)->prot_windows, 4, "PARAMS: 4 windows");
+    struct qrdma_mr mr[5];
+    EQ(qrdma_mr_reg(n, 3, 0x10000, 0, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_EINVAL, "length 0 -> EINVAL");
+    EQ(qrdma_mr_reg(n, 3, ~0ULL - 10, 12, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_EINVAL, "past 2^64 -> EINVAL");
+    EQ(qrdma_mr_reg(n, 16, 0x10000, 8, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_EINVAL, "pd 16 -> EINVAL");
+    EQ(qrdma_mr_reg(n, 3, 0x10000, 8, 0, &mr[0]), QRDMA_EINVAL, "no access -> EINVAL");
+    EQ(qrdma_mr_reg(n, 3, 0x10000, 8, 4, &mr[0]), QRDMA_EINVAL, "unknown access -> EINVAL");
+    EQ(qrdma_mr_reg(n, 3, 0x12340, 0x1000, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_OK, "register");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.WIN_BASE)), 0x12340, "WIN_BASE");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.WIN_LEN)), 0x1000, "WIN_LEN");
+    uint64_t c = fake_reg(F, 0, QRDMA_REG(nic.WIN_CTRL));
+    EQ(WCTRL(c, INDEX), 0, "entry 0");
+    EQ(WCTRL(c, PD), 3, "pd 3");
+    EQ(WCTRL(c, RWR), 1, "write permission");
+    EQ(WCTRL(c, RRD), 0, "no read permission");
+    EQ(WCTRL(c, VALID), 1, "valid");
+    EQ(mr[0].rkey, WCTRL(c, TAG), "key: entry 0, the tag written");
+    OK(WCTRL(c, TAG) != 0, "tag never 0");
+    for (int i = 1; i < 4; i++)
+        EQ(qrdma_mr_reg(n, 0, 0x100000 * (uint64_t)i, 64, QRDMA_MR_REMOTE_WRITE | QRDMA_MR_REMOTE_READ, &mr[i]),
+           QRDMA_OK, "register another");
+    EQ(mr[3].index, 3, "entries in order");
+    EQ(mr[3].rkey >> QRDMA_RKEY_TAG_W, 3, "key indexes entry 3");
+    EQ(qrdma_mr_reg(n, 0, 0, 64, QRDMA_MR_REMOTE_WRITE, &mr[4]), QRDMA_ENOMEM, "table full -> ENOMEM");
+    EQ(qrdma_mr_dereg(n, &mr[0]), QRDMA_OK, "deregister");
+    c = fake_reg(F, 0, QRDMA_REG(nic.WIN_CTRL));
+    EQ(WCTRL(c, INDEX), 0, "deregister: entry 0");
+    EQ(WCTRL(c, VALID), 0, "deregister: valid 0");
+    EQ(qrdma_mr_dereg(n, &mr[0]), QRDMA_EINVAL, "twice -> EINVAL");
+    /* an entry taken again gets another tag every time: a stale key misses */
+    int fresh = 1;
+    uint32_t last = mr[0].rkey;
+    for (int k = 0; k < 300; k++) {
+        struct qrdma_mr m;
+        EQ(qrdma_mr_reg(n, 1, 0x2000, 64, QRDMA_MR_REMOTE_WRITE, &m), QRDMA_OK, "register again");
+        fresh &= m.index == 0 && m.rkey != last && (m.rkey & 0xFF) != 0;
+        last = m.rkey;
+        struct qrdma_mr stale = m;
+        stale.rkey ^= 1;
+        fresh &= qrdma_mr_dereg(n, &stale) == QRDMA_EINVAL;
+        qrdma_mr_dereg(n, &m);
+    }
+    OK(fresh, "300 registrations of entry 0: each a new nonzero tag; a stale key does not deregister");
+    EQ(qrdma_prot_open(n, 1), QRDMA_OK, "development mode on");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.PROT_CTRL)), 1, "PROT_CTRL.open 1");
+    EQ(qrdma_prot_open(n, 0), QRDMA_OK, "off");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.PROT_CTRL)), 0, "PROT_CTRL.open 0");
+    OK(strcmp(qrdma_err_reason_str(QRDMA_ERR_REMOTE_ACCESS), "unknown reason") != 0, "reason named");
+    qrdma_close(n);
+}
+
 static void test_auto(void)
 {
     new_fake(1);
@@ -531,6 +590,7 @@ int main(void)
     test_collective();
     test_notifications();
     test_counters_regs();
+    test_windows();
     test_auto();
     fake_destroy(F);
     return tap_done();

@@ -80,10 +80,11 @@ def test_desc_bytes_match_formats(built: Path) -> None:
             l1 = F.DESC_LINE1.pack(rkey=rkey)
         else:
             pl = bytes.fromhex(kv["payload"])
-            long_desc = int(len(pl) > F.C["INLINE_SHORT_MAX"])
+            rkey = int(kv["rkey"])
+            long_desc = int(len(pl) > F.C["INLINE_SHORT_MAX"] or rkey != 0)
             l0 = F.DESC_LINE0.pack(src_addr=int.from_bytes(pl[:8], "little"), size=len(pl), is_inline=1,
                                    long_desc=long_desc, **common)
-            l1 = F.DESC_LINE1.pack(inline_hi=int.from_bytes(pl[8:], "little"))
+            l1 = F.DESC_LINE1.pack(inline_hi=int.from_bytes(pl[8:], "little"), rkey=rkey)
         n = F.C["DESC_LINE_BYTES"]
         want = l0.to_bytes(n, "little") + (l1.to_bytes(n, "little") if long_desc else b"")
         assert got == want, f"{name}: C {got.hex()} != formats.py {want.hex()}"

@@ -443,9 +443,13 @@ int perf_flows_main(int argc, char **argv)
     if (o.pat == P_ALLTOALL && g.n - 1 > QRDMA_NUM_PAGES)
         perf_die(1, "alltoall: a page per flow, %u flows per node, %llu pages", g.n - 1,
                  (unsigned long long)QRDMA_NUM_PAGES);
-    for (unsigned i = 0; i < g.n; i++)
+    for (unsigned i = 0; i < g.n; i++) {
         if ((e = qrdma_open(g.be, i, &g.node[i])))
             perf_die(3, "open node %u: %s", i, qrdma_strerror(e));
+        /* development mode (docs/protection.md): the patterns' writes carry no key */
+        if ((e = qrdma_prot_open(g.node[i], 1)))
+            perf_die(3, "node %u: development mode: %s", i, qrdma_strerror(e));
+    }
     g.size = o.size;
     g.out = o.out;
     g.stride = (o.size + PERF_GUARD + PERF_SLOT_ALIGN - 1) / PERF_SLOT_ALIGN * PERF_SLOT_ALIGN;

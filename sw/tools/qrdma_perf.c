@@ -23,6 +23,10 @@
  *               (a transfer is whole blocks or lies in one); default 4 KiB
  *     -M        memory transfers are multipath (QRDMA_WR_MULTIPATH: from MP_MIN_BYTES on,
  *               a transfer's blocks spread over 4 flows, paths b mod 4: planes)
+ *     -K        keyed writes (write_bw, write_lat): node 1's memory stays closed (no
+ *               development mode) and a window over its buffers is registered for the
+ *               posting page (qrdma_mr_reg); every transfer carries its key, so every
+ *               descriptor is a 64-byte one on a channel pair (at most 32 outstanding)
  *     -N        every transfer asks for a notification; node 1's ring (256 entries) is
  *               drained and every entry checked field by field against its transfer
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
@@ -116,11 +120,12 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 #define MAX_SIZE (8ULL << 20)
 #define PEAK_RUN 4096
 #define NQ_ENTRIES 256
-#define CNT_N 8 /* the counters of -c, per node */
+#define CNT_N 9 /* the counters of -c, per node */
 static const enum qrdma_counter cnt_ids[CNT_N] = {QRDMA_CNT_TX_DATA_PKTS, QRDMA_CNT_TX_CTRL_PKTS,
                                                   QRDMA_CNT_TX_BYTES,     QRDMA_CNT_TX_DATA_BYTES,
                                                   QRDMA_CNT_TX_RETX,      QRDMA_CNT_TX_MISS_RETX,
-                                                  QRDMA_CNT_RX_DUP_DROP,  QRDMA_CNT_RX_MISS};
+                                                  QRDMA_CNT_RX_DUP_DROP,  QRDMA_CNT_RX_MISS,
+                                                  QRDMA_CNT_RX_PROT_DROP};
 
 struct opts {
     enum test test;
@@ -135,6 +140,7 @@ struct opts {
     const char *json;
     int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
     int multipath;                               /* -M */
+    int keyed;                                   /* -K */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
     uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B[,M]]] (T 0: registers untouched) */
     uint64_t resend;                             /* -R ...,M: RETRY_LIMIT.resend */
@@ -176,7 +182,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
-            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-M] [-N] [-l done|notif] [-c]\n"
+            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n"
             "       qrdma-perf incast|permutation|alltoall|hotspot [-s size] [-t outstanding] [-w warmup,window]\n"
@@ -280,6 +286,8 @@ struct run {
     uint64_t align, cap;          /* slot alignment; transfers the arrays hold */
     int notify;                   /* -N */
     int multipath;                /* -M */
+    int keyed;                    /* -K: a window over dst, its key in every transfer */
+    struct qrdma_mr mr;
     uint16_t *x_slot, *x_chan;    /* per transfer: its slot and channel (notification checks) */
     uint8_t *x_notif;             /* per transfer: its notification was seen */
     uint64_t notifs;              /* notifications checked */
@@ -342,6 +350,7 @@ static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
         .dst_node = qrdma_node_info(g.rx)->node_id,
         .tag = (uint32_t)xfer,
         .flags = (r->notify ? QRDMA_WR_NOTIFY : 0) | (r->multipath && !r->inl ? QRDMA_WR_MULTIPATH : 0),
+        .rkey = r->keyed ? r->mr.rkey : 0,
     };
     reserve(r, xfer + 1);
     r->x_slot[xfer] = (uint16_t)k;
@@ -488,11 +497,12 @@ static struct row run_size(uint64_t size, const struct opts *o)
         r.iters = UINT64_MAX; /* until the window ends (window_step) */
     r.notify = o->notify;
     r.multipath = o->multipath;
+    r.keyed = o->keyed;
     r.inl = o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX);
     if (r.inl && size > QRDMA_INLINE_MAX)
         perf_die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size,
                  (unsigned long long)QRDMA_INLINE_MAX);
-    r.width = r.inl && size > QRDMA_INLINE_SHORT_MAX ? 2 : 1;
+    r.width = (r.inl && size > QRDMA_INLINE_SHORT_MAX) || r.keyed ? 2 : 1;
     for (r.nch = 0; r.nch < QRDMA_WR_CH_PER_PAGE / r.width; r.nch++) {
         r.ch[r.nch] = qrdma_chan_alloc(g.pg, r.width);
         if (r.ch[r.nch] < 0)
@@ -515,6 +525,10 @@ static struct row run_size(uint64_t size, const struct opts *o)
         fprintf(stderr, "qrdma-perf: size %llu: %u outstanding transfers (host memory for %u buffers)\n",
                 (unsigned long long)size, r.out, r.out);
     reserve(&r, o->window ? 1 : r.iters);
+    int e;
+    if (r.keyed && (e = qrdma_mr_reg(g.rx, qrdma_page_index(g.pg), r.dst.dev, r.dst.size,
+                                     QRDMA_MR_REMOTE_WRITE, &r.mr)))
+        perf_die(3, "window over the destination buffers: %s", qrdma_strerror(e));
     for (unsigned k = 0; k < r.out; k++)
         perf_fill(src_slot(&r, k), k, size);
     memset(r.dst.cpu, PERF_GUARD_BYTE, r.dst.size);
@@ -657,6 +671,8 @@ static struct row run_size(uint64_t size, const struct opts *o)
     w.t_p99 = ticks_us(r.lat[(i99 ? i99 : 1) - 1]);
     w.t_p999 = ticks_us(r.lat[(i999 ? i999 : 1) - 1]);
 
+    if (r.keyed && (e = qrdma_mr_dereg(g.rx, &r.mr)))
+        perf_die(3, "window deregistration: %s", qrdma_strerror(e));
     qrdma_buf_free(g.tx, &r.src);
     qrdma_buf_free(g.rx, &r.dst);
     for (unsigned c = 0; c < r.nch; c++)
@@ -781,6 +797,7 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
     fprintf(f, "  \"notify\": %s,\n  \"latency_end\": \"%s\",\n  \"slot_align\": \"%s\",\n",
             o->notify ? "true" : "false", o->lat_notif ? "notification" : "done", o->align_size ? "size" : "4096");
     fprintf(f, "  \"multipath\": %s,\n", o->multipath ? "true" : "false");
+    fprintf(f, "  \"keyed\": %s,\n", o->keyed ? "true" : "false");
     if (o->window)
         fprintf(f, "  \"window_warmup_ticks\": %llu,\n  \"window_min_ticks\": %llu,\n", (unsigned long long)o->warmup,
                 (unsigned long long)o->window);
@@ -1040,7 +1057,7 @@ int main(int argc, char **argv)
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AMNl:cw:q:R:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AKMNl:cw:q:R:h")) != -1) {
         switch (c) {
         case 's': o.size = perf_parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -1075,6 +1092,7 @@ int main(int argc, char **argv)
         case 'q': q_pages = (unsigned)perf_parse_u64(optarg, "pages"); break;
         case 'A': o.align_size = 1; break;
         case 'M': o.multipath = 1; break;
+        case 'K': o.keyed = 1; break;
         case 'N': o.notify = 1; break;
         case 'l':
             if (!strcmp(optarg, "done")) o.lat_notif = 0;
@@ -1098,6 +1116,8 @@ int main(int argc, char **argv)
         perf_die(1, "-l notif is a write_lat end point and needs -N and -t 1");
     if (o.window && (o.test != T_WRITE_BW || o.outstanding < 2))
         perf_die(1, "-w is a write_bw measurement with -t 2 or more");
+    if (o.keyed && o.test == T_MSG_RATE)
+        perf_die(1, "-K is a write_bw / write_lat option");
 
     int e = qrdma_tool_backend_open(o.spec, &g.be);
     if (e)
@@ -1110,6 +1130,9 @@ int main(int argc, char **argv)
     } else {
         g.rx = g.tx;
     }
+    /* development mode (docs/protection.md) unless -K: then the writes carry keys */
+    if ((e = qrdma_prot_open(g.tx, !o.keyed)) || (e = qrdma_prot_open(g.rx, !o.keyed)))
+        perf_die(3, "development mode: %s", qrdma_strerror(e));
     for (unsigned n = 0; o.retx_timeout && n < 2; n++) {
         qrdma_node *nd = n ? g.rx : g.tx;
         if ((e = qrdma_reg_write(nd, QRDMA_REG(nic.RETX_TIMEOUT), o.retx_timeout)) ||

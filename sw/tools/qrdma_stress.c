@@ -398,6 +398,9 @@ int main(int argc, char **argv)
     for (unsigned n = 0; n < g.n; n++) {
         if ((e = qrdma_open(g.be, n, &g.node[n])))
             die(3, "open node %u: %s", n, qrdma_strerror(e));
+        /* development mode (docs/protection.md): the stress writes carry no key */
+        if ((e = qrdma_prot_open(g.node[n], 1)))
+            die(3, "node %u: development mode: %s", n, qrdma_strerror(e));
         if ((e = qrdma_nq_setup(g.node[n], (uint32_t)o.ring[n])))
             die(3, "node %u: notification ring: %s", n, qrdma_strerror(e));
     }

@@ -158,7 +158,8 @@ def block_packets(blk: dict, mem_read, node_id: int, max_payload: int, gen: int 
                  tid=blk["tid"], seq=blk["seq"], pkt_idx=i, blk_pkts=len(parts), len=n,
                  dst_addr=blk["dst_addr"] + off, pd=blk["pd"], fid=blk["fid"],
                  path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"],
-                 ask=int(i == run[-1] and i != len(parts) - 1), gen=gen, epoch=epoch)
+                 ask=int(i == run[-1] and i != len(parts) - 1), gen=gen, epoch=epoch,
+                 rkey=blk.get("rkey", 0))
         out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
     return out
 
@@ -170,7 +171,8 @@ def inline_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Pack
     return one_beat_packet(dict(ptype=C["NET_INLINE"], dst_node=pkt["dst_node"],
                                 src_node=node_id, tid=pkt["tid"], seq=pkt["seq"], len=n,
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], notify=pkt["notify"],
-                                xfer=pkt["xfer"], inline_data=data, gen=gen, epoch=epoch))
+                                xfer=pkt["xfer"], inline_data=data, gen=gen, epoch=epoch,
+                                rkey=pkt.get("rkey", 0)))
 
 
 def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:

@@ -225,6 +225,11 @@ def segment(dst_addr: int, size: int, block_size: int) -> list[tuple[int, int]]:
     return out
 
 
+def remote_key(d: Descriptor) -> int:
+    """The remote key a transfer's packets carry: the second line's, 0 without one."""
+    return d.rkey if d.long_desc else 0
+
+
 def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
     """Block b of memory transfer d in channel ch of page: every BLOCK_DESC field but tid,
     seq and fid (run-time allocation)."""
@@ -253,6 +258,7 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         pkt_first=0,    # the engine's blocks are whole: runs come from re-sends only
         pkt_num=0,
         resend=0,       # (the reliability unit's mark, never the engine's)
+        rkey=remote_key(d),
     )
 
 
@@ -336,7 +342,7 @@ def expected_inline(d: Descriptor, page: int, ch: int) -> dict:
     assert d.is_inline
     return dict(kind=C["PKT_INLINE"], dst_node=d.dst_node, pd=page, len=d.size,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
-                notify=d.notify, payload=d.payload(), resend=0)
+                notify=d.notify, payload=d.payload(), resend=0, rkey=remote_key(d))
 
 
 def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
@@ -345,7 +351,8 @@ def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
     assert not d.is_inline and d.notify
     return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
-                blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0)
+                blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0,
+                rkey=remote_key(d))
 
 
 def diff_fields(exp: dict, got: dict) -> list[str]:
@@ -1191,7 +1198,7 @@ class SegmenterModel:
         seq = self.seq % SEQ_MOD
         n = num_blocks(d.dst_addr, d.size, p.block_size) & BMASK
         common = dict(dst_node=d.dst_node, pd=page, dst_addr=d.dst_addr, xfer=x,
-                      size=d.size, tag=d.tag)
+                      size=d.size, tag=d.tag, rkey=remote_key(d))
         cmpl_fields = dict(reason=m["reason"], cls=CLS_CODE.get(cls, CLS_CTRL), fid=m["fid"])
         if ctrl:
             w = dict(m, in_q=0)

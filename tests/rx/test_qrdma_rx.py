@@ -34,6 +34,11 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 without notify (some across 64-byte and 4 KiB boundaries), ACK/NACK
                 packets, malformed packets, a few bad memory lines (NACKs); small ring,
                 slow software
+  rx_prot       the random stream with the window check on (docs/protection.md): keys
+                right, of a wrong tag or protection domain, past the table, of empty
+                entries; windows without write permission, deregistered, ending inside
+                blocks: refused packets written nowhere, counted, answered by a NACK
+                ERR_REMOTE_ACCESS; the other tests run in development mode (all open)
   rx_reverse    a block of MAX_BLK_PKTS unaligned packets in reverse order, its CONTROL
                 first; then its duplicates and its CONTROL again (dropped); then the
                 TID's next use (the next generation) whose seq is 40,000 later (older
@@ -226,10 +231,12 @@ class RxModel:
     generation, also on a done entry) is dropped and counted (`stale_done` counts those
     on done entries, for coverage)."""
 
-    def __init__(self, p: Params, node_id: int, bad_lines=frozenset()):
+    def __init__(self, p: Params, node_id: int, bad_lines=frozenset(), prot=None):
         self.p = p
         self.node_id = node_id
         self.bad = bad_lines
+        self.prot = prot                   # window table (None: development mode, open)
+        self.prot_rsps: list[dict] = []    # access NACKs (RSP_DESC fields), in decision order
         self.trk = TrackModel()
         self.blk: dict[int, Block] = {}
         self.stats = collections.Counter()
@@ -284,6 +291,19 @@ class RxModel:
             return (bad or nb != 0 or h["miss_cnt"] == 0
                     or h["pkt_idx"] + h["miss_cnt"] > 256)
         return True
+
+    def _permits(self, h: dict) -> bool:
+        """The window check (docs/protection.md) of a DATA or INLINE header."""
+        if self.prot is None:
+            return True
+        key, da = h["rkey"], h["dst_addr"]
+        idx = key >> C["RKEY_TAG_W"]
+        if idx >= len(self.prot):
+            return False
+        w = self.prot[idx]
+        return bool(w["valid"] and w["wr"] and w["tag"] == key % (1 << C["RKEY_TAG_W"])
+                    and w["pd"] == h["pd"] and w["base"] <= da
+                    and da + h["len"] <= w["base"] + w["len"])
 
     def _complete(self, src, tid, seq, e: Block, ntf: dict | None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
@@ -345,6 +365,12 @@ class RxModel:
                                                  pkt_num=h["miss_cnt"]))
             st["ctrl"] += 1
             return "miss_in"
+        if pt in (NET_DATA, NET_INLINE) and not self._permits(h):
+            st["prot"] += 1
+            self.prot_rsps.append(dict(dst_node=src, tid=tid, seq=seq, nack=1,
+                                       reason=C["ERR_REMOTE_ACCESS"], miss=0, pkt_idx=0,
+                                       miss_cnt=0, ranges=[]))
+            return "prot"
         key = (src % self.p.num_nodes) * 1024 + tid
         e = self.blk.setdefault(key, Block())
         te = self.trk.ent.get(key)
@@ -744,6 +770,7 @@ class TB:
         self.rng = seed_rng(name)
         self.nq_size = nq_size
         self.miss_drops: int | None = None  # MISS responses the unit may drop (None: any)
+        self.prot: list[dict] | None = None  # window table (None: development mode)
         self.errors: list[str] = []
         self.cycle = 0
         self.model: RxModel | None = None
@@ -775,6 +802,8 @@ class TB:
         self.miss_rsps: list[dict] = []     # MISS responses taken
         self.miss_i = 0                     # model MISS responses matched or passed over
         self.misses_in: list[int] = []      # m_miss records
+        self.prot_got: list[dict] = []      # access NACKs taken
+        self.prot_i = 0                     # model access NACKs matched or passed over
         self.tail = 0
         self.sw_on = True
         self.sw_poll = (20, 200)
@@ -807,6 +836,8 @@ class TB:
         d.cfg_nq_size.value = self.nq_size
         d.cfg_nq_tail.value = 0
         d.cfg_nq_reset.value = 0
+        d.cfg_prot_open.value = int(self.prot is None)
+        d.win_we.value = 0
         mem = bytearray(self.rng.randbytes(MEM_SIZE))
         mem[RING_BASE:] = bytes(MEM_SIZE - RING_BASE)
         self.mem0 = bytes(mem)
@@ -820,8 +851,24 @@ class TB:
             for _ in range(self.p.entries + 10):
                 await RisingEdge(d.clk)
 
+    async def write_windows(self):
+        """Writes self.prot into the window table, one entry per cycle."""
+        d = self.dut
+        for i, w in enumerate(self.prot):
+            await RisingEdge(d.clk)
+            d.win_we.value = 1
+            d.win_index.value = i
+            d.win_base.value, d.win_len.value = w["base"], w["len"]
+            d.win_tag.value, d.win_pd.value = w["tag"], w["pd"]
+            d.win_wr.value, d.win_valid.value = w["wr"], w["valid"]
+        await RisingEdge(d.clk)
+        d.win_we.value = 0
+        for _ in range(4):
+            await RisingEdge(d.clk)
+
     def new_model(self, items: list[Wire], ring_off=frozenset(), rel=None) -> RxModel:
-        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad)).run(items, ring_off, rel)
+        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad), self.prot).run(
+            items, ring_off, rel)
 
     # ---- handshakes the sinks took (called by the monitor with the handshake's cycle)
     def _on_ack(self, item):
@@ -838,6 +885,12 @@ class TB:
         """The class and expected response an observed response is the next one of (for
         a redo: the next one the model sends, past redos it drops or may drop)."""
         got = RSP_DESC.unpack(data)
+        if got["nack"] and got["reason"] == C["ERR_REMOTE_ACCESS"]:
+            # the next of the model's access NACKs that equals it (dropped: no room)
+            for r in self.model.prot_rsps[self.prot_i:]:
+                if all(got[k] == r[k] for k in got if k != "rsvd"):
+                    return "prot", r
+            return None, None
         if got["miss"]:
             # the next of the model's MISS responses that equals it (the unit drops those
             # it has no room for)
@@ -860,6 +913,11 @@ class TB:
     def _on_rsp(self, item):
         self.ev["rsp_hs"].append(self.cycle)
         cls, e = self._match_rsp(item["data"])
+        if cls == "prot":
+            self.prot_got.append(item)
+            self.prot_i = self.model.prot_rsps.index(e, self.prot_i) + 1
+            self.cov["access NACKs"] += 1
+            return
         if cls == "miss":
             self.miss_rsps.append(item)
             self.miss_i = self.model.miss_rsps.index(e, self.miss_i) + 1
@@ -926,7 +984,7 @@ class TB:
         aw_pend = rsp_pend = False
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
                       "bad_drop", "notif", "notif_off", "nack", "mem_err", "redo_evt",
-                      "redo", "redo_drop", "miss", "miss_drop")
+                      "redo", "redo_drop", "miss", "miss_drop", "prot_drop")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -1042,7 +1100,7 @@ class TB:
 
     def progress(self):
         return (len(self.ev["in_beat"]), len(self.rsps), len(self.acks), len(self.taken),
-                self.nb, len(self.miss_rsps), len(self.misses_in))
+                self.nb, len(self.miss_rsps), len(self.misses_in), len(self.prot_got))
 
     async def until(self, cond, what: str):
         """Wait for cond(); fail when nothing moves for STUCK cycles or a check failed."""
@@ -1078,8 +1136,9 @@ class TB:
         """Every MISS response of the model queued or dropped, every one queued taken, and
         every m_miss record out."""
         m = m or self.model
-        return (self.stats["miss"] + self.stats["miss_drop"] >= len(m.miss_rsps)
-                and len(self.miss_rsps) >= self.stats["miss"]
+        return (self.stats["miss"] + self.stats["miss_drop"]
+                >= len(m.miss_rsps) + len(m.prot_rsps)
+                and len(self.miss_rsps) + len(self.prot_got) >= self.stats["miss"]
                 and len(self.misses_in) >= len(m.misses_in))
 
     def check_misses(self, m=None, drops: int | None = 0):
@@ -1087,9 +1146,12 @@ class TB:
         _on_rsp) or was dropped, and the counters say which; `drops`: how many may be
         dropped (None: any number). m_miss records: exactly the model's."""
         m = m or self.model
-        assert self.stats["miss"] == len(self.miss_rsps), (self.stats["miss"], len(self.miss_rsps))
-        assert self.stats["miss"] + self.stats["miss_drop"] == len(m.miss_rsps), \
-            (self.stats["miss"], self.stats["miss_drop"], len(m.miss_rsps))
+        # (access NACKs share the MISS answers' path and counters)
+        assert self.stats["miss"] == len(self.miss_rsps) + len(self.prot_got), \
+            (self.stats["miss"], len(self.miss_rsps), len(self.prot_got))
+        assert self.stats["miss"] + self.stats["miss_drop"] \
+            == len(m.miss_rsps) + len(m.prot_rsps), \
+            (self.stats["miss"], self.stats["miss_drop"], len(m.miss_rsps), len(m.prot_rsps))
         if drops is not None:
             assert self.stats["miss_drop"] == drops, (self.stats["miss_drop"], drops)
         assert self.misses_in == m.misses_in, (len(self.misses_in), len(m.misses_in))
@@ -1130,7 +1192,7 @@ class TB:
                                     "stale_drop": m.stats["stale"], "bad_drop": m.stats["bad"],
                                     "notif": self.ntf_aw, "bytes": m.stats["bytes"],
                                     "nack": m.stats["nack"], "notif_off": m.stats["notif_off"],
-                                    "mem_err": mem_err})
+                                    "mem_err": mem_err, "prot_drop": m.stats["prot"]})
         for k in want:
             assert self.stats[k] == want[k], f"stat_{k}: {self.stats[k]} expected {want[k]}"
         # memory: initial + the model's writes; the ring as written, markers taken
@@ -1200,6 +1262,117 @@ async def rx_random(dut):
     assert tb.cov["ring full cycles"] > 0 or len(tb.model.notifs) < tb.nq_size + 2, \
         "the ring was never full"
     assert tb.model.stats["nack"] > 0 or n < 20, "no block hit a bad line"
+
+
+def prot_windows(rng, items: list[Wire], n: int = 64,
+                 regions: int = 8) -> tuple[list[dict], int]:
+    """A window table for the packets `items` and the size of its parts: windows 0 ..
+    regions-1 each over one of `regions` equal parts of the destination area the packets
+    use (the last one up to the ring), with a random tag (1..255) and
+    protection domain, one without write permission, one deregistered, the other entries
+    empty. Most windows have an end moved into a DATA packet of their part (its base a
+    byte or more past the packet's first byte, or its end a byte or more before the
+    packet's last one), so that packets straddle the windows' ends."""
+    hs = [NET_HDR.unpack(w.beats[0][0]) for w in items]
+    used = [h for h in hs if h["ptype"] == NET_DATA and BLOCK_BASE <= h["dst_addr"] < RING_BASE]
+    top = max((h["dst_addr"] + h["len"] for h in used), default=RING_BASE)
+    size = -(-(top - BLOCK_BASE) // regions)
+    pkts = collections.defaultdict(list)      # part -> (dst_addr, len) of its DATA packets
+    for h in used:
+        if h["len"] > 1:
+            pkts[(h["dst_addr"] - BLOCK_BASE) // size].append((h["dst_addr"], h["len"]))
+    out = []
+    for i in range(n):
+        w = dict(base=0, len=0, tag=0, pd=0, wr=0, valid=0)
+        if i < regions:
+            lo = BLOCK_BASE + i * size
+            hi = BLOCK_BASE + (i + 1) * size if i < regions - 1 else RING_BASE
+            cut = rng.random()
+            if pkts[i] and cut < 0.4:                    # the base inside a packet
+                da, ln = rng.choice(pkts[i])
+                lo = da + rng.randint(1, ln - 1)
+            elif pkts[i] and cut < 0.8:                  # the end inside a packet
+                da, ln = rng.choice(pkts[i])
+                hi = da + ln - rng.randint(1, ln - 1)
+            w = dict(base=lo, len=hi - lo, tag=rng.randint(1, 255), pd=rng.randint(0, 15),
+                     wr=int(i != 5), valid=int(i != 6))
+        out.append(w)
+    return out, size
+
+
+def with_key(w: Wire, rkey: int, pd: int) -> Wire:
+    """The packet with another remote key and protection domain, its CRC made again
+    (a packet sent with a bad CRC keeps a bad one)."""
+    h = NET_HDR.unpack(w.beats[0][0])
+    good = crc_of(w.beats) == w.tuser
+    h["rkey"], h["pd"] = rkey, pd
+    beats = [(NET_HDR.pack(**h), w.beats[0][1])] + list(w.beats[1:])
+    crc = crc_of(beats)
+    return Wire(beats, crc if good else crc ^ 1, w.what)
+
+
+@cocotb.test()
+async def rx_prot(dut):
+    """The window check (docs/protection.md) on the random stream: the packets of each
+    block carry one key, most often the right one for the window over their first
+    packet's address, else a wrong tag, a wrong protection domain, a key past the table,
+    an empty entry's or 0; windows without write permission, deregistered, and with
+    ends inside blocks. Checked against the model: nothing refused is written (the whole
+    memory), every refused packet counted (stat_prot_drop) and answered by a NACK
+    ERR_REMOTE_ACCESS, everything else as in rx_random."""
+    tb = TB(dut, "rx_prot", nq_size=8)
+    rng = tb.rng
+    n = int(os.environ.get("P_N", "40"))
+    items = random_stream(Stim(tb.p, rng), n)
+    tb.prot, size = prot_windows(rng, items)
+    await tb.reset(wait_init=True)
+    await tb.write_windows()
+    tag_w = C["RKEY_TAG_W"]
+    choice: dict[tuple, tuple[int, int]] = {}
+    out = []
+    for w in items:
+        h = NET_HDR.unpack(w.beats[0][0])
+        if h["ptype"] not in (NET_DATA, NET_INLINE):
+            out.append(w)
+            continue
+        blk = (h["src_node"], h["tid"], h["gen"], h["epoch"])
+        if blk not in choice:
+            r = min(max(h["dst_addr"] - BLOCK_BASE, 0) // size, 7)
+            win = tb.prot[r]
+            key, pd = (r << tag_w) | win["tag"], win["pd"]
+            bad = rng.random()
+            if bad < 0.08:
+                key ^= rng.randint(1, (1 << tag_w) - 1)          # wrong tag
+            elif bad < 0.14:
+                pd = (pd + rng.randint(1, 15)) % 16              # another domain
+            elif bad < 0.18:
+                key = (rng.randint(64, (1 << (32 - tag_w)) - 1) << tag_w) | win["tag"]
+            elif bad < 0.21:
+                key = (rng.randint(8, 63) << tag_w) | rng.randint(0, 255)   # empty entry
+            elif bad < 0.23:
+                key = 0
+            choice[blk] = (key, pd)
+        out.append(with_key(w, *choice[blk]))
+    await tb.run(out)
+    c = collections.Counter(tb.model.outcomes)
+    dut._log.info("outcomes: %s; coverage: %s", dict(c), dict(tb.cov))
+    for k in ("data", "inline", "prot"):
+        assert c[k] > 0 or n < 20, f"random stream without a {k} packet"
+    # packets refused only because they straddle a window's end: the right key, domain
+    # and permission, the first or the last byte outside
+    straddle = 0
+    for w in out:
+        h = NET_HDR.unpack(w.beats[0][0])
+        idx = h["rkey"] >> C["RKEY_TAG_W"]
+        if h["ptype"] == NET_DATA and idx < len(tb.prot):
+            win = tb.prot[idx]
+            if (win["valid"] and win["wr"] and win["tag"] == h["rkey"] % 256
+                    and win["pd"] == h["pd"]):
+                a, e = h["dst_addr"], h["dst_addr"] + h["len"]
+                lo, hi = win["base"], win["base"] + win["len"]
+                straddle += (a < lo < e) or (a < hi < e)
+    dut._log.info("packets across a window's end: %d", straddle)
+    assert straddle > 0 or n < 20, "no packet across a window's end"
 
 
 @cocotb.test(skip=not DIRECTED)

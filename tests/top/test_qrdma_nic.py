@@ -214,6 +214,8 @@ class Bench:
             n.init = n.ram.read(0, MEM)
             await self.reg_write(n, "NQ_BASE", RING_BASE)
             await self.reg_write(n, "NQ_SIZE", RING_N)
+            # development mode (docs/protection.md): the random transfers carry no key
+            await self.reg_write(n, "PROT_CTRL", 1)
 
     # ---------------------------------------------------------------- liveness
     def state(self) -> dict:
@@ -1136,7 +1138,8 @@ async def nic_regs_rdl(dut):
     await b.start()
     fmt_version = __import__("tools.formats", fromlist=["FORMAT_VERSION"]).FORMAT_VERSION
     reg_nodes = [r for blk in regs.compile_top().children() for r in blk.registers()]
-    programmed = {"NQ_BASE": RING_BASE, "NQ_SIZE": RING_N}   # Bench.start wrote these
+    programmed = {"NQ_BASE": RING_BASE, "NQ_SIZE": RING_N,   # Bench.start wrote these
+                  "PROT_CTRL": 1}
     for n in b.nodes:
         built = {"ID": regs.ID_REG.pack(magic=C["ID_MAGIC"], version=fmt_version),
                  "NODE_ID": n.i}

@@ -462,7 +462,7 @@ class TB:
                  seq=self.next_seq(), size=size, cm=r.randrange(2), chained=r.randrange(2),
                  has_next=r.randrange(2), notify=r.randrange(2), last=r.randrange(2),
                  fid=r.randrange(256), path=r.randrange(4), xfer=r.randrange(2048),
-                 block=r.randrange(1 << 20))
+                 block=r.randrange(1 << 20), rkey=r.getrandbits(32))
         if r.random() < run_p:
             f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
         f["resend"] = int(r.random() < resend_p)
@@ -486,7 +486,8 @@ class TB:
                  size=r.getrandbits(33) if control else n, tag=r.getrandbits(32),
                  blocks=r.getrandbits(21), notify=r.randrange(2),
                  payload=r.getrandbits(256),   # bytes past len must not reach the packet
-                 resend=int(r.random() < resend_p))
+                 resend=int(r.random() < resend_p),
+                 rkey=r.getrandbits(32))       # a control packet does not carry it
         f.update(kw)
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
