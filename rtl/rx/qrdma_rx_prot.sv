@@ -10,10 +10,11 @@
 // (they write nothing into this node's memory); with cfg_open every packet passes.
 //
 // Contract: s_valid with s_hdr (no backpressure, at most one per cycle) -> m_valid with
-// m_ok exactly LAT = 3 cycles later, in order. A window write (win_we, a pulse) is in the
+// m_ok exactly 4 cycles later, in order. A window write (win_we, a pulse) is in the
 // table from the second cycle after it: a header given from then on sees the new entry.
-// Pipeline: P0 the table read at the key's index (registered read), the packet's end and
-// the key's fields registered; P1 the compares, each registered on its own; P2 their AND.
+// Pipeline: P0 the table read at the key's index, the packet's end and the key's fields
+// registered; P1 the read word in the RAM's output register; P2 the compares, each
+// 64/65-bit compare split in halves registered on their own; P3 their AND.
 `default_nettype none
 
 module qrdma_rx_prot
@@ -95,7 +96,7 @@ module qrdma_rx_prot
   assign t_wa = clr_q ? clr_idx_q : tw_idx_q;
   assign t_wd = clr_q ? '0 : tw_q_d;
 
-  qrdma_sdp_ram #(.WIDTH($bits(win_t)), .DEPTH(WINDOWS)) u_table (
+  qrdma_sdp_ram #(.WIDTH($bits(win_t)), .DEPTH(WINDOWS), .OUT_REG(1'b1)) u_table (
     .clk,
     .wr_en(t_we), .wr_be(1'b1), .wr_addr(t_wa), .wr_data(t_wd),
     .rd_en(1'b1), .rd_addr(WAW'(s_hdr.rkey >> RKEY_TAG_W)), .rd_data(ent)
@@ -120,22 +121,53 @@ module qrdma_rx_prot
     if (rst) v1_q <= 1'b0;
   end
 
-  // ------------------------------------------------------------------ P1: compare
-  logic v2_q, pass2_q, ent2_q, lo2_q, hi2_q;
+  // ------------------------------------------------------------------ P1: the word
+  // (the table's output register); the packet's fields follow
+  logic                  v2_q, pass2_q, idx_ok2_q;
+  logic [63:0]           a2_q;
+  logic [64:0]           e2_q;
+  logic [RKEY_TAG_W-1:0] tag2_q;
+  logic [3:0]            pd2_q;
 
   always_ff @(posedge clk) begin
-    v2_q    <= v1_q;
-    pass2_q <= !need1_q || open1_q;
-    ent2_q  <= idx_ok1_q && ent.valid && ent.wr && ent.tag == tag1_q && ent.pd == pd1_q;
-    lo2_q   <= a1_q >= ent.base;
-    hi2_q   <= e1_q <= ent.lim;
+    v2_q      <= v1_q;
+    pass2_q   <= !need1_q || open1_q;
+    idx_ok2_q <= idx_ok1_q;
+    a2_q      <= a1_q;
+    e2_q      <= e1_q;
+    tag2_q    <= tag1_q;
+    pd2_q     <= pd1_q;
     if (rst) v2_q <= 1'b0;
   end
 
-  // ------------------------------------------------------------------ P2: verdict
+  // ------------------------------------------------------------------ P2: compare
+  // base <= a: a_hi > base_hi, or equal and a_lo >= base_lo; e <= lim likewise (halves
+  // of 32 bits, the end's upper half 33)
+  logic v3_q, pass3_q, ent3_q, a_gt_hi3_q, a_eq_hi3_q, a_ge_lo3_q, e_lt_hi3_q, e_eq_hi3_q,
+        e_le_lo3_q;
+
   always_ff @(posedge clk) begin
-    m_valid <= v2_q;
-    m_ok    <= pass2_q || (ent2_q && lo2_q && hi2_q);
+    v3_q       <= v2_q;
+    pass3_q    <= pass2_q;
+    ent3_q     <= idx_ok2_q && ent.valid && ent.wr && ent.tag == tag2_q && ent.pd == pd2_q;
+    a_gt_hi3_q <= a2_q[63:32] > ent.base[63:32];
+    a_eq_hi3_q <= a2_q[63:32] == ent.base[63:32];
+    a_ge_lo3_q <= a2_q[31:0] >= ent.base[31:0];
+    e_lt_hi3_q <= e2_q[64:32] < ent.lim[64:32];
+    e_eq_hi3_q <= e2_q[64:32] == ent.lim[64:32];
+    e_le_lo3_q <= e2_q[31:0] <= ent.lim[31:0];
+    if (rst) v3_q <= 1'b0;
+  end
+
+  // ------------------------------------------------------------------ P3: verdict
+  logic lo_ok, hi_ok;
+
+  assign lo_ok = a_gt_hi3_q || (a_eq_hi3_q && a_ge_lo3_q);
+  assign hi_ok = e_lt_hi3_q || (e_eq_hi3_q && e_le_lo3_q);
+
+  always_ff @(posedge clk) begin
+    m_valid <= v3_q;
+    m_ok    <= pass3_q || (ent3_q && lo_ok && hi_ok);
     if (rst) m_valid <= 1'b0;
   end
 
