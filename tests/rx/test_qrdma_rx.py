@@ -39,6 +39,9 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 entries; windows without write permission, deregistered, ending inside
                 blocks: refused packets written nowhere, counted, answered by a NACK
                 ERR_REMOTE_ACCESS; the other tests run in development mode (all open)
+  rx_prot_dereg a window deregistered while a block is half in: the rest refused; the
+                window registered again with a new tag: the old key refused, the new
+                one written and ACKed
   rx_reverse    a block of MAX_BLK_PKTS unaligned packets in reverse order, its CONTROL
                 first; then its duplicates and its CONTROL again (dropped); then the
                 TID's next use (the next generation) whose seq is 40,000 later (older
@@ -252,8 +255,12 @@ class RxModel:
         self.rel: int | None = None
         self.stale_done = 0                # stale packets whose entry was done
 
-    def run(self, items: list[Wire], ring_off=frozenset(), rel=None) -> "RxModel":
+    def run(self, items: list[Wire], ring_off=frozenset(), rel=None,
+            prot_at: dict | None = None) -> "RxModel":
+        """prot_at: {i: table}: the window table from packet i on."""
         for i, w in enumerate(items):
+            if prot_at and i in prot_at:
+                self.prot = prot_at[i]
             self.off = i in ring_off
             self.rel = None if rel is None else rel[i]
             self.outcomes.append(self.process(w))
@@ -771,6 +778,7 @@ class TB:
         self.nq_size = nq_size
         self.miss_drops: int | None = None  # MISS responses the unit may drop (None: any)
         self.prot: list[dict] | None = None  # window table (None: development mode)
+        self.prot_at: dict[int, list[dict]] = {}  # the table from packet i of a run on
         self.errors: list[str] = []
         self.cycle = 0
         self.model: RxModel | None = None
@@ -851,10 +859,11 @@ class TB:
             for _ in range(self.p.entries + 10):
                 await RisingEdge(d.clk)
 
-    async def write_windows(self):
-        """Writes self.prot into the window table, one entry per cycle."""
+    async def write_windows(self, table: list[dict] | None = None):
+        """Writes `table` (default: self.prot) into the window table, one entry per
+        cycle."""
         d = self.dut
-        for i, w in enumerate(self.prot):
+        for i, w in enumerate(self.prot if table is None else table):
             await RisingEdge(d.clk)
             d.win_we.value = 1
             d.win_index.value = i
@@ -868,7 +877,7 @@ class TB:
 
     def new_model(self, items: list[Wire], ring_off=frozenset(), rel=None) -> RxModel:
         return RxModel(self.p, NODE_ID, frozenset(self.ram.bad), self.prot).run(
-            items, ring_off, rel)
+            items, ring_off, rel, self.prot_at)
 
     # ---- handshakes the sinks took (called by the monitor with the handshake's cycle)
     def _on_ack(self, item):
@@ -1373,6 +1382,59 @@ async def rx_prot(dut):
                 straddle += (a < lo < e) or (a < hi < e)
     dut._log.info("packets across a window's end: %d", straddle)
     assert straddle > 0 or n < 20, "no packet across a window's end"
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_prot_dereg(dut):
+    """A window deregistered while a block is half in (docs/protection.md): the block's
+    packets checked before are written, those after are refused (NACK ERR_REMOTE_ACCESS,
+    stat_prot_drop), no ACK; the window registered again with a new tag: the block's
+    next use with the old key is refused whole, with the new key written and ACKed."""
+    tb = TB(dut, "rx_prot_dereg", nq_size=8)
+    stim = Stim(tb.p, tb.rng)
+    mp, tag_w = tb.p.max_payload, C["RKEY_TAG_W"]
+    n = min(tb.p.max_blk_pkts, 16)
+    size = n * mp
+    base = BLOCK_BASE + 4 * mp
+    win = dict(base=base, len=size + 3 * mp, tag=0x5A, pd=3, wr=1, valid=1)
+    empty = dict(base=0, len=0, tag=0, pd=0, wr=0, valid=0)
+    t0 = [dict(win) if i == 2 else dict(empty) for i in range(64)]
+    t1 = [dict(empty) for _ in range(64)]                                # deregistered
+    t2 = [dict(win, tag=0xA7) if i == 2 else dict(empty) for i in range(64)]
+    key0, key2 = (2 << tag_w) | 0x5A, (2 << tag_w) | 0xA7
+    b1 = stim.block(SRCS[0], 9, size=size, notify=False, dst=base)
+    b2 = stim.block(SRCS[0], 9, size=size, notify=False, dst=base)      # the next use
+    b3 = stim.block(SRCS[0], 9, size=size, notify=False, dst=base)
+    ph1 = [with_key(w, key0, 3) for w in b1["pkts"][:n // 2]]
+    ph2 = [with_key(w, key0, 3) for w in b1["pkts"][n // 2:]]
+    ph3 = [with_key(w, key0, 3) for w in b2["pkts"]] + [with_key(w, key2, 3) for w in b3["pkts"]]
+    tb.prot = t0
+    tb.prot_at = {len(ph1): t1, len(ph1) + len(ph2): t2}
+    await tb.reset(wait_init=True)
+    await tb.write_windows()
+    tb.model = tb.new_model(ph1 + ph2 + ph3)
+    m = tb.model
+
+    for w in ph1:
+        tb.src.send_nowait(w.frame())
+    await tb.until(lambda: tb.stats["data_pkt"] >= len(ph1), "the first half written")
+    await tb.write_windows(t1)
+    for w in ph2:
+        tb.src.send_nowait(w.frame())
+    await tb.until(lambda: tb.stats["prot_drop"] >= len(ph2), "the second half refused")
+    await tb.write_windows(t2)
+    for w in ph3:
+        tb.src.send_nowait(w.frame())
+    await tb.wait_done()
+    for _ in range(300):
+        await RisingEdge(dut.clk)
+    tb.final_checks()
+    assert m.outcomes == (["data"] * len(ph1) + ["prot"] * (len(ph2) + len(b2["pkts"]))
+                          + ["data"] * len(b3["pkts"])), m.outcomes
+    assert tb.stats["prot_drop"] == len(ph2) + len(b2["pkts"])
+    assert len(tb.prot_got) == len(ph2) + len(b2["pkts"])
+    got = [RSP_DESC.unpack(x["data"]) for x in tb.rsps]
+    assert [(r["tid"], r["seq"], r["nack"]) for r in got] == [(9, b3["seq"], 0)], got
 
 
 @cocotb.test(skip=not DIRECTED)
