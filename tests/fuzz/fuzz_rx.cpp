@@ -796,7 +796,7 @@ struct Fuzz {
         p_b = ready[rng.below(4)];
         p_ack = ready[rng.below(4)];
         p_rsp = ready[rng.below(4)];
-        p_sw = rng.chance(0.2) ? 0.002 : rng.chance(0.5) ? 0.05 : 0.5;
+        p_sw = rng.chance(0.2) ? 0.005 : rng.chance(0.5) ? 0.05 : 0.5;
         next_phase = cycle + rng.range(2000, 40000);
     }
 
@@ -925,8 +925,8 @@ struct Fuzz {
             misses.pop_front();
         }
         if (cls) on_pulse(cls);
-        // software: takes ring entries
-        if (rng.chance(p_sw)) {
+        // software: takes ring entries (briskly while the stream waits for the unit)
+        if (rng.chance(st == S_DRAIN || st == S_DONE ? 0.5 : p_sw)) {
             uint8_t &mk = lo_mem[RING_BASE + 64 * (nq_tail % nq_size)];
             if (mk == QRDMA_NOTIF_FULL) {
                 mk = QRDMA_NOTIF_EMPTY;

@@ -4,7 +4,7 @@
 "Fuzzing the network port"): builds qrdma_rx with Verilator (assertions on) and the C++
 testbench into build/fuzz_rx/, then runs it with a seed from QRDMA_SEED or a fresh one
 (printed: a failure names it for replay). 1,000,000 random packets in make test,
-20,000,000 with QRDMA_FULL=1 (make test-full); QRDMA_FUZZ_PACKETS sets the count.
+10,000,000 with QRDMA_FULL=1 (make test-full); QRDMA_FUZZ_PACKETS sets the count.
 """
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -26,7 +28,7 @@ MAIN = ROOT / "tests" / "fuzz" / "fuzz_rx.cpp"
 # the DUT's parameters (qrdma_rx defaults), given to Verilator and to the testbench
 PARAMS = {"NUM_NODES": 4, "MAX_PAYLOAD": 1024, "MAX_BLK_PKTS": 64, "PROT_WINDOWS": 64}
 PACKETS = 1_000_000
-PACKETS_FULL = 20_000_000
+PACKETS_FULL = 10_000_000
 
 
 def build() -> Path:
@@ -62,6 +64,7 @@ def build() -> Path:
     return OUT / "fuzz_rx"
 
 
+@pytest.mark.long
 def test_fuzz_rx():
     exe = build()
     seed = int(os.environ.get("QRDMA_SEED") or random.SystemRandom().randrange(1 << 31))
