@@ -567,9 +567,12 @@ struct Fuzz {
             key ^= (uint32_t)rng.range(1, (1u << TAG_W) - 1);              // wrong tag
         } else if (k < 79) {
             key = ((uint32_t)rng.below(WINDOWS) << TAG_W) | w.tag;         // wrong index
-        } else if (k < 84) {
-            key = ((uint32_t)rng.range(WINDOWS, (1u << (32 - TAG_W)) - 1) << TAG_W) |
-                  (uint32_t)rng.below(1u << TAG_W);                        // past the table
+        } else if (k < 84) {   // past the table: often the window's index and tag above it
+            key = rng.chance(0.5)
+                      ? (uint32_t)((wi + WINDOWS * rng.range(1, (1u << (32 - TAG_W)) / WINDOWS - 1))
+                                   << TAG_W) | w.tag
+                      : ((uint32_t)rng.range(WINDOWS, (1u << (32 - TAG_W)) - 1) << TAG_W) |
+                            (uint32_t)rng.below(1u << TAG_W);
         } else if (k < 88) {
             key = 0;
         } else if (k < 92) {
