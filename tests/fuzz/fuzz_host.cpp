@@ -13,6 +13,7 @@
 // descriptors on known channels give the right blocks / packets and end DONE.
 //
 // Usage: fuzz_host <transactions> <seed>; exits 1 with a message on the first violation.
+// FUZZ_TRACE=1 prints every B response (cycle, ID, burst, BRESP).
 #include "Vqrdma_qos_engine.h"
 #include "verilated.h"
 
@@ -255,7 +256,9 @@ struct Bench {
   uint32_t pick_addr() {
     unsigned r = rng.below(100);
     uint32_t page = rng.below(QRDMA_NUM_PAGES) * QRDMA_PAGE_STRIDE;
-    if (r < 35) return page + rng.below(QRDMA_WR_CH_PER_PAGE) * LINE + 8 * rng.below(4);
+    // descriptor lines, mostly of a few channels so that partial lines get completed and
+    // free their page again
+    if (r < 35) return page + (rng.pct(70) ? rng.below(4) : rng.below(QRDMA_WR_CH_PER_PAGE)) * LINE + 8 * rng.below(4);
     if (r < 42) return page + WR_LINES + rng.below(QRDMA_WR_CH_PER_PAGE) * LINE + 8 * rng.below(4);
     if (r < 50) return page + QRDMA_STATUS_OFFSET + 8 * rng.below(QRDMA_WR_CH_PER_PAGE + 4);
     if (r < 55) return page + QRDMA_COLL_OFFSET + 8 * rng.below(4);

@@ -9,7 +9,8 @@ the AXI4 slave protocol, that nothing hangs, the refusals that depend on the bea
 (R1-R5, the register window) and, after the fuzz, that known good descriptors still give
 the right blocks and packets and end DONE.
 
-Size: N_DEFAULT transactions in the default run, N_FULL with QRDMA_FULL=1 (make test-full).
+Both bus widths (HOST_DATA_W 256 and 128), each N_DEFAULT transactions in the default run
+and N_FULL with QRDMA_FULL=1 (make test-full).
 Replay: QRDMA_SEED=<seed printed by the run>.
 """
 from __future__ import annotations
@@ -76,7 +77,7 @@ def seed() -> int:
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("data_w", [256])
+@pytest.mark.parametrize("data_w", [256, 128])
 def test_fuzz_host(data_w):
     exe = build_bench(f"fuzz_host_{data_w}", TOP, BENCH, {"HOST_DATA_W": data_w})
     n = N_FULL if full() else N_DEFAULT
