@@ -72,6 +72,7 @@ def build_bench(name: str, top: str, bench: Path, parameters: dict | None = None
 
 
 def seed() -> int:
+    """QRDMA_SEED (a replay) or a fresh seed (tests/seeding.py convention)."""
     s = os.environ.get("QRDMA_SEED")
     return int(s) if s else random.SystemRandom().randrange(1 << 31)
 
