@@ -10,7 +10,8 @@
 // beats, ARLEN+1 R beats with RLAST on the last, IDs, order per ID, VALID and payload held
 // until READY), no hang, the refusals that depend on the beat alone (R1-R5 and the register
 // window rules: SLVERR), read data (replicated lanes, 0 on SLVERR); afterwards known good
-// descriptors on known channels give the right blocks / packets and end DONE.
+// descriptors on known channels give the right blocks / packets and end DONE, and the
+// engine's output counters equal the outputs taken.
 //
 // Usage: fuzz_host <transactions> <seed>; exits 1 with a message on the first violation.
 // FUZZ_TRACE=1 prints every B response (cycle, ID, burst, BRESP).
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdarg>
+#include <cstddef>
 #include <functional>
 #include <chrono>
 #include <cinttypes>
@@ -829,22 +831,39 @@ struct Bench {
     return out;
   }
 
-  uint64_t read_status(unsigned p, unsigned c) {
+  // n 64-bit words from addr on, one INCR burst (the responses are checked in on_r)
+  std::vector<uint64_t> read64(uint32_t addr, unsigned n) {
     keep_reads = true;
     finished_reads.clear();
     auto b = std::make_unique<RBurst>();
     b->id = rng.below(NIDS);
-    b->addr = p * QRDMA_PAGE_STRIDE + QRDMA_STATUS_OFFSET + 8 * c;
-    b->len = 0;
+    b->addr = addr;
+    b->len = n - 1;
     b->size = 3;
     b->burst = BURST_INCR;
     push_read(std::move(b));
-    settle_requests("a status read");
-    uint64_t v = finished_reads.at(0)->data.at(0);
+    settle_requests("a register read");
+    std::vector<uint64_t> v = finished_reads.at(0)->data;
     keep_reads = false;
     finished_reads.clear();
     while (!rall.empty() && rall.front()->got == rall.front()->len + 1) rall.pop_front();
     return v;
+  }
+
+  uint64_t read_status(unsigned p, unsigned c) {
+    return read64(p * QRDMA_PAGE_STRIDE + QRDMA_STATUS_OFFSET + 8 * c, 1).at(0);
+  }
+
+  // the engine's output counters against the outputs the bench took
+  void check_counters() {
+    static_assert(offsetof(qrdma_eng_csr_t, CNT_INLINE) == offsetof(qrdma_eng_csr_t, CNT_BLOCKS) + 8 &&
+                      offsetof(qrdma_eng_csr_t, CNT_CONTROL) == offsetof(qrdma_eng_csr_t, CNT_INLINE) + 8,
+                  "CNT_BLOCKS, CNT_INLINE, CNT_CONTROL are consecutive");
+    auto v = read64(QRDMA_REG(eng.CNT_BLOCKS), 3);
+    if (v[0] != st.blocks || v[1] != st.inl || v[2] != st.ctrl)
+      fail("CNT_BLOCKS %" PRIu64 " CNT_INLINE %" PRIu64 " CNT_CONTROL %" PRIu64 ", the bench took %" PRIu64
+           " blocks, %" PRIu64 " inline and %" PRIu64 " control packets", v[0], v[1], v[2], st.blocks, st.inl,
+           st.ctrl);
   }
 
   // known good descriptors on known channels of every page: their outputs and DONE
@@ -969,6 +988,7 @@ struct Bench {
              static_cast<size_t>(i / QRDMA_WR_CH_PER_PAGE), static_cast<size_t>(i % QRDMA_WR_CH_PER_PAGE),
              again[i]);
     int good = known_good();
+    check_counters();
     auto t2 = std::chrono::steady_clock::now();
     double fs = std::chrono::duration<double>(t1 - t0).count();
     double all = std::chrono::duration<double>(t2 - t0).count();
@@ -982,7 +1002,7 @@ struct Bench {
     std::printf("network: %" PRIu64 " blocks, %" PRIu64 " inline, %" PRIu64 " control packets, %" PRIu64
                 " ACKs (%" PRIu64 " NACKs)\n", st.blocks, st.inl, st.ctrl, st.acks, st.nacks);
     std::printf("after the fuzz: pages flushed, every status IDLE, %d known-good descriptors DONE with "
-                "the right outputs; %" PRIu64 " cycles, %.1f s in all\nPASS\n", good, now, all);
+                "the right outputs, the output counters right; %" PRIu64 " cycles, %.1f s in all\nPASS\n", good, now, all);
     return 0;
   }
 
