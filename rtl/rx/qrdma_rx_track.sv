@@ -261,22 +261,19 @@ module qrdma_rx_track
     if (h1_b_q) ent_bc = h1_q;
   end
 
-  // leaving C: the compares of the lookup with h1 and with the entry of C, side by side;
-  // the packet's bit as an AND-OR with its one-hot bit oh (no 64:1 select by the index,
-  // whose bits would drive every select)
+  // leaving C: the compares of the lookup with h1 and with the entry of C, side by side
   /* verilator lint_off UNUSEDSIGNAL */  // the flags and the other lookup fields are not compared
-  function automatic cmp_t compare(input ent_t e, input lk_t l,
-                                   input logic [MAX_BLK_PKTS-1:0] oh);
+  function automatic cmp_t compare(input ent_t e, input lk_t l);
     cmp_t c;
     c.zero = gen_zero(l.r.gen, l.r.epoch, e.gen, e.epoch);
     c.neg  = gen_neg(l.r.gen, l.r.epoch, e.gen, e.epoch);
-    c.bs   = |(e.mask & oh);
+    c.bs   = e.mask[l.idx];
     c.ceq  = (9'(e.cnt) == l.bpm1);
     return c;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  assign cmp_c = h1_c_q ? compare(h1_q, lk_c_q, oh_c_q) : compare(ent_c_q, lk_c_q, oh_c_q);
+  assign cmp_c = h1_c_q ? compare(h1_q, lk_c_q) : compare(ent_c_q, lk_c_q);
 
   // ------------------------------------------------------------------ stage 2: decide
   // What stage 2 does with its entry (cls), decided from registered compares.
@@ -288,135 +285,76 @@ module qrdma_rx_track
     C_CSAME   // CONTROL of the block, the first: ctrl set
   } cls_e;
 
+  logic     newer, same, older, complete;
   cls_e     cls;
   trk_dec_t d;
 
-  // What stage 2 does (cls) and its decision (d), from its entry's flags (valid, done,
-  // ctrl, wseen), its compares and the lookup's op, notify, ask and bp1.
-  typedef struct packed {
-    cls_e     cls;
-    trk_dec_t d;
-  } dcs_t;
+  assign newer = !ent2_q.valid || (!cmp2_q.zero && !cmp2_q.neg);
+  assign same  = ent2_q.valid && cmp2_q.zero;
+  assign older = !newer && !same;
 
   // A block's completion event comes with the packet that completes it; the last block
   // of a notifying transfer (DATA with notify) also waits for its CONTROL, whichever of
   // the two comes second. An INLINE is a one-packet block with its own notify.
-  /* verilator lint_off UNUSEDSIGNAL */  // of e and l: the entry's flags and the lookup's op, notify, ask, bp1
-  function automatic dcs_t decide(input ent_t e, input cmp_t c, input lk_t l);
-    logic newer, same, older, complete;
-    dcs_t r;
-    newer    = !e.valid || (!c.zero && !c.neg);
-    same     = e.valid && c.zero;
-    older    = !newer && !same;
-    r        = '{cls: C_KEEP, d: '0};
+  always_comb begin
+    d        = '0;
+    cls      = C_KEEP;
     complete = 1'b0;
-    unique case (l.r.op)
+    unique case (lk2_q.r.op)
       TRK_DATA, TRK_INLINE: begin
         if (newer) begin
-          r.cls      = C_WNEW;
-          r.d.acc_wr = 1'b1;
-          r.d.first  = 1'b1;
-          complete   = l.bp1;
-        end else if (same && !c.bs) begin
-          r.cls      = C_WSAME;
-          r.d.acc_wr = 1'b1;
-          r.d.first  = !e.wseen;
-          complete   = !e.done && c.ceq;
+          cls      = C_WNEW;
+          d.acc_wr = 1'b1;
+          d.first  = 1'b1;
+          complete = lk2_q.bp1;
+        end else if (same && !cmp2_q.bs) begin
+          cls      = C_WSAME;
+          d.acc_wr = 1'b1;
+          d.first  = !ent2_q.wseen;
+          complete = !ent2_q.done && cmp2_q.ceq;
         end else begin
-          r.d.dup   = same;
-          r.d.stale = older;
+          d.dup   = same;
+          d.stale = older;
           // a duplicate of a block whose event was issued (a notifying last block's comes
           // with its CONTROL): its response is sent again, once per copy of the block (at
           // its asking packet)
-          r.d.redo  = same && e.done && l.ask
-                    && (l.r.op == TRK_INLINE || !l.r.notify || e.ctrl);
+          d.redo  = same && ent2_q.done && lk2_q.ask
+                    && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2_q.ctrl);
         end
         // an asking DATA packet written or a duplicate, its block incomplete after it
         // (written: a new block of more than one packet, or the same block not completed
         // by it; a duplicate: the block not done)
-        r.d.miss = l.r.op == TRK_DATA && l.ask
-                 && (newer ? !l.bp1 : (same && !e.done && (c.bs || !c.ceq)));
-        if (l.r.op == TRK_INLINE) begin
-          r.d.evt      = complete;
-          r.d.ntf      = complete && l.r.notify;
-          r.d.ctl_keep = complete && l.r.notify;
+        d.miss = lk2_q.r.op == TRK_DATA && lk2_q.ask
+                 && (newer ? !lk2_q.bp1 : (same && !ent2_q.done && (cmp2_q.bs || !cmp2_q.ceq)));
+        if (lk2_q.r.op == TRK_INLINE) begin
+          d.evt      = complete;
+          d.ntf      = complete && lk2_q.r.notify;
+          d.ctl_keep = complete && lk2_q.r.notify;
         end else begin
-          r.d.evt = complete && (!l.r.notify || (!newer && e.ctrl));
-          r.d.ntf = complete && l.r.notify;
+          d.evt = complete && (!lk2_q.r.notify || (!newer && ent2_q.ctrl));
+          d.ntf = complete && lk2_q.r.notify;
         end
       end
       TRK_CONTROL: begin
         if (newer) begin
-          r.cls        = C_CNEW;
-          r.d.acc_ctl  = 1'b1;
-          r.d.ctl_keep = 1'b1;
-        end else if (same && !e.ctrl) begin
-          r.cls        = C_CSAME;
-          r.d.acc_ctl  = 1'b1;
-          r.d.ctl_keep = 1'b1;
-          r.d.evt      = e.done;   // the block is already complete
-          r.d.ntf      = e.done;
+          cls        = C_CNEW;
+          d.acc_ctl  = 1'b1;
+          d.ctl_keep = 1'b1;
+        end else if (same && !ent2_q.ctrl) begin
+          cls        = C_CSAME;
+          d.acc_ctl  = 1'b1;
+          d.ctl_keep = 1'b1;
+          d.evt      = ent2_q.done;   // the block is already complete
+          d.ntf      = ent2_q.done;
         end else begin
-          r.d.dup   = same;
-          r.d.stale = older;
-          r.d.redo  = same && e.done;   // ctrl is set: its event was issued
+          d.dup   = same;
+          d.stale = older;
+          d.redo  = same && ent2_q.done;   // ctrl is set: its event was issued
         end
       end
       default: ;  // TRK_NONE
     endcase
-    return r;
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  // The decision d from copies of stage 2's registers, held inverted (synthesis merges
-  // equal flops, and a kept copy would take the originals' loads as well): stage 2's
-  // registers drive cls, the entry written back and the snoop; the copies drive d, to
-  // the table's write enable and the caller.
-  logic    f2_valid_n_q, f2_done_n_q, f2_ctrl_n_q, f2_wseen_n_q;
-  logic    l2_notify_n_q, l2_ask_n_q, l2_bp1_n_q;
-  cmp_t    c2_n_q;
-  trk_op_e l2_op_n_q;
-  ent_t    e2d;
-  lk_t     l2d;
-
-  always_ff @(posedge clk) begin
-    if (c_v_q) begin
-      /* verilator lint_off UNUSEDSIGNAL */  // its flags only: the rest is ent2_q's
-      ent_t e;
-      /* verilator lint_on UNUSEDSIGNAL */
-      e = sn_c_q ? ent_wr : (h1_c_q ? h1_q : ent_c_q);
-      f2_valid_n_q  <= !e.valid;
-      f2_done_n_q   <= !e.done;
-      f2_ctrl_n_q   <= !e.ctrl;
-      f2_wseen_n_q  <= !e.wseen;
-      c2_n_q        <= ~(sn_c_q ? cmp_sn : cmp_c);
-      l2_op_n_q     <= trk_op_e'(~lk_c_q.r.op);
-      l2_notify_n_q <= !lk_c_q.r.notify;
-      l2_ask_n_q    <= !lk_c_q.ask;
-      l2_bp1_n_q    <= !lk_c_q.bp1;
-    end
   end
-
-  always_comb begin
-    e2d          = '0;
-    e2d.valid    = !f2_valid_n_q;
-    e2d.done     = !f2_done_n_q;
-    e2d.ctrl     = !f2_ctrl_n_q;
-    e2d.wseen    = !f2_wseen_n_q;
-    l2d          = '0;
-    l2d.r.op     = trk_op_e'(~l2_op_n_q);
-    l2d.r.notify = !l2_notify_n_q;
-    l2d.ask      = !l2_ask_n_q;
-    l2d.bp1      = !l2_bp1_n_q;
-  end
-
-  /* verilator lint_off UNUSEDSIGNAL */  // cls of the one, d of the other
-  dcs_t dc_e, dc_d;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign dc_e = decide(ent2_q, cmp2_q, lk2_q);
-  assign dc_d = decide(e2d, cmp_t'(~c2_n_q), l2d);
-  assign cls  = dc_e.cls;
-  assign d    = dc_d.d;
 
   // the entry written back
   always_comb begin
