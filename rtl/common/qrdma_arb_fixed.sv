@@ -4,6 +4,8 @@
 // qrdma_arb_fixed: fixed-priority arbiter over N requesters, purely combinational: the
 // strict-order pick of the scheduling queues ([QoS-RDMA] §3.9.1, qrdma_qos_seg) and the
 // two halves of qrdma_arb_rr. A common block (STYLE.md: arbiters live in rtl/common).
+// CHAIN = 0 forms the grant from gates instead of carry chains (the same function; for a
+// few requesters, as the QoS pick's choice between its six classes).
 //
 // Contract: requester 0 has the highest priority. gnt is the lowest set bit of req
 // (one-hot, or zero when nothing is requested), gnt_valid = |req, and gnt_idx is the index
@@ -15,6 +17,7 @@ module qrdma_arb_fixed
   import qrdma_pkg::*;
 #(
   parameter int unsigned N  = 4,  // number of requesters
+  parameter bit          CHAIN = 1'b1,  // 1: lowest set bit by carry chains; 0: by gates (below)
   localparam int unsigned IW = idx_w(N)
 ) (
   input  logic [N-1:0]  req,        // request per requester, bit 0 highest priority
@@ -57,7 +60,16 @@ module qrdma_arb_fixed
   logic [NG-1:0] grp_gnt;  // group g granted: its lowest request is the grant
   logic [GW-1:0] sub_idx;  // index inside the granted group
 
-  assign grp_gnt   = grp_any & (~grp_any + NG'(1));
+  // CHAIN = 0: each grant bit a gate of its request and those before it (no carry chain;
+  // for a few requesters, where a grant's gate is one LUT level and the chain's entry and
+  // exit cost more than that)
+  if (CHAIN) begin : gen_grp_chain
+    assign grp_gnt = grp_any & (~grp_any + NG'(1));
+  end else begin : gen_grp_gates
+    for (genvar g = 0; g < int'(NG); g++) begin : gen_bit
+      assign grp_gnt[g] = grp_any[g] && ((grp_any & (NG'({NG{1'b1}}) >> (NG - g))) == '0);
+    end
+  end
   assign gnt_valid = |grp_any;
 
   for (genvar g = 0; g < int'(NG); g++) begin : gen_grp
@@ -65,7 +77,13 @@ module qrdma_arb_fixed
     logic [W-1:0] r;
     assign r          = req[g * G +: W];
     assign grp_any[g] = |r;
-    assign gnt[g * G +: W] = grp_gnt[g] ? (r & (~r + W'(1))) : '0;
+    if (CHAIN) begin : gen_chain
+      assign gnt[g * G +: W] = grp_gnt[g] ? (r & (~r + W'(1))) : '0;
+    end else begin : gen_gates
+      for (genvar i = 0; i < int'(W); i++) begin : gen_bit
+        assign gnt[g * G + i] = grp_gnt[g] && r[i] && ((r & (W'({W{1'b1}}) >> (W - i))) == '0);
+      end
+    end
   end
 
   // the grant padded to whole groups, so that every group is a constant G-bit slice

@@ -258,8 +258,10 @@ module qrdma_qos_seg
   end
   assign top_req = {cls_any[3] && ok_fid4, cls_any[2], cls_any[1] && ok_fid1, cls_any[0],
                     elig[Q_TID] && ok_tid, elig[Q_CTRL]};
+  // the choice between the classes: a gate per class of its request and those before it
+  // (six bits, no carry chain)
   /* verilator lint_off PINCONNECTEMPTY */  // gnt_valid, index: the grant is used one-hot
-  qrdma_arb_fixed #(.N(NC)) u_arb_top (
+  qrdma_arb_fixed #(.N(NC), .CHAIN(1'b0)) u_arb_top (
     .req(top_req), .gnt(top_gnt), .gnt_valid(), .gnt_idx()
   );
   /* verilator lint_on PINCONNECTEMPTY */

@@ -483,6 +483,7 @@ module qrdma_tx_rel
   logic [TW-1:0] d1_tid_q, d2_tid_q, d3_tid_q;
   logic [SW-1:0] d3_dl_q, to_rd, dl_rd;
   logic          d3_we;   // D3 writes (an arm of the TID in that cycle takes the bit)
+  logic          d3_arm_q; // the arm of D3's cycle is of D3's TID (compared in D2 with arm2)
 
   always_ff @(posedge clk) begin
     d1_v_q   <= s_sent_valid && !(arm3_v_q && arm3_q.k.tid == s_sent_tid);
@@ -491,6 +492,7 @@ module qrdma_tx_rel
     d2_tid_q <= d1_tid_q;
     d3_v_q   <= d2_v_q;
     d3_tid_q <= d2_tid_q;
+    d3_arm_q <= arm2_v_q && arm2_q.k.tid == d2_tid_q;
     d3_dl_q  <= tick + to_rd;
     if (rst) begin
       d1_v_q <= 1'b0;
@@ -499,7 +501,7 @@ module qrdma_tx_rel
     end
   end
 
-  assign d3_we = d3_v_q && !(arm3_v_q && arm3_q.k.tid == d3_tid_q);
+  assign d3_we = d3_v_q && !d3_arm_q;
 
   qrdma_sdp_ram #(.WIDTH(SW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_to_ram (
@@ -550,7 +552,13 @@ module qrdma_tx_rel
   assign s0_hit = touched(sc_q);
   assign s1_hit = touched(s1_tid_q);
   assign s2_hit = touched(s2_tid_q);
-  assign s3_hit = touched(s3_tid_q);
+  // S3's: the compares with S3's TID made in S2 against what writes in S3's cycle (arm2
+  // becomes arm3, A2's TID A3's, D2's D3's), registered
+  logic s3_h_arm_q, s3_h_a3_q, s3_h_d3_q;
+  // and those of s3_ack / s3_armq below: A1's, A2's and arm2's TIDs against S3's (A0's,
+  // A1's and arm's against S2's)
+  logic s3_a1_q, s3_a2_q, s3_ar2_q;
+  assign s3_hit = s3_h_arm_q || (clr_ack && s3_h_a3_q) || (d3_we && s3_h_d3_q);
 
   logic [SW-1:0] s2_late;
   logic          s2_bo_ge;   // the timer's re-sends reach the backoff's cap: min(rt, bo) = bo
@@ -656,11 +664,12 @@ module qrdma_tx_rel
   logic [PNW-1:0]  s3_pn_q;
   logic [3:0]      s3_sm_q;
   logic            s0_mhit, s1_mhit, s2_mhit, s3_mhit;
+  logic            s3_mi_q;   // mi3's TID is S3's (mi2's compared with S2's)
 
   assign s0_mhit = mi3_v_q && mi3_tid_q == sc_q;
   assign s1_mhit = mi3_v_q && mi3_tid_q == s1_tid_q;
   assign s2_mhit = mi3_v_q && mi3_tid_q == s2_tid_q;
-  assign s3_mhit = mi3_v_q && mi3_tid_q == s3_tid_q;
+  assign s3_mhit = mi3_v_q && s3_mi_q;   // (mi3's TID compared in S2, as mi2's)
 
   // Visits out of turn: the TID of every MISS written (M3) joins a FIFO (dropped when it is
   // full: the scan's round still finds the record), and its head is visited next in S0
@@ -739,6 +748,13 @@ module qrdma_tx_rel
     s2_sent_q <= sent_rd[0];
     s2_hit_q <= s1_hit_q || s1_hit;
     s3_tid_q <= s2_tid_q;
+    s3_h_arm_q <= arm2_v_q && arm2_q.k.tid == s2_tid_q;
+    s3_h_a3_q  <= a2_tid_q == s2_tid_q;
+    s3_h_d3_q  <= d2_tid_q == s2_tid_q;
+    s3_mi_q    <= mi2_tid_q == s2_tid_q;
+    s3_a1_q    <= ak.tid == s2_tid_q;
+    s3_a2_q    <= a1_tid_q == s2_tid_q;
+    s3_ar2_q   <= arm_q.k.tid == s2_tid_q;
     s3_arm_q <= s2_arm_q && sc_rd.timed;
     s3_hit_q <= s2_hit_q || s2_hit;
     s3_seq_q <= sc_rd.seq;
@@ -787,12 +803,11 @@ module qrdma_tx_rel
   // re-send arms it again when it passes on.
   logic due, to_fire, rs_fire, rq_room;
   logic tstable, tdue, mrec, mmatch, m_fire, m_clr;
-  assign s3_ack  = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && a1_tid_q == s3_tid_q)
-                   || (a2_v_q && a2_tid_q == s3_tid_q);
+  assign s3_ack  = (ack_valid && ak.tid == s3_tid_q) || (a1_v_q && s3_a1_q) || (a2_v_q && s3_a2_q);
   // (an arm on its way, not yet written, counts as a hit too: its descriptor passed on
   // after the words were read)
   logic s3_armq;
-  assign s3_armq = (arm_v_q && arm_q.k.tid == s3_tid_q) || (arm2_v_q && arm2_q.k.tid == s3_tid_q)
+  assign s3_armq = (arm_v_q && arm_q.k.tid == s3_tid_q) || (arm2_v_q && s3_ar2_q)
                    || (pend_q && pend_arm_q.k.tid == s3_tid_q);
   assign due     = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && on_q
                    && !init_busy && !squash;
