@@ -51,7 +51,7 @@ _top("qrdma_sync_fifo", ["rtl/common/qrdma_sync_fifo.sv"], deps=["qrdma_sdp_ram"
 _top("qrdma_reg_slice", ["rtl/common/qrdma_reg_slice.sv"], synth={"WIDTH": 64},
      lint=({"WIDTH": 1},))
 _top("qrdma_arb_fixed", ["rtl/common/qrdma_arb_fixed.sv"], synth={"N": 16},
-     lint=({"N": 1}, {"N": 5}))
+     lint=({"N": 1}, {"N": 5}, {"N": 6, "CHAIN": 0}, {"N": 66, "CHAIN": 0}))
 _top("qrdma_arb_rr", ["rtl/common/qrdma_arb_rr.sv"], deps=["qrdma_arb_fixed"], synth={"N": 16},
      lint=({"N": 1}, {"N": 5}))
 _top("qrdma_id_pool", ["rtl/common/qrdma_id_pool.sv"], deps=["qrdma_sync_fifo"],

@@ -58,12 +58,15 @@ async def arb_fixed_all(dut):
 def params():
     from simrun import full
 
-    # 66: the QoS core's queue picker (two groups of the grouped carry chain), 130: three
-    return [1, 32, 66] + ([7, 64, 65, 130] if full() else [])
+    # (N, CHAIN) -- 66: the QoS core's queue picker (two groups of the grouped carry
+    # chain), 130: three; 6 with gates: the segmenter's choice between its classes
+    return ([(1, 1), (32, 1), (66, 1), (6, 0), (32, 0)]
+            + ([(7, 1), (64, 1), (65, 1), (130, 1), (66, 0)] if full() else []))
 
 
-@pytest.mark.parametrize("n", params())
-def test_qrdma_arb_fixed(n):
+@pytest.mark.parametrize("n,chain", params())
+def test_qrdma_arb_fixed(n, chain):
     from simrun import run
 
-    run("qrdma_arb_fixed", "test_qrdma_arb_fixed", {"N": n}, extra_env={"P_N": str(n)})
+    run("qrdma_arb_fixed", "test_qrdma_arb_fixed", {"N": n, "CHAIN": chain},
+        extra_env={"P_N": str(n)})
