@@ -92,6 +92,7 @@ module qrdma_rx
   input  logic [3:0]           win_pd,
   input  logic                 win_wr,
   input  logic                 win_valid,
+  output logic                 prot_ready,          // the window table is cleared (after rst)
   // work outstanding and occupancy (state snapshot)
   output logic                 busy,
   output logic [15:0]          occ_buf,             // buffer beats in use
@@ -177,7 +178,8 @@ module qrdma_rx
   qrdma_rx_prot #(.WINDOWS(PROT_WINDOWS)) u_prot (
     .clk, .rst, .cfg_open(cfg_prot_open),
     .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd, .win_wr, .win_valid,
-    .s_valid(new_valid), .s_hdr(new_hdr), .m_valid(chk_valid), .m_ok(chk_ok)
+    .s_valid(new_valid), .s_hdr(new_hdr), .m_valid(chk_valid), .m_ok(chk_ok),
+    .ready(prot_ready)
   );
 
   qrdma_rx_hdr #(

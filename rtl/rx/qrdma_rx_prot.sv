@@ -12,6 +12,8 @@
 // Contract: s_valid with s_hdr (no backpressure, at most one per cycle) -> m_valid with
 // m_ok exactly 4 cycles later, in order. A window write (win_we, a pulse) is in the
 // table from the second cycle after it: a header given from then on sees the new entry.
+// After rst the table is cleared in WINDOWS cycles; `ready` rises then (a window write
+// before it may be lost).
 // Pipeline: P0 the table read at the key's index, the packet's end and the key's fields
 // registered; P1 the read word in the RAM's output register; P2 the compares, each
 // 64/65-bit compare split in halves registered on their own; P3 their AND.
@@ -42,7 +44,8 @@ module qrdma_rx_prot
   input  net_hdr_t    s_hdr,
   /* verilator lint_on UNUSEDSIGNAL */
   output logic        m_valid,
-  output logic        m_ok
+  output logic        m_ok,
+  output logic        ready            // the table is cleared: window writes are kept
 );
 
 `ifndef SYNTHESIS
@@ -91,6 +94,8 @@ module qrdma_rx_prot
   win_t           t_wd, ent;
 
   qrdma_init_sweep #(.N(WINDOWS)) u_clear (.clk, .rst, .busy(clr_q), .idx(clr_idx_q));
+
+  assign ready = !clr_q;
 
   assign t_we = clr_q || tw_q;
   assign t_wa = clr_q ? clr_idx_q : tw_idx_q;

@@ -20,8 +20,9 @@
 // busy: work is outstanding (a transfer posted and not finished, or a packet, write,
 // response or notification in flight); nq_wait: a notification waits for a ring slot
 // (software must take entries); state: occupancy snapshot (nic_state, docs/formats.md),
-// registered. After rst: `ready` rises when the engine's ID pools are filled (transfers
-// may be posted from then on); the host port accepts AXI requests earlier.
+// registered. After rst: `ready` rises when the engine's ID pools are filled and the
+// receive unit's window table is cleared (transfers may be posted and windows
+// registered from then on); the host port accepts AXI requests earlier.
 `default_nettype none
 
 module qrdma_nic
@@ -43,7 +44,7 @@ module qrdma_nic
   input  logic                      clk,
   input  logic                      rst,          // synchronous, active high
   input  logic [15:0]               node_id,      // this node (src_node of packets; packets for others are dropped)
-  output logic                      ready,        // engine ready: transfers can be posted
+  output logic                      ready,        // engine and window table ready: transfers can be posted
   // host port (AXI4 slave): descriptors, status, registers (docs/formats.md)
   input  logic [HOST_ID_W-1:0]      s_axi_awid,
   input  logic [ADDR_W-1:0]         s_axi_awaddr,
@@ -161,6 +162,7 @@ module qrdma_nic
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
   logic                     rx_prot_drop;
+  logic                     eng_ready, prot_ready;
   // memory protection
   logic                     prot_open, win_we, win_wr, win_valid;
   logic [15:0]              win_index;
@@ -199,7 +201,7 @@ module qrdma_nic
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_engine (
-    .clk, .rst, .ready,
+    .clk, .rst, .ready(eng_ready),
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
     .s_axi_awvalid, .s_axi_awready,
     .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,
@@ -283,7 +285,7 @@ module qrdma_nic
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head, .nq_wait,
     .cfg_prot_open(prot_open), .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd,
-    .win_wr, .win_valid,
+    .win_wr, .win_valid, .prot_ready,
     .busy(rx_busy), .occ_buf(st.rx_buf), .occ_pkts(st.rx_pkts), .occ_evts(st.rx_evts),
     .occ_rsp(st.rx_rsp), .occ_ntf(st.rx_ntf), .occ_wr(st.rx_wr),
     .stat_data_pkt(rx_data_pkt), .stat_ctrl_pkt(rx_ctrl_pkt), .stat_bytes(rx_bytes),
@@ -337,6 +339,7 @@ module qrdma_nic
   );
 
   // ------------------------------------------------------------------ state
+  assign ready      = eng_ready && prot_ready;
   assign st.rsvd176 = '0;
   always_ff @(posedge clk) begin
     busy  <= tx_busy || rx_busy || st.xfers != '0;
