@@ -88,7 +88,7 @@ CONST = {
     "ERR_REMOTE_MEM": (3, "error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)"),
     "ERR_TIMEOUT": (4, "error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)"),
     "ERR_UNREACHABLE": (5, "error reason: the destination is not a reachable node: outside NODE_MASK, or this node"),
-    "ERR_REMOTE_ACCESS": (6, "error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md)"),
+    "ERR_REMOTE_ACCESS": (6, "error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with the permission it needs (write, read, or local write for a read response; NACK; docs/protection.md)"),
     # remote keys (docs/protection.md)
     "RKEY_TAG_W": (8, "low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table"),
     # address map (byte addresses on the AXI4 slave)
@@ -107,8 +107,8 @@ CONST = {
     "NET_CONTROL": (2, "packet type: completion control packet (one beat)"),
     "NET_ACK": (3, "packet type: block / inline acknowledgement (one beat)"),
     "NET_NACK": (4, "packet type: negative acknowledgement (one beat)"),
-    "NET_READ_REQ": (5, "packet type: reserved for remote read requests"),
-    "NET_READ_RESP": (6, "packet type: reserved for remote read responses"),
+    "NET_READ_REQ": (5, "packet type: remote read request of one block (one beat; docs/nic.md \"Remote reads\"): the receiver sends the block's bytes back as DATA packets with `resp` set"),
+    "NET_READ_RESP": (6, "packet type: reserved (read responses are DATA packets with `resp` set)"),
     "NET_CREDIT": (7, "packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered"),
     "CREDIT_CLASSES": (16, "credit classes a credit beat can carry (a switch input's: one per output port)"),
     "CREDIT_CNT_W": (16, "bits of a credit class's cumulative count in a credit beat"),
@@ -142,12 +142,14 @@ DESC_LINE1 = _layout(
     "desc_line1", 256,
     "Second line of a 64-byte descriptor (channel c+1).",
     ("inline_hi", 0, 192, "inline payload bytes 8..31 (INLINE)"),
-    ("rkey", 192, 32, "remote key of the destination window (memory transfers)"),
+    ("rkey", 192, 32, "remote key of the destination window (memory transfers); of the window read (read channels)"),
+    ("lkey", 0, 32, "read channels: the local key of the window the data lands in (local-write permission)"),
+    overlap_ok=(("inline_hi", "lkey"),),
 )
 
 # ----------------------------------------------------------------- QoS engine records
 BLOCK_DESC = _layout(
-    "block_desc", 288,
+    "block_desc", 320,
     "Block descriptor, QoS engine -> send unit (one per block of a memory transfer).",
     ("src_addr", 0, 64, "source address of the block"),
     ("dst_addr", 64, 64, "destination address of the block"),
@@ -169,6 +171,7 @@ BLOCK_DESC = _layout(
     ("pkt_num", 245, 9, "packets to send from pkt_first on (0: to the block's end)"),
     ("resend", 254, 1, "set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)"),
     ("rkey", 256, 32, "remote key of the destination window (the descriptor's rkey; 0 without a second line)"),
+    ("lkey", 288, 32, "read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)"),
 )
 
 PKT_DESC = _layout(
@@ -225,6 +228,27 @@ MISS_DESC = _layout(
     ("pkt_num", 34, 9, "missing packets from pkt_first on, 1..256"),
 )
 
+RD_JOB = _layout(
+    "rd_job", 277,
+    "Read-response job, receive unit -> send unit (docs/nic.md \"Remote reads\"): a READ_REQ "
+    "the window check passed; the send unit sends the block's packets pkt_first .. back to "
+    "the requester as DATA packets with resp set.",
+    ("src_addr", 0, 64, "address of the block's first byte in this node's memory (the READ_REQ's dst_addr)"),
+    ("dst_addr", 64, 64, "the requester's address of the block's first byte (rd_laddr)"),
+    ("dst_node", 128, 16, "the requester"),
+    ("pd", 144, 4, "protection domain"),
+    ("tid", 148, 10, "the requester's TID"),
+    ("seq", 158, 16, "its sequence number"),
+    ("size", 174, 17, "block size in bytes"),
+    ("path", 191, 2, "path index"),
+    ("xfer", 193, 11, "the requester's channel"),
+    ("pkt_first", 204, 8, "first packet to send"),
+    ("pkt_num", 212, 9, "packets to send from pkt_first on (0: to the block's last)"),
+    ("rkey", 221, 32, "the requester's local key (rd_lkey)"),
+    ("gen", 253, 16, "generation of the READ_REQ"),
+    ("epoch", 269, 8, "epoch of the READ_REQ"),
+)
+
 NET_HDR = _layout(
     "net_hdr", 512,
     "Header beat of every network packet (AXI-Stream beat 0; byte 0 = tdata[7:0]). The "
@@ -236,10 +260,10 @@ NET_HDR = _layout(
     ("src_node", 20, 16, "source node"),
     ("tid", 36, 10, "transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)"),
     ("seq", 46, 16, "sequence number of the block; last block's (CONTROL)"),
-    ("pkt_idx", 62, 9, "DATA: index of this packet within its block; MISS: the first missing packet"),
+    ("pkt_idx", 62, 9, "DATA: index of this packet within its block; MISS: the first missing packet; READ_REQ: the first packet of the block to send back"),
     ("blk_pkts", 71, 9, "DATA: packets in the block (1..256)"),
-    ("len", 80, 13, "payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)"),
-    ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL: transfer's"),
+    ("len", 80, 13, "payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32; READ_REQ 0)"),
+    ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL: transfer's; READ_REQ: the block's first byte to read at the receiver"),
     ("pd", 157, 4, "protection domain of the transfer"),
     ("fid", 161, 8, "flow ID (0: none)"),
     ("path", 169, 2, "path index"),
@@ -248,15 +272,22 @@ NET_HDR = _layout(
     ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
     ("reason", 184, 4, "NACK: ERR_* reason"),
     ("ask", 188, 1, "DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already"),
-    ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one"),
-    ("gen", 198, 16, "DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md \"Exactly once\")"),
-    ("epoch", 214, 8, "DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
-    ("rkey", 222, 32, "DATA/INLINE: remote key of the destination window (docs/protection.md)"),
+    ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one. READ_REQ: packets to send back from pkt_idx on (0: to the block's last)"),
+    ("gen", 198, 16, "DATA/INLINE/CONTROL/READ_REQ: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md \"Exactly once\")"),
+    ("epoch", 214, 8, "DATA/INLINE/CONTROL/READ_REQ: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
+    ("rkey", 222, 32, "DATA/INLINE: remote key of the destination window; READ_REQ: of the window read (docs/protection.md); DATA with resp: the requester's local key"),
+    ("resp", 254, 1, "DATA: a read response: the packet carries bytes of the requester's read block (tid, seq, gen, epoch of its READ_REQ; dst_addr at the requester), is tracked at the requester in its own entry and answered there locally (docs/nic.md \"Remote reads\")"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
     ("size", 256, 33, "CONTROL: transfer size in bytes"),
     ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
     ("tag", 310, 32, "CONTROL: user tag of the descriptor"),
-    overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag")),
+    ("rd_laddr", 256, 64, "READ_REQ: the requester's address of the block's first byte (the responses' dst_addr)"),
+    ("rd_size", 320, 17, "READ_REQ: block size in bytes, 1..BLOCK_SIZE"),
+    ("rd_lkey", 337, 32, "READ_REQ: the requester's local key, which the responses carry in rkey"),
+    overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag"),
+                ("inline_data", "rd_laddr"), ("inline_data", "rd_size"), ("inline_data", "rd_lkey"),
+                ("size", "rd_laddr"), ("blocks", "rd_size"), ("blocks", "rd_lkey"), ("tag", "rd_lkey"),
+                ("size", "rd_size"), ("blocks", "rd_laddr"), ("tag", "rd_size"), ("tag", "rd_laddr")),
 )
 
 NET_CREDIT_BEAT = _layout(
@@ -317,7 +348,7 @@ NIC_STATE = _layout(
     ("rx_wr", 160, 16, "receive unit: write bursts issued, B not yet back"),
 )
 
-LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, MISS_DESC, STATUS_SINGLE, ERR_INFO,
+LAYOUTS = (DESC_LINE0, DESC_LINE1, BLOCK_DESC, PKT_DESC, ACK_DESC, RSP_DESC, MISS_DESC, RD_JOB, STATUS_SINGLE, ERR_INFO,
            NET_HDR, NET_CREDIT_BEAT, NOTIF_ENTRY, NIC_STATE)
 
 # ----------------------------------------------------------------- registers
@@ -334,7 +365,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 
 
 def page_base(page: int) -> int:

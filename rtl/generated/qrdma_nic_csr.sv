@@ -113,6 +113,8 @@ module qrdma_nic_csr (
         logic WIN_LEN;
         logic WIN_CTRL;
         logic RX_PROT_DROP;
+        logic RX_READ_REQS;
+        logic RX_READ_DROP;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -268,6 +270,12 @@ module qrdma_nic_csr (
         decoded_reg_strb.RX_PROT_DROP = cpuif_req_masked & (cpuif_addr == 9'h170) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h170);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h170) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_READ_REQS = cpuif_req_masked & (cpuif_addr == 9'h178) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h178);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h178) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_READ_DROP = cpuif_req_masked & (cpuif_addr == 9'h180) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h180);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h180) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -631,6 +639,10 @@ module qrdma_nic_csr (
                 logic next;
                 logic load_next;
             } valid;
+            struct {
+                logic next;
+                logic load_next;
+            } lwr;
         } WIN_CTRL;
         struct {
             struct {
@@ -640,6 +652,22 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } RX_PROT_DROP;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_READ_REQS;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_READ_DROP;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -884,12 +912,25 @@ module qrdma_nic_csr (
             struct {
                 logic value;
             } valid;
+            struct {
+                logic value;
+            } lwr;
         } WIN_CTRL;
         struct {
             struct {
                 logic [47:0] value;
             } cnt;
         } RX_PROT_DROP;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_READ_REQS;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_READ_DROP;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -2187,6 +2228,29 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.WIN_CTRL.valid.value = field_storage.WIN_CTRL.valid.value;
+    // Field: qrdma_nic_csr.WIN_CTRL.lwr
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.WIN_CTRL.lwr.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.WIN_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.WIN_CTRL.lwr.value & ~decoded_wr_biten[31:31]) | (decoded_wr_data[31:31] & decoded_wr_biten[31:31]);
+            load_next_c = '1;
+        end
+        field_combo.WIN_CTRL.lwr.next = next_c;
+        field_combo.WIN_CTRL.lwr.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.WIN_CTRL.lwr.value <= 1'h0;
+        end else begin
+            if(field_combo.WIN_CTRL.lwr.load_next) begin
+                field_storage.WIN_CTRL.lwr.value <= field_combo.WIN_CTRL.lwr.next;
+            end
+        end
+    end
+    assign hwif_out.WIN_CTRL.lwr.value = field_storage.WIN_CTRL.lwr.value;
     // Field: qrdma_nic_csr.RX_PROT_DROP.cnt
     always_comb begin
         automatic logic [47:0] next_c;
@@ -2211,6 +2275,60 @@ module qrdma_nic_csr (
         end else begin
             if(field_combo.RX_PROT_DROP.cnt.load_next) begin
                 field_storage.RX_PROT_DROP.cnt.value <= field_combo.RX_PROT_DROP.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_READ_REQS.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_READ_REQS.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_READ_REQS.cnt.incr) begin // increment
+            field_combo.RX_READ_REQS.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_READ_REQS.cnt.overflow = '0;
+        end
+        field_combo.RX_READ_REQS.cnt.incrthreshold = (field_storage.RX_READ_REQS.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_READ_REQS.cnt.next = next_c;
+        field_combo.RX_READ_REQS.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_READ_REQS.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_READ_REQS.cnt.load_next) begin
+                field_storage.RX_READ_REQS.cnt.value <= field_combo.RX_READ_REQS.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_READ_DROP.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_READ_DROP.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_READ_DROP.cnt.incr) begin // increment
+            field_combo.RX_READ_DROP.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_READ_DROP.cnt.overflow = '0;
+        end
+        field_combo.RX_READ_DROP.cnt.incrthreshold = (field_storage.RX_READ_DROP.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_READ_DROP.cnt.next = next_c;
+        field_combo.RX_READ_DROP.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_READ_DROP.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_READ_DROP.cnt.load_next) begin
+                field_storage.RX_READ_DROP.cnt.value <= field_combo.RX_READ_DROP.cnt.next;
             end
         end
     end
@@ -2379,9 +2497,16 @@ module qrdma_nic_csr (
             readback_data_var[28] = field_storage.WIN_CTRL.rwr.value;
             readback_data_var[29] = field_storage.WIN_CTRL.rrd.value;
             readback_data_var[30] = field_storage.WIN_CTRL.valid.value;
+            readback_data_var[31] = field_storage.WIN_CTRL.lwr.value;
         end
         if(rd_mux_addr == 9'h170) begin
             readback_data_var[47:0] = field_storage.RX_PROT_DROP.cnt.value;
+        end
+        if(rd_mux_addr == 9'h178) begin
+            readback_data_var[47:0] = field_storage.RX_READ_REQS.cnt.value;
+        end
+        if(rd_mux_addr == 9'h180) begin
+            readback_data_var[47:0] = field_storage.RX_READ_DROP.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

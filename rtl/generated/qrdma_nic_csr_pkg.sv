@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h178;
+    localparam QRDMA_NIC_CSR_SIZE = 'h188;
 
     typedef struct {
         logic [15:0] next;
@@ -287,11 +287,27 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_0233dc19__cnt__in_t;
+    } qrdma_cnt_r_desc_143ce095__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_0233dc19__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_0233dc19__in_t;
+        qrdma_cnt_r_desc_143ce095__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_143ce095__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_c1a75f69__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_c1a75f69__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_c1a75f69__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_576fcbb7__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_576fcbb7__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_576fcbb7__in_t;
 
     typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
@@ -328,7 +344,9 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_021f82b0__in_t RX_MISS;
         qrdma_cnt_r_desc_e4ba8249__in_t RX_MISS_DROP;
         qrdma_cnt_r_desc_466a76c0__in_t TX_MISS_RETX;
-        qrdma_cnt_r_desc_0233dc19__in_t RX_PROT_DROP;
+        qrdma_cnt_r_desc_143ce095__in_t RX_PROT_DROP;
+        qrdma_cnt_r_desc_c1a75f69__in_t RX_READ_REQS;
+        qrdma_cnt_r_desc_576fcbb7__in_t RX_READ_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -480,12 +498,17 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__WIN_CTRL__valid__out_t;
 
     typedef struct {
+        logic value;
+    } qrdma_nic_csr__WIN_CTRL__lwr__out_t;
+
+    typedef struct {
         qrdma_nic_csr__WIN_CTRL__index__out_t index;
         qrdma_nic_csr__WIN_CTRL__tag__out_t tag;
         qrdma_nic_csr__WIN_CTRL__pd__out_t pd;
         qrdma_nic_csr__WIN_CTRL__rwr__out_t rwr;
         qrdma_nic_csr__WIN_CTRL__rrd__out_t rrd;
         qrdma_nic_csr__WIN_CTRL__valid__out_t valid;
+        qrdma_nic_csr__WIN_CTRL__lwr__out_t lwr;
     } qrdma_nic_csr__WIN_CTRL__out_t;
 
     typedef struct {

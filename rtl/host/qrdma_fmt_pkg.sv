@@ -25,7 +25,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned ERR_REMOTE_MEM = 3;  // error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK)
   localparam int unsigned ERR_TIMEOUT = 4;  // error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md)
   localparam int unsigned ERR_UNREACHABLE = 5;  // error reason: the destination is not a reachable node: outside NODE_MASK, or this node
-  localparam int unsigned ERR_REMOTE_ACCESS = 6;  // error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md)
+  localparam int unsigned ERR_REMOTE_ACCESS = 6;  // error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with the permission it needs (write, read, or local write for a read response; NACK; docs/protection.md)
   localparam int unsigned RKEY_TAG_W = 8;  // low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table
   localparam int unsigned PAGE_STRIDE = 8192;  // bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)
   localparam int unsigned DESC_OFFSET = 0;  // in a page: channel c's descriptor line at DESC_OFFSET + 32 c
@@ -41,8 +41,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_CONTROL = 2;  // packet type: completion control packet (one beat)
   localparam int unsigned NET_ACK = 3;  // packet type: block / inline acknowledgement (one beat)
   localparam int unsigned NET_NACK = 4;  // packet type: negative acknowledgement (one beat)
-  localparam int unsigned NET_READ_REQ = 5;  // packet type: reserved for remote read requests
-  localparam int unsigned NET_READ_RESP = 6;  // packet type: reserved for remote read responses
+  localparam int unsigned NET_READ_REQ = 5;  // packet type: remote read request of one block (one beat; docs/nic.md "Remote reads"): the receiver sends the block's bytes back as DATA packets with `resp` set
+  localparam int unsigned NET_READ_RESP = 6;  // packet type: reserved (read responses are DATA packets with `resp` set)
   localparam int unsigned NET_CREDIT = 7;  // packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered
   localparam int unsigned CREDIT_CLASSES = 16;  // credit classes a credit beat can carry (a switch input's: one per output port)
   localparam int unsigned CREDIT_CNT_W = 16;  // bits of a credit class's cumulative count in a credit beat
@@ -52,7 +52,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 5;
+  localparam int unsigned FORMAT_VERSION = 6;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
   localparam int unsigned DESC_LINE0_W = 256;
@@ -97,14 +97,17 @@ package qrdma_fmt_pkg;
   localparam int unsigned DESC_LINE1_INLINE_HI_W = 192;
   localparam int unsigned DESC_LINE1_RKEY_LSB = 192;
   localparam int unsigned DESC_LINE1_RKEY_W = 32;
+  localparam int unsigned DESC_LINE1_LKEY_LSB = 0;
+  localparam int unsigned DESC_LINE1_LKEY_W = 32;
+  // not in the struct (they share bits with other fields): lkey
   typedef struct packed {
     logic [31:0] rsvd224;
-    logic [31:0] rkey;  // remote key of the destination window (memory transfers)
+    logic [31:0] rkey;  // remote key of the destination window (memory transfers); of the window read (read channels)
     logic [191:0] inline_hi;  // inline payload bytes 8..31 (INLINE)
   } desc_line1_t;
 
   // Block descriptor, QoS engine -> send unit (one per block of a memory transfer).
-  localparam int unsigned BLOCK_DESC_W = 288;
+  localparam int unsigned BLOCK_DESC_W = 320;
   localparam int unsigned BLOCK_DESC_SRC_ADDR_LSB = 0;
   localparam int unsigned BLOCK_DESC_SRC_ADDR_W = 64;
   localparam int unsigned BLOCK_DESC_DST_ADDR_LSB = 64;
@@ -145,7 +148,10 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_RESEND_W = 1;
   localparam int unsigned BLOCK_DESC_RKEY_LSB = 256;
   localparam int unsigned BLOCK_DESC_RKEY_W = 32;
+  localparam int unsigned BLOCK_DESC_LKEY_LSB = 288;
+  localparam int unsigned BLOCK_DESC_LKEY_W = 32;
   typedef struct packed {
+    logic [31:0] lkey;  // read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)
     logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey; 0 without a second line)
     logic [0:0] rsvd255;
     logic [0:0] resend;  // set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)
@@ -284,6 +290,53 @@ package qrdma_fmt_pkg;
     logic [9:0] tid;  // transaction ID of the block
   } miss_desc_t;
 
+  // Read-response job, receive unit -> send unit (docs/nic.md "Remote reads"): a READ_REQ the window check passed; the send unit sends the block's packets pkt_first .. back to the requester as DATA packets with resp set.
+  localparam int unsigned RD_JOB_W = 277;
+  localparam int unsigned RD_JOB_SRC_ADDR_LSB = 0;
+  localparam int unsigned RD_JOB_SRC_ADDR_W = 64;
+  localparam int unsigned RD_JOB_DST_ADDR_LSB = 64;
+  localparam int unsigned RD_JOB_DST_ADDR_W = 64;
+  localparam int unsigned RD_JOB_DST_NODE_LSB = 128;
+  localparam int unsigned RD_JOB_DST_NODE_W = 16;
+  localparam int unsigned RD_JOB_PD_LSB = 144;
+  localparam int unsigned RD_JOB_PD_W = 4;
+  localparam int unsigned RD_JOB_TID_LSB = 148;
+  localparam int unsigned RD_JOB_TID_W = 10;
+  localparam int unsigned RD_JOB_SEQ_LSB = 158;
+  localparam int unsigned RD_JOB_SEQ_W = 16;
+  localparam int unsigned RD_JOB_SIZE_LSB = 174;
+  localparam int unsigned RD_JOB_SIZE_W = 17;
+  localparam int unsigned RD_JOB_PATH_LSB = 191;
+  localparam int unsigned RD_JOB_PATH_W = 2;
+  localparam int unsigned RD_JOB_XFER_LSB = 193;
+  localparam int unsigned RD_JOB_XFER_W = 11;
+  localparam int unsigned RD_JOB_PKT_FIRST_LSB = 204;
+  localparam int unsigned RD_JOB_PKT_FIRST_W = 8;
+  localparam int unsigned RD_JOB_PKT_NUM_LSB = 212;
+  localparam int unsigned RD_JOB_PKT_NUM_W = 9;
+  localparam int unsigned RD_JOB_RKEY_LSB = 221;
+  localparam int unsigned RD_JOB_RKEY_W = 32;
+  localparam int unsigned RD_JOB_GEN_LSB = 253;
+  localparam int unsigned RD_JOB_GEN_W = 16;
+  localparam int unsigned RD_JOB_EPOCH_LSB = 269;
+  localparam int unsigned RD_JOB_EPOCH_W = 8;
+  typedef struct packed {
+    logic [7:0] epoch;  // epoch of the READ_REQ
+    logic [15:0] gen;  // generation of the READ_REQ
+    logic [31:0] rkey;  // the requester's local key (rd_lkey)
+    logic [8:0] pkt_num;  // packets to send from pkt_first on (0: to the block's last)
+    logic [7:0] pkt_first;  // first packet to send
+    logic [10:0] xfer;  // the requester's channel
+    logic [1:0] path;  // path index
+    logic [16:0] size;  // block size in bytes
+    logic [15:0] seq;  // its sequence number
+    logic [9:0] tid;  // the requester's TID
+    logic [3:0] pd;  // protection domain
+    logic [15:0] dst_node;  // the requester
+    logic [63:0] dst_addr;  // the requester's address of the block's first byte (rd_laddr)
+    logic [63:0] src_addr;  // address of the block's first byte in this node's memory (the READ_REQ's dst_addr)
+  } rd_job_t;
+
   // 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE).
   localparam int unsigned STATUS_SINGLE_W = 64;
   localparam int unsigned STATUS_SINGLE_STATUS_LSB = 0;
@@ -346,6 +399,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_EPOCH_W = 8;
   localparam int unsigned NET_HDR_RKEY_LSB = 222;
   localparam int unsigned NET_HDR_RKEY_W = 32;
+  localparam int unsigned NET_HDR_RESP_LSB = 254;
+  localparam int unsigned NET_HDR_RESP_W = 1;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -354,14 +409,21 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_BLOCKS_W = 21;
   localparam int unsigned NET_HDR_TAG_LSB = 310;
   localparam int unsigned NET_HDR_TAG_W = 32;
-  // not in the struct (they share bits with other fields): size, blocks, tag
+  localparam int unsigned NET_HDR_RD_LADDR_LSB = 256;
+  localparam int unsigned NET_HDR_RD_LADDR_W = 64;
+  localparam int unsigned NET_HDR_RD_SIZE_LSB = 320;
+  localparam int unsigned NET_HDR_RD_SIZE_W = 17;
+  localparam int unsigned NET_HDR_RD_LKEY_LSB = 337;
+  localparam int unsigned NET_HDR_RD_LKEY_W = 32;
+  // not in the struct (they share bits with other fields): size, blocks, tag, rd_laddr, rd_size, rd_lkey
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [1:0] rsvd254;
-    logic [31:0] rkey;  // DATA/INLINE: remote key of the destination window (docs/protection.md)
-    logic [7:0] epoch;  // DATA/INLINE/CONTROL: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has
-    logic [15:0] gen;  // DATA/INLINE/CONTROL: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md "Exactly once")
-    logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one
+    logic [0:0] rsvd255;
+    logic [0:0] resp;  // DATA: a read response: the packet carries bytes of the requester's read block (tid, seq, gen, epoch of its READ_REQ; dst_addr at the requester), is tracked at the requester in its own entry and answered there locally (docs/nic.md "Remote reads")
+    logic [31:0] rkey;  // DATA/INLINE: remote key of the destination window; READ_REQ: of the window read (docs/protection.md); DATA with resp: the requester's local key
+    logic [7:0] epoch;  // DATA/INLINE/CONTROL/READ_REQ: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has
+    logic [15:0] gen;  // DATA/INLINE/CONTROL/READ_REQ: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md "Exactly once")
+    logic [8:0] miss_cnt;  // MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one. READ_REQ: packets to send back from pkt_idx on (0: to the block's last)
     logic [0:0] ask;  // DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already
     logic [3:0] reason;  // NACK: ERR_* reason
     logic [10:0] xfer;  // sender's channel (page*128 + ch), reported in notifications
@@ -370,10 +432,10 @@ package qrdma_fmt_pkg;
     logic [1:0] path;  // path index
     logic [7:0] fid;  // flow ID (0: none)
     logic [3:0] pd;  // protection domain of the transfer
-    logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL: transfer's
-    logic [12:0] len;  // payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32)
+    logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL: transfer's; READ_REQ: the block's first byte to read at the receiver
+    logic [12:0] len;  // payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32; READ_REQ 0)
     logic [8:0] blk_pkts;  // DATA: packets in the block (1..256)
-    logic [8:0] pkt_idx;  // DATA: index of this packet within its block; MISS: the first missing packet
+    logic [8:0] pkt_idx;  // DATA: index of this packet within its block; MISS: the first missing packet; READ_REQ: the first packet of the block to send back
     logic [15:0] seq;  // sequence number of the block; last block's (CONTROL)
     logic [9:0] tid;  // transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)
     logic [15:0] src_node;  // source node

@@ -625,6 +625,9 @@ module qrdma_qos_seg
       blk_m.xfer     = mm_x_q;
       blk_m.block    = b;
       blk_m.rkey     = d0.long_desc ? d1.rkey : '0;
+      // a read channel's (its page's read half): the local key of its responses
+      blk_m.lkey     = (d0.long_desc && mm_x_q[$clog2(WR_CH_PER_PAGE)])
+                       ? d1[DESC_LINE1_LKEY_LSB +: DESC_LINE1_LKEY_W] : '0;
 
       // the entry written back: an issued block's new one; the control queue and an
       // aborted transfer leave the queues (an inline transfer writes none)

@@ -5,9 +5,10 @@
 // block tracking by bitmask, duplicate and stale drop, completion notification into a
 // ring with an "empty" marker; a duplicate of a complete block is answered again unless
 // its ACK is held for its notification; an asking DATA packet whose block still lacks
-// packets is answered with MISS, docs/reliability.md "Receiver: MISS answers"; a DATA or
-// INLINE packet outside the windows registered for it is refused and answered with a
-// NACK, docs/protection.md). Six parts, in packet order: the receive buffer with the CRC
+// packets is answered with MISS, docs/reliability.md "Receiver: MISS answers"; a DATA,
+// INLINE or READ_REQ packet outside the windows registered for it is refused and answered
+// with a NACK, docs/protection.md; a READ_REQ taken becomes a read-response job for the
+// send unit, docs/nic.md "Remote reads"). Six parts, in packet order: the receive buffer with the CRC
 // check (qrdma_rx_buf) and the window check (qrdma_rx_prot) beside it, the header
 // processor with the block tracker (qrdma_rx_hdr),
 // the AXI4 write engine (qrdma_rx_wr), the completion unit (qrdma_rx_cpl) and the
@@ -22,7 +23,11 @@
 // DATA/INLINE packet of that cycle, else 0). A MISS packet received (good CRC, this
 // node's) comes out on m_miss as a one-cycle pulse without backpressure (miss_desc: tid,
 // seq, pkt_first = its pkt_idx, pkt_num = its miss_cnt), five cycles after the header
-// processor takes it; it is not an acknowledgement (nothing on m_ack).
+// processor takes it; it is not an acknowledgement (nothing on m_ack). A READ_REQ taken
+// comes out on m_rd (rd_job, a queue of RD_DEPTH; a READ_REQ that finds it full is
+// dropped and counted). A read response (DATA with resp set) is tracked as this node's
+// own block, and its responses on m_rsp are addressed to this node (node_id): the NIC
+// delivers them locally.
 `default_nettype none
 
 module qrdma_rx
@@ -75,6 +80,10 @@ module qrdma_rx
   // MISS packets received (MISS_DESC), to the sender's reliability unit: a pulse each
   output logic                 m_miss_valid,
   output logic [MISS_DESC_W-1:0] m_miss_data,
+  // read-response jobs (RD_JOB), to the send unit
+  output logic                 m_rd_valid,
+  input  logic                 m_rd_ready,
+  output logic [RD_JOB_W-1:0]  m_rd_data,
   // notification ring (NIC registers)
   input  logic [63:0]          cfg_nq_base,         // 64-byte aligned
   input  logic [31:0]          cfg_nq_size,         // entries, power of 2; 0: off
@@ -91,6 +100,8 @@ module qrdma_rx
   input  logic [RKEY_TAG_W-1:0] win_tag,
   input  logic [3:0]           win_pd,
   input  logic                 win_wr,
+  input  logic                 win_rd,
+  input  logic                 win_lwr,
   input  logic                 win_valid,
   output logic                 prot_ready,          // the window table is cleared (after rst)
   // work outstanding and occupancy (state snapshot)
@@ -109,7 +120,9 @@ module qrdma_rx
   output logic                 stat_dup_drop,
   output logic                 stat_stale_drop,
   output logic                 stat_bad_drop,
-  output logic                 stat_prot_drop,      // DATA / INLINE refused by the window check
+  output logic                 stat_prot_drop,      // DATA / INLINE / READ_REQ refused by the window check
+  output logic                 stat_read_req,       // READ_REQ taken (its job queued)
+  output logic                 stat_read_drop,      // READ_REQ dropped: job queue full
   output logic                 stat_notif,          // notification written
   output logic                 stat_notif_off,      // notification dropped: ring off
   output logic                 stat_nack,           // NACK queued (a block refused)
@@ -125,6 +138,7 @@ module qrdma_rx
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
   localparam int unsigned EVT_DEPTH = 64;  // completion events waiting for their B
+  localparam int unsigned RD_DEPTH  = 16;  // read-response jobs waiting for the send unit
   localparam int unsigned KQ_DEPTH  = 32;  // write bursts in flight
   localparam int unsigned NENT      = NUM_NODES * 1024;
 
@@ -177,7 +191,8 @@ module qrdma_rx
 
   qrdma_rx_prot #(.WINDOWS(PROT_WINDOWS)) u_prot (
     .clk, .rst, .cfg_open(cfg_prot_open),
-    .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd, .win_wr, .win_valid,
+    .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd, .win_wr, .win_rd, .win_lwr,
+    .win_valid,
     .s_valid(new_valid), .s_hdr(new_hdr), .m_valid(chk_valid), .m_ok(chk_ok),
     .ready(prot_ready)
   );
@@ -186,7 +201,8 @@ module qrdma_rx
     .NUM_NODES    (NUM_NODES),
     .MAX_PAYLOAD  (MAX_PAYLOAD),
     .MAX_BLK_PKTS (MAX_BLK_PKTS),
-    .EVT_DEPTH    (EVT_DEPTH)
+    .EVT_DEPTH    (EVT_DEPTH),
+    .RD_DEPTH     (RD_DEPTH)
   ) u_hdr (
     .clk, .rst, .node_id,
     .s_hdr_valid(hdr_valid), .s_hdr_ready(hdr_ready), .s_hdr(hdr),
@@ -196,10 +212,12 @@ module qrdma_rx
     .m_evt_valid(evt_valid), .m_evt_ready(evt_ready), .m_evt(evt),
     .m_ack_valid, .m_ack_ready, .m_ack_data,
     .m_mrsp_valid(mrsp_valid), .m_mrsp(mrsp), .m_miss_valid, .m_miss(miss),
+    .m_rd_valid, .m_rd_ready, .m_rd(m_rd_data),
     .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
-    .stat_stale_drop, .stat_bad_drop, .stat_prot_drop, .stat_redo(stat_redo_evt)
+    .stat_stale_drop, .stat_bad_drop, .stat_prot_drop, .stat_redo(stat_redo_evt),
+    .stat_read_req, .stat_read_drop
   );
 
   qrdma_rx_wr #(
@@ -293,7 +311,7 @@ module qrdma_rx
     occ_wr   <= sat16(32'(o_wr));
     busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
                 || o_ntf != '0 || o_wr != '0 || cmd_valid || wcmd_valid || hack_valid || wr_valid
-                || nreq_valid || nwr_valid;
+                || nreq_valid || nwr_valid || m_rd_valid;
     stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
     if (rst) begin
       busy            <= 1'b0;

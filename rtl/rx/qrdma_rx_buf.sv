@@ -75,9 +75,9 @@ module qrdma_rx_buf
 );
 
   localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
-  // header bits kept below 256: the fields up to `rkey` (the rest of the low half is
+  // header bits kept below 256: the fields up to `resp` (the rest of the low half is
   // reserved and reads as zero)
-  localparam int unsigned HLW  = NET_HDR_RKEY_LSB + NET_HDR_RKEY_W;
+  localparam int unsigned HLW  = NET_HDR_RESP_LSB + NET_HDR_RESP_W;
   localparam int unsigned HQW  = 256 + HLW + NBW + 1;
   localparam int unsigned TQ_DEPTH = 16;  // packets between their last beat and their CRC
 

@@ -11,16 +11,19 @@
 // issued: its response is sent again, nothing is written), the ACK/NACK record for the
 // QoS engine, a write of the notification fields table, a MISS answer for an asking DATA
 // packet whose block still lacks packets (docs/reliability.md "Receiver: MISS answers"),
-// a NACK ERR_REMOTE_ACCESS for a DATA or INLINE packet the window check refused
+// a NACK ERR_REMOTE_ACCESS for a DATA, INLINE or READ_REQ packet the window check refused
 // (docs/protection.md: nothing of it is written, its block's tracking is not touched),
-// the record of a MISS packet received.
+// the record of a MISS packet received, the read-response job of a READ_REQ taken
+// (docs/nic.md "Remote reads"; dropped when the job queue is full). A read response (DATA
+// with resp set) is this node's own read block: it is tracked in this node's entry of
+// its TID, and its responses (ACK, NACK, MISS) are addressed to this node.
 //
 // Ports: s_hdr (packets), m_cmd (write commands, in packet order), m_evt (completion
 // events, in packet order; each carries wtag, the count of write commands up to it),
 // m_ack (received ACK/NACK), m_ctl_* (writes of the notification fields table, owned by
 // the notification writer), m_mrsp (MISS answers and access NACKs to send: rsp_desc; a
 // one-cycle pulse, no backpressure), m_miss (MISS packets received: miss_desc; a
-// one-cycle pulse, no backpressure). After rst no packet is taken for NUM_NODES*1024
+// one-cycle pulse, no backpressure), m_rd (read-response jobs: rd_job, RD_DEPTH queued). After rst no packet is taken for NUM_NODES*1024
 // cycles (the tracker clears its table).
 // Pipeline, one packet per cycle, never stopping: t the packet is taken (its tracker
 // lookup starts with its key); t+1 it is classified (stage C, the tracker gets its
@@ -39,6 +42,7 @@ module qrdma_rx_hdr
   parameter int unsigned MAX_PAYLOAD  = 1024, // largest DATA payload in bytes
   parameter int unsigned MAX_BLK_PKTS = 64,   // packets of a block (bits of the mask), 1..256
   parameter int unsigned EVT_DEPTH    = 64,   // completion events queued
+  parameter int unsigned RD_DEPTH     = 16,   // read-response jobs queued
   localparam int unsigned NENT        = NUM_NODES * 1024,
   localparam int unsigned EAW         = idx_w(NENT)
 ) (
@@ -71,6 +75,10 @@ module qrdma_rx_hdr
   // MISS packets received (a pulse each)
   output logic                  m_miss_valid,
   output miss_desc_t            m_miss,
+  // read-response jobs (READ_REQ packets taken)
+  output logic                  m_rd_valid,
+  input  logic                  m_rd_ready,
+  output rd_job_t               m_rd,
   // notification fields table writes (CONTROL, notifying INLINE), by tracking entry
   output logic                  m_ctl_we,
   output logic [KEYW-1:0]       m_ctl_key,
@@ -86,7 +94,9 @@ module qrdma_rx_hdr
   output logic                  stat_dup_drop,
   output logic                  stat_stale_drop,
   output logic                  stat_bad_drop,
-  output logic                  stat_prot_drop,  // DATA / INLINE refused by the window check
+  output logic                  stat_prot_drop,  // DATA / INLINE / READ_REQ refused by the window check
+  output logic                  stat_read_req,   // a READ_REQ taken: its job queued
+  output logic                  stat_read_drop,  // a READ_REQ dropped: the job queue is full
   output logic                  stat_redo         // a redo event (duplicate of a complete block)
 );
 
@@ -98,9 +108,11 @@ module qrdma_rx_hdr
   end
 `endif
 
-  typedef enum logic [2:0] {
-    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS, K_PROT
+  typedef enum logic [3:0] {
+    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS, K_PROT, K_RREQ
   } kind_e;
+
+  localparam int unsigned LG = $clog2(MAX_PAYLOAD);
 
   // What travels with a packet through the tracker: its header, kind, payload beats, the
   // end of its payload (lane of the first byte + len) and its INLINE payload on the way
@@ -129,7 +141,9 @@ module qrdma_rx_hdr
     logic nb_ne;     // payload beats != ceil((dst_addr mod 64 + len) / 64)
     logic nb_nz;     // payload beats != 0
     logic run_bad;   // MISS: miss_cnt == 0 or pkt_idx + miss_cnt > 256
-    logic prot_bad;  // the window check refuses it (DATA, INLINE)
+    logic rq_bad;    // READ_REQ: len != 0, rd_size 0, more than 256 packets, or the run
+                     // (pkt_idx, miss_cnt) not within the block's packets
+    logic prot_bad;  // the window check refuses it (DATA, INLINE, READ_REQ)
   } chk_t;
 
   // INLINE bytes 0..31 go to lane lo: lane j holds byte (j - lo) mod 64, so beat 0 (lanes
@@ -147,6 +161,8 @@ module qrdma_rx_hdr
     chk_t c;
     logic [6:0] lo_len;    // first lane + len mod 64
     logic [7:0] nb_rest;   // payload beats - len / 64
+    logic [17:0] rx;       // READ_REQ: rd_laddr mod MAX_PAYLOAD + rd_size - 1
+    logic [17:0] rl;       // ... / MAX_PAYLOAD: the block's last packet
     c.crc_ok  = crc_ok;
     c.too_long = long;
     c.node_ne = (hd.dst_node != node);
@@ -163,6 +179,13 @@ module qrdma_rx_hdr
     c.nb_ne   = (nb_rest != 8'((lo_len != '0) + (lo_len > 7'd64)));
     c.nb_nz   = (nbeats != '0);
     c.run_bad = (hd.miss_cnt == '0) || (10'(hd.pkt_idx) + 10'(hd.miss_cnt) > 10'd256);
+    rx        = 18'(hd[NET_HDR_RD_LADDR_LSB +: LG]) + 18'(hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W])
+                - 18'd1;
+    rl        = rx >> LG;
+    c.rq_bad  = (hd.len != '0) || (hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W] == '0)
+                || (rl > 18'd255)
+                || (18'(hd.pkt_idx) > rl)
+                || (hd.miss_cnt != '0 && 18'(hd.pkt_idx) + 18'(hd.miss_cnt) > rl + 18'd1);
     c.prot_bad = !prot_ok;
     return c;
   endfunction
@@ -199,6 +222,11 @@ module qrdma_rx_hdr
         k = K_MISS;
         bad = bad || c.nb_nz || c.run_bad;
       end
+      4'(NET_READ_REQ): begin
+        k = K_RREQ;
+        bad = bad || c.nb_nz || c.rq_bad;
+        refused = c.prot_bad;
+      end
       default: begin
         k = K_BAD;
         bad = 1'b1;
@@ -211,6 +239,14 @@ module qrdma_rx_hdr
   function automatic logic [EAW-1:0] entry(input logic [15:0] src, input logic [9:0] tid);
     return EAW'((32'(src) % NUM_NODES) * 1024 + 32'(tid));
   endfunction
+
+  // The node a packet's block belongs to: its sender, or this node for a read response
+  // (the block of this node's own READ_REQ). Its entry and its responses go by it.
+  /* verilator lint_off UNUSEDSIGNAL */  // the type, resp and src_node are read
+  function automatic logic [15:0] origin(input net_hdr_t hd, input logic [15:0] node);
+    return (hd.ptype == 4'(NET_DATA) && hd.resp) ? node : hd.src_node;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ------------------------------------------------------------------ admission
   // The pipeline after the buffer never stops: a packet taken in cycle t starts its
@@ -259,19 +295,21 @@ module qrdma_rx_hdr
   end
 
   always_comb begin
-    pk0.h       = hc_q;
+    pk0.h          = hc_q;
+    pk0.h.src_node = origin(hc_q, node_id);
+    pk0.h.notify   = hc_q.notify && !(hc_q.ptype == 4'(NET_DATA) && hc_q.resp);
     pk0.nb      = nbc_q;
     pk0.end_b   = endc_q;
     pk0.imm     = immc_q;
     pk0.kind    = classify(hc_q.ptype, chk_q);
     req0        = '0;
-    req0.key    = KEYW'(entry(hc_q.src_node, hc_q.tid));
+    req0.key    = KEYW'(entry(pk0.h.src_node, hc_q.tid));
     req0.seq    = hc_q.seq;
     req0.gen    = hc_q.gen;
     req0.epoch  = hc_q.epoch;
     req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
     req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
-    req0.notify = hc_q.notify;
+    req0.notify = pk0.h.notify;
     req0.ask    = hc_q.ask && hc_q.ptype == 4'(NET_DATA);
     unique case (pk0.kind)
       K_DATA:    req0.op = TRK_DATA;
@@ -306,7 +344,7 @@ module qrdma_rx_hdr
 
   qrdma_rx_track #(.NENT(NENT), .MAX_BLK_PKTS(MAX_BLK_PKTS), .PAY_W($bits(pkt_t))) u_track (
     .clk, .rst,
-    .s_valid(take), .s_ready(trk_ready), .s_key(entry(s_hdr.src_node, s_hdr.tid)), .s_req(req0), .s_pay(pk0),
+    .s_valid(take), .s_ready(trk_ready), .s_key(entry(origin(s_hdr, node_id), s_hdr.tid)), .s_req(req0), .s_pay(pk0),
     .m_valid(t_valid), .m_req(t_req), .m_dec(d), .m_pay(t_pay),
     .m_miss_valid(tm_valid), .m_miss_key(tm_key), .m_miss_seq(tm_seq),
     .m_miss_first(tm_first), .m_miss_cnt(tm_cnt)
@@ -524,6 +562,55 @@ module qrdma_rx_hdr
     if (rst) begin
       m_miss_valid <= 1'b0;
       m_mrsp_valid <= 1'b0;
+    end
+  end
+
+  // ------------------------------------------------------------------ read requests
+  // A READ_REQ taken: its job is built at its decision and queued in stage 3, or dropped
+  // when the queue is full (the receive unit never waits for the send side; the
+  // requester sends the request again after its timeout).
+  rd_job_t rd3_q;
+  logic    rd3_v_q, rd_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [cnt_w(RD_DEPTH)-1:0] rd_count;
+  logic    rd_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_ff @(posedge clk) begin
+    if (t_valid) begin
+      rd3_q           <= '0;
+      rd3_q.src_addr  <= pk.h.dst_addr;
+      rd3_q.dst_addr  <= pk.h[NET_HDR_RD_LADDR_LSB +: NET_HDR_RD_LADDR_W];
+      rd3_q.dst_node  <= pk.h.src_node;
+      rd3_q.pd        <= pk.h.pd;
+      rd3_q.tid       <= pk.h.tid;
+      rd3_q.seq       <= pk.h.seq;
+      rd3_q.size      <= pk.h[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W];
+      rd3_q.path      <= pk.h.path;
+      rd3_q.xfer      <= pk.h.xfer;
+      rd3_q.pkt_first <= pk.h.pkt_idx[7:0];
+      rd3_q.pkt_num   <= pk.h.miss_cnt;
+      rd3_q.rkey      <= pk.h[NET_HDR_RD_LKEY_LSB +: NET_HDR_RD_LKEY_W];
+      rd3_q.gen       <= pk.h.gen;
+      rd3_q.epoch     <= pk.h.epoch;
+    end
+    rd3_v_q <= t_valid && pk.kind == K_RREQ;
+    if (rst) rd3_v_q <= 1'b0;
+  end
+
+  qrdma_sync_fifo #(.WIDTH($bits(rd_job_t)), .DEPTH(RD_DEPTH)) u_rd_fifo (
+    .clk, .rst,
+    .s_valid(rd3_v_q), .s_ready(rd_ready), .s_data(rd3_q),
+    .m_valid(m_rd_valid), .m_ready(m_rd_ready), .m_data(m_rd),
+    .count(rd_count), .almost_full(rd_af)
+  );
+
+  always_ff @(posedge clk) begin
+    stat_read_req  <= rd3_v_q && rd_ready;
+    stat_read_drop <= rd3_v_q && !rd_ready;
+    if (rst) begin
+      stat_read_req  <= 1'b0;
+      stat_read_drop <= 1'b0;
     end
   end
 

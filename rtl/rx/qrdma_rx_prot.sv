@@ -3,11 +3,14 @@
 //
 // qrdma_rx_prot: the window check of qrdma_rx (docs/protection.md). It holds the window
 // table (PROT_WINDOWS entries: base, end, tag, protection domain, permissions, valid) and
-// checks every packet header it is given: a DATA or INLINE packet passes when the window
-// its remote key indexes (rkey >> RKEY_TAG_W) is valid, carries the key's tag, belongs to
-// the packet's protection domain, permits remote writes, and holds every byte of the
-// packet (base <= dst_addr and dst_addr + len <= base + length). Other packet types pass
-// (they write nothing into this node's memory); with cfg_open every packet passes.
+// checks every packet header it is given: a DATA, INLINE or READ_REQ packet passes when
+// the window its remote key indexes (rkey >> RKEY_TAG_W) is valid, carries the key's tag,
+// belongs to the packet's protection domain, permits what the packet does (remote write
+// for DATA and INLINE, local write for a read response: DATA with resp set, remote read
+// for a READ_REQ) and holds every byte it touches (base <= dst_addr and dst_addr + n <=
+// base + length, n = len, or rd_size for a READ_REQ: its whole block). Other packet types
+// pass (they neither write nor read this node's memory); with cfg_open every packet
+// passes.
 //
 // Contract: s_valid with s_hdr (no backpressure, at most one per cycle) -> m_valid with
 // m_ok exactly 4 cycles later, in order. A window write (win_we, a pulse) is in the
@@ -37,10 +40,12 @@ module qrdma_rx_prot
   input  logic [RKEY_TAG_W-1:0] win_tag,
   input  logic [3:0]  win_pd,
   input  logic        win_wr,          // remote writes permitted
+  input  logic        win_rd,          // remote reads permitted
+  input  logic        win_lwr,         // local writes permitted (read responses)
   input  logic        win_valid,
   // headers to check
   input  logic        s_valid,
-  /* verilator lint_off UNUSEDSIGNAL */  // the check reads the type, address, length, pd and key
+  /* verilator lint_off UNUSEDSIGNAL */  // the check reads the type, address, lengths, pd, key and resp
   input  net_hdr_t    s_hdr,
   /* verilator lint_on UNUSEDSIGNAL */
   output logic        m_valid,
@@ -59,6 +64,8 @@ module qrdma_rx_prot
   typedef struct packed {
     logic                  valid;
     logic                  wr;
+    logic                  rd;
+    logic                  lwr;
     logic [3:0]            pd;
     logic [RKEY_TAG_W-1:0] tag;
     logic [64:0]           lim;
@@ -77,6 +84,8 @@ module qrdma_rx_prot
     tw_idx_q      <= WAW'(win_index);
     tw_q_d.valid  <= win_valid;
     tw_q_d.wr     <= win_wr;
+    tw_q_d.rd     <= win_rd;
+    tw_q_d.lwr    <= win_lwr;
     tw_q_d.pd     <= win_pd;
     tw_q_d.tag    <= win_tag;
     tw_q_d.base   <= win_base;
@@ -107,8 +116,10 @@ module qrdma_rx_prot
     .rd_en(1'b1), .rd_addr(WAW'(s_hdr.rkey >> RKEY_TAG_W)), .rd_data(ent)
   );
 
-  // the packet's fields beside the read
+  // the packet's fields beside the read; the permission it needs, one-hot (none: it
+  // needs no window)
   logic                  v1_q, need1_q, idx_ok1_q, open1_q;
+  logic                  pw1_q, pr1_q, pl1_q;   // needs write, read, local write
   logic [63:0]           a1_q;
   logic [64:0]           e1_q;
   logic [RKEY_TAG_W-1:0] tag1_q;
@@ -116,11 +127,17 @@ module qrdma_rx_prot
 
   always_ff @(posedge clk) begin
     v1_q      <= s_valid;
-    need1_q   <= s_hdr.ptype == 4'(NET_DATA) || s_hdr.ptype == 4'(NET_INLINE);
+    need1_q   <= s_hdr.ptype == 4'(NET_DATA) || s_hdr.ptype == 4'(NET_INLINE)
+                 || s_hdr.ptype == 4'(NET_READ_REQ);
+    pw1_q     <= (s_hdr.ptype == 4'(NET_DATA) && !s_hdr.resp) || s_hdr.ptype == 4'(NET_INLINE);
+    pl1_q     <= s_hdr.ptype == 4'(NET_DATA) && s_hdr.resp;
+    pr1_q     <= s_hdr.ptype == 4'(NET_READ_REQ);
     idx_ok1_q <= (s_hdr.rkey >> RKEY_TAG_W) < 32'(WINDOWS);
     open1_q   <= cfg_open;
     a1_q      <= s_hdr.dst_addr;
-    e1_q      <= 65'(s_hdr.dst_addr) + 65'(s_hdr.len);
+    e1_q      <= 65'(s_hdr.dst_addr)
+                 + ((s_hdr.ptype == 4'(NET_READ_REQ)) ? 65'(s_hdr[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W])
+                                                    : 65'(s_hdr.len));
     tag1_q    <= s_hdr.rkey[RKEY_TAG_W-1:0];
     pd1_q     <= s_hdr.pd;
     if (rst) v1_q <= 1'b0;
@@ -128,7 +145,7 @@ module qrdma_rx_prot
 
   // ------------------------------------------------------------------ P1: the word
   // (the table's output register); the packet's fields follow
-  logic                  v2_q, pass2_q, idx_ok2_q;
+  logic                  v2_q, pass2_q, idx_ok2_q, pw2_q, pr2_q, pl2_q;
   logic [63:0]           a2_q;
   logic [64:0]           e2_q;
   logic [RKEY_TAG_W-1:0] tag2_q;
@@ -138,6 +155,9 @@ module qrdma_rx_prot
     v2_q      <= v1_q;
     pass2_q   <= !need1_q || open1_q;
     idx_ok2_q <= idx_ok1_q;
+    pw2_q     <= pw1_q;
+    pr2_q     <= pr1_q;
+    pl2_q     <= pl1_q;
     a2_q      <= a1_q;
     e2_q      <= e1_q;
     tag2_q    <= tag1_q;
@@ -154,7 +174,8 @@ module qrdma_rx_prot
   always_ff @(posedge clk) begin
     v3_q       <= v2_q;
     pass3_q    <= pass2_q;
-    ent3_q     <= idx_ok2_q && ent.valid && ent.wr && ent.tag == tag2_q && ent.pd == pd2_q;
+    ent3_q     <= idx_ok2_q && ent.valid && ent.tag == tag2_q && ent.pd == pd2_q
+                  && ((pw2_q && ent.wr) || (pr2_q && ent.rd) || (pl2_q && ent.lwr));
     a_gt_hi3_q <= a2_q[63:32] > ent.base[63:32];
     a_eq_hi3_q <= a2_q[63:32] == ent.base[63:32];
     a_ge_lo3_q <= a2_q[31:0] >= ent.base[31:0];

@@ -148,8 +148,10 @@ module qrdma_nic
   logic [ACK_DESC_W-1:0]    ack_data;
   logic                     rx_ack_valid, rx_ack_ready, lnack_valid, lnack_ready;
   logic [ACK_DESC_W-1:0]    rx_ack_data, lnack_data;
-  logic                     rsp_valid, rsp_ready;
+  logic                     rsp_valid, rsp_ready, trsp_valid, trsp_ready;
   logic [RSP_DESC_W-1:0]    rsp_data;
+  logic                     rrsp_valid, rrsp_ready;   // read-response jobs, rx -> tx
+  logic [RD_JOB_W-1:0]      rrsp_data;
   // registers
   logic                     ext_wr_en, ext_wr_err, ext_rd_err;
   logic [11:0]              ext_wr_addr, ext_rd_addr;
@@ -161,10 +163,10 @@ module qrdma_nic
   logic                     tx_data_pkt, tx_ctrl_pkt, rx_data_pkt, rx_ctrl_pkt;
   logic [12:0]              tx_bytes, rx_bytes;
   logic                     rx_crc_drop, rx_dup_drop, rx_stale_drop, rx_bad_drop, rx_notif;
-  logic                     rx_prot_drop;
+  logic                     rx_prot_drop, rx_read_req, rx_read_drop;
   logic                     eng_ready, prot_ready;
   // memory protection
-  logic                     prot_open, win_we, win_wr, win_valid;
+  logic                     prot_open, win_we, win_wr, win_rd, win_lwr, win_valid;
   logic [15:0]              win_index;
   logic [63:0]              win_base, win_len;
   logic [RKEY_TAG_W-1:0]    win_tag;
@@ -183,6 +185,10 @@ module qrdma_nic
   // says to ignore them (2, 3); 1: go-back-N
   logic                     rx_miss_valid;
   logic [MISS_DESC_W-1:0]   rx_miss_data;
+  // ... and the MISS answers this node's receive unit gives its own read blocks
+  logic                     smiss_valid, miss_valid;
+  miss_desc_t               smiss_data;
+  logic [MISS_DESC_W-1:0]   miss_data;
   logic [1:0]               resend;
   // state
   logic                     tx_busy, rx_busy;
@@ -232,8 +238,8 @@ module qrdma_nic
     .m_blk_valid(tblk_valid), .m_blk_ready(tblk_ready), .m_blk_data(tblk_data),
     .m_pkt_valid(tpkt_valid), .m_pkt_ready(tpkt_ready), .m_pkt_data(tpkt_data),
     .ack_valid(ack_valid && ack_ready), .ack_data,
-    .cfg_gbn(resend == 2'd1), .cfg_probe(resend == 2'd0), .s_miss_valid(rx_miss_valid && !resend[1]),
-    .s_miss_data(rx_miss_data), .s_sent_valid(tx_sent_valid), .s_sent_tid(tx_sent_tid),
+    .cfg_gbn(resend == 2'd1), .cfg_probe(resend == 2'd0), .s_miss_valid(miss_valid && !resend[1]),
+    .s_miss_data(miss_data), .s_sent_valid(tx_sent_valid), .s_sent_tid(tx_sent_tid),
     .m_nack_valid(rel_nack_valid), .m_nack_ready(rel_nack_ready), .m_nack_data(rel_nack_data),
     .stat_timeout(tx_timeout), .stat_unreach(tx_unreach), .stat_retx(tx_retx),
     .stat_miss_retx(tx_miss_retx)
@@ -249,7 +255,8 @@ module qrdma_nic
     .clk, .rst, .node_id, .epoch,
     .s_blk_valid(tblk_valid), .s_blk_ready(tblk_ready), .s_blk_data(tblk_data),
     .s_pkt_valid(tpkt_valid), .s_pkt_ready(tpkt_ready), .s_pkt_data(tpkt_data),
-    .s_rsp_valid(rsp_valid), .s_rsp_ready(rsp_ready), .s_rsp_data(rsp_data),
+    .s_rrsp_valid(rrsp_valid), .s_rrsp_ready(rrsp_ready), .s_rrsp_data(rrsp_data),
+    .s_rsp_valid(trsp_valid), .s_rsp_ready(trsp_ready), .s_rsp_data(rsp_data),
     .m_lnack_valid(lnack_valid), .m_lnack_ready(lnack_ready), .m_lnack_data(lnack_data),
     .m_sent_valid(tx_sent_valid), .m_sent_tid(tx_sent_tid),
     .tx_pause,
@@ -282,39 +289,80 @@ module qrdma_nic
     .m_ack_valid(rx_ack_valid), .m_ack_ready(rx_ack_ready), .m_ack_data(rx_ack_data),
     .m_rsp_valid(rsp_valid), .m_rsp_ready(rsp_ready), .m_rsp_data(rsp_data),
     .m_miss_valid(rx_miss_valid), .m_miss_data(rx_miss_data),
+    .m_rd_valid(rrsp_valid), .m_rd_ready(rrsp_ready), .m_rd_data(rrsp_data),
     .cfg_nq_base(nq_base), .cfg_nq_size(nq_size), .cfg_nq_tail(nq_tail),
     .cfg_nq_reset(nq_reset), .nq_head, .nq_wait,
     .cfg_prot_open(prot_open), .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd,
-    .win_wr, .win_valid, .prot_ready,
+    .win_wr, .win_rd, .win_lwr, .win_valid, .prot_ready,
     .busy(rx_busy), .occ_buf(st.rx_buf), .occ_pkts(st.rx_pkts), .occ_evts(st.rx_evts),
     .occ_rsp(st.rx_rsp), .occ_ntf(st.rx_ntf), .occ_wr(st.rx_wr),
     .stat_data_pkt(rx_data_pkt), .stat_ctrl_pkt(rx_ctrl_pkt), .stat_bytes(rx_bytes),
     .stat_crc_drop(rx_crc_drop), .stat_dup_drop(rx_dup_drop),
     .stat_stale_drop(rx_stale_drop), .stat_bad_drop(rx_bad_drop),
-    .stat_prot_drop(rx_prot_drop), .stat_notif(rx_notif),
+    .stat_prot_drop(rx_prot_drop), .stat_read_req(rx_read_req),
+    .stat_read_drop(rx_read_drop), .stat_notif(rx_notif),
     .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
     .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall),
     .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop),
     .stat_miss(rx_miss), .stat_miss_drop(rx_miss_drop)
   );
 
-  // acknowledgements to the engine: received ACK/NACKs, local NACKs and the reliability
-  // unit's NACKs, round robin
-  logic [2:0] ack_gnt;
+  // Responses the receive unit addresses to this node are those of read responses, i.e.
+  // of this node's own read blocks (docs/nic.md "Remote reads"): they are delivered here,
+  // an ACK or NACK to the engine's acknowledgement input (through a register slice), a
+  // MISS to the reliability unit in a cycle without a MISS packet received. The others
+  // go to the send unit.
+  rsp_desc_t             rsp_d;
+  logic                  rsp_self, sack_s_valid, sack_s_ready, sack_valid, sack_ready;
+  ack_desc_t             sack_s_data;
+  logic [ACK_DESC_W-1:0] sack_data;
+
+  assign rsp_d        = rsp_desc_t'(rsp_data);
+  assign rsp_self     = rsp_d.dst_node == node_id;
+  assign trsp_valid   = rsp_valid && !rsp_self;
+  assign sack_s_valid = rsp_valid && rsp_self && !rsp_d.miss;
+  assign smiss_valid  = rsp_valid && rsp_self && rsp_d.miss && !rx_miss_valid;
+  assign rsp_ready    = !rsp_self ? trsp_ready : (rsp_d.miss ? !rx_miss_valid : sack_s_ready);
+  always_comb begin
+    sack_s_data        = '0;
+    sack_s_data.tid    = rsp_d.tid;
+    sack_s_data.seq    = rsp_d.seq;
+    sack_s_data.nack   = rsp_d.nack;
+    sack_s_data.reason = rsp_d.reason;
+    smiss_data           = '0;
+    smiss_data.tid       = rsp_d.tid;
+    smiss_data.seq       = rsp_d.seq;
+    smiss_data.pkt_first = rsp_d.pkt_idx;
+    smiss_data.pkt_num   = rsp_d.miss_cnt;
+  end
+  assign miss_valid = rx_miss_valid || smiss_valid;
+  assign miss_data  = rx_miss_valid ? rx_miss_data : smiss_data;
+
+  qrdma_reg_slice #(.WIDTH(ACK_DESC_W)) u_sack (
+    .clk, .rst,
+    .s_valid(sack_s_valid), .s_ready(sack_s_ready), .s_data(sack_s_data),
+    .m_valid(sack_valid), .m_ready(sack_ready), .m_data(sack_data)
+  );
+
+  // acknowledgements to the engine: received ACK/NACKs, local NACKs, the reliability
+  // unit's NACKs and the read blocks' responses, round robin
+  logic [3:0] ack_gnt;
   /* verilator lint_off UNUSEDSIGNAL */  // the one-hot grant says it all
   logic       ack_any;
   logic [1:0] ack_idx;
   /* verilator lint_on UNUSEDSIGNAL */
-  qrdma_arb_rr #(.N(3)) u_ack_arb (
+  qrdma_arb_rr #(.N(4)) u_ack_arb (
     .clk, .rst,
-    .req({rel_nack_valid, lnack_valid, rx_ack_valid}), .ack(ack_valid && ack_ready),
+    .req({sack_valid, rel_nack_valid, lnack_valid, rx_ack_valid}), .ack(ack_valid && ack_ready),
     .gnt(ack_gnt), .gnt_valid(ack_any), .gnt_idx(ack_idx)
   );
-  assign ack_valid      = rx_ack_valid || lnack_valid || rel_nack_valid;
-  assign ack_data       = ack_gnt[2] ? rel_nack_data : ack_gnt[1] ? lnack_data : rx_ack_data;
+  assign ack_valid      = rx_ack_valid || lnack_valid || rel_nack_valid || sack_valid;
+  assign ack_data       = ack_gnt[3] ? sack_data : ack_gnt[2] ? rel_nack_data
+                        : ack_gnt[1] ? lnack_data : rx_ack_data;
   assign rx_ack_ready   = ack_ready && ack_gnt[0];
   assign lnack_ready    = ack_ready && ack_gnt[1];
   assign rel_nack_ready = ack_ready && ack_gnt[2];
+  assign sack_ready     = ack_ready && ack_gnt[3];
 
   qrdma_nic_regs u_regs (
     .clk, .rst, .node_id,
@@ -326,7 +374,7 @@ module qrdma_nic
     .cfg_retry_limit(retry_limit), .cfg_backoff(backoff), .cfg_resend(resend),
     .cfg_epoch(epoch), .tx_retx,
     .cfg_prot_open(prot_open), .win_we, .win_index, .win_base, .win_len, .win_tag, .win_pd,
-    .win_wr, .win_valid, .rx_prot_drop,
+    .win_wr, .win_rd, .win_lwr, .win_valid, .rx_prot_drop, .rx_read_req, .rx_read_drop,
     .tx_miss_retx,
     .tx_timeout, .tx_unreach,
     .tx_data_pkt, .tx_ctrl_pkt, .tx_bytes,

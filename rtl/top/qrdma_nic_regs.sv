@@ -53,6 +53,8 @@ module qrdma_nic_regs
   output logic [RKEY_TAG_W-1:0] win_tag,
   output logic [3:0]  win_pd,
   output logic        win_wr,
+  output logic        win_rd,
+  output logic        win_lwr,
   output logic        win_valid,
   output logic [1:0]  cfg_resend,
   output logic [7:0]  cfg_epoch,
@@ -72,6 +74,8 @@ module qrdma_nic_regs
   input  logic        rx_stale_drop,
   input  logic        rx_bad_drop,
   input  logic        rx_prot_drop,
+  input  logic        rx_read_req,
+  input  logic        rx_read_drop,
   input  logic        rx_notif,
   input  logic        tx_mem_err,
   input  logic        tx_slot_stall,
@@ -173,6 +177,8 @@ module qrdma_nic_regs
   assign win_tag       = hw_out.WIN_CTRL.tag.value;
   assign win_pd        = hw_out.WIN_CTRL.pd.value;
   assign win_wr        = hw_out.WIN_CTRL.rwr.value;
+  assign win_rd        = hw_out.WIN_CTRL.rrd.value;
+  assign win_lwr       = hw_out.WIN_CTRL.lwr.value;
   assign win_valid     = hw_out.WIN_CTRL.valid.value;
 
   // ------------------------------------------------------------------ hardware inputs
@@ -194,6 +200,8 @@ module qrdma_nic_regs
     hw_in.RX_STALE_DROP.cnt.incr   = rx_stale_drop;
     hw_in.RX_BAD_DROP.cnt.incr     = rx_bad_drop;
     hw_in.RX_PROT_DROP.cnt.incr    = rx_prot_drop;
+    hw_in.RX_READ_REQS.cnt.incr    = rx_read_req;
+    hw_in.RX_READ_DROP.cnt.incr    = rx_read_drop;
     hw_in.RX_NOTIFS.cnt.incr       = rx_notif;
     hw_in.TX_DATA_BYTES.cnt.incr   = tx_data_pkt;
     hw_in.TX_DATA_BYTES.cnt.incrvalue = tx_bytes;

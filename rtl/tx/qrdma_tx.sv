@@ -50,6 +50,11 @@ module qrdma_tx
   input  logic                   s_pkt_valid,
   output logic                   s_pkt_ready,
   input  logic [511:0]           s_pkt_data,
+  // read-response jobs (RD_JOB) from the receive unit: blocks of other nodes' reads, sent
+  // back as DATA packets with resp set (docs/nic.md "Remote reads")
+  input  logic                   s_rrsp_valid,
+  output logic                   s_rrsp_ready,
+  input  logic [RD_JOB_W-1:0]    s_rrsp_data,
   // responses (ACK / NACK packets to send, RSP_DESC) from the receive unit
   input  logic                   s_rsp_valid,
   output logic                   s_rsp_ready,
@@ -158,6 +163,9 @@ module qrdma_tx
     .s_pkt_valid    (s_pkt_valid),
     .s_pkt_ready    (s_pkt_ready),
     .s_pkt_data     (s_pkt_data),
+    .s_rsp_valid    (s_rrsp_valid),
+    .s_rsp_ready    (s_rrsp_ready),
+    .s_rsp_data     (s_rrsp_data),
     .tx_pause       (tx_pause_q),
     .pick_ok        (pick_ok),
     .pick           (pick),

@@ -17,7 +17,8 @@
 // (pay_ready) two cycles after it decided it, without looking at pay_valid, so a packet
 // never stalls in the middle. A packet whose payload read was answered SLVERR/DECERR is
 // not sent; its packed beats are released and a local NACK (tid, seq, reason
-// ERR_LOCAL_MEM) goes to the QoS engine (m_lnack). Responses (one-beat ACK/NACK packets,
+// ERR_LOCAL_MEM) goes to the QoS engine (m_lnack), unless it is a read response (resp
+// set: its TID is the requester's, who sends its READ_REQ again after its timeout). Responses (one-beat ACK/NACK packets,
 // rsp_hdr) are taken before the next request-class job at every packet boundary. The
 // last beat is offered (tvalid) only with its CRC; at full rate the delay costs no
 // bubbles after the first packet of a burst.
@@ -227,7 +228,7 @@ module qrdma_tx_asm
       a.reason = 4'(ERR_LOCAL_MEM);
       m_lnack_data <= a;
     end
-    if (drop_go)            m_lnack_valid <= 1'b1;
+    if (drop_go && !jb.hdr[NET_HDR_RESP_LSB]) m_lnack_valid <= 1'b1;
     else if (m_lnack_ready) m_lnack_valid <= 1'b0;
     stat_mem_err <= drop_go;
     if (rst) begin

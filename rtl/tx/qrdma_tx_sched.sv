@@ -16,9 +16,18 @@
 // "Exactly once"): a generation counter per (queue, TID) in block RAM goes up by one for
 // each new block or inline packet taken in; a re-send (its resend bit) and a CONTROL
 // packet take it as it is (a CONTROL taken before its block: the value the block takes).
+// Read-response jobs (rd_job, docs/nic.md "Remote reads") are blocks of another node's
+// read: each takes a slot in the queue of its requester and is sent as a block, its
+// packets DATA with resp set, carrying the job's TID, sequence number, generation and
+// epoch (no counter of this node moves; no sent_valid: no timer of this node starts).
+// A block of a read channel (xfer in a page's read half) is a read block: it is sent as
+// one READ_REQ packet asking its responder (dst_node) for the block's run; its
+// generation counts in the counter of (this node's queue, TID), which no write uses, so
+// that the read responses of one TID carry one increasing generation at this node,
+// whatever their responder.
 // Inside: docs/modules.md#qrdma_tx_sched.
 //
-// Contract: one descriptor per cycle is accepted (round robin between the two inputs)
+// Contract: one descriptor per cycle is accepted (round robin between the three inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
 // block in that cycle. Pipeline (cycle t = the cycle of the pick):
 //   t    pick: a queue granted (from registered state)
@@ -71,6 +80,9 @@ module qrdma_tx_sched
   input  logic                     s_pkt_valid,
   output logic                     s_pkt_ready,
   input  logic [PKT_DESC_W-1:0]    s_pkt_data,
+  input  logic                     s_rsp_valid,     // read-response jobs
+  output logic                     s_rsp_ready,
+  input  logic [RD_JOB_W-1:0]      s_rsp_data,
   input  logic [NUM_NODES-1:0]     tx_pause,        // queue k is not picked while high
   // picks
   input  logic                     pick_ok,         // room for one more packet (see header)
@@ -99,8 +111,45 @@ module qrdma_tx_sched
   localparam int unsigned GW     = NET_HDR_GEN_W;      // generation
   localparam int unsigned GKW    = idx_w(NUM_NODES << TW);  // generation counter index
 
+  // What a block slot holds above its block descriptor: for a read-response job, the
+  // requester's generation and epoch (resp 0 for this node's own blocks).
+  typedef struct packed {
+    logic          resp;
+    logic [7:0]    epoch;
+    logic [GW-1:0] gen;
+  } rspx_t;
+
+  // A read channel's transfer: the channel in its page's read half.
+  function automatic logic is_read(input logic [BLOCK_DESC_XFER_W-1:0] xfer);
+    return xfer[$clog2(WR_CH_PER_PAGE)];
+  endfunction
+
+  // The block descriptor of a read-response job: a block of the requester's transfer
+  // (its TID, seq, channel), no flow, no notification.
+  /* verilator lint_off UNUSEDSIGNAL */  // gen and epoch travel beside the descriptor
+  function automatic block_desc_t blk_of_rsp(input rd_job_t j);
+    block_desc_t b;
+    b           = '0;
+    b.src_addr  = j.src_addr;
+    b.dst_addr  = j.dst_addr;
+    b.dst_node  = j.dst_node;
+    b.pd        = j.pd;
+    b.tid       = j.tid;
+    b.seq       = j.seq;
+    b.size      = j.size;
+    b.path      = j.path;
+    b.xfer      = j.xfer;
+    b.pkt_first = j.pkt_first;
+    b.pkt_num   = j.pkt_num;
+    b.rkey      = j.rkey;
+    return b;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
 `ifndef SYNTHESIS
   initial begin
+    if (BLOCK_DESC_W + $bits(rspx_t) > DATA_W)
+      $fatal(1, "qrdma_tx_sched: a block descriptor and its response fields exceed a slot");
     if (NUM_NODES < 1) $fatal(1, "qrdma_tx_sched: NUM_NODES must be >= 1");
     if (SLOTS < 2) $fatal(1, "qrdma_tx_sched: SLOTS must be >= 2");
     if (MAX_PAYLOAD < 256 || MAX_PAYLOAD > 4096 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
@@ -148,9 +197,16 @@ module qrdma_tx_sched
 
   // ------------------------------------------------------------------ input side
   slot_rec_t   in_rec;
-  logic [1:0]  in_req, in_gnt;
+  logic [2:0]  in_req, in_gnt;
   logic        in_gnt_valid;
-  logic        in_idx;
+  /* verilator lint_off UNUSEDSIGNAL */  // the one-hot grant selects
+  logic [1:0]  in_sel;     // the input granted: 0 block, 1 packet, 2 read response
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        in_idx;     // a packet descriptor
+  logic        in_rsp;     // a read-response job
+  logic        in_read;    // a read block (one READ_REQ packet)
+  rd_job_t     in_rj;
+  rspx_t       in_rx;
   logic        in_open;    // a descriptor can be accepted in this cycle
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
@@ -185,38 +241,43 @@ module qrdma_tx_sched
   logic [15:0]     blk_seq_q;
 
   assign in_pkt = pkt_desc_t'(s_pkt_data);
-  assign in_req = {s_pkt_valid, s_blk_valid};
+  assign in_rj  = rd_job_t'(s_rsp_data);
+  assign in_req = {s_rsp_valid, s_pkt_valid, s_blk_valid};
+  assign in_idx = in_gnt[1];
+  assign in_rsp = in_gnt[2];
+  assign in_rx  = in_rsp ? '{resp: 1'b1, epoch: in_rj.epoch, gen: in_rj.gen} : '0;
+  assign in_read = !in_idx && !in_rsp && is_read(in_blk.xfer);
 
   always_ff @(posedge clk) begin
-    if (in_acc && !in_idx && !in_blk.resend) blk_seq_q <= in_blk.seq;
+    if (in_acc && !in_idx && !in_rsp && !in_blk.resend) blk_seq_q <= in_blk.seq;
     if (rst) blk_seq_q <= '1;   // the engine's first seq is 0
   end
 
-  qrdma_arb_rr #(.N(2)) u_in_arb (
+  qrdma_arb_rr #(.N(3)) u_in_arb (
     .clk       (clk),
     .rst       (rst),
     .req       (in_req),
     .ack       (in_acc),
     .gnt       (in_gnt),
     .gnt_valid (in_gnt_valid),
-    .gnt_idx   (in_idx)
+    .gnt_idx   (in_sel)
   );
 
   assign in_open        = pool_valid && !reenq;
   assign in_acc         = in_open && in_gnt_valid;
   assign s_blk_ready    = in_open && in_gnt[0];
   assign s_pkt_ready    = in_open && in_gnt[1];
+  assign s_rsp_ready    = in_open && in_gnt[2];
 
+  assign in_blk   = in_rsp ? blk_of_rsp(in_rj) : block_desc_t'(s_blk_data);
   assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
-                           : '{kind: SLOT_BLK, data: DATA_W'(s_blk_data)};
-  assign in_blk   = block_desc_t'(s_blk_data);
+                           : '{kind: SLOT_BLK, data: DATA_W'({in_rx, in_blk})};
   // of its block; of the run it sends (pkt_num 0: the block's rest, else pkt_num > 1)
-  assign in_bmore = !in_idx && bmore_of(in_blk.dst_addr[LG-1:0], in_blk.size,
-                                        PIDX_W'(in_blk.pkt_first));
-  assign in_more  = (in_blk.pkt_num == '0) ? in_bmore : !in_idx && (in_blk.pkt_num != PIDX_W'(1));
-  assign in_queue = node_queue(
-      in_idx ? s_pkt_data[PKT_DESC_DST_NODE_LSB +: PKT_DESC_DST_NODE_W]
-             : s_blk_data[BLOCK_DESC_DST_NODE_LSB +: BLOCK_DESC_DST_NODE_W]);
+  assign in_bmore = !in_idx && !in_read && bmore_of(in_blk.dst_addr[LG-1:0], in_blk.size,
+                                                     PIDX_W'(in_blk.pkt_first));
+  assign in_more  = (in_blk.pkt_num == '0) ? in_bmore
+                                           : !in_idx && !in_read && (in_blk.pkt_num != PIDX_W'(1));
+  assign in_queue = node_queue(in_idx ? in_pkt.dst_node : in_blk.dst_node);
 
   // slots in use; a descriptor waiting for one
   always_ff @(posedge clk) begin
@@ -334,9 +395,10 @@ module qrdma_tx_sched
 
   always_ff @(posedge clk) begin
     g1_v_q    <= in_acc;
-    g1_k_q    <= GKW'({in_queue, in_tid});
+    g1_k_q    <= GKW'({in_read ? node_queue(node_id) : in_queue, in_tid});
     g1_s_q    <= pool_id;
-    g1_n_q    <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend) : !in_blk.resend;
+    g1_n_q    <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend)
+                        : (!in_blk.resend && !in_rsp);
     g1_c_q    <= in_idx && in_pkt.kind == 1'(PKT_CONTROL) && !in_pkt.resend;
     g1_cseq_q <= in_pkt.seq;
     g1_bseq_q <= blk_seq_q;
@@ -590,10 +652,14 @@ module qrdma_tx_sched
     block_desc_t b;
     pkt_desc_t   p;
     /* verilator lint_on UNUSEDSIGNAL */
+    rspx_t             rx;
+    logic              rdb;
     net_hdr_t          h;
     logic [DATA_W-1:0] x;
-    b = block_desc_t'(r.data[BLOCK_DESC_W-1:0]);
-    p = pkt_desc_t'(r.data);
+    b  = block_desc_t'(r.data[BLOCK_DESC_W-1:0]);
+    p  = pkt_desc_t'(r.data);
+    rx = rspx_t'(r.data[BLOCK_DESC_W +: $bits(rspx_t)]);
+    rdb = r.kind == SLOT_BLK && is_read(b.xfer) && !rx.resp;
     h          = '0;
     h.src_node = src;
     h.epoch    = ep;
@@ -616,6 +682,22 @@ module qrdma_tx_sched
         h.xfer     = b.xfer;
         h.ask      = ask;
         h.rkey     = b.rkey;
+        if (rx.resp) begin  // a read response: the requester's block
+          h.resp  = 1'b1;
+          h.gen   = rx.gen;
+          h.epoch = rx.epoch;
+        end
+        if (rdb) begin      // a read block: its READ_REQ
+          h.ptype    = 4'(NET_READ_REQ);
+          h.pkt_idx  = PIDX_W'(b.pkt_first);
+          h.miss_cnt = b.pkt_num;
+          h.blk_pkts = '0;
+          h.len      = '0;
+          h.dst_addr = b.src_addr;
+          h.notify   = 1'b0;
+          h.last     = 1'b0;
+          h.ask      = 1'b0;
+        end
       end
       default: begin  // SLOT_PKT
         h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
@@ -636,6 +718,11 @@ module qrdma_tx_sched
       end
     endcase
     x = DATA_W'(h);
+    if (rdb) begin
+      x[NET_HDR_RD_LADDR_LSB +: NET_HDR_RD_LADDR_W] = b.dst_addr;
+      x[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W]   = b.size;
+      x[NET_HDR_RD_LKEY_LSB +: NET_HDR_RD_LKEY_W]   = b.lkey;
+    end
     if (r.kind == SLOT_PKT && p.kind == 1'(PKT_CONTROL)) begin
       x[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]     = p.size;
       x[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W] = p.blocks;
@@ -643,6 +730,11 @@ module qrdma_tx_sched
     end
     return x;
   endfunction
+
+  // a read-response job's block (its response fields' resp bit); a read block
+  logic b_resp, b_read;
+  assign b_resp = rec_b_q.kind == SLOT_BLK && rec_b_q.data[BLOCK_DESC_W + $bits(rspx_t) - 1];
+  assign b_read = rec_b_q.kind == SLOT_BLK && !b_resp && is_read(blk_b.xfer);
 
   // the job's registers (t+7)
   logic [DATA_W-1:0]   c_hdr_q;
@@ -658,8 +750,8 @@ module qrdma_tx_sched
     if (b_valid_q) begin
       c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_epoch_q, b_gen_q, b_pidx_q,
                             b_lidx_q + PIDX_W'(1), b_len, b_dst_q, !b_more_q && b_bmore_q);
-      c_data_q  <= (rec_b_q.kind == SLOT_BLK);
-      c_sent_q  <= !b_more_q;
+      c_data_q  <= (rec_b_q.kind == SLOT_BLK) && !b_read;
+      c_sent_q  <= !b_more_q && !b_resp;
       c_dlane_q <= b_dst_q[LANE_W-1:0];
       c_len_q   <= b_len;
       c_np_q    <= b_np_q[b_case];

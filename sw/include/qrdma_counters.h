@@ -45,6 +45,8 @@
     X(RX_MISS, nic.RX_MISS) \
     X(RX_MISS_DROP, nic.RX_MISS_DROP) \
     X(TX_MISS_RETX, nic.TX_MISS_RETX) \
-    X(RX_PROT_DROP, nic.RX_PROT_DROP)
+    X(RX_PROT_DROP, nic.RX_PROT_DROP) \
+    X(RX_READ_REQS, nic.RX_READ_REQS) \
+    X(RX_READ_DROP, nic.RX_READ_DROP)
 
 #endif /* QRDMA_COUNTERS_H */

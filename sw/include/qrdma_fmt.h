@@ -25,7 +25,7 @@
 #define QRDMA_ERR_REMOTE_MEM 3ULL /* error reason: a write into the receiver's memory was answered SLVERR/DECERR (NACK) */
 #define QRDMA_ERR_TIMEOUT 4ULL /* error reason: no ACK or NACK from the destination within RETX_TIMEOUT (docs/reliability.md) */
 #define QRDMA_ERR_UNREACHABLE 5ULL /* error reason: the destination is not a reachable node: outside NODE_MASK, or this node */
-#define QRDMA_ERR_REMOTE_ACCESS 6ULL /* error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with write permission (NACK; docs/protection.md) */
+#define QRDMA_ERR_REMOTE_ACCESS 6ULL /* error reason: the receiver refused a packet: no window of its protection domain with that remote key holds it with the permission it needs (write, read, or local write for a read response; NACK; docs/protection.md) */
 #define QRDMA_RKEY_TAG_W 8ULL /* low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table */
 #define QRDMA_PAGE_STRIDE 8192ULL /* bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable) */
 #define QRDMA_DESC_OFFSET 0ULL /* in a page: channel c's descriptor line at DESC_OFFSET + 32 c */
@@ -41,8 +41,8 @@
 #define QRDMA_NET_CONTROL 2ULL /* packet type: completion control packet (one beat) */
 #define QRDMA_NET_ACK 3ULL /* packet type: block / inline acknowledgement (one beat) */
 #define QRDMA_NET_NACK 4ULL /* packet type: negative acknowledgement (one beat) */
-#define QRDMA_NET_READ_REQ 5ULL /* packet type: reserved for remote read requests */
-#define QRDMA_NET_READ_RESP 6ULL /* packet type: reserved for remote read responses */
+#define QRDMA_NET_READ_REQ 5ULL /* packet type: remote read request of one block (one beat; docs/nic.md "Remote reads"): the receiver sends the block's bytes back as DATA packets with `resp` set */
+#define QRDMA_NET_READ_RESP 6ULL /* packet type: reserved (read responses are DATA packets with `resp` set) */
 #define QRDMA_NET_CREDIT 7ULL /* packet type: link credits (one beat, net_credit; docs/fabric.md): consumed by the link's receiving end, never forwarded or buffered */
 #define QRDMA_CREDIT_CLASSES 16ULL /* credit classes a credit beat can carry (a switch input's: one per output port) */
 #define QRDMA_CREDIT_CNT_W 16ULL /* bits of a credit class's cumulative count in a credit beat */
@@ -52,7 +52,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 5
+#define QRDMA_FORMAT_VERSION 6
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -135,9 +135,13 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE1_RKEY_W 32
 #define QRDMA_DESC_LINE1_RKEY_GET(buf) qrdma_get_bits((buf), 192, 32)
 #define QRDMA_DESC_LINE1_RKEY_PUT(buf, v) qrdma_put_bits((buf), 192, 32, (v))
+#define QRDMA_DESC_LINE1_LKEY_LSB 0
+#define QRDMA_DESC_LINE1_LKEY_W 32
+#define QRDMA_DESC_LINE1_LKEY_GET(buf) qrdma_get_bits((buf), 0, 32)
+#define QRDMA_DESC_LINE1_LKEY_PUT(buf, v) qrdma_put_bits((buf), 0, 32, (v))
 
 /* Block descriptor, QoS engine -> send unit (one per block of a memory transfer). */
-#define QRDMA_BLOCK_DESC_BITS 288
+#define QRDMA_BLOCK_DESC_BITS 320
 #define QRDMA_BLOCK_DESC_SRC_ADDR_LSB 0
 #define QRDMA_BLOCK_DESC_SRC_ADDR_W 64
 #define QRDMA_BLOCK_DESC_SRC_ADDR_GET(buf) qrdma_get_bits((buf), 0, 64)
@@ -218,6 +222,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_RKEY_W 32
 #define QRDMA_BLOCK_DESC_RKEY_GET(buf) qrdma_get_bits((buf), 256, 32)
 #define QRDMA_BLOCK_DESC_RKEY_PUT(buf, v) qrdma_put_bits((buf), 256, 32, (v))
+#define QRDMA_BLOCK_DESC_LKEY_LSB 288
+#define QRDMA_BLOCK_DESC_LKEY_W 32
+#define QRDMA_BLOCK_DESC_LKEY_GET(buf) qrdma_get_bits((buf), 288, 32)
+#define QRDMA_BLOCK_DESC_LKEY_PUT(buf, v) qrdma_put_bits((buf), 288, 32, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
@@ -353,6 +361,65 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_MISS_DESC_PKT_NUM_GET(buf) qrdma_get_bits((buf), 34, 9)
 #define QRDMA_MISS_DESC_PKT_NUM_PUT(buf, v) qrdma_put_bits((buf), 34, 9, (v))
 
+/* Read-response job, receive unit -> send unit (docs/nic.md "Remote reads"): a READ_REQ the window check passed; the send unit sends the block's packets pkt_first .. back to the requester as DATA packets with resp set. */
+#define QRDMA_RD_JOB_BITS 277
+#define QRDMA_RD_JOB_SRC_ADDR_LSB 0
+#define QRDMA_RD_JOB_SRC_ADDR_W 64
+#define QRDMA_RD_JOB_SRC_ADDR_GET(buf) qrdma_get_bits((buf), 0, 64)
+#define QRDMA_RD_JOB_SRC_ADDR_PUT(buf, v) qrdma_put_bits((buf), 0, 64, (v))
+#define QRDMA_RD_JOB_DST_ADDR_LSB 64
+#define QRDMA_RD_JOB_DST_ADDR_W 64
+#define QRDMA_RD_JOB_DST_ADDR_GET(buf) qrdma_get_bits((buf), 64, 64)
+#define QRDMA_RD_JOB_DST_ADDR_PUT(buf, v) qrdma_put_bits((buf), 64, 64, (v))
+#define QRDMA_RD_JOB_DST_NODE_LSB 128
+#define QRDMA_RD_JOB_DST_NODE_W 16
+#define QRDMA_RD_JOB_DST_NODE_GET(buf) qrdma_get_bits((buf), 128, 16)
+#define QRDMA_RD_JOB_DST_NODE_PUT(buf, v) qrdma_put_bits((buf), 128, 16, (v))
+#define QRDMA_RD_JOB_PD_LSB 144
+#define QRDMA_RD_JOB_PD_W 4
+#define QRDMA_RD_JOB_PD_GET(buf) qrdma_get_bits((buf), 144, 4)
+#define QRDMA_RD_JOB_PD_PUT(buf, v) qrdma_put_bits((buf), 144, 4, (v))
+#define QRDMA_RD_JOB_TID_LSB 148
+#define QRDMA_RD_JOB_TID_W 10
+#define QRDMA_RD_JOB_TID_GET(buf) qrdma_get_bits((buf), 148, 10)
+#define QRDMA_RD_JOB_TID_PUT(buf, v) qrdma_put_bits((buf), 148, 10, (v))
+#define QRDMA_RD_JOB_SEQ_LSB 158
+#define QRDMA_RD_JOB_SEQ_W 16
+#define QRDMA_RD_JOB_SEQ_GET(buf) qrdma_get_bits((buf), 158, 16)
+#define QRDMA_RD_JOB_SEQ_PUT(buf, v) qrdma_put_bits((buf), 158, 16, (v))
+#define QRDMA_RD_JOB_SIZE_LSB 174
+#define QRDMA_RD_JOB_SIZE_W 17
+#define QRDMA_RD_JOB_SIZE_GET(buf) qrdma_get_bits((buf), 174, 17)
+#define QRDMA_RD_JOB_SIZE_PUT(buf, v) qrdma_put_bits((buf), 174, 17, (v))
+#define QRDMA_RD_JOB_PATH_LSB 191
+#define QRDMA_RD_JOB_PATH_W 2
+#define QRDMA_RD_JOB_PATH_GET(buf) qrdma_get_bits((buf), 191, 2)
+#define QRDMA_RD_JOB_PATH_PUT(buf, v) qrdma_put_bits((buf), 191, 2, (v))
+#define QRDMA_RD_JOB_XFER_LSB 193
+#define QRDMA_RD_JOB_XFER_W 11
+#define QRDMA_RD_JOB_XFER_GET(buf) qrdma_get_bits((buf), 193, 11)
+#define QRDMA_RD_JOB_XFER_PUT(buf, v) qrdma_put_bits((buf), 193, 11, (v))
+#define QRDMA_RD_JOB_PKT_FIRST_LSB 204
+#define QRDMA_RD_JOB_PKT_FIRST_W 8
+#define QRDMA_RD_JOB_PKT_FIRST_GET(buf) qrdma_get_bits((buf), 204, 8)
+#define QRDMA_RD_JOB_PKT_FIRST_PUT(buf, v) qrdma_put_bits((buf), 204, 8, (v))
+#define QRDMA_RD_JOB_PKT_NUM_LSB 212
+#define QRDMA_RD_JOB_PKT_NUM_W 9
+#define QRDMA_RD_JOB_PKT_NUM_GET(buf) qrdma_get_bits((buf), 212, 9)
+#define QRDMA_RD_JOB_PKT_NUM_PUT(buf, v) qrdma_put_bits((buf), 212, 9, (v))
+#define QRDMA_RD_JOB_RKEY_LSB 221
+#define QRDMA_RD_JOB_RKEY_W 32
+#define QRDMA_RD_JOB_RKEY_GET(buf) qrdma_get_bits((buf), 221, 32)
+#define QRDMA_RD_JOB_RKEY_PUT(buf, v) qrdma_put_bits((buf), 221, 32, (v))
+#define QRDMA_RD_JOB_GEN_LSB 253
+#define QRDMA_RD_JOB_GEN_W 16
+#define QRDMA_RD_JOB_GEN_GET(buf) qrdma_get_bits((buf), 253, 16)
+#define QRDMA_RD_JOB_GEN_PUT(buf, v) qrdma_put_bits((buf), 253, 16, (v))
+#define QRDMA_RD_JOB_EPOCH_LSB 269
+#define QRDMA_RD_JOB_EPOCH_W 8
+#define QRDMA_RD_JOB_EPOCH_GET(buf) qrdma_get_bits((buf), 269, 8)
+#define QRDMA_RD_JOB_EPOCH_PUT(buf, v) qrdma_put_bits((buf), 269, 8, (v))
+
 /* 64-bit read of STATUS_OFFSET + 8 c (reading DONE/ERROR resets the channel to IDLE). */
 #define QRDMA_STATUS_SINGLE_BITS 64
 #define QRDMA_STATUS_SINGLE_STATUS_LSB 0
@@ -453,6 +520,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_RKEY_W 32
 #define QRDMA_NET_HDR_RKEY_GET(buf) qrdma_get_bits((buf), 222, 32)
 #define QRDMA_NET_HDR_RKEY_PUT(buf, v) qrdma_put_bits((buf), 222, 32, (v))
+#define QRDMA_NET_HDR_RESP_LSB 254
+#define QRDMA_NET_HDR_RESP_W 1
+#define QRDMA_NET_HDR_RESP_GET(buf) qrdma_get_bits((buf), 254, 1)
+#define QRDMA_NET_HDR_RESP_PUT(buf, v) qrdma_put_bits((buf), 254, 1, (v))
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256
@@ -467,6 +538,18 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_TAG_W 32
 #define QRDMA_NET_HDR_TAG_GET(buf) qrdma_get_bits((buf), 310, 32)
 #define QRDMA_NET_HDR_TAG_PUT(buf, v) qrdma_put_bits((buf), 310, 32, (v))
+#define QRDMA_NET_HDR_RD_LADDR_LSB 256
+#define QRDMA_NET_HDR_RD_LADDR_W 64
+#define QRDMA_NET_HDR_RD_LADDR_GET(buf) qrdma_get_bits((buf), 256, 64)
+#define QRDMA_NET_HDR_RD_LADDR_PUT(buf, v) qrdma_put_bits((buf), 256, 64, (v))
+#define QRDMA_NET_HDR_RD_SIZE_LSB 320
+#define QRDMA_NET_HDR_RD_SIZE_W 17
+#define QRDMA_NET_HDR_RD_SIZE_GET(buf) qrdma_get_bits((buf), 320, 17)
+#define QRDMA_NET_HDR_RD_SIZE_PUT(buf, v) qrdma_put_bits((buf), 320, 17, (v))
+#define QRDMA_NET_HDR_RD_LKEY_LSB 337
+#define QRDMA_NET_HDR_RD_LKEY_W 32
+#define QRDMA_NET_HDR_RD_LKEY_GET(buf) qrdma_get_bits((buf), 337, 32)
+#define QRDMA_NET_HDR_RD_LKEY_PUT(buf, v) qrdma_put_bits((buf), 337, 32, (v))
 
 /* A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. */
 #define QRDMA_NET_CREDIT_BITS 512

@@ -408,12 +408,28 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__WIN_CTRL__VALID_bp 30
 #define QRDMA_NIC_CSR__WIN_CTRL__VALID_bw 1
 #define QRDMA_NIC_CSR__WIN_CTRL__VALID_reset 0x0
+#define QRDMA_NIC_CSR__WIN_CTRL__LWR_bm 0x80000000
+#define QRDMA_NIC_CSR__WIN_CTRL__LWR_bp 31
+#define QRDMA_NIC_CSR__WIN_CTRL__LWR_bw 1
+#define QRDMA_NIC_CSR__WIN_CTRL__LWR_reset 0x0
 
-// reg - qrdma_cnt_r_desc_0233dc19
-#define QRDMA_CNT_R_DESC_0233DC19__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_0233DC19__CNT_bp 0
-#define QRDMA_CNT_R_DESC_0233DC19__CNT_bw 48
-#define QRDMA_CNT_R_DESC_0233DC19__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_143ce095
+#define QRDMA_CNT_R_DESC_143CE095__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_143CE095__CNT_bp 0
+#define QRDMA_CNT_R_DESC_143CE095__CNT_bw 48
+#define QRDMA_CNT_R_DESC_143CE095__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_c1a75f69
+#define QRDMA_CNT_R_DESC_C1A75F69__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_C1A75F69__CNT_bp 0
+#define QRDMA_CNT_R_DESC_C1A75F69__CNT_bw 48
+#define QRDMA_CNT_R_DESC_C1A75F69__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_576fcbb7
+#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bp 0
+#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bw 48
+#define QRDMA_CNT_R_DESC_576FCBB7__CNT_reset 0x0
 
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
@@ -464,6 +480,8 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t WIN_LEN;
     uint64_t WIN_CTRL;
     uint64_t RX_PROT_DROP;
+    uint64_t RX_READ_REQS;
+    uint64_t RX_READ_DROP;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -474,7 +492,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x378, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x388, "Packing error");
 
 #ifdef __cplusplus
 }

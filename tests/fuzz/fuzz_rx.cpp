@@ -8,13 +8,16 @@
 // against a window table it registers (and changes while packets flow). It is the AXI4
 // write slave (a byte array as host memory, random backpressure), takes m_ack and m_rsp
 // with random backpressure and takes notification ring entries as software does.
+// Random packets include READ_REQs and read responses (DATA with resp set; this node's own
+// entries, which the legitimate source's do not share).
 // Checks, failing the run at the first violation: every byte written lies in a window
-// valid with write permission (or in the ring); the memory outside those equals its
+// valid with write or local-write permission (or in the ring); the memory outside those equals its
 // initial image at the end; a beat offered is always taken within STUCK cycles and the
 // unit drains; every legitimate block lands byte for byte and is ACKed once; every packet
 // is counted by exactly one stat_* pulse, of the class its header allows (CRC, malformed,
-// refused, ACK/NACK/MISS: exactly; DATA/INLINE/CONTROL: accepted, duplicate or stale);
-// m_ack and m_miss carry exactly the ACK/NACK and MISS packets sent; RTL assertions.
+// refused, ACK/NACK/MISS: exactly; DATA/INLINE/CONTROL: accepted, duplicate or stale;
+// READ_REQ: taken or dropped for want of room); m_ack and m_miss carry exactly the ACK/NACK
+// and MISS packets sent, m_rd one job per READ_REQ taken; RTL assertions.
 //
 // Usage: fuzz_rx [--seed N] [--packets N]   (N random packets; legitimate ones on top)
 
@@ -61,7 +64,7 @@ constexpr unsigned MAXB = MAX_PAYLOAD / BEAT + 1;   // payload beats of the long
 constexpr unsigned TAG_W = QRDMA_RKEY_TAG_W;
 constexpr unsigned NENT = NUM_NODES * 1024;
 
-constexpr uint16_t NODE_ID = 0x0105;
+constexpr uint16_t NODE_ID = 0x0106;               // (even: its entries are not the legit's)
 constexpr unsigned LEGIT_RES = 1;                   // src_node % NUM_NODES of the legit source
 constexpr uint64_t STUCK = 100000;                  // cycles a beat may wait, or a drain take
 
@@ -80,8 +83,10 @@ constexpr uint64_t SLOT_BYTES = (LEGIT_HI - LEGIT_LO) / LEGIT_SLOTS;
 
 // stat pulse classes
 enum : uint8_t { C_DATA = 1, C_CTRL = 2, C_CRC = 4, C_DUP = 8, C_STALE = 16, C_BAD = 32,
-                 C_PROT = 64 };
-const char *const CLASS_NAMES[] = {"data", "ctrl", "crc", "dup", "stale", "bad", "prot"};
+                 C_PROT = 64, C_READ = 128 };
+constexpr unsigned N_CLASSES = 8;
+const char *const CLASS_NAMES[] = {"data", "ctrl", "crc", "dup", "stale", "bad", "prot",
+                                   "read"};
 
 // ------------------------------------------------------------------ random numbers
 struct Rng {
@@ -123,6 +128,9 @@ struct Hdr {  // the header fields the checks look at (a copy of what was packed
     uint16_t dst_node = 0, src_node = 0;
     uint64_t dst_addr = 0;
     uint32_t rkey = 0;
+    bool resp = false;              // DATA: a read response
+    uint64_t rd_laddr = 0;          // READ_REQ
+    unsigned rd_size = 0;
 };
 
 struct Pkt {
@@ -170,6 +178,11 @@ void pack_hdr(Pkt &pk) {
     PUT(pk, REASON, h.reason);
     PUT(pk, MISS_CNT, h.miss_cnt);
     PUT(pk, RKEY, h.rkey);
+    PUT(pk, RESP, h.resp);
+    if (h.ptype == QRDMA_NET_READ_REQ) {
+        PUT(pk, RD_LADDR, h.rd_laddr);
+        PUT(pk, RD_SIZE, h.rd_size);
+    }
 }
 
 void seal(Pkt &pk, bool bad_crc, Rng &rng) {
@@ -209,8 +222,9 @@ std::string describe(const Summary &pk) {
 struct Win {
     uint64_t base = 0, len = 0;
     unsigned tag = 0, pd = 0;
-    bool wr = false, valid = false;
+    bool wr = false, rd = false, lwr = false, valid = false;
     bool open() const { return valid && wr; }
+    bool writable() const { return valid && (wr || lwr); }  // by the peers or read responses
 };
 
 struct Range {
@@ -275,8 +289,8 @@ struct Fuzz {
            p_sw = 0.2, p_legit = 0.1;
 
     // counters
-    uint64_t n_class[7] = {}, win_changes = 0, drains = 0, w_beats = 0, notif_taken = 0,
-             rsps = 0, miss_in = 0, fuzz_sent = 0, n_straddle = 0, n_pass = 0, n_pass_hi = 0,
+    uint64_t n_class[N_CLASSES] = {}, win_changes = 0, drains = 0, w_beats = 0, notif_taken = 0,
+             n_read_req = 0, n_rd_jobs = 0, n_rreq_pass = 0, rsps = 0, miss_in = 0, fuzz_sent = 0, n_straddle = 0, n_pass = 0, n_pass_hi = 0,
              w_fz = 0;
 
     Fuzz(uint64_t seed_, uint64_t n) : rng(seed_), seed(seed_), n_fuzz(n) {}
@@ -306,7 +320,7 @@ struct Fuzz {
     }
 
     void mark_ever(const Win &w) {
-        if (!w.open()) return;
+        if (!w.writable()) return;
         for (uint64_t i = 0; i < w.len; i++) {
             uint64_t a = w.base + i;
             if (a < LOW_SIZE) lo_ever[a] = 1;
@@ -337,6 +351,8 @@ struct Fuzz {
         w.tag = (unsigned)rng.range(1, (1u << TAG_W) - 1);
         w.pd = (unsigned)rng.below(QRDMA_NUM_PAGES);
         w.wr = rng.chance(0.85);
+        w.rd = rng.chance(0.5);
+        w.lwr = rng.chance(0.3);
         w.valid = rng.chance(0.9);
         return w;
     }
@@ -372,7 +388,7 @@ struct Fuzz {
     // a window register write: one cycle with win_we
     void write_window(unsigned i, const Win &w) {
         Win &old = win[i];
-        if (old.open()) retiring.push_back({old.base, (unsigned __int128)old.base + old.len});
+        if (old.writable()) retiring.push_back({old.base, (unsigned __int128)old.base + old.len});
         old = w;
         mark_ever(w);
         dut->win_we = 1;
@@ -382,6 +398,8 @@ struct Fuzz {
         dut->win_tag = (uint8_t)w.tag;
         dut->win_pd = (uint8_t)w.pd;
         dut->win_wr = w.wr;
+        dut->win_rd = w.rd;
+        dut->win_lwr = w.lwr;
         dut->win_valid = w.valid;
     }
 
@@ -390,9 +408,12 @@ struct Fuzz {
         unsigned idx = h.rkey >> TAG_W;
         if (idx >= WINDOWS) return false;
         const Win &w = win[idx];
-        return w.valid && w.wr && w.tag == (h.rkey & ((1u << TAG_W) - 1)) && w.pd == h.pd &&
+        bool rreq = h.ptype == QRDMA_NET_READ_REQ;
+        bool perm = rreq ? w.rd : (h.ptype == QRDMA_NET_DATA && h.resp) ? w.lwr : w.wr;
+        unsigned n = rreq ? h.rd_size : h.len;
+        return w.valid && perm && w.tag == (h.rkey & ((1u << TAG_W) - 1)) && w.pd == h.pd &&
                w.base <= h.dst_addr &&
-               (unsigned __int128)h.dst_addr + h.len <= (unsigned __int128)w.base + w.len;
+               (unsigned __int128)h.dst_addr + n <= (unsigned __int128)w.base + w.len;
     }
 
     // docs/nic.md "Receive unit": the malformed packets (tests/rx/test_qrdma_rx.py _bad)
@@ -412,6 +433,12 @@ struct Fuzz {
                 return bad || nb != 0;
             case QRDMA_NET_MISS:
                 return bad || nb != 0 || h.miss_cnt == 0 || h.pkt_idx + h.miss_cnt > 256;
+            case QRDMA_NET_READ_REQ: {
+                if (bad || nb != 0 || h.len != 0 || h.rd_size == 0) return true;
+                unsigned last = (unsigned)((h.rd_laddr % MAX_PAYLOAD + h.rd_size - 1) / MAX_PAYLOAD);
+                return last > 255 || h.pkt_idx > last ||
+                       (h.miss_cnt != 0 && h.pkt_idx + h.miss_cnt > last + 1);
+            }
             default:
                 return true;
         }
@@ -454,6 +481,10 @@ struct Fuzz {
             }
             case QRDMA_NET_CONTROL:
                 pk.cls = C_CTRL | C_DUP | C_STALE;
+                return;
+            case QRDMA_NET_READ_REQ:  // taken, or dropped when the job queue is full
+                pk.cls = permits(h) ? C_READ : C_PROT;
+                n_rreq_pass += pk.cls == C_READ;
                 return;
             default: {  // DATA, INLINE
                 unsigned idx = h.rkey >> TAG_W;
@@ -530,9 +561,9 @@ struct Fuzz {
         }
         Hdr &h = pk.h;
         unsigned r = (unsigned)rng.below(100);
-        h.ptype = r < 34 ? QRDMA_NET_DATA : r < 52 ? QRDMA_NET_INLINE : r < 64 ? QRDMA_NET_CONTROL
-                  : r < 72 ? QRDMA_NET_ACK : r < 77 ? QRDMA_NET_NACK : r < 85 ? QRDMA_NET_MISS
-                  : (unsigned)rng.below(16);
+        h.ptype = r < 34 ? QRDMA_NET_DATA : r < 50 ? QRDMA_NET_INLINE : r < 60 ? QRDMA_NET_CONTROL
+                  : r < 68 ? QRDMA_NET_ACK : r < 73 ? QRDMA_NET_NACK : r < 80 ? QRDMA_NET_MISS
+                  : r < 90 ? QRDMA_NET_READ_REQ : (unsigned)rng.below(16);
         h.dst_node = rng.chance(0.97) ? NODE_ID : (uint16_t)rng.below(1u << 16);
         h.src_node = fuzz_src();
         h.tid = (unsigned)(rng.chance(0.6) ? rng.below(16) : rng.below(1024));
@@ -551,11 +582,27 @@ struct Fuzz {
         PUT(pk, NOTIFY, rng.chance(0.3));
         PUT(pk, ASK, rng.chance(0.2));
         h.len = h.ptype == QRDMA_NET_INLINE ? rand_len_inline() : rand_len_data();
+        h.resp = h.ptype == QRDMA_NET_DATA && rng.chance(0.25);
+        if (h.ptype == QRDMA_NET_READ_REQ) {   // mostly well formed: no payload, a run
+            if (rng.chance(0.85)) h.len = 0;
+            h.rd_laddr = rng.next();
+            h.rd_size = (unsigned)(rng.chance(0.05) ? 0 : rng.chance(0.6)
+                                       ? rng.range(1, 16 * MAX_PAYLOAD)
+                                       : rng.below(1u << QRDMA_NET_HDR_RD_SIZE_W));
+            h.rd_size = std::min<unsigned>(h.rd_size, (1u << QRDMA_NET_HDR_RD_SIZE_W) - 1);
+            if (rng.chance(0.6)) {
+                h.pkt_idx = 0;
+                h.miss_cnt = 0;
+            } else if (rng.chance(0.7)) {
+                h.pkt_idx = (unsigned)rng.below(4);
+                h.miss_cnt = (unsigned)rng.below(4);
+            }
+        }
         // the window it aims at and its key
         unsigned wi = rng.chance(0.8) ? fz_wins[rng.below(fz_wins.size())]
                                       : (unsigned)rng.below(WINDOWS);
         const Win &w = win[wi];
-        h.dst_addr = rand_addr(w, h.len);
+        h.dst_addr = rand_addr(w, h.ptype == QRDMA_NET_READ_REQ ? h.rd_size : h.len);
         if (h.ptype == QRDMA_NET_DATA && rng.chance(0.75)) {  // mostly within MAX_PAYLOAD
             unsigned room = MAX_PAYLOAD - (unsigned)(h.dst_addr % MAX_PAYLOAD);
             if (h.len == 0 || h.len > room) h.len = (unsigned)rng.range(1, room);
@@ -596,7 +643,7 @@ struct Fuzz {
                    : p < 97 ? h.len + (unsigned)rng.range(1, BEAT) : (h.len > 0 ? h.len - 1 : 0);
             if (rng.chance(0.03)) pk.lo = (unsigned)rng.below(BEAT);
         } else if (rng.chance(0.05)) {
-            plen = (unsigned)rng.range(1, 3 * BEAT);
+            plen = (unsigned)rng.range(1, 3 * BEAT);   // (a malformed one-beat packet)
             pk.lo = (unsigned)rng.below(BEAT);
         }
         pk.pay.resize(plen);
@@ -783,7 +830,7 @@ struct Fuzz {
             case 0: w.tag = (w.tag % ((1u << TAG_W) - 1)) + 1; w.valid = true; break;
             case 1: w = random_window(); break;
             case 2: w.valid = false; break;
-            case 3: w.wr = !w.wr; break;
+            case 3: w.wr = !w.wr; w.rd = rng.chance(0.5); w.lwr = rng.chance(0.3); break;
             default: w.pd = (w.pd + 1) % QRDMA_NUM_PAGES; break;
         }
         write_window(i, w);
@@ -836,6 +883,7 @@ struct Fuzz {
         d.m_axi_bresp = 0;
         d.m_ack_ready = rng.chance(p_ack);
         d.m_rsp_ready = rng.chance(p_rsp);
+        d.m_rd_ready = rng.chance(p_rsp);
         d.cfg_nq_tail = nq_tail;
         d.clk = 0;
         d.eval();
@@ -870,7 +918,10 @@ struct Fuzz {
         uint8_t cls = (uint8_t)((d.stat_data_pkt ? C_DATA : 0) | (d.stat_ctrl_pkt ? C_CTRL : 0) |
                                 (d.stat_crc_drop ? C_CRC : 0) | (d.stat_dup_drop ? C_DUP : 0) |
                                 (d.stat_stale_drop ? C_STALE : 0) |
-                                (d.stat_bad_drop ? C_BAD : 0) | (d.stat_prot_drop ? C_PROT : 0));
+                                (d.stat_bad_drop ? C_BAD : 0) | (d.stat_prot_drop ? C_PROT : 0) |
+                                (d.stat_read_req || d.stat_read_drop ? C_READ : 0));
+        bool rd_fire = d.m_rd_valid && d.m_rd_ready;
+        n_read_req += d.stat_read_req;
 
         d.clk = 1;
         d.eval();
@@ -927,6 +978,7 @@ struct Fuzz {
                 fail("m_miss record " + std::to_string(miss_data) + " unexpected");
             misses.pop_front();
         }
+        if (rd_fire) n_rd_jobs++;
         if (cls) on_pulse(cls);
         // software: takes ring entries (briskly while the stream waits for the unit)
         if (rng.chance(st == S_DRAIN || st == S_DONE ? 0.5 : p_sw)) {
@@ -949,7 +1001,7 @@ struct Fuzz {
         Expect &e = pulses.front();
         if (!(e.cls & cls)) {
             std::string allowed;
-            for (unsigned i = 0; i < 7; i++)
+            for (unsigned i = 0; i < N_CLASSES; i++)
                 if (e.cls >> i & 1) allowed += std::string(allowed.empty() ? "" : "/") + CLASS_NAMES[i];
             fail("packet #" + std::to_string(e.n) + " counted as " + CLASS_NAMES[k] +
                  ", expected " + allowed + ": " + describe(e.what));
@@ -962,7 +1014,7 @@ struct Fuzz {
         if (a >= RING_BASE && b < RING_BASE + 64ull * nq_size) return true;
         for (unsigned i = 0; i < WINDOWS; i++) {
             const Win &w = win[i];
-            if (w.open() && a >= w.base && (unsigned __int128)b < (unsigned __int128)w.base + w.len)
+            if (w.writable() && a >= w.base && (unsigned __int128)b < (unsigned __int128)w.base + w.len)
                 return true;
         }
         for (const Range &r : retiring)
@@ -1081,6 +1133,9 @@ struct Fuzz {
         retiring.clear();
         idle_cycles(2000);   // nothing more comes
         if (!drained() || !pulses.empty()) fail("activity after the drain");
+        if (n_rd_jobs != n_read_req)
+            fail(std::to_string(n_rd_jobs) + " read-response jobs out for " +
+                 std::to_string(n_read_req) + " READ_REQs taken");
         final_memory();
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         uint64_t cyc = cycle - c0;
@@ -1089,13 +1144,15 @@ struct Fuzz {
                "%.0f packets/s, %.0f cycles/s\n",
                sent, fuzz_sent, legit_pkts, legit_blocks, cyc, secs, sent / secs, cyc / secs);
         printf("fuzz_rx: counted");
-        for (unsigned i = 0; i < 7; i++) printf(" %s %" PRIu64, CLASS_NAMES[i], n_class[i]);
+        for (unsigned i = 0; i < N_CLASSES; i++) printf(" %s %" PRIu64, CLASS_NAMES[i], n_class[i]);
         printf("; %" PRIu64 " window changes, %" PRIu64 " drains, %" PRIu64 " W beats, %" PRIu64
                " responses, %" PRIu64 " MISS in, %" PRIu64 " notifications taken\n",
                win_changes, drains, w_beats, rsps, miss_in, notif_taken);
         printf("fuzz_rx: random DATA/INLINE passing the check %" PRIu64 " (%" PRIu64
                " near 2^64), refused for their bytes alone %" PRIu64 "; W beats outside the "
                "legit window %" PRIu64 "\n", n_pass, n_pass_hi, n_straddle, w_fz);
+        printf("fuzz_rx: READ_REQs passing the check %" PRIu64 ", taken %" PRIu64 "\n",
+               n_rreq_pass, n_read_req);
         dut->final();
         return 0;
     }

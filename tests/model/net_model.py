@@ -159,9 +159,33 @@ def block_packets(blk: dict, mem_read, node_id: int, max_payload: int, gen: int 
                  dst_addr=blk["dst_addr"] + off, pd=blk["pd"], fid=blk["fid"],
                  path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"],
                  ask=int(i == run[-1] and i != len(parts) - 1), gen=gen, epoch=epoch,
-                 rkey=blk.get("rkey", 0))
+                 rkey=blk.get("rkey", 0), resp=blk.get("resp", 0))
         out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
     return out
+
+
+def read_req_packet(blk: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:
+    """The READ_REQ packet of a read block (BLOCK_DESC fields of a read channel's block:
+    src_addr at the responder dst_node, dst_addr here, rkey the responder's window, lkey
+    this node's, pkt_first / pkt_num the run; docs/nic.md "Remote reads")."""
+    return one_beat_packet(dict(ptype=C["NET_READ_REQ"], dst_node=blk["dst_node"],
+                                src_node=node_id, tid=blk["tid"], seq=blk["seq"],
+                                pkt_idx=blk.get("pkt_first", 0), miss_cnt=blk.get("pkt_num", 0),
+                                dst_addr=blk["src_addr"], pd=blk["pd"], fid=blk.get("fid", 0),
+                                path=blk.get("path", 0), xfer=blk["xfer"], gen=gen,
+                                epoch=epoch, rkey=blk.get("rkey", 0),
+                                rd_laddr=blk["dst_addr"], rd_size=blk["size"],
+                                rd_lkey=blk.get("lkey", 0)))
+
+
+def response_block(job: dict) -> dict:
+    """The block a responder sends back for a read-response job (RD_JOB fields): the
+    requester's TID, seq and channel, its address, no flow, no notification, resp set
+    (block_packets with the job's generation and epoch gives its packets)."""
+    return dict(src_addr=job["src_addr"], dst_addr=job["dst_addr"], dst_node=job["dst_node"],
+                tid=job["tid"], seq=job["seq"], pd=job["pd"], fid=0, path=job["path"],
+                notify=0, last=0, xfer=job["xfer"], size=job["size"],
+                pkt_first=job["pkt_first"], pkt_num=job["pkt_num"], rkey=job["rkey"], resp=1)
 
 
 def inline_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:

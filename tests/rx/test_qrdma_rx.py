@@ -100,12 +100,15 @@ from cocotbext.axi import AxiSlaveWrite, AxiStreamBus, AxiStreamFrame, AxiStream
 from seeding import seed_rng
 from streams import DataBus, DataSink, quiet, random_pause
 from model.net_model import (GenModel, ack_packet, block_packets, control_packet, crc_of,
-                             data_packet, inline_packet, one_beat_packet, packetize)
+                             data_packet, inline_packet, one_beat_packet, packetize,
+                             read_req_packet)
 from model.rx_track_model import CONTROL, DATA, INLINE, TrackModel
-from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RSP_DESC
+from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RD_JOB, RSP_DESC
 
 NET_DATA, NET_INLINE, NET_CONTROL = C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"]
 NET_ACK, NET_NACK, NET_MISS = C["NET_ACK"], C["NET_NACK"], C["NET_MISS"]
+NET_READ_REQ = C["NET_READ_REQ"]
+RD_DEPTH = 16                 # qrdma_rx's read-response job queue
 NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
 
 NODE_ID = 0x0105
@@ -234,8 +237,11 @@ class RxModel:
     generation, also on a done entry) is dropped and counted (`stale_done` counts those
     on done entries, for coverage)."""
 
-    def __init__(self, p: Params, node_id: int, bad_lines=frozenset(), prot=None):
+    def __init__(self, p: Params, node_id: int, bad_lines=frozenset(), prot=None,
+                 rd_room: int | None = None):
         self.p = p
+        self.rd_room = rd_room             # read jobs the queue takes (None: all)
+        self.rd_jobs: list[int] = []       # m_rd records (RD_JOB), in order
         self.node_id = node_id
         self.bad = bad_lines
         self.prot = prot                   # window table (None: development mode, open)
@@ -297,20 +303,33 @@ class RxModel:
         if pt == NET_MISS:
             return (bad or nb != 0 or h["miss_cnt"] == 0
                     or h["pkt_idx"] + h["miss_cnt"] > 256)
+        if pt == NET_READ_REQ:
+            rs = h["rd_size"]
+            if bad or nb != 0 or ln != 0 or rs == 0:
+                return True
+            last = (h["rd_laddr"] % p.max_payload + rs - 1) // p.max_payload
+            return (last > 255 or h["pkt_idx"] > last
+                    or (h["miss_cnt"] != 0 and h["pkt_idx"] + h["miss_cnt"] > last + 1))
         return True
 
     def _permits(self, h: dict) -> bool:
-        """The window check (docs/protection.md) of a DATA or INLINE header."""
+        """The window check (docs/protection.md) of a DATA, INLINE or READ_REQ header:
+        remote write, local write (a read response) or remote read over the whole
+        block."""
         if self.prot is None:
             return True
         key, da = h["rkey"], h["dst_addr"]
         idx = key >> C["RKEY_TAG_W"]
         if idx >= len(self.prot):
             return False
+        if h["ptype"] == NET_READ_REQ:
+            perm, n = "rd", h["rd_size"]
+        else:
+            perm, n = ("lwr" if h["ptype"] == NET_DATA and h["resp"] else "wr"), h["len"]
         w = self.prot[idx]
-        return bool(w["valid"] and w["wr"] and w["tag"] == key % (1 << C["RKEY_TAG_W"])
+        return bool(w["valid"] and w.get(perm, 0) and w["tag"] == key % (1 << C["RKEY_TAG_W"])
                     and w["pd"] == h["pd"] and w["base"] <= da
-                    and da + h["len"] <= w["base"] + w["len"])
+                    and da + n <= w["base"] + w["len"])
 
     def _complete(self, src, tid, seq, e: Block, ntf: dict | None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
@@ -361,6 +380,10 @@ class RxModel:
             st["bad"] += 1
             return "bad"
         pt, src, tid, seq = h["ptype"], h["src_node"], h["tid"], h["seq"]
+        if pt == NET_DATA and h["resp"]:
+            # a read response: this node's own block (its entry, its responses to itself)
+            src = self.node_id
+            h["notify"] = 0
         if pt in (NET_ACK, NET_NACK):
             nack = int(pt == NET_NACK)
             self.acks.append(ACK_DESC.pack(tid=tid, seq=seq, nack=nack,
@@ -372,12 +395,23 @@ class RxModel:
                                                  pkt_num=h["miss_cnt"]))
             st["ctrl"] += 1
             return "miss_in"
-        if pt in (NET_DATA, NET_INLINE) and not self._permits(h):
+        if pt in (NET_DATA, NET_INLINE, NET_READ_REQ) and not self._permits(h):
             st["prot"] += 1
             self.prot_rsps.append(dict(dst_node=src, tid=tid, seq=seq, nack=1,
                                        reason=C["ERR_REMOTE_ACCESS"], miss=0, pkt_idx=0,
                                        miss_cnt=0, ranges=[]))
             return "prot"
+        if pt == NET_READ_REQ:
+            if self.rd_room is not None and len(self.rd_jobs) >= self.rd_room:
+                st["read_drop"] += 1
+                return "rreq_drop"
+            st["read_req"] += 1
+            self.rd_jobs.append(RD_JOB.pack(
+                src_addr=h["dst_addr"], dst_addr=h["rd_laddr"], dst_node=src, pd=h["pd"],
+                tid=tid, seq=seq, size=h["rd_size"], path=h["path"], xfer=h["xfer"],
+                pkt_first=h["pkt_idx"], pkt_num=h["miss_cnt"], rkey=h["rd_lkey"],
+                gen=h["gen"], epoch=h["epoch"]))
+            return "rreq"
         key = (src % self.p.num_nodes) * 1024 + tid
         e = self.blk.setdefault(key, Block())
         te = self.trk.ent.get(key)
@@ -468,6 +502,10 @@ class Stim:
         # the notification's fields per TID until then), so a stream made in advance
         # must not reuse them
         self.fresh = {s: iter(range(100, 900)) for s in SRCS}
+        # this node's own reads: the generations of its TIDs (near the wrap), its epoch
+        # (fixed: the random stream of the other tests stays as it is)
+        self.rgen = GenModel(1, start=65534)
+        self.my_epoch = 0x5C
 
     def ntf_tid(self, src: int) -> int | None:
         return next(self.fresh[src], None)
@@ -552,6 +590,87 @@ class Stim:
                  seq=rng.randrange(65536) if seq is None else seq, pkt_idx=first,
                  miss_cnt=cnt)
         return wire(one_beat_packet(f), f"MISS src {src} {first}+{cnt}")
+
+    def read_req(self, src, size=None, raddr=None, laddr=None, rkey=0, lkey=0, pd=None,
+                 first=None, num=None):
+        """A well-formed READ_REQ to this node (docs/nic.md "Remote reads"): a block of
+        `size` bytes at raddr here, for laddr at the requester `src`; a random run unless
+        first / num are given."""
+        rng, mp = self.rng, self.p.max_payload
+        laddr = rng.randrange(1 << 40) if laddr is None else laddr
+        if size is None:
+            size = rng.choice((rng.randint(1, 200), rng.randint(1, 4 * mp),
+                               rng.randint(1, 256 * mp)))
+        size = min(size, 256 * mp - laddr % mp, (1 << 17) - 1)
+        last = (laddr % mp + size - 1) // mp
+        if first is None:
+            first, num = (0, 0) if rng.random() < 0.6 else (rng.randint(0, last), None)
+        if num is None:
+            num = 0 if rng.random() < 0.3 else rng.randint(1, last - first + 1)
+        blk = dict(src_addr=rng.randrange(1 << 48) if raddr is None else raddr,
+                   dst_addr=laddr, size=size, dst_node=NODE_ID, tid=rng.randrange(1024),
+                   seq=rng.randrange(65536), pd=rng.randrange(16) if pd is None else pd,
+                   path=rng.randrange(4), xfer=rng.randrange(2048), rkey=rkey, lkey=lkey,
+                   pkt_first=first, pkt_num=num)
+        return wire(read_req_packet(blk, src, rng.randrange(65536), rng.randrange(256)),
+                    f"READ_REQ src {src} tid {blk['tid']} size {size} run {first}+{num}")
+
+    RD_BAD_KINDS = ("rd_size0", "rd_len", "rd_beats", "rd_many", "rd_run", "rd_first",
+                    "rd_node")
+
+    def bad_read(self, kind: str, src: int) -> Wire:
+        """A malformed READ_REQ with a good CRC."""
+        rng, mp = self.rng, self.p.max_payload
+        w = self.read_req(src, size=rng.randint(1, 8 * mp))
+        h = {k: v for k, v in NET_HDR.unpack(w.beats[0][0]).items()   # (the READ_REQ's
+             if k not in ("inline_data", "size", "blocks", "tag")}     # view of bits 256..)
+        last = (h["rd_laddr"] % mp + h["rd_size"] - 1) // mp
+        payload = None
+        if kind == "rd_size0":
+            h["rd_size"] = 0
+        elif kind == "rd_len":
+            h["len"] = rng.randint(1, 64)
+        elif kind == "rd_beats":
+            h["len"], payload = 0, rng.randbytes(64)
+        elif kind == "rd_many" and 256 * mp + 1 > (1 << 17) - 1:
+            h["rd_size"] = 0                # (rd_size cannot name 257 packets of mp)
+        elif kind == "rd_many":             # 257 packets or more
+            h["rd_laddr"] -= h["rd_laddr"] % mp
+            h["rd_size"] = rng.randint(256 * mp + 1, min(512 * mp, (1 << 17) - 1))
+        elif kind == "rd_run":              # the run past the block's last packet
+            h["pkt_idx"] = rng.randint(0, last)
+            h["miss_cnt"] = rng.randint(last - h["pkt_idx"] + 2, 511)
+        elif kind == "rd_first":
+            h["pkt_idx"], h["miss_cnt"] = rng.randint(last + 1, 511), 0
+        elif kind == "rd_node":
+            h["dst_node"] = NODE_ID ^ (1 << rng.randrange(16))
+        pk = (one_beat_packet(h) if payload is None else
+              data_packet(dict(h, dst_addr=0), payload))
+        return wire(pk, f"bad {kind}")
+
+    def resp_block(self, src, tid, size, dst, lkey=0, pd=0, drop=(), ask=()):
+        """The read-response packets (DATA, resp set) the responder `src` sends back for
+        this node's read block (tid) of `size` bytes at dst: this node's generation of
+        the TID and its epoch, the key lkey; packets `drop` left out, those in `ask` with
+        the ask bit."""
+        rng, p = self.rng, self.p
+        while len(packetize(dst, size, p.max_payload)) > p.max_blk_pkts:
+            size //= 2
+        data = rng.randbytes(size)
+        seq = self.next_seq(src)
+        gen = self.rgen.take(NODE_ID, tid, True)
+        blk = dict(src_addr=0, dst_addr=dst, dst_node=NODE_ID, tid=tid, seq=seq, pd=pd,
+                   fid=0, path=rng.randrange(4), notify=0, last=0, xfer=rng.randrange(2048),
+                   size=size, rkey=lkey, resp=1)
+        pk = block_packets(blk, lambda a, n: data[a:a + n], src, p.max_payload, gen,
+                           self.my_epoch)
+        out = []
+        for i, x in enumerate(pk):
+            if i in drop:
+                continue
+            w = wire(x, f"RESP src {src} tid {tid} gen {gen} pkt {i}/{len(pk)}")
+            out.append(asked(w) if i in ask else w)
+        return out
 
     BAD_KINDS = ("node", "type", "len0", "len_big", "cross", "bp0", "bp_big", "idx", "beats",
                  "long", "inl0", "inl_big", "inl_node", "ctrl_beats", "ack_beats",
@@ -779,6 +898,7 @@ class TB:
         self.miss_drops: int | None = None  # MISS responses the unit may drop (None: any)
         self.prot: list[dict] | None = None  # window table (None: development mode)
         self.prot_at: dict[int, list[dict]] = {}  # the table from packet i of a run on
+        self.rd_room: int | None = None     # read jobs the queue takes (None: all)
         self.errors: list[str] = []
         self.cycle = 0
         self.model: RxModel | None = None
@@ -790,13 +910,16 @@ class TB:
         self.ram = Memory(MEM_SIZE)
         self.slave = AxiSlaveWrite(AxiWriteBus.from_prefix(dut, "m_axi"), dut.clk, dut.rst,
                                    target=self.ram)
-        quiet(dut, "m_ack", "m_rsp")
+        quiet(dut, "m_ack", "m_rsp", "m_rd")
         self.ack_snk = DataSink(DataBus.from_prefix(dut, "m_ack"), dut.clk, dut.rst)
         self.rsp_snk = DataSink(DataBus.from_prefix(dut, "m_rsp"), dut.clk, dut.rst)
+        self.rd_snk = DataSink(DataBus.from_prefix(dut, "m_rd"), dut.clk, dut.rst)
+        random_pause(self.rd_snk, self.rng, 0.1)
         self.set_idle(idle)
         self.set_backpressure(stall)
         # observed
         self.acks: list[int] = []
+        self.rd_got: list[int] = []         # m_rd records
         self.rsps: list[dict] = []
         self.got = {"plain": 0, "ntf": 0}   # responses seen of each class
         self.taken: list[dict] = []         # ring entries taken by software
@@ -870,13 +993,14 @@ class TB:
             d.win_base.value, d.win_len.value = w["base"], w["len"]
             d.win_tag.value, d.win_pd.value = w["tag"], w["pd"]
             d.win_wr.value, d.win_valid.value = w["wr"], w["valid"]
+            d.win_rd.value, d.win_lwr.value = w.get("rd", 0), w.get("lwr", 0)
         await RisingEdge(d.clk)
         d.win_we.value = 0
         for _ in range(4):
             await RisingEdge(d.clk)
 
     def new_model(self, items: list[Wire], ring_off=frozenset(), rel=None) -> RxModel:
-        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad), self.prot).run(
+        return RxModel(self.p, NODE_ID, frozenset(self.ram.bad), self.prot, self.rd_room).run(
             items, ring_off, rel, self.prot_at)
 
     # ---- handshakes the sinks took (called by the monitor with the handshake's cycle)
@@ -889,6 +1013,15 @@ class TB:
         elif item["data"] != exp[i]:
             self.err(f"m_ack #{i}: {ACK_DESC.unpack(item['data'])} expected "
                      f"{ACK_DESC.unpack(exp[i])}")
+
+    def _on_rd(self, data: int):
+        i = len(self.rd_got)
+        self.rd_got.append(data)
+        exp = self.model.rd_jobs
+        if i >= len(exp):
+            self.err(f"extra m_rd {RD_JOB.unpack(data)}")
+        elif data != exp[i]:
+            self.err(f"m_rd #{i}: {RD_JOB.unpack(data)} expected {RD_JOB.unpack(exp[i])}")
 
     def _match_rsp(self, data: int):
         """The class and expected response an observed response is the next one of (for
@@ -993,7 +1126,8 @@ class TB:
         aw_pend = rsp_pend = False
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
                       "bad_drop", "notif", "notif_off", "nack", "mem_err", "redo_evt",
-                      "redo", "redo_drop", "miss", "miss_drop", "prot_drop")
+                      "redo", "redo_drop", "miss", "miss_drop", "prot_drop", "read_req",
+                      "read_drop")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -1002,6 +1136,8 @@ class TB:
                 self._on_ack({"data": int(self.ack_snk.recv_nowait().data)})
             while not self.rsp_snk.empty():
                 self._on_rsp({"data": int(self.rsp_snk.recv_nowait().data)})
+            while not self.rd_snk.empty():
+                self._on_rd(int(self.rd_snk.recv_nowait().data))
             self.cycle += 1
             if int(d.m_miss_valid.value):
                 v = int(d.m_miss_data.value)
@@ -1109,7 +1245,8 @@ class TB:
 
     def progress(self):
         return (len(self.ev["in_beat"]), len(self.rsps), len(self.acks), len(self.taken),
-                self.nb, len(self.miss_rsps), len(self.misses_in), len(self.prot_got))
+                self.nb, len(self.miss_rsps), len(self.misses_in), len(self.prot_got),
+                len(self.rd_got))
 
     async def until(self, cond, what: str):
         """Wait for cond(); fail when nothing moves for STUCK cycles or a check failed."""
@@ -1129,6 +1266,7 @@ class TB:
         await self.until(lambda: (self.src.empty() and not self.src.active
                                   and len(self.rsps) >= m.nrsp
                                   and len(self.acks) >= len(m.acks)
+                                  and len(self.rd_got) >= len(m.rd_jobs)
                                   and len(self.taken) >= (len(m.notifs) if self.nq_size else 0)
                                   and self.nb >= len(self.aws)
                                   and self.redos_done() and self.misses_done()),
@@ -1188,6 +1326,7 @@ class TB:
         assert len(self.rsps) == m.nrsp, "response count"
         assert self.got == {c: len(m.rsps[c]) for c in m.rsps}, (self.got, "response classes")
         assert len(self.acks) == len(m.acks), "m_ack count"
+        assert self.rd_got == m.rd_jobs, (len(self.rd_got), len(m.rd_jobs), "m_rd records")
         if self.nq_size:
             assert len(self.taken) == len(m.notifs), "notification count"
             assert self.ntf_aw == len(m.notifs), "notification writes"
@@ -1201,7 +1340,9 @@ class TB:
                                     "stale_drop": m.stats["stale"], "bad_drop": m.stats["bad"],
                                     "notif": self.ntf_aw, "bytes": m.stats["bytes"],
                                     "nack": m.stats["nack"], "notif_off": m.stats["notif_off"],
-                                    "mem_err": mem_err, "prot_drop": m.stats["prot"]})
+                                    "mem_err": mem_err, "prot_drop": m.stats["prot"],
+                                    "read_req": m.stats["read_req"],
+                                    "read_drop": m.stats["read_drop"]})
         for k in want:
             assert self.stats[k] == want[k], f"stat_{k}: {self.stats[k]} expected {want[k]}"
         # memory: initial + the model's writes; the ring as written, markers taken
@@ -1435,6 +1576,121 @@ async def rx_prot_dereg(dut):
     assert len(tb.prot_got) == len(ph2) + len(b2["pkts"])
     got = [RSP_DESC.unpack(x["data"]) for x in tb.rsps]
     assert [(r["tid"], r["seq"], r["nack"]) for r in got] == [(9, b3["seq"], 0)], got
+
+
+@cocotb.test()
+async def rx_read(dut):
+    """Remote reads at the receive unit (docs/nic.md "Remote reads", docs/protection.md)
+    with the window check on. READ_REQs for this node's memory: inside a window with read
+    permission (whole blocks and runs: their jobs on m_rd exactly), across its end, under
+    a window with write permission only, a deregistered one, a wrong protection domain
+    (refused: NACK ERR_REMOTE_ACCESS to the requester, counted), malformed ones (dropped
+    as bad). Read responses (DATA with resp set) for this node's own reads: under a
+    window with local-write permission written, tracked in this node's entry and answered
+    to this node (ACK; MISS for an asking packet with one missing, then the ACK once it
+    comes; a duplicate dropped); under a window with remote-write permission only
+    refused with a NACK to this node. Plain DATA under the local-write window refused,
+    under the write window written. Everything against the model."""
+    tb = TB(dut, "rx_read", nq_size=8)
+    rng, p = tb.rng, tb.p
+    stim = Stim(p, rng)
+    mp, tag_w = p.max_payload, C["RKEY_TAG_W"]
+    empty = dict(base=0, len=0, tag=0, pd=0, wr=0, valid=0)
+    rbase, rlen = 0x40_0000_0000, 1 << 24            # memory readable by the peers
+    lbase = BLOCK_BASE                                # where this node's reads land
+    llen = 96 * mp
+    wbase = BLOCK_BASE + 128 * mp                     # where the peers may write
+    wlen = 64 * mp
+    win = {0: dict(base=rbase, len=rlen, tag=rng.randint(1, 255), pd=3, wr=0, rd=1, lwr=0,
+                   valid=1),
+           1: dict(base=lbase, len=llen, tag=rng.randint(1, 255), pd=5, wr=0, rd=0, lwr=1,
+                   valid=1),
+           2: dict(base=wbase, len=wlen, tag=rng.randint(1, 255), pd=7, wr=1, rd=0, lwr=0,
+                   valid=1),
+           3: dict(base=rbase, len=rlen, tag=rng.randint(1, 255), pd=3, wr=0, rd=1, lwr=0,
+                   valid=0)}
+    tb.prot = [dict(empty, **win.get(i, {})) for i in range(64)]
+    key = {i: (i << tag_w) | w["tag"] for i, w in win.items()}
+    src = SRCS[0]
+    items: list[Wire] = []
+    # READ_REQs
+    for _ in range(12):
+        size = rng.randint(1, 40 * mp)
+        items.append(stim.read_req(rng.choice(SRCS), size=size,
+                                   raddr=rbase + rng.randrange(rlen - size), rkey=key[0],
+                                   lkey=rng.randrange(1 << 32), pd=3))
+    size = 3 * mp
+    items.append(stim.read_req(src, size=size, raddr=rbase + rlen - size + 1, rkey=key[0],
+                               pd=3))                                       # across the end
+    items.append(stim.read_req(src, size=size, raddr=rbase - 1, rkey=key[0], pd=3))
+    items.append(stim.read_req(src, size=64, raddr=wbase, rkey=key[2], pd=7))  # write only
+    items.append(stim.read_req(src, size=64, raddr=rbase, rkey=key[3], pd=3))  # invalid
+    items.append(stim.read_req(src, size=64, raddr=rbase, rkey=key[0], pd=4))  # domain
+    items.append(stim.read_req(src, size=64, raddr=rbase, rkey=key[0] ^ 1, pd=3))  # tag
+    for k in Stim.RD_BAD_KINDS:
+        items.append(stim.bad_read(k, src))
+    # read responses for this node's reads, and plain writes
+    r1 = stim.resp_block(src, 40, 5 * mp + 100, lbase + 77, lkey=key[1], pd=5)
+    r2 = stim.resp_block(SRCS[1], 41, 2 * mp, lbase + 8 * mp, lkey=key[1], pd=5)
+    r3a = stim.resp_block(src, 42, 4 * mp, lbase + 16 * mp, lkey=key[1], pd=5, ask=(2,))
+    r3 = [r3a[0], r3a[2], r3a[3]]                # MISS for packet 1, to this node
+    r4 = stim.resp_block(src, 43, mp, wbase + mp, lkey=key[2], pd=7)   # no local write
+    b1 = stim.block(src, 44, size=2 * mp, notify=False, dst=wbase + 8 * mp)
+    b2 = stim.block(src, 45, size=mp, notify=False, dst=lbase + 40 * mp)
+    b1p = [with_key(w, key[2], 7) for w in b1["pkts"]]
+    b2p = [with_key(w, key[1], 5) for w in b2["pkts"]]              # lwr is not write
+    dup = r1[-1]
+    n_refused, n_r4 = 6 + len(r4) + len(b2p), len(r4)
+    streams = [r1, r2, r3, r4, b1p, b2p, list(items)]
+    out: list[Wire] = []
+    while any(streams):
+        st = rng.choice([x for x in streams if x])
+        out.append(st.pop(0))
+    out.append(r3a[1])                                               # completes r3
+    out.append(dup)                                                  # a duplicate
+    tb.prot_at = {}
+    await tb.reset(wait_init=True)
+    await tb.write_windows()
+    await tb.run(out)
+    m = tb.model
+    c = collections.Counter(m.outcomes)
+    dut._log.info("outcomes: %s", dict(c))
+    for w, o in zip(out, m.outcomes):
+        assert o == "bad" or not w.what.startswith("bad rd_"), (w.what, o)
+    assert c["rreq"] == 12 and c["prot"] == n_refused, c
+    assert c["bad"] == len(Stim.RD_BAD_KINDS), c
+    self_rsps = [r for r in m.rsps["plain"] if r["dst_node"] == NODE_ID]
+    assert sorted((r["tid"], r["nack"]) for r in self_rsps) == [(40, 0), (41, 0), (42, 0)], \
+        self_rsps
+    assert m.miss_rsps and all((r["dst_node"], r["tid"], r["pkt_idx"], r["miss_cnt"])
+                               == (NODE_ID, 42, 1, 1) for r in m.miss_rsps), m.miss_rsps
+    assert sum(r["dst_node"] == NODE_ID for r in m.prot_rsps) == n_r4, m.prot_rsps
+    assert c["dup"] == 1, c
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_read_drop(dut):
+    """The read-response job queue full (m_rd held): READ_REQs past RD_DEPTH are dropped
+    and counted (stat_read_drop), the unit goes on taking packets; the jobs queued come
+    out in order once m_rd takes them."""
+    tb = TB(dut, "rx_read_drop", nq_size=8)
+    stim = Stim(tb.p, tb.rng)
+    tb.rd_room = RD_DEPTH
+    random_pause(tb.rd_snk, tb.rng, 1.0)
+    items = [stim.read_req(tb.rng.choice(SRCS)) for _ in range(RD_DEPTH + 5)]
+    blk = stim.block(SRCS[1], 7, size=3 * tb.p.max_payload, notify=False)
+    await tb.reset(wait_init=True)
+    tb.model = tb.new_model(items + blk["pkts"])
+    for w in items + blk["pkts"]:
+        tb.src.send_nowait(w.frame())
+    await tb.until(lambda: tb.stats["read_req"] + tb.stats["read_drop"] >= len(items)
+                   and len(tb.rsps) >= 1, "the READ_REQs decided and the block acknowledged")
+    assert tb.stats["read_drop"] == 5 and not tb.rd_got, dict(tb.stats)
+    random_pause(tb.rd_snk, tb.rng, 0.3)
+    await tb.wait_done()
+    for _ in range(200):
+        await RisingEdge(dut.clk)
+    tb.final_checks()
 
 
 @cocotb.test(skip=not DIRECTED)

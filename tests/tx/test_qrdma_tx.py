@@ -70,8 +70,12 @@ Tests:
                    64-bit addresses (a third of them a random run of their packets),
                    INLINE (1..32 B), CONTROL, re-sends (a tenth of the blocks and
                    packets), and ACK/NACK responses to random dst_node
-                   (16 bits: the mod-NUM_NODES mapping), random pause toggling, random
-                   memory latency, every stream idle/backpressured
+                   (16 bits: the mod-NUM_NODES mapping), read blocks (their READ_REQ, its
+                   generation from this node's own counter of the TID) and read-response
+                   jobs (DATA with resp set, the job's generation and epoch, no m_sent
+                   pulse, no local NACK for a failed read: docs/nic.md "Remote reads"),
+                   random pause toggling, random memory latency, every stream
+                   idle/backpressured
   tx_ctl_first     a block and its control packet, the control packet taken first: it
                    carries the generation its block takes after it
   tx_pause         dst 1 paused from the start: all traffic to dst 0 and 2 (queued behind
@@ -123,7 +127,7 @@ from cocotbext.axi.axi_channels import AxiARSink, AxiRSource, AxiRTransaction
 from seeding import seed_rng
 from streams import DataBus, DataSource, DataTransaction, random_pause
 from model import net_model as nm
-from tools.formats import ACK_DESC, BLOCK_DESC, C, NET_HDR, PKT_DESC, RSP_DESC
+from tools.formats import ACK_DESC, BLOCK_DESC, C, NET_HDR, PKT_DESC, RD_JOB, RSP_DESC
 
 BEAT = nm.BEAT
 MEM_SIZE = 1 << 21          # host memory model: addresses are taken mod 2 MiB
@@ -244,6 +248,7 @@ class Scoreboard:
         self.data_pkts = 0
         self.payload = 0
         self.dropped = 0                       # DATA packets expected to be dropped
+        self.dropped_rsp = 0                   # ... of them read responses (no local NACK)
         self.partial = 0                       # blocks with packets dropped and sent
         self.by_node = collections.Counter()   # request-class packets per dst_node
         self.rsp_by_q = collections.Counter()  # responses per dst_node mod nq
@@ -251,7 +256,10 @@ class Scoreboard:
     def add(self, q, pkts, drop, what, tid_seq=None):
         for d in drop:
             if d:
-                self.lnacks[tid_seq] += 1
+                if tid_seq is not None:
+                    self.lnacks[tid_seq] += 1
+                else:                       # a read response's: no local NACK
+                    self.dropped_rsp += 1
                 self.dropped += 1
         self.partial += any(drop) and not all(drop)
         if not all(drop):   # a descriptor with nothing on the link constrains nothing
@@ -420,6 +428,7 @@ class TB:
         self.blk = DataSource(DataBus.from_prefix(d, "s_blk"), d.clk, d.rst)
         self.pkt = DataSource(DataBus.from_prefix(d, "s_pkt"), d.clk, d.rst)
         self.rsp = DataSource(DataBus.from_prefix(d, "s_rsp"), d.clk, d.rst)
+        self.rrsp = DataSource(DataBus.from_prefix(d, "s_rrsp"), d.clk, d.rst)
         cocotb.start_soon(self._ready())
         cocotb.start_soon(self._monitor())
         for _ in range(5):
@@ -427,7 +436,7 @@ class TB:
         d.rst.value = 0
 
     def set_random(self, idle, stall, ar_pause, r_pause, lnack_stall=None):
-        for s in (self.blk, self.pkt, self.rsp):
+        for s in (self.blk, self.pkt, self.rsp, self.rrsp):
             random_pause(s, self.rng, idle)
         self.stall = stall
         self.lnack_stall = stall if lnack_stall is None else lnack_stall
@@ -451,21 +460,26 @@ class TB:
         self.seq = (self.seq + 1) & 0xFFFF
         return self.seq
 
-    def send_block(self, dst_node, size, src=None, dst=None, run_p=0.0, resend_p=0.0, **kw):
-        """A block descriptor; with probability run_p a random run of its packets
-        (pkt_first, pkt_num) instead of the whole block, with probability resend_p marked
-        as a re-send (it keeps its TID's generation)."""
+    def send_block(self, dst_node, size, src=None, dst=None, run_p=0.0, resend_p=0.0,
+                   read=False, **kw):
+        """A block descriptor of a write channel (read: of a read channel, docs/nic.md
+        "Remote reads"); with probability run_p a random run of its packets (pkt_first,
+        pkt_num) instead of the whole block, with probability resend_p marked as a
+        re-send (it keeps its TID's generation)."""
         r = self.rng
         f = dict(src_addr=self.src_addr(size) if src is None else src,
                  dst_addr=self.dst_addr(size) if dst is None else dst,
                  dst_node=dst_node, pd=r.randrange(16), tid=r.randrange(1024),
                  seq=self.next_seq(), size=size, cm=r.randrange(2), chained=r.randrange(2),
                  has_next=r.randrange(2), notify=r.randrange(2), last=r.randrange(2),
-                 fid=r.randrange(256), path=r.randrange(4), xfer=r.randrange(2048),
-                 block=r.randrange(1 << 20), rkey=r.getrandbits(32))
+                 fid=r.randrange(256), path=r.randrange(4),
+                 xfer=r.randrange(2048) & ~C["WR_CH_PER_PAGE"],    # a write channel's
+                 block=r.randrange(1 << 20), rkey=r.getrandbits(32), lkey=r.getrandbits(32))
         if r.random() < run_p:
             f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
         f["resend"] = int(r.random() < resend_p)
+        if read:
+            f["xfer"] |= C["WR_CH_PER_PAGE"]
         f.update(kw)
         if not f["resend"]:
             self.blk_seqs.append(f["seq"])
@@ -491,6 +505,21 @@ class TB:
         f.update(kw)
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
+    def send_rrsp(self, dst_node, size, src=None, dst=None, run_p=0.0):
+        """A read-response job (RD_JOB, docs/nic.md "Remote reads"): a block of another
+        node's read, with that node's TID, seq, generation and epoch."""
+        r = self.rng
+        f = dict(src_addr=self.src_addr(size) if src is None else src,
+                 dst_addr=self.dst_addr(size) if dst is None else dst,
+                 dst_node=dst_node, pd=r.randrange(16), tid=r.randrange(1024),
+                 seq=r.randrange(1 << 16), size=size, path=r.randrange(4),
+                 xfer=r.randrange(2048), rkey=r.getrandbits(32), gen=r.randrange(1 << 16),
+                 epoch=r.randrange(256))
+        if r.random() < run_p:
+            f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
+        self.rrsp.send_nowait(DataTransaction(data=RD_JOB.pack(**f)))
+        return f
+
     def send_rsp(self, dst_node):
         """A response request; an ACK's reason is random too (the packet must carry 0)."""
         r = self.rng
@@ -500,8 +529,17 @@ class TB:
 
     def _accept(self, kind, v):
         """A descriptor or response was taken by the unit: queue what it must produce."""
-        if kind == "blk":
-            f = BLOCK_DESC.unpack(v)
+        if kind == "blk" and (f := BLOCK_DESC.unpack(v))["xfer"] & C["WR_CH_PER_PAGE"]:
+            # a read channel's block: one READ_REQ; its generation counts in this node's
+            # own counter of the TID (docs/nic.md "Remote reads")
+            if not f["resend"]:
+                self.blk_taken = f["seq"]
+            gen = self.gen.take(self.node_id, f["tid"], not f["resend"])
+            self.stats["read_blk"] += 1
+            self.sb.add(f["dst_node"] % NUM_NODES,
+                        [nm.read_req_packet(f, self.node_id, gen, self.epoch)], [False],
+                        f"read block seq {f['seq']} size {f['size']}", (f["tid"], f["seq"]))
+        elif kind == "blk":
             if not f["resend"]:
                 self.blk_taken = f["seq"]
             gen = self.gen.take(f["dst_node"], f["tid"], not f["resend"])
@@ -517,6 +555,21 @@ class TB:
                     f"dst 0x{f['dst_addr']:x} packets {run.start}..{run.stop - 1} of "
                     f"{len(parts)}")
             self.sb.add(f["dst_node"] % NUM_NODES, pk, drop, what, (f["tid"], f["seq"]))
+        elif kind == "rrsp":
+            # a read response: the job's generation and epoch, no counter of this node
+            f = RD_JOB.unpack(v)
+            blk = nm.response_block(f)
+            pk = nm.block_packets(blk, self.ram.read, self.node_id, MAX_PAYLOAD, f["gen"],
+                                  f["epoch"])
+            parts = nm.packetize(f["dst_addr"], f["size"], MAX_PAYLOAD)
+            run = nm.block_run(blk, len(parts))
+            drop = [self.ram.touches_bad(f["src_addr"] + parts[i][0], parts[i][1]) for i in run]
+            for i in run:
+                a = f["src_addr"] + parts[i][0]
+                self.lines_due.update(range(a // BEAT, (a + parts[i][1] - 1) // BEAT + 1))
+            self.stats["read_rsp"] += 1
+            self.sb.add(f["dst_node"] % NUM_NODES, pk, drop,
+                        f"read response tid {f['tid']} size {f['size']}")
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
             if f["kind"] == C["PKT_CONTROL"]:
@@ -588,10 +641,14 @@ class TB:
             # request-class headers decided (before the responses taken now)
             if int(d.u_asm.req_go.value):
                 self.req_pushed += 1
+            if int(d.m_sent_valid.value):
+                self.stats["sent"] += 1
             taken = []
             desc_wait = 0
             for kind, valid, ready, data in (("blk", d.s_blk_valid, d.s_blk_ready, d.s_blk_data),
-                                             ("pkt", d.s_pkt_valid, d.s_pkt_ready, d.s_pkt_data)):
+                                             ("pkt", d.s_pkt_valid, d.s_pkt_ready, d.s_pkt_data),
+                                             ("rrsp", d.s_rrsp_valid, d.s_rrsp_ready,
+                                              d.s_rrsp_data)):
                 if valid.value:
                     if ready.value:
                         taken.append((kind, int(data.value)))
@@ -690,9 +747,14 @@ class TB:
         assert self.stats["data"] == self.sb.data_pkts
         assert self.stats["data"] + self.stats["ctrl"] == self.sb.packets
         assert self.stats["bytes"] == self.sb.payload
-        assert self.stats["mem_err"] == self.sb.dropped == self.stats["lnack"], \
-            f"stat_mem_err {self.stats['mem_err']}, dropped {self.sb.dropped}, " \
-            f"local NACKs {self.stats['lnack']}"
+        assert self.stats["mem_err"] == self.sb.dropped \
+            == self.stats["lnack"] + self.sb.dropped_rsp, \
+            f"stat_mem_err {self.stats['mem_err']}, dropped {self.sb.dropped} " \
+            f"({self.sb.dropped_rsp} read responses), local NACKs {self.stats['lnack']}"
+        # one m_sent pulse per descriptor of this node (its last packet picked), none for
+        # a read response (no timer of this node)
+        own = sum(k in ("blk", "pkt") for _, k in self.accepted)
+        assert self.stats["sent"] == own, (self.stats["sent"], own)
         state = {k: int(getattr(d, k).value)
                  for k in ("busy", "occ_slots", "occ_jobs", "occ_pay", "occ_rsp")}
         assert not any(state.values()), f"not idle at the end: {state}"
@@ -741,7 +803,8 @@ async def tx_random(dut):
 
     toggler = cocotb.start_soon(pause_toggler(tb))
     phases = cocotb.start_soon(phaser())
-    kinds = ["blk"] * n + ["inline"] * n + ["control"] * n + ["rsp"] * (2 * n)
+    kinds = (["blk"] * n + ["inline"] * n + ["control"] * n + ["rsp"] * (2 * n)
+             + ["rrsp"] * (n // 2) + ["rblk"] * (n // 2))
     rng.shuffle(kinds)
     i = 0
     while i < len(kinds):   # bursts of descriptors with gaps, so queues fill and drain
@@ -749,6 +812,10 @@ async def tx_random(dut):
             node = rng.randrange(1 << 16)
             if k == "blk":
                 tb.send_block(node, block_size(rng), run_p=0.3, resend_p=0.1)
+            elif k == "rrsp":
+                tb.send_rrsp(node, block_size(rng), run_p=0.3)
+            elif k == "rblk":
+                tb.send_block(node, block_size(rng), run_p=0.3, resend_p=0.1, read=True)
             elif k == "rsp":
                 tb.send_rsp(node)
             else:
