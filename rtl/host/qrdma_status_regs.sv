@@ -86,10 +86,13 @@ module qrdma_status_regs
   // Bank H is written by the host port, E by the engine, R by the reads. Each bank is read
   // at the three writers' addresses (its own write address and the two others) and at the
   // check address: multi-port LUT-RAM primitives (UltraScale RAM32M / RAM32M16: read
-  // ports plus one read/write port at the write address), 32 rows deep like the table.
-  logic [RB-1:0] bank_h [ROWS];
-  logic [RB-1:0] bank_e [ROWS];
-  logic [RB-1:0] bank_r [ROWS];
+  // ports plus one read/write port at the write address), ROWS deep. LUT RAM by
+  // attribute: the update reads are addressed by flops (the writers' rows), so synthesis
+  // could otherwise take them as synchronous reads of a block RAM, whose clock-to-out
+  // would then start the path through the update into the write data.
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_h [ROWS];
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_e [ROWS];
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_r [ROWS];
 
   logic [RW-1:0] a_h, a_e, a_r;   // the writers' rows: read there, written there
   logic [RW-1:0] wa_h, wa_e, wa_r; // write addresses: the sweep's row while it runs
