@@ -512,9 +512,7 @@ int qrdma_post_read(qrdma_page *p, unsigned ch, const struct qrdma_read *rd)
 {
     _Alignas(64) uint8_t d[64];
     size_t len;
-    if (!p)
-        return QRDMA_EINVAL;
-    int e = qrdma_desc_build_read(rd, d, &len);
+    int e = p ? qrdma_desc_build_read(rd, d, &len) : QRDMA_EINVAL;
     return e ? e : post(p, ch, 1, d, len);
 }
 
