@@ -54,7 +54,7 @@ static inline unsigned sim_desc_inline(uint8_t desc[64], const void *payload, un
     return 2 * QRDMA_DESC_LINE_BYTES;
 }
 
-/* Host-port addresses of write channel ch of page pg. */
+/* Host-port addresses of channel ch of page pg. */
 static inline uint64_t sim_desc_addr(unsigned pg, unsigned ch)
 {
     return pg * QRDMA_PAGE_STRIDE + QRDMA_DESC_OFFSET + QRDMA_DESC_LINE_BYTES * ch;
@@ -64,7 +64,7 @@ static inline uint64_t sim_status_addr(unsigned pg, unsigned ch)
     return pg * QRDMA_PAGE_STRIDE + QRDMA_STATUS_OFFSET + 8 * ch;
 }
 
-/* error reason (err_info) of write channel ch of page pg */
+/* error reason (err_info) of channel ch of page pg */
 static inline uint64_t sim_err_addr(unsigned pg, unsigned ch)
 {
     return pg * QRDMA_PAGE_STRIDE + QRDMA_ERR_OFFSET + 8 * ch;

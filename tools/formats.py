@@ -94,9 +94,9 @@ CONST = {
     # address map (byte addresses on the AXI4 slave)
     "PAGE_STRIDE": (0x2000, "bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)"),
     "DESC_OFFSET": (0x0000, "in a page: channel c's descriptor line at DESC_OFFSET + 32 c"),
-    "STATUS_OFFSET": (0x1000, "in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c"),
-    "COLL_OFFSET": (0x1200, "in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g"),
-    "ERR_OFFSET": (0x1400, "in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c"),
+    "STATUS_OFFSET": (0x1000, "in a page: 64-bit single status of channel c (0..127) at STATUS_OFFSET + 8 c"),
+    "COLL_OFFSET": (0x1400, "in a page: 64-bit collective status of channels 32 g..32 g+31 (g = 0..3) at COLL_OFFSET + 8 g"),
+    "ERR_OFFSET": (0x1800, "in a page: 64-bit error reason (ERR_*) of channel c's (0..127) last ERROR at ERR_OFFSET + 8 c"),
     "REG_BASE": (0x20000, "engine configuration and counter registers (privileged)"),
     "ID_MAGIC": (0x51524D41, "value of the ID register's `magic` field ('QRMA')"),
     "ADDR_W": (18, "AXI4 slave address bits used"),
@@ -125,14 +125,16 @@ CONST = {
 DESC_LINE0 = _layout(
     "desc_line0", 256,
     "First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor "
-    "(flag LONG) also writes its second line to channel c+1 (c even).",
-    ("src_addr", 0, 64, "source address (memory transfer) or inline payload bytes 0..7 (INLINE)"),
-    ("dst_addr", 64, 64, "destination address at the remote node"),
+    "(flag LONG) also writes its second line to channel c+1 (c even). In a read channel "
+    "(64..127) it is a read descriptor: src_addr is read at dst_node and lands at the "
+    "local dst_addr; is_inline and notify must be 0.",
+    ("src_addr", 0, 64, "source address (memory transfer; read: at the remote node) or inline payload bytes 0..7 (INLINE)"),
+    ("dst_addr", 64, 64, "destination address at the remote node (read: the local address the data lands at)"),
     ("size", 128, 40, "transfer size in bytes, 1..2^32 (inline: 1..32)"),
-    ("dst_node", 168, 16, "destination node"),
+    ("dst_node", 168, 16, "destination node (read: the remote node read from)"),
     ("prio", 184, 4, "intra-priority 0 (highest) .. 15 of congestion-managed transfers"),
-    ("is_inline", 192, 1, "payload is in the descriptor (size <= 32)"),
-    ("notify", 193, 1, "send a completion control packet (receiver writes a notification)"),
+    ("is_inline", 192, 1, "payload is in the descriptor (size <= 32; 0 in a read channel)"),
+    ("notify", 193, 1, "send a completion control packet (receiver writes a notification; 0 in a read channel)"),
     ("multipath", 194, 1, "transfer may be spread over 4 flows/paths (4xFID class)"),
     ("long_desc", 195, 1, "a second line follows in channel c+1 (64-byte descriptor)"),
     ("tag", 224, 32, "user value carried to the completion notification"),
@@ -142,8 +144,8 @@ DESC_LINE1 = _layout(
     "desc_line1", 256,
     "Second line of a 64-byte descriptor (channel c+1).",
     ("inline_hi", 0, 192, "inline payload bytes 8..31 (INLINE)"),
-    ("rkey", 192, 32, "remote key of the destination window (memory transfers); of the window read (read channels)"),
-    ("lkey", 0, 32, "read channels: the local key of the window the data lands in (local-write permission)"),
+    ("lkey", 0, 32, "read: key of the local window the response data is written under (local-write permission; a read has no inline payload)"),
+    ("rkey", 192, 32, "remote key of the destination window (memory transfers; read: of the window read, which must permit remote reads)"),
     overlap_ok=(("inline_hi", "lkey"),),
 )
 
@@ -327,7 +329,7 @@ STATUS_SINGLE = _layout(
 
 ERR_INFO = _layout(
     "err_info", 64,
-    "64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads).",
+    "64-bit read of ERR_OFFSET + 8 c: why channel c last ended in ERROR (not reset by reads).",
     ("reason", 0, 4, "ERR_* of the channel's last ERROR (ERR_NONE if none since reset)"),
 )
 

@@ -139,11 +139,11 @@ def gen_md() -> str:
           f"Page p occupies `p * {C['PAGE_STRIDE']:#x}` .. `+{C['PAGE_STRIDE'] - 1:#x}`, so one "
           "OS page mapping gives a process its protection domain and nothing else.", "",
           "| address in page | access | what |", "|---|---|---|",
-          f"| `{C['DESC_OFFSET']:#06x} + 32 c`, c = 0..63 | write | descriptor line of write channel c |",
-          f"| `{C['DESC_OFFSET'] + 32 * 64:#06x} + 32 (c-64)`, c = 64..127 | — | read channels: host writes get SLVERR |",
-          f"| `{C['STATUS_OFFSET']:#06x} + 8 c`, c = 0..63 | read | single status (bits 1:0), DONE/ERROR reset to IDLE by the read |",
-          f"| `{C['COLL_OFFSET']:#06x} + 8 g`, g = 0..1 | read | collective status: channel 32g+i in bits 2i+1:2i; every DONE/ERROR found is reset to IDLE |",
-          f"| `{C['ERR_OFFSET']:#06x} + 8 c`, c = 0..63 | read | error reason (ERR_*) of channel c's last ERROR; not reset by the read |",
+          f"| `{C['DESC_OFFSET']:#06x} + 32 c`, c = 0..{C['WR_CH_PER_PAGE'] - 1} | write | descriptor line of write channel c |",
+          f"| `{C['DESC_OFFSET'] + 32 * C['WR_CH_PER_PAGE']:#06x} + 32 (c-{C['WR_CH_PER_PAGE']})`, c = {C['WR_CH_PER_PAGE']}..{C['CH_PER_PAGE'] - 1} | write | descriptor line of read channel c (a read descriptor) |",
+          f"| `{C['STATUS_OFFSET']:#06x} + 8 c`, c = 0..{C['CH_PER_PAGE'] - 1} | read | single status (bits 1:0), DONE/ERROR reset to IDLE by the read |",
+          f"| `{C['COLL_OFFSET']:#06x} + 8 g`, g = 0..{C['CH_PER_PAGE'] // 32 - 1} | read | collective status: channel 32g+i in bits 2i+1:2i; every DONE/ERROR found is reset to IDLE |",
+          f"| `{C['ERR_OFFSET']:#06x} + 8 c`, c = 0..{C['CH_PER_PAGE'] - 1} | read | error reason (ERR_*) of channel c's last ERROR; not reset by the read |",
           "", f"Registers at `{C['REG_BASE']:#x}` (64-bit; the engine's below NIC_REG_FIRST, the NIC's from it) "
           "are described in regs/qrdma_regs.rdl (SystemRDL) and documented in "
           "[registers.md](registers.md), generated from it. The descriptor lines, the single and "

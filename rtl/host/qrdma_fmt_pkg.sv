@@ -29,9 +29,9 @@ package qrdma_fmt_pkg;
   localparam int unsigned RKEY_TAG_W = 8;  // low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table
   localparam int unsigned PAGE_STRIDE = 8192;  // bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable)
   localparam int unsigned DESC_OFFSET = 0;  // in a page: channel c's descriptor line at DESC_OFFSET + 32 c
-  localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c
-  localparam int unsigned COLL_OFFSET = 4608;  // in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g
-  localparam int unsigned ERR_OFFSET = 5120;  // in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c
+  localparam int unsigned STATUS_OFFSET = 4096;  // in a page: 64-bit single status of channel c (0..127) at STATUS_OFFSET + 8 c
+  localparam int unsigned COLL_OFFSET = 5120;  // in a page: 64-bit collective status of channels 32 g..32 g+31 (g = 0..3) at COLL_OFFSET + 8 g
+  localparam int unsigned ERR_OFFSET = 6144;  // in a page: 64-bit error reason (ERR_*) of channel c's (0..127) last ERROR at ERR_OFFSET + 8 c
   localparam int unsigned REG_BASE = 131072;  // engine configuration and counter registers (privileged)
   localparam int unsigned ID_MAGIC = 1364348225;  // value of the ID register's `magic` field ('QRMA')
   localparam int unsigned ADDR_W = 18;  // AXI4 slave address bits used
@@ -54,7 +54,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
   localparam int unsigned FORMAT_VERSION = 6;
 
-  // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even).
+  // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
   localparam int unsigned DESC_LINE0_SRC_ADDR_LSB = 0;
   localparam int unsigned DESC_LINE0_SRC_ADDR_W = 64;
@@ -81,28 +81,28 @@ package qrdma_fmt_pkg;
     logic [27:0] rsvd196;
     logic [0:0] long_desc;  // a second line follows in channel c+1 (64-byte descriptor)
     logic [0:0] multipath;  // transfer may be spread over 4 flows/paths (4xFID class)
-    logic [0:0] notify;  // send a completion control packet (receiver writes a notification)
-    logic [0:0] is_inline;  // payload is in the descriptor (size <= 32)
+    logic [0:0] notify;  // send a completion control packet (receiver writes a notification; 0 in a read channel)
+    logic [0:0] is_inline;  // payload is in the descriptor (size <= 32; 0 in a read channel)
     logic [3:0] rsvd188;
     logic [3:0] prio;  // intra-priority 0 (highest) .. 15 of congestion-managed transfers
-    logic [15:0] dst_node;  // destination node
+    logic [15:0] dst_node;  // destination node (read: the remote node read from)
     logic [39:0] size;  // transfer size in bytes, 1..2^32 (inline: 1..32)
-    logic [63:0] dst_addr;  // destination address at the remote node
-    logic [63:0] src_addr;  // source address (memory transfer) or inline payload bytes 0..7 (INLINE)
+    logic [63:0] dst_addr;  // destination address at the remote node (read: the local address the data lands at)
+    logic [63:0] src_addr;  // source address (memory transfer; read: at the remote node) or inline payload bytes 0..7 (INLINE)
   } desc_line0_t;
 
   // Second line of a 64-byte descriptor (channel c+1).
   localparam int unsigned DESC_LINE1_W = 256;
   localparam int unsigned DESC_LINE1_INLINE_HI_LSB = 0;
   localparam int unsigned DESC_LINE1_INLINE_HI_W = 192;
-  localparam int unsigned DESC_LINE1_RKEY_LSB = 192;
-  localparam int unsigned DESC_LINE1_RKEY_W = 32;
   localparam int unsigned DESC_LINE1_LKEY_LSB = 0;
   localparam int unsigned DESC_LINE1_LKEY_W = 32;
+  localparam int unsigned DESC_LINE1_RKEY_LSB = 192;
+  localparam int unsigned DESC_LINE1_RKEY_W = 32;
   // not in the struct (they share bits with other fields): lkey
   typedef struct packed {
     logic [31:0] rsvd224;
-    logic [31:0] rkey;  // remote key of the destination window (memory transfers); of the window read (read channels)
+    logic [31:0] rkey;  // remote key of the destination window (memory transfers; read: of the window read, which must permit remote reads)
     logic [191:0] inline_hi;  // inline payload bytes 8..31 (INLINE)
   } desc_line1_t;
 
@@ -346,7 +346,7 @@ package qrdma_fmt_pkg;
     logic [1:0] status;  // ST_* of the channel, before the reset-on-read
   } status_single_t;
 
-  // 64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads).
+  // 64-bit read of ERR_OFFSET + 8 c: why channel c last ended in ERROR (not reset by reads).
   localparam int unsigned ERR_INFO_W = 64;
   localparam int unsigned ERR_INFO_REASON_LSB = 0;
   localparam int unsigned ERR_INFO_REASON_W = 4;

@@ -6,8 +6,8 @@
 // rules and timing", "Host port modules"; address map: docs/formats.md). The write path
 // (qrdma_host_wr: AW/W/B, descriptors into the transfer table, new transfers) and the
 // read path (qrdma_host_rd: AR/R, status, error-reason and register reads, event
-// counters) around the state both use: the status of the 1024 write channels
-// (qrdma_status_regs) and the error reason of each channel's last ERROR (1024 x 4-bit
+// counters) around the state both use: the status of the 2048 channels, write and read
+// (qrdma_status_regs) and the error reason of each channel's last ERROR (2048 x 4-bit
 // LUT RAM, qrdma_mem_2w: the host port and the engine write it in the same cycle).
 //
 // Timing (W beat handshake in t): table write in t+2, new_valid and bvalid in t+3 at the
@@ -16,7 +16,7 @@
 // transfer must come after the cycle of its new_valid / new_ready handshake (checked in
 // simulation); its status and error reason change at the end of the second cycle after
 // st_valid. After rst, AWREADY and ARREADY stay low until the status rows and the error
-// reasons are cleared (514 cycles: the two reason-RAM ports clear one entry each per
+// reasons are cleared (1026 cycles: the two reason-RAM ports clear one entry each per
 // cycle).
 `default_nettype none
 
@@ -92,7 +92,7 @@ module qrdma_host_if
   output logic [3:0]          new_prio,       // priority
   // engine: transfer complete (BUSY -> DONE / ERROR)
   input  logic                st_valid,       // channel st_ch completes
-  input  logic [9:0]          st_ch,          // page * 64 + c
+  input  logic [XW-1:0]       st_ch,          // page * 128 + c
   input  logic                st_err,         // 1: ERROR, 0: DONE
   input  logic [3:0]          st_reason,      // ERR_* of an ERROR completion (st_err)
   // engine events, one pulse each (eng_ev_t; as bits: 0 block issued, 1 inline packet,
@@ -105,7 +105,7 @@ module qrdma_host_if
   // reasons apply it at the end of the second cycle after st_valid (the reason memory
   // reads ahead at st_ch from the cycle of st_valid).
   logic       st_valid_q, st_err_q, st_valid_qq, st_err_qq;
-  logic [9:0] st_ch_q, st_ch_qq;
+  logic [XW-1:0] st_ch_q, st_ch_qq;
   logic [3:0] st_reason_q, st_reason_qq;
 
   always_ff @(posedge clk) begin
@@ -154,17 +154,17 @@ module qrdma_host_if
   );
 
   // ------------------------------------------------------------------ error reasons
-  // ERR_* of each write channel's last ERROR (index page * 64 + c), written in the cycle
+  // ERR_* of each channel's last ERROR (index page * 128 + c), written in the cycle
   // its status becomes ERROR: port A by the write path (a descriptor refused at
   // completion, W2), port B by the engine (st_err, two cycles after st_valid). Both ports
   // give their address two cycles ahead (the write path in W0, the engine with st_valid)
   // and the read port is registered (the read path's err_rd_en), so every read of the
-  // 1024-deep LUT RAM is pipelined (qrdma_mem_2w A_LEAD, B_LEAD, RD_REG). The two never
+  // 2048-deep LUT RAM is pipelined (qrdma_mem_2w A_LEAD, B_LEAD, RD_REG). The two never
   // write one channel in one cycle: the host port refuses descriptors only in channels
   // that are not BUSY, the engine completes only BUSY ones. After rst both ports clear
   // the RAM (ports A and B an entry each per cycle: ERR_N / 2 cycles, each write two
   // cycles after its address), while AWREADY/ARREADY are low.
-  localparam int unsigned ERR_N      = NUM_PAGES * WR_CH_PER_PAGE;
+  localparam int unsigned ERR_N      = NUM_CHANNELS;
   localparam int unsigned EAW        = $clog2(ERR_N);
   localparam logic [3:0]  R_BAD_DESC = 4'(ERR_BAD_DESC);
 

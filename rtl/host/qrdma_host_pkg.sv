@@ -12,13 +12,13 @@ package qrdma_host_pkg;
 
   // ---------------------------------------------------------------- geometry
   localparam int unsigned PW      = $clog2(NUM_PAGES);                // page bits
-  localparam int unsigned CW      = $clog2(WR_CH_PER_PAGE);           // write-channel bits
+  localparam int unsigned CW      = $clog2(CH_PER_PAGE);              // channel bits (write and read)
   localparam int unsigned PAGE_SH = $clog2(PAGE_STRIDE);              // page offset bits
   localparam int unsigned LINE_SH = $clog2(DESC_LINE_BYTES);          // line offset bits
   localparam int unsigned NWORD   = DESC_LINE_BYTES / 8;              // 8-byte words per line
   localparam int unsigned ROW_CH  = STATUS_SINGLE_W / 2;              // channels per status row
   localparam int unsigned SW      = $clog2(ROW_CH);                   // channel-in-row bits
-  localparam int unsigned GW      = $clog2(WR_CH_PER_PAGE / ROW_CH);  // row-in-page bits
+  localparam int unsigned GW      = $clog2(CH_PER_PAGE / ROW_CH);     // row-in-page bits
   localparam int unsigned XW      = $clog2(NUM_CHANNELS);             // transfer index bits
   localparam int unsigned SZW     = $clog2(MAX_TRANSFER_BYTES) + 1;   // transfer size bits
   localparam int unsigned DLW     = qrdma_qos_pkg::DLW;  // dst_addr bits of a new transfer
@@ -26,9 +26,9 @@ package qrdma_host_pkg;
   // Every region is a power-of-2 span aligned to its size (map_ok), so the decode
   // compares address bits with constants: no adders.
   localparam int unsigned PAGES_SH = $clog2(NUM_PAGES * PAGE_STRIDE);
-  localparam int unsigned DESC_SH  = $clog2(WR_CH_PER_PAGE * DESC_LINE_BYTES);
-  localparam int unsigned STAT_SH  = $clog2(WR_CH_PER_PAGE * 8);
-  localparam int unsigned COLL_SH  = $clog2((WR_CH_PER_PAGE / ROW_CH) * 8);
+  localparam int unsigned DESC_SH  = $clog2(CH_PER_PAGE * DESC_LINE_BYTES);
+  localparam int unsigned STAT_SH  = $clog2(CH_PER_PAGE * 8);
+  localparam int unsigned COLL_SH  = $clog2((CH_PER_PAGE / ROW_CH) * 8);
   localparam int unsigned REG_SH   = 7;   // the engine's register window: offsets 0 .. 127
 
   localparam logic [1:0] BURST_INCR  = 2'b01;
@@ -37,7 +37,7 @@ package qrdma_host_pkg;
 
   // ---------------------------------------------------------------- address decode
   typedef struct packed {
-    logic          desc;    // descriptor line of a write channel
+    logic          desc;    // descriptor line of a channel (write or read)
     logic          single;  // single status
     logic          coll;    // collective status
     logic          err;     // error reason
@@ -85,12 +85,13 @@ package qrdma_host_pkg;
   function automatic bit map_ok(input int unsigned ext_span);
     return DESC_LINE_BYTES == 32 && STATUS_SINGLE_W == 64 && NUM_CHANNELS == 2048
         && (1 << PAGE_SH) == PAGE_STRIDE && NUM_PAGES * PAGE_STRIDE <= REG_BASE
-        && (1 << PW) == NUM_PAGES && (1 << CW) == WR_CH_PER_PAGE
+        && (1 << PW) == NUM_PAGES && (1 << CW) == CH_PER_PAGE
+        && 2 * WR_CH_PER_PAGE == CH_PER_PAGE
         && NUM_PAGES * PAGE_STRIDE <= (1 << ADDR_W) && REG_BASE < (1 << ADDR_W)
-        && (DESC_OFFSET % (WR_CH_PER_PAGE * DESC_LINE_BYTES)) == 0
-        && (STATUS_OFFSET % (WR_CH_PER_PAGE * 8)) == 0
-        && (ERR_OFFSET % (WR_CH_PER_PAGE * 8)) == 0 && ERR_INFO_REASON_LSB == 0
-        && (COLL_OFFSET % ((WR_CH_PER_PAGE / ROW_CH) * 8)) == 0
+        && (DESC_OFFSET % (CH_PER_PAGE * DESC_LINE_BYTES)) == 0
+        && (STATUS_OFFSET % (CH_PER_PAGE * 8)) == 0
+        && (ERR_OFFSET % (CH_PER_PAGE * 8)) == 0 && ERR_INFO_REASON_LSB == 0
+        && (COLL_OFFSET % ((CH_PER_PAGE / ROW_CH) * 8)) == 0
         && (REG_BASE % (1 << REG_SH)) == 0 && (DESC_OFFSET % (2 * DESC_LINE_BYTES)) == 0
         && NIC_REG_FIRST >= (1 << REG_SH)
         && ext_span > 0 && (ext_span & (ext_span - 1)) == 0 && ext_span > NIC_REG_FIRST

@@ -58,13 +58,13 @@ module qrdma_host_rd
   input  logic                s_axi_rready,   // R ready
   // status read with reset (cycle of the load)
   output logic                sr_rd_valid,    // read row sr_rd_row and reset what it returns as DONE / ERROR
-  output logic [PW+GW-1:0]    sr_rd_row,      // page * 2 + group
+  output logic [PW+GW-1:0]    sr_rd_row,      // page * 4 + group
   output logic                sr_rd_single,   // 1: single status (reset only channel sr_rd_sel); 0: collective
   output logic [SW-1:0]       sr_rd_sel,      // channel within the row (single status)
   input  logic [STATUS_SINGLE_W-1:0] sr_rd_data,  // the row at the start of the cycle (2 bits per channel)
   // error reasons (cycle of the read; the answer from the next cycle on)
   output logic                err_rd_en,      // read err_rd_addr in this cycle
-  output logic [PW+CW-1:0]    err_rd_addr,    // channel: page * 64 + c
+  output logic [PW+CW-1:0]    err_rd_addr,    // channel: page * 128 + c
   input  logic [3:0]          err_rd_data,    // ERR_* of its last ERROR, registered after err_rd_en
   // external register read (cycle of the load), offsets from REG_BASE
   output logic [EXT_SH-1:0]   ext_rd_addr,    // register offset
@@ -123,7 +123,7 @@ module qrdma_host_rd
   logic              a_valid_q, a_last_q;
   logic [ID_W-1:0]   a_id_q;
   logic [EXT_SH-1:0] a_off_q;      // offset in the register window (external and engine's)
-  logic [PW+CW-1:0]  a_ech_q;      // error-reason channel: page * 64 + c
+  logic [PW+CW-1:0]  a_ech_q;      // error-reason channel: page * 128 + c
   logic              a_win_q;      // in the register window (waits while the window is written)
   logic              a_eng_q;      // in the engine's register block's span
   logic              a_coll_q, a_err_q, a_regs_q, a_ext_q, a_single_q;

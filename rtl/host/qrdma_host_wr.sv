@@ -7,7 +7,7 @@
 // beats and bad descriptors, keeps the long-descriptor skip record, starts good
 // descriptors (status BUSY, new-transfer output) and forwards external register writes.
 // Rules and timing: docs/qos.md "Descriptors and their acceptance", "Refusal reasons"
-// (R1-R8, D1-D6), "Host port: precise rules and timing", "Host port modules"; pipeline:
+// (R1-R8, D1-D7), "Host port: precise rules and timing", "Host port modules"; pipeline:
 // docs/modules.md#qrdma_host_wr.
 //
 // Contract (W beat handshake in cycle t; no stall inside, one beat per cycle sustained;
@@ -61,13 +61,13 @@ module qrdma_host_wr
   output logic                s_axi_bvalid,   // B valid
   input  logic                s_axi_bready,   // B ready
   // status check (W0): status row of the next beat's channel c (and of c^1)
-  output logic [PW+GW-1:0]    chk_row,        // page * 2 + c / 32
+  output logic [PW+GW-1:0]    chk_row,        // page * 4 + c / 32
   input  logic [STATUS_SINGLE_W-1:0] chk_st,  // that row at the start of the cycle (2 bits per channel)
   input  logic                eng_valid,      // the engine completes channel eng_ch in this cycle (the status store's eng_valid)
-  input  logic [PW+CW-1:0]    eng_ch,         // page * 64 + c
+  input  logic [PW+CW-1:0]    eng_ch,         // page * 128 + c
   // status update (W2), to be applied at the end of the cycle
   output logic                host_set,       // channel host_ch becomes BUSY or ERROR
-  output logic [PW+CW-1:0]    host_ch,        // page * 64 + c
+  output logic [PW+CW-1:0]    host_ch,        // page * 128 + c
   output logic                host_err,       // 1: ERROR (descriptor refused at completion), 0: BUSY (started)
   output logic [PW+CW-1:0]    host_ch_ahead,  // (W0) host_ch of an ERROR update two cycles later
   // external register write (W1), offsets from REG_BASE in NIC_REG_FIRST .. EXT_SPAN-1
@@ -127,8 +127,8 @@ module qrdma_host_wr
         || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_DST_ADDR_LSB, DLW, WD_D))
       $fatal(1, "qrdma_host_wr: each accumulated field must sit in one 8-byte word");
-    if (GW != 1 || SW != 5 || CW != 6)
-      $fatal(1, "qrdma_host_wr: two status rows of 32 channels per page expected");
+    if (SW != 5 || CW != GW + SW || !one_word(DESC_LINE0_NOTIFY_LSB, 1, WD_B))
+      $fatal(1, "qrdma_host_wr: status rows of 32 channels and notify beside is_inline expected");
   end
 `endif
 
@@ -253,6 +253,7 @@ module qrdma_host_wr
   } fa_t;                    // fields of word WD_A
   typedef struct packed {
     logic inl;
+    logic nt;                // notify (refused in a read channel, D7)
     logic mp;
     logic lng;
   } fb_t;                    // fields of word WD_B
@@ -300,9 +301,9 @@ module qrdma_host_wr
   logic [$bits(sk_t)-1:0] sk_mem [NUM_PAGES];
 
   // Long flag of each even channel, valid while it is BUSY (an odd channel's R6 check):
-  // flag {page, ch[5:1]} lives in column ch[4:1], row {page, ch[5]}, 16 LUT-RAM columns
-  // of 1 bit written one flag at a time (no read-modify-write).
-  localparam int unsigned LNG_N    = NUM_PAGES * WR_CH_PER_PAGE / 2;   // even channels
+  // flag {page, ch[6:1]} lives in column ch[4:1], row {page, ch[6:5]} (the status row),
+  // 16 LUT-RAM columns of 1 bit written one flag at a time (no read-modify-write).
+  localparam int unsigned LNG_N    = NUM_PAGES * CH_PER_PAGE / 2;      // even channels
   localparam int unsigned LNG_COLS = 16;
   localparam int unsigned LNG_ROWS = LNG_N / LNG_COLS;
   localparam int unsigned LNG_RW   = $clog2(LNG_ROWS);
@@ -312,7 +313,7 @@ module qrdma_host_wr
   // before, with its decision as flags: e_acc_q and what the beat does if accepted or
   // refused; g_* below are its consequences, from these flops.
   logic                    s1_valid_q, s1_ok_q, s1_last_q;
-  logic                    s1_desc_q;             // address in a write channel's line
+  logic                    s1_desc_q;             // address in a channel's descriptor line
   logic [NWORD-1:0]        s1_cw_q;               // words of the line the strobes carry
   logic                    s1_cl_q;               // the strobes carry long_desc = 1
   logic                    s1_ext_q;              // W1 beat is an external register write
@@ -449,14 +450,14 @@ module qrdma_host_wr
   logic [LNG_COLS-1:0] na_l_q, nl_b_q, nl;
   logic                n_new_q;
 
-  assign lng_raddr = {w_cur[PAGE_SH +: PW], w_cur[LINE_SH + CW - 1]};
+  assign lng_raddr = {w_cur[PAGE_SH +: PW], w_cur[LINE_SH + CW - 1 -: GW]};
   assign chk_row   = lng_raddr;
   assign n_row     = {n_page_q, n_ch_q[CW-1 -: GW]};
 
   for (genvar j = 0; j < int'(LNG_COLS); j++) begin : gen_lng
     logic lcol [LNG_ROWS];
     always_ff @(posedge clk) begin
-      if (g_lng_wr && e_startch_q[4:1] == 4'(j)) lcol[{e_page_q, e_startch_q[CW-1]}] <= e_v_q.l1;
+      if (g_lng_wr && e_startch_q[SW-1:1] == 4'(j)) lcol[{e_page_q, e_startch_q[CW-1 -: GW]}] <= e_v_q.l1;
     end
     assign lng_rd[j] = lcol[lng_raddr];
   end
@@ -495,10 +496,10 @@ module qrdma_host_wr
       /* verilator lint_on UNUSEDSIGNAL */
       na_x_q <= chk_st;
       {na_c_q, na_v_q, na_l_q} <= upd_rows(chk_row, '0, '0, lng_rd, host_set, host_ch,
-          host_err, eng_valid, eng_ch, g_lng_wr, {e_page_q, e_startch_q[CW-1]},
-          e_startch_q[4:1], e_v_q.l1);
+          host_err, eng_valid, eng_ch, g_lng_wr, {e_page_q, e_startch_q[CW-1 -: GW]},
+          e_startch_q[SW-1:1], e_v_q.l1);
       ub = upd_rows(n_row, '1, nb, nl, host_set, host_ch, host_err, eng_valid, eng_ch,
-                    g_lng_wr, {e_page_q, e_startch_q[CW-1]}, e_startch_q[4:1], e_v_q.l1);
+                    g_lng_wr, {e_page_q, e_startch_q[CW-1 -: GW]}, e_startch_q[SW-1:1], e_v_q.l1);
       nb_q   <= ub[LNG_COLS +: ROW_CH];
       nl_b_q <= ub[LNG_COLS-1:0];
     end
@@ -578,7 +579,7 @@ module qrdma_host_wr
         else sq_q[j] <= row_quad[j] && !(eng_valid && eng_ch == ch);
       end
       // long flag of the pair, with the W2 beat's write
-      lr = nl[c[4:1]];
+      lr = nl[c[SW-1:1]];
       if (g_lng_wr && {e_page_q, e_startch_q[CW-1:1]} == {n_page_q, cp}) lr = e_v_q.l1;
       lng_r_q <= lr;
     end
@@ -622,6 +623,7 @@ module qrdma_host_wr
       s1_fa_q.gt32 <= (w_size > DESC_LINE0_SIZE_W'(INLINE_MAX));
       s1_fa_q.prio <= s_axi_wdata[DESC_LINE0_PRIO_LSB % DATA_W +: 4];
       s1_fb_q.inl  <= s_axi_wdata[DESC_LINE0_IS_INLINE_LSB % DATA_W];
+      s1_fb_q.nt   <= s_axi_wdata[DESC_LINE0_NOTIFY_LSB % DATA_W];
       s1_fb_q.mp   <= s_axi_wdata[DESC_LINE0_MULTIPATH_LSB % DATA_W];
       s1_fb_q.lng  <= s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
       s1_fd_q.dlo  <= s_axi_wdata[DESC_LINE0_DST_ADDR_LSB % DATA_W +: DLW];
@@ -682,7 +684,8 @@ module qrdma_host_wr
               || (d_fb_b.inl && d_fa_b.gt32)
               || (d_fb_b.inl && d_fa_b.gt8 && !d_fb_b.lng)
               || (d_fb_b.lng && s1_ch_q[0])
-              || (d_fb_b.lng && d_busy_p);               // c even: partner = c+1
+              || (d_fb_b.lng && d_busy_p)                // c even: partner = c+1
+              || (s1_ch_q[CW-1] && (d_fb_b.inl || d_fb_b.nt));   // a read channel (D7)
   end
 
   always_ff @(posedge clk) begin

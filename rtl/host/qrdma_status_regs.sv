@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The qrdma authors
 //
-// qrdma_status_regs: the status (ST_IDLE / ST_BUSY / ST_DONE / ST_ERROR) of the 1024 write
-// channels (channel index = page * 64 + c), kept as 32 rows of 32 channels x 2 bits
-// (row = page * 2 + c / 32, channel c mod 32 in bits 2i+1:2i), so that one 64-bit load
+// qrdma_status_regs: the status (ST_IDLE / ST_BUSY / ST_DONE / ST_ERROR) of the 2048
+// channels, write and read (channel index = page * 128 + c), kept as 64 rows of 32
+// channels x 2 bits (row = page * 4 + c / 32, channel c mod 32 in bits 2i+1:2i), so that one 64-bit load
 // returns a whole row (the collective status read). Implements [QoS-RDMA] §3.4 with the
 // host port, the engine and the reads as three independent writers in every cycle, in
 // LUT RAM with three write ports built the XOR way (docs/modules.md#qrdma_status_regs).
@@ -33,7 +33,7 @@ module qrdma_status_regs
   import qrdma_fmt_pkg::*;
 #(
   localparam int unsigned ROW_CH = 32,                                // channels per row
-  localparam int unsigned ROWS   = NUM_PAGES * WR_CH_PER_PAGE / ROW_CH, // rows (32)
+  localparam int unsigned ROWS   = NUM_PAGES * CH_PER_PAGE / ROW_CH,  // rows (64)
   localparam int unsigned RW     = $clog2(ROWS),                      // row index bits
   localparam int unsigned SW     = $clog2(ROW_CH),                    // channel-in-row bits
   localparam int unsigned CHW    = $clog2(ROWS * ROW_CH),             // channel index bits
@@ -46,15 +46,15 @@ module qrdma_status_regs
   input  logic [RW-1:0]  chk_row,    // row checked
   output logic [RB-1:0]  chk_st,     // state of chk_row at the start of the cycle
   input  logic           host_set,   // channel host_ch becomes BUSY / ERROR
-  input  logic [CHW-1:0] host_ch,    // page * 64 + c
+  input  logic [CHW-1:0] host_ch,    // page * 128 + c
   input  logic           host_err,   // 1: ERROR (descriptor refused), 0: BUSY (started)
   // engine: transfer complete
   input  logic           eng_valid,  // channel eng_ch completes (if it is BUSY)
-  input  logic [CHW-1:0] eng_ch,     // page * 64 + c
+  input  logic [CHW-1:0] eng_ch,     // page * 128 + c
   input  logic           eng_err,    // 1: ERROR (NACK), 0: DONE
   // read with reset
   input  logic           rd_valid,   // read row rd_row and reset what was DONE/ERROR
-  input  logic [RW-1:0]  rd_row,     // page * 2 + group
+  input  logic [RW-1:0]  rd_row,     // page * 4 + group
   input  logic           rd_single,  // 1: reset only channel rd_sel; 0: the whole row
   input  logic [SW-1:0]  rd_sel,     // channel within rd_row (rd_single)
   output logic [RB-1:0]  rd_data     // state of rd_row at the start of the cycle
@@ -62,8 +62,8 @@ module qrdma_status_regs
 
 `ifndef SYNTHESIS
   initial begin
-    if (ROWS * ROW_CH != NUM_PAGES * WR_CH_PER_PAGE || (ROWS & (ROWS - 1)) != 0)
-      $fatal(1, "qrdma_status_regs: write channels must fill a power-of-2 number of rows");
+    if (ROWS * ROW_CH != NUM_PAGES * CH_PER_PAGE || (ROWS & (ROWS - 1)) != 0)
+      $fatal(1, "qrdma_status_regs: the channels must fill a power-of-2 number of rows");
     if (RB != STATUS_SINGLE_W)
       $fatal(1, "qrdma_status_regs: a row must be one 64-bit status load");
   end
@@ -86,10 +86,13 @@ module qrdma_status_regs
   // Bank H is written by the host port, E by the engine, R by the reads. Each bank is read
   // at the three writers' addresses (its own write address and the two others) and at the
   // check address: multi-port LUT-RAM primitives (UltraScale RAM32M / RAM32M16: read
-  // ports plus one read/write port at the write address), 32 rows deep like the table.
-  logic [RB-1:0] bank_h [ROWS];
-  logic [RB-1:0] bank_e [ROWS];
-  logic [RB-1:0] bank_r [ROWS];
+  // ports plus one read/write port at the write address), ROWS deep. LUT RAM by
+  // attribute: the update reads are addressed by flops (the writers' rows), so synthesis
+  // could otherwise take them as synchronous reads of a block RAM, whose clock-to-out
+  // would then start the path through the update into the write data.
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_h [ROWS];
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_e [ROWS];
+  (* ram_style = "distributed" *) logic [RB-1:0] bank_r [ROWS];
 
   logic [RW-1:0] a_h, a_e, a_r;   // the writers' rows: read there, written there
   logic [RW-1:0] wa_h, wa_e, wa_r; // write addresses: the sweep's row while it runs

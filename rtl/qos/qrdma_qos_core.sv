@@ -51,7 +51,7 @@ module qrdma_qos_core
   input  logic [ACK_DESC_W-1:0]     s_ack_data,
   // channel results to the status registers (registered: a cycle after the completion)
   output logic                      st_valid,
-  output logic [9:0]                st_ch,
+  output logic [XW-1:0]             st_ch,        // page * 128 + c (write and read channels)
   output logic                      st_err,
   output logic [3:0]                st_reason,    // ERR_* of the transfer's first NACK (st_err)
   // event pulses for the host port's counters
@@ -83,9 +83,7 @@ module qrdma_qos_core
   // completions
   logic            cmpl_valid, cmpl_err;
   logic [3:0]      cmpl_reason;
-  /* verilator lint_off UNUSEDSIGNAL */  // bit 6 (read-channel half) is 0 for a write channel
   logic [XW-1:0]   cmpl_xfer;
-  /* verilator lint_on UNUSEDSIGNAL */
   cls_e            cmpl_cls;
   logic [FIDW-1:0] cmpl_fid;
 
@@ -163,7 +161,7 @@ module qrdma_qos_core
   // the handler's completion): the host port's status and error-reason stores sit across
   // the placement from the handler's action FIFO, whose head the completion can be.
   always_ff @(posedge clk) begin
-    st_ch     <= {cmpl_xfer[XW-1:7], cmpl_xfer[5:0]};   // page, write channel
+    st_ch     <= cmpl_xfer;   // page * 128 + c
     st_err    <= cmpl_err;
     st_reason <= cmpl_reason;
     st_valid  <= cmpl_valid && !rst;

@@ -98,7 +98,7 @@ module qrdma_qos_engine
   logic [DLW-1:0]  new_dst_lo;
   logic [3:0]      new_prio;
   logic            st_valid, st_err;
-  logic [9:0]      st_ch;
+  logic [XW-1:0]   st_ch;
   logic [3:0]      st_reason;
   qos_ev_t         ev;       // the core's event pulses
   qrdma_host_pkg::eng_ev_t host_ev;   // ... as the host port's counters take them

@@ -5,8 +5,9 @@
  * [RSN] §3.3 for the notification ring).
  *
  * A process opens a node through a backend (qrdma_backend.h), claims pages (protection
- * domains, 16 per node, 64 write channels each), allocates channels in a page, posts
- * remote writes on them (memory-to-memory or inline) and learns their completion by
+ * domains, 16 per node, 64 write channels 0..63 and 64 read channels 64..127 each),
+ * allocates channels in a page, posts remote writes on write channels (memory-to-memory
+ * or inline) and remote reads on read channels, and learns their completion by
  * polling the channel status (one channel, or 32 at once) and, on the receiving node,
  * from the notification ring. Layouts and addresses come from qrdma_fmt.h (generated
  * from tools/formats.py); behaviour of the device: docs/qos.md, docs/nic.md.
@@ -105,6 +106,12 @@ unsigned qrdma_num_cores(const qrdma_node *n);
  * 9..32 bytes, or a memory write with an rkey). Returns c >= 0, or QRDMA_ENOCHAN /
  * QRDMA_EINVAL. */
 int qrdma_chan_alloc(qrdma_page *p, unsigned width);
+/* Allocate a read channel of the page, as qrdma_chan_alloc but among the read channels:
+ * returns c in 64..127 (a pair: c even, for a 64-byte read descriptor, needed for an
+ * rkey or an lkey), or QRDMA_ENOCHAN / QRDMA_EINVAL. A read channel takes only
+ * qrdma_post_read; qrdma_chan_free, qrdma_chan_forget, qrdma_poll, qrdma_poll_coll
+ * (groups 2, 3), qrdma_chan_error and qrdma_wait work on it as on a write channel. */
+int qrdma_chan_alloc_read(qrdma_page *p, unsigned width);
 /* Free channel c (the first of a pair frees both). QRDMA_EBUSY if a transfer on it has not
  * been seen complete; QRDMA_ECHAN if it was not allocated. */
 int qrdma_chan_free(qrdma_page *p, unsigned ch);
@@ -150,16 +157,43 @@ int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr);
 int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
                       const void *data, size_t len);
 
-/* The descriptor bytes qrdma_post_write / qrdma_post_inline write (for tests and tools):
+/* Flags of a read. */
+#define QRDMA_RD_MULTIPATH 0x2u /* may be spread over 4 flows (4xFID class), as a write's */
+
+/* A remote read: size bytes at src_addr of node src_node are copied to dst_addr of this
+ * node. The read channel's transfer is scheduled in blocks as a write (docs/qos.md); the
+ * send unit turns its blocks into read requests (docs/nic.md). A read has no inline
+ * payload and no completion notification. */
+struct qrdma_read {
+    uint64_t src_addr;  /* device address read in the remote node's memory */
+    uint64_t dst_addr;  /* device address in this node's memory the data lands at */
+    uint64_t size;      /* 1..MAX_TRANSFER_BYTES (2^32) */
+    uint16_t src_node;  /* network node ID of the remote node (the descriptor's dst_node) */
+    uint8_t prio;       /* 0 (highest) .. 15, intra-priority of congestion-managed transfers */
+    uint32_t flags;     /* QRDMA_RD_* */
+    uint32_t tag;       /* user value kept in the descriptor */
+    uint32_t rkey;      /* remote key of the window read (must permit remote reads) */
+    uint32_t lkey;      /* key of the local window the data is written under */
+};
+
+/* Post a remote read on read channel ch (qrdma_chan_alloc_read): one 32-byte descriptor,
+ * or 64 bytes on a pair when rkey or lkey is nonzero. Errors as qrdma_post_write:
+ * QRDMA_ESIZE, QRDMA_EINVAL (prio > 15, unknown flag, NULL), QRDMA_ECHAN (not an
+ * allocated read channel, or a key on a single channel), QRDMA_EBUSY, backend errors.
+ * qrdma_post_write and qrdma_post_inline on a read channel give QRDMA_ECHAN. */
+int qrdma_post_read(qrdma_page *p, unsigned ch, const struct qrdma_read *rd);
+
+/* The descriptor bytes qrdma_post_write / qrdma_post_inline / qrdma_post_read write (for tests and tools):
  * fills out[0..*len) and *len = 32 or 64, with the same argument checks (a 64-byte
  * descriptor is built regardless of channel width). data/len_inline only for inline. */
 int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t *len);
 int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size_t len_inline,
                             uint8_t out[64], size_t *len);
+int qrdma_desc_build_read(const struct qrdma_read *rd, uint8_t out[64], size_t *len);
 
 /* ------------------------------------------------------------------------ completion */
 
-/* Poll channel ch: one 64-bit read of its single status. Returns QRDMA_ST_IDLE, _BUSY,
+/* Poll channel ch (0..127, write or read): one 64-bit read of its single status. Returns QRDMA_ST_IDLE, _BUSY,
  * _DONE or _ERROR (>= 0) or a negative error. Reset-on-read (docs/qos.md): the read that
  * returns DONE or ERROR resets the channel to IDLE, so it is reported exactly once; the
  * next poll returns IDLE. A channel the library saw posted stays "in flight" (posting on
@@ -175,8 +209,9 @@ struct qrdma_coll {
     uint32_t busy;  /* bit i: channel i is BUSY */
 };
 
-/* Poll channels 32 g .. 32 g + 31 (g = 0 or 1) with one 64-bit read of the collective
- * status; every DONE / ERROR found is reset to IDLE by that read. */
+/* Poll channels 32 g .. 32 g + 31 (g = 0..3: 0, 1 write channels, 2, 3 read channels)
+ * with one 64-bit read of the collective status; every DONE / ERROR found is reset to
+ * IDLE by that read. */
 int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out);
 
 /* qrdma_poll_coll in two halves, so that one thread can keep several cores busy: start
@@ -189,7 +224,7 @@ int qrdma_poll_coll(qrdma_page *p, unsigned group, struct qrdma_coll *out);
 int qrdma_poll_coll_start(qrdma_page *p, unsigned group);
 int qrdma_poll_coll_end(qrdma_page *p, struct qrdma_coll *out);
 
-/* Why channel ch last ended in ERROR: one 64-bit read of its error reason (ERR_OFFSET
+/* Why channel ch (0..127) last ended in ERROR: one 64-bit read of its error reason (ERR_OFFSET
  * window). Returns QRDMA_ERR_NONE (no ERROR since reset), QRDMA_ERR_BAD_DESC (the
  * descriptor was refused), QRDMA_ERR_LOCAL_MEM (a payload read of this node's memory
  * failed), QRDMA_ERR_REMOTE_MEM (the receiver's memory refused a write: NACK),
@@ -245,7 +280,7 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
  * which permits remote writes; otherwise the sender's transfer ends in ERROR with reason
  * QRDMA_ERR_REMOTE_ACCESS. The sender puts the key in struct qrdma_write's rkey. */
 #define QRDMA_MR_REMOTE_WRITE 1u
-#define QRDMA_MR_REMOTE_READ  2u   /* reserved for remote reads */
+#define QRDMA_MR_REMOTE_READ  2u   /* remote reads (qrdma_read.rkey) may read the window */
 
 struct qrdma_mr {
     uint32_t rkey;     /* remote key: index << QRDMA_RKEY_TAG_W | tag (tag 1..255, never 0) */

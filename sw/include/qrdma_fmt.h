@@ -29,9 +29,9 @@
 #define QRDMA_RKEY_TAG_W 8ULL /* low bits of a remote key: the window's tag, changed at each registration; the bits above index the window table */
 #define QRDMA_PAGE_STRIDE 8192ULL /* bytes between pages: page p at p * PAGE_STRIDE (8 KiB, OS-page mappable) */
 #define QRDMA_DESC_OFFSET 0ULL /* in a page: channel c's descriptor line at DESC_OFFSET + 32 c */
-#define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of write channel c at STATUS_OFFSET + 8 c */
-#define QRDMA_COLL_OFFSET 4608ULL /* in a page: 64-bit collective status of channels 32 g..32 g+31 at COLL_OFFSET + 8 g */
-#define QRDMA_ERR_OFFSET 5120ULL /* in a page: 64-bit error reason (ERR_*) of write channel c's last ERROR at ERR_OFFSET + 8 c */
+#define QRDMA_STATUS_OFFSET 4096ULL /* in a page: 64-bit single status of channel c (0..127) at STATUS_OFFSET + 8 c */
+#define QRDMA_COLL_OFFSET 5120ULL /* in a page: 64-bit collective status of channels 32 g..32 g+31 (g = 0..3) at COLL_OFFSET + 8 g */
+#define QRDMA_ERR_OFFSET 6144ULL /* in a page: 64-bit error reason (ERR_*) of channel c's (0..127) last ERROR at ERR_OFFSET + 8 c */
 #define QRDMA_REG_BASE 131072ULL /* engine configuration and counter registers (privileged) */
 #define QRDMA_ID_MAGIC 1364348225ULL /* value of the ID register's `magic` field ('QRMA') */
 #define QRDMA_ADDR_W 18ULL /* AXI4 slave address bits used */
@@ -84,7 +84,7 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
  * peakrdl-cheader from regs/qrdma_regs.rdl), e.g. QRDMA_REG(nic.NQ_SIZE). */
 #define QRDMA_REG(r) (QRDMA_REG_BASE + offsetof(qrdma_regs_t, r))
 
-/* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). */
+/* First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0. */
 #define QRDMA_DESC_LINE0_BITS 256
 #define QRDMA_DESC_LINE0_SRC_ADDR_LSB 0
 #define QRDMA_DESC_LINE0_SRC_ADDR_W 64
@@ -131,14 +131,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE1_BITS 256
 #define QRDMA_DESC_LINE1_INLINE_HI_LSB 0
 #define QRDMA_DESC_LINE1_INLINE_HI_W 192
-#define QRDMA_DESC_LINE1_RKEY_LSB 192
-#define QRDMA_DESC_LINE1_RKEY_W 32
-#define QRDMA_DESC_LINE1_RKEY_GET(buf) qrdma_get_bits((buf), 192, 32)
-#define QRDMA_DESC_LINE1_RKEY_PUT(buf, v) qrdma_put_bits((buf), 192, 32, (v))
 #define QRDMA_DESC_LINE1_LKEY_LSB 0
 #define QRDMA_DESC_LINE1_LKEY_W 32
 #define QRDMA_DESC_LINE1_LKEY_GET(buf) qrdma_get_bits((buf), 0, 32)
 #define QRDMA_DESC_LINE1_LKEY_PUT(buf, v) qrdma_put_bits((buf), 0, 32, (v))
+#define QRDMA_DESC_LINE1_RKEY_LSB 192
+#define QRDMA_DESC_LINE1_RKEY_W 32
+#define QRDMA_DESC_LINE1_RKEY_GET(buf) qrdma_get_bits((buf), 192, 32)
+#define QRDMA_DESC_LINE1_RKEY_PUT(buf, v) qrdma_put_bits((buf), 192, 32, (v))
 
 /* Block descriptor, QoS engine -> send unit (one per block of a memory transfer). */
 #define QRDMA_BLOCK_DESC_BITS 320
@@ -427,7 +427,7 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_STATUS_SINGLE_STATUS_GET(buf) qrdma_get_bits((buf), 0, 2)
 #define QRDMA_STATUS_SINGLE_STATUS_PUT(buf, v) qrdma_put_bits((buf), 0, 2, (v))
 
-/* 64-bit read of ERR_OFFSET + 8 c: why write channel c last ended in ERROR (not reset by reads). */
+/* 64-bit read of ERR_OFFSET + 8 c: why channel c last ended in ERROR (not reset by reads). */
 #define QRDMA_ERR_INFO_BITS 64
 #define QRDMA_ERR_INFO_REASON_LSB 0
 #define QRDMA_ERR_INFO_REASON_W 4

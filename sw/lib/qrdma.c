@@ -22,7 +22,9 @@
 #define STATUS_BYTES (QRDMA_STATUS_SINGLE_BITS / 8)
 /* channels per collective read: one 64-bit word of 2-bit states */
 #define COLL_CH (QRDMA_STATUS_SINGLE_BITS / QRDMA_STATUS_SINGLE_STATUS_W)
-#define COLL_GROUPS (QRDMA_WR_CH_PER_PAGE / COLL_CH)
+#define COLL_GROUPS (QRDMA_CH_PER_PAGE / COLL_CH)
+#define NCH ((unsigned)QRDMA_CH_PER_PAGE)       /* channels of a page: write, then read */
+#define NWCH ((unsigned)QRDMA_WR_CH_PER_PAGE)   /* write channels 0..NWCH-1 */
 #define NOTIF_BYTES (QRDMA_NOTIF_ENTRY_BITS / 8)
 
 _Static_assert(QRDMA_DESC_LINE0_BITS == 8 * QRDMA_DESC_LINE_BYTES, "line 0 is one line");
@@ -32,8 +34,11 @@ _Static_assert(QRDMA_DESC_LINE0_SRC_ADDR_W == 8 * QRDMA_INLINE_SHORT_MAX,
 _Static_assert(QRDMA_DESC_LINE1_INLINE_HI_W == 8 * (QRDMA_INLINE_MAX - QRDMA_INLINE_SHORT_MAX),
                "inline_hi holds the rest of the inline payload");
 _Static_assert(QRDMA_DESC_LINE0_SIZE_W > 32, "size holds 2^32");
-_Static_assert(QRDMA_WR_CH_PER_PAGE == 64, "a page's channels fit a uint64_t bitmap");
-_Static_assert(QRDMA_WR_CH_PER_PAGE % COLL_CH == 0, "whole collective groups");
+_Static_assert(QRDMA_CH_PER_PAGE == 128 && QRDMA_WR_CH_PER_PAGE == 64,
+               "a page's channels fit a two-word bitmap (chset), write channels in word 0");
+_Static_assert(QRDMA_WR_CH_PER_PAGE % COLL_CH == 0 && QRDMA_CH_PER_PAGE % COLL_CH == 0,
+               "whole collective groups");
+_Static_assert(QRDMA_DESC_LINE1_LKEY_W == 32, "lkey is 32 bits");
 _Static_assert(QRDMA_NOTIF_ENTRY_MARKER_LSB == 0 && QRDMA_NOTIF_ENTRY_MARKER_W == 8,
                "the marker is byte 0 of an entry");
 _Static_assert(QRDMA_ENG_CSR__ID__MAGIC_bw <= 32 && QRDMA_ENG_CSR__ID__VERSION_bw <= 32, "ID fields");
@@ -52,15 +57,26 @@ static uint64_t reg_field(uint64_t v, unsigned lsb, unsigned width)
 #define L1(f) QRDMA_DESC_LINE1_##f##_LSB, QRDMA_DESC_LINE1_##f##_W
 #define NE(f) QRDMA_NOTIF_ENTRY_##f##_LSB, QRDMA_NOTIF_ENTRY_##f##_W
 
+/* ----------------------------------------------------------------- channel sets */
+/* A set of a page's channels: channel c is bit c % 64 of word c / 64. */
+typedef struct {
+    uint64_t w[2];
+} chset;
+
+static int cs_has(const chset *s, unsigned c) { return (int)(s->w[c >> 6] >> (c & 63) & 1); }
+static void cs_add(chset *s, unsigned c) { s->w[c >> 6] |= 1ULL << (c & 63); }
+static void cs_del(chset *s, unsigned c) { s->w[c >> 6] &= ~(1ULL << (c & 63)); }
+static int cs_any(const chset *s) { return (s->w[0] | s->w[1]) != 0; }
+
 /* ----------------------------------------------------------------- state */
 struct qrdma_page {
     qrdma_node *node;
     unsigned index;
     int claimed;
-    uint64_t alloc;    /* allocated channels (both channels of a pair) */
-    uint64_t pair;     /* bit c: c is the first channel of a pair */
-    uint64_t inflight; /* posted, not yet seen DONE / ERROR */
-    uint64_t post_err; /* the post returned an error: an IDLE answer clears it too */
+    chset alloc;       /* allocated channels (both channels of a pair) */
+    chset pair;        /* c: c is the first channel of a pair */
+    chset inflight;    /* posted, not yet seen DONE / ERROR */
+    chset post_err;    /* the post returned an error: an IDLE answer clears it too */
     int core;          /* the CPU core bound to the page (qrdma_page_bind_core), -1: none */
     int rd_state;      /* qrdma_poll_coll_start: 0 none, 1 read pending on the core, 2 answer held */
     unsigned rd_group; /* its group */
@@ -237,7 +253,10 @@ int qrdma_page_claim(qrdma_node *n, int page, qrdma_page **out)
         struct qrdma_page *pg = &n->pages[p];
         if (!pg->claimed) {
             pg->claimed = 1;
-            pg->alloc = pg->pair = pg->inflight = pg->post_err = 0;
+            memset(&pg->alloc, 0, sizeof pg->alloc);
+            memset(&pg->pair, 0, sizeof pg->pair);
+            memset(&pg->inflight, 0, sizeof pg->inflight);
+            memset(&pg->post_err, 0, sizeof pg->post_err);
             pg->core = -1;
             pg->rd_state = 0;
             *out = pg;
@@ -251,10 +270,11 @@ int qrdma_page_release(qrdma_page *p)
 {
     if (!p || !p->claimed)
         return QRDMA_EINVAL;
-    if (p->inflight || p->rd_state)
+    if (cs_any(&p->inflight) || p->rd_state)
         return QRDMA_EBUSY;
     p->claimed = 0;
-    p->alloc = p->pair = 0;
+    memset(&p->alloc, 0, sizeof p->alloc);
+    memset(&p->pair, 0, sizeof p->pair);
     return QRDMA_OK;
 }
 
@@ -290,30 +310,42 @@ int qrdma_page_core(const qrdma_page *p) { return p->core; }
 unsigned qrdma_num_cores(const qrdma_node *n) { return has_cores(n->be) ? n->be->num_cores : 0; }
 qrdma_node *qrdma_page_node(const qrdma_page *p) { return p->node; }
 
-int qrdma_chan_alloc(qrdma_page *p, unsigned width)
+/* The lowest free channel (width 1) or even pair (width 2) in lo .. hi-1. */
+static int chan_alloc_in(qrdma_page *p, unsigned width, unsigned lo, unsigned hi)
 {
     if (!p || !p->claimed || (width != 1 && width != 2))
         return QRDMA_EINVAL;
-    for (unsigned c = 0; c + width <= QRDMA_WR_CH_PER_PAGE; c += width) {
-        uint64_t m = (width == 1 ? 1ULL : 3ULL) << c;
-        if (!(p->alloc & m)) {
-            p->alloc |= m;
-            if (width == 2)
-                p->pair |= 1ULL << c;
-            p->inflight &= ~m;
-            p->post_err &= ~m;
-            return (int)c;
+    for (unsigned c = lo; c + width <= hi; c += width) {
+        if (cs_has(&p->alloc, c) || (width == 2 && cs_has(&p->alloc, c + 1)))
+            continue;
+        for (unsigned k = c; k < c + width; k++) {
+            cs_add(&p->alloc, k);
+            cs_del(&p->inflight, k);
+            cs_del(&p->post_err, k);
         }
+        if (width == 2)
+            cs_add(&p->pair, c);
+        return (int)c;
     }
     return QRDMA_ENOCHAN;
+}
+
+int qrdma_chan_alloc(qrdma_page *p, unsigned width)
+{
+    return chan_alloc_in(p, width, 0, NWCH);
+}
+
+int qrdma_chan_alloc_read(qrdma_page *p, unsigned width)
+{
+    return chan_alloc_in(p, width, NWCH, NCH);
 }
 
 /* Is c a channel the application may post on (allocated, not the second of a pair)? */
 static int chan_ok(const qrdma_page *p, unsigned ch)
 {
-    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE || !(p->alloc >> ch & 1))
+    if (!p || !p->claimed || ch >= NCH || !cs_has(&p->alloc, ch))
         return 0;
-    if (ch & 1 && p->pair >> (ch - 1) & 1)
+    if (ch & 1 && cs_has(&p->pair, ch - 1))
         return 0;
     return 1;
 }
@@ -324,11 +356,12 @@ int qrdma_chan_free(qrdma_page *p, unsigned ch)
         return QRDMA_EINVAL;
     if (!chan_ok(p, ch))
         return QRDMA_ECHAN;
-    if (p->inflight >> ch & 1)
+    if (cs_has(&p->inflight, ch))
         return QRDMA_EBUSY;
-    uint64_t m = (p->pair >> ch & 1 ? 3ULL : 1ULL) << ch;
-    p->alloc &= ~m;
-    p->pair &= ~(1ULL << ch);
+    if (cs_has(&p->pair, ch))
+        cs_del(&p->alloc, ch + 1);
+    cs_del(&p->alloc, ch);
+    cs_del(&p->pair, ch);
     return QRDMA_OK;
 }
 
@@ -336,8 +369,8 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch)
 {
     if (!chan_ok(p, ch))
         return QRDMA_ECHAN;
-    p->inflight &= ~(1ULL << ch);
-    p->post_err &= ~(1ULL << ch);
+    cs_del(&p->inflight, ch);
+    cs_del(&p->post_err, ch);
     return QRDMA_OK;
 }
 
@@ -403,26 +436,54 @@ int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size
     return QRDMA_OK;
 }
 
+int qrdma_desc_build_read(const struct qrdma_read *rd, uint8_t out[64], size_t *len)
+{
+    if (!rd || !out || !len)
+        return QRDMA_EINVAL;
+    if (rd->size == 0 || rd->size > QRDMA_MAX_TRANSFER_BYTES)
+        return QRDMA_ESIZE;
+    if (rd->prio >> QRDMA_DESC_LINE0_PRIO_W || rd->flags & ~(uint32_t)QRDMA_RD_MULTIPATH)
+        return QRDMA_EINVAL;
+    int lng = rd->rkey != 0 || rd->lkey != 0;
+    memset(out, 0, 2 * LINE_BYTES);
+    /* is_inline and notify stay 0 (a read with either is refused, docs/qos.md D7) */
+    qrdma_put_bits(out, L0(SRC_ADDR), rd->src_addr);
+    qrdma_put_bits(out, L0(DST_ADDR), rd->dst_addr);
+    qrdma_put_bits(out, L0(SIZE), rd->size);
+    qrdma_put_bits(out, L0(DST_NODE), rd->src_node);
+    qrdma_put_bits(out, L0(PRIO), rd->prio);
+    qrdma_put_bits(out, L0(MULTIPATH), (rd->flags & QRDMA_RD_MULTIPATH) != 0);
+    qrdma_put_bits(out, L0(LONG_DESC), (uint64_t)lng);
+    qrdma_put_bits(out, L0(TAG), rd->tag);
+    if (lng) {
+        qrdma_put_bits(out + LINE_BYTES, L1(RKEY), rd->rkey);
+        qrdma_put_bits(out + LINE_BYTES, L1(LKEY), rd->lkey);
+    }
+    *len = lng ? 2 * LINE_BYTES : LINE_BYTES;
+    return QRDMA_OK;
+}
+
 static uint64_t page_base(const qrdma_page *p)
 {
     return (uint64_t)p->index * QRDMA_PAGE_STRIDE;
 }
 
-static int post(qrdma_page *p, unsigned ch, const uint8_t *desc, size_t len)
+/* Post descriptor bytes on channel ch, a read channel (read) or a write channel. */
+static int post(qrdma_page *p, unsigned ch, int read, const uint8_t *desc, size_t len)
 {
-    if (!chan_ok(p, ch))
+    if (!chan_ok(p, ch) || (ch >= NWCH) != (read != 0))
         return QRDMA_ECHAN;
-    if (len > LINE_BYTES && !(p->pair >> ch & 1))
+    if (len > LINE_BYTES && !cs_has(&p->pair, ch))
         return QRDMA_ECHAN;
-    if (p->inflight >> ch & 1 || p->rd_state)
+    if (cs_has(&p->inflight, ch) || p->rd_state)
         return QRDMA_EBUSY;
     qrdma_node *n = p->node;
     uint64_t addr = page_base(p) + QRDMA_DESC_OFFSET + LINE_BYTES * ch;
     int e = page_on_core(p) ? n->be->core_desc_write(n->be->ctx, n->idx, (unsigned)p->core, addr, desc, len)
                             : n->be->desc_write(n->be->ctx, n->idx, addr, desc, len);
-    p->inflight |= 1ULL << ch;
+    cs_add(&p->inflight, ch);
     if (e)
-        p->post_err |= 1ULL << ch;
+        cs_add(&p->post_err, ch);
     return e;
 }
 
@@ -433,7 +494,7 @@ int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr)
     if (!p)
         return QRDMA_EINVAL;
     int e = qrdma_desc_build_write(wr, d, &len);
-    return e ? e : post(p, ch, d, len);
+    return e ? e : post(p, ch, 0, d, len);
 }
 
 int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
@@ -444,7 +505,15 @@ int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
     if (!p)
         return QRDMA_EINVAL;
     int e = qrdma_desc_build_inline(wr, data, len_inline, d, &len);
-    return e ? e : post(p, ch, d, len);
+    return e ? e : post(p, ch, 0, d, len);
+}
+
+int qrdma_post_read(qrdma_page *p, unsigned ch, const struct qrdma_read *rd)
+{
+    _Alignas(64) uint8_t d[64];
+    size_t len;
+    int e = p ? qrdma_desc_build_read(rd, d, &len) : QRDMA_EINVAL;
+    return e ? e : post(p, ch, 1, d, len);
 }
 
 /* ----------------------------------------------------------------- completion */
@@ -471,16 +540,15 @@ static int page_rd(qrdma_page *p, uint64_t addr, uint64_t *v)
 /* What a status answer `st` means for the library's view of channel ch. */
 static void seen(qrdma_page *p, unsigned ch, unsigned st)
 {
-    uint64_t m = 1ULL << ch;
-    if (st == QRDMA_ST_DONE || st == QRDMA_ST_ERROR || (st == QRDMA_ST_IDLE && (p->post_err & m))) {
-        p->inflight &= ~m;
-        p->post_err &= ~m;
+    if (st == QRDMA_ST_DONE || st == QRDMA_ST_ERROR || (st == QRDMA_ST_IDLE && cs_has(&p->post_err, ch))) {
+        cs_del(&p->inflight, ch);
+        cs_del(&p->post_err, ch);
     }
 }
 
 int qrdma_poll(qrdma_page *p, unsigned ch)
 {
-    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
+    if (!p || !p->claimed || ch >= NCH)
         return QRDMA_EINVAL;
     uint64_t v;
     int e = page_rd(p, page_base(p) + QRDMA_STATUS_OFFSET + STATUS_BYTES * ch, &v);
@@ -493,7 +561,7 @@ int qrdma_poll(qrdma_page *p, unsigned ch)
 
 int qrdma_chan_error(qrdma_page *p, unsigned ch)
 {
-    if (!p || !p->claimed || ch >= QRDMA_WR_CH_PER_PAGE)
+    if (!p || !p->claimed || ch >= NCH)
         return QRDMA_EINVAL;
     uint64_t v;
     int e = page_rd(p, page_base(p) + QRDMA_ERR_OFFSET + 8 * ch, &v);

@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #define NPG ((unsigned)QRDMA_NUM_PAGES)
-#define NCH ((unsigned)QRDMA_WR_CH_PER_PAGE)
+#define NCH ((unsigned)QRDMA_CH_PER_PAGE)     /* channels of a page: write, then read */
+#define NWCH ((unsigned)QRDMA_WR_CH_PER_PAGE)  /* write channels 0..NWCH-1 */
 #define LINE ((unsigned)QRDMA_DESC_LINE_BYTES)
 #define WIN (1ULL << QRDMA_ADDR_W)
 #define NREG 128 /* register slots: REG_BASE + 8 i */
@@ -40,16 +41,16 @@ struct fnode {
     uint8_t *mem;         /* own mapping of the memory file */
     void *mem_map;
     uint64_t phys;
-    uint8_t st[16][64];
-    uint8_t why[16][64];   /* ERR_* of the channel's last ERROR */
-    int lng[16][64];      /* the BUSY transfer of (page, ch) is a long descriptor */
+    uint8_t st[16][NCH];
+    uint8_t why[16][NCH];  /* ERR_* of the channel's last ERROR */
+    int lng[16][NCH];     /* the BUSY transfer of (page, ch) is a long descriptor */
     int pend_ch[16];      /* page waits for line 1 at pend_ch + 1 (-1: none) */
     uint8_t pend_l0[16][32];
     uint64_t reg[NREG];
     uint32_t nq_issued;   /* notifications written since NQ_SIZE */
     uint64_t link_free;   /* cycle the node's link is free */
     uint16_t seq;
-    struct xfer q[16 * 64]; /* active transfers in start order */
+    struct xfer q[16 * NCH]; /* active transfers in start order */
     unsigned nq;
     struct fake_stats stats;
 };
@@ -166,24 +167,29 @@ static void remove_at(struct fnode *n, unsigned i)
 }
 
 /* Perform transfer i of node `node` with final status st; 0, or -2 if its notification
- * does not fit the destination's ring yet. */
+ * does not fit the destination's ring yet. A write copies src_addr of this node to
+ * dst_addr of node dst_node; a read (a read channel's transfer) copies src_addr of node
+ * dst_node (the remote node) to dst_addr of this node. */
 static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
 {
     struct fnode *n = &f->n[node];
     struct xfer *x = &n->q[i];
     uint64_t size = G0(x->l0, SIZE), dst = G0(x->l0, DST_ADDR), src = G0(x->l0, SRC_ADDR);
     int inl = (int)G0(x->l0, IS_INLINE), notify = (int)G0(x->l0, NOTIFY);
-    int dn = node_by_id(f, G0(x->l0, DST_NODE));
-    uint8_t *d = dn >= 0 ? fake_mem(f, (unsigned)dn, dst, size) : NULL;
-    const uint8_t *s = inl ? NULL : fake_mem(f, node, src, size);
-    /* (an ERROR asked for by the test stands for a NACK of the receiver) */
+    int rd = x->ch >= NWCH;
+    int dn = node_by_id(f, G0(x->l0, DST_NODE));  /* the remote node */
+    int rn = rd ? (int)node : dn;                  /* the node whose memory is written */
+    uint8_t *d = rn >= 0 ? fake_mem(f, (unsigned)rn, dst, size) : NULL;
+    const uint8_t *s = inl ? NULL : rd ? (dn >= 0 ? fake_mem(f, (unsigned)dn, src, size) : NULL)
+                                       : fake_mem(f, node, src, size);
+    /* (an ERROR asked for by the test stands for a NACK of the remote node) */
     unsigned why = st == QRDMA_ST_ERROR ? QRDMA_ERR_REMOTE_MEM : QRDMA_ERR_NONE;
     if (st == QRDMA_ST_DONE && !inl && !s) {
-        st = QRDMA_ST_ERROR; /* the source read would be answered DECERR */
-        why = QRDMA_ERR_LOCAL_MEM;
+        st = QRDMA_ST_ERROR; /* the source read would be answered DECERR (a read: by the remote) */
+        why = rd ? QRDMA_ERR_REMOTE_MEM : QRDMA_ERR_LOCAL_MEM;
     } else if (st == QRDMA_ST_DONE && !d) {
-        st = QRDMA_ST_ERROR; /* the receiver would NACK (bad address / node) */
-        why = QRDMA_ERR_REMOTE_MEM;
+        st = QRDMA_ST_ERROR; /* the write would be refused (a write: the receiver NACKs) */
+        why = rd ? QRDMA_ERR_LOCAL_MEM : QRDMA_ERR_REMOTE_MEM;
     }
     if (st == QRDMA_ST_DONE && f->fail) {
         st = QRDMA_ST_ERROR;
@@ -212,7 +218,7 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
             d[size / 2] ^= 0x5a;
             f->corrupt--;
         }
-        if (f->overrun && fake_mem(f, (unsigned)dn, dst, size + 1)) {
+        if (f->overrun && fake_mem(f, (unsigned)rn, dst, size + 1)) {
             d[size] ^= 0x5a;
             f->overrun--;
         }
@@ -224,14 +230,19 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
         R(n, eng.CNT_CONTROL) += notify && !inl;
         R(n, eng.CNT_ACK) += blocks;
         R(n, eng.CNT_DONE)++;
-        R(n, nic.TX_DATA_PKTS) += inl ? 0 : pkts;
-        R(n, nic.TX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
-        R(n, nic.TX_BYTES) += size;
-        R(m, nic.RX_DATA_PKTS) += inl ? 0 : pkts;
-        R(m, nic.RX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
-        R(m, nic.RX_BYTES) += size;
-        R(m, nic.TX_CTRL_PKTS) += blocks; /* the ACKs */
-        R(n, nic.RX_CTRL_PKTS) += blocks;
+        /* the data goes from the node that holds it to the one written; a write's
+         * receiver acknowledges its blocks (a read's packets are the network side's) */
+        struct fnode *tx = rd ? m : n, *rx = rd ? n : m;
+        R(tx, nic.TX_DATA_PKTS) += inl ? 0 : pkts;
+        R(tx, nic.TX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
+        R(tx, nic.TX_BYTES) += size;
+        R(rx, nic.RX_DATA_PKTS) += inl ? 0 : pkts;
+        R(rx, nic.RX_CTRL_PKTS) += (uint64_t)inl + (notify && !inl);
+        R(rx, nic.RX_BYTES) += size;
+        if (!rd) {
+            R(m, nic.TX_CTRL_PKTS) += blocks; /* the ACKs */
+            R(n, nic.RX_CTRL_PKTS) += blocks;
+        }
         if (ent) {
             uint8_t e[64] = {0};
             putb(e, QRDMA_NOTIF_ENTRY_KIND_LSB, QRDMA_NOTIF_ENTRY_KIND_W, inl ? QRDMA_NET_INLINE : QRDMA_NET_CONTROL);
@@ -313,7 +324,8 @@ static int line_write(struct fake *f, unsigned node, uint64_t a, const uint8_t *
     int inl = (int)G0(l, IS_INLINE), lng = (int)G0(l, LONG_DESC);
     int bad = size == 0 || size > QRDMA_MAX_TRANSFER_BYTES || (inl && size > QRDMA_INLINE_MAX) ||
               (inl && size > QRDMA_INLINE_SHORT_MAX && !lng) || (lng && ch & 1) ||
-              (lng && n->st[p][ch + 1] == QRDMA_ST_BUSY);
+              (lng && n->st[p][ch + 1] == QRDMA_ST_BUSY) ||
+              (ch >= NWCH && (inl || G0(l, NOTIFY)));   /* D7: a read channel's */
     if (bad) {
         n->st[p][ch] = QRDMA_ST_ERROR;
         n->why[p][ch] = QRDMA_ERR_BAD_DESC;

@@ -6,8 +6,8 @@
  * real mmap backend (sw/lib/backend_mmap.c); the fake wraps that backend with a small C
  * model of the host port (docs/qos.md "Descriptors and their acceptance", "Status and
  * polling") and of the NIC registers (docs/nic.md):
- *   - descriptor writes: per 32-byte line, refusals R5 (not a write channel), R6 (BUSY),
- *     R7 (page waiting for line 1 of a long descriptor), descriptor checks D1-D6; an
+ *   - descriptor writes: per 32-byte line, refusals R5 (not a descriptor line), R6 (BUSY),
+ *     R7 (page waiting for line 1 of a long descriptor), descriptor checks D1-D7; an
  *     accepted line is written through the mmap backend into the register file and the
  *     model decodes it from the file (so the bytes the tests inspect are the bytes the
  *     model acted on); refused lines are not written and give QRDMA_ESLVERR;
@@ -18,7 +18,8 @@
  *     the ring), the NIC counters; writes to anything but NQ_BASE/NQ_SIZE/NQ_TAIL: SLVERR;
  *   - transfers: completed by fake_finish() (manual mode) or on their own after a modelled
  *     latency (auto mode): data copied between the nodes' memories (found by NODE_ID and
- *     device address), a notif_entry written into the destination's ring when asked
+ *     device address; a read channel's transfer copies from the remote node's memory
+ *     into this node's), a notif_entry written into the destination's ring when asked
  *     (holding the transfer while the ring is full), counters updated, status DONE
  *     (ERROR for an address outside the memories or an unknown node).
  * Time: a cycle counter that MMIO reads, writes and idle calls advance (tick_hz 200 MHz).
@@ -67,7 +68,7 @@ uint64_t fake_mem_phys(const struct fake *f, unsigned node);
 uint16_t fake_node_id(const struct fake *f, unsigned node);
 
 void fake_get_stats(const struct fake *f, unsigned node, struct fake_stats *s);
-/* Model state of a write channel (QRDMA_ST_*), without reading (no reset). */
+/* Model state of a channel (QRDMA_ST_*), without reading (no reset). */
 unsigned fake_chan_status(const struct fake *f, unsigned node, unsigned page, unsigned ch);
 /* Force the model status of a channel (e.g. IDLE: a read that overtook a posted write). */
 void fake_set_status(struct fake *f, unsigned node, unsigned page, unsigned ch, unsigned st);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The qrdma authors
  *
- * test_desc: descriptor bytes built by libqrdma (qrdma_desc_build_write / _inline)
+ * test_desc: descriptor bytes built by libqrdma (qrdma_desc_build_write / _inline / _read)
  * against a bit-by-bit reference built from the layouts in qrdma_fmt.h, the argument
  * checks and their error codes, error strings and counter names. Each vector is also
  * printed as a "DESC" line (API inputs and the bytes); test_libqrdma.py packs the same
@@ -58,6 +58,18 @@ static void ref_inline(const struct qrdma_write *w, const uint8_t *d, size_t n, 
         ref_put(out + 32, QRDMA_DESC_LINE1_RKEY_LSB, QRDMA_DESC_LINE1_RKEY_W, w->rkey);
 }
 
+/* A read descriptor's line 0 is a memory write's with the remote node as dst_node and
+ * no notify; line 1 adds lkey, which also makes it long. */
+static void ref_read(const struct qrdma_read *r, uint8_t out[64])
+{
+    const struct qrdma_write w = {.src_addr = r->src_addr, .dst_addr = r->dst_addr, .size = r->size,
+                                  .dst_node = r->src_node, .prio = r->prio, .tag = r->tag, .rkey = r->rkey,
+                                  .flags = r->flags & QRDMA_RD_MULTIPATH ? QRDMA_WR_MULTIPATH : 0};
+    ref_write(&w, out);
+    P0(out, LONG_DESC, r->lkey != 0);
+    ref_put(out + 32, QRDMA_DESC_LINE1_LKEY_LSB, QRDMA_DESC_LINE1_LKEY_W, r->lkey);
+}
+
 static void hex(const uint8_t *b, size_t n, char *s)
 {
     for (size_t i = 0; i < n; i++)
@@ -79,19 +91,43 @@ static void print_desc(const char *name, const char *kind, const struct qrdma_wr
            (w->flags & QRDMA_WR_MULTIPATH) != 0, w->tag, w->rkey, hp, hb);
 }
 
+/* The checks of every vector: built with rc OK, the length, the bytes against the reference. */
+static void check_built(const char *name, int rc, size_t len, size_t want_len, const uint8_t *got,
+                        const uint8_t *want)
+{
+    char n[128];
+    snprintf(n, sizeof n, "%s: build ok", name);
+    EQ(rc, QRDMA_OK, n);
+    snprintf(n, sizeof n, "%s: length", name);
+    EQ(len, want_len, n);
+    snprintf(n, sizeof n, "%s: bytes match the layout", name);
+    MEMEQ(got, want, len, n);
+}
+
+static void check_read(const char *name, struct qrdma_read r, size_t want_len)
+{
+    uint8_t got[64], want[64];
+    size_t len = 0;
+    char hb[129];
+    memset(got, 0xEE, sizeof got);
+    int rc = qrdma_desc_build_read(&r, got, &len);
+    ref_read(&r, want);
+    check_built(name, rc, len, want_len, got, want);
+    hex(got, len, hb);
+    printf("DESC %s kind=read src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=0 multipath=%u tag=%u "
+           "rkey=%u lkey=%u payload=- bytes=%s\n",
+           name, (unsigned long long)r.src_addr, (unsigned long long)r.dst_addr, (unsigned long long)r.size,
+           r.src_node, r.prio, (r.flags & QRDMA_RD_MULTIPATH) != 0, r.tag, r.rkey, r.lkey, hb);
+}
+
 static void check_write(const char *name, struct qrdma_write w, size_t want_len)
 {
     uint8_t got[64], want[64];
     size_t len = 0;
-    char n[128];
     memset(got, 0xEE, sizeof got);
-    snprintf(n, sizeof n, "%s: build ok", name);
-    EQ(qrdma_desc_build_write(&w, got, &len), QRDMA_OK, n);
-    snprintf(n, sizeof n, "%s: length", name);
-    EQ(len, want_len, n);
+    int rc = qrdma_desc_build_write(&w, got, &len);
     ref_write(&w, want);
-    snprintf(n, sizeof n, "%s: bytes match the layout", name);
-    MEMEQ(got, want, len, n);
+    check_built(name, rc, len, want_len, got, want);
     print_desc(name, "mem", &w, NULL, 0, got, len);
 }
 
@@ -99,17 +135,12 @@ static void check_inline(const char *name, struct qrdma_write w, size_t n_inl, s
 {
     uint8_t got[64], want[64], data[32];
     size_t len = 0;
-    char n[128];
     for (size_t k = 0; k < n_inl; k++)
         data[k] = (uint8_t)(0xC0 + 7 * k);
     memset(got, 0xEE, sizeof got);
-    snprintf(n, sizeof n, "%s: build ok", name);
-    EQ(qrdma_desc_build_inline(&w, data, n_inl, got, &len), QRDMA_OK, n);
-    snprintf(n, sizeof n, "%s: length", name);
-    EQ(len, want_len, n);
+    int rc = qrdma_desc_build_inline(&w, data, n_inl, got, &len);
     ref_inline(&w, data, n_inl, want);
-    snprintf(n, sizeof n, "%s: bytes match the layout", name);
-    MEMEQ(got, want, len, n);
+    check_built(name, rc, len, want_len, got, want);
     print_desc(name, "inline", &w, data, n_inl, got, len);
 }
 
@@ -142,6 +173,24 @@ int main(void)
     iw.rkey = 0x00012AB7;
     check_inline("inline_4_rkey", iw, 4, 64);
     check_inline("inline_30_rkey", iw, 30, 64);
+
+    /* ---- read descriptors: 32 bytes without keys, 64 with rkey and/or lkey */
+    check_read("read_basic", (struct qrdma_read){.src_addr = 0x0123456789ABCDEFULL, .dst_addr = 0xFEDCBA9876543210ULL,
+                                                .size = 0x54321, .src_node = 0xA5A5, .prio = 9, .tag = 0x600DCAFE},
+               32);
+    check_read("read_max_multipath", (struct qrdma_read){.src_addr = ~0ULL, .dst_addr = 1, .size = QRDMA_MAX_TRANSFER_BYTES,
+                                                        .src_node = 0xFFFF, .prio = 15, .flags = QRDMA_RD_MULTIPATH,
+                                                        .tag = ~0u},
+               32);
+    check_read("read_keys", (struct qrdma_read){.src_addr = 0x1000, .dst_addr = 0x2000, .size = 4096, .src_node = 2,
+                                               .prio = 1, .tag = 3, .rkey = 0xDEADBEEF, .lkey = 0x12345678},
+               64);
+    check_read("read_lkey_only", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 1, .src_node = 7,
+                                                    .lkey = 0xFFFFFFFF},
+               64);
+    check_read("read_rkey_only", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 1, .src_node = 7,
+                                                    .rkey = 0x00000101},
+               64);
 
     /* ---- the fields at their documented bit positions (spot checks of the reference) */
     uint8_t d[64];
@@ -182,6 +231,22 @@ int main(void)
     b = ok;
     b.prio = 200;
     EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline prio 200 -> EINVAL");
+    struct qrdma_read rok = {.src_addr = 0x1000, .dst_addr = 0x2000, .size = 64, .src_node = 1};
+    struct qrdma_read rb = rok;
+    rb.size = 0;
+    EQ(qrdma_desc_build_read(&rb, d, &len), QRDMA_ESIZE, "read size 0 -> ESIZE");
+    rb.size = QRDMA_MAX_TRANSFER_BYTES + 1;
+    EQ(qrdma_desc_build_read(&rb, d, &len), QRDMA_ESIZE, "read size 4 GiB + 1 -> ESIZE");
+    rb = rok;
+    rb.prio = 16;
+    EQ(qrdma_desc_build_read(&rb, d, &len), QRDMA_EINVAL, "read prio 16 -> EINVAL");
+    rb = rok;
+    rb.flags = QRDMA_WR_NOTIFY;
+    EQ(qrdma_desc_build_read(&rb, d, &len), QRDMA_EINVAL, "read with notify -> EINVAL (D7)");
+    EQ(qrdma_desc_build_read(NULL, d, &len), QRDMA_EINVAL, "NULL read -> EINVAL");
+    rb = rok;
+    qrdma_desc_build_read(&rb, d, &len);
+    EQ(d[QRDMA_DESC_LINE0_IS_INLINE_LSB / 8] & 3u, 0, "a read has is_inline = notify = 0");
 
     /* ---- error strings: one per code, all different */
     const int codes[] = {QRDMA_OK, QRDMA_EINVAL, QRDMA_ESIZE, QRDMA_EINLINE, QRDMA_EBUSY, QRDMA_ECHAN,

@@ -7,7 +7,9 @@
  * exactly one descriptor write per post and no read, error codes on bad input and on a
  * refusing device, single and collective polling with reset-on-read and one read each,
  * the notification ring (entries decoded, rewritten empty, NQ_TAIL advanced, wrap-around,
- * full ring), counters by register address, registers, buffers, waits with a timeout.
+ * full ring), counters by register address, registers, buffers, waits with a timeout;
+ * read channels: allocation, read descriptors, data copied from the remote node, single
+ * and collective polls of groups 2 and 3, error reasons, waits.
  */
 #include "fake_nic.h"
 #include "qrdma.h"
@@ -224,7 +226,8 @@ static void test_post_poll(void)
     EQ(qrdma_chan_error(pg, 7), QRDMA_ERR_REMOTE_MEM, "error reason: the receiver's NACK");
     EQ(stats(0).reads - s0.reads, 1, "the reason is one read");
     EQ(qrdma_chan_error(pg, 7), QRDMA_ERR_REMOTE_MEM, "the reason stays (not reset by the read)");
-    EQ(qrdma_chan_error(pg, 64), QRDMA_EINVAL, "reason of channel 64 -> EINVAL");
+    EQ(qrdma_chan_error(pg, 64), QRDMA_ERR_NONE, "reason of read channel 64: none yet");
+    EQ(qrdma_chan_error(pg, 128), QRDMA_EINVAL, "reason of channel 128 -> EINVAL");
     OK(!strcmp(qrdma_err_reason_str(QRDMA_ERR_LOCAL_MEM), "local memory read refused (SLVERR/DECERR)") &&
            !strcmp(qrdma_err_reason_str(99), "unknown reason"),
        "reason texts");
@@ -345,8 +348,142 @@ static void test_collective(void)
     EQ(qrdma_post_inline(pg, 36, &w, pl, 8), QRDMA_EBUSY, "36 still in flight -> EBUSY");
     EQ(qrdma_poll_coll(pg, 0, &c), QRDMA_OK, "group 0");
     EQ(c.raw, 0, "group 0 all IDLE");
-    EQ(qrdma_poll_coll(pg, 2, &c), QRDMA_EINVAL, "group 2 -> EINVAL");
+    EQ(qrdma_poll_coll(pg, 2, &c), QRDMA_OK, "group 2 (read channels 64..95)");
+    EQ(c.raw, 0, "group 2 all IDLE");
+    EQ(qrdma_poll_coll(pg, 4, &c), QRDMA_EINVAL, "group 4 -> EINVAL");
     qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
+/* Reads: node 0 page 4 reads node 1's memory into its own. */
+static void test_reads(void)
+{
+    new_fake(0);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg;
+    qrdma_page_claim(n, 4, &pg);
+    EQ(qrdma_chan_alloc_read(pg, 1), 64, "first read channel: 64");
+    EQ(qrdma_chan_alloc_read(pg, 2), 66, "a read pair: 66-67");
+    EQ(qrdma_chan_alloc(pg, 1), 0, "write channels apart: 0");
+    EQ(qrdma_chan_alloc_read(pg, 3), QRDMA_EINVAL, "width 3 -> EINVAL");
+    struct qrdma_buf src, dst;
+    qrdma_buf_alloc(r, 8192, 64, &src);
+    qrdma_buf_alloc(n, 8192, 64, &dst);
+    for (unsigned k = 0; k < 8192; k++)
+        ((uint8_t *)src.cpu)[k] = (uint8_t)(k * 7 + 3);
+    memset(dst.cpu, 0, 8192);
+    uint16_t rid = qrdma_node_info(r)->node_id;
+    struct qrdma_read rd = {.src_addr = src.dev + 100, .dst_addr = dst.dev + 8, .size = 3000,
+                            .src_node = rid, .prio = 6, .tag = 0xABCD};
+    struct fake_stats s0 = stats(0);
+    EQ(qrdma_post_read(pg, 64, &rd), QRDMA_OK, "post a read on 64");
+    EQ(stats(0).desc32 - s0.desc32, 1, "one 32-byte descriptor write");
+    EQ(stats(0).reads - s0.reads, 0, "no read");
+    const uint8_t *l = line_at(0, 4, 64);
+    OK(G0(l, SRC_ADDR) == rd.src_addr && G0(l, DST_ADDR) == rd.dst_addr && G0(l, SIZE) == 3000
+       && G0(l, DST_NODE) == rid && G0(l, PRIO) == 6 && G0(l, TAG) == 0xABCD,
+       "read descriptor fields at channel 64's line");
+    EQ(G0(l, IS_INLINE) | G0(l, NOTIFY) | G0(l, LONG_DESC), 0, "no inline, no notify, short");
+    EQ(qrdma_post_read(pg, 64, &rd), QRDMA_EBUSY, "64 in flight -> EBUSY");
+    struct qrdma_write w = {.src_addr = dst.dev, .dst_addr = src.dev, .size = 8, .dst_node = rid};
+    EQ(qrdma_post_write(pg, 64, &w), QRDMA_ECHAN, "a write on a read channel -> ECHAN");
+    EQ(qrdma_post_inline(pg, 64, &w, "x", 1), QRDMA_ECHAN, "inline on a read channel -> ECHAN");
+    EQ(qrdma_post_read(pg, 0, &rd), QRDMA_ECHAN, "a read on a write channel -> ECHAN");
+    EQ(qrdma_post_read(pg, 65, &rd), QRDMA_ECHAN, "a read on an unallocated channel -> ECHAN");
+    struct qrdma_read rk = rd;
+    rk.rkey = 0x1201;
+    EQ(qrdma_post_read(pg, 64, &rk), QRDMA_ECHAN, "rkey on a single channel -> ECHAN");
+    EQ(qrdma_poll(pg, 64), QRDMA_ST_BUSY, "64 BUSY");
+    EQ(fake_finish(F, 0, 4, 64, QRDMA_ST_DONE), 0, "the fake completes the read");
+    OK(!memcmp((uint8_t *)dst.cpu + 8, (uint8_t *)src.cpu + 100, 3000), "remote bytes landed locally");
+    EQ(((uint8_t *)dst.cpu)[7] | ((uint8_t *)dst.cpu)[3008], 0, "nothing outside the destination");
+    EQ(qrdma_poll(pg, 64), QRDMA_ST_DONE, "64 DONE");
+    EQ(qrdma_poll(pg, 64), QRDMA_ST_IDLE, "64 IDLE after the reset-on-read");
+    /* a 64-byte read descriptor: rkey and lkey in line 1 */
+    rk.lkey = 0x0BADF00D;
+    rk.flags = QRDMA_RD_MULTIPATH;
+    s0 = stats(0);
+    EQ(qrdma_post_read(pg, 66, &rk), QRDMA_OK, "post a keyed read on the pair 66-67");
+    EQ(stats(0).desc64 - s0.desc64, 1, "one 64-byte descriptor write");
+    EQ(G0(line_at(0, 4, 66), LONG_DESC), 1, "long_desc");
+    EQ(G0(line_at(0, 4, 66), MULTIPATH), 1, "multipath");
+    EQ(G1(line_at(0, 4, 67), RKEY), 0x1201, "rkey in line 1");
+    EQ(G1(line_at(0, 4, 67), LKEY), 0x0BADF00D, "lkey in line 1 bits 31:0");
+    fake_finish(F, 0, 4, 66, QRDMA_ST_ERROR);
+    EQ(qrdma_poll(pg, 66), QRDMA_ST_ERROR, "66 ERROR");
+    EQ(qrdma_chan_error(pg, 66), QRDMA_ERR_REMOTE_MEM, "reason: the remote refused");
+    /* a source outside the remote memory, a destination outside the local one */
+    rd.src_addr = src.dev + (64ULL << 20);
+    EQ(qrdma_post_read(pg, 64, &rd), QRDMA_OK, "read from outside the remote memory");
+    fake_finish(F, 0, 4, 64, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 64), QRDMA_ST_ERROR, "ERROR");
+    EQ(qrdma_chan_error(pg, 64), QRDMA_ERR_REMOTE_MEM, "reason REMOTE_MEM");
+    rd.src_addr = src.dev;
+    rd.dst_addr = dst.dev + (64ULL << 20);
+    EQ(qrdma_post_read(pg, 64, &rd), QRDMA_OK, "read into outside the local memory");
+    fake_finish(F, 0, 4, 64, QRDMA_ST_DONE);
+    EQ(qrdma_poll(pg, 64), QRDMA_ST_ERROR, "ERROR");
+    EQ(qrdma_chan_error(pg, 64), QRDMA_ERR_LOCAL_MEM, "reason LOCAL_MEM");
+    /* D7: a read channel's descriptor with notify (not something the library builds) */
+    uint8_t d[64];
+    size_t len;
+    w.flags = QRDMA_WR_NOTIFY;
+    qrdma_desc_build_write(&w, d, &len);
+    uint64_t a70 = 4 * QRDMA_PAGE_STRIDE + QRDMA_DESC_OFFSET + 70 * QRDMA_DESC_LINE_BYTES;
+    EQ(BE->desc_write(BE->ctx, 0, a70, d, len), QRDMA_ESLVERR, "notify in a read channel -> SLVERR (D7)");
+    EQ(fake_chan_status(F, 0, 4, 70), QRDMA_ST_ERROR, "70 ERROR");
+    EQ(qrdma_chan_error(pg, 70), QRDMA_ERR_BAD_DESC, "reason BAD_DESC");
+    /* collective polls of groups 2 and 3 */
+    int all = 1;
+    rd.dst_addr = dst.dev;
+    unsigned n3 = 0;
+    for (int c; (c = qrdma_chan_alloc_read(pg, 1)) >= 0;)
+        if (c >= 96) {
+            all &= qrdma_post_read(pg, (unsigned)c, &rd) == QRDMA_OK;
+            n3++;
+        }
+    OK(all && n3 == 32, "32 reads on channels 96..127");
+    fake_finish(F, 0, 4, 96 + 5, QRDMA_ST_DONE);
+    fake_finish(F, 0, 4, 96 + 30, QRDMA_ST_ERROR);
+    struct qrdma_coll c;
+    s0 = stats(0);
+    EQ(qrdma_poll_coll(pg, 3, &c), QRDMA_OK, "collective read of group 3");
+    EQ(stats(0).reads - s0.reads, 1, "one read");
+    EQ(c.done, 1u << 5, "DONE: 101");
+    EQ(c.error, 1u << 30, "ERROR: 126");
+    EQ(c.busy, ~((1u << 5) | (1u << 30)), "BUSY: the other 30");
+    EQ(qrdma_poll_coll(pg, 3, &c), QRDMA_OK, "again");
+    EQ(c.done | c.error, 0, "reset by the first read");
+    EQ(qrdma_poll_coll(pg, 2, &c), QRDMA_OK, "group 2");
+    EQ(c.error, 1u << (70 - 64), "group 2: ERROR only 70 (D7)");
+    EQ(c.done | c.busy, 0, "group 2: nothing else DONE or BUSY");
+    EQ(fake_chan_status(F, 0, 4, 70), QRDMA_ST_IDLE, "70 reset by the collective read");
+    EQ(qrdma_post_read(pg, 101, &rd), QRDMA_OK, "101 may be posted again");
+    EQ(qrdma_post_read(pg, 102, &rd), QRDMA_EBUSY, "102 still in flight -> EBUSY");
+    qrdma_buf_free(r, &src);
+    qrdma_buf_free(n, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+    /* auto completion: qrdma_wait on a read channel */
+    new_fake(1);
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page_claim(n, 0, &pg);
+    qrdma_buf_alloc(r, 4096, 64, &src);
+    qrdma_buf_alloc(n, 4096, 64, &dst);
+    memset(src.cpu, 0x5C, 4096);
+    memset(dst.cpu, 0, 4096);
+    int ch = qrdma_chan_alloc_read(pg, 1);
+    struct qrdma_read ra = {.src_addr = src.dev, .dst_addr = dst.dev, .size = 4096,
+                            .src_node = qrdma_node_info(r)->node_id};
+    EQ(qrdma_post_read(pg, (unsigned)ch, &ra), QRDMA_OK, "post");
+    EQ(qrdma_wait(pg, (unsigned)ch, WAIT_TICKS), QRDMA_ST_DONE, "wait: DONE");
+    OK(((uint8_t *)dst.cpu)[0] == 0x5C && ((uint8_t *)dst.cpu)[4095] == 0x5C, "data read");
+    qrdma_buf_free(r, &src);
+    qrdma_buf_free(n, &dst);
     qrdma_close(n);
     qrdma_close(r);
 }
@@ -588,6 +725,7 @@ int main(void)
     test_pages_channels();
     test_post_poll();
     test_collective();
+    test_reads();
     test_notifications();
     test_counters_regs();
     test_windows();

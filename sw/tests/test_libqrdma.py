@@ -66,13 +66,20 @@ def test_desc_bytes_match_formats(built: Path) -> None:
     the same API inputs (line 0, and line 1 for 64-byte descriptors)."""
     out = run_tap(built / "tests" / "test_desc", 40)
     vectors = [ln.split()[1:] for ln in out.splitlines() if ln.startswith("DESC ")]
-    assert len(vectors) >= 9
+    assert len(vectors) >= 14
+    assert sum("kind=read" in v for v in vectors) >= 5
     for v in vectors:
         name, kv = v[0], dict(x.split("=", 1) for x in v[1:])
         got = bytes.fromhex(kv["bytes"])
         common = dict(dst_addr=int(kv["dst"], 0), dst_node=int(kv["node"]), prio=int(kv["prio"]),
                       notify=int(kv["notify"]), tag=int(kv["tag"]))
-        if kv["kind"] == "mem":
+        if kv["kind"] == "read":
+            rkey, lkey = int(kv["rkey"]), int(kv["lkey"])
+            long_desc = int(rkey != 0 or lkey != 0)
+            l0 = F.DESC_LINE0.pack(src_addr=int(kv["src"], 0), size=int(kv["size"]),
+                                   multipath=int(kv["multipath"]), long_desc=long_desc, **common)
+            l1 = F.DESC_LINE1.pack(rkey=rkey, lkey=lkey)
+        elif kv["kind"] == "mem":
             rkey = int(kv["rkey"])
             long_desc = int(rkey != 0)
             l0 = F.DESC_LINE0.pack(src_addr=int(kv["src"], 0), size=int(kv["size"]),

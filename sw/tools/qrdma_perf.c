@@ -390,7 +390,7 @@ static void notif_check(struct run *r, const struct qrdma_notif *nf, uint64_t po
     if (x >= posted || nf->kind != (r->inl ? QRDMA_NET_INLINE : QRDMA_NET_CONTROL) || nf->size != r->size ||
         nf->tag != (r->inl ? 0 : (uint32_t)x) || nf->src_node != qrdma_node_info(g.tx)->node_id ||
         nf->dst_addr != r->dst.dev + r->align + r->x_slot[x] * r->stride ||
-        nf->xfer != qrdma_page_index(g.pg) * QRDMA_WR_CH_PER_PAGE + r->x_chan[x] || r->x_notif[x])
+        nf->xfer != qrdma_page_index(g.pg) * QRDMA_CH_PER_PAGE + r->x_chan[x] || r->x_notif[x])
         perf_die(2, "NOTIFICATION CHECK FAILED: size %llu: kind %u size %llu tag %u dst 0x%llx xfer %u src %u "
                "(transfer #%llu%s)", (unsigned long long)r->size, nf->kind, (unsigned long long)nf->size,
                  nf->tag, (unsigned long long)nf->dst_addr, nf->xfer, nf->src_node, (unsigned long long)x,

@@ -57,6 +57,8 @@ constexpr uint32_t EXT_SPAN = 4096;                    // qrdma_qos_engine's ext
 constexpr uint32_t ENG_BYTES = sizeof(qrdma_eng_csr_t);
 constexpr uint32_t LINE = QRDMA_DESC_LINE_BYTES;
 constexpr uint32_t WR_LINES = QRDMA_WR_CH_PER_PAGE * LINE;   // write channels' lines in a page
+constexpr uint32_t LINES = QRDMA_CH_PER_PAGE * LINE;         // all channels' lines (read channels' after WR_LINES)
+constexpr unsigned NCH = QRDMA_CH_PER_PAGE;                  // channels per page, write and read
 constexpr unsigned BURST_INCR = 1;
 constexpr unsigned OKAY = 0, SLVERR = 2;
 constexpr uint64_t BOUND = 100000;                     // cycles any request may wait
@@ -124,7 +126,7 @@ Cls write_beat_cls(uint32_t a, unsigned size, unsigned burst, uint32_t strb) {
   if (burst != BURST_INCR) return C_SLV;                                   // R2
   if (a % (1u << size)) return C_SLV;                                      // R3
   if (strb != lane_mask(a, size)) return C_SLV;                            // R4
-  if (a < QRDMA_REG_BASE) return (a % QRDMA_PAGE_STRIDE) < WR_LINES ? C_STATE : C_SLV;  // R5
+  if (a < QRDMA_REG_BASE) return (a % QRDMA_PAGE_STRIDE) < LINES ? C_STATE : C_SLV;  // R5
   uint32_t r = a - QRDMA_REG_BASE;
   if (r >= QRDMA_NIC_REG_FIRST && r < EXT_SPAN && size == 3)
     return ext_writable(r) ? C_EXT_OK : C_EXT_ERR;
@@ -136,9 +138,9 @@ Cls read_beat_cls(uint32_t a, unsigned size, unsigned burst) {
   if (size != 3 || burst != BURST_INCR || a % 8) return C_SLV;
   if (a < QRDMA_REG_BASE) {
     uint32_t o = a % QRDMA_PAGE_STRIDE;
-    if (o >= QRDMA_STATUS_OFFSET && o < QRDMA_STATUS_OFFSET + 8 * QRDMA_WR_CH_PER_PAGE) return C_RD_STATUS;
-    if (o >= QRDMA_COLL_OFFSET && o < QRDMA_COLL_OFFSET + 8 * (QRDMA_WR_CH_PER_PAGE / 32)) return C_RD_COLL;
-    if (o >= QRDMA_ERR_OFFSET && o < QRDMA_ERR_OFFSET + 8 * QRDMA_WR_CH_PER_PAGE) return C_RD_ERR;
+    if (o >= QRDMA_STATUS_OFFSET && o < QRDMA_STATUS_OFFSET + 8 * NCH) return C_RD_STATUS;
+    if (o >= QRDMA_COLL_OFFSET && o < QRDMA_COLL_OFFSET + 8 * (NCH / 32)) return C_RD_COLL;
+    if (o >= QRDMA_ERR_OFFSET && o < QRDMA_ERR_OFFSET + 8 * NCH) return C_RD_ERR;
     return C_SLV;
   }
   uint32_t r = a - QRDMA_REG_BASE;
@@ -262,13 +264,13 @@ struct Bench {
     // free their page again
     if (r < 35) return page + (rng.pct(70) ? rng.below(4) : rng.below(QRDMA_WR_CH_PER_PAGE)) * LINE + 8 * rng.below(4);
     if (r < 42) return page + WR_LINES + rng.below(QRDMA_WR_CH_PER_PAGE) * LINE + 8 * rng.below(4);
-    if (r < 50) return page + QRDMA_STATUS_OFFSET + 8 * rng.below(QRDMA_WR_CH_PER_PAGE + 4);
-    if (r < 55) return page + QRDMA_COLL_OFFSET + 8 * rng.below(4);
-    if (r < 60) return page + QRDMA_ERR_OFFSET + 8 * rng.below(QRDMA_WR_CH_PER_PAGE + 4);
+    if (r < 50) return page + QRDMA_STATUS_OFFSET + 8 * rng.below(NCH + 4);
+    if (r < 55) return page + QRDMA_COLL_OFFSET + 8 * rng.below(NCH / 32 + 2);
+    if (r < 60) return page + QRDMA_ERR_OFFSET + 8 * rng.below(NCH + 4);
     if (r < 65) return QRDMA_REG_BASE + 8 * rng.below(ENG_BYTES / 8 + 4);
     if (r < 77) return QRDMA_REG_BASE + QRDMA_NIC_REG_FIRST + 8 * rng.below(EXT_REGS + 4);
     if (r < 82) return QRDMA_REG_BASE + 8 * rng.below(EXT_SPAN / 8);
-    if (r < 87) return page + QRDMA_ERR_OFFSET + 8 * QRDMA_WR_CH_PER_PAGE + rng.below(QRDMA_PAGE_STRIDE - QRDMA_ERR_OFFSET - 8 * QRDMA_WR_CH_PER_PAGE);
+    if (r < 87) return page + QRDMA_ERR_OFFSET + 8 * NCH + rng.below(QRDMA_PAGE_STRIDE - QRDMA_ERR_OFFSET - 8 * NCH);
     if (r < 92) return QRDMA_REG_BASE + EXT_SPAN + rng.below((AMASK + 1) - QRDMA_REG_BASE - EXT_SPAN);
     return rng.below(AMASK + 1);
   }
@@ -408,7 +410,7 @@ struct Bench {
     unsigned kind = rng.below(4);  // short memory, long memory, short inline, long inline
     d.lng = kind == 1 || kind == 3;
     d.inl = kind >= 2;
-    d.ch = rng.below(QRDMA_WR_CH_PER_PAGE) & (d.lng ? ~1u : ~0u);
+    d.ch = rng.below(NCH) & (d.lng ? ~1u : ~0u);
     d.src = rng.next();
     d.dst = rng.next();
     if (d.inl) d.size = kind == 2 ? 1 + rng.below(QRDMA_INLINE_SHORT_MAX)
@@ -420,6 +422,8 @@ struct Bench {
     d.multipath = rng.pct(30);
     d.tag = static_cast<unsigned>(rng.next());
     d.rkey = static_cast<unsigned>(rng.next());
+    // a read channel's: a read descriptor (no inline payload, no notify), 1 in 20 not (D7)
+    if (d.ch >= QRDMA_WR_CH_PER_PAGE && !rng.pct(5)) d.inl = d.notify = false;
     encode(d);
     if (d.lng)
       for (unsigned i = 0; i < 24; i++) d.line[LINE + i] = static_cast<uint8_t>(rng.next());
@@ -784,17 +788,18 @@ struct Bench {
 
   // Each page may hold a line being assembled, await line 1 of a long descriptor and hold
   // a skip record (docs/qos.md "Host port: precise rules and timing"). A full line with a
-  // good short inline descriptor is written to every write channel, twice over: in the
+  // good short descriptor (inline in a write channel, a 1-byte read in a read channel) is
+  // written to every channel, twice over: in the
   // first pass a write to the skip record's channel is refused and ends the record (four
   // words seen), and no write sets a new one (no `long_desc`); in the second the write to
   // the channel the page waits for completes its line. Afterwards every page is free.
   void flush_pages() {
     for (unsigned p = 0; p < 2 * QRDMA_NUM_PAGES; p++)
-      for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++) {
+      for (unsigned c = 0; c < NCH; c++) {
         Desc d{};
         d.page = p % QRDMA_NUM_PAGES;
         d.ch = c;
-        d.inl = true;
+        d.inl = c < QRDMA_WR_CH_PER_PAGE;
         d.size = 1;
         encode(d);
         post_desc(d, -1, 0);
@@ -803,7 +808,7 @@ struct Bench {
     settle_requests("the page flush");
   }
 
-  // single status of every write channel (one 64-beat burst per page); returns the values
+  // single status of every channel (one 128-beat burst per page); returns the values
   std::vector<uint64_t> read_all_status() {
     keep_reads = true;
     finished_reads.clear();
@@ -811,18 +816,18 @@ struct Bench {
       auto b = std::make_unique<RBurst>();
       b->id = p % NIDS;
       b->addr = p * QRDMA_PAGE_STRIDE + QRDMA_STATUS_OFFSET;
-      b->len = QRDMA_WR_CH_PER_PAGE - 1;
+      b->len = NCH - 1;
       b->size = 3;
       b->burst = BURST_INCR;
       push_read(std::move(b));
     }
     settle_requests("the status reads");
-    std::vector<uint64_t> out(QRDMA_NUM_PAGES * QRDMA_WR_CH_PER_PAGE);
+    std::vector<uint64_t> out(QRDMA_NUM_PAGES * NCH);
     for (RBurst *b : finished_reads) {
       unsigned p = b->addr / QRDMA_PAGE_STRIDE;
-      for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++) {
+      for (unsigned c = 0; c < NCH; c++) {
         if (b->resp[c] != OKAY) fail("status read of page %u channel %u: RRESP %u", p, c, b->resp[c]);
-        out[p * QRDMA_WR_CH_PER_PAGE + c] = b->data[c];
+        out[p * NCH + c] = b->data[c];
       }
     }
     keep_reads = false;
@@ -985,7 +990,7 @@ struct Bench {
     for (size_t i = 0; i < again.size(); i++)
       if (again[i] != QRDMA_ST_IDLE)
         fail("page %zu channel %zu: status %" PRIu64 " after a read of every status (IDLE expected)",
-             static_cast<size_t>(i / QRDMA_WR_CH_PER_PAGE), static_cast<size_t>(i % QRDMA_WR_CH_PER_PAGE),
+             static_cast<size_t>(i / NCH), static_cast<size_t>(i % NCH),
              again[i]);
     int good = known_good();
     check_counters();

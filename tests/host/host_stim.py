@@ -16,15 +16,21 @@ from cocotb.triggers import Event, RisingEdge
 from cocotbext.axi import AxiBurstType
 
 from model.host_model import (BAD_DESC, BUSY, INCR, FIXED, WRAP, L0, LINE, LONG_LSB, NPAGES,
-                              NREGS, WRCH, C, F)
+                              NCH, NREGS, WRCH, C, F)
 
 
 def make_line(rng, kind, c):
-    """32-byte line 0 of a descriptor; kind: 'short', 'long', or a bad-descriptor name."""
+    """32-byte line 0 of a descriptor for channel c; kind: 'short', 'long', or a
+    bad-descriptor name. In a read channel (c >= WRCH) a good line is a read descriptor
+    (no inline payload, no notify)."""
+    rd = c >= WRCH
     f = dict(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64),
-             dst_node=rng.getrandbits(16), prio=rng.getrandbits(4), notify=rng.getrandbits(1),
+             dst_node=rng.getrandbits(16), prio=rng.getrandbits(4),
+             notify=0 if rd else rng.getrandbits(1),
              multipath=rng.getrandbits(1), tag=rng.getrandbits(32), is_inline=0, long_desc=0)
     r = rng.random()
+    if rd and kind in ("short", "long"):
+        r = max(r, 0.5)   # no inline payload
     if kind == "short":
         if r < 0.4:
             f.update(is_inline=1, size=rng.randint(1, C["INLINE_SHORT_MAX"]))
@@ -49,6 +55,11 @@ def make_line(rng, kind, c):
         f.update(is_inline=1, size=rng.randint(C["INLINE_SHORT_MAX"] + 1, C["INLINE_MAX"]))
     elif kind == "D5_long_odd":
         f.update(long_desc=1, size=rng.randint(1, 1 << 20))
+    elif kind == "D7_read_flags":
+        assert rd, c
+        inl, nt = rng.choice([(1, 0), (0, 1), (1, 1)])
+        f.update(is_inline=inl, notify=nt, long_desc=rng.getrandbits(1) if c % 2 == 0 else 0,
+                 size=rng.randint(1, C["INLINE_SHORT_MAX"] if inl else 1 << 20))
     else:
         raise ValueError(kind)
     return L0.pack(**f).to_bytes(LINE, "little")
@@ -78,8 +89,8 @@ def line_ops(rng, db, addr, data):
 def bad_beat_op(rng, db, page):
     """One write op whose every beat is refused (R1..R5), and its reason."""
     base = F.page_base(page)
-    c = rng.randrange(WRCH)
-    kind = rng.choice(["size", "burst_fixed", "burst_wrap", "align", "strobe", "readch",
+    c = rng.randrange(NCH)
+    kind = rng.choice(["size", "burst_fixed", "burst_wrap", "align", "strobe", "err",
                        "status", "coll", "reg", "unmapped"])
     if kind == "size":
         return (F.desc_addr(page, c), rng.randbytes(rng.choice([4, 8])), 2, INCR)
@@ -92,17 +103,18 @@ def bad_beat_op(rng, db, page):
     if kind == "strobe":
         return (F.desc_addr(page, c) + 8 * rng.randrange(4), rng.randbytes(rng.randint(1, 7)),
                 3, INCR)
-    if kind == "readch":
-        return (base + C["DESC_OFFSET"] + LINE * rng.randrange(WRCH, C["CH_PER_PAGE"]),
-                rng.randbytes(LINE), min(5, db.bit_length() - 1), INCR)
+    if kind == "err":
+        return (F.err_addr(page, c), rng.randbytes(8), 3, INCR)
     if kind == "status":
         return (F.status_addr(page, c), rng.randbytes(8), 3, INCR)
     if kind == "coll":
-        return (F.coll_addr(page, rng.randrange(2)), rng.randbytes(8), 3, INCR)
+        return (F.coll_addr(page, rng.randrange(NCH // 32)), rng.randbytes(8), 3, INCR)
     if kind == "reg":
         return (C["REG_BASE"] + 8 * rng.randrange(NREGS + 4), rng.randbytes(8), 3,
                 INCR)
-    return (base + rng.choice([0x1400, 0x1210, 0x1800, 0x1FF8]), rng.randbytes(8), 3, INCR)
+    return (base + rng.choice([C["COLL_OFFSET"] + NCH // 4, C["ERR_OFFSET"] - 8,
+                               C["ERR_OFFSET"] + 8 * NCH, C["PAGE_STRIDE"] - 8]),
+            rng.randbytes(8), 3, INCR)
 
 
 class Issuer:
@@ -159,12 +171,12 @@ async def page_program(env, issuer, page, ntrans, hot):
                     ops.append((F.desc_addr(page, c) + 8 * w, data[8 * w:8 * w + 8], 3, INCR))
         else:
             r = rng.random()
-            free = [c for c in hot if m.st[page * WRCH + c] != BUSY]
+            free = [c for c in hot if m.st[page * NCH + c] != BUSY]
             if r < 0.12:
                 ops.append(bad_beat_op(rng, db, page))
             else:
                 if r < 0.2 or not free:
-                    kind = rng.choice(BAD_DESC[:5])
+                    kind = rng.choice(BAD_DESC[:5] + ["D7_read_flags"])
                 elif r < 0.25:
                     kind = "bad_long"
                 elif r < 0.5:
@@ -173,9 +185,11 @@ async def page_program(env, issuer, page, ntrans, hot):
                     kind = "short"
                 if kind == "D5_long_odd":
                     c = rng.choice([c for c in hot if c % 2] or [1])
+                elif kind == "D7_read_flags":
+                    c = rng.choice([c for c in hot if c >= WRCH] or [WRCH])
                 elif kind in ("long", "bad_long"):
                     evens = [c for c in free if c % 2 == 0 and c + 1 in hot]
-                    busy = [c for c in hot if c % 2 == 0 and m.st[page * WRCH + c] == BUSY]
+                    busy = [c for c in hot if c % 2 == 0 and m.st[page * NCH + c] == BUSY]
                     if busy and rng.random() < 0.2:
                         c = rng.choice(busy)      # line 0 refused: line 1 must be too
                     elif evens and rng.random() < 0.9:
@@ -256,17 +270,17 @@ async def read_program(env, stop, p_issue=0.15, p_ext=0.0, ext_span=4096):
             off = rng.randrange(C["NIC_REG_FIRST"], ext_span + 64, 8)
             m.init_read(C["REG_BASE"] + off, 8 * n, arid=rng.randrange(1 << env.id_w), size=3)
         elif r < 0.4:
-            m.init_read(F.status_addr(p, rng.randrange(WRCH)), 8, arid=rng.randrange(1 << env.id_w), size=3)
+            m.init_read(F.status_addr(p, rng.randrange(NCH)), 8, arid=rng.randrange(1 << env.id_w), size=3)
         elif r < 0.6:
-            m.init_read(F.coll_addr(p, rng.randrange(2)), 8, arid=rng.randrange(1 << env.id_w), size=3)
+            m.init_read(F.coll_addr(p, rng.randrange(NCH // 32)), 8, arid=rng.randrange(1 << env.id_w), size=3)
         elif r < 0.7:
             n = rng.randint(1, 6)
-            m.init_read(F.status_addr(p, rng.randrange(WRCH - n)), 8 * n, size=3)
+            m.init_read(F.status_addr(p, rng.randrange(NCH - n)), 8 * n, size=3)
         elif r < 0.75:
             m.init_read(C["REG_BASE"] + 8 * rng.randrange(NREGS), 8, size=3)
         elif r < 0.8:
             n = rng.randint(1, 3)
-            m.init_read(F.err_addr(p, rng.randrange(WRCH - n + 1)), 8 * n, size=3)
+            m.init_read(F.err_addr(p, rng.randrange(NCH - n + 1)), 8 * n, size=3)
         else:
             kind = rng.randrange(7)
             if kind == 0:
@@ -276,10 +290,10 @@ async def read_program(env, stop, p_issue=0.15, p_ext=0.0, ext_span=4096):
             elif kind == 2:
                 m.init_read(F.status_addr(p, 1) + 4, 8, size=3)               # unaligned
             elif kind == 3:
-                m.init_read(F.desc_addr(p, rng.randrange(WRCH)), 8, size=3)   # descriptor
+                m.init_read(F.desc_addr(p, rng.randrange(NCH)), 8, size=3)    # descriptor
             elif kind == 4:
-                m.init_read(F.coll_addr(p, 0), 32, size=3)                    # coll + unmapped
-                m.init_read(F.err_addr(p, WRCH - 1), 16, size=3)              # err + unmapped
+                m.init_read(F.coll_addr(p, 0), 8 * (NCH // 32 + 1), size=3)   # coll + unmapped
+                m.init_read(F.err_addr(p, NCH - 1), 16, size=3)               # err + unmapped
             elif kind == 5:
                 m.init_read(C["REG_BASE"] + 8 * NREGS - 8, 24, size=3)      # past the last
             else:
@@ -290,9 +304,9 @@ async def read_everything(env):
     """Collective status of every row, the error reasons of every channel (one burst per
     page), then every register (all checked by the model)."""
     for p in range(NPAGES):
-        for g in range(WRCH // 32):
+        for g in range(NCH // 32):
             await env.rmaster.read(F.coll_addr(p, g), 8, size=3)
-        await env.rmaster.read(F.err_addr(p, 0), 8 * WRCH, size=3)
+        await env.rmaster.read(F.err_addr(p, 0), 8 * NCH, size=3)
     await env.rmaster.read(C["REG_BASE"], 8 * NREGS, size=3)
 
 

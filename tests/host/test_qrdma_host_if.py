@@ -23,12 +23,14 @@ st_valid) and pulses ev.
                     random order, multi-beat bursts, long descriptors (also to BUSY
                     channels, bad ones, with refused beats in either line), word rewrites,
                     bad fields, bad beats of every kind, conflicting lines, writes to BUSY
-                    channels; random reads (status, error reasons, registers); random
+                    channels, in write and read channels (D7); random reads (status, error reasons, registers); random
                     idle/backpressure on every AXI channel and on new_ready. Every refusal
                     reason must occur.
   hif_bad_inputs    every refusal rule and every bad-descriptor rule once, in isolation,
                     with the expected BRESP asserted per write and the status/counters/error
-                    reasons read; a long descriptor refused as a whole in every way (R8)
+                    reasons read; a long descriptor refused as a whole in every way (R8);
+                    read channels: read descriptors accepted, R6, D7, single, collective
+                    (groups 2, 3) and error-reason reads
   hif_back_to_back  64 single-beat descriptors in 64 channels, no backpressure: one AW, one
                     W, one B and one new transfer per cycle (exact cycle count asserted)
 """
@@ -50,7 +52,8 @@ from streams import FlowBus, FlowSink, quiet, random_pause
 from host.host_stim import (Issuer, check_table_write, make_line, page_program,
                             read_everything, read_program, set_long)
 from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
-                              OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0, HostIfModel)
+                              NCH, OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0,
+                              HostIfModel)
 
 
 # ====================================================================== test bench
@@ -143,9 +146,8 @@ class Env:
             dut.st_valid.value = 0
             if self.engine_on and self.started and self.rng.random() < self.p_done:
                 x = self.started.pop(self.rng.randrange(len(self.started)))
-                page, c = divmod(x, C["CH_PER_PAGE"])
                 dut.st_valid.value = 1
-                dut.st_ch.value = page * WRCH + c
+                dut.st_ch.value = x   # page * 128 + c: write and read channels alike
                 dut.st_err.value = int(self.rng.random() < 0.2)
                 dut.st_reason.value = self.rng.randrange(16)
             ev = 0
@@ -334,7 +336,9 @@ async def hif_random(dut):
     # (the new FIFO fills: wready must drop); heavy backpressure everywhere
     tasks = []
     for p in range(NPAGES):
-        hot = rng.sample(range(WRCH), rng.choice([4, 8, 16]))
+        # write and read channels (a page's hot set has some of each)
+        hot = rng.sample(range(WRCH), rng.choice([2, 4, 8])) \
+            + rng.sample(range(WRCH, NCH), rng.choice([2, 4, 8]))
         hot += [c ^ 1 for c in hot if c ^ 1 not in hot][:2]
         tasks.append(cocotb.start_soon(page_program(env, issuer, p, ntrans, hot)))
     total = ntrans * NPAGES
@@ -356,9 +360,11 @@ async def hif_random(dut):
     cov = env.model.cov
     dut._log.info("cycles %d, B %d, new %d, R beats %d, coverage %s", env.cycle, env.n_b,
                   env.n_new, env.n_r, dict(cov))
-    for k in REFUSALS + BAD_DESC[:5] + ["short_start", "long_start", "rd_single", "rd_coll",
-                                        "rd_reg", "rd_err", "rd_bad", "skip_refused_line0",
-                                        "skip_bad_desc", "skip_line1_refused"]:
+    for k in REFUSALS + BAD_DESC[:5] + ["D7_read_flags", "short_start", "long_start",
+                                        "read_start", "rd_single", "rd_single_read_ch",
+                                        "rd_coll", "rd_coll_read_ch", "rd_reg", "rd_err",
+                                        "rd_bad", "skip_refused_line0", "skip_bad_desc",
+                                        "skip_line1_refused"]:
         if k == "R1_size" or k == "R2_burst":
             assert cov[k] > 0, f"coverage: {k} never happened"
         else:
@@ -436,10 +442,11 @@ async def hif_bad_inputs(dut):
     await wr(F.desc_addr(0, 2) + 8, good[:8], size=4, exp=SLVERR)
     await wr(F.desc_addr(0, 3), good[:5], exp=SLVERR)
     await wr(F.desc_addr(0, 3), good[:12], size=4, exp=SLVERR)
-    # R5 not a write channel's descriptor
-    for a in (F.page_base(0) + C["DESC_OFFSET"] + LINE * 64, F.page_base(1) + LINE * 127,
-              F.status_addr(0, 5), F.coll_addr(0, 1), C["REG_BASE"], C["REG_BASE"] + 0x50,
-              C["REG_BASE"] + 0x1000, F.page_base(2) + 0x1210, F.page_base(15) + 0x1FF8):
+    # R5 not a descriptor line
+    for a in (F.err_addr(0, 100), F.coll_addr(1, 3), F.coll_addr(1, NCH // 32),
+              F.status_addr(0, 5), F.status_addr(0, 70), F.coll_addr(0, 1), C["REG_BASE"],
+              C["REG_BASE"] + 0x50, C["REG_BASE"] + 0x1000, F.page_base(2) + 0x1210,
+              F.err_addr(3, NCH), F.page_base(15) + 0x1FF8):
         await wr(a, good[:8], exp=SLVERR)
     assert all(s == IDLE for s in model.st), "a refused beat changed a status"
     # R6 BUSY channel; second half of a BUSY long descriptor
@@ -484,6 +491,7 @@ async def hif_bad_inputs(dut):
     await wr(F.desc_addr(4, 30), make_line(rng, "long", 30) + rng.randbytes(LINE),
              size=min(5, lb))
     await long_refused_whole(env, wr, desc, status, err_reason)
+    await read_channels(env, wr, desc, status, err_reason)
     cov = model.cov
     for k in REFUSALS + BAD_DESC:
         assert cov[k] > 0, f"{k} not exercised"
@@ -604,6 +612,52 @@ async def long_refused_whole(env, wr, desc, status, err_reason):
     # nothing but the short descriptors above started
     assert env.n_new + len(env.exp_new) == n_new + 12
     for k in ("skip_refused_line0", "skip_bad_desc", "skip_line1_refused", "R8_skip"):
+        assert model.cov[k] > 0, k
+
+
+async def read_channels(env, wr, desc, status, err_reason):
+    """Read channels (64..127) take read descriptors like write channels take theirs:
+    short and long accepted (BUSY, a new transfer of xfer page * 128 + c), R6 on a BUSY
+    one, D7 (is_inline or notify) refused at completion with ERR_BAD_DESC (a long one
+    with its line 1), D1 like a write channel's; single, collective (groups 2 and 3) and
+    error-reason reads with reset-on-read. Pages 10..12."""
+    rng, lb, model, m = env.rng, env.db.bit_length() - 1, env.model, env.master
+    big = min(5, lb)
+    n_new = env.n_new + len(env.exp_new)
+    await desc(10, 64, "short")
+    await desc(10, 127, "short")
+    assert await status(10, 64) == BUSY and await status(10, 127) == BUSY
+    await desc(10, 64, "short", exp=SLVERR)                       # R6
+    await wr(F.desc_addr(10, 100), make_line(rng, "long", 100) + rng.randbytes(LINE), size=big)
+    assert await status(10, 100) == BUSY and await status(10, 101) == IDLE
+    await wr(F.desc_addr(10, 101), rng.randbytes(8), exp=SLVERR)  # R6: half of a long one
+    # D7: a read descriptor with is_inline, notify or both (a long one in an even channel
+    # sets the skip record of c+1: the next channel is another pair's)
+    for c in (70, 75, 96, 121):
+        await desc(11, c, "D7_read_flags", exp=SLVERR)
+        assert await status(11, c) == ERROR and await status(11, c) == IDLE
+        assert await err_reason(11, c) == C["ERR_BAD_DESC"]
+    # ... long (notify) in one burst: line 1 refused too, c+1 untouched
+    bad = set_long(make_line(rng, "D7_read_flags", 110))
+    await wr(F.desc_addr(11, 110), bad + rng.randbytes(LINE), size=big, exp=SLVERR)
+    assert await status(11, 110) == ERROR and await status(11, 111) == IDLE
+    assert await err_reason(11, 111) == C["ERR_NONE"]
+    await desc(11, 111, "short")
+    await desc(11, 72, "D1_zero", exp=SLVERR)
+    # collective reads of groups 2 and 3 (channels 64..95, 96..127): states as the model
+    # has them, then every DONE/ERROR reset
+    await desc(12, 65, "short")
+    await desc(12, 97, "D7_read_flags", exp=SLVERR)
+    for g in (2, 3):
+        r = await m.read(F.coll_addr(12, g), 8, size=3)
+        v = int.from_bytes(r.data[:8], "little")
+        exp = {2: BUSY << 2 * (65 - 64), 3: ERROR << 2 * (97 - 96)}[g]
+        assert v == exp, f"group {g}: {v:#x} != {exp:#x}"
+        r = await m.read(F.coll_addr(12, g), 8, size=3)
+        v = int.from_bytes(r.data[:8], "little")
+        assert v == (BUSY << 2 if g == 2 else 0), f"group {g} after the read: {v:#x}"
+    assert env.n_new + len(env.exp_new) == n_new + 5
+    for k in ("D7_read_flags", "read_start", "rd_single_read_ch", "rd_coll_read_ch"):
         assert model.cov[k] > 0, k
 
 

@@ -44,7 +44,7 @@ from cocotbext.axi import AxiMasterRead, AxiReadBus
 
 from seeding import seed_rng
 from host.host_stim import read_everything, read_program
-from model.host_model import (BUSY, DONE, ERROR, EV_NAMES, NPAGES, SLVERR, WRCH, C,
+from model.host_model import (BUSY, DONE, ERROR, EV_NAMES, NCH, NPAGES, SLVERR, WRCH, C,
                               HostIfModel)
 
 
@@ -67,8 +67,12 @@ class RdEnv:
         self.ext_model = dict(self.ext_store)
         self.store = HostIfModel(*args, ext_span=self.ext_span)
         self.model = HostIfModel(*args, ext_span=self.ext_span, ext_rd=self.ext_model.get)
-        # a few rows see every status change, so that reads meet them
-        self.hot = [32 * r + i for r in rng.sample(range(NPAGES * WRCH // 32), 4)
+        # a few rows see every status change, so that reads meet them: two of write
+        # channels, two of read channels (row page * 4 + g: g = 2, 3 are read channels)
+        rows = range(NPAGES * NCH // 32)
+        self.hot = [32 * r + i
+                    for r in rng.sample([r for r in rows if 32 * (r % (NCH // 32)) < WRCH], 2)
+                    + rng.sample([r for r in rows if 32 * (r % (NCH // 32)) >= WRCH], 2)
                     for i in range(32)]
         cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
         dut.store_ready.value = 0
@@ -99,6 +103,7 @@ class RdEnv:
         self.ar_beat = 0
         self.n_r = 0
         self.n_cleared = 0        # DONE / ERROR channels a read reset to IDLE
+        self.n_cleared_rd = 0     # ... of them read channels
 
     async def reset(self):
         self.dut.rst.value = 1
@@ -218,6 +223,8 @@ class RdEnv:
             row, single, sel = rec["sr"]
             reset = (32 * row + sel,) if single else tuple(range(32 * row, 32 * row + 32))
             self.n_cleared += sum(self.store.st[ch] in (DONE, ERROR) for ch in reset)
+            self.n_cleared_rd += sum(self.store.st[ch] in (DONE, ERROR) for ch in reset
+                                     if ch % NCH >= WRCH)
         self.store.end_of_cycle(host, eng, reset)
 
     def _process(self, rec, nxt):
@@ -327,9 +334,11 @@ async def rd_random(dut):
     dut._log.info("cycles %d, R beats %d, channels cleared by reads %d, register-window "
                   "beats held by writes %d, coverage %s",
                   env.cycle, env.n_r, env.n_cleared, env.n_held, dict(cov))
-    for k in ("rd_single", "rd_coll", "rd_err", "rd_reg", "rd_ext", "rd_bad"):
+    for k in ("rd_single", "rd_coll", "rd_err", "rd_reg", "rd_ext", "rd_bad",
+              "rd_single_read_ch", "rd_coll_read_ch"):
         assert cov[k] >= 20, f"coverage: {k} happened {cov[k]} times"
     assert env.n_cleared >= 20, f"coverage: reads cleared {env.n_cleared} channels"
+    assert env.n_cleared_rd >= 5, f"coverage: reads cleared {env.n_cleared_rd} read channels"
     assert env.n_held >= 20, f"coverage: register-window beats held by writes {env.n_held}"
     assert all(env.model.cnt[n] > 0 for n in EV_NAMES)
 

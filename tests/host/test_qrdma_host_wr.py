@@ -41,7 +41,7 @@ from seeding import seed_rng
 from streams import FlowBus, FlowSink, quiet, random_pause
 from host.host_stim import Issuer, check_table_write, ext_write_op, page_program
 from model.host_model import (BAD_DESC, BUSY, C, ERROR, LINE, NPAGES, OKAY, REFUSALS, SLVERR,
-                              WRCH, HostIfModel)
+                              NCH, WRCH, HostIfModel)
 
 
 class WrEnv:
@@ -136,8 +136,7 @@ class WrEnv:
             self.eng_now = None
             if self.started and self.rng.random() < self.p_done:
                 x = self.started.pop(self.rng.randrange(len(self.started)))
-                page, c = divmod(x, C["CH_PER_PAGE"])
-                self.eng_now = (page * WRCH + c, self.rng.random() < 0.2, self.rng.randrange(16))
+                self.eng_now = (x, self.rng.random() < 0.2, self.rng.randrange(16))
             dut.eng_valid.value = int(self.eng_now is not None)
             dut.eng_ch.value = self.eng_now[0] if self.eng_now else 0
             dut.ext_wr_err.value = int(int(dut.ext_wr_addr.value) not in self.writable)
@@ -247,7 +246,7 @@ class WrEnv:
             self.n_new += 1
         rd_reset = ()
         if self.rng.random() < self.p_read:
-            row = self.rng.randrange(NPAGES * WRCH // 32)
+            row = self.rng.randrange(NPAGES * NCH // 32)
             rd_reset = tuple(range(32 * row, 32 * row + 32))
         m.end_of_cycle(host, eng, rd_reset)
 
@@ -284,7 +283,8 @@ async def wr_random(dut):
     issuer = Issuer(env)
     tasks = []
     for p in range(NPAGES):
-        hot = rng.sample(range(WRCH), rng.choice([4, 8, 16]))
+        hot = rng.sample(range(WRCH), rng.choice([2, 4, 8])) \
+            + rng.sample(range(WRCH, NCH), rng.choice([2, 4, 8]))
         hot += [c ^ 1 for c in hot if c ^ 1 not in hot][:2]
         tasks.append(cocotb.start_soon(page_program(env, issuer, p, ntrans, hot)))
     n_ext = 2 * ntrans
@@ -309,7 +309,8 @@ async def wr_random(dut):
     cov = env.model.cov
     dut._log.info("cycles %d, B %d, new %d, coverage %s", env.cycle, env.n_b, env.n_new,
                   dict(cov))
-    for k in REFUSALS + BAD_DESC[:5] + ["short_start", "long_start", "skip_refused_line0",
+    for k in REFUSALS + BAD_DESC[:5] + ["D7_read_flags", "short_start", "long_start",
+                                        "read_start", "skip_refused_line0",
                                         "skip_bad_desc", "skip_line1_refused", "ext_wr"]:
         if k in ("R1_size", "R2_burst"):
             assert cov[k] > 0, f"coverage: {k} never happened"

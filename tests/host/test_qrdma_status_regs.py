@@ -26,13 +26,13 @@ from seeding import seed_rng
 from tools.formats import C
 
 ROW_CH = 32
-ROWS = C["NUM_PAGES"] * C["WR_CH_PER_PAGE"] // ROW_CH
+ROWS = C["NUM_PAGES"] * C["CH_PER_PAGE"] // ROW_CH
 IDLE, BUSY, DONE, ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
 
 
 # ------------------------------------------------------------------ reference model
 class StatusModel:
-    """Status of the write channels; ch = row * 32 + i."""
+    """Status of the channels (write and read); ch = row * 32 + i."""
 
     def __init__(self):
         self.st = [IDLE] * (ROWS * ROW_CH)
@@ -167,7 +167,7 @@ async def st_random(dut):
                          "e_done", "r_reset_coll", "r_reset_single",
                          "h_over_done"], 0)
     # phases: the rows that operations may address (few rows: many collisions)
-    phases = [[0], [7, 8], [1, 2, 3, 31], list(range(ROWS))]
+    phases = [[0], [7, 8], [1, 2, 3, 31, ROWS - 1], list(range(ROWS))]
     plen = cycles // (2 * len(phases))
     for cyc in range(cycles):
         rows = phases[(cyc // plen) % len(phases)]

@@ -6,7 +6,7 @@ precise rules and timing"). Plain Python, no simulator inside: a test steps it c
 cycle with what it observed, and it says what the hardware must do.
 
   decide         the decision of one W beat: refusal (R1..R8), table write, descriptor
-                 checks (D1..D6), the long-descriptor skip record, the new transfer, the
+                 checks (D1..D7), the long-descriptor skip record, the new transfer, the
                  status update (applied a cycle later: `pending`), external register writes;
                  its counter events in `cnt_dec` (the host port pulses them a cycle later)
   read           one R beat: value, RRESP and the channels whose status it resets
@@ -25,7 +25,7 @@ from tools import formats as F
 C = F.C
 L0 = F.DESC_LINE0
 IDLE, BUSY, DONE, ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
-NPAGES, WRCH = C["NUM_PAGES"], C["WR_CH_PER_PAGE"]
+NPAGES, NCH, WRCH = C["NUM_PAGES"], C["CH_PER_PAGE"], C["WR_CH_PER_PAGE"]
 LINE = C["DESC_LINE_BYTES"]
 ADDR_SPACE = 1 << C["ADDR_W"]
 INCR, FIXED, WRAP = 1, 0, 2
@@ -44,7 +44,7 @@ REFUSALS = ["R1_size", "R2_burst", "R3_align", "R4_strobe", "R5_address", "R6_bu
 LONG_LSB = L0.field("long_desc").lsb          # long_desc: bit 3 of line byte 24
 FULL = (1 << (LINE // 8)) - 1                 # the four words of a line
 BAD_DESC = ["D1_zero", "D2_over", "D3_inline_gt32", "D4_inline_no_long", "D5_long_odd",
-            "D6_long_busy"]
+            "D6_long_busy", "D7_read_flags"]
 
 
 def decode(addr):
@@ -54,13 +54,13 @@ def decode(addr):
     if addr >= NPAGES * C["PAGE_STRIDE"]:
         return ("none",)
     page, off = divmod(addr, C["PAGE_STRIDE"])
-    if 0 <= off - C["DESC_OFFSET"] < WRCH * LINE:
+    if 0 <= off - C["DESC_OFFSET"] < NCH * LINE:
         return ("desc", page, (off - C["DESC_OFFSET"]) // LINE)
-    if 0 <= off - C["STATUS_OFFSET"] < WRCH * 8:
+    if 0 <= off - C["STATUS_OFFSET"] < NCH * 8:
         return ("single", page, (off - C["STATUS_OFFSET"]) // 8)
-    if 0 <= off - C["COLL_OFFSET"] < (WRCH // 32) * 8:
+    if 0 <= off - C["COLL_OFFSET"] < (NCH // 32) * 8:
         return ("coll", page, (off - C["COLL_OFFSET"]) // 8)
-    if 0 <= off - C["ERR_OFFSET"] < WRCH * 8:
+    if 0 <= off - C["ERR_OFFSET"] < NCH * 8:
         return ("err", page, (off - C["ERR_OFFSET"]) // 8)
     return ("none",)
 
@@ -90,9 +90,9 @@ class HostIfModel:
         self.ext_span = ext_span
         self.ext_rd = ext_rd or (lambda off: None)
         self.ext_wr = ext_wr or (lambda off: False)
-        self.st = [IDLE] * (NPAGES * WRCH)          # status, index page*64 + c
-        self.reason = [C["ERR_NONE"]] * (NPAGES * WRCH)   # ERR_* of the last ERROR
-        self.lng = [False] * (NPAGES * WRCH)        # long flag of a started descriptor
+        self.st = [IDLE] * (NPAGES * NCH)           # status, index page*128 + c
+        self.reason = [C["ERR_NONE"]] * (NPAGES * NCH)    # ERR_* of the last ERROR
+        self.lng = [False] * (NPAGES * NCH)         # long flag of a started descriptor
         self.pages = [dict(act=False, line1=False, chan=0, mask=0) for _ in range(NPAGES)]
         # skip record: (c, words of line 1 seen) while line 1 of a refused long descriptor
         # of channel c is expected in c+1 (its beats are refused), else None
@@ -168,7 +168,7 @@ class HostIfModel:
         skip_hit = False
         if desc:
             page, c = what[1], what[2]
-            ch = page * WRCH + c
+            ch = page * NCH + c
             pg = self.pages[page]
             sk = self.skip[page]
             skip_hit = sk is not None and c == sk[0] + 1
@@ -222,6 +222,8 @@ class HostIfModel:
             bad = "D5_long_odd"
         elif f["long_desc"] and self.view(ch + 1) == BUSY:
             bad = "D6_long_busy"
+        elif c >= WRCH and (f["is_inline"] or f["notify"]):
+            bad = "D7_read_flags"
         if bad is not None:
             self.cov[bad] += 1
             pg["act"] = False
@@ -243,7 +245,7 @@ class HostIfModel:
         return what[0] == "reg" and C["NIC_REG_FIRST"] <= what[1] < self.ext_span
 
     def _refused_line_beat(self, page, c, skip_hit, words, lng):
-        """The skip rules for a refused beat addressed to write channel c of page (docs:
+        """The skip rules for a refused beat addressed to channel c of page (docs:
         "Host port: precise rules")."""
         pg = self.pages[page]
         sk = self.skip[page]
@@ -263,12 +265,14 @@ class HostIfModel:
             pg["act"] = False
 
     def _start(self, d, page, c, long_):
-        ch = page * WRCH + c
+        ch = page * NCH + c
         f = L0.unpack(int.from_bytes(self.line(page, c), "little"))
         self.pages[page]["act"] = False
         if c % 2 == 0:
             self.lng[ch] = long_
         d["host"] = (ch, BUSY)
+        if c >= WRCH:
+            self.cov["read_start"] += 1
         d["new"] = dict(xfer=page * C["CH_PER_PAGE"] + c, size=f["size"],
                         inline=f["is_inline"], multipath=f["multipath"], prio=f["prio"],
                         dst_lo=f["dst_addr"] & 0xFFFF, long=long_)
@@ -289,17 +293,21 @@ class HostIfModel:
             self.cov["rd_bad"] += 1
             return 0, SLVERR, ()
         if what[0] == "single":
-            ch = what[1] * WRCH + what[2]
+            ch = what[1] * NCH + what[2]
             self.cov["rd_single"] += 1
+            if what[2] >= WRCH:
+                self.cov["rd_single_read_ch"] += 1
             return self.st[ch], OKAY, (ch,)
         if what[0] == "coll":
-            base = what[1] * WRCH + 32 * what[2]
+            base = what[1] * NCH + 32 * what[2]
             self.cov["rd_coll"] += 1
+            if 32 * what[2] >= WRCH:
+                self.cov["rd_coll_read_ch"] += 1
             v = sum(self.st[base + k] << (2 * k) for k in range(32))
             return v, OKAY, tuple(range(base, base + 32))
         if what[0] == "err":
             self.cov["rd_err"] += 1
-            return self.reason[what[1] * WRCH + what[2]], OKAY, ()
+            return self.reason[what[1] * NCH + what[2]], OKAY, ()
         if what[0] == "reg" and what[1] in REG_NAMES:
             name = REG_NAMES[what[1]]
             self.cov["rd_reg"] += 1

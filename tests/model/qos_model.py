@@ -39,7 +39,10 @@ the RTL against or uses as the rest of the core around it:
 Every offset and field comes from tools/formats.py (Layout.pack/unpack, address helpers).
 
 Interpretations of docs/qos.md made here (where the spec is silent or ambiguous):
-  * xfer (transfer-table index) = page * CH_PER_PAGE + channel.
+  * xfer (transfer-table index) = page * CH_PER_PAGE + channel; a read channel's
+    (64..127: xfer bit 6 set) transfer is segmented into blocks exactly as a write
+    channel's, and never has a control packet (a read descriptor with notify is
+    refused, D7).
   * A descriptor is checked when its line 0 is complete (docs/qos.md "Host port: precise
     rules"); refusal is per beat, a burst is SLVERR when any of its beats is.
   * pkt_desc fields the format does not define for a kind are not compared: `blocks` of
@@ -123,7 +126,12 @@ class Descriptor:
     rkey: int = 0
 
     L0 = tuple(f.name for f in DESC_LINE0.fields)
-    L1 = tuple(f.name for f in DESC_LINE1.fields)
+    # lkey (a read descriptor's) is bits 31:0 of inline_hi (a read has no inline payload)
+    L1 = tuple(f.name for f in DESC_LINE1.fields if f.name != "lkey")
+
+    @property
+    def lkey(self) -> int:
+        return self.inline_hi & ((1 << DESC_LINE1.field("lkey").width) - 1)
 
     def line0(self) -> int:
         return DESC_LINE0.pack(**{k: getattr(self, k) for k in self.L0})
@@ -385,12 +393,14 @@ def descriptor_refusal(d: Descriptor, ch: int, next_busy: bool = False) -> str |
         return "long in an odd channel"
     if d.long_desc and next_busy:
         return "long while channel c+1 is BUSY"
+    if ch >= C["WR_CH_PER_PAGE"] and (d.is_inline or d.notify):
+        return "read descriptor with is_inline or notify"
     return None
 
 
 def decode_addr(addr: int) -> tuple:
-    """What an AXI address maps to: ("desc", page, ch, offset) for a write channel's
-    descriptor line, ("read_ch", page, ch), ("status", page, ch), ("coll", page, group),
+    """What an AXI address maps to: ("desc", page, ch, offset) for a channel's
+    descriptor line (write or read channel), ("status", page, ch), ("coll", page, group),
     ("err", page, ch), ("reg", name), ("unmapped",)."""
     stride, lb = C["PAGE_STRIDE"], C["DESC_LINE_BYTES"]
     if addr < C["NUM_PAGES"] * stride:
@@ -398,14 +408,12 @@ def decode_addr(addr: int) -> tuple:
         d0, s0, c0, e0 = C["DESC_OFFSET"], C["STATUS_OFFSET"], C["COLL_OFFSET"], C["ERR_OFFSET"]
         if d0 <= off < d0 + lb * C["CH_PER_PAGE"]:
             ch, o = divmod(off - d0, lb)
-            if ch < C["WR_CH_PER_PAGE"]:
-                return ("desc", page, ch, o)
-            return ("read_ch", page, ch)
-        if s0 <= off < s0 + 8 * C["WR_CH_PER_PAGE"]:
+            return ("desc", page, ch, o)
+        if s0 <= off < s0 + 8 * C["CH_PER_PAGE"]:
             return ("status", page, (off - s0) // 8)
-        if c0 <= off < c0 + 8 * (C["WR_CH_PER_PAGE"] // 32):
+        if c0 <= off < c0 + 8 * (C["CH_PER_PAGE"] // 32):
             return ("coll", page, (off - c0) // 8)
-        if e0 <= off < e0 + 8 * C["WR_CH_PER_PAGE"]:
+        if e0 <= off < e0 + 8 * C["CH_PER_PAGE"]:
             return ("err", page, (off - e0) // 8)
         return ("unmapped",)
     rb = C["REG_BASE"]
@@ -588,7 +596,7 @@ class HostPort:
         if acc.line == 1:
             return True, self._start(page, ch - 1, Descriptor.from_lines(acc.line0, line))
         d = Descriptor.from_lines(line)
-        nxt = ch + 1 < C["WR_CH_PER_PAGE"] and self.blocked(page, ch + 1)
+        nxt = ch + 1 < C["CH_PER_PAGE"] and self.blocked(page, ch + 1)
         why = descriptor_refusal(d, ch, next_busy=bool(d.long_desc and nxt))
         if why is not None:
             self.st[(page, ch)] = C["ST_ERROR"]
@@ -603,7 +611,7 @@ class HostPort:
         return True, self._start(page, ch, d)
 
     def _refused_line_beat(self, bt: Beat, page: int, ch: int, skip_hit: bool) -> None:
-        """The skip rules for a refused beat addressed to write channel ch of page."""
+        """The skip rules for a refused beat addressed to channel ch of page."""
         words, lng = carried(bt, self.p.bus_bytes)
         full = (1 << (C["DESC_LINE_BYTES"] // 8)) - 1
         acc = self.acc.get(page)
@@ -796,13 +804,16 @@ class Scoreboard:
         self.seqs: set[int] = set()
         self.port_last = {"blk": -1, "pkt": -1}
         self.n = dict(posted=0, blocks=0, inline=0, control=0, ack=0, nack=0, stale=0,
-                      retired=0)
+                      retired=0, read=0)
 
     # ---------------------------------------------------------- posting
     def post(self, page: int, ch: int, d: Descriptor) -> Transfer:
         x = xfer_index(page, ch)
         if x in self.active:
             raise ModelError(f"test bug: transfer {x} posted while one is active")
+        if ch >= C["WR_CH_PER_PAGE"] and (d.is_inline or d.notify):
+            raise ModelError(f"test bug: read descriptor with is_inline or notify in {x}")
+        self.n["read"] += int(ch >= C["WR_CH_PER_PAGE"])
         c = transfer_class(d, self.p)
         if d.is_inline:
             t = Transfer(page, ch, d, c, 1, [], expected_inline(d, page, ch), None)
@@ -896,6 +907,8 @@ class Scoreboard:
         kind = "inline" if f["kind"] == C["PKT_INLINE"] else "control"
         what = f"{kind} packet xfer {f['xfer']} tid {f['tid']} seq {f['seq']}"
         t = self._xfer(f["xfer"], what)
+        if t.ch >= C["WR_CH_PER_PAGE"]:
+            raise ModelError(f"{what}: a packet of a read transfer (only blocks)")
         if f["kind"] == C["PKT_INLINE"]:
             if not t.desc.is_inline:
                 raise ModelError(f"{what}: inline packet of a memory transfer")

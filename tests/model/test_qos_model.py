@@ -252,6 +252,10 @@ def test_descriptor_roundtrip():
     (Descriptor(size=33), 0, False, None),                   # a memory transfer
     (Descriptor(size=100, long_desc=1), 2, False, None),
     (Descriptor(size=100), 2, True, None),                   # not long: c+1 irrelevant
+    (Descriptor(size=100, notify=1), 64, False, "read descriptor with is_inline or notify"),
+    (Descriptor(size=5, is_inline=1), 127, False, "read descriptor with is_inline or notify"),
+    (Descriptor(size=100, long_desc=1, rkey=7), 64, False, None),   # a read descriptor
+    (Descriptor(size=100, notify=1), 63, False, None),       # a write channel
 ])
 def test_descriptor_refusal(d, ch, nb, why):
     assert descriptor_refusal(d, ch, nb) == why
@@ -260,17 +264,19 @@ def test_descriptor_refusal(d, ch, nb, why):
 def test_decode_addr():
     assert decode_addr(desc_addr(3, 5) + 8) == ("desc", 3, 5, 8)
     assert decode_addr(desc_addr(15, 63) + 31) == ("desc", 15, 63, 31)
-    assert decode_addr(desc_addr(2, 64)) == ("read_ch", 2, 64)
-    assert decode_addr(desc_addr(2, 127) + 31) == ("read_ch", 2, 127)
+    assert decode_addr(desc_addr(2, 64)) == ("desc", 2, 64, 0)
+    assert decode_addr(desc_addr(2, 127) + 31) == ("desc", 2, 127, 31)
     assert decode_addr(status_addr(1, 63)) == ("status", 1, 63)
+    assert decode_addr(status_addr(1, 127)) == ("status", 1, 127)
     assert decode_addr(coll_addr(1, 1)) == ("coll", 1, 1)
-    assert decode_addr(coll_addr(1, 2)) == ("unmapped",)
+    assert decode_addr(coll_addr(1, 3)) == ("coll", 1, 3)
+    assert decode_addr(coll_addr(1, 4)) == ("unmapped",)
     assert decode_addr(err_addr(1, 0)) == ("err", 1, 0)
-    assert decode_addr(err_addr(4, 63) + 7) == ("err", 4, 63)
-    assert decode_addr(err_addr(4, 64)) == ("unmapped",)
+    assert decode_addr(err_addr(4, 127) + 7) == ("err", 4, 127)
+    assert decode_addr(err_addr(4, 128)) == ("unmapped",)
     assert decode_addr(reg_addr("CNT_DONE") + 4) == ("reg", "CNT_DONE")
     assert decode_addr(reg_addr("CNT_DONE") + 8) == ("unmapped",)
-    assert decode_addr(0x1800) == ("unmapped",)
+    assert decode_addr(0x1C00) == ("unmapped",)
     assert decode_addr((1 << 18) - 8) == ("unmapped",)
 
 
@@ -292,11 +298,12 @@ def test_beat_refusals(bus):
     assert hp.beat_refusal(beat(a + 8, 16)) == "address not aligned to the beat size"
     assert hp.beat_refusal(beat(a, 8, a, a + 4)) == "strobes are not the addressed bytes"
     assert hp.beat_refusal(beat(a, 8, burst=0)) == "burst not INCR"
-    assert hp.beat_refusal(beat(desc_addr(1, 64), 8)) == "read_ch address"
+    assert hp.beat_refusal(beat(desc_addr(1, 64), 8)) is None
+    assert hp.beat_refusal(beat(err_addr(1, 64), 8)) == "err address"
     assert hp.beat_refusal(beat(status_addr(1, 4), 8)) == "status address"
     assert hp.beat_refusal(beat(coll_addr(1, 0), 8)) == "coll address"
     assert hp.beat_refusal(beat(reg_addr("ID"), 8)) == "reg address"
-    assert hp.beat_refusal(beat(0x1800, 8)) == "unmapped address"
+    assert hp.beat_refusal(beat(0x1C00, 8)) == "unmapped address"
 
 
 def run_writes(hp, writes):

@@ -15,7 +15,9 @@ the core) is compared with the model's count of transfers in flight whenever the
 is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in its fields of bits 63:32.
 
   qos_random                 N random transfers (1 B .. 1 MB, every class, random
-                             alignment, priorities, pages, channels, notify, 32/64-byte
+                             alignment, priorities, pages, write and read channels (a
+                             read transfer: blocks with xfer bit 6 set, no packet, its
+                             channel's status), notify, 32/64-byte
                              descriptors, line / descriptor / word / 8-byte-beat writes,
                              several pages' words interleaved), random phases of
                              backpressure, ACK delay, load and duplicate ACKs (which
@@ -76,7 +78,7 @@ from tools.formats import (BLOCK_DESC, C, ERR_INFO, FORMAT_VERSION, ID_REG, PARA
 
 ST_IDLE, ST_BUSY, ST_DONE, ST_ERROR = C["ST_IDLE"], C["ST_BUSY"], C["ST_DONE"], C["ST_ERROR"]
 ST_NAME = {ST_IDLE: "IDLE", ST_BUSY: "BUSY", ST_DONE: "DONE", ST_ERROR: "ERROR"}
-NPAGES, NWCH = C["NUM_PAGES"], C["WR_CH_PER_PAGE"]
+NPAGES, NWCH, NCH = C["NUM_PAGES"], C["WR_CH_PER_PAGE"], C["CH_PER_PAGE"]
 RESET_WAIT = 1100          # cycles after reset before posting when the top has no `ready`
                            # (ID pools fill in 592, pending valid bits clear in 1024)
 LATENCY_TARGET = 8         # docs/qos.md: last descriptor beat -> first output valid
@@ -295,6 +297,7 @@ class TB:
         self.note_load()
         self.outs.append(Out(self.now, "blk", "block", f["xfer"], f["block"], f["tid"],
                              f["seq"], f["fid"], t))
+        self.cov["read blocks"] += int(f["xfer"] % NCH >= NWCH)
         self._answer(f["tid"], f["seq"], t)
 
     def note_load(self):
@@ -350,6 +353,8 @@ class TB:
                 else t.cls.value + (" long" if d.long_desc else ""))
         self.cov[kind] += 1
         self.cov["notify"] += d.notify
+        self.cov["read transfers"] += int(ch >= NWCH)
+        self.cov["read long"] += int(ch >= NWCH and bool(d.long_desc))
         self.cov["unaligned"] += int(not d.is_inline and d.dst_addr % self.p.block_size != 0)
         self.cov["wraps 2^64"] += int(not d.is_inline and d.dst_addr + d.size > MASK64 + 1)
         s = Slot(page, ch, t)
@@ -549,6 +554,7 @@ class TB:
         issued = self.now
         v = await self.read64(coll_addr(page, group))
         self.cov["collective reads"] += 1
+        self.cov["read collective reads"] += int(32 * group >= NWCH)
         for i in range(32):
             self.observe(page, 32 * group + i, (v >> (2 * i)) & 3, issued)
         return v
@@ -614,7 +620,7 @@ class TB:
 
     async def check_all_idle(self) -> None:
         for page in range(NPAGES):
-            for g in range(NWCH // 32):
+            for g in range(NCH // 32):
                 v = await self.read64(coll_addr(page, g))
                 assert v == 0, f"page {page} group {g} not all IDLE: {v:#018x}"
 
@@ -681,14 +687,15 @@ def rand_dst(rng: random.Random, bs: int) -> int:
     return MASK64 - rng.getrandbits(21)           # wraps at 2^64
 
 
-def gen_desc(rng: random.Random, p: Params, long_ok: bool) -> Descriptor:
+def gen_desc(rng: random.Random, p: Params, long_ok: bool, read: bool = False) -> Descriptor:
     """A random legal descriptor hitting every class: inline short/long, TID-only,
-    1xFID, 4xFID, and the class thresholds."""
+    1xFID, 4xFID, and the class thresholds; with read, a read descriptor (a read
+    channel's: no inline payload, no notify; a long one carries rkey and lkey)."""
     bs, cm, mp = p.block_size, p.cm_min_bytes, p.mp_min_bytes
     common = dict(dst_node=rng.getrandbits(16), tag=rng.getrandbits(32),
-                  prio=rng.getrandbits(4), notify=int(rng.random() < 0.5),
+                  prio=rng.getrandbits(4), notify=0 if read else int(rng.random() < 0.5),
                   multipath=int(rng.random() < 0.3))
-    r = rng.random()
+    r = 1.0 if read else rng.random()
     if r < 0.18 or (r < 0.30 and not long_ok):
         return Descriptor(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64),
                           size=rng.randint(1, 8), is_inline=1, **common)
@@ -709,8 +716,10 @@ def gen_desc(rng: random.Random, p: Params, long_ok: bool) -> Descriptor:
     else:
         size = rng.choice([cm - 1, cm, mp - 1, mp, bs - 1, bs, bs + 1, MB, 32, 33, 1])
     long_desc = int(long_ok and rng.random() < 0.25)
+    lkey = rng.getrandbits(32) * long_desc if read else 0
     return Descriptor(src_addr=rng.getrandbits(64), dst_addr=rand_dst(rng, bs), size=size,
-                      long_desc=long_desc, rkey=rng.getrandbits(32) * long_desc, **common)
+                      long_desc=long_desc, rkey=rng.getrandbits(32) * long_desc,
+                      inline_hi=lkey, **common)
 
 
 PHASE = dict(blk=[0.0, 0.2, 0.5, 0.9], pkt=[0.0, 0.2, 0.5, 0.9], ack_idle=[0.0, 0.3, 0.7],
@@ -757,12 +766,12 @@ async def qos_random(dut):
         pages = rng.sample(range(lane, NPAGES, NLANES), rng.choice([1, 1, 1, 2, 3]))
         items = []
         for page in pages:
-            free = [c for c in range(NWCH) if (page, c) not in tb.occupied]
+            free = [c for c in range(NCH) if (page, c) not in tb.occupied]
             if not free:
                 continue
             ch = rng.choice(free)
             long_ok = ch % 2 == 0 and (page, ch + 1) not in tb.occupied
-            d = gen_desc(rng, p, long_ok)
+            d = gen_desc(rng, p, long_ok, read=ch >= NWCH)
             mode = rng.choices(["line", "desc", "words", "beats8"], [4, 2, 3, 1])[0]
             items.append((page, ch, d, mode if len(pages) == 1 else "words"))
             posted += 1
@@ -786,7 +795,8 @@ async def qos_random(dut):
                   tb.sb.n["control"], tb.now, dict(sorted(tb.cov.items())))
     for k in ("inline short", "inline long", "TID-only", "1xFID", "4xFID", "TID-only long",
               "1xFID long", "4xFID long", "mode words", "mode beats8", "mode desc",
-              "jobs interleaving pages", "single reads", "collective reads"):
+              "jobs interleaving pages", "single reads", "collective reads",
+              "read transfers", "read blocks", "read long", "read collective reads"):
         assert tb.cov[k] > 0 or n < 1000, f"random stimulus never produced {k}"
     await tb.check_counters()
     await tb.check_all_idle()
@@ -1005,13 +1015,14 @@ async def qos_interleaved_pages(dut):
 @cocotb.test()
 async def qos_bad_input(dut):
     """Every refusal of docs/qos.md. Beats (SLVERR, nothing written, nothing changes):
-    size below 8 bytes, unaligned, strobes, FIXED/WRAP burst, read channel, status /
+    size below 8 bytes, unaligned, strobes, FIXED/WRAP burst, status / error reason /
     collective / register / unmapped address, BUSY channel, second half of a BUSY long
     descriptor, page assembling another line, line 1 of a refused long descriptor (a
     64-byte descriptor to a BUSY channel pair, a refused line 1, a bad long descriptor:
     both channels' status untouched but for the bad one's ERROR, nothing started).
     Descriptors (SLVERR + ERROR, error reason ERR_BAD_DESC): size 0, size above 2^32,
-    inline above 32, inline 9..32 short, long in an odd channel, long with c+1 BUSY.
+    inline above 32, inline 9..32 short, long in an odd channel, long with c+1 BUSY, a
+    read descriptor with is_inline or notify (D7).
     Borderline descriptors are accepted; a descriptor may be posted over ERROR. A
     transfer in another page runs through it all unharmed.
     (A beat size above the bus width cannot be produced by AxiMaster: not covered.)"""
@@ -1048,11 +1059,13 @@ async def qos_bad_input(dut):
     await refused(Write(a0, line[:4], 3), "8-byte beat with 4 strobes", (3, 0))
     await refused(Write(a0, line[:8], 3, int(AxiBurstType.FIXED)), "FIXED burst")
     await refused(Write(a0, line[:16], 3, int(AxiBurstType.WRAP)), "WRAP burst", (3, 0))
-    for addr, why in ((desc_addr(3, 64), "read channel 64"),
-                      (desc_addr(3, 127), "read channel 127"),
+    for addr, why in ((err_addr(3, 64), "error reason of read channel 64"),
+                      (status_addr(3, 127), "single status of read channel 127"),
                       (status_addr(3, 0), "single status"), (coll_addr(3, 1), "collective"),
+                      (coll_addr(3, 3), "collective of read channels 96..127"),
                       (reg_addr("ID"), "ID register"), (reg_addr("CNT_DONE"), "counter"),
-                      (page_base(3) + 0x1800, "unmapped in a page"),
+                      (coll_addr(3, NCH // 32), "unmapped in a page"),
+                      (err_addr(3, NCH), "unmapped in a page, after the error reasons"),
                       (reg_addr("CNT_DONE") + 8, "unmapped after the registers"),
                       ((1 << 18) - 32, "top of the address space")):
         await refused(Write(addr, bytes(8), 3), why)
@@ -1086,7 +1099,11 @@ async def qos_bad_input(dut):
            (12, Descriptor(size=33, is_inline=1, long_desc=1)),
            (14, Descriptor(size=33, is_inline=1)), (15, Descriptor(size=9, is_inline=1)),
            (16, Descriptor(size=32, is_inline=1)), (17, Descriptor(size=100, long_desc=1)),
-           (20, Descriptor(size=100, long_desc=1))]        # 21 is BUSY
+           (20, Descriptor(size=100, long_desc=1)),        # 21 is BUSY
+           # D7: read descriptors with is_inline or notify
+           (64, Descriptor(size=100, notify=1)), (65, Descriptor(size=5, is_inline=1)),
+           (67, Descriptor(size=8, is_inline=1, notify=1)),
+           (68, Descriptor(size=1 << 20, notify=1, long_desc=1, rkey=3))]
     for ch, d in bad:
         for w in post_writes(d, 3, ch, "words", rng, p.bus_bytes):
             if w.addr < desc_addr(3, ch) + C["DESC_LINE_BYTES"]:      # line 0 only
