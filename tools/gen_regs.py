@@ -12,8 +12,9 @@ Outputs (committed):
   rtl/generated/qrdma_nic_csr{,_pkg}.sv  the same for the NIC's registers (qrdma_nic_regs)
   sw/include/qrdma_regs.h                peakrdl-cheader: struct qrdma_regs_t (offsets from
                                          REG_BASE) and field masks / positions
-  sw/include/qrdma_counters.h            the counter list (registers with qrdma_stat) as an
-                                         X-macro, for libqrdma's enum and table
+  sw/include/qrdma_counters.h            the counter list (registers with qrdma_stat) and the
+                                         list of every register, as X-macros, for libqrdma's
+                                         enum and table and the fake device
   docs/registers.md                      peakrdl-markdown
 """
 from __future__ import annotations
@@ -47,12 +48,17 @@ def _counters_h() -> str:
          " * X(NAME, member of qrdma_regs_t). */",
          "#define QRDMA_COUNTERS(X) \\"]
     names = set(regs.STATS)
-    rows = []
+    rows, every = [], []
     for blk in top.children():
         for r in blk.registers():
+            x = f"    X({r.inst_name}, {blk.inst_name}.{r.inst_name})"
+            every.append(x)
             if r.inst_name in names:
-                rows.append(f"    X({r.inst_name}, {blk.inst_name}.{r.inst_name})")
+                rows.append(x)
     o += [x + " \\" for x in rows[:-1]] + [rows[-1]]
+    o += ["", "/* Every register, in address order: X(NAME, member of qrdma_regs_t). */",
+          "#define QRDMA_REGISTERS(X) \\"]
+    o += [x + " \\" for x in every[:-1]] + [every[-1]]
     o += ["", "#endif /* QRDMA_COUNTERS_H */", ""]
     return "\n".join(o)
 

@@ -275,12 +275,16 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
 /* ------------------------------------------------------------------------ memory windows */
 
 /* Remote memory protection (docs/protection.md). A node's memory is closed to remote
- * writes until it registers windows: a DATA or INLINE packet is written only inside a
- * window of its protection domain (the sender's page) whose remote key it carries and
- * which permits remote writes; otherwise the sender's transfer ends in ERROR with reason
- * QRDMA_ERR_REMOTE_ACCESS. The sender puts the key in struct qrdma_write's rkey. */
+ * writes and reads until it registers windows: a DATA or INLINE packet is written only
+ * inside a window of its protection domain (the sender's page) whose remote key it
+ * carries and which permits remote writes; otherwise the sender's transfer ends in ERROR
+ * with reason QRDMA_ERR_REMOTE_ACCESS. The sender puts the key in struct qrdma_write's
+ * rkey. A read (struct qrdma_read) needs a window with remote-read permission at the
+ * node read (rkey) and one with local-write permission at the reading node for the data
+ * that comes back (lkey). */
 #define QRDMA_MR_REMOTE_WRITE 1u
 #define QRDMA_MR_REMOTE_READ  2u   /* remote reads (qrdma_read.rkey) may read the window */
+#define QRDMA_MR_LOCAL_WRITE  4u   /* this node's reads (qrdma_read.lkey) may land in it */
 
 struct qrdma_mr {
     uint32_t rkey;     /* remote key: index << QRDMA_RKEY_TAG_W | tag (tag 1..255, never 0) */
@@ -292,8 +296,8 @@ struct qrdma_mr {
 };
 
 /* Register a window of this node's memory [addr, addr + len) for remote access by
- * protection domain pd (0..NUM_PAGES-1) with `access` (QRDMA_MR_REMOTE_WRITE and/or
- * QRDMA_MR_REMOTE_READ): takes a free table entry, gives it a tag other than its last
+ * protection domain pd (0..NUM_PAGES-1) with `access` (QRDMA_MR_REMOTE_WRITE,
+ * QRDMA_MR_REMOTE_READ, QRDMA_MR_LOCAL_WRITE, any of them): takes a free table entry, gives it a tag other than its last
  * one (so a stale key of the entry misses), writes WIN_BASE, WIN_LEN, WIN_CTRL. *out
  * holds the key to give the senders. QRDMA_EINVAL (len 0, addr + len beyond 2^64, bad
  * pd or access), QRDMA_ENOMEM (table full). */

@@ -49,4 +49,67 @@
     X(RX_READ_REQS, nic.RX_READ_REQS) \
     X(RX_READ_DROP, nic.RX_READ_DROP)
 
+/* Every register, in address order: X(NAME, member of qrdma_regs_t). */
+#define QRDMA_REGISTERS(X) \
+    X(ID, eng.ID) \
+    X(PARAMS, eng.PARAMS) \
+    X(CNT_DESC_OK, eng.CNT_DESC_OK) \
+    X(CNT_DESC_ERR, eng.CNT_DESC_ERR) \
+    X(CNT_BLOCKS, eng.CNT_BLOCKS) \
+    X(CNT_INLINE, eng.CNT_INLINE) \
+    X(CNT_CONTROL, eng.CNT_CONTROL) \
+    X(CNT_ACK, eng.CNT_ACK) \
+    X(CNT_NACK, eng.CNT_NACK) \
+    X(CNT_STALE, eng.CNT_STALE) \
+    X(CNT_DONE, eng.CNT_DONE) \
+    X(NODE_ID, nic.NODE_ID) \
+    X(NQ_BASE, nic.NQ_BASE) \
+    X(NQ_SIZE, nic.NQ_SIZE) \
+    X(NQ_HEAD, nic.NQ_HEAD) \
+    X(NQ_TAIL, nic.NQ_TAIL) \
+    X(TX_DATA_PKTS, nic.TX_DATA_PKTS) \
+    X(TX_CTRL_PKTS, nic.TX_CTRL_PKTS) \
+    X(TX_BYTES, nic.TX_BYTES) \
+    X(RX_DATA_PKTS, nic.RX_DATA_PKTS) \
+    X(RX_CTRL_PKTS, nic.RX_CTRL_PKTS) \
+    X(RX_BYTES, nic.RX_BYTES) \
+    X(RX_CRC_DROP, nic.RX_CRC_DROP) \
+    X(RX_DUP_DROP, nic.RX_DUP_DROP) \
+    X(RX_STALE_DROP, nic.RX_STALE_DROP) \
+    X(RX_BAD_DROP, nic.RX_BAD_DROP) \
+    X(RX_NOTIFS, nic.RX_NOTIFS) \
+    X(TX_DATA_BYTES, nic.TX_DATA_BYTES) \
+    X(TX_MEM_ERR, nic.TX_MEM_ERR) \
+    X(TX_SLOT_STALL, nic.TX_SLOT_STALL) \
+    X(TX_LINK_STALL, nic.TX_LINK_STALL) \
+    X(RX_MEM_ERR, nic.RX_MEM_ERR) \
+    X(RX_NACKS, nic.RX_NACKS) \
+    X(RX_NOTIF_OFF, nic.RX_NOTIF_OFF) \
+    X(RX_NQ_WAIT, nic.RX_NQ_WAIT) \
+    X(RX_LINK_STALL, nic.RX_LINK_STALL) \
+    X(RX_EVT_STALL, nic.RX_EVT_STALL) \
+    X(RX_RSP_PEAK, nic.RX_RSP_PEAK) \
+    X(RX_NTF_PEAK, nic.RX_NTF_PEAK) \
+    X(RETX_TIMEOUT, nic.RETX_TIMEOUT) \
+    X(RETRY_LIMIT, nic.RETRY_LIMIT) \
+    X(TX_WINDOW, nic.TX_WINDOW) \
+    X(LINK_CREDITS, nic.LINK_CREDITS) \
+    X(NODE_MASK, nic.NODE_MASK) \
+    X(TX_TIMEOUTS, nic.TX_TIMEOUTS) \
+    X(TX_UNREACH, nic.TX_UNREACH) \
+    X(TX_RETX, nic.TX_RETX) \
+    X(RX_REDO, nic.RX_REDO) \
+    X(RX_REDO_DROP, nic.RX_REDO_DROP) \
+    X(RX_MISS, nic.RX_MISS) \
+    X(RX_MISS_DROP, nic.RX_MISS_DROP) \
+    X(TX_MISS_RETX, nic.TX_MISS_RETX) \
+    X(EPOCH, nic.EPOCH) \
+    X(PROT_CTRL, nic.PROT_CTRL) \
+    X(WIN_BASE, nic.WIN_BASE) \
+    X(WIN_LEN, nic.WIN_LEN) \
+    X(WIN_CTRL, nic.WIN_CTRL) \
+    X(RX_PROT_DROP, nic.RX_PROT_DROP) \
+    X(RX_READ_REQS, nic.RX_READ_REQS) \
+    X(RX_READ_DROP, nic.RX_READ_DROP)
+
 #endif /* QRDMA_COUNTERS_H */

@@ -714,7 +714,7 @@ int qrdma_mr_reg(qrdma_node *n, unsigned pd, uint64_t addr, uint64_t len, unsign
                  struct qrdma_mr *out)
 {
     if (!n || !out || len == 0 || addr + len - 1 < addr || pd >= QRDMA_NUM_PAGES
-        || !access || (access & ~(QRDMA_MR_REMOTE_WRITE | QRDMA_MR_REMOTE_READ)))
+        || !access || (access & ~(QRDMA_MR_REMOTE_WRITE | QRDMA_MR_REMOTE_READ | QRDMA_MR_LOCAL_WRITE)))
         return QRDMA_EINVAL;
     uint32_t i = 0;
     while (i < n->info.prot_windows && n->win_used[i])
@@ -729,7 +729,8 @@ int qrdma_mr_reg(qrdma_node *n, unsigned pd, uint64_t addr, uint64_t len, unsign
         e = wr(n, QRDMA_REG(nic.WIN_CTRL),
                WIN_CTRL(INDEX, i) | WIN_CTRL(TAG, tag) | WIN_CTRL(PD, pd)
                | WIN_CTRL(RWR, (access & QRDMA_MR_REMOTE_WRITE) != 0)
-               | WIN_CTRL(RRD, (access & QRDMA_MR_REMOTE_READ) != 0) | WIN_CTRL(VALID, 1));
+               | WIN_CTRL(RRD, (access & QRDMA_MR_REMOTE_READ) != 0)
+               | WIN_CTRL(LWR, (access & QRDMA_MR_LOCAL_WRITE) != 0) | WIN_CTRL(VALID, 1));
     if (e)
         return e;
     n->win_used[i] = 1;

@@ -10,6 +10,7 @@
 #include "fake_nic.h"
 
 #include "qrdma_backend_mmap.h"
+#include "qrdma_counters.h"
 #include "qrdma_fmt.h"
 
 #include <stdio.h>
@@ -95,24 +96,9 @@ static int reg_idx(uint64_t addr)
 
 static int reg_exists(uint64_t addr)
 {
-    static const uint64_t all[] = {
-        QRDMA_REG(eng.ID), QRDMA_REG(eng.PARAMS), QRDMA_REG(eng.CNT_DESC_OK), QRDMA_REG(eng.CNT_DESC_ERR),
-        QRDMA_REG(eng.CNT_BLOCKS), QRDMA_REG(eng.CNT_INLINE), QRDMA_REG(eng.CNT_CONTROL), QRDMA_REG(eng.CNT_ACK),
-        QRDMA_REG(eng.CNT_NACK), QRDMA_REG(eng.CNT_STALE), QRDMA_REG(eng.CNT_DONE), QRDMA_REG(nic.NODE_ID),
-        QRDMA_REG(nic.NQ_BASE), QRDMA_REG(nic.NQ_SIZE), QRDMA_REG(nic.NQ_HEAD), QRDMA_REG(nic.NQ_TAIL),
-        QRDMA_REG(nic.TX_DATA_PKTS), QRDMA_REG(nic.TX_CTRL_PKTS), QRDMA_REG(nic.TX_BYTES),
-        QRDMA_REG(nic.RX_DATA_PKTS), QRDMA_REG(nic.RX_CTRL_PKTS), QRDMA_REG(nic.RX_BYTES),
-        QRDMA_REG(nic.RX_CRC_DROP), QRDMA_REG(nic.RX_DUP_DROP), QRDMA_REG(nic.RX_STALE_DROP),
-        QRDMA_REG(nic.RX_BAD_DROP), QRDMA_REG(nic.RX_NOTIFS), QRDMA_REG(nic.TX_DATA_BYTES), QRDMA_REG(nic.TX_MEM_ERR),
-        QRDMA_REG(nic.TX_SLOT_STALL), QRDMA_REG(nic.TX_LINK_STALL), QRDMA_REG(nic.RX_MEM_ERR), QRDMA_REG(nic.RX_NACKS),
-        QRDMA_REG(nic.RX_NOTIF_OFF), QRDMA_REG(nic.RX_NQ_WAIT), QRDMA_REG(nic.RX_LINK_STALL), QRDMA_REG(nic.RX_EVT_STALL),
-        QRDMA_REG(nic.RX_RSP_PEAK), QRDMA_REG(nic.RX_NTF_PEAK), QRDMA_REG(nic.NODE_MASK),
-        QRDMA_REG(nic.TX_TIMEOUTS), QRDMA_REG(nic.TX_UNREACH), QRDMA_REG(nic.TX_RETX),
-        QRDMA_REG(nic.RX_REDO), QRDMA_REG(nic.RX_REDO_DROP), QRDMA_REG(nic.RX_MISS),
-        QRDMA_REG(nic.RX_MISS_DROP), QRDMA_REG(nic.TX_MISS_RETX), QRDMA_REG(nic.EPOCH),
-        QRDMA_REG(nic.PROT_CTRL), QRDMA_REG(nic.WIN_BASE), QRDMA_REG(nic.WIN_LEN),
-        QRDMA_REG(nic.WIN_CTRL), QRDMA_REG(nic.RX_PROT_DROP),
-    };
+#define QRDMA_REG_OF(name, member) QRDMA_REG(member),
+    static const uint64_t all[] = {QRDMA_REGISTERS(QRDMA_REG_OF)};
+#undef QRDMA_REG_OF
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i] == addr)
             return 1;

@@ -635,7 +635,7 @@ static void test_windows(void)
     EQ(qrdma_mr_reg(n, 3, ~0ULL - 10, 12, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_EINVAL, "past 2^64 -> EINVAL");
     EQ(qrdma_mr_reg(n, 16, 0x10000, 8, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_EINVAL, "pd 16 -> EINVAL");
     EQ(qrdma_mr_reg(n, 3, 0x10000, 8, 0, &mr[0]), QRDMA_EINVAL, "no access -> EINVAL");
-    EQ(qrdma_mr_reg(n, 3, 0x10000, 8, 4, &mr[0]), QRDMA_EINVAL, "unknown access -> EINVAL");
+    EQ(qrdma_mr_reg(n, 3, 0x10000, 8, 8, &mr[0]), QRDMA_EINVAL, "unknown access -> EINVAL");
     EQ(qrdma_mr_reg(n, 3, 0x12340, 0x1000, QRDMA_MR_REMOTE_WRITE, &mr[0]), QRDMA_OK, "register");
     EQ(fake_reg(F, 0, QRDMA_REG(nic.WIN_BASE)), 0x12340, "WIN_BASE");
     EQ(fake_reg(F, 0, QRDMA_REG(nic.WIN_LEN)), 0x1000, "WIN_LEN");
@@ -644,6 +644,7 @@ static void test_windows(void)
     EQ(WCTRL(c, PD), 3, "pd 3");
     EQ(WCTRL(c, RWR), 1, "write permission");
     EQ(WCTRL(c, RRD), 0, "no read permission");
+    EQ(WCTRL(c, LWR), 0, "no local-write permission");
     EQ(WCTRL(c, VALID), 1, "valid");
     EQ(mr[0].rkey, WCTRL(c, TAG), "key: entry 0, the tag written");
     OK(WCTRL(c, TAG) != 0, "tag never 0");
@@ -651,6 +652,12 @@ static void test_windows(void)
         EQ(qrdma_mr_reg(n, 0, 0x100000 * (uint64_t)i, 64, QRDMA_MR_REMOTE_WRITE | QRDMA_MR_REMOTE_READ, &mr[i]),
            QRDMA_OK, "register another");
     EQ(mr[3].index, 3, "entries in order");
+    c = fake_reg(F, 0, QRDMA_REG(nic.WIN_CTRL));
+    EQ(WCTRL(c, RWR) + 2 * WCTRL(c, RRD) + 4 * WCTRL(c, LWR), 3, "write and read permission");
+    EQ(qrdma_mr_dereg(n, &mr[3]), QRDMA_OK, "deregister entry 3");
+    EQ(qrdma_mr_reg(n, 2, 0x400000, 64, QRDMA_MR_LOCAL_WRITE, &mr[3]), QRDMA_OK, "register local write");
+    c = fake_reg(F, 0, QRDMA_REG(nic.WIN_CTRL));
+    EQ(WCTRL(c, RWR) + 2 * WCTRL(c, RRD) + 4 * WCTRL(c, LWR), 4, "local-write permission alone");
     EQ(mr[3].rkey >> QRDMA_RKEY_TAG_W, 3, "key indexes entry 3");
     EQ(qrdma_mr_reg(n, 0, 0, 64, QRDMA_MR_REMOTE_WRITE, &mr[4]), QRDMA_ENOMEM, "table full -> ENOMEM");
     EQ(qrdma_mr_dereg(n, &mr[0]), QRDMA_OK, "deregister");

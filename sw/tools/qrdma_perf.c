@@ -8,8 +8,12 @@
  * chosen at link time (qrdma_tool_backend_open: the simulation harness, the mmap backend,
  * or the unit tests' fake device).
  *
- *   qrdma-perf write_bw | write_lat | msg_rate [options]
- *     -s SIZE   transfer size in bytes (write_bw 65536, write_lat 2, msg_rate 8)
+ *   qrdma-perf write_bw | write_lat | read_bw | read_lat | msg_rate [options]
+ *     read_bw / read_lat: node 0 reads node 1's buffers into its own (remote reads on
+ *     read channels, docs/nic.md "Remote reads"), memory mode only, without -N / -w;
+ *     the options as for write_bw / write_lat
+ *     -s SIZE   transfer size in bytes (write_bw, read_bw 65536, write_lat, read_lat 2,
+ *               msg_rate 8)
  *     -a        all sizes 2 B .. 8 MiB (powers of 2; inline mode: 2 .. 32 B)
  *     -n ITERS  transfers per size (write_bw 5000, write_lat 1000, msg_rate 10000)
  *     -b BYTES  cap iterations so that ITERS x SIZE <= BYTES (at least 2 iterations)
@@ -26,7 +30,10 @@
  *     -K        keyed writes (write_bw, write_lat): node 1's memory stays closed (no
  *               development mode) and a window over its buffers is registered for the
  *               posting page (qrdma_mr_reg); every transfer carries its key, so every
- *               descriptor is a 64-byte one on a channel pair (at most 32 outstanding)
+ *               descriptor is a 64-byte one on a channel pair (at most 32 outstanding).
+ *               Keyed reads (read_bw, read_lat): both nodes closed, a window with read
+ *               permission over node 1's buffers (rkey) and one with local-write
+ *               permission over node 0's (lkey)
  *     -N        every transfer asks for a notification; node 1's ring (256 entries) is
  *               drained and every entry checked field by field against its transfer
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
@@ -111,9 +118,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum test { T_WRITE_BW, T_WRITE_LAT, T_MSG_RATE };
+enum test { T_WRITE_BW, T_WRITE_LAT, T_MSG_RATE, T_READ_BW, T_READ_LAT };
 enum mode { M_MEM, M_INLINE, M_AUTO };
-static const char *test_names[] = {"write_bw", "write_lat", "msg_rate"};
+static const char *test_names[] = {"write_bw", "write_lat", "msg_rate", "read_bw", "read_lat"};
+static int is_read(enum test t) { return t == T_READ_BW || t == T_READ_LAT; }
+static int is_lat(enum test t) { return t == T_WRITE_LAT || t == T_READ_LAT; }
 static const char *mode_names[] = {"mem", "inline", "auto"};
 
 #define MIN_SIZE 2ULL
@@ -157,6 +166,7 @@ struct row {
     uint64_t align;         /* slot alignment */
     uint64_t notifs;        /* notifications checked */
     uint64_t w_ticks, w_bytes, w_done;           /* -w: window, RX_BYTES in it, DONE seen in it */
+    int read;                                    /* remote reads: node 1 sends the DATA */
     int cnt;                                     /* -c: cnt_d valid */
     uint64_t cnt_d[2][CNT_N];                    /* -c: counter differences, node 0 and node 1 */
 };
@@ -181,7 +191,7 @@ void perf_die(int code, const char *fmt, ...)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: qrdma-perf write_bw|write_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
+            "usage: qrdma-perf write_bw|write_lat|read_bw|read_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
             "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n"
@@ -277,6 +287,7 @@ struct run {
     uint64_t size, iters, stride;
     int inl;
     unsigned width, nch, out;     /* channel width, channels allocated, outstanding */
+    int read;                     /* read_bw / read_lat: remote reads on read channels */
     int ch[QRDMA_WR_CH_PER_PAGE]; /* allocated channels */
     struct qrdma_buf src, dst;
     uint64_t *t_post, *t_done;    /* per transfer (post order) / per completion (completion order) */
@@ -287,7 +298,8 @@ struct run {
     int notify;                   /* -N */
     int multipath;                /* -M */
     int keyed;                    /* -K: a window over dst, its key in every transfer */
-    struct qrdma_mr mr;
+    struct qrdma_mr mr;           /* -K: the window over the remote buffers (dst; reads: src) */
+    struct qrdma_mr lmr;          /* -K, reads: the window over the local buffers (dst) */
     uint16_t *x_slot, *x_chan;    /* per transfer: its slot and channel (notification checks) */
     uint8_t *x_notif;             /* per transfer: its notification was seen */
     uint64_t notifs;              /* notifications checked */
@@ -343,6 +355,30 @@ static void reserve(struct run *r, uint64_t n)
 
 static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
 {
+    if (r->read) {
+        struct qrdma_read rd = {
+            .src_addr = r->src.dev + r->align + k * r->stride,
+            .dst_addr = r->dst.dev + r->align + k * r->stride,
+            .size = r->size,
+            .src_node = qrdma_node_info(g.rx)->node_id,
+            .tag = (uint32_t)xfer,
+            .flags = r->multipath ? QRDMA_RD_MULTIPATH : 0,
+            .rkey = r->keyed ? r->mr.rkey : 0,
+            .lkey = r->keyed ? r->lmr.rkey : 0,
+        };
+        reserve(r, xfer + 1);
+        r->x_slot[xfer] = (uint16_t)k;
+        r->x_chan[xfer] = (uint16_t)chan;
+        perf_poison(dst_slot(r, k), src_slot(r, k), r->size);
+        r->t_post[xfer] = qrdma_now(g.tx);
+        int e = qrdma_post_read(g.pg, (unsigned)chan, &rd);
+        if (e)
+            perf_die(3, "post of read #%llu (size %llu, channel %d) failed: %s", (unsigned long long)xfer,
+                     (unsigned long long)r->size, chan, qrdma_strerror(e));
+        r->slot_xfer[k] = xfer;
+        r->slot_used[k] = 1;
+        return;
+    }
     struct qrdma_write wr = {
         .src_addr = r->src.dev + r->align + k * r->stride,
         .dst_addr = r->dst.dev + r->align + k * r->stride,
@@ -475,14 +511,19 @@ static void window_step(struct run *r, const struct opts *o, uint64_t posted)
     }
 }
 
+/* The source buffers on the node the data comes from (node 0 for writes, node 1 for
+ * reads), the destination buffers on the other. */
+static qrdma_node *src_node(const struct run *r) { return r->read ? g.rx : g.tx; }
+static qrdma_node *dst_node(const struct run *r) { return r->read ? g.tx : g.rx; }
+
 static int alloc_bufs(struct run *r, unsigned want)
 {
     for (unsigned s = want; s >= 1; s /= 2) {
         uint64_t bytes = r->align + s * r->stride;
-        if (qrdma_buf_alloc(g.tx, bytes, r->align, &r->src) == 0) {
-            if (qrdma_buf_alloc(g.rx, bytes, r->align, &r->dst) == 0)
+        if (qrdma_buf_alloc(src_node(r), bytes, r->align, &r->src) == 0) {
+            if (qrdma_buf_alloc(dst_node(r), bytes, r->align, &r->dst) == 0)
                 return (int)s;
-            qrdma_buf_free(g.tx, &r->src);
+            qrdma_buf_free(src_node(r), &r->src);
         }
     }
     return 0;
@@ -498,13 +539,14 @@ static struct row run_size(uint64_t size, const struct opts *o)
     r.notify = o->notify;
     r.multipath = o->multipath;
     r.keyed = o->keyed;
-    r.inl = o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX);
+    r.read = is_read(o->test);
+    r.inl = !r.read && (o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX));
     if (r.inl && size > QRDMA_INLINE_MAX)
         perf_die(1, "inline mode: size %llu above %llu bytes", (unsigned long long)size,
                  (unsigned long long)QRDMA_INLINE_MAX);
     r.width = (r.inl && size > QRDMA_INLINE_SHORT_MAX) || r.keyed ? 2 : 1;
     for (r.nch = 0; r.nch < QRDMA_WR_CH_PER_PAGE / r.width; r.nch++) {
-        r.ch[r.nch] = qrdma_chan_alloc(g.pg, r.width);
+        r.ch[r.nch] = r.read ? qrdma_chan_alloc_read(g.pg, r.width) : qrdma_chan_alloc(g.pg, r.width);
         if (r.ch[r.nch] < 0)
             perf_die(3, "channel allocation: %s", qrdma_strerror(r.ch[r.nch]));
     }
@@ -526,9 +568,13 @@ static struct row run_size(uint64_t size, const struct opts *o)
                 (unsigned long long)size, r.out, r.out);
     reserve(&r, o->window ? 1 : r.iters);
     int e;
-    if (r.keyed && (e = qrdma_mr_reg(g.rx, qrdma_page_index(g.pg), r.dst.dev, r.dst.size,
-                                     QRDMA_MR_REMOTE_WRITE, &r.mr)))
+    if (r.keyed && !r.read && (e = qrdma_mr_reg(g.rx, qrdma_page_index(g.pg), r.dst.dev, r.dst.size,
+                                                QRDMA_MR_REMOTE_WRITE, &r.mr)))
         perf_die(3, "window over the destination buffers: %s", qrdma_strerror(e));
+    if (r.keyed && r.read &&
+        ((e = qrdma_mr_reg(g.rx, qrdma_page_index(g.pg), r.src.dev, r.src.size, QRDMA_MR_REMOTE_READ, &r.mr)) ||
+         (e = qrdma_mr_reg(g.tx, qrdma_page_index(g.pg), r.dst.dev, r.dst.size, QRDMA_MR_LOCAL_WRITE, &r.lmr))))
+        perf_die(3, "windows over the read buffers: %s", qrdma_strerror(e));
     for (unsigned k = 0; k < r.out; k++)
         perf_fill(src_slot(&r, k), k, size);
     memset(r.dst.cpu, PERF_GUARD_BYTE, r.dst.size);
@@ -571,19 +617,20 @@ static struct row run_size(uint64_t size, const struct opts *o)
         /* r.out outstanding on channels ch[0..out-1] (slot k on ch[k]); collective polling */
         for (; posted < r.out; posted++)
             post(&r, (unsigned)posted, posted, r.ch[posted]);
-        int slot_of[QRDMA_WR_CH_PER_PAGE];
-        for (unsigned c = 0; c < QRDMA_WR_CH_PER_PAGE; c++)
+        int slot_of[QRDMA_CH_PER_PAGE];
+        for (unsigned c = 0; c < QRDMA_CH_PER_PAGE; c++)
             slot_of[c] = -1;
-        unsigned groups = 0;
+        unsigned groups = 0;  /* bit g: collective group g holds a channel in use */
         for (unsigned k = 0; k < r.out; k++) {
             slot_of[r.ch[k]] = (int)k;
-            if ((unsigned)r.ch[k] / 32 + 1 > groups)
-                groups = (unsigned)r.ch[k] / 32 + 1;
+            groups |= 1u << ((unsigned)r.ch[k] / 32);
         }
         uint64_t last = qrdma_now(g.tx);
         while (ndone < r.iters) {
             int progress = 0;
-            for (unsigned grp = 0; grp < groups; grp++) {
+            for (unsigned grp = 0; grp < QRDMA_CH_PER_PAGE / 32; grp++) {
+                if (!(groups >> grp & 1))
+                    continue;
                 struct qrdma_coll c;
                 int e = qrdma_poll_coll(g.pg, grp, &c);
                 uint64_t t_read = qrdma_now(g.tx);
@@ -630,7 +677,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
     verify_guards(&r);
 
     /* figures */
-    struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl,
+    struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl, .read = r.read,
                     .align = r.align, .notifs = r.notifs, .cnt = o->counters};
     for (unsigned n = 0; o->counters && n < 2; n++)
         for (unsigned i = 0; i < CNT_N; i++)
@@ -671,10 +718,11 @@ static struct row run_size(uint64_t size, const struct opts *o)
     w.t_p99 = ticks_us(r.lat[(i99 ? i99 : 1) - 1]);
     w.t_p999 = ticks_us(r.lat[(i999 ? i999 : 1) - 1]);
 
-    if (r.keyed && (e = qrdma_mr_dereg(g.rx, &r.mr)))
+    if (r.keyed && ((e = qrdma_mr_dereg(g.rx, &r.mr)) ||
+                    (r.read && (e = qrdma_mr_dereg(g.tx, &r.lmr)))))
         perf_die(3, "window deregistration: %s", qrdma_strerror(e));
-    qrdma_buf_free(g.tx, &r.src);
-    qrdma_buf_free(g.rx, &r.dst);
+    qrdma_buf_free(src_node(&r), &r.src);
+    qrdma_buf_free(dst_node(&r), &r.dst);
     for (unsigned c = 0; c < r.nch; c++)
         qrdma_chan_free(g.pg, (unsigned)r.ch[c]);
     free(r.t_post);
@@ -693,16 +741,16 @@ static void print_header(const struct opts *o)
 {
     const struct qrdma_info *ti = qrdma_node_info(g.tx), *ri = qrdma_node_info(g.rx);
     printf("%s\n", RULE);
-    printf("                    RDMA_Write %s Test (qrdma-perf %s)\n", o->test == T_WRITE_LAT ? "Latency" : "BW",
-           test_names[o->test]);
-    printf(" Backend: %s   Nodes: %u -> %u (node IDs %u -> %u)\n", g.be->name, qrdma_node_index(g.tx),
-           qrdma_node_index(g.rx), ti->node_id, ri->node_id);
+    printf("                    RDMA_%s %s Test (qrdma-perf %s)\n", is_read(o->test) ? "Read" : "Write",
+           is_lat(o->test) ? "Latency" : "BW", test_names[o->test]);
+    printf(" Backend: %s   Nodes: %u %s %u (node IDs %u, %u)\n", g.be->name, qrdma_node_index(g.tx),
+           is_read(o->test) ? "reads" : "->", qrdma_node_index(g.rx), ti->node_id, ri->node_id);
     printf(" Outstanding: %u   Mode: %s   Data verified: every transfer   Page: %u\n", o->outstanding,
            mode_names[o->mode], qrdma_page_index(g.pg));
     printf(" Clock: %.0f MHz (backend ticks)   Block: %u B   Host port: %u bit\n", (double)g.be->tick_hz / 1e6,
            ti->block_size, ti->host_data_w);
     printf("%s\n", RULE);
-    if (o->test == T_WRITE_LAT)
+    if (is_lat(o->test))
         printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
                "t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
     else
@@ -711,11 +759,12 @@ static void print_header(const struct opts *o)
 }
 
 /* -c: payload bytes per beat (top of the file); -1 where not defined. Counter i of
- * cnt_ids: 0 TX_DATA_PKTS, 1 TX_CTRL_PKTS, 2 TX_BYTES, 3 TX_DATA_BYTES. */
+ * cnt_ids: 0 TX_DATA_PKTS, 1 TX_CTRL_PKTS, 2 TX_BYTES, 3 TX_DATA_BYTES. "Forward" is the
+ * link the DATA packets take: node 0's for writes, node 1's for reads. */
 enum { EFF_DATA, EFF_FORWARD, EFF_BOTH };
 static double efficiency(const struct row *w, int which)
 {
-    const uint64_t *a = w->cnt_d[0], *b = w->cnt_d[1];
+    const uint64_t *a = w->cnt_d[w->read], *b = w->cnt_d[!w->read];
     if (!w->cnt || (!w->is_inline && w->bytes % QRDMA_NET_BEAT_BYTES) || (which == EFF_BOTH && g.rx == g.tx))
         return -1;
     uint64_t data = a[0] + a[3] / QRDMA_NET_BEAT_BYTES, fwd = data + a[1];
@@ -737,7 +786,7 @@ static void print_extra(const struct opts *o, const struct row *w)
         for (unsigned i = 0; i < CNT_N; i++)
             printf(" %s %llu / %llu", qrdma_counter_name(cnt_ids[i]), (unsigned long long)w->cnt_d[0][i],
                    (unsigned long long)w->cnt_d[1][i]);
-        printf("\n   payload per beat: DATA packets %.2f, node 0's link %.2f, both links %.2f (-1: not defined)\n",
+        printf("\n   payload per beat: DATA packets %.2f, the DATA link %.2f, both links %.2f (-1: not defined)\n",
                efficiency(w, EFF_DATA), efficiency(w, EFF_FORWARD), efficiency(w, EFF_BOTH));
     }
     if (o->notify)
@@ -747,7 +796,7 @@ static void print_extra(const struct opts *o, const struct row *w)
 
 static void print_row(const struct opts *o, const struct row *w)
 {
-    if (o->test == T_WRITE_LAT)
+    if (is_lat(o->test))
         printf(" %-7llu %-10llu %-13.3f %-13.3f %-15.3f %-13.3f %-15.3f %-22.3f %-.3f\n", (unsigned long long)w->bytes,
                (unsigned long long)w->iters, w->t_min, w->t_max, w->t_typ, w->t_avg, w->t_sd, w->t_p99, w->t_p999);
     else
@@ -1051,6 +1100,10 @@ int main(int argc, char **argv)
         o = (struct opts){.test = T_WRITE_BW, .size = 65536, .iters = 5000, .outstanding = 64, .mode = M_MEM, .timeout_ms = 100};
     else if (!strcmp(argv[1], "write_lat"))
         o = (struct opts){.test = T_WRITE_LAT, .size = 2, .iters = 1000, .outstanding = 1, .mode = M_MEM, .timeout_ms = 100};
+    else if (!strcmp(argv[1], "read_bw"))
+        o = (struct opts){.test = T_READ_BW, .size = 65536, .iters = 5000, .outstanding = 64, .mode = M_MEM, .timeout_ms = 100};
+    else if (!strcmp(argv[1], "read_lat"))
+        o = (struct opts){.test = T_READ_LAT, .size = 2, .iters = 1000, .outstanding = 1, .mode = M_MEM, .timeout_ms = 100};
     else if (!strcmp(argv[1], "msg_rate"))
         o = (struct opts){.test = T_MSG_RATE, .size = 8, .iters = 10000, .outstanding = 64, .mode = M_AUTO, .timeout_ms = 100};
     else
@@ -1117,7 +1170,9 @@ int main(int argc, char **argv)
     if (o.window && (o.test != T_WRITE_BW || o.outstanding < 2))
         perf_die(1, "-w is a write_bw measurement with -t 2 or more");
     if (o.keyed && o.test == T_MSG_RATE)
-        perf_die(1, "-K is a write_bw / write_lat option");
+        perf_die(1, "-K is a write_bw / write_lat / read_bw / read_lat option");
+    if (is_read(o.test) && (o.mode != M_MEM || o.notify || o.window || o.lat_notif))
+        perf_die(1, "read_bw / read_lat: memory mode, without -N, -w or -l notif");
 
     int e = qrdma_tool_backend_open(o.spec, &g.be);
     if (e)
@@ -1130,6 +1185,8 @@ int main(int argc, char **argv)
     } else {
         g.rx = g.tx;
     }
+    if (is_read(o.test) && g.rx == g.tx)
+        perf_die(1, "%s needs two nodes (a node does not read its own memory)", test_names[o.test]);
     /* development mode (docs/protection.md) unless -K: then the writes carry keys */
     if ((e = qrdma_prot_open(g.tx, !o.keyed)) || (e = qrdma_prot_open(g.rx, !o.keyed)))
         perf_die(3, "development mode: %s", qrdma_strerror(e));

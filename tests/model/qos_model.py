@@ -267,6 +267,8 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         pkt_num=0,
         resend=0,       # (the reliability unit's mark, never the engine's)
         rkey=remote_key(d),
+        # a read channel's: the local key of its responses (docs/nic.md "Remote reads")
+        lkey=d.lkey if d.long_desc and ch >= C["WR_CH_PER_PAGE"] else 0,
     )
 
 

@@ -23,7 +23,8 @@ transfers in flight).
 
   nic_random    random transfers in both directions at once: memory 1 B..1 MiB (any
                 alignment, priorities, multipath) and inline 1..32 B, with and without
-                notification, many pages and channels at once
+                notification, and remote reads (read channels, docs/nic.md "Remote
+                reads"), many pages and channels at once
   nic_dup       the same with both links' fault models duplicating 10 % of the packets and
                 delaying each by 0..300 cycles (tb_qrdma_link fault_on), MISS answers
                 ignored (RETRY_LIMIT.resend 2): every copy is dropped (RX_DUP_DROP +
@@ -31,8 +32,8 @@ transfers in flight).
                 RX_REDO - the copies of its MISS answers: a copy of a packet of a complete
                 block is answered again, and that second response is stale at the
                 sender), every transfer, byte and notification exact
-  nic_loss      the same (memory transfers up to 256 KiB) with both links losing 1 % and
-                corrupting 1 % of the packets, RETX_TIMEOUT 30,000 cycles, 7 re-sends
+  nic_loss      the same (memory transfers and reads up to 256 KiB) with both links losing
+                1 % and corrupting 1 % of the packets (READ_REQs and read responses too), RETX_TIMEOUT 30,000 cycles, 7 re-sends
                 without backoff (no timer wait reaches the watchdog's window): every loss
                 recovered by re-sends, of runs after MISS answers (TX_MISS_RETX) and of
                 blocks after timeouts,
@@ -123,7 +124,7 @@ class Xfer:
     ch: int
     d: Descriptor
     data: bytes                 # what must land at d.dst_addr
-    kind: str                   # "mem" or "inline"
+    kind: str                   # "mem", "inline" or "read" (src reads d.dst_node's memory)
     done: bool = False
     status: int = 0             # ST_DONE or ST_ERROR once done
     posted: int = 0
@@ -135,7 +136,8 @@ class Node:
     i: int
     master: object
     ram: object
-    free: dict = field(default_factory=dict)       # page -> set of free channels
+    free: dict = field(default_factory=dict)       # page -> set of free write channels
+    rfree: dict = field(default_factory=dict)      # page -> set of free read channels
     active: dict = field(default_factory=dict)     # (page, ch) -> Xfer
     tail: int = 0                                  # notifications taken
     notifs: list = field(default_factory=list)
@@ -164,6 +166,7 @@ class Bench:
                     ch.set_pause_generator(self._pauses(stall))
             node = Node(i, m, r)
             node.free = {p: set(range(WR_CH)) for p in range(PAGES)}
+            node.rfree = {p: set(range(WR_CH, CH_PER_PAGE)) for p in range(PAGES)}
             self.nodes.append(node)
         self.xfers: list[Xfer] = []
         self.dst_next = [DST_BASE, DST_BASE]     # next free destination address per node
@@ -270,11 +273,12 @@ class Bench:
         assert int(r.resp) == OKAY, f"node {n.i} read {name}: resp {int(r.resp)}"
         return int.from_bytes(r.data, "little")
 
-    def take_channel(self, n: Node, long_desc: bool) -> tuple[int, int] | None:
+    def take_channel(self, n: Node, long_desc: bool, read: bool = False
+                     ) -> tuple[int, int] | None:
         pages = list(range(PAGES))
         self.rng.shuffle(pages)
         for p in pages:
-            fr = n.free[p]
+            fr = n.rfree[p] if read else n.free[p]
             if long_desc:
                 cands = [c for c in fr if c % 2 == 0 and c + 1 in fr]
             else:
@@ -302,6 +306,24 @@ class Bench:
         dst = self.alloc_dst(dst_node, size)
         if dst is None:
             return None
+        if kind == "read":
+            # src reads size bytes of the other node's sources into its own memory
+            before = self.dst_next[src]
+            dst = self.alloc_dst(src, size)
+            if dst is None:
+                return None
+            s = self.rng.randrange(0, SRC_END - size + 1)
+            d = Descriptor(src_addr=s, dst_addr=dst, size=size, dst_node=dst_node,
+                           prio=self.rng.randrange(16),
+                           multipath=int(self.rng.random() < 0.3),
+                           tag=self.rng.randrange(1 << 32))
+            if self.rng.random() < 0.15:
+                d.long_desc = 1
+            pc = self.take_channel(n, bool(d.long_desc), read=True)
+            if pc is None:
+                self.dst_next[src] = before
+                return None
+            return Xfer(src, pc[0], pc[1], d, self.nodes[dst_node].init[s:s + size], kind)
         if kind == "inline":
             payload = self.rng.randbytes(size)
             d = Descriptor.inline_payload(payload, dst_addr=dst, dst_node=dst_node,
@@ -345,9 +367,10 @@ class Bench:
         x.done = True
         x.finished = self.now
         del n.active[(page, ch)]
-        n.free[page].add(ch)
+        fr = n.rfree[page] if x.kind == "read" else n.free[page]
+        fr.add(ch)
         if x.d.long_desc:
-            n.free[page].add(ch + 1)
+            fr.add(ch + 1)
 
     async def poll_once(self, n: Node):
         """Collective reads of every group with a transfer in flight; now and then a single
@@ -414,10 +437,16 @@ class Bench:
             await self.reg_write(n, "NQ_TAIL", n.tail)
 
     # ---------------------------------------------------------------- checks
+    @staticmethod
+    def lands(x: Xfer) -> int:
+        """The node whose memory a transfer writes: its destination, or for a read the
+        node that posted it."""
+        return x.src if x.kind == "read" else x.d.dst_node
+
     def expected_memory(self, node: int, only=None) -> bytearray:
         exp = bytearray(self.nodes[node].init)
         for x in self.xfers:
-            if x.d.dst_node == node and (only is None or only(x)):
+            if self.lands(x) == node and (only is None or only(x)):
                 exp[x.d.dst_addr:x.d.dst_addr + x.d.size] = x.data
         return exp
 
@@ -473,12 +502,26 @@ class Bench:
         return seen
 
     def data_packets(self, src: int) -> int:
+        """DATA packets node src sends (once each): its memory writes' and the read
+        responses to the other node's reads."""
         n = 0
         for x in self.xfers:
-            if x.src == src and x.kind == "mem":
+            if (x.src == src and x.kind == "mem") or (x.kind == "read" and x.d.dst_node == src):
                 for off, sz in segment(x.d.dst_addr, x.d.size, self.block):
                     n += len(packetize(x.d.dst_addr + off, sz, self.maxp))
         return n
+
+    def link_bytes(self, src: int) -> int:
+        """Payload bytes node src sends (once each): its writes' and the other node's
+        reads'."""
+        return sum(x.d.size for x in self.xfers
+                   if (x.src == src and x.kind != "read")
+                   or (x.kind == "read" and x.d.dst_node == src))
+
+    def read_blocks(self, src: int) -> int:
+        """READ_REQs node src sends (once each): the blocks of its reads."""
+        return sum(len(segment(x.d.dst_addr, x.d.size, self.block))
+                   for x in self.xfers if x.src == src and x.kind == "read")
 
     def fail_if_errors(self):
         if self.errors:
@@ -491,7 +534,7 @@ def log_uniform(rng: random.Random, lo: int, hi: int) -> int:
 
 
 async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: int,
-                  more=None, big: int = 0):
+                  more=None, big: int = 0, reads: float = 0.0):
     """Node src posts `count` random transfers to the other node, at most `outstanding`
     in flight, then inline transfers while more() is true (at most 4,096: each takes a
     TID, so they cycle the TID pool). The first `big` of them are memory transfers of
@@ -503,15 +546,17 @@ async def traffic(b: Bench, src: int, count: int, max_size: int, outstanding: in
         if len(n.active) >= outstanding:
             await RisingEdge(b.dut.clk)
             continue
-        kind = "inline" if posted >= count or rng.random() < 0.3 else "mem"
+        r = rng.random()
+        kind = ("inline" if posted >= count or r < 0.3 else "read" if r < 0.3 + reads
+                else "mem")
         if posted < big:
-            kind = "mem"
+            kind = "read" if reads and posted % 2 else "mem"
         size = (max_size if posted < big else rng.randrange(1, 33) if kind == "inline"
                 else log_uniform(rng, 1, max_size))
-        x = b.make_xfer(src, kind, size, notify=rng.random() < 0.5)
+        x = b.make_xfer(src, kind, size, notify=kind != "read" and rng.random() < 0.5)
         if x is None:
             await RisingEdge(b.dut.clk)
-            if b.dst_next[1 - src] + max_size > DST_END:
+            if max(b.dst_next) + max_size > DST_END:
                 break       # destination space used up
             continue
         await b.post(x)
@@ -589,7 +634,8 @@ def link_counts(dut, link: int) -> dict:
 
 
 async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: float = 0.0,
-                     corrupt: float = 0.0, retx_timeout: int = 0, late: int = 0):
+                     corrupt: float = 0.0, retx_timeout: int = 0, late: int = 0,
+                     reads: float = 0.0):
     name = ("nic_flips" if flips else "nic_loss" if loss else "nic_dup" if dup
             else "nic_late" if late else "nic_random")
     rng = seed_rng(name)
@@ -656,7 +702,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
     # packets cross the links (at 1 %, none lost or none corrupted: below 1 in 10,000)
     posters = [cocotb.start_soon(traffic(b, s, count, max_size, 24,
                                          (lambda: found[0] < need) if late and s == 0 else None,
-                                         big=2 if loss else 0))
+                                         big=2 if loss else 0, reads=reads))
                for s in (0, 1)]
     injector = (cocotb.start_soon(late_copies(
         b, late, lambda: posted[0] and not any(n.active for n in b.nodes), found))
@@ -692,7 +738,8 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
             "TX_DATA_PKTS", "TX_CTRL_PKTS", "TX_BYTES", "RX_DATA_PKTS", "RX_CTRL_PKTS",
             "RX_BYTES", "RX_CRC_DROP", "RX_DUP_DROP", "RX_STALE_DROP", "RX_BAD_DROP",
             "RX_NOTIFS", "NQ_HEAD", "CNT_DONE", "CNT_STALE", "CNT_NACK", "TX_RETX",
-            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP", "TX_MISS_RETX")}
+            "TX_TIMEOUTS", "RX_REDO", "RX_REDO_DROP", "RX_MISS", "RX_MISS_DROP", "TX_MISS_RETX",
+            "RX_READ_REQS", "RX_READ_DROP")}
     link_flips = [int(getattr(dut, f"l{k}_flips").value) for k in (0, 1)]
     if late:
         cocotb.log.info("registers: %s", regs)
@@ -744,15 +791,18 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
         assert r["CNT_DONE"] == sum(x.done for x in sent), (n.i, r)
         if loss:
             # re-sent packets count again at the sender; the receiver writes each packet
-            # of every transfer exactly once
+            # of every transfer exactly once (a read's bytes travel from the other node)
             assert r["TX_DATA_PKTS"] >= b.data_packets(n.i), (n.i, r, b.data_packets(n.i))
             assert ro["RX_DATA_PKTS"] == b.data_packets(n.i), (n.i, ro, b.data_packets(n.i))
-            assert ro["RX_BYTES"] == sum(x.d.size for x in sent), (n.i, ro)
+            assert ro["RX_BYTES"] == b.link_bytes(n.i), (n.i, ro)
+            assert ro["RX_READ_REQS"] >= b.read_blocks(n.i), (n.i, ro, b.read_blocks(n.i))
         elif not flips:
             # (with flips, a transfer that lost an ACK stops sending blocks)
             assert r["TX_DATA_PKTS"] == b.data_packets(n.i), (n.i, r["TX_DATA_PKTS"],
                                                             b.data_packets(n.i))
-            assert r["TX_BYTES"] == sum(x.d.size for x in sent), (n.i, r)
+            assert r["TX_BYTES"] == b.link_bytes(n.i), (n.i, r)
+            assert ro["RX_READ_REQS"] == b.read_blocks(n.i), (n.i, ro, b.read_blocks(n.i))
+            assert ro["RX_READ_DROP"] == 0, (n.i, ro)
             assert ro["RX_DATA_PKTS"] == r["TX_DATA_PKTS"], (n.i, r, ro)
             assert ro["RX_BYTES"] == r["TX_BYTES"], (n.i, r, ro)
     if dup:
@@ -827,12 +877,12 @@ async def nic_dup(dut):
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_loss(dut):
-    await run_random(dut, flips=0, loss=0.01, corrupt=0.01, retx_timeout=30000)
+    await run_random(dut, flips=0, loss=0.01, corrupt=0.01, retx_timeout=30000, reads=0.25)
 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_random(dut):
-    await run_random(dut, flips=0)
+    await run_random(dut, flips=0, reads=0.25)
 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
