@@ -9,7 +9,12 @@
  * key, waits for DONE with qrdma_wait, checks the bytes and the notification entry; then
  * writes that the window check refuses (a wrong key, past the window's end, after the
  * window is deregistered): each ends in ERROR with reason ERR_REMOTE_ACCESS, writes
- * nothing and counts in RX_PROT_DROP. Exit status 0 when all pass.
+ * nothing and counts in RX_PROT_DROP. Then remote reads (docs/nic.md "Remote reads"):
+ * node 0 reads 6000 bytes of node 1's buffer on a read channel under a window with read
+ * permission (rkey) into a window of its own with local-write permission (lkey): DONE,
+ * the bytes match; refused: a window without read permission (node 1 refuses the
+ * READ_REQ) and a local window without local-write permission (node 0 refuses the
+ * responses): ERROR, ERR_REMOTE_ACCESS, nothing written. Exit status 0 when all pass.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -128,6 +133,69 @@ int main(void)
     check(memcmp(before, dst.cpu, sizeof before) == 0, "refused writes: nothing written");
     TRY(qrdma_counter_read(n1, QRDMA_CNT_RX_PROT_DROP, &cnt));
     check(cnt == 3, "node 1 RX_PROT_DROP = 3 (one packet each)");
+
+    /* remote reads: node 1's buffer (read permission) into node 0's (local write) */
+    for (unsigned i = 0; i < 8192; i++)
+        ((uint8_t *)dst.cpu)[i] = (uint8_t)(i * 7 + 3);
+    memset(src.cpu, 0, 4096);
+    struct qrdma_buf land;
+    TRY(qrdma_buf_alloc(n0, 8192, 4096, &land));
+    memset(land.cpu, 0, 8192);
+    struct qrdma_mr rmr, lmr, wmr, nolmr;
+    TRY(qrdma_mr_reg(n1, qrdma_page_index(pg), dst.dev, 8192, QRDMA_MR_REMOTE_READ, &rmr));
+    TRY(qrdma_mr_reg(n1, qrdma_page_index(pg), dst.dev, 8192, QRDMA_MR_REMOTE_WRITE, &wmr));
+    TRY(qrdma_mr_reg(n0, qrdma_page_index(pg), land.dev, 8192, QRDMA_MR_LOCAL_WRITE, &lmr));
+    TRY(qrdma_mr_reg(n0, qrdma_page_index(pg), land.dev, 8192, QRDMA_MR_REMOTE_WRITE, &nolmr));
+    int rch = qrdma_chan_alloc_read(pg, 2);
+    TRY(rch);
+    struct qrdma_read rd;
+    memset(&rd, 0, sizeof rd);
+    rd.src_addr = dst.dev + 100;
+    rd.dst_addr = land.dev + 50;
+    rd.size = 6000;
+    rd.src_node = qrdma_node_info(n1)->node_id;
+    rd.rkey = rmr.rkey;
+    rd.lkey = lmr.rkey;
+    t0 = qrdma_now(n0);
+    TRY(qrdma_post_read(pg, (unsigned)rch, &rd));
+    st = qrdma_wait(pg, (unsigned)rch, 100000);
+    t1 = qrdma_now(n0);
+    printf("     6000 B read: DONE after %.0f ns (%" PRIu64 " cycles)\n", qrdma_ticks_to_ns(n0, t1 - t0),
+           t1 - t0);
+    check(st == QRDMA_ST_DONE, "6000 B read: qrdma_wait returns DONE");
+    check(memcmp((uint8_t *)dst.cpu + 100, (uint8_t *)land.cpu + 50, 6000) == 0 &&
+              ((uint8_t *)land.cpu)[49] == 0 && ((uint8_t *)land.cpu)[6050] == 0,
+          "6000 B read: bytes match, neighbours untouched");
+    TRY(qrdma_counter_read(n1, QRDMA_CNT_RX_READ_REQS, &cnt));
+    check(cnt == 1, "node 1 RX_READ_REQS = 1 (one block)");
+
+    uint8_t lbefore[8192];
+    memcpy(lbefore, land.cpu, sizeof lbefore);
+    struct {
+        const char *what;
+        uint32_t rkey, lkey;
+    } rbad[] = {
+        {"read of a window without read permission", wmr.rkey, lmr.rkey},
+        {"read into a window without local-write permission", rmr.rkey, nolmr.rkey},
+    };
+    for (unsigned i = 0; i < sizeof rbad / sizeof rbad[0]; i++) {
+        rd.dst_addr = land.dev + 1000;
+        rd.size = 3000;
+        rd.rkey = rbad[i].rkey;
+        rd.lkey = rbad[i].lkey;
+        TRY(qrdma_post_read(pg, (unsigned)rch, &rd));
+        st = qrdma_wait(pg, (unsigned)rch, 100000);
+        int reason = qrdma_chan_error(pg, (unsigned)rch);
+        printf("     %s: %s\n", rbad[i].what, qrdma_err_reason_str(reason));
+        check(st == QRDMA_ST_ERROR && reason == QRDMA_ERR_REMOTE_ACCESS,
+              "refused read: ERROR, reason ERR_REMOTE_ACCESS");
+    }
+    check(memcmp(lbefore, land.cpu, sizeof lbefore) == 0, "refused reads: nothing written");
+    TRY(qrdma_counter_read(n1, QRDMA_CNT_RX_PROT_DROP, &cnt));
+    check(cnt == 4, "node 1 RX_PROT_DROP = 4 (and the READ_REQ refused)");
+    TRY(qrdma_counter_read(n0, QRDMA_CNT_RX_PROT_DROP, &cnt));
+    check(cnt == 4, "node 0 RX_PROT_DROP = 4 (the four response packets refused)");
+    qrdma_buf_free(n0, &land);
     check(qrdma_sim_errors(sim) == 0, "no harness protocol errors");
 
     qrdma_buf_free(n0, &src);

@@ -3,7 +3,8 @@
 """make demo: the 2-node system simulation measured with qrdma-perf, beside [QoS-RDMA] §4.3.
 
 Builds the harness and qrdma-perf (sim/Makefile, unless --no-build), measures the harness
-speed (qrdma_sim_bench, N = 2), runs qrdma-perf write_lat and write_bw over all sizes
+speed (qrdma_sim_bench, N = 2), runs qrdma-perf write_lat and write_bw (and read_lat,
+read_bw: node 0 reading node 1's memory, docs/nic.md "Remote reads") over all sizes
 (2 B .. 8 MiB) in the two measurement modes of [QoS-RDMA] §4.3 -- one transfer at a time
 (post, poll its status until DONE, next channel: -t 1) and 64 outstanding transfers with
 collective status reads (-t 64) -- and the message rate of 8-byte inline writes from 1 to 16
@@ -121,6 +122,9 @@ def plan(quick: bool) -> list[Run]:
                 suffix="_batch64"),
             Run("write_lat_inline8", "write_lat", 1, "default", n=4, sizes=[8], mode="inline"),
             Run("write_lat_inline8_seedlike", "write_lat", 1, "seedlike", n=4, sizes=[8], mode="inline"),
+            Run("read_lat_t1", "read_lat", 1, "default", n=4, sizes=q),
+            Run("read_bw_t64", "read_bw", 64, "default", n=64, sizes=q),
+            Run("read_lat_t1_seedlike", "read_lat", 1, "seedlike", n=4, sizes=q),
         ]
     # Budget, in simulated cycles of the default configuration (~50,000 per CPU second
     # with qrdma-perf's data checks): one at a time, a transfer takes ~600 cycles + size /
@@ -142,6 +146,10 @@ def plan(quick: bool) -> list[Run]:
             suffix="_batch64"),
         Run("write_lat_inline8", "write_lat", 1, "default", n=50, sizes=[8], mode="inline"),
         Run("write_lat_inline8_seedlike", "write_lat", 1, "seedlike", n=50, sizes=[8], mode="inline"),
+        # remote reads: node 0 reads node 1's buffers (a READ_REQ per block, docs/nic.md)
+        Run("read_bw_t64", "read_bw", 64, "default", n=1000, b="2M"),
+        Run("read_lat_t1", "read_lat", 1, "default", n=50, b="1M"),
+        Run("read_lat_t1_seedlike", "read_lat", 1, "seedlike", n=50, b="1M"),
     ]
 
 
@@ -387,6 +395,20 @@ def compare(runs: dict[str, Run]) -> list[dict]:
         f"line rate 16/17 x 512 b x 200 MHz = {LINE_RATE_GBPS:.1f} Gb/s (1 KiB packets + one "
         f"header beat; [QoS-RDMA]: 16/18 x 512 b x 150 MHz, header and footer beats); best of the "
         f"write_bw -t 64 sweep")
+    add("remote read, 8 B, one at a time", "- (future work)", None,
+        lambda c: (lambda v: v * 1000 if v is not None else None)(field_of("read_lat_t1", 8, "t_avg_us")(c)),
+        "ns", lambda v: _ns(v / 1000),
+        "read_lat -t 1 -s 8: post -> the single-status read that returned DONE (a READ_REQ, the "
+        "responder's memory read, the response packet, its write at the requester); beside "
+        "write_lat -t 1 -s 8 above")
+    add("  write, 8 B, one at a time", "-", None,
+        lambda c: (lambda v: v * 1000 if v is not None else None)(field_of("write_lat_t1", 8, "t_avg_us")(c)),
+        "ns", lambda v: _ns(v / 1000),
+        "write_lat -t 1 -s 8 (memory-to-memory), in the same run")
+    add("  read BW at 4 KiB, 64 outstanding", "-", None,
+        field_of("read_bw_t64", 4096, "bw_avg_gbps"), "Gb/s",
+        lambda v: f"{v:.1f} Gb/s ({100 * v / LINE_RATE_GBPS:.0f} %)",
+        "read_bw -t 64 -s 4096; % of the payload line rate")
     return rows
 
 
@@ -457,6 +479,8 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
         ("write_lat_t1", "one at a time: post -> DONE read (default harness)", "o-"),
         ("write_lat_t1_seedlike", "one at a time: post -> DONE read (seed-like harness)", "s--"),
         ("write_lat_t64", "64 outstanding: post -> DONE read of each transfer (default)", "^-"),
+        ("read_lat_t1", "remote read, one at a time: post -> DONE read (default harness)", "x-"),
+        ("read_lat_t1_seedlike", "remote read, one at a time (seed-like harness)", "+--"),
     ]:
         x, y = xy(name, "t_avg_us")
         if x:
@@ -473,7 +497,7 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
     ax.set_yscale("log")
     ax.set_ylabel("average time [us] (200 MHz)")
     size_axis(ax)
-    ax.set_title("qrdma 2-node simulation: write latency vs transfer size")
+    ax.set_title("qrdma 2-node simulation: write and read latency vs transfer size")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     fig.tight_layout()
     p = out / "demo_latency.png"
@@ -488,6 +512,7 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
         ("write_bw_t64_seedlike", "64 outstanding (seed-like harness)", "s--"),
         ("write_bw_t1", "one at a time (default harness)", "^-"),
         ("write_lat_t1_seedlike", "one at a time (seed-like harness)", "d:"),
+        ("read_bw_t64", "remote read, 64 outstanding (default harness)", "x-"),
     ]:
         x, y = xy(name, "bw_avg_gbps")
         if x:
@@ -503,7 +528,7 @@ def plot(runs: dict[str, Run], out: Path) -> list[str]:
     ax.set_ylabel("BW average [Gb/s] (200 MHz)")
     ax.set_ylim(bottom=0)
     size_axis(ax)
-    ax.set_title("qrdma 2-node simulation: write throughput vs transfer size")
+    ax.set_title("qrdma 2-node simulation: write and read throughput vs transfer size")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     fig.tight_layout()
     p = out / "demo_throughput.png"

@@ -303,11 +303,11 @@ package qrdma_nic_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_576fcbb7__cnt__in_t;
+    } qrdma_cnt_r_desc_58655924__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_576fcbb7__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_576fcbb7__in_t;
+        qrdma_cnt_r_desc_58655924__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_58655924__in_t;
 
     typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
@@ -346,7 +346,7 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_466a76c0__in_t TX_MISS_RETX;
         qrdma_cnt_r_desc_143ce095__in_t RX_PROT_DROP;
         qrdma_cnt_r_desc_c1a75f69__in_t RX_READ_REQS;
-        qrdma_cnt_r_desc_576fcbb7__in_t RX_READ_DROP;
+        qrdma_cnt_r_desc_58655924__in_t RX_READ_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {

@@ -25,7 +25,8 @@
 // seq, pkt_first = its pkt_idx, pkt_num = its miss_cnt), five cycles after the header
 // processor takes it; it is not an acknowledgement (nothing on m_ack). A READ_REQ taken
 // comes out on m_rd (rd_job, a queue of RD_DEPTH; a READ_REQ that finds it full is
-// dropped and counted). A read response (DATA with resp set) is tracked as this node's
+// dropped, counted and answered with a MISS naming its run, so that its requester asks
+// again). A read response (DATA with resp set) is tracked as this node's
 // own block, and its responses on m_rsp are addressed to this node (node_id): the NIC
 // delivers them locally.
 `default_nettype none
@@ -138,7 +139,7 @@ module qrdma_rx
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
   localparam int unsigned EVT_DEPTH = 64;  // completion events waiting for their B
-  localparam int unsigned RD_DEPTH  = 16;  // read-response jobs waiting for the send unit
+  localparam int unsigned RD_DEPTH  = 64;  // read-response jobs waiting for the send unit
   localparam int unsigned KQ_DEPTH  = 32;  // write bursts in flight
   localparam int unsigned NENT      = NUM_NODES * 1024;
 

@@ -14,7 +14,8 @@
 // a NACK ERR_REMOTE_ACCESS for a DATA, INLINE or READ_REQ packet the window check refused
 // (docs/protection.md: nothing of it is written, its block's tracking is not touched),
 // the record of a MISS packet received, the read-response job of a READ_REQ taken
-// (docs/nic.md "Remote reads"; dropped when the job queue is full). A read response (DATA
+// (docs/nic.md "Remote reads"; when the job queue is full the READ_REQ is dropped and
+// answered with a MISS naming its whole run, so that its requester asks again at once). A read response (DATA
 // with resp set) is this node's own read block: it is tracked in this node's entry of
 // its TID, and its responses (ACK, NACK, MISS) are addressed to this node.
 //
@@ -120,6 +121,7 @@ module qrdma_rx_hdr
   typedef struct packed {
     kind_e          kind;
     logic [NBW-1:0] nb;
+    logic [8:0]     rrun;   // READ_REQ: packets of its run (its MISS answer when dropped)
     logic [13:0]    end_b;
     logic [511:0]   imm;
     net_hdr_t       h;
@@ -188,6 +190,17 @@ module qrdma_rx_hdr
                 || (hd.miss_cnt != '0 && 18'(hd.pkt_idx) + 18'(hd.miss_cnt) > rl + 18'd1);
     c.prot_bad = !prot_ok;
     return c;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // A well-formed READ_REQ's run: miss_cnt packets, or 0: from pkt_idx to the block's
+  // last packet (rd_laddr mod MAX_PAYLOAD + rd_size - 1) / MAX_PAYLOAD.
+  /* verilator lint_off UNUSEDSIGNAL */  // the run's fields are read
+  function automatic logic [8:0] rq_run(input net_hdr_t hd);
+    logic [17:0] last;
+    last = (18'(hd[NET_HDR_RD_LADDR_LSB +: LG]) + 18'(hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W])
+            - 18'd1) >> LG;
+    return (hd.miss_cnt != '0) ? hd.miss_cnt : 9'(last + 18'd1 - 18'(hd.pkt_idx));
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -277,6 +290,7 @@ module qrdma_rx_hdr
 
   // ------------------------------------------------------------------ stage C: classify
   chk_t           chk_q;
+  logic [8:0]     rrun_q;
   net_hdr_t       hc_q;
   logic [NBW-1:0] nbc_q;
   logic [13:0]    endc_q;
@@ -292,6 +306,7 @@ module qrdma_rx_hdr
     endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
     immc_q <= rotate({256'b0, s_hdr.inline_data}, {s_hdr.dst_addr[5:3], 3'b000});
     chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, s_hdr_prot_ok, node_id);
+    rrun_q <= rq_run(s_hdr);
   end
 
   always_comb begin
@@ -299,6 +314,7 @@ module qrdma_rx_hdr
     pk0.h.src_node = origin(hc_q, node_id);
     pk0.h.notify   = hc_q.notify && !(hc_q.ptype == 4'(NET_DATA) && hc_q.resp);
     pk0.nb      = nbc_q;
+    pk0.rrun    = rrun_q;
     pk0.end_b   = endc_q;
     pk0.imm     = immc_q;
     pk0.kind    = classify(hc_q.ptype, chk_q);
@@ -501,7 +517,8 @@ module qrdma_rx_hdr
   logic [15:0] src_d_q [TRK_MISS_LAT];
 
   // An access NACK: built at the decision of a refused packet, queued in stage 3 and sent
-  // on m_mrsp in a cycle without a MISS answer. At most one of the two comes per packet,
+  // on m_mrsp in a cycle without a MISS answer; so is the MISS answer of a READ_REQ
+  // dropped for want of room (below). At most one of these comes per packet,
   // so the queue holds at most the packets of the MISS answers' latency (asserted).
   localparam int unsigned PN_DEPTH = 16;
   rsp_desc_t pn3_q, pn_head;
@@ -511,16 +528,27 @@ module qrdma_rx_hdr
   logic [cnt_w(PN_DEPTH)-1:0] pn_count;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // A READ_REQ is taken when the job queue has room for it beside the one pushed in this
+  // cycle (rd_af: count + that push >= RD_DEPTH); else it is dropped, and its MISS answer
+  // (its whole run) goes the access NACKs' way.
+  logic rd_af;
+
   always_ff @(posedge clk) begin
     if (t_valid) begin
       pn3_q          <= '0;
       pn3_q.dst_node <= pk.h.src_node;
       pn3_q.tid      <= pk.h.tid;
       pn3_q.seq      <= pk.h.seq;
-      pn3_q.nack     <= 1'b1;
-      pn3_q.reason   <= 4'(ERR_REMOTE_ACCESS);
+      if (pk.kind == K_RREQ) begin
+        pn3_q.miss     <= 1'b1;
+        pn3_q.pkt_idx  <= pk.h.pkt_idx[7:0];
+        pn3_q.miss_cnt <= pk.rrun;
+      end else begin
+        pn3_q.nack     <= 1'b1;
+        pn3_q.reason   <= 4'(ERR_REMOTE_ACCESS);
+      end
     end
-    pn3_v_q <= t_valid && pk.kind == K_PROT;
+    pn3_v_q <= t_valid && (pk.kind == K_PROT || (pk.kind == K_RREQ && rd_af));
     if (rst) pn3_v_q <= 1'b0;
   end
 
@@ -567,14 +595,16 @@ module qrdma_rx_hdr
 
   // ------------------------------------------------------------------ read requests
   // A READ_REQ taken: its job is built at its decision and queued in stage 3, or dropped
-  // when the queue is full (the receive unit never waits for the send side; the
-  // requester sends the request again after its timeout).
+  // when the queue is full (the receive unit never waits for the send side; the MISS
+  // answer above makes the requester send the request again).
   rd_job_t rd3_q;
-  logic    rd3_v_q, rd_ready;
-  /* verilator lint_off UNUSEDSIGNAL */
+  logic    rd3_v_q, rd3_drop_q;
   logic [cnt_w(RD_DEPTH)-1:0] rd_count;
-  logic    rd_af;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic    rd_ready, rd_almost;   // (ready at every push: rd_af above)
   /* verilator lint_on UNUSEDSIGNAL */
+
+  assign rd_af = 32'(rd_count) + 32'(rd3_v_q) >= RD_DEPTH;
 
   always_ff @(posedge clk) begin
     if (t_valid) begin
@@ -594,20 +624,24 @@ module qrdma_rx_hdr
       rd3_q.gen       <= pk.h.gen;
       rd3_q.epoch     <= pk.h.epoch;
     end
-    rd3_v_q <= t_valid && pk.kind == K_RREQ;
-    if (rst) rd3_v_q <= 1'b0;
+    rd3_v_q    <= t_valid && pk.kind == K_RREQ && !rd_af;
+    rd3_drop_q <= t_valid && pk.kind == K_RREQ && rd_af;
+    if (rst) begin
+      rd3_v_q    <= 1'b0;
+      rd3_drop_q <= 1'b0;
+    end
   end
 
   qrdma_sync_fifo #(.WIDTH($bits(rd_job_t)), .DEPTH(RD_DEPTH)) u_rd_fifo (
     .clk, .rst,
     .s_valid(rd3_v_q), .s_ready(rd_ready), .s_data(rd3_q),
     .m_valid(m_rd_valid), .m_ready(m_rd_ready), .m_data(m_rd),
-    .count(rd_count), .almost_full(rd_af)
+    .count(rd_count), .almost_full(rd_almost)
   );
 
   always_ff @(posedge clk) begin
-    stat_read_req  <= rd3_v_q && rd_ready;
-    stat_read_drop <= rd3_v_q && !rd_ready;
+    stat_read_req  <= rd3_v_q;
+    stat_read_drop <= rd3_drop_q;
     if (rst) begin
       stat_read_req  <= 1'b0;
       stat_read_drop <= 1'b0;
@@ -678,6 +712,8 @@ module qrdma_rx_hdr
         else $error("qrdma_rx_hdr: output FIFO full at a push");
     if (pn3_v_q)
       if (!rst) assert (pn_ready) else $error("qrdma_rx_hdr: access NACK queue full");
+    if (rd3_v_q)
+      if (!rst) assert (rd_ready) else $error("qrdma_rx_hdr: read job queue full at a push");
   end
 `endif
 

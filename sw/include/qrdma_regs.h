@@ -425,11 +425,11 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_C1A75F69__CNT_bw 48
 #define QRDMA_CNT_R_DESC_C1A75F69__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_576fcbb7
-#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bp 0
-#define QRDMA_CNT_R_DESC_576FCBB7__CNT_bw 48
-#define QRDMA_CNT_R_DESC_576FCBB7__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_58655924
+#define QRDMA_CNT_R_DESC_58655924__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_58655924__CNT_bp 0
+#define QRDMA_CNT_R_DESC_58655924__CNT_bw 48
+#define QRDMA_CNT_R_DESC_58655924__CNT_reset 0x0
 
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {

@@ -579,7 +579,7 @@ const char *qrdma_err_reason_str(int reason)
     case QRDMA_ERR_REMOTE_MEM: return "remote memory write refused (NACK)";
     case QRDMA_ERR_TIMEOUT: return "no response from the destination (timeout)";
     case QRDMA_ERR_UNREACHABLE: return "destination not reachable";
-    case QRDMA_ERR_REMOTE_ACCESS: return "remote access refused: no window with that key permits the write (NACK)";
+    case QRDMA_ERR_REMOTE_ACCESS: return "remote access refused: no window with that key permits the access (NACK)";
     default: return "unknown reason";
     }
 }

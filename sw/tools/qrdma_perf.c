@@ -129,12 +129,12 @@ static const char *mode_names[] = {"mem", "inline", "auto"};
 #define MAX_SIZE (8ULL << 20)
 #define PEAK_RUN 4096
 #define NQ_ENTRIES 256
-#define CNT_N 9 /* the counters of -c, per node */
+#define CNT_N 10 /* the counters of -c, per node */
 static const enum qrdma_counter cnt_ids[CNT_N] = {QRDMA_CNT_TX_DATA_PKTS, QRDMA_CNT_TX_CTRL_PKTS,
                                                   QRDMA_CNT_TX_BYTES,     QRDMA_CNT_TX_DATA_BYTES,
                                                   QRDMA_CNT_TX_RETX,      QRDMA_CNT_TX_MISS_RETX,
                                                   QRDMA_CNT_RX_DUP_DROP,  QRDMA_CNT_RX_MISS,
-                                                  QRDMA_CNT_RX_PROT_DROP};
+                                                  QRDMA_CNT_RX_PROT_DROP, QRDMA_CNT_RX_READ_REQS};
 
 struct opts {
     enum test test;

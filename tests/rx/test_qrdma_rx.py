@@ -108,7 +108,7 @@ from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RD_JOB, 
 NET_DATA, NET_INLINE, NET_CONTROL = C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"]
 NET_ACK, NET_NACK, NET_MISS = C["NET_ACK"], C["NET_NACK"], C["NET_MISS"]
 NET_READ_REQ = C["NET_READ_REQ"]
-RD_DEPTH = 16                 # qrdma_rx's read-response job queue
+RD_DEPTH = 64                 # qrdma_rx's read-response job queue
 NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
 
 NODE_ID = 0x0105
@@ -403,7 +403,13 @@ class RxModel:
             return "prot"
         if pt == NET_READ_REQ:
             if self.rd_room is not None and len(self.rd_jobs) >= self.rd_room:
+                # dropped: a MISS naming its run asks the requester to send it again
                 st["read_drop"] += 1
+                last = (h["rd_laddr"] % self.p.max_payload + h["rd_size"] - 1) \
+                    // self.p.max_payload
+                run = h["miss_cnt"] or last + 1 - h["pkt_idx"]
+                self.miss_rsps.append(dict(dst_node=src, tid=tid, seq=seq, nack=0, reason=0,
+                                           miss=1, pkt_idx=h["pkt_idx"], miss_cnt=run))
                 return "rreq_drop"
             st["read_req"] += 1
             self.rd_jobs.append(RD_JOB.pack(
@@ -1670,8 +1676,9 @@ async def rx_read(dut):
 
 @cocotb.test(skip=not DIRECTED)
 async def rx_read_drop(dut):
-    """The read-response job queue full (m_rd held): READ_REQs past RD_DEPTH are dropped
-    and counted (stat_read_drop), the unit goes on taking packets; the jobs queued come
+    """The read-response job queue full (m_rd held): READ_REQs past RD_DEPTH are dropped,
+    counted (stat_read_drop) and answered with a MISS naming their run (so that their
+    requesters ask again at once), the unit goes on taking packets; the jobs queued come
     out in order once m_rd takes them."""
     tb = TB(dut, "rx_read_drop", nq_size=8)
     stim = Stim(tb.p, tb.rng)
@@ -1686,6 +1693,7 @@ async def rx_read_drop(dut):
     await tb.until(lambda: tb.stats["read_req"] + tb.stats["read_drop"] >= len(items)
                    and len(tb.rsps) >= 1, "the READ_REQs decided and the block acknowledged")
     assert tb.stats["read_drop"] == 5 and not tb.rd_got, dict(tb.stats)
+    assert len(tb.model.miss_rsps) == 5, tb.model.miss_rsps
     random_pause(tb.rd_snk, tb.rng, 0.3)
     await tb.wait_done()
     for _ in range(200):

@@ -729,8 +729,10 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
 
     nx = len(b.xfers)
     stuck = [x for x in b.xfers if not x.done]
-    cocotb.log.info("%d transfers (%d B), %d not done, %d notifications, %d cycles",
-                    nx, sum(x.d.size for x in b.xfers), len(stuck),
+    nreads = sum(x.kind == "read" for x in b.xfers)
+    assert nreads > 0 or not reads, "no read posted"
+    cocotb.log.info("%d transfers (%d B, %d reads), %d not done, %d notifications, %d cycles",
+                    nx, sum(x.d.size for x in b.xfers), nreads, len(stuck),
                     sum(len(n.notifs) for n in b.nodes), b.now)
     regs = {}
     for n in b.nodes:
