@@ -58,10 +58,13 @@ module qrdma_reg_slice #(
     end
   end
 
+  // The output register loads whenever it is free, the skid word if there is one, else
+  // the input word (s_ready_q is high exactly when the skid register is empty; a word
+  // loaded without a valid one is not offered): the select is a register, and m_ready
+  // reaches the wide register through its load enable alone.
   always_ff @(posedge clk) begin
-    if (in_to_out)        m_data_q <= s_data;
-    else if (skid_to_out) m_data_q <= skid_data_q;
-    if (in_to_skid)       skid_data_q <= s_data;
+    if (out_free)   m_data_q <= skid_valid_q ? skid_data_q : s_data;
+    if (in_to_skid) skid_data_q <= s_data;
   end
 
   assign s_ready = s_ready_q;

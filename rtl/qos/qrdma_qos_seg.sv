@@ -758,14 +758,16 @@ module qrdma_qos_seg
   assign tid_ret_id    = w_tid_q;
 
   // ================================================================ output FIFOs
+  // (each a wide LUT RAM whose write enable fans out over every column: the write side
+  // from a copy of s_ready of its own, WE_COPY, off the count's path)
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: P checks the counts
-  qrdma_sync_fifo #(.WIDTH(BLOCK_DESC_W), .DEPTH(OUT_FIFO_DEPTH)) u_blk_fifo (
+  qrdma_sync_fifo #(.WIDTH(BLOCK_DESC_W), .DEPTH(OUT_FIFO_DEPTH), .WE_COPY(1'b1)) u_blk_fifo (
     .clk, .rst,
     .s_valid(w_blk_q), .s_ready(), .s_data(blk_d),
     .m_valid(m_blk_valid), .m_ready(m_blk_ready), .m_data(m_blk_data),
     .count(blk_cnt), .almost_full()
   );
-  qrdma_sync_fifo #(.WIDTH(PKT_DESC_W), .DEPTH(OUT_FIFO_DEPTH)) u_pkt_fifo (
+  qrdma_sync_fifo #(.WIDTH(PKT_DESC_W), .DEPTH(OUT_FIFO_DEPTH), .WE_COPY(1'b1)) u_pkt_fifo (
     .clk, .rst,
     .s_valid(w_pkt_q), .s_ready(), .s_data(pkt_d),
     .m_valid(m_pkt_valid), .m_ready(m_pkt_ready), .m_data(m_pkt_data),

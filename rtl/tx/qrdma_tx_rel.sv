@@ -409,7 +409,7 @@ module qrdma_tx_rel
   logic [BLOCK_DESC_W-1:0] bs_data_q;
   logic [PKT_DESC_W-1:0]   ps_data_q;
   logic                    r_pop, r1_mv_q;
-  logic [TW-1:0]           r_pop_tid;
+  logic [TW-1:0]           r_pop_tid, rt_q;   // the popped TID; the stores' read address
   logic                    ps_we2_q, ps_we3_q;   // the packet store's write one, two cycles before
   logic [TW-1:0]           ps_addr2_q;           // its address, a cycle before
 
@@ -437,7 +437,7 @@ module qrdma_tx_rel
     .clk,
     .wr_en(bs_we_q || init_q), .wr_be(1'b1), .wr_addr(init_q ? init_tid_q : bs_addr_q),
     .wr_data({!init_q, bs_data_q}),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(r1_mv_q), .rd_data({bs_rd_v, bs_rd})
+    .rd_en(r_pop), .rd_addr(rt_q), .rd_oe(r1_mv_q), .rd_data({bs_rd_v, bs_rd})
   );
 
   // (the packet store's words are live from their write until their TID's disarm: the
@@ -446,7 +446,7 @@ module qrdma_tx_rel
   u_pkt_store (
     .clk,
     .wr_en(ps_we_q), .wr_be(1'b1), .wr_addr(ps_addr_q), .wr_data(ps_data_q),
-    .rd_en(r_pop), .rd_addr(r_pop_tid), .rd_oe(r1_mv_q), .rd_data(ps_rd)
+    .rd_en(r_pop), .rd_addr(rt_q), .rd_oe(r1_mv_q), .rd_data(ps_rd)
   );
 
   // ------------------------------------------------------------------ timer tables
@@ -962,6 +962,36 @@ module qrdma_tx_rel
                    || xkill(rq_q[i].k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
   end
 
+  // The stores' read address, which fans out to every block RAM of both stores, is a
+  // register, rt_q: the TID a pop reads in the next cycle, the queue's head after this
+  // cycle's pop and push, else the push on its way then (whose TID is s3_tid_q now). Both
+  // outcomes of this cycle's pop are figured from registers and r_pop selects at the
+  // end: without a pop the head stays, or with the queue empty the push on its way goes
+  // into it; a pop from the queue leaves the entry behind the head (with one entry the
+  // push on its way); a pop of the push on its way leaves the queue empty. It equals
+  // r_pop_tid whenever r_pop (asserted below).
+  logic           rq_pop, rq_push;
+  logic [RQW-1:0] rq_rp1;
+  logic           rq_v1;
+  logic [TW-1:0]  rt_stay, rt_pop;
+
+  assign rq_pop  = r_pop && !r_byp;
+  assign rq_push = rp_v_q && !(r_pop && r_byp);
+  assign rq_rp1  = rq_next(rq_rp_q);
+  assign rq_v1   = RQ_DEPTH > 1 && rq_v_q[rq_rp1];
+  assign rt_stay = !r_byp ? rq_q[rq_rp_q].k.tid : (rp_v_q ? rp_q.k.tid : s3_tid_q);
+  assign rt_pop  = r_byp ? s3_tid_q : (rq_v1 ? rq_q[rq_rp1].k.tid
+                                              : (rp_v_q ? rp_q.k.tid : s3_tid_q));
+
+  always_ff @(posedge clk) rt_q <= r_pop ? rt_pop : rt_stay;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst && r_pop) assert (rt_q == r_pop_tid)
+      else $error("qrdma_tx_rel: store read address %0d, popped TID %0d", rt_q, r_pop_tid);
+  end
+`endif
+
   always_ff @(posedge clk) begin
     ob_x_q  <= ob_pass;
     ob_xt_q <= bq_key.tid;
@@ -974,14 +1004,14 @@ module qrdma_tx_rel
     rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
               rt: tdue ? s3_rt_q + 8'd1 : s3_rt_q, to: bo_tab_q[tdue ? s3_sa_q : s3_sm_q],
               miss: !tdue, pf: s3_pf_q, pn: s3_pn_q};
-    if (rp_v_q && !(r_pop && r_byp)) begin
+    if (rq_push) begin
       rq_q[rq_wp_q]   <= rp_q;
       rq_v_q[rq_wp_q] <= 1'b1;
       rq_k_q[rq_wp_q] <= kills(rp_q.k, a1_v_q, a1_tid_q, a1_seq_q)
                          || xkill(rp_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
       rq_wp_q         <= rq_next(rq_wp_q);
     end
-    if (r_pop && !r_byp) begin
+    if (rq_pop) begin
       rq_v_q[rq_rp_q] <= 1'b0;
       rq_rp_q         <= rq_next(rq_rp_q);
     end
