@@ -353,48 +353,38 @@ static void reserve(struct run *r, uint64_t n)
     r->cap = cap;
 }
 
+/* Slot k's transfer (index xfer) posted on channel chan: a remote write (memory or
+ * inline) or, for read_bw / read_lat, a remote read; its post tick just before. */
 static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
 {
-    if (r->read) {
-        struct qrdma_read rd = {
-            .src_addr = r->src.dev + r->align + k * r->stride,
-            .dst_addr = r->dst.dev + r->align + k * r->stride,
-            .size = r->size,
-            .src_node = qrdma_node_info(g.rx)->node_id,
-            .tag = (uint32_t)xfer,
-            .flags = r->multipath ? QRDMA_RD_MULTIPATH : 0,
-            .rkey = r->keyed ? r->mr.rkey : 0,
-            .lkey = r->keyed ? r->lmr.rkey : 0,
-        };
-        reserve(r, xfer + 1);
-        r->x_slot[xfer] = (uint16_t)k;
-        r->x_chan[xfer] = (uint16_t)chan;
-        perf_poison(dst_slot(r, k), src_slot(r, k), r->size);
-        r->t_post[xfer] = qrdma_now(g.tx);
-        int e = qrdma_post_read(g.pg, (unsigned)chan, &rd);
-        if (e)
-            perf_die(3, "post of read #%llu (size %llu, channel %d) failed: %s", (unsigned long long)xfer,
-                     (unsigned long long)r->size, chan, qrdma_strerror(e));
-        r->slot_xfer[k] = xfer;
-        r->slot_used[k] = 1;
-        return;
-    }
-    struct qrdma_write wr = {
-        .src_addr = r->src.dev + r->align + k * r->stride,
-        .dst_addr = r->dst.dev + r->align + k * r->stride,
+    const uint64_t src = r->src.dev + r->align + k * r->stride, dst = r->dst.dev + r->align + k * r->stride;
+    const struct qrdma_write wr = {
+        .src_addr = src,
+        .dst_addr = dst,
         .size = r->size,
         .dst_node = qrdma_node_info(g.rx)->node_id,
         .tag = (uint32_t)xfer,
         .flags = (r->notify ? QRDMA_WR_NOTIFY : 0) | (r->multipath && !r->inl ? QRDMA_WR_MULTIPATH : 0),
         .rkey = r->keyed ? r->mr.rkey : 0,
     };
+    const struct qrdma_read rd = {
+        .src_addr = src,
+        .dst_addr = dst,
+        .size = r->size,
+        .src_node = qrdma_node_info(g.rx)->node_id,
+        .tag = (uint32_t)xfer,
+        .flags = r->multipath ? QRDMA_RD_MULTIPATH : 0,
+        .rkey = r->keyed ? r->mr.rkey : 0,
+        .lkey = r->keyed ? r->lmr.rkey : 0,
+    };
     reserve(r, xfer + 1);
     r->x_slot[xfer] = (uint16_t)k;
     r->x_chan[xfer] = (uint16_t)chan;
     perf_poison(dst_slot(r, k), src_slot(r, k), r->size);
     r->t_post[xfer] = qrdma_now(g.tx);
-    int e = r->inl ? qrdma_post_inline(g.pg, (unsigned)chan, &wr, src_slot(r, k), r->size)
-                   : qrdma_post_write(g.pg, (unsigned)chan, &wr);
+    int e = r->read  ? qrdma_post_read(g.pg, (unsigned)chan, &rd)
+            : r->inl ? qrdma_post_inline(g.pg, (unsigned)chan, &wr, src_slot(r, k), r->size)
+                     : qrdma_post_write(g.pg, (unsigned)chan, &wr);
     if (e)
         perf_die(3, "post of transfer #%llu (size %llu, channel %d) failed: %s", (unsigned long long)xfer,
                  (unsigned long long)r->size, chan, qrdma_strerror(e));
