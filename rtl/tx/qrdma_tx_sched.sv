@@ -214,6 +214,11 @@ module qrdma_tx_sched
   /* verilator lint_off UNUSEDSIGNAL */  // dst_addr, size, pkt_first, pkt_num, seq, tid, resend here
   block_desc_t   in_blk;
   /* verilator lint_on UNUSEDSIGNAL */
+  // each input's progress flags (below)
+  logic          bm_blk, mo_blk, bm_rsp, mo_rsp;
+  /* verilator lint_off UNUSEDSIGNAL */  // the fields the flags read
+  block_desc_t   s_blk_d, s_rsp_b;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   localparam int unsigned HEAD_IDS = 2;  // free slots held ahead of the pool (see u_head)
 
@@ -269,14 +274,24 @@ module qrdma_tx_sched
   assign s_pkt_ready    = in_open && in_gnt[1];
   assign s_rsp_ready    = in_open && in_gnt[2];
 
-  assign in_blk   = in_rsp ? blk_of_rsp(in_rj) : block_desc_t'(s_blk_data);
+  assign in_blk   = in_rsp ? s_rsp_b : s_blk_d;
   assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
                            : '{kind: SLOT_BLK, data: DATA_W'({in_rx, in_blk})};
   // of its block; of the run it sends (pkt_num 0: the block's rest, else pkt_num > 1)
-  assign in_bmore = !in_idx && !in_read && bmore_of(in_blk.dst_addr[LG-1:0], in_blk.size,
-                                                     PIDX_W'(in_blk.pkt_first));
-  assign in_more  = (in_blk.pkt_num == '0) ? in_bmore
-                                           : !in_idx && !in_read && (in_blk.pkt_num != PIDX_W'(1));
+  // The progress flags of each input's descriptor, formed from that input alone, the
+  // grant selecting among them at the end (no grant in front of the carry chains). A
+  // read block is one packet (no flag); a packet descriptor has none.
+
+  assign s_blk_d  = block_desc_t'(s_blk_data);
+  assign s_rsp_b  = blk_of_rsp(in_rj);
+  assign bm_blk   = !is_read(s_blk_d.xfer) && bmore_of(s_blk_d.dst_addr[LG-1:0], s_blk_d.size,
+                                                       PIDX_W'(s_blk_d.pkt_first));
+  assign mo_blk   = (s_blk_d.pkt_num == '0) ? bm_blk
+                                            : !is_read(s_blk_d.xfer) && (s_blk_d.pkt_num != PIDX_W'(1));
+  assign bm_rsp   = bmore_of(s_rsp_b.dst_addr[LG-1:0], s_rsp_b.size, PIDX_W'(s_rsp_b.pkt_first));
+  assign mo_rsp   = (s_rsp_b.pkt_num == '0) ? bm_rsp : (s_rsp_b.pkt_num != PIDX_W'(1));
+  assign in_bmore = (in_gnt[0] && bm_blk) || (in_gnt[2] && bm_rsp);
+  assign in_more  = (in_gnt[0] && mo_blk) || (in_gnt[2] && mo_rsp);
   assign in_queue = node_queue(in_idx ? in_pkt.dst_node : in_blk.dst_node);
 
   // slots in use; a descriptor waiting for one
