@@ -14,7 +14,9 @@
  * permission (rkey) into a window of its own with local-write permission (lkey): DONE,
  * the bytes match; refused: a window without read permission (node 1 refuses the
  * READ_REQ) and a local window without local-write permission (node 0 refuses the
- * responses): ERROR, ERR_REMOTE_ACCESS, nothing written. Exit status 0 when all pass.
+ * responses): ERROR, ERR_REMOTE_ACCESS, nothing written. Then a cluster (docs/qos.md
+ * "Clustering"): writes posted with hold stay BUSY and write nothing until an inline write
+ * with start on the same page releases them. Exit status 0 when all pass.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -196,6 +198,48 @@ int main(void)
     TRY(qrdma_counter_read(n0, QRDMA_CNT_RX_PROT_DROP, &cnt));
     check(cnt == 4, "node 0 RX_PROT_DROP = 4 (the four response packets refused)");
     qrdma_buf_free(n0, &land);
+
+    /* clustering (docs/qos.md "Clustering"): three keyed writes posted with HOLD wait,
+     * BUSY, writing nothing; an inline write with START on the same page releases them */
+    struct qrdma_mr cmr;
+    TRY(qrdma_mr_reg(n1, qrdma_page_index(pg), dst.dev, 8192, QRDMA_MR_REMOTE_WRITE, &cmr));
+    memset(dst.cpu, 0, 8192);
+    int cch[3];
+    for (unsigned i = 0; i < 3; i++) {
+        cch[i] = qrdma_chan_alloc(pg, 2);
+        TRY(cch[i]);
+        memset(&wr, 0, sizeof wr);
+        wr.src_addr = src.dev + 1024 * i;
+        wr.dst_addr = dst.dev + 1024 * i;
+        wr.size = 1000;
+        wr.dst_node = qrdma_node_info(n1)->node_id;
+        wr.flags = QRDMA_WR_HOLD;
+        wr.rkey = cmr.rkey;
+        TRY(qrdma_post_write(pg, (unsigned)cch[i], &wr));
+    }
+    check(qrdma_wait(pg, (unsigned)cch[0], 5000) == QRDMA_ETIMEDOUT &&
+              qrdma_poll(pg, (unsigned)cch[2]) == QRDMA_ST_BUSY,
+          "held writes: still BUSY after 5000 cycles");
+    int untouched = 1;
+    for (unsigned i = 0; i < 8192; i++)
+        untouched &= ((uint8_t *)dst.cpu)[i] == 0;
+    check(untouched, "held writes: nothing written");
+    memset(&wr, 0, sizeof wr);
+    wr.dst_addr = dst.dev + 4000;
+    wr.dst_node = qrdma_node_info(n1)->node_id;
+    wr.flags = QRDMA_WR_START;
+    wr.rkey = cmr.rkey;
+    TRY(qrdma_post_inline(pg, (unsigned)pair, &wr, inl, 8));
+    int all_done = qrdma_wait(pg, (unsigned)pair, 100000) == QRDMA_ST_DONE;
+    for (unsigned i = 0; i < 3; i++)
+        all_done &= qrdma_wait(pg, (unsigned)cch[i], 100000) == QRDMA_ST_DONE;
+    check(all_done, "start: the three held writes and the start DONE");
+    int same = memcmp((uint8_t *)dst.cpu + 4000, inl, 8) == 0;
+    for (unsigned i = 0; i < 3; i++)
+        same &= memcmp((uint8_t *)dst.cpu + 1024 * i, (uint8_t *)src.cpu + 1024 * i, 1000) == 0;
+    check(same, "start: every byte of the cluster landed");
+    TRY(qrdma_mr_dereg(n1, &cmr));
+
     check(qrdma_sim_errors(sim) == 0, "no harness protocol errors");
 
     qrdma_buf_free(n0, &src);

@@ -137,6 +137,8 @@ DESC_LINE0 = _layout(
     ("notify", 193, 1, "send a completion control packet (receiver writes a notification; 0 in a read channel)"),
     ("multipath", 194, 1, "transfer may be spread over 4 flows/paths (4xFID class)"),
     ("long_desc", 195, 1, "a second line follows in channel c+1 (64-byte descriptor)"),
+    ("hold", 196, 1, "clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md \"Clustering\")"),
+    ("start", 197, 1, "clustering: release every held transfer of the page, this one included, in channel order"),
     ("tag", 224, 32, "user value carried to the completion notification"),
 )
 
@@ -367,7 +369,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 
 
 def page_base(page: int) -> int:

@@ -52,7 +52,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 6;
+  localparam int unsigned FORMAT_VERSION = 7;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
@@ -74,11 +74,17 @@ package qrdma_fmt_pkg;
   localparam int unsigned DESC_LINE0_MULTIPATH_W = 1;
   localparam int unsigned DESC_LINE0_LONG_DESC_LSB = 195;
   localparam int unsigned DESC_LINE0_LONG_DESC_W = 1;
+  localparam int unsigned DESC_LINE0_HOLD_LSB = 196;
+  localparam int unsigned DESC_LINE0_HOLD_W = 1;
+  localparam int unsigned DESC_LINE0_START_LSB = 197;
+  localparam int unsigned DESC_LINE0_START_W = 1;
   localparam int unsigned DESC_LINE0_TAG_LSB = 224;
   localparam int unsigned DESC_LINE0_TAG_W = 32;
   typedef struct packed {
     logic [31:0] tag;  // user value carried to the completion notification
-    logic [27:0] rsvd196;
+    logic [25:0] rsvd198;
+    logic [0:0] start;  // clustering: release every held transfer of the page, this one included, in channel order
+    logic [0:0] hold;  // clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md "Clustering")
     logic [0:0] long_desc;  // a second line follows in channel c+1 (64-byte descriptor)
     logic [0:0] multipath;  // transfer may be spread over 4 flows/paths (4xFID class)
     logic [0:0] notify;  // send a completion control packet (receiver writes a notification; 0 in a read channel)

@@ -206,7 +206,18 @@ module qrdma_host_if
   );
 
   // ------------------------------------------------------------------ write path
+  typedef struct packed {
+    logic [SZW-1:0] size;
+    logic [DLW-1:0] dlo;
+    logic           inl;
+    logic           mp;
+    logic [3:0]     prio;
+  } new_rec_t;             // a started transfer's record, as the cluster stage keeps it
+
   logic desc_ok, desc_err;
+  logic w_valid, w_ready, w_hold, w_start;
+  logic [XW-1:0] w_xfer;
+  new_rec_t w_rec, n_rec;
 
   qrdma_host_wr #(
     .DATA_W         (DATA_W),
@@ -229,9 +240,38 @@ module qrdma_host_if
     .eng_ch   (st_ch_qq),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
     .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
-    .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
+    .new_valid (w_valid),
+    .new_ready (w_ready),
+    .new_xfer  (w_xfer),
+    .new_size  (w_rec.size),
+    .new_dst_lo (w_rec.dlo),
+    .new_inline (w_rec.inl),
+    .new_multipath (w_rec.mp),
+    .new_prio  (w_rec.prio),
+    .new_hold  (w_hold),
+    .new_start (w_start),
     .desc_ok, .desc_err
   );
+
+  // ------------------------------------------------------------------ clustering
+  qrdma_host_cluster #(.XW(XW), .CH_W(CW), .REC_W($bits(new_rec_t))) u_cluster (
+    .clk, .rst,
+    .s_valid (w_valid),
+    .s_ready (w_ready),
+    .s_xfer  (w_xfer),
+    .s_hold  (w_hold),
+    .s_start (w_start),
+    .s_rec   (w_rec),
+    .m_valid (new_valid),
+    .m_ready (new_ready),
+    .m_xfer  (new_xfer),
+    .m_rec   (n_rec)
+  );
+  assign new_size      = n_rec.size;
+  assign new_dst_lo    = n_rec.dlo;
+  assign new_inline    = n_rec.inl;
+  assign new_multipath = n_rec.mp;
+  assign new_prio      = n_rec.prio;
 
   // ------------------------------------------------------------------ read path
   qrdma_host_rd #(

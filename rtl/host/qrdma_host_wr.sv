@@ -89,6 +89,8 @@ module qrdma_host_wr
   output logic                new_inline,     // inline payload
   output logic                new_multipath,  // multipath requested
   output logic [3:0]          new_prio,       // priority
+  output logic                new_hold,       // clustering: held until a start on its page
+  output logic                new_start,      // clustering: releases its page's held transfers
   // descriptor events (W2), one pulse each
   output logic                desc_ok,        // a descriptor started (CNT_DESC_OK)
   output logic                desc_err        // a beat refused or a bad descriptor (CNT_DESC_ERR)
@@ -103,7 +105,7 @@ module qrdma_host_wr
   localparam int unsigned AW_DEPTH  = 4;                              // AW FIFO
   // the words of line 0 that hold the accumulated fields
   localparam int unsigned WD_A      = DESC_LINE0_SIZE_LSB / 64;       // size, prio
-  localparam int unsigned WD_B      = DESC_LINE0_IS_INLINE_LSB / 64;  // inline, multipath, long
+  localparam int unsigned WD_B      = DESC_LINE0_IS_INLINE_LSB / 64;  // inline, multipath, long, hold, start
   localparam int unsigned WD_D      = DESC_LINE0_DST_ADDR_LSB / 64;   // dst_addr
   localparam int unsigned LONG_BYTE = DESC_LINE0_LONG_DESC_LSB / 8;   // byte of long_desc in line 0
   localparam logic [1:0]  S_BUSY    = 2'(ST_BUSY);
@@ -125,6 +127,8 @@ module qrdma_host_wr
         || !one_word(DESC_LINE0_IS_INLINE_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_MULTIPATH_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_LONG_DESC_LSB, 1, WD_B)
+        || !one_word(DESC_LINE0_HOLD_LSB, 1, WD_B)
+        || !one_word(DESC_LINE0_START_LSB, 1, WD_B)
         || !one_word(DESC_LINE0_DST_ADDR_LSB, DLW, WD_D))
       $fatal(1, "qrdma_host_wr: each accumulated field must sit in one 8-byte word");
     if (SW != 5 || CW != GW + SW || !one_word(DESC_LINE0_NOTIFY_LSB, 1, WD_B))
@@ -256,6 +260,8 @@ module qrdma_host_wr
     logic nt;                // notify (refused in a read channel, D7)
     logic mp;
     logic lng;
+    logic hold;              // clustering (qrdma_host_cluster)
+    logic start;
   } fb_t;                    // fields of word WD_B
   typedef struct packed {
     logic [DLW-1:0] dlo;     // dst_addr's low bits
@@ -626,6 +632,8 @@ module qrdma_host_wr
       s1_fb_q.nt   <= s_axi_wdata[DESC_LINE0_NOTIFY_LSB % DATA_W];
       s1_fb_q.mp   <= s_axi_wdata[DESC_LINE0_MULTIPATH_LSB % DATA_W];
       s1_fb_q.lng  <= s_axi_wdata[DESC_LINE0_LONG_DESC_LSB % DATA_W];
+      s1_fb_q.hold <= s_axi_wdata[DESC_LINE0_HOLD_LSB % DATA_W];
+      s1_fb_q.start <= s_axi_wdata[DESC_LINE0_START_LSB % DATA_W];
       s1_fd_q.dlo  <= s_axi_wdata[DESC_LINE0_DST_ADDR_LSB % DATA_W +: DLW];
     end
   end
@@ -782,6 +790,8 @@ module qrdma_host_wr
     logic [SZW-1:0] size;
     logic           inl;
     logic           mp;
+    logic           hold;
+    logic           start;
     logic [3:0]     prio;
     logic [DLW-1:0] dlo;
   } new_t;
@@ -790,7 +800,8 @@ module qrdma_host_wr
   logic new_s_ready;
 
   assign new_in = '{xfer: XW'(e_page_q * CH_PER_PAGE) + XW'(e_startch_q), size: e_fa_q.size,
-                    inl: e_fb_q.inl, mp: e_fb_q.mp, prio: e_fa_q.prio, dlo: e_fd_q.dlo};
+                    inl: e_fb_q.inl, mp: e_fb_q.mp, hold: e_fb_q.hold, start: e_fb_q.start,
+                    prio: e_fa_q.prio, dlo: e_fd_q.dlo};
 
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used (almost_full paces wready)
   // the head in a register: the engine's new-transfer port comes from flops
@@ -813,6 +824,8 @@ module qrdma_host_wr
   assign new_inline    = new_out.inl;
   assign new_multipath = new_out.mp;
   assign new_prio      = new_out.prio;
+  assign new_hold      = new_out.hold;
+  assign new_start     = new_out.start;
 
 `ifndef SYNTHESIS
   // The B and new-transfer FIFOs always have room (wready looks two beats ahead).

@@ -124,6 +124,11 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch);
 /* Flags of a write. */
 #define QRDMA_WR_NOTIFY    0x1u /* the receiver writes a completion notification */
 #define QRDMA_WR_MULTIPATH 0x2u /* memory write: may be spread over 4 flows (4xFID class) */
+/* Clustering (docs/qos.md "Clustering"): a transfer posted with HOLD waits, BUSY, until a
+ * transfer with START is posted on the same page; START releases every held transfer of
+ * the page and itself, lowest channel first. Writes, inline writes and reads alike. */
+#define QRDMA_WR_HOLD      0x4u
+#define QRDMA_WR_START     0x8u
 
 /* A remote write. */
 struct qrdma_write {
@@ -149,7 +154,8 @@ int qrdma_post_write(qrdma_page *p, unsigned ch, const struct qrdma_write *wr);
 /* Post an inline write of len (1..INLINE_MAX = 32) bytes of data to wr->dst_addr at
  * wr->dst_node; wr->src_addr and size are not used; prio and tag are written to the
  * descriptor (an inline notification reports tag 0, docs/formats.md notif_entry); flags:
- * QRDMA_WR_NOTIFY only (the receiver notifies on arrival; QRDMA_WR_MULTIPATH: EINVAL).
+ * QRDMA_WR_NOTIFY (the receiver notifies on arrival), QRDMA_WR_HOLD, QRDMA_WR_START
+ * (QRDMA_WR_MULTIPATH: EINVAL).
  * The payload is copied into the descriptor: data may be reused when the call returns.
  * Up to INLINE_SHORT_MAX (8) bytes without a key take a 32-byte descriptor; 9..32 bytes,
  * or a nonzero wr->rkey, a 64-byte one (channel pair, else QRDMA_ECHAN). QRDMA_EINLINE for len 0 or > 32; other errors as
@@ -159,6 +165,8 @@ int qrdma_post_inline(qrdma_page *p, unsigned ch, const struct qrdma_write *wr,
 
 /* Flags of a read. */
 #define QRDMA_RD_MULTIPATH 0x2u /* may be spread over 4 flows (4xFID class), as a write's */
+#define QRDMA_RD_HOLD      0x4u /* clustering, as QRDMA_WR_HOLD */
+#define QRDMA_RD_START     0x8u /* clustering, as QRDMA_WR_START */
 
 /* A remote read: size bytes at src_addr of node src_node are copied to dst_addr of this
  * node. The read channel's transfer is scheduled in blocks as a write (docs/qos.md); the

@@ -52,7 +52,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 6
+#define QRDMA_FORMAT_VERSION 7
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -122,6 +122,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE0_LONG_DESC_W 1
 #define QRDMA_DESC_LINE0_LONG_DESC_GET(buf) qrdma_get_bits((buf), 195, 1)
 #define QRDMA_DESC_LINE0_LONG_DESC_PUT(buf, v) qrdma_put_bits((buf), 195, 1, (v))
+#define QRDMA_DESC_LINE0_HOLD_LSB 196
+#define QRDMA_DESC_LINE0_HOLD_W 1
+#define QRDMA_DESC_LINE0_HOLD_GET(buf) qrdma_get_bits((buf), 196, 1)
+#define QRDMA_DESC_LINE0_HOLD_PUT(buf, v) qrdma_put_bits((buf), 196, 1, (v))
+#define QRDMA_DESC_LINE0_START_LSB 197
+#define QRDMA_DESC_LINE0_START_W 1
+#define QRDMA_DESC_LINE0_START_GET(buf) qrdma_get_bits((buf), 197, 1)
+#define QRDMA_DESC_LINE0_START_PUT(buf, v) qrdma_put_bits((buf), 197, 1, (v))
 #define QRDMA_DESC_LINE0_TAG_LSB 224
 #define QRDMA_DESC_LINE0_TAG_W 32
 #define QRDMA_DESC_LINE0_TAG_GET(buf) qrdma_get_bits((buf), 224, 32)

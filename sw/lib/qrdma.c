@@ -375,7 +375,16 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch)
 }
 
 /* ----------------------------------------------------------------- descriptors */
-#define WR_FLAGS_ALL (QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH)
+#define CLUSTER_FLAGS (QRDMA_WR_HOLD | QRDMA_WR_START)
+#define WR_FLAGS_ALL (QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH | CLUSTER_FLAGS)
+_Static_assert(QRDMA_RD_HOLD == QRDMA_WR_HOLD && QRDMA_RD_START == QRDMA_WR_START,
+               "one cluster flag pair for writes and reads");
+
+static void line0_cluster(uint8_t *l0, uint32_t flags)
+{
+    qrdma_put_bits(l0, L0(HOLD), (flags & QRDMA_WR_HOLD) != 0);
+    qrdma_put_bits(l0, L0(START), (flags & QRDMA_WR_START) != 0);
+}
 
 static void line0_common(uint8_t *l0, const struct qrdma_write *wr)
 {
@@ -384,6 +393,7 @@ static void line0_common(uint8_t *l0, const struct qrdma_write *wr)
     qrdma_put_bits(l0, L0(PRIO), wr->prio);
     qrdma_put_bits(l0, L0(NOTIFY), (wr->flags & QRDMA_WR_NOTIFY) != 0);
     qrdma_put_bits(l0, L0(TAG), wr->tag);
+    line0_cluster(l0, wr->flags);
 }
 
 int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t *len)
@@ -414,7 +424,7 @@ int qrdma_desc_build_inline(const struct qrdma_write *wr, const void *data, size
         return QRDMA_EINVAL;
     if (len_inline == 0 || len_inline > QRDMA_INLINE_MAX)
         return QRDMA_EINLINE;
-    if (wr->prio >> QRDMA_DESC_LINE0_PRIO_W || wr->flags & ~(uint32_t)QRDMA_WR_NOTIFY)
+    if (wr->prio >> QRDMA_DESC_LINE0_PRIO_W || wr->flags & ~(uint32_t)(QRDMA_WR_NOTIFY | CLUSTER_FLAGS))
         return QRDMA_EINVAL;
     const uint8_t *d = data;
     int lng = len_inline > QRDMA_INLINE_SHORT_MAX || wr->rkey != 0;
@@ -442,7 +452,7 @@ int qrdma_desc_build_read(const struct qrdma_read *rd, uint8_t out[64], size_t *
         return QRDMA_EINVAL;
     if (rd->size == 0 || rd->size > QRDMA_MAX_TRANSFER_BYTES)
         return QRDMA_ESIZE;
-    if (rd->prio >> QRDMA_DESC_LINE0_PRIO_W || rd->flags & ~(uint32_t)QRDMA_RD_MULTIPATH)
+    if (rd->prio >> QRDMA_DESC_LINE0_PRIO_W || rd->flags & ~(uint32_t)(QRDMA_RD_MULTIPATH | CLUSTER_FLAGS))
         return QRDMA_EINVAL;
     int lng = rd->rkey != 0 || rd->lkey != 0;
     memset(out, 0, 2 * LINE_BYTES);
@@ -455,6 +465,7 @@ int qrdma_desc_build_read(const struct qrdma_read *rd, uint8_t out[64], size_t *
     qrdma_put_bits(out, L0(MULTIPATH), (rd->flags & QRDMA_RD_MULTIPATH) != 0);
     qrdma_put_bits(out, L0(LONG_DESC), (uint64_t)lng);
     qrdma_put_bits(out, L0(TAG), rd->tag);
+    line0_cluster(out, rd->flags);
     if (lng) {
         qrdma_put_bits(out + LINE_BYTES, L1(RKEY), rd->rkey);
         qrdma_put_bits(out + LINE_BYTES, L1(LKEY), rd->lkey);

@@ -34,6 +34,7 @@ struct xfer {
     unsigned page, ch;
     uint8_t l0[32], l1[32];
     uint64_t done_at;
+    int held;             /* posted with hold: waits for a start on its page */
 };
 
 struct fnode {
@@ -125,6 +126,33 @@ static int node_by_id(const struct fake *f, uint64_t id)
 }
 
 /* ----------------------------------------------------------------- transfers */
+static void remove_at(struct fnode *n, unsigned i);
+
+/* The transfer goes to the engine: its link time and completion. */
+static void launch(struct fake *f, struct fnode *n, struct xfer *x)
+{
+    uint64_t size = G0(x->l0, SIZE);
+    uint64_t wire = f->cfg.bytes_per_cycle ? (size + f->cfg.bytes_per_cycle - 1) / f->cfg.bytes_per_cycle : 0;
+    n->link_free = (n->link_free > f->now ? n->link_free : f->now) + wire;
+    x->done_at = f->cfg.auto_complete ? n->link_free + f->cfg.base_latency : UINT64_MAX;
+    x->held = 0;
+}
+
+/* A start on the page: its held transfers go, lowest channel first, to the end of the
+ * queue (start order). */
+static void release(struct fake *f, struct fnode *n, unsigned page)
+{
+    for (unsigned ch = 0; ch < NCH; ch++)
+        for (unsigned i = 0; i < n->nq; i++)
+            if (n->q[i].held && n->q[i].page == page && n->q[i].ch == ch) {
+                struct xfer x = n->q[i];
+                remove_at(n, i);
+                n->q[n->nq] = x;
+                launch(f, n, &n->q[n->nq++]);
+                break;
+            }
+}
+
 static void start(struct fake *f, unsigned node, unsigned page, unsigned ch,
                   const uint8_t *l0, const uint8_t *l1)
 {
@@ -136,10 +164,12 @@ static void start(struct fake *f, unsigned node, unsigned page, unsigned ch,
     memcpy(x->l0, l0, 32);
     if (l1)
         memcpy(x->l1, l1, 32);
-    uint64_t size = G0(l0, SIZE);
-    uint64_t wire = f->cfg.bytes_per_cycle ? (size + f->cfg.bytes_per_cycle - 1) / f->cfg.bytes_per_cycle : 0;
-    n->link_free = (n->link_free > f->now ? n->link_free : f->now) + wire;
-    x->done_at = f->cfg.auto_complete ? n->link_free + f->cfg.base_latency : UINT64_MAX;
+    x->held = G0(l0, HOLD) || G0(l0, START);
+    x->done_at = UINT64_MAX;
+    if (!x->held)
+        launch(f, n, x);
+    else if (G0(l0, START))
+        release(f, n, page);
     n->st[page][ch] = QRDMA_ST_BUSY;
     n->lng[page][ch] = l1 != NULL;
     R(n, eng.CNT_DESC_OK)++;
@@ -265,9 +295,16 @@ static void progress(struct fake *f)
         return;
     for (unsigned k = 0; k < f->cfg.nodes; k++) {
         struct fnode *n = &f->n[k];
-        /* in start order; a transfer held by a full ring holds the later ones */
-        while (n->nq && n->q[0].done_at <= f->now && finish(f, k, 0, QRDMA_ST_DONE) == 0)
-            ;
+        /* in start order (held transfers are not started); a transfer held by a full
+         * ring holds the later ones */
+        for (unsigned i = 0; i < n->nq;) {
+            if (n->q[i].held) {
+                i++;
+                continue;
+            }
+            if (n->q[i].done_at > f->now || finish(f, k, i, QRDMA_ST_DONE) != 0)
+                break;
+        }
     }
 }
 
@@ -276,7 +313,7 @@ int fake_finish(struct fake *f, unsigned node, unsigned page, unsigned ch, unsig
     struct fnode *n = &f->n[node];
     for (unsigned i = 0; i < n->nq; i++)
         if (n->q[i].page == page && n->q[i].ch == ch)
-            return finish(f, node, i, st);
+            return n->q[i].held ? -1 : finish(f, node, i, st);
     return -1;
 }
 

@@ -33,6 +33,8 @@ static void ref_write(const struct qrdma_write *w, uint8_t out[64])
     P0(out, PRIO, w->prio);
     P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
     P0(out, MULTIPATH, (w->flags & QRDMA_WR_MULTIPATH) != 0);
+    P0(out, HOLD, (w->flags & QRDMA_WR_HOLD) != 0);
+    P0(out, START, (w->flags & QRDMA_WR_START) != 0);
     P0(out, LONG_DESC, w->rkey != 0);
     P0(out, TAG, w->tag);
     if (w->rkey)
@@ -52,6 +54,8 @@ static void ref_inline(const struct qrdma_write *w, const uint8_t *d, size_t n, 
     P0(out, PRIO, w->prio);
     P0(out, IS_INLINE, 1);
     P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
+    P0(out, HOLD, (w->flags & QRDMA_WR_HOLD) != 0);
+    P0(out, START, (w->flags & QRDMA_WR_START) != 0);
     P0(out, LONG_DESC, n > 8 || w->rkey != 0);
     P0(out, TAG, w->tag);
     if (w->rkey)
@@ -64,7 +68,9 @@ static void ref_read(const struct qrdma_read *r, uint8_t out[64])
 {
     const struct qrdma_write w = {.src_addr = r->src_addr, .dst_addr = r->dst_addr, .size = r->size,
                                   .dst_node = r->src_node, .prio = r->prio, .tag = r->tag, .rkey = r->rkey,
-                                  .flags = r->flags & QRDMA_RD_MULTIPATH ? QRDMA_WR_MULTIPATH : 0};
+                                  .flags = (r->flags & QRDMA_RD_MULTIPATH ? QRDMA_WR_MULTIPATH : 0)
+                                           | (r->flags & QRDMA_RD_HOLD ? QRDMA_WR_HOLD : 0)
+                                           | (r->flags & QRDMA_RD_START ? QRDMA_WR_START : 0)};
     ref_write(&w, out);
     P0(out, LONG_DESC, r->lkey != 0);
     ref_put(out + 32, QRDMA_DESC_LINE1_LKEY_LSB, QRDMA_DESC_LINE1_LKEY_W, r->lkey);
@@ -84,11 +90,12 @@ static void print_desc(const char *name, const char *kind, const struct qrdma_wr
     char hb[129], hp[65];
     hex(bytes, len, hb);
     hex(pl, pn, hp);
-    printf("DESC %s kind=%s src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=%u multipath=%u tag=%u rkey=%u "
-           "payload=%s bytes=%s\n",
+    printf("DESC %s kind=%s src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=%u multipath=%u hold=%u "
+           "start=%u tag=%u rkey=%u payload=%s bytes=%s\n",
            name, kind, (unsigned long long)w->src_addr, (unsigned long long)w->dst_addr,
            (unsigned long long)w->size, w->dst_node, w->prio, (w->flags & QRDMA_WR_NOTIFY) != 0,
-           (w->flags & QRDMA_WR_MULTIPATH) != 0, w->tag, w->rkey, hp, hb);
+           (w->flags & QRDMA_WR_MULTIPATH) != 0, (w->flags & QRDMA_WR_HOLD) != 0,
+           (w->flags & QRDMA_WR_START) != 0, w->tag, w->rkey, hp, hb);
 }
 
 /* The checks of every vector: built with rc OK, the length, the bytes against the reference. */
@@ -114,10 +121,11 @@ static void check_read(const char *name, struct qrdma_read r, size_t want_len)
     ref_read(&r, want);
     check_built(name, rc, len, want_len, got, want);
     hex(got, len, hb);
-    printf("DESC %s kind=read src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=0 multipath=%u tag=%u "
-           "rkey=%u lkey=%u payload=- bytes=%s\n",
+    printf("DESC %s kind=read src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=0 multipath=%u hold=%u "
+           "start=%u tag=%u rkey=%u lkey=%u payload=- bytes=%s\n",
            name, (unsigned long long)r.src_addr, (unsigned long long)r.dst_addr, (unsigned long long)r.size,
-           r.src_node, r.prio, (r.flags & QRDMA_RD_MULTIPATH) != 0, r.tag, r.rkey, r.lkey, hb);
+           r.src_node, r.prio, (r.flags & QRDMA_RD_MULTIPATH) != 0, (r.flags & QRDMA_RD_HOLD) != 0,
+           (r.flags & QRDMA_RD_START) != 0, r.tag, r.rkey, r.lkey, hb);
 }
 
 static void check_write(const char *name, struct qrdma_write w, size_t want_len)
@@ -173,6 +181,14 @@ int main(void)
     iw.rkey = 0x00012AB7;
     check_inline("inline_4_rkey", iw, 4, 64);
     check_inline("inline_30_rkey", iw, 30, 64);
+    iw.flags = QRDMA_WR_START;
+    check_inline("inline_16_start", iw, 16, 64);
+    check_write("mem_hold", (struct qrdma_write){.src_addr = 0x7000, .dst_addr = 0x8000, .size = 100,
+                                                 .dst_node = 4, .flags = QRDMA_WR_HOLD | QRDMA_WR_NOTIFY},
+                32);
+    check_write("mem_hold_start", (struct qrdma_write){.src_addr = 0x7000, .dst_addr = 0x8000, .size = 100,
+                                                       .dst_node = 4, .flags = QRDMA_WR_HOLD | QRDMA_WR_START},
+                32);
 
     /* ---- read descriptors: 32 bytes without keys, 64 with rkey and/or lkey */
     check_read("read_basic", (struct qrdma_read){.src_addr = 0x0123456789ABCDEFULL, .dst_addr = 0xFEDCBA9876543210ULL,
@@ -187,6 +203,12 @@ int main(void)
                64);
     check_read("read_lkey_only", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 1, .src_node = 7,
                                                     .lkey = 0xFFFFFFFF},
+               64);
+    check_read("read_hold", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 9, .src_node = 7,
+                                               .flags = QRDMA_RD_HOLD},
+               32);
+    check_read("read_start_keys", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 9, .src_node = 7,
+                                                     .flags = QRDMA_RD_START, .rkey = 0x301, .lkey = 0x402},
                64);
     check_read("read_rkey_only", (struct qrdma_read){.src_addr = 0x40, .dst_addr = 0x80, .size = 1, .src_node = 7,
                                                     .rkey = 0x00000101},
@@ -218,7 +240,7 @@ int main(void)
     b.prio = 16;
     EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "prio 16 -> EINVAL");
     b = ok;
-    b.flags = 0x4;
+    b.flags = 0x10;
     EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "unknown flag -> EINVAL");
     EQ(qrdma_desc_build_write(NULL, d, &len), QRDMA_EINVAL, "NULL write -> EINVAL");
     uint8_t pl[40] = {0};

@@ -725,6 +725,63 @@ static void test_auto(void)
     qrdma_close(r);
 }
 
+static void test_cluster(void)
+{
+    new_fake(1);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg, *other;
+    qrdma_page_claim(n, 2, &pg);
+    qrdma_page_claim(n, 3, &other);
+    struct qrdma_buf src, dst;
+    qrdma_buf_alloc(n, 4096, 64, &src);
+    qrdma_buf_alloc(r, 4096, 64, &dst);
+    for (unsigned k = 0; k < 4096; k++)
+        ((uint8_t *)src.cpu)[k] = (uint8_t)(k * 5 + 1);
+    memset(dst.cpu, 0, 4096);
+    uint16_t rid = qrdma_node_info(r)->node_id;
+    /* three writes held on channels 5, 1, 3 (posted out of channel order) */
+    unsigned chs[3] = {5, 1, 3};
+    for (unsigned i = 0; i < 6; i++)
+        qrdma_chan_alloc(pg, 1);
+    qrdma_chan_alloc(other, 1);
+    for (unsigned i = 0; i < 3; i++) {
+        struct qrdma_write w = {.src_addr = src.dev + 1000 * i, .dst_addr = dst.dev + 1000 * i,
+                                .size = 1000, .dst_node = rid, .flags = QRDMA_WR_HOLD};
+        EQ(qrdma_post_write(pg, chs[i], &w), QRDMA_OK, "post a held write");
+        EQ(G0(line_at(0, 2, chs[i]), HOLD), 1, "hold set in line 0");
+        EQ(G0(line_at(0, 2, chs[i]), START), 0, "start clear");
+    }
+    /* a start on another page releases nothing of this one */
+    struct qrdma_write o = {.src_addr = src.dev + 3000, .dst_addr = dst.dev + 3000, .size = 8,
+                            .dst_node = rid, .flags = QRDMA_WR_START};
+    EQ(qrdma_post_write(other, 0, &o), QRDMA_OK, "a start on another page");
+    EQ(qrdma_wait(other, 0, WAIT_TICKS), QRDMA_ST_DONE, "which completes alone");
+    for (unsigned i = 0; i < 3; i++)
+        EQ(qrdma_poll(pg, chs[i]), QRDMA_ST_BUSY, "held: BUSY");
+    EQ(((uint8_t *)dst.cpu)[0] | ((uint8_t *)dst.cpu)[2999], 0, "held: nothing written");
+    /* the start on channel 0 releases the cluster */
+    struct qrdma_read bad = {.size = 8, .src_node = rid, .flags = 0x10};
+    uint8_t buf[64];
+    size_t len;
+    EQ(qrdma_desc_build_read(&bad, buf, &len), QRDMA_EINVAL, "unknown read flag -> EINVAL");
+    bad.flags = QRDMA_RD_HOLD | QRDMA_RD_START;
+    EQ(qrdma_desc_build_read(&bad, buf, &len), QRDMA_OK, "a read takes the cluster flags");
+    OK(G0(buf, HOLD) == 1 && G0(buf, START) == 1, "both in its line 0");
+    struct qrdma_write s = {.dst_addr = dst.dev + 4000, .dst_node = rid, .flags = QRDMA_WR_START};
+    EQ(qrdma_post_inline(pg, 0, &s, "cluster!", 8), QRDMA_OK, "an inline write with start");
+    for (unsigned i = 0; i < 3; i++)
+        EQ(qrdma_wait(pg, chs[i], WAIT_TICKS), QRDMA_ST_DONE, "released: DONE");
+    EQ(qrdma_wait(pg, 0, WAIT_TICKS), QRDMA_ST_DONE, "the start: DONE");
+    MEMEQ(dst.cpu, src.cpu, 3000, "the cluster's bytes");
+    MEMEQ((uint8_t *)dst.cpu + 4000, "cluster!", 8, "the start's bytes");
+    qrdma_buf_free(n, &src);
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
 int main(void)
 {
     new_fake(0);
@@ -737,6 +794,7 @@ int main(void)
     test_counters_regs();
     test_windows();
     test_auto();
+    test_cluster();
     fake_destroy(F);
     return tap_done();
 }

@@ -68,11 +68,13 @@ def test_desc_bytes_match_formats(built: Path) -> None:
     vectors = [ln.split()[1:] for ln in out.splitlines() if ln.startswith("DESC ")]
     assert len(vectors) >= 14
     assert sum("kind=read" in v for v in vectors) >= 5
+    assert sum("hold=1" in v for v in vectors) >= 3 and sum("start=1" in v for v in vectors) >= 3
     for v in vectors:
         name, kv = v[0], dict(x.split("=", 1) for x in v[1:])
         got = bytes.fromhex(kv["bytes"])
         common = dict(dst_addr=int(kv["dst"], 0), dst_node=int(kv["node"]), prio=int(kv["prio"]),
-                      notify=int(kv["notify"]), tag=int(kv["tag"]))
+                      notify=int(kv["notify"]), hold=int(kv["hold"]), start=int(kv["start"]),
+                      tag=int(kv["tag"]))
         if kv["kind"] == "read":
             rkey, lkey = int(kv["rkey"]), int(kv["lkey"])
             long_desc = int(rkey != 0 or lkey != 0)

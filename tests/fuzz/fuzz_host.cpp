@@ -385,7 +385,7 @@ struct Bench {
     unsigned page, ch;
     uint64_t src, dst, size;
     unsigned node, prio, tag, rkey;
-    bool inl, notify, multipath, lng;
+    bool inl, notify, multipath, lng, hold, start;
     std::array<uint8_t, 2 * LINE> line{};  // line 0, line 1
   };
 
@@ -400,6 +400,8 @@ struct Bench {
     QRDMA_DESC_LINE0_NOTIFY_PUT(l0, d.notify);
     QRDMA_DESC_LINE0_MULTIPATH_PUT(l0, d.multipath);
     QRDMA_DESC_LINE0_LONG_DESC_PUT(l0, d.lng);
+    QRDMA_DESC_LINE0_HOLD_PUT(l0, d.hold);
+    QRDMA_DESC_LINE0_START_PUT(l0, d.start);
     QRDMA_DESC_LINE0_TAG_PUT(l0, d.tag);
     if (d.lng) QRDMA_DESC_LINE1_RKEY_PUT(l1, d.rkey);
   }
@@ -420,6 +422,8 @@ struct Bench {
     d.prio = rng.below(16);
     d.notify = rng.pct(30);
     d.multipath = rng.pct(30);
+    d.hold = rng.pct(10);   // clustering: held until a start on the page
+    d.start = rng.pct(5);
     d.tag = static_cast<unsigned>(rng.next());
     d.rkey = static_cast<unsigned>(rng.next());
     // a read channel's: a read descriptor (no inline payload, no notify), 1 in 20 not (D7)
@@ -788,8 +792,9 @@ struct Bench {
 
   // Each page may hold a line being assembled, await line 1 of a long descriptor and hold
   // a skip record (docs/qos.md "Host port: precise rules and timing"). A full line with a
-  // good short descriptor (inline in a write channel, a 1-byte read in a read channel) is
-  // written to every channel, twice over: in the
+  // good short descriptor (inline in a write channel, a 1-byte read in a read channel),
+  // with `start` (so that no transfer of the page stays held), is written to every channel,
+  // twice over: in the
   // first pass a write to the skip record's channel is refused and ends the record (four
   // words seen), and no write sets a new one (no `long_desc`); in the second the write to
   // the channel the page waits for completes its line. Afterwards every page is free.
@@ -801,6 +806,7 @@ struct Bench {
         d.ch = c;
         d.inl = c < QRDMA_WR_CH_PER_PAGE;
         d.size = 1;
+        d.start = true;  // releases the page's held transfers (docs/qos.md "Clustering")
         encode(d);
         post_desc(d, -1, 0);
         while (w_open >= 32) cycle();

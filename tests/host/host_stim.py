@@ -19,15 +19,16 @@ from model.host_model import (BAD_DESC, BUSY, INCR, FIXED, WRAP, L0, LINE, LONG_
                               NCH, NREGS, WRCH, C, F)
 
 
-def make_line(rng, kind, c):
+def make_line(rng, kind, c, cluster=False):
     """32-byte line 0 of a descriptor for channel c; kind: 'short', 'long', or a
     bad-descriptor name. In a read channel (c >= WRCH) a good line is a read descriptor
-    (no inline payload, no notify)."""
+    (no inline payload, no notify). cluster: hold (10 %) and start (5 %) set at random."""
     rd = c >= WRCH
     f = dict(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64),
              dst_node=rng.getrandbits(16), prio=rng.getrandbits(4),
              notify=0 if rd else rng.getrandbits(1),
-             multipath=rng.getrandbits(1), tag=rng.getrandbits(32), is_inline=0, long_desc=0)
+             multipath=rng.getrandbits(1), tag=rng.getrandbits(32), is_inline=0, long_desc=0,
+             hold=int(cluster and rng.random() < 0.1), start=int(cluster and rng.random() < 0.05))
     r = rng.random()
     if rd and kind in ("short", "long"):
         r = max(r, 0.5)   # no inline payload
@@ -165,7 +166,7 @@ async def page_program(env, issuer, page, ntrans, hot):
         if pg["act"]:
             # a line left incomplete (its other words were refused): complete it
             c = pg["chan"] | 1 if pg["line1"] else pg["chan"]
-            data = make_line(rng, "short", c)
+            data = make_line(rng, "short", c, cluster=True)
             for w in range(4):
                 if not (pg["mask"] >> w) & 1:
                     ops.append((F.desc_addr(page, c) + 8 * w, data[8 * w:8 * w + 8], 3, INCR))
@@ -199,9 +200,9 @@ async def page_program(env, issuer, page, ntrans, hot):
                 else:
                     c = rng.choice(free) if free and rng.random() < 0.85 else rng.choice(hot)
                 if kind == "bad_long":
-                    data = set_long(make_line(rng, rng.choice(BAD_DESC[:3]), c))
+                    data = set_long(make_line(rng, rng.choice(BAD_DESC[:3]), c, cluster=True))
                 else:
-                    data = make_line(rng, kind, c)
+                    data = make_line(rng, kind, c, cluster=True)
                 lops = line_ops(rng, db, F.desc_addr(page, c), data)
                 if kind == "long" and rng.random() < 0.08:
                     # line 0 in 4-byte beats: every beat refused, one carries long_desc
@@ -211,7 +212,7 @@ async def page_program(env, issuer, page, ntrans, hot):
                     # whole line, so that it is a complete descriptor if it is accepted)
                     c2 = rng.choice([x for x in hot if x != c])
                     lops.insert(rng.randrange(1, len(lops)),
-                                (F.desc_addr(page, c2), make_line(rng, "short", c2),
+                                (F.desc_addr(page, c2), make_line(rng, "short", c2, cluster=True),
                                  min(5, db.bit_length() - 1), INCR))
                 ops += lops
                 if kind in ("long", "bad_long") and c % 2 == 0:

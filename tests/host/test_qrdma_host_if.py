@@ -52,7 +52,7 @@ from streams import FlowBus, FlowSink, quiet, random_pause
 from host.host_stim import (Issuer, check_table_write, make_line, page_program,
                             read_everything, read_program, set_long)
 from model.host_model import (BAD_DESC, BUSY, ERROR, IDLE, INCR, FIXED, LINE, NPAGES, NREGS,
-                              NCH, OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0,
+                              NCH, ClusterModel, OKAY, QOS_REGS, REFUSALS, SLVERR, WRAP, WRCH, C, F, L0,
                               HostIfModel)
 
 
@@ -66,6 +66,7 @@ class Env:
         self.data_w = int(os.environ["P_DATA_W"])
         self.db = self.data_w // 8
         self.id_w = int(os.environ["P_ID_W"])
+        self.cluster = ClusterModel()
         self.model = HostIfModel(self.db, int(os.environ["P_BLOCK_SIZE"]),
                                  int(os.environ["P_MAX_OUTSTANDING"]), self.data_w,
                                  48,   # counter bits (regs/qrdma_regs.rdl)
@@ -254,7 +255,7 @@ class Env:
             assert rec["ext"] == dec["ext"], f"cycle {k}: external write {rec['ext']} != {dec['ext']}"
             self.w2_tt = dec["tt"]
             if dec["new"] is not None:
-                self.exp_new.append(dec["new"])
+                self.exp_new.extend(self.cluster.push(dec["new"]))
             self.burst_err |= dec["err"]
             if dec["last"]:
                 self.exp_b.append((dec["id"], SLVERR if self.burst_err else OKAY))
@@ -358,13 +359,14 @@ async def hif_random(dut):
     await env.drain()
     env.check_empty()
     cov = env.model.cov
-    dut._log.info("cycles %d, B %d, new %d, R beats %d, coverage %s", env.cycle, env.n_b,
-                  env.n_new, env.n_r, dict(cov))
+    dut._log.info("cycles %d, B %d, new %d, R beats %d, held %d, coverage %s", env.cycle,
+                  env.n_b, env.n_new, env.n_r, env.cluster.waiting(), dict(cov))
     for k in REFUSALS + BAD_DESC[:5] + ["D7_read_flags", "short_start", "long_start",
                                         "read_start", "rd_single", "rd_single_read_ch",
                                         "rd_coll", "rd_coll_read_ch", "rd_reg", "rd_err",
                                         "rd_bad", "skip_refused_line0", "skip_bad_desc",
-                                        "skip_line1_refused"]:
+                                        "skip_line1_refused", "cluster_hold",
+                                        "cluster_start"]:
         if k == "R1_size" or k == "R2_burst":
             assert cov[k] > 0, f"coverage: {k} never happened"
         else:

@@ -164,7 +164,8 @@ class WrEnv:
         if v(d.new_valid) and v(d.new_ready):
             r["nw"] = dict(xfer=v(d.new_xfer), size=v(d.new_size), inline=v(d.new_inline),
                            multipath=v(d.new_multipath), prio=v(d.new_prio),
-                           dst_lo=v(d.new_dst_lo))
+                           dst_lo=v(d.new_dst_lo), hold=v(d.new_hold),
+                           start=v(d.new_start))
         return r
 
     async def _monitor(self):

@@ -47,6 +47,32 @@ BAD_DESC = ["D1_zero", "D2_over", "D3_inline_gt32", "D4_inline_no_long", "D5_lon
             "D6_long_busy", "D7_read_flags"]
 
 
+class ClusterModel:
+    """qrdma_host_cluster (docs/qos.md "Clustering"): the started transfers (decide's
+    "new") that go to the engine, in order. A transfer with hold waits; one with start
+    releases its page's waiting transfers and itself, lowest channel first."""
+
+    def __init__(self, nch=NCH):
+        self.nch = nch   # channels per page
+        self.held = {}   # page -> {channel: transfer}
+
+    def push(self, new):
+        """The transfers that leave when `new` is started (none, itself, or a cluster)."""
+        if not (new["hold"] or new["start"]):
+            return [new]
+        page, c = divmod(new["xfer"], self.nch)
+        pg = self.held.setdefault(page, {})
+        assert c not in pg, f"transfer {new['xfer']} held twice"
+        pg[c] = new
+        if not new["start"]:
+            return []
+        del self.held[page]
+        return [pg[k] for k in sorted(pg)]
+
+    def waiting(self):
+        return sum(len(pg) for pg in self.held.values())
+
+
 def decode(addr):
     """What an address is (docs/formats.md)."""
     if addr >= C["REG_BASE"]:
@@ -275,7 +301,10 @@ class HostIfModel:
             self.cov["read_start"] += 1
         d["new"] = dict(xfer=page * C["CH_PER_PAGE"] + c, size=f["size"],
                         inline=f["is_inline"], multipath=f["multipath"], prio=f["prio"],
-                        dst_lo=f["dst_addr"] & 0xFFFF, long=long_)
+                        dst_lo=f["dst_addr"] & 0xFFFF, long=long_,
+                        hold=f["hold"], start=f["start"])
+        if f["hold"] or f["start"]:
+            self.cov["cluster_" + ("start" if f["start"] else "hold")] += 1
         self.cnt_dec.append("CNT_DESC_OK")
         return d
 

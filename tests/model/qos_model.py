@@ -121,6 +121,8 @@ class Descriptor:
     notify: int = 0
     multipath: int = 0
     long_desc: int = 0
+    hold: int = 0       # clustering (the host port's: tests/host); the engine model takes
+    start: int = 0      #   every transfer as started at once
     tag: int = 0
     inline_hi: int = 0
     rkey: int = 0
