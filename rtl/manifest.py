@@ -117,7 +117,7 @@ _top("qrdma_host_rd", ["rtl/host/qrdma_host_rd.sv"], area="host",
      lint=({"DATA_W": 128, "ID_W": 1, "EXT_PARAMS": 0x12345678},
            {"EXT_SPAN": 8192}))
 _top("qrdma_host_cluster", ["rtl/host/qrdma_host_cluster.sv"], area="host",
-     deps=["qrdma_sdp_ram"],
+     deps=["qrdma_sdp_ram", "qrdma_init_sweep"],
      lint=({"XW": 8, "CH_W": 6, "REC_W": 3},))
 _top("qrdma_host_if", ["rtl/host/qrdma_host_if.sv"], area="host",
      deps=["qrdma_fmt_pkg", "qrdma_host_pkg", "qrdma_status_regs", "qrdma_mem_2w",

@@ -12,8 +12,10 @@
 // Contract: valid/ready on both sides; s_* is taken only while no release runs and no
 // released transfer waits, so transfers leave in the order of the releases and of the
 // passes. A release scans the page's channels in groups of GROUP: two cycles per group
-// plus one per transfer; a released record leaves from the RAM's output register (two
-// cycles after its read). Records held at reset are dropped with the rest of the state.
+// (its word loaded, its end) and one per transfer; a
+// released record leaves from the RAM's output register, three cycles after its issue.
+// Records held at reset are dropped with the rest of the state; s_ready stays low for the
+// NG cycles after reset in which the map is cleared.
 `default_nettype none
 
 module qrdma_host_cluster #(
@@ -58,79 +60,109 @@ module qrdma_host_cluster #(
   endfunction
 
   // ------------------------------------------------------------------ state
-  logic [GROUP-1:0] held_q [NG];   // a bit per channel: its transfer is kept
+  // The held bits in LUT RAM, a GROUP-bit word per group of channels (cleared by a sweep
+  // after reset), with a flag per group in flip-flops: the group holds a kept transfer. A
+  // kept transfer sets its bit (read, OR, write back in its cycle); a release reads each
+  // group's word into word_q (with whether it is flagged) and clears the flag, and writes
+  // the word 0 in the next cycle.
+  logic [GROUP-1:0] held_k [NG];   // two copies, one per reader (the kept transfer's
+  logic [GROUP-1:0] held_r [NG];   //   group, the release's): neither read address a mux
+  logic [NG-1:0]    nz_q;          // the group's word holds a kept transfer
   logic             rel_q;         // a release runs ...
   logic [GXW-1:0]   grp_q;         // ... at this group of the page
-  logic             ld_q;          // word_q holds the group's bits still to release
+  logic             wv_q;          // word_q holds the group's transfers still to release ...
+  logic             z_q;           // ... and is 0: the group is done
   logic [GROUP-1:0] word_q;
-  logic             v1_q, v2_q;    // a record in the RAM's read stage / output register
-  logic [XW-1:0]    x1_q, x2_q;    // their transfer indexes
+  logic             v0_q, v1_q, v2_q;  // a transfer issued: its read address in x0_q, its
+  logic [XW-1:0]    x0_q, x1_q, x2_q;  //   record in the RAM's read stage, in its output register
 
-  logic take, keep, pass, issue, move2, word_zero, grp_last;
-  logic [XW-1:0] rd_x;
+  logic take, keep, pass, issue, move1, move2, grp_last, word_one, grp_end, busy;
+  logic [XW-1:0]    rd_x;
+  logic [GXW-1:0]   s_grp, sw_idx, hm_waddr;
+  logic [GROUP-1:0] hm_keep, hm_rel, hm_wdata;
+  logic             sweep, load;
+  logic             clr_q;         // the group loaded in the cycle before is written 0 ...
+  logic [GXW-1:0]   clr_grp_q;     // ... this one
 
-  assign pass      = s_valid && !s_hold && !s_start && !rel_q && !v1_q && !v2_q;
-  assign s_ready   = !rel_q && !v1_q && !v2_q && ((s_hold || s_start) || m_ready);
-  assign take      = s_valid && s_ready;
-  assign keep      = take && (s_hold || s_start);
-  assign word_zero = (word_q == '0);
-  assign grp_last  = (grp_q[GPB-1:0] == {GPB{1'b1}});
-  assign move2     = v1_q && (!v2_q || m_ready);
-  assign issue     = rel_q && ld_q && !word_zero && (!v1_q || move2);
-  assign rd_x      = {grp_q, lowest(word_q)};
+  assign busy     = sweep || clr_q || rel_q || v0_q || v1_q || v2_q;
+  assign load     = rel_q && !wv_q;
+  assign pass     = s_valid && !s_hold && !s_start && !busy;
+  assign s_ready  = !busy && ((s_hold || s_start) || m_ready);
+  assign take     = s_valid && s_ready;
+  assign keep     = take && (s_hold || s_start);
+  assign s_grp    = s_xfer[XW-1:GB];
+  assign grp_last = (grp_q[GPB-1:0] == {GPB{1'b1}});
+  assign move2    = v1_q && (!v2_q || m_ready);
+  assign move1    = v0_q && (!v1_q || move2);
+  assign issue    = wv_q && !z_q && (!v0_q || move1);
+  assign word_one = ((word_q & (word_q - GROUP'(1))) == '0);   // one transfer left
+  // the group is done: every transfer of it issued (none if it held none)
+  assign grp_end  = rel_q && wv_q && z_q;
+  assign rd_x     = {grp_q, lowest(word_q)};
 
-  // the held bits: set by a kept transfer, a group cleared when the release loads it
-  // (no transfer is kept while a release runs)
-  for (genvar g = 0; g < NG; g++) begin : gen_held
-    always_ff @(posedge clk) begin
-      if (rst)
-        held_q[g] <= '0;
-      else if (rel_q && !ld_q && grp_q == GXW'(g))
-        held_q[g] <= '0;
-      else if (keep && s_xfer[XW-1:GB] == GXW'(g))
-        held_q[g][s_xfer[GB-1:0]] <= 1'b1;
+  // the map: a read at the kept transfer's group, a read at the release's, one write
+  assign hm_keep = held_k[s_grp];
+  assign hm_rel  = held_r[grp_q];
+  // (every select a register: a kept transfer is never taken in a release or the cycle after)
+  assign hm_waddr = sweep ? sw_idx : clr_q ? clr_grp_q : s_grp;
+  assign hm_wdata = (sweep || clr_q) ? '0 : (hm_keep | (GROUP'(1) << s_xfer[GB-1:0]));
+  always_ff @(posedge clk) begin
+    clr_q     <= load;
+    clr_grp_q <= grp_q;
+    if (keep || clr_q || sweep) begin
+      held_k[hm_waddr] <= hm_wdata;
+      held_r[hm_waddr] <= hm_wdata;
     end
   end
 
-  // the release: load a group's bits, issue its transfers lowest channel first, next group
+  qrdma_init_sweep #(.N(NG)) u_sweep (.clk, .rst, .busy(sweep), .idx(sw_idx));
+
   always_ff @(posedge clk) begin
     if (rst) begin
+      nz_q  <= '0;
       rel_q <= 1'b0;
-      ld_q  <= 1'b0;
-    end else if (!rel_q) begin
-      rel_q <= keep && s_start;
-      ld_q  <= 1'b0;
-    end else if (!ld_q) begin
-      ld_q  <= 1'b1;
-    end else if (word_zero) begin
-      ld_q  <= 1'b0;
-      rel_q <= !grp_last;
+      wv_q  <= 1'b0;
+    end else begin
+      if (keep) nz_q[s_grp] <= 1'b1;
+      if (load) begin
+        nz_q[grp_q] <= 1'b0;
+        wv_q        <= 1'b1;
+      end else if (wv_q && z_q) begin
+        wv_q        <= 1'b0;
+      end
+      if (!rel_q)       rel_q <= keep && s_start;
+      else if (grp_end) rel_q <= !grp_last;
     end
   end
 
   always_ff @(posedge clk) begin
-    if (!rel_q)
-      grp_q <= {s_xfer[XW-1:CH_W], GPB'(0)};
-    else if (ld_q && word_zero)
-      grp_q <= grp_q + GXW'(1);
-    if (rel_q && !ld_q)
-      word_q <= held_q[grp_q];
-    else if (issue)
-      word_q <= word_q & (word_q - GROUP'(1));
+    if (!rel_q)       grp_q <= {s_grp[GXW-1:GPB], GPB'(0)};
+    else if (grp_end) grp_q <= grp_q + GXW'(1);
+    if (rel_q && !wv_q) word_q <= hm_rel;
+    else if (issue)     word_q <= word_q & (word_q - GROUP'(1));
+    // a flagged group's word is not 0 (an unflagged one's is); after the issue of its
+    // last bit it is
+    if (rel_q && !wv_q) z_q <= !nz_q[grp_q];
+    else if (issue)     z_q <= word_one;
   end
 
-  // the records: written when kept, read in release order into the RAM's output register
+  // the records: written when kept, read in release order (the address from a register)
+  // into the RAM's output register
   always_ff @(posedge clk) begin
     if (rst) begin
+      v0_q <= 1'b0;
       v1_q <= 1'b0;
       v2_q <= 1'b0;
     end else begin
-      if (issue)      v1_q <= 1'b1;
+      if (issue)      v0_q <= 1'b1;
+      else if (move1) v0_q <= 1'b0;
+      if (move1)      v1_q <= 1'b1;
       else if (move2) v1_q <= 1'b0;
       if (move2)        v2_q <= 1'b1;
       else if (m_ready) v2_q <= 1'b0;
     end
-    if (issue) x1_q <= rd_x;
+    if (issue) x0_q <= rd_x;
+    if (move1) x1_q <= x0_q;
     if (move2) x2_q <= x1_q;
   end
 
@@ -142,8 +174,8 @@ module qrdma_host_cluster #(
     .wr_be   (1'b1),
     .wr_addr (s_xfer),
     .wr_data (s_rec),
-    .rd_en   (issue),
-    .rd_addr (rd_x),
+    .rd_en   (move1),
+    .rd_addr (x0_q),
     .rd_oe   (move2),
     .rd_data (rd_rec)
   );
@@ -156,7 +188,7 @@ module qrdma_host_cluster #(
   // a channel is kept at most once (the host port refuses a descriptor on a BUSY channel)
   always_ff @(posedge clk)
     if (keep)
-      if (!rst) assert (!held_q[s_xfer[XW-1:GB]][s_xfer[GB-1:0]])
+      if (!rst) assert (!hm_keep[s_xfer[GB-1:0]])
         else $error("qrdma_host_cluster: transfer %0d kept twice", s_xfer);
 `endif
 

@@ -10,8 +10,8 @@ docs/qos.md "Clustering"):
                   waits to leave.
   cluster_whole   every channel of a page held, then a start: one transfer per cycle in
                   channel order within a group of 32 channels, two idle cycles between
-                  groups, the whole release within 2 cycles per group plus one per
-                  transfer plus the RAM's two cycles.
+                  groups, the whole release within two cycles per group plus one per
+                  transfer plus four (the first load, three from issue to out).
 """
 import collections
 import os
@@ -48,8 +48,9 @@ class Env:
         self.cycle = 0
         self.log = []                    # (cycle, xfer) of every transfer out
         self.last_start = -1000          # cycle a start was last taken
-        # the longest a release runs: two cycles per group, one per transfer, the RAM's two
-        self.release_bound = 2 * (self.nch // GROUP) + self.nch + 2
+        # the longest a release runs from the start's cycle to the last transfer out: two
+        # cycles per group, one per transfer, the first load's, three from issue to out
+        self.release_bound = 2 * (self.nch // GROUP) + self.nch + 4
 
     async def start(self, p):
         dut = self.dut
@@ -60,6 +61,8 @@ class Env:
         for _ in range(3):
             await RisingEdge(dut.clk)
         dut.rst.value = 0
+        for _ in range((1 << self.xw) // GROUP + 1):   # the map's clearing sweep
+            await RisingEdge(dut.clk)
         quiet(dut, "s", "m")
         self.src = InSource(InBus.from_prefix(dut, "s"), dut.clk, dut.rst)
         self.snk = OutSink(OutBus.from_prefix(dut, "m"), dut.clk, dut.rst)
@@ -170,7 +173,7 @@ async def cluster_whole(dut):
     out = env.log[-env.nch:]
     assert [x for _, x in out] == [page * env.nch + c for c in range(env.nch)]
     cyc = [t for t, _ in out]
-    # one per cycle; between two groups the next group's load (two cycles)
+    # one per cycle; between two groups the group's end and the next group's load
     gaps = [b - a for a, b in zip(cyc, cyc[1:])]
     assert all(g == (3 if (i + 1) % GROUP == 0 else 1) for i, g in enumerate(gaps)), \
         f"not one per cycle within a group: {cyc}"
