@@ -47,9 +47,9 @@ FlowBus, FlowTransaction, FlowSource, FlowSink, FlowMonitor = define_stream(
     "Flow", signals=["valid", "ready"])
 
 
-async def data_pair(dut, rng: random.Random, p: float):
-    """Clock and reset a block with a `s` Data stream in and an `m` Data stream out (a FIFO,
-    a register slice), then a source and a sink on them, each paused with probability p."""
+async def start_s_m(dut) -> None:
+    """Start the clock of a block with an `s` stream in and an `m` stream out, hold both
+    idle and reset it for three cycles; returns with rst low."""
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
     dut.s_valid.value = 0
     dut.m_ready.value = 0
@@ -57,6 +57,12 @@ async def data_pair(dut, rng: random.Random, p: float):
     for _ in range(3):
         await RisingEdge(dut.clk)
     dut.rst.value = 0
+
+
+async def data_pair(dut, rng: random.Random, p: float):
+    """Clock and reset a block with a `s` Data stream in and an `m` Data stream out (a FIFO,
+    a register slice), then a source and a sink on them, each paused with probability p."""
+    await start_s_m(dut)
     quiet(dut, "s", "m")
     src = DataSource(DataBus.from_prefix(dut, "s"), dut.clk, dut.rst)
     snk = DataSink(DataBus.from_prefix(dut, "m"), dut.clk, dut.rst)

@@ -18,13 +18,12 @@ import os
 
 import cocotb
 import pytest
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotbext.axi.stream import define_stream
 
 from model.host_model import ClusterModel
 from seeding import seed_rng
-from streams import quiet, random_pause
+from streams import quiet, random_pause, start_s_m
 
 InBus, InTransaction, InSource, InSink, InMonitor = define_stream(
     "In", signals=["xfer", "hold", "start", "rec", "valid", "ready"])
@@ -54,13 +53,7 @@ class Env:
 
     async def start(self, p):
         dut = self.dut
-        cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
-        dut.s_valid.value = 0
-        dut.m_ready.value = 0
-        dut.rst.value = 1
-        for _ in range(3):
-            await RisingEdge(dut.clk)
-        dut.rst.value = 0
+        await start_s_m(dut)
         for _ in range((1 << self.xw) // GROUP + 1):   # the map's clearing sweep
             await RisingEdge(dut.clk)
         quiet(dut, "s", "m")
