@@ -194,6 +194,7 @@ module qrdma_fabric_star #(
       .rt_we         (1'b0),
       .rt_node       ('0),
       .rt_port       ('0),
+      .rt_class      ('0),
       .rt_en         (1'b0),
       .s_tdata       (sw_in_tdata[k * P * DATA_W +: P * DATA_W]),
       .s_tkeep       (sw_in_tkeep[k * P * KEEP_W +: P * KEEP_W]),

@@ -48,7 +48,7 @@ module qrdma_fabric_port
   localparam int unsigned KEEP_W     = DATA_W / 8,
   localparam int unsigned WIDTH      = DATA_W + KEEP_W + USER_W,
   localparam int unsigned CW         = idx_w(CLASSES),
-  localparam int unsigned RW         = CW + 1,
+  localparam int unsigned RW         = 2 + CW,   // qrdma_switch_in's entry: {enable, next class (0), port}
   localparam int unsigned RIW        = idx_w(ROUTES),
   localparam int unsigned PKT_W      = $clog2(MAX_PKT + 1),
   localparam int unsigned VW         = idx_w(VOQ_DEPTH) + 1,
@@ -116,10 +116,10 @@ module qrdma_fabric_port
   // ---- class table (node -> class), as the switch's route table
   logic [ROUTES*RW-1:0] rt_q;
   always_ff @(posedge clk) begin
-    if (rt_we) rt_q[32'(rt_node) * RW +: RW] <= {rt_en, rt_class};
+    if (rt_we) rt_q[32'(rt_node) * RW +: RW] <= {rt_en, 1'b0, rt_class};
     if (rst)
       for (int n = 0; n < ROUTES; n++)
-        rt_q[n * RW +: RW] <= n < CLASSES ? {1'b1, CW'(n)} : '0;
+        rt_q[n * RW +: RW] <= n < CLASSES ? {2'b10, CW'(n)} : '0;
   end
 
   // ================================================================ NIC -> link
@@ -155,6 +155,7 @@ module qrdma_fabric_port
     .w_abort,
     .w_beats,
     .w_port,
+    .w_tag      (),
     .cr_valid   (),
     .cr_count   (),
     .st_pkt     (),
@@ -215,7 +216,7 @@ module qrdma_fabric_port
   always_ff @(posedge clk) begin
     s_nic_tready <= &roomy;
     for (int d = 0; d < NUM_NODES; d++)
-      tx_pause[d] <= rt_q[d * RW + CW] && cls_full[rt_q[d * RW +: CW]];
+      tx_pause[d] <= rt_q[d * RW + RW - 1] && cls_full[rt_q[d * RW +: CW]];
     if (rst) begin
       s_nic_tready <= 1'b0;
       tx_pause     <= '0;

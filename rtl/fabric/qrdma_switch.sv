@@ -14,9 +14,12 @@
 // inputs never stall: the neighbour sends toward output o only with credits of class o
 // (XP_DEPTH beats per crosspoint); a packet that does not fit, has no route or a wrong
 // length is dropped and counted. Output p sends only with credits from the neighbour's
-// credit beats (class 0; cfg_credits beats, taken in reset) when cfg_credit_en[p] is set,
-// else as m_tready allows. The route table (node n -> port, enable) is node n -> port n
-// for n < P after reset; rt_we writes entry rt_node. Counters (32 bits, wrapping, per
+// credit beats (cfg_credits beats per class, taken in reset) when cfg_credit_en[p] is set,
+// else as m_tready allows. The neighbour is a node (one buffer, class 0) or, with CLASSES
+// = P, another switch (two hops, docs/fabric.md "Two hops"): a packet then needs room in
+// its class there, the class its route entry names (its output at that switch). The
+// route table (node n -> enable, class, port) is node n -> class 0, port n for n < P
+// after reset; rt_we writes entry rt_node. Counters (32 bits, wrapping, per
 // port): packets in, packets out, dropped for no route, dropped as malformed (length,
 // size, bad credit beat), dropped for lack of room, credit counts refused, credit beats
 // sent.
@@ -35,10 +38,13 @@ module qrdma_switch
   parameter int unsigned UPD_MIN   = 17,    // beats freed in a crosspoint before it offers an update
   parameter int unsigned REFRESH   = 1024,  // cycles before an unchanged count is sent again
   parameter int unsigned OUT_DEPTH = 4,     // beats in an output's read pipeline and FIFO
+  parameter int unsigned CLASSES   = 1,     // credit classes at an output's neighbour: 1 (nodes only) or P (switches too)
   localparam int unsigned KEEP_W   = DATA_W / 8,
   localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW       = idx_w(P),
-  localparam int unsigned RW       = PW + 1,
+  localparam int unsigned CLW      = idx_w(CLASSES),
+  localparam int unsigned TAG_W    = CLASSES > 1 ? CLW : 0,  // a crosspoint's tag: the class
+  localparam int unsigned RW       = 1 + CLW + PW,
   localparam int unsigned RIW      = idx_w(ROUTES),
   localparam int unsigned PKT_W    = $clog2(MAX_PKT + 1)
 ) (
@@ -50,6 +56,7 @@ module qrdma_switch
   input  logic                 rt_we,
   input  logic [RIW-1:0]       rt_node,
   input  logic [PW-1:0]        rt_port,
+  input  logic [CLW-1:0]       rt_class,     // (CLASSES > 1) the class at the next switch
   input  logic                 rt_en,
   // links in
   input  logic [P*DATA_W-1:0]  s_tdata,
@@ -73,13 +80,14 @@ module qrdma_switch
   output logic [P*32-1:0]      cnt_ovf,
   output logic [P*32-1:0]      cnt_refused,
   output logic [P*32-1:0]      cnt_cb,       // credit beats sent
-  output logic [P*CNT_W-1:0]   credits      // room at each output's far end
+  output logic [P*CLASSES*CNT_W-1:0] credits  // room at each output's far end, per class (port-major)
 );
 
 `ifndef SYNTHESIS
   initial begin
     if (P < 2 || P > qrdma_fmt_pkg::CREDIT_CLASSES)
       $fatal(1, "qrdma_switch: P in 2 .. CREDIT_CLASSES");
+    if (CLASSES != 1 && CLASSES != P) $fatal(1, "qrdma_switch: CLASSES is 1 or P");
   end
 `endif
 
@@ -88,10 +96,10 @@ module qrdma_switch
   // ---- route table
   logic [ROUTES*RW-1:0] rt_q;
   always_ff @(posedge clk) begin
-    if (rt_we) rt_q[32'(rt_node) * RW +: RW] <= {rt_en, rt_port};
+    if (rt_we) rt_q[32'(rt_node) * RW +: RW] <= {rt_en, CLASSES > 1 ? rt_class : '0, rt_port};
     if (rst)
       for (int n = 0; n < ROUTES; n++)
-        rt_q[n * RW +: RW] <= n < P ? {1'b1, PW'(n)} : '0;
+        rt_q[n * RW +: RW] <= n < P ? {1'b1, CLW'(0), PW'(n)} : '0;
   end
 
   // ---- crosspoint signals, [i][o]: input i (row), output o (column)
@@ -105,6 +113,9 @@ module qrdma_switch
   logic [P-1:0]                  r_last;     // per output
   logic [P-1:0][P-1:0][WIDTH-1:0] r_data;
   logic [P-1:0][P-1:0]           upd_valid;
+  logic [P-1:0][CLW-1:0]         w_tag;
+  logic [P-1:0][P-1:0][CLW-1:0]  r_tag;
+  logic [P-1:0][P*CLW-1:0]       c_class;
   logic [P-1:0]                  cb_take;    // per input (= the output of its port)
   logic [P-1:0][P-1:0][CNT_W-1:0] xcount;
   // column views for the outputs
@@ -114,20 +125,20 @@ module qrdma_switch
 
   for (genvar i = 0; i < P; i++) begin : g_row
     for (genvar o = 0; o < P; o++) begin : g_xp
-      /* verilator lint_off PINCONNECTEMPTY */  // level: the inputs never stall; r_tag: no tags
+      /* verilator lint_off PINCONNECTEMPTY */  // level: the inputs never stall
       qrdma_switch_xp #(.WIDTH(WIDTH), .DEPTH(XP_DEPTH), .MAX_PKT(MAX_PKT), .CNT_W(CNT_W),
-                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_xp (
+                        .UPD_MIN(UPD_MIN), .REFRESH(REFRESH), .TAG_W(TAG_W)) u_xp (
         .clk, .rst,
         .w_valid   (w_valid[i][o]),
         .w_data    (w_data[i]),
         .w_last    (w_last[i]),
         .w_abort   (w_abort[i]),
         .w_beats   (w_beats[i]),
-        .w_tag     (1'b0),
+        .w_tag     (w_tag[i]),
         .ovf       (ovf[i][o]),
         .r_avail   (r_avail[i][o]),
         .r_beats   (r_beats[i][o]),
-        .r_tag     (),
+        .r_tag     (r_tag[i][o]),
         .r_take    (r_take[i][o]),
         .r_en      (r_en[i][o]),
         .r_last    (r_last[o]),
@@ -141,20 +152,22 @@ module qrdma_switch
       assign c_avail[o][i]                  = r_avail[i][o];
       assign c_beats[o][i * PKT_W +: PKT_W] = r_beats[i][o];
       assign c_data[o][i * WIDTH +: WIDTH]  = r_data[i][o];
+      assign c_class[o][i * CLW +: CLW]     = r_tag[i][o];
       assign r_take[i][o]                   = c_take[o][i];
       assign r_en[i][o]                     = c_en[o][i];
     end
   end
 
   // ---- ports
-  logic [P-1:0]            cr_valid, st_in, st_noroute, st_bad, st_out, st_ovf, st_ref, st_cb;
-  logic [P-1:0][CNT_W-1:0] cr_count;
+  logic [P-1:0]            st_in, st_noroute, st_bad, st_out, st_ovf, st_ref, st_cb;
+  logic [P-1:0][CLASSES-1:0] cr_valid;
+  logic [P-1:0][CLASSES*CNT_W-1:0] cr_count;
   logic [P-1:0][DATA_W-1:0] cb_word;
 
   for (genvar p = 0; p < P; p++) begin : g_port
     /* verilator lint_off PINCONNECTEMPTY */  // w_port: w_valid names the crosspoint
     qrdma_switch_in #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .ROUTES(ROUTES),
-                      .MAX_PKT(MAX_PKT), .CNT_W(CNT_W)) u_in (
+                      .MAX_PKT(MAX_PKT), .CNT_W(CNT_W), .CLASSES(CLASSES)) u_in (
       .clk, .rst,
       .rt_table   (rt_q),
       .s_tdata    (s_tdata[p * DATA_W +: DATA_W]),
@@ -168,6 +181,7 @@ module qrdma_switch
       .w_abort    (w_abort[p]),
       .w_beats    (w_beats[p]),
       .w_port     (),
+      .w_tag      (w_tag[p]),
       .cr_valid   (cr_valid[p]),
       .cr_count   (cr_count[p]),
       .st_pkt     (st_in[p]),
@@ -183,13 +197,13 @@ module qrdma_switch
     );
 
     qrdma_switch_out #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
-                       .CNT_W(CNT_W), .OUT_DEPTH(OUT_DEPTH)) u_out (
+                       .CNT_W(CNT_W), .OUT_DEPTH(OUT_DEPTH), .CLASSES(CLASSES)) u_out (
       .clk, .rst,
       .cr_en       (cfg_credit_en[p]),
       .cfg_credits,
       .r_avail     (c_avail[p]),
       .r_beats     (c_beats[p]),
-      .r_class     ('0),
+      .r_class     (c_class[p]),
       .r_take      (c_take[p]),
       .r_en        (c_en[p]),
       .r_last      (r_last[p]),
@@ -208,7 +222,7 @@ module qrdma_switch
       .st_pkt      (st_out[p]),
       .st_cb       (st_cb[p]),
       .st_refused  (st_ref[p]),
-      .credits     (credits[p * CNT_W +: CNT_W])
+      .credits     (credits[p * CLASSES * CNT_W +: CLASSES * CNT_W])
     );
 
     assign st_ovf[p] = |ovf[p];

@@ -3,19 +3,21 @@
 //
 // qrdma_switch_in: one input port of the buffered-crossbar switch ([FPGA-NI] §3; docs/
 // fabric.md "Switch"): routes each packet by its destination node to the crosspoint of
-// its output, checks its length, and takes the credit beats of the link (class 0: the
-// room at the node behind this port) for the output of the same port.
+// its output, checks its length, and takes the credit beats of the link (the room at the
+// neighbour behind this port: class 0 of a node, or a switch's classes 0 .. CLASSES-1)
+// for the output of the same port.
 //
 // Contract: the input never stalls (the credits keep the crosspoints from overflowing).
 // A packet's first beat is its header (net_hdr): dst_node indexes the route table
-// (rt_table: entry n at bits n*(PW+1), {enable, port}); a packet with no route (node >=
+// (rt_table: entry n at bits n*RW, {enable, class, port}); the class, the packet's credit
+// class at the next switch (0 toward a node), goes with the packet as w_tag. A packet with no route (node >=
 // ROUTES, entry disabled, port >= P) is dropped whole (st_noroute). A DATA packet must have
 // 1 + ceil((dst_addr mod 64 + len) / 64) beats, INLINE, CONTROL, ACK, NACK and MISS one;
 // other types any number up to MAX_PKT. A packet whose length is wrong, or that passes
 // MAX_PKT beats, is dropped (its crosspoint aborts it: st_bad; beats past MAX_PKT are
-// discarded). A credit beat (NET_CREDIT, one beat) is not forwarded: class 0, when its
-// mask and parity bits say it is good, comes out on cr_valid / cr_count two cycles after
-// the beat; a bad one counts in st_bad. w_* writes the crosspoints of this input's row
+// discarded). A credit beat (NET_CREDIT, one beat) is not forwarded: each of its classes
+// 0 .. CLASSES-1 whose mask and parity bits say it is good comes out on cr_valid[k] /
+// cr_count two cycles after the beat; one without class 0 counts in st_bad. w_* writes the crosspoints of this input's row
 // two cycles after the beat arrived (w_valid one-hot; w_port, a register, its index while
 // w_valid is not 0). st_pkt pulses once per packet (credit beats not counted).
 `default_nettype none
@@ -30,10 +32,12 @@ module qrdma_switch_in
   parameter int unsigned ROUTES  = 64,   // route table entries (nodes 0 .. ROUTES-1)
   parameter int unsigned MAX_PKT = 17,   // beats of the longest packet
   parameter int unsigned CNT_W   = 16,   // credit counts
+  parameter int unsigned CLASSES = 1,    // credit classes at the neighbour (1: a node; P: a switch)
   localparam int unsigned KEEP_W = DATA_W / 8,
   localparam int unsigned WIDTH  = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW     = idx_w(P),
-  localparam int unsigned RW     = PW + 1,
+  localparam int unsigned CLW    = idx_w(CLASSES),
+  localparam int unsigned RW     = 1 + CLW + PW,
   localparam int unsigned RIW    = idx_w(ROUTES),
   localparam int unsigned PKT_W  = $clog2(MAX_PKT + 1)
 ) (
@@ -53,9 +57,10 @@ module qrdma_switch_in
   output logic                 w_abort,
   output logic [PKT_W-1:0]     w_beats,
   output logic [PW-1:0]        w_port,     // the output w_valid writes toward
+  output logic [CLW-1:0]       w_tag,      // the packet's class at the next switch (with w_last)
   // credit beats for the output of this port
-  output logic                 cr_valid,
-  output logic [CNT_W-1:0]     cr_count,
+  output logic [CLASSES-1:0]   cr_valid,
+  output logic [CLASSES*CNT_W-1:0] cr_count,
   // counter pulses
   output logic                 st_pkt,
   output logic                 st_noroute,
@@ -100,7 +105,7 @@ module qrdma_switch_in
   assign node  = d0[NET_HDR_DST_NODE_LSB +: NET_HDR_DST_NODE_W];
   assign ent   = rt_table[32'(node[RIW-1:0]) * RW +: RW];
   /* verilator lint_off CMPCONST */  // constant when P or ROUTES is a power of 2
-  assign rt_ok = 32'(node) < ROUTES && ent[PW] && 32'(ent[PW-1:0]) < P;
+  assign rt_ok = 32'(node) < ROUTES && ent[RW-1] && 32'(ent[PW-1:0]) < P;
   /* verilator lint_on CMPCONST */
   assign pay_end = 14'(d0[NET_HDR_DST_ADDR_LSB +: 6]) + 14'(d0[NET_HDR_LEN_LSB +: NET_HDR_LEN_W])
                  + 14'd63;
@@ -115,9 +120,9 @@ module qrdma_switch_in
     endcase
   end
   assign cr_hdr  = 32'(ptype) == NET_CREDIT;
-  logic [0:0]             cr_cls;
-  logic [0:0][CNT_W-1:0]  cr_cnt;
-  qrdma_credit_parse #(.N(1), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
+  logic [CLASSES-1:0]            cr_cls;
+  logic [CLASSES-1:0][CNT_W-1:0] cr_cnt;
+  qrdma_credit_parse #(.N(CLASSES), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
     .word (d0), .good (cr_cls), .counts (cr_cnt)
   );
   assign cr_good = l0_q && cr_cls[0];
@@ -126,9 +131,11 @@ module qrdma_switch_in
   logic              v1_q, l1_q, cut1_q, skip1_q, nort1_q, cr1_q, crok1_q, any1_q;
   logic [WIDTH-1:0]  w1_q;
   logic [PW-1:0]     port1_q;
+  logic [CLW-1:0]    cls1_q, cls_q;
+  logic [CLASSES-1:0] crk1_q;
+  logic [CLASSES-1:0][CNT_W-1:0] crc1_q;
   logic [8:0]        exp1_q;
   logic [PKT_W-1:0]  cnt1_q;
-  logic [CNT_W-1:0]  crc1_q;
   // the packet being received (beats after its first)
   logic              skip_q, nort_q, cr_q, any_q;
   logic [PW-1:0]     port_q;
@@ -148,6 +155,7 @@ module qrdma_switch_in
       cnt_q <= cnt_d;
       if (sop0_q) begin
         port_q <= ent[PW-1:0];
+        cls_q  <= ent[PW +: CLW];
         nort_q <= !rt_ok;
         cr_q   <= cr_hdr;
         exp_q  <= exp_beats;
@@ -157,6 +165,7 @@ module qrdma_switch_in
         skip_q <= (skip_q || cut) && !l0_q;
       end
       port1_q <= sop0_q ? ent[PW-1:0] : port_q;
+      cls1_q  <= sop0_q ? ent[PW +: CLW] : cls_q;
       nort1_q <= sop0_q ? !rt_ok : nort_q;
       cr1_q   <= sop0_q ? cr_hdr : cr_q;
       exp1_q  <= sop0_q ? exp_beats : exp_q;
@@ -165,7 +174,8 @@ module qrdma_switch_in
       cut1_q  <= cut;
       cnt1_q  <= cnt_d;
       crok1_q <= sop0_q && cr_hdr && cr_good;
-      crc1_q  <= cr_cnt[0];
+      crk1_q  <= l0_q ? cr_cls : '0;
+      crc1_q  <= cr_cnt;
     end
     if (rst) begin
       v1_q   <= 1'b0;
@@ -185,8 +195,9 @@ module qrdma_switch_in
   assign w_abort = bad_len;
   assign w_beats = cnt1_q;
   assign w_port  = port1_q;
+  assign w_tag   = cls1_q;
 
-  assign cr_valid = v1_q && crok1_q;
+  assign cr_valid = (v1_q && crok1_q) ? crk1_q : '0;
   assign cr_count = crc1_q;
 
   assign st_pkt     = end1 && !cr1_q;

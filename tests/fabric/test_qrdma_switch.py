@@ -67,9 +67,13 @@ class Tb:
         self.cur = [None] * P                     # (pkt, next beat) being sent
         self.rr = [0] * P
         self.cb_due = [False] * P                 # a credit beat to send at the next boundary
-        self.rxbuf = [0] * P                      # beats in node p's receive buffer
-        self.drained = [0] * P                    # beats drained from it (class 0 count)
-        self.sent_cnt = [0] * P                   # count last sent in a credit beat
+        # the neighbour at port p: a node (one receive buffer, class 0) or, with CLASSES =
+        # P, a switch (a buffer per class; a packet to node n is of class ncls[n] there)
+        self.CL = int(os.environ.get("P_CLASSES", "1"))
+        self.ncls = {n: (rng.randrange(self.CL) if self.CL > 1 else 0) for n in range(P)}
+        self.rxbuf = [[0] * self.CL for _ in range(P)]     # beats in [p][class]
+        self.drained = [[0] * self.CL for _ in range(P)]   # beats drained from it (count)
+        self.sent_cnt = [[0] * self.CL for _ in range(P)]  # counts last sent in a credit beat
         self.rxpkt = [[] for _ in range(P)]       # beats of the packet arriving at node p
         self.expect = collections.defaultdict(collections.deque)  # (src, port) -> pkts
         self.peak = [0] * P
@@ -142,13 +146,14 @@ class Tb:
         # fill); credit beats become due
         drain_p = self.drain_p if (self.cycle // 700) % 2 or self.drain_p == 1.0 else 0.1
         for p in range(P):
-            if self.rxbuf[p] and rng.random() < drain_p:
-                n = min(self.rxbuf[p], rng.randrange(1, 5))
-                self.rxbuf[p] -= n
-                self.drained[p] += n
-            if (self.drained[p] - self.sent_cnt[p]) >= 8 or (self.cycle % 200 == p and
-                                                            self.drained[p] != 0):
-                self.cb_due[p] = True
+            for k in range(self.CL):
+                if self.rxbuf[p][k] and rng.random() < drain_p:
+                    n = min(self.rxbuf[p][k], rng.randrange(1, 5))
+                    self.rxbuf[p][k] -= n
+                    self.drained[p][k] += n
+                if (self.drained[p][k] - self.sent_cnt[p][k]) >= 8 or (
+                        self.cycle % 200 == p and self.drained[p][k] != 0):
+                    self.cb_due[p] = True
         # ---- links in
         tv = tl = 0
         td = tk = tu = 0
@@ -175,14 +180,14 @@ class Tb:
                 return None, 0
             if self.cb_due[p]:                    # a credit beat, at a packet boundary
                 self.cb_due[p] = False
-                c = self.drained[p]
+                c = list(self.drained[p])
                 self.sent_cnt[p] = c
                 if rng.random() < self.loss_p:
                     return None, 0                # lost on the way
                 corrupt = 0 if rng.random() < self.corrupt_p else None
                 self.cb_sent[p] += 1
                 self.cb_corrupt[p] += corrupt is not None
-                return (credit_beat({0: c}, corrupt), FULL_KEEP, 0), 1
+                return (credit_beat(dict(enumerate(c)), corrupt), FULL_KEEP, 0), 1
             pkt = self.pick(p)
             if pkt is None:
                 return None, 0
@@ -229,11 +234,13 @@ class Tb:
             f"{pkt_id(h)})"
         self.pkts_out[p] += 1
         self.out_order[p].append(src)
-        self.rxbuf[p] += len(beats)
-        self.peak[p] = max(self.peak[p], self.rxbuf[p])
+        k = self.ncls.get(get(h, HDR["dst_node"]), 0)
+        self.rxbuf[p][k] += len(beats)
+        self.peak[p] = max(self.peak[p], self.rxbuf[p][k])
         if self.credits_on:
-            assert self.rxbuf[p] <= self.CREDITS, \
-                f"node {p}'s receive buffer overflows: {self.rxbuf[p]} > {self.CREDITS}"
+            assert self.rxbuf[p][k] <= self.CREDITS, \
+                f"port {p}'s neighbour, class {k}: buffer overflows: {self.rxbuf[p][k]} > " \
+                f"{self.CREDITS}"
 
     def idle(self) -> bool:
         return (all(c is None for c in self.cur) and not any(q for r in self.voq for q in r)
@@ -247,12 +254,25 @@ class Tb:
         dut.rt_we.value = 0
         dut.rt_node.value = 0
         dut.rt_port.value = 0
+        dut.rt_class.value = 0
         dut.rt_en.value = 0
         for s in ("s_tvalid", "s_tlast", "s_tdata", "s_tkeep", "s_tuser", "m_tready"):
             getattr(dut, s).value = 0
         for _ in range(4):
             await FallingEdge(dut.clk)
         dut.rst.value = 0
+        for n in range(self.P):       # the classes at the next switch (CLASSES > 1)
+            if self.ncls[n]:
+                await self.set_route(n, n, 1)
+
+    async def set_route(self, node: int, port: int, en: int) -> None:
+        """Write route entry `node`: port, enable, and the node's class ncls there."""
+        dut = self.dut
+        await FallingEdge(dut.clk)
+        dut.rt_we.value, dut.rt_node.value, dut.rt_port.value, dut.rt_en.value = 1, node, port, en
+        dut.rt_class.value = self.ncls.get(node, 0)
+        await FallingEdge(dut.clk)
+        dut.rt_we.value = 0
 
     async def run_random(self, n_per_node: int, limit: int) -> None:
         P, rng = self.P, self.rng
@@ -271,7 +291,7 @@ class Tb:
         for _ in range(cycles):
             await self.step()
         for p in range(self.P):
-            assert self.rxbuf[p] == 0
+            assert not any(self.rxbuf[p])
             self.cb_due[p] = True
         for _ in range(cycles):
             await self.step()
@@ -285,8 +305,10 @@ class Tb:
         P = self.P
         cr = self.dut.credits.value.to_unsigned()
         for p in range(P):
-            c = (cr >> (CW * p)) & (MOD - 1)
-            assert c == self.CREDITS, f"output {p}: room {c} at the end, not {self.CREDITS}"
+            for k in range(self.CL):
+                c = (cr >> (CW * (p * self.CL + k))) & (MOD - 1)
+                assert c == self.CREDITS, \
+                    f"output {p} class {k}: room {c} at the end, not {self.CREDITS}"
             for o in range(P):
                 assert self.room(p, o) == self.XP, \
                     f"node {p}: room {self.room(p, o)} at crosspoint ({p},{o}), not {self.XP}"
@@ -369,11 +391,7 @@ async def switch_bad(dut):
     await quiet()
     assert tb.counter("cnt_noroute", 0) == 1 and tb.counter("cnt_noroute", 1) == 1
     # -- a route programmed: node ROUTES-1 -> port 1; node 0 disabled
-    async def rt(node, port, en):
-        await FallingEdge(dut.clk)
-        dut.rt_we.value, dut.rt_node.value, dut.rt_port.value, dut.rt_en.value = 1, node, port, en
-        await FallingEdge(dut.clk)
-        dut.rt_we.value = 0
+    rt = tb.set_route
     await rt(tb.ROUTES - 1, 1, 1)
     await rt(0, 0, 0)
     tb.route[tb.ROUTES - 1] = 1
@@ -424,7 +442,7 @@ async def switch_bad(dut):
     await quiet()
     assert tb.counter("cnt_bad", 3) == 2
     # -- a count beyond the beats the switch sent to node 2: refused
-    await send(2, [(credit_beat({0: tb.drained[2] + 5000}), keep, 0)])
+    await send(2, [(credit_beat({0: tb.drained[2][0] + 5000}), keep, 0)])
     await quiet()
     assert tb.counter("cnt_refused", 2) == 1
     for p in range(P):
@@ -485,7 +503,10 @@ def configs():
     from simrun import full
 
     c = [pytest.param({"P": 4, "XP_DEPTH": 32, "ROUTES": 16}, 48, 300, id="p4"),
-         pytest.param({"P": 8, "XP_DEPTH": 64, "ROUTES": 64}, 80, 120, id="p8")]
+         pytest.param({"P": 8, "XP_DEPTH": 64, "ROUTES": 64}, 80, 120, id="p8"),
+         # a switch behind every port (two hops): a class per output there
+         pytest.param({"P": 4, "XP_DEPTH": 32, "ROUTES": 16, "CLASSES": 4}, 48, 300,
+                      id="p4_classes")]
     if full():
         c.append(pytest.param({"P": 16, "XP_DEPTH": 32, "ROUTES": 32}, 40, 40, id="p16"))
     return c
