@@ -14,7 +14,7 @@
 //
 // Timing (cycles; unit idle, no backpressure; tests/tx/test_qrdma_tx.py tx_latency,
 // tx_throughput): response taken in 0 -> its beat valid in 9; descriptor taken in 0 ->
-// INLINE / CONTROL beat valid in 21, DATA m_axi_arvalid in 11 and its header beat 10 cycles
+// INLINE / CONTROL beat valid in 22, DATA m_axi_arvalid in 12 and its header beat 10 cycles
 // after the R beat that completes its payload, the last beat LATENCY + 1 cycles after the
 // beat before it (a lone packet of n beats takes n + 5 cycles, back-to-back ones n).
 // Full rate: back-to-back 1 KiB packets at 17 beats each with no idle cycle at a memory

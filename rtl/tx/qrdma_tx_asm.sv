@@ -151,8 +151,9 @@ module qrdma_tx_asm
   logic                  ob_room;    // the output buffer takes a beat decided now
   logic                  hdr_go, pay_go, req_go, rsp_go, drop_go, skip_go, start, lnack_free;
   logic                  rsp_first;  // at a packet boundary with a response waiting
-  logic [LANE_W-1:0]     end_lane;   // lane of the packet's last payload byte on the link
-  logic [LANE_W-1:0]     plast_lane; // lane of its last byte in the last packed beat
+  logic [LANE_W:0]       end_sum;    // dlane + len mod 64: the lane after the packet's
+                                     // last payload byte on the link, with its carry
+  logic [LANE_W-1:0]     len_lo;     // len mod 64: the lane after its last packed byte
 
   assign rsp_first  = !pay_q && rsp_valid;
   assign lnack_free = !m_lnack_valid || m_lnack_ready;
@@ -166,26 +167,33 @@ module qrdma_tx_asm
   assign jb_take    = (req_go && !jb.is_data) || (pay_go && lw_q) || (skip_go && lp_q);
   assign rsp_ready  = rsp_go;
   assign pe_take    = (req_go || drop_go) && jb.is_data;
-  assign end_lane   = LANE_W'(jb.dlane + LANE_W'(jb.len) - LANE_W'(1));
-  assign plast_lane = LANE_W'(jb.len - LEN_W'(1));
+  assign len_lo     = LANE_W'(jb.len);
+  assign end_sum    = (LANE_W + 1)'(jb.dlane) + (LANE_W + 1)'(len_lo);
 
   // The head job's lane masks, registered from its fields in every cycle. They are used
   // only in its payload beats, which start at least a cycle after its header's decision,
   // and the job stays at the head until its last payload beat: D then only selects them.
+  // Each is a shift by a lane number with no subtraction before it: the lanes below the
+  // lane after the last byte (all lanes when that lane is 0); the packed bytes wrap
+  // around on the link when dlane + len mod 64 is above 64 (with len mod 64 = 0: when
+  // dlane is not 0).
   logic [NL-1:0] m_from_q;   // lanes dlane..63 (the first link beat)
-  logic [NL-1:0] m_to_q;     // lanes 0..end_lane (the last link beat)
+  logic [NL-1:0] m_to_q;     // lanes 0 up to the last byte's (the last link beat)
   logic [NL-1:0] m_rot_q;    // the last packed beat's lanes rotated to the link lanes
-  logic [NL-1:0] m_pl_q;     // lanes 0..plast_lane (the last packed beat)
+  logic [NL-1:0] m_pl_q;     // lanes 0 up to the last byte's (the last packed beat)
 
   always_ff @(posedge clk) begin
     logic [NL-1:0] from_dl, to_end;
+    logic          wrap;
     from_dl  = {NL{1'b1}} << jb.dlane;
-    to_end   = {NL{1'b1}} >> (LANE_W'(NL - 1) - end_lane);
+    to_end   = (end_sum[LANE_W-1:0] == '0) ? '1 : ~({NL{1'b1}} << end_sum[LANE_W-1:0]);
+    wrap     = (len_lo == '0) ? (jb.dlane != '0)
+                              : (end_sum[LANE_W] && end_sum[LANE_W-1:0] != '0);
     m_from_q <= from_dl;
     m_to_q   <= to_end;
-    // bytes 0..plast_lane land in lanes dlane..end_lane (mod 64)
-    m_rot_q  <= (jb.dlane <= end_lane) ? (from_dl & to_end) : (from_dl | to_end);
-    m_pl_q   <= lane_mask('0, plast_lane);
+    // the packed beat's bytes land in lanes dlane on, up to the link's last lane (mod 64)
+    m_rot_q  <= wrap ? (from_dl | to_end) : (from_dl & to_end);
+    m_pl_q   <= (len_lo == '0) ? '1 : ~({NL{1'b1}} << len_lo);
   end
 
   always_ff @(posedge clk) begin

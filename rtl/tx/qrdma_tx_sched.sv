@@ -29,7 +29,9 @@
 //
 // Contract: one descriptor per cycle is accepted (round robin between the three inputs)
 // while a slot is free and the queues' single enqueue port is not taken by a re-queued
-// block in that cycle. Pipeline (cycle t = the cycle of the pick):
+// block in the next cycle. The accepted descriptor is registered (W, a + 1) and written
+// into its slot and its queue from that register: the input arbiter's grant reaches the
+// register of the selected word only. Pipeline (cycle t = the cycle of the pick):
 //   t    pick: a queue granted (from registered state)
 //   t+1  its dequeue requested (one-hot register)
 //   t+3  its head slot out of the queues; slot and progress RAMs read
@@ -46,7 +48,7 @@
 // so the take depends on registers and the input arbiter only.
 // pick_ok (the caller's room for one more packet) must cover the packets in the seven
 // stages after the pick too. A queue is picked in back-to-back cycles while it holds more
-// than one entry; a descriptor accepted in cycle a is in its queue from a + 2. A block
+// than one entry; a descriptor accepted in cycle a is in its queue from a + 3. A block
 // descriptor's run (pkt_first .. pkt_first + pkt_num - 1, pkt_num 0: to the block's last
 // packet) must lie within the block's packets (an assertion checks it).
 // Generations: the block descriptors that are not re-sends come in the order of their seq
@@ -54,7 +56,7 @@
 // block descriptor with its seq has come to the engine's block output, and a re-send
 // while its TID's next use has not been taken. A CONTROL taken before its block carries
 // the generation the block will take (one more than its counter's). A generation is in the
-// slot's header from the fourth cycle after the take (a + 4; the slot is read at a + 5 at
+// slot's header from the fifth cycle after the take (a + 5; the slot is read at a + 6 at
 // the earliest).
 `default_nettype none
 
@@ -112,7 +114,8 @@ module qrdma_tx_sched
   localparam int unsigned GKW    = idx_w(NUM_NODES << TW);  // generation counter index
 
   // What a block slot holds above its block descriptor: for a read-response job, the
-  // requester's generation and epoch (resp 0 for this node's own blocks).
+  // requester's generation and epoch (resp 0 for this node's own blocks); above these
+  // the block's last byte x (below).
   typedef struct packed {
     logic          resp;
     logic [7:0]    epoch;
@@ -148,8 +151,8 @@ module qrdma_tx_sched
 
 `ifndef SYNTHESIS
   initial begin
-    if (BLOCK_DESC_W + $bits(rspx_t) > DATA_W)
-      $fatal(1, "qrdma_tx_sched: a block descriptor and its response fields exceed a slot");
+    if (BLOCK_DESC_W + $bits(rspx_t) + SIZE_W + 1 > DATA_W)
+      $fatal(1, "qrdma_tx_sched: a block descriptor and the fields above it exceed a slot");
     if (NUM_NODES < 1) $fatal(1, "qrdma_tx_sched: NUM_NODES must be >= 1");
     if (SLOTS < 2) $fatal(1, "qrdma_tx_sched: SLOTS must be >= 2");
     if (MAX_PAYLOAD < 256 || MAX_PAYLOAD > 4096 || (MAX_PAYLOAD & (MAX_PAYLOAD - 1)) != 0)
@@ -195,6 +198,16 @@ module qrdma_tx_sched
     return p + CW'(1) < hi;                            // 0
   endfunction
 
+  // The block's last byte x = dlow + size - 1 (dlow = dst_addr mod MAX_PAYLOAD), from
+  // which stage A reads the last packet's index (x / MAX_PAYLOAD) and length. Formed at
+  // the input for each input and kept in the slot above the response fields, so that
+  // stage A starts from the slot RAM's output with no carry chain of its own before the
+  // last packet's length and beats.
+  function automatic logic [SIZE_W:0] last_byte(input logic [LG-1:0]     dl,
+                                                input logic [SIZE_W-1:0] size);
+    return (SIZE_W + 1)'(dl) + (SIZE_W + 1)'(size) - (SIZE_W + 1)'(1);
+  endfunction
+
   // ------------------------------------------------------------------ input side
   slot_rec_t   in_rec;
   logic [2:0]  in_req, in_gnt;
@@ -204,18 +217,16 @@ module qrdma_tx_sched
   /* verilator lint_on UNUSEDSIGNAL */
   logic        in_idx;     // a packet descriptor
   logic        in_rsp;     // a read-response job
-  logic        in_read;    // a read block (one READ_REQ packet)
   rd_job_t     in_rj;
   rspx_t       in_rx;
   logic        in_open;    // a descriptor can be accepted in this cycle
   logic        in_acc;     // one is accepted
   logic [QW-1:0] in_queue;
   logic          in_bmore, in_more;  // a block's first packet sent is followed by another
-  /* verilator lint_off UNUSEDSIGNAL */  // dst_addr, size, pkt_first, pkt_num, seq, tid, resend here
   block_desc_t   in_blk;
-  /* verilator lint_on UNUSEDSIGNAL */
   // each input's progress flags (below)
   logic          bm_blk, mo_blk, bm_rsp, mo_rsp;
+  logic [SIZE_W:0] x_blk, x_rsp, in_x;  // each input's last byte; the granted one's
   /* verilator lint_off UNUSEDSIGNAL */  // the fields the flags read
   block_desc_t   s_blk_d, s_rsp_b;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -236,14 +247,18 @@ module qrdma_tx_sched
 
   logic          reenq;      // stage B re-queues a block (takes the enqueue port)
   logic          b_reenq_q;  // reenq as a register of its own, loaded in A
+  logic          b_reenq_d;  // its next value: stage B re-queues in the next cycle
 
-  // blk_seq_q: the seq of the last block taken that is not a re-send (the engine's blocks
-  // come in seq order): a CONTROL packet's block has been taken when blk_seq_q - seq is
-  // in [0, 2^15) (see "generations")
-  /* verilator lint_off UNUSEDSIGNAL */  // kind, seq, resend, tid here
+  // W (a + 1): the accepted descriptor, registered; its slot and queue written from here
+  logic          w_valid_q;
+  logic [SW-1:0] w_slot_q;
+  logic [QW-1:0] w_queue_q;
+  slot_rec_t     w_rec_q;
+  prog_t         w_prog_q;
+
+  /* verilator lint_off UNUSEDSIGNAL */  // dst_node here
   pkt_desc_t       in_pkt;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [15:0]     blk_seq_q;
 
   assign in_pkt = pkt_desc_t'(s_pkt_data);
   assign in_rj  = rd_job_t'(s_rsp_data);
@@ -251,12 +266,6 @@ module qrdma_tx_sched
   assign in_idx = in_gnt[1];
   assign in_rsp = in_gnt[2];
   assign in_rx  = in_rsp ? '{resp: 1'b1, epoch: in_rj.epoch, gen: in_rj.gen} : '0;
-  assign in_read = !in_idx && !in_rsp && is_read(in_blk.xfer);
-
-  always_ff @(posedge clk) begin
-    if (in_acc && !in_idx && !in_rsp && !in_blk.resend) blk_seq_q <= in_blk.seq;
-    if (rst) blk_seq_q <= '1;   // the engine's first seq is 0
-  end
 
   qrdma_arb_rr #(.N(3)) u_in_arb (
     .clk       (clk),
@@ -268,7 +277,9 @@ module qrdma_tx_sched
     .gnt_idx   (in_sel)
   );
 
-  assign in_open        = pool_valid && !reenq;
+  // W's write takes the enqueue port in the cycle after the accept: none while stage B
+  // re-queues in that cycle
+  assign in_open        = pool_valid && !b_reenq_d;
   assign in_acc         = in_open && in_gnt_valid;
   assign s_blk_ready    = in_open && in_gnt[0];
   assign s_pkt_ready    = in_open && in_gnt[1];
@@ -276,7 +287,7 @@ module qrdma_tx_sched
 
   assign in_blk   = in_rsp ? s_rsp_b : s_blk_d;
   assign in_rec   = in_idx ? '{kind: SLOT_PKT, data: s_pkt_data}
-                           : '{kind: SLOT_BLK, data: DATA_W'({in_rx, in_blk})};
+                           : '{kind: SLOT_BLK, data: DATA_W'({in_x, in_rx, in_blk})};
   // of its block; of the run it sends (pkt_num 0: the block's rest, else pkt_num > 1)
   // The progress flags of each input's descriptor, formed from that input alone, the
   // grant selecting among them at the end (no grant in front of the carry chains). A
@@ -290,9 +301,46 @@ module qrdma_tx_sched
                                             : !is_read(s_blk_d.xfer) && (s_blk_d.pkt_num != PIDX_W'(1));
   assign bm_rsp   = bmore_of(s_rsp_b.dst_addr[LG-1:0], s_rsp_b.size, PIDX_W'(s_rsp_b.pkt_first));
   assign mo_rsp   = (s_rsp_b.pkt_num == '0) ? bm_rsp : (s_rsp_b.pkt_num != PIDX_W'(1));
+  assign x_blk    = last_byte(s_blk_d.dst_addr[LG-1:0], s_blk_d.size);
+  assign x_rsp    = last_byte(s_rsp_b.dst_addr[LG-1:0], s_rsp_b.size);
+  assign in_x     = in_rsp ? x_rsp : x_blk;
   assign in_bmore = (in_gnt[0] && bm_blk) || (in_gnt[2] && bm_rsp);
   assign in_more  = (in_gnt[0] && mo_blk) || (in_gnt[2] && mo_rsp);
   assign in_queue = node_queue(in_idx ? in_pkt.dst_node : in_blk.dst_node);
+
+  // W: loaded in every cycle (no enable on the wide word), valid with an accept
+  always_ff @(posedge clk) begin
+    w_valid_q <= in_acc;
+    w_slot_q  <= pool_id;
+    w_queue_q <= in_queue;
+    w_rec_q   <= in_rec;
+    w_prog_q  <= '{pidx: in_idx ? '0 : PIDX_W'(in_blk.pkt_first), bmore: in_bmore,
+                   more: in_more};
+    if (rst) w_valid_q <= 1'b0;
+  end
+
+  // W's descriptor, decoded from its record for the generations
+  /* verilator lint_off UNUSEDSIGNAL */  // the fields of the slot's word
+  block_desc_t w_blk;
+  pkt_desc_t   w_pkt;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        w_idx, w_rsp, w_read;
+
+  assign w_blk  = block_desc_t'(w_rec_q.data[BLOCK_DESC_W-1:0]);
+  assign w_pkt  = pkt_desc_t'(w_rec_q.data);
+  assign w_idx  = w_rec_q.kind == SLOT_PKT;
+  assign w_rsp  = !w_idx && w_rec_q.data[BLOCK_DESC_W + $bits(rspx_t) - 1];
+  assign w_read = !w_idx && !w_rsp && is_read(w_blk.xfer);  // one READ_REQ packet
+
+  // blk_seq_q: the seq of the last block taken that is not a re-send (the engine's blocks
+  // come in seq order), as of W: a CONTROL packet's block has been taken when
+  // blk_seq_q - seq is in [0, 2^15) (see "generations")
+  logic [15:0] blk_seq_q;
+
+  always_ff @(posedge clk) begin
+    if (w_valid_q && !w_idx && !w_rsp && !w_blk.resend) blk_seq_q <= w_blk.seq;
+    if (rst) blk_seq_q <= '1;   // the engine's first seq is 0
+  end
 
   // slots in use; a descriptor waiting for one
   always_ff @(posedge clk) begin
@@ -358,10 +406,10 @@ module qrdma_tx_sched
   // in the same cycle (RDW_ANY).
   qrdma_sdp_ram #(.WIDTH(REC_W), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_slot_ram (
     .clk     (clk),
-    .wr_en   (in_acc),
+    .wr_en   (w_valid_q),
     .wr_be   (1'b1),
-    .wr_addr (pool_id),
-    .wr_data (in_rec),
+    .wr_addr (w_slot_q),
+    .wr_data (w_rec_q),
     .rd_en   (s_valid_q),
     .rd_addr (pick_slot),
     .rd_data (slot_rd)
@@ -385,37 +433,37 @@ module qrdma_tx_sched
   );
 
   // ------------------------------------------------------------------ generations
-  // The counter of the taken descriptor's (queue, TID) is read in G1 (a + 1) and is in the
-  // RAM's output register in G3 (a + 3), which registers it, or the counter a take before
-  // it with the same key left (compares registered in G2): the take in G4 (its sum), in
-  // G5 or in G6, whose writes come after the read or in its cycle. In G4 (a + 4) the new
-  // counter (+1 for a block or inline packet that is not a re-send) is written back, and
-  // the header's generation (the counter, +1 for a CONTROL whose block has not been taken
-  // yet: the block takes that one) into the slot's word of u_gen_slot. A CONTROL's block is
-  // compared in G1 (blk_seq_q as of the take).
+  // The counter of the taken descriptor's (queue, TID), decoded from W, is read in G1
+  // (a + 2) and is in the RAM's output register in G3 (a + 4), which registers it, or the
+  // counter a take before it with the same key left (compares registered in G2): the take
+  // in G4 (its sum), in G5 or in G6, whose writes come after the read or in its cycle. In
+  // G4 (a + 5) the new counter (+1 for a block or inline packet that is not a re-send) is
+  // written back, and the header's generation (the counter, +1 for a CONTROL whose block
+  // has not been taken yet: the block takes that one) into the slot's word of u_gen_slot.
+  // A CONTROL's block is compared in G1 (blk_seq_q as of its W).
   logic           g1_v_q, g2_v_q, g3_v_q, g4_v_q, g5_v_q;
   logic [GKW-1:0] g1_k_q, g2_k_q, g3_k_q, g4_k_q, g5_k_q;
   logic [SW-1:0]  g1_s_q, g2_s_q, g3_s_q, g4_s_q;
   logic           g1_n_q, g2_n_q, g3_n_q, g4_n_q;  // a new use: the counter goes up
   logic           g1_c_q;                   // a CONTROL packet, not a re-send
-  logic [15:0]    g1_cseq_q, g1_bseq_q;     // its seq, blk_seq_q as of its take
+  logic [15:0]    g1_cseq_q, g1_bseq_q;     // its seq, blk_seq_q as of its W
   logic           g2_e_q, g3_e_q, g4_e_q;   // a CONTROL taken before its block
   logic           g3_f4_q, g3_f5_q, g3_f6_q;  // G3's key is G4's, G5's, G6's
   logic [GW-1:0]  g4_q;                     // G4: the counter before its take
   logic [GW-1:0]  g5_q, g6_q;               // the counters G4 left in the cycles before
   logic [GW-1:0]  g_rd, g_new, g_hdr;
-  logic [TW-1:0]  in_tid;
+  logic [TW-1:0]  w_tid;
 
-  assign in_tid = in_idx ? in_pkt.tid : in_blk.tid;
+  assign w_tid = w_idx ? w_pkt.tid : w_blk.tid;
 
   always_ff @(posedge clk) begin
-    g1_v_q    <= in_acc;
-    g1_k_q    <= GKW'({in_read ? node_queue(node_id) : in_queue, in_tid});
-    g1_s_q    <= pool_id;
-    g1_n_q    <= in_idx ? (in_pkt.kind == 1'(PKT_INLINE) && !in_pkt.resend)
-                        : (!in_blk.resend && !in_rsp);
-    g1_c_q    <= in_idx && in_pkt.kind == 1'(PKT_CONTROL) && !in_pkt.resend;
-    g1_cseq_q <= in_pkt.seq;
+    g1_v_q    <= w_valid_q;
+    g1_k_q    <= GKW'({w_read ? node_queue(node_id) : w_queue_q, w_tid});
+    g1_s_q    <= w_slot_q;
+    g1_n_q    <= w_idx ? (w_pkt.kind == 1'(PKT_INLINE) && !w_pkt.resend)
+                       : (!w_blk.resend && !w_rsp);
+    g1_c_q    <= w_idx && w_pkt.kind == 1'(PKT_CONTROL) && !w_pkt.resend;
+    g1_cseq_q <= w_pkt.seq;
     g1_bseq_q <= blk_seq_q;
     g2_v_q    <= g1_v_q;
     g2_k_q    <= g1_k_q;
@@ -461,8 +509,8 @@ module qrdma_tx_sched
     .rd_en(g1_v_q), .rd_addr(g1_k_q), .rd_oe(1'b1), .rd_data(g_rd)
   );
 
-  // the generation of each slot's descriptor, read with the slot (written in G4, read at
-  // a + 5 at the earliest)
+  // the generation of each slot's descriptor, read with the slot (written in G4, a + 5,
+  // read at a + 6 at the earliest)
   logic [GW-1:0] gen_rd;
   qrdma_sdp_ram #(.WIDTH(GW), .DEPTH(SLOTS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_gen_slot (
     .clk,
@@ -526,7 +574,7 @@ module qrdma_tx_sched
     r_valid_q <= s_valid_q;
     a_valid_q <= r_valid_q;
     b_valid_q <= a_valid_q;
-    b_reenq_q <= a_valid_q && prog_rd.more;  // = b_valid_q && b_more_q
+    b_reenq_q <= b_reenq_d;  // = b_valid_q && b_more_q
     c_valid_q <= b_valid_q;
     if (rst) begin
       p_valid_q <= 1'b0;
@@ -568,12 +616,12 @@ module qrdma_tx_sched
   block_desc_t        blk;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [LG-1:0]      dlow;
-  logic [SIZE_W:0]    a_x;       // dlow + size - 1
+  logic [SIZE_W:0]    a_x;       // dlow + size - 1, kept in the slot
 
   assign rec  = slot_rec_t'(slot_rd);
   assign blk  = block_desc_t'(rec.data[BLOCK_DESC_W-1:0]);
   assign dlow = blk.dst_addr[LG-1:0];
-  assign a_x  = (SIZE_W + 1)'(dlow) + (SIZE_W + 1)'(blk.size) - (SIZE_W + 1)'(1);
+  assign a_x  = rec.data[BLOCK_DESC_W + $bits(rspx_t) +: SIZE_W + 1];
 
   slot_rec_t          rec_b_q;    // B: the record, registered
   logic [15:0]        b_node_q;   // node_id, sampled in A
@@ -795,8 +843,10 @@ module qrdma_tx_sched
   // Re-queue a block with packets left, or free the slot: the release registered (t+7)
   // before the pool's push and the occupancy count, so the pool's FIFO and the count
   // start from a flop. The slot is in no queue and its RAM words are not read from its
-  // release on. reenq is a flop, so that the take (in_acc) is one step after registers.
+  // release on. reenq is a flop; the take (in_acc) reads its next value, an AND of
+  // registers (W's write comes a cycle after the take).
   assign reenq      = b_reenq_q;
+  assign b_reenq_d  = a_valid_q && prog_rd.more;
 
   always_ff @(posedge clk) begin
     free_valid <= b_valid_q && !b_more_q;
@@ -804,22 +854,23 @@ module qrdma_tx_sched
     if (rst) free_valid <= 1'b0;
   end
 
-  assign enq_valid  = reenq || in_acc;
-  assign enq_queue  = reenq ? b_queue_q : in_queue;
-  assign enq_entry  = reenq ? b_slot_q : pool_id;
-  assign prog_we    = reenq || in_acc;
-  assign prog_waddr = reenq ? b_slot_q : pool_id;
+  assign enq_valid  = reenq || w_valid_q;
+  assign enq_queue  = reenq ? b_queue_q : w_queue_q;
+  assign enq_entry  = reenq ? b_slot_q : w_slot_q;
+  assign prog_we    = reenq || w_valid_q;
+  assign prog_waddr = reenq ? b_slot_q : w_slot_q;
   assign prog_wdata = reenq ? '{pidx: b_pidx1_q, bmore: b_pidx1_q != b_lidx_q,
                                more: (b_pidx1_q != b_lidx_q)
                                      && (b_rall_q || b_pidx1_q != b_rend_q)}
-                            : '{pidx: in_idx ? '0 : PIDX_W'(in_blk.pkt_first),
-                                bmore: in_bmore, more: in_more};
+                            : w_prog_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst) assert (b_reenq_q == (b_valid_q && b_more_q))
       else $error("qrdma_tx_sched: re-queue flag %0b, stage B valid %0b more %0b",
                   b_reenq_q, b_valid_q, b_more_q);
+    if (!rst) assert (!(reenq && w_valid_q))
+      else $error("qrdma_tx_sched: a re-queue and W's write in one cycle");
   end
 
   // Descriptors the send unit cannot packetize: a block of size 0, or one with more
@@ -828,6 +879,9 @@ module qrdma_tx_sched
   always_ff @(posedge clk) begin
     if (a_valid_q)
       if (!rst && rec.kind == SLOT_BLK) begin
+        assert (a_x == last_byte(dlow, blk.size))
+          else $error("qrdma_tx_sched: slot %0d: last byte %0d, block's %0d", a_slot_q, a_x,
+                      last_byte(dlow, blk.size));
         assert (blk.size != '0 && (a_x >> LG) < (SIZE_W + 1)'((1 << PIDX_W) - 1))
           else $error("qrdma_tx_sched: block of %0d bytes at 0x%0h: not packetizable",
                       blk.size, blk.dst_addr);

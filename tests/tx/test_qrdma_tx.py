@@ -1137,11 +1137,11 @@ async def tx_latency(dut):
                     "(AR +%d), last R at +%d, header at +%d (last R +%d), last beat at +%d",
                     size, sa, nsrc, ar - acc, r0 - acc, r0 - ar, r1 - acc, hdr - acc,
                     hdr - r1, tb.beat_log[-1][0] - acc)
-        assert ar - acc == 11, "AR not in cycle 11 after the descriptor"
+        assert ar - acc == 12, "AR not in cycle 12 after the descriptor"
         assert hdr - r1 == 10, "header not 10 cycles after the packet's last R beat"
     tb.log.info("response: beat %d cycles after it was taken; CONTROL: %d cycles after its "
                 "descriptor", rsp_lat, ctl_lat)
-    assert ctl_lat == 21, "CONTROL packet not in cycle 21 after its descriptor"
+    assert ctl_lat == 22, "CONTROL packet not in cycle 22 after its descriptor"
     assert rsp_lat == 9, "response not in cycle 9 after it was taken"
     # one-beat request packets back to back: the scheduler picks one per cycle
     k = len(tb.first_beat)
