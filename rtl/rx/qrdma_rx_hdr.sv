@@ -127,8 +127,33 @@ module qrdma_rx_hdr
     net_hdr_t       h;
   } pkt_t;
 
+  // The packet's type, one-hot (none set: an unknown type), formed from the buffer's
+  // output registers and registered in stage C beside its checks.
+  typedef struct packed {
+    logic data;
+    logic inl;
+    logic ctl;
+    logic ack;    // ACK or NACK
+    logic miss;
+    logic rreq;   // READ_REQ
+    logic rsp;    // a read response: DATA with resp set
+  } ty_t;
+
+  function automatic ty_t type_of(input logic [3:0] ptype, input logic resp);
+    ty_t t;
+    t.data = (ptype == 4'(NET_DATA));
+    t.inl  = (ptype == 4'(NET_INLINE));
+    t.ctl  = (ptype == 4'(NET_CONTROL));
+    t.ack  = (ptype == 4'(NET_ACK)) || (ptype == 4'(NET_NACK));
+    t.miss = (ptype == 4'(NET_MISS));
+    t.rreq = (ptype == 4'(NET_READ_REQ));
+    t.rsp  = t.data && resp;
+    return t;
+  endfunction
+
   // The header checks (docs/nic.md "Receive unit"), each formed from the buffer's output
-  // registers and registered in stage C, where they are combined into the packet's kind.
+  // registers and registered in stage C, where they are combined with the type: the
+  // packet's kind and, beside it as a flat AND-OR of registered bits, the tracker's op.
   typedef struct packed {
     logic crc_ok;
     logic too_long;  // more payload beats than the buffer kept
@@ -204,49 +229,44 @@ module qrdma_rx_hdr
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // The packet's kind, K_BAD if malformed, K_PROT if well formed and refused by the
-  // window check, from its checks.
-  function automatic kind_e classify(input logic [3:0] ptype, input chk_t c);
-    logic bad, refused;
-    kind_e k;
-    bad = c.node_ne || c.too_long;
-    refused = 1'b0;
-    unique case (ptype)
-      4'(NET_DATA): begin
-        k = K_DATA;
-        bad = bad || c.len0 || c.len_mp || c.span || c.bp0 || c.bp_big || c.idx_bad
-              || c.nb_ne;
-        refused = c.prot_bad;
-      end
-      4'(NET_INLINE): begin
-        k = K_INLINE;
-        bad = bad || c.len0 || c.len_32 || c.nb_nz;
-        refused = c.prot_bad;
-      end
-      4'(NET_CONTROL): begin
-        k = K_CONTROL;
-        bad = bad || c.nb_nz;
-      end
-      4'(NET_ACK), 4'(NET_NACK): begin
-        k = K_ACK;
-        bad = bad || c.nb_nz;
-      end
-      4'(NET_MISS): begin
-        k = K_MISS;
-        bad = bad || c.nb_nz || c.run_bad;
-      end
-      4'(NET_READ_REQ): begin
-        k = K_RREQ;
-        bad = bad || c.nb_nz || c.rq_bad;
-        refused = c.prot_bad;
-      end
-      default: begin
-        k = K_BAD;
-        bad = 1'b1;
-      end
-    endcase
-    return !c.crc_ok ? K_CRC : (bad ? K_BAD : (refused ? K_PROT : k));
+  /* verilator lint_off UNUSEDSIGNAL */  // each function reads the type bits and checks it combines
+  // For each type, whether the checks of that type pass (rsp: not used).
+  function automatic ty_t type_ok(input chk_t c);
+    ty_t w;
+    w.data = !(c.len0 || c.len_mp || c.span || c.bp0 || c.bp_big || c.idx_bad || c.nb_ne);
+    w.inl  = !(c.len0 || c.len_32 || c.nb_nz);
+    w.ctl  = !c.nb_nz;
+    w.ack  = !c.nb_nz;
+    w.miss = !(c.nb_nz || c.run_bad);
+    w.rreq = !(c.nb_nz || c.rq_bad);
+    w.rsp  = 1'b0;
+    return w;
   endfunction
+
+  // Malformed: a check of all packets or of the packet's type fails, or the type is unknown.
+  function automatic logic malformed(input ty_t t, input chk_t c);
+    ty_t w;
+    w = type_ok(c);
+    return c.node_ne || c.too_long
+           || !((t.data && w.data) || (t.inl && w.inl) || (t.ctl && w.ctl) || (t.ack && w.ack)
+                || (t.miss && w.miss) || (t.rreq && w.rreq));
+  endfunction
+
+  // Refused by the window check (DATA, INLINE, READ_REQ).
+  function automatic logic refused(input ty_t t, input chk_t c);
+    return (t.data || t.inl || t.rreq) && c.prot_bad;
+  endfunction
+
+  // The packet's kind, K_BAD if malformed, K_PROT if well formed and refused by the
+  // window check, from its type and checks.
+  function automatic kind_e classify(input ty_t t, input chk_t c);
+    logic [3:0] k;   // the kind of a well-formed packet of the type
+    k = (t.data ? 4'(K_DATA)    : 4'd0) | (t.inl  ? 4'(K_INLINE) : 4'd0)
+      | (t.ctl  ? 4'(K_CONTROL) : 4'd0) | (t.ack  ? 4'(K_ACK)    : 4'd0)
+      | (t.miss ? 4'(K_MISS)    : 4'd0) | (t.rreq ? 4'(K_RREQ)   : 4'd0);
+    return !c.crc_ok ? K_CRC : (malformed(t, c) ? K_BAD : (refused(t, c) ? K_PROT : kind_e'(k)));
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // tracking entry of a packet: {src_node mod NUM_NODES, tid}
   function automatic logic [EAW-1:0] entry(input logic [15:0] src, input logic [9:0] tid);
@@ -290,6 +310,8 @@ module qrdma_rx_hdr
 
   // ------------------------------------------------------------------ stage C: classify
   chk_t           chk_q;
+  ty_t            tyc_q;
+  logic           op_d, op_i, op_c;  // the tracker's op: DATA, INLINE, CONTROL taken
   logic [8:0]     rrun_q;
   net_hdr_t       hc_q;
   logic [NBW-1:0] nbc_q;
@@ -306,33 +328,41 @@ module qrdma_rx_hdr
     endc_q <= 14'(s_hdr.dst_addr[5:0]) + 14'(s_hdr.len);
     immc_q <= rotate({256'b0, s_hdr.inline_data}, {s_hdr.dst_addr[5:3], 3'b000});
     chk_q  <= check(s_hdr, s_hdr_nbeats, s_hdr_long, s_hdr_crc_ok, s_hdr_prot_ok, node_id);
+    tyc_q  <= type_of(s_hdr.ptype, s_hdr.resp);
     rrun_q <= rq_run(s_hdr);
   end
 
   always_comb begin
+    /* verilator lint_off UNUSEDSIGNAL */  // the checks of the types the tracker takes are read
+    ty_t w;
+    /* verilator lint_on UNUSEDSIGNAL */
+    // the kinds the tracker takes as its op (CRC good, well formed, not refused), each a
+    // flat AND of registered bits
+    w              = type_ok(chk_q);
+    op_d           = chk_q.crc_ok && !chk_q.node_ne && !chk_q.too_long && !chk_q.prot_bad
+                     && tyc_q.data && w.data;
+    op_i           = chk_q.crc_ok && !chk_q.node_ne && !chk_q.too_long && !chk_q.prot_bad
+                     && tyc_q.inl && w.inl;
+    op_c           = chk_q.crc_ok && !chk_q.node_ne && !chk_q.too_long && tyc_q.ctl && w.ctl;
     pk0.h          = hc_q;
-    pk0.h.src_node = origin(hc_q, node_id);
-    pk0.h.notify   = hc_q.notify && !(hc_q.ptype == 4'(NET_DATA) && hc_q.resp);
+    pk0.h.src_node = tyc_q.rsp ? node_id : hc_q.src_node;   // origin()
+    pk0.h.notify   = hc_q.notify && !tyc_q.rsp;
     pk0.nb      = nbc_q;
     pk0.rrun    = rrun_q;
     pk0.end_b   = endc_q;
     pk0.imm     = immc_q;
-    pk0.kind    = classify(hc_q.ptype, chk_q);
+    pk0.kind    = classify(tyc_q, chk_q);
     req0        = '0;
     req0.key    = KEYW'(entry(pk0.h.src_node, hc_q.tid));
     req0.seq    = hc_q.seq;
     req0.gen    = hc_q.gen;
     req0.epoch  = hc_q.epoch;
-    req0.idx    = (hc_q.ptype == 4'(NET_INLINE)) ? '0 : hc_q.pkt_idx;
-    req0.bp     = (hc_q.ptype == 4'(NET_INLINE)) ? 9'd1 : hc_q.blk_pkts;
+    req0.idx    = tyc_q.inl ? '0 : hc_q.pkt_idx;
+    req0.bp     = tyc_q.inl ? 9'd1 : hc_q.blk_pkts;
     req0.notify = pk0.h.notify;
-    req0.ask    = hc_q.ask && hc_q.ptype == 4'(NET_DATA);
-    unique case (pk0.kind)
-      K_DATA:    req0.op = TRK_DATA;
-      K_INLINE:  req0.op = TRK_INLINE;
-      K_CONTROL: req0.op = TRK_CONTROL;
-      default:   req0.op = TRK_NONE;
-    endcase
+    req0.ask    = hc_q.ask && tyc_q.data;
+    // the op of pk0.kind (K_DATA, K_INLINE, K_CONTROL; TRK_NONE for the others)
+    req0.op     = op_d ? TRK_DATA : (op_i ? TRK_INLINE : (op_c ? TRK_CONTROL : TRK_NONE));
   end
 
   // ------------------------------------------------------------------ tracker

@@ -63,6 +63,9 @@ module qrdma_rx_track
   // the table in banks of BANK_WORDS entries (qrdma_rx_pkg), compared each on its own
   localparam int unsigned BANKS = (NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1;
   localparam int unsigned BA    = idx_w(NENT / BANKS);  // entry bits within a bank
+  // the packet's bit in the entry of C: partial ORs of BG mask bits, registered leaving B
+  localparam int unsigned BG    = 4;
+  localparam int unsigned NBG   = (MAX_BLK_PKTS + BG - 1) / BG;
 
 `ifndef SYNTHESIS
   initial begin
@@ -82,6 +85,20 @@ module qrdma_rx_track
     logic [CW-1:0]           cnt;    // packets written
     logic [MAX_BLK_PKTS-1:0] mask;   // packets written, by pkt_idx
   } ent_t;
+
+  // An entry's flags.
+  typedef struct packed {
+    logic valid;
+    logic done;
+    logic ctrl;
+    logic wseen;
+  } flg_t;
+
+  /* verilator lint_off UNUSEDSIGNAL */  // the entry's flags are read, not its block fields
+  function automatic flg_t flags(input ent_t e);
+    return '{valid: e.valid, done: e.done, ctrl: e.ctrl, wseen: e.wseen};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // A lookup as the stages carry it: the request and what the decision needs of it.
   typedef struct packed {
@@ -138,7 +155,9 @@ module qrdma_rx_track
   // registered in the fabric, 2 the entry and its compares are registered and decided; the
   // entry written back is registered (h1) and written into the table in the next cycle.
   logic             take, a_v_q, b_v_q, c_v_q, s2_v_q, tbl_we, we_q, h1_v_q;
-  ent_t             ent_wr, ent_bc, ent_c_q, ent2_q, h1_q, h2_q, h3_q;
+  ent_t             ent_wr, ent_bc, ent_c_q, ent2_q, ent2, h1_q, h2_q, h3_q;
+  flg_t             fl2_q;
+  logic             sn2_q;
   logic [EAW-1:0]   h1_k_q;      // key of h1
   ent_t             rd [BANKS];  // the banks' words
   logic [EAW-1:0]   key_a_q, key_b_q, key_c_q, key2_q;
@@ -151,7 +170,9 @@ module qrdma_rx_track
   logic [MAX_BLK_PKTS-1:0] oh_b_q, oh_c_q, oh2_q;   // the lookup's packet bit, one-hot
   logic             h3_a_q, h3_b_q, h2_a_q, h2_b_q, h1_b_q, h1_c_q, sn_c_q;
   logic [BANKS-1:0] bank_b_q;    // one-hot: the bank of the key in B
-  cmp_t             cmp_c, cmp_sn, cmp2_q;
+  cmp_t             cmp_c, cmp_e, cmp_h, cmp_sn, cmp2_q;
+  logic [NBG*BG-1:0] mo_b;       // the entry's mask AND the packet's one-hot bit, leaving B
+  logic [NBG-1:0]   bsp_c_q;     // its partial ORs
   logic [EAW-1:0]   wr_key;
 
   assign s_ready = !init_q;
@@ -209,6 +230,7 @@ module qrdma_rx_track
       key_c_q <= key_b_q;
       oh_c_q  <= oh_b_q;
       ent_c_q <= ent_bc;
+      for (int g = 0; g < int'(NBG); g++) bsp_c_q[g] <= |mo_b[g*BG +: BG];
       h1_c_q  <= s2_v_q && key2_q == key_b_q;
       sn_c_q  <= c_v_q && key_c_q == key_b_q;
     end
@@ -217,7 +239,9 @@ module qrdma_rx_track
       p2_q   <= p_c_q;
       key2_q <= key_c_q;
       oh2_q  <= oh_c_q;
-      ent2_q <= sn_c_q ? ent_wr : (h1_c_q ? h1_q : ent_c_q);
+      ent2_q <= h1_c_q ? h1_q : ent_c_q;
+      sn2_q  <= sn_c_q;
+      fl2_q  <= sn_c_q ? flags(ent_wr) : (h1_c_q ? flags(h1_q) : flags(ent_c_q));
       cmp2_q <= sn_c_q ? cmp_sn : cmp_c;
     end
     h1_q   <= ent_wr;
@@ -243,6 +267,18 @@ module qrdma_rx_track
     end
   end
 
+  // Stage 2's entry: when the lookup took the snoop's, that is h1 (the entry stage 2
+  // wrote back in the cycle before), else the one registered leaving C; its four flags,
+  // which the decision reads, are registered on their own (fl2_q). So the entry written
+  // back goes into h1 alone, not also through the snoop's select into stage 2's register.
+  always_comb begin
+    ent2       = sn2_q ? h1_q : ent2_q;
+    ent2.valid = fl2_q.valid;
+    ent2.done  = fl2_q.done;
+    ent2.ctrl  = fl2_q.ctrl;
+    ent2.wseen = fl2_q.wseen;
+  end
+
   // leaving B: the word read (of the key's bank), h1, h2 or h3 (registered selects only)
   always_comb begin
     ent_bc = '0;
@@ -252,19 +288,17 @@ module qrdma_rx_track
     if (h1_b_q) ent_bc = h1_q;
   end
 
-  // leaving C: the compares of the lookup with h1 and with the entry of C, side by side
-  /* verilator lint_off UNUSEDSIGNAL */  // the flags and the other lookup fields are not compared
-  function automatic cmp_t compare(input ent_t e, input lk_t l);
-    cmp_t c;
-    c.zero = gen_zero(l.r.gen, l.r.epoch, e.gen, e.epoch);
-    c.neg  = gen_neg(l.r.gen, l.r.epoch, e.gen, e.epoch);
-    c.bs   = e.mask[l.idx];
-    c.ceq  = (9'(e.cnt) == l.bpm1);
-    return c;
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  assign cmp_c = h1_c_q ? compare(h1_q, lk_c_q) : compare(ent_c_q, lk_c_q);
+  // leaving C: the compares of the lookup with h1 (formed a cycle ahead, below: cmp_h) and
+  // with the entry of C, side by side; the packet's bit in the entry of C an AND-OR of the
+  // mask with the packet's one-hot bit (each of its flops drives a gate, where the
+  // index's bits would drive every select of a 64:1 multiplexer), its ANDs and first ORs
+  // formed leaving B (bsp_c_q), the last OR in C
+  assign mo_b = (NBG*BG)'(ent_bc.mask & oh_b_q);
+  assign cmp_e = '{zero: gen_zero(lk_c_q.r.gen, lk_c_q.r.epoch, ent_c_q.gen, ent_c_q.epoch),
+                   neg:  gen_neg(lk_c_q.r.gen, lk_c_q.r.epoch, ent_c_q.gen, ent_c_q.epoch),
+                   bs:   |bsp_c_q,
+                   ceq:  (9'(ent_c_q.cnt) == lk_c_q.bpm1)};
+  assign cmp_c = h1_c_q ? cmp_h : cmp_e;
 
   // ------------------------------------------------------------------ stage 2: decide
   // What stage 2 does with its entry (cls), decided from registered compares.
@@ -280,8 +314,8 @@ module qrdma_rx_track
   cls_e     cls;
   trk_dec_t d;
 
-  assign newer = !ent2_q.valid || (!cmp2_q.zero && !cmp2_q.neg);
-  assign same  = ent2_q.valid && cmp2_q.zero;
+  assign newer = !ent2.valid || (!cmp2_q.zero && !cmp2_q.neg);
+  assign same  = ent2.valid && cmp2_q.zero;
   assign older = !newer && !same;
 
   // A block's completion event comes with the packet that completes it; the last block
@@ -301,28 +335,28 @@ module qrdma_rx_track
         end else if (same && !cmp2_q.bs) begin
           cls      = C_WSAME;
           d.acc_wr = 1'b1;
-          d.first  = !ent2_q.wseen;
-          complete = !ent2_q.done && cmp2_q.ceq;
+          d.first  = !ent2.wseen;
+          complete = !ent2.done && cmp2_q.ceq;
         end else begin
           d.dup   = same;
           d.stale = older;
           // a duplicate of a block whose event was issued (a notifying last block's comes
           // with its CONTROL): its response is sent again, once per copy of the block (at
           // its asking packet)
-          d.redo  = same && ent2_q.done && lk2_q.ask
-                    && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2_q.ctrl);
+          d.redo  = same && ent2.done && lk2_q.ask
+                    && (lk2_q.r.op == TRK_INLINE || !lk2_q.r.notify || ent2.ctrl);
         end
         // an asking DATA packet written or a duplicate, its block incomplete after it
         // (written: a new block of more than one packet, or the same block not completed
         // by it; a duplicate: the block not done)
         d.miss = lk2_q.r.op == TRK_DATA && lk2_q.ask
-                 && (newer ? !lk2_q.bp1 : (same && !ent2_q.done && (cmp2_q.bs || !cmp2_q.ceq)));
+                 && (newer ? !lk2_q.bp1 : (same && !ent2.done && (cmp2_q.bs || !cmp2_q.ceq)));
         if (lk2_q.r.op == TRK_INLINE) begin
           d.evt      = complete;
           d.ntf      = complete && lk2_q.r.notify;
           d.ctl_keep = complete && lk2_q.r.notify;
         end else begin
-          d.evt = complete && (!lk2_q.r.notify || (!newer && ent2_q.ctrl));
+          d.evt = complete && (!lk2_q.r.notify || (!newer && ent2.ctrl));
           d.ntf = complete && lk2_q.r.notify;
         end
       end
@@ -331,16 +365,16 @@ module qrdma_rx_track
           cls        = C_CNEW;
           d.acc_ctl  = 1'b1;
           d.ctl_keep = 1'b1;
-        end else if (same && !ent2_q.ctrl) begin
+        end else if (same && !ent2.ctrl) begin
           cls        = C_CSAME;
           d.acc_ctl  = 1'b1;
           d.ctl_keep = 1'b1;
-          d.evt      = ent2_q.done;   // the block is already complete
-          d.ntf      = ent2_q.done;
+          d.evt      = ent2.done;   // the block is already complete
+          d.ntf      = ent2.done;
         end else begin
           d.dup   = same;
           d.stale = older;
-          d.redo  = same && ent2_q.done;   // ctrl is set: its event was issued
+          d.redo  = same && ent2.done;   // ctrl is set: its event was issued
         end
       end
       default: ;  // TRK_NONE
@@ -349,7 +383,7 @@ module qrdma_rx_track
 
   // the entry written back
   always_comb begin
-    ent_wr = ent2_q;
+    ent_wr = ent2;
     unique case (cls)
       C_WNEW: begin
         ent_wr       = '0;
@@ -362,10 +396,10 @@ module qrdma_rx_track
         ent_wr.mask  = oh2_q;
       end
       C_WSAME: begin
-        ent_wr.done  = ent2_q.done || cmp2_q.ceq;
+        ent_wr.done  = ent2.done || cmp2_q.ceq;
         ent_wr.wseen = 1'b1;
-        ent_wr.cnt   = ent2_q.cnt + CW'(1);
-        ent_wr.mask  = ent2_q.mask | oh2_q;
+        ent_wr.cnt   = ent2.cnt + CW'(1);
+        ent_wr.mask  = ent2.mask | oh2_q;
       end
       C_CNEW: begin
         ent_wr       = '0;
@@ -381,74 +415,67 @@ module qrdma_rx_track
 
   // The compares of the lookup in stage C against the entry written back (snoop): formed
   // from the registers of both stages, against each generation and epoch the entry can
-  // get, and selected by cls. Its packet bit in stage 2's entry (bse_q) and whether it is
-  // stage 2's packet (eqidx_q) are formed a cycle ahead, when the lookup leaves B, from
-  // the candidates of stage 2's entry: the 64:1 select of the mask stays out of the
-  // decision's loop, and is an AND-OR with the packet's one-hot bit, registered with the
-  // request (each of its flops drives a few gates, where the index's bits drive every
-  // select).
-  // The generation compares are formed a cycle ahead too, when the lookup leaves B:
-  // against the lookup in C (stage 2's lookup in the next cycle: the generation a newer
-  // block writes, zr_q / nr_q) and against stage 2's entry of the next cycle (ze_q / ne_q:
-  // the entry C's lookup gets from the snoop, h1 or the word, the snoop's generation that
-  // of stage 2's lookup when it starts the entry afresh, else its entry's), so no carry
-  // chain lies between stage 2's entry and its compares.
-  logic bse_q, eqidx_q, zr_q, nr_q, ze_q, ne_q;
+  // get, and selected by cls. The compares with the entry of stage 2 (ze, ne, bse) and
+  // with h1 (cmp_h) are formed a cycle ahead, when the lookup X leaves B while Y is in
+  // stage 2 and Z in C: against Y's lookup and against Y's entry (the entry Y writes back,
+  // which is h1 when X is in C, and Z's entry when Z took the snoop: sn2_q then), against
+  // Z's entry when it did not (h1 or the word), and against Z's lookup (the generation Z
+  // writes when it starts its entry afresh: zr_q / nr_q), each registered on its own with
+  // what Y's decision does to its entry (fy_q: started afresh, wy_q: its packet's bit
+  // set); in C one LUT of those registers gives each compare, beside the decision. So no
+  // carry chain lies between h1 or stage 2's entry and their compares, and no decision
+  // runs into the registers of the next. The entries of Y and Z are h1, stage 2's register or the entry
+  // of C: each of these three is compared on its own and the compares selected in C (sy_q:
+  // Y's entry is h1, hz_q: Z's is). The packet's bit is an AND-OR of the mask with the
+  // packet's one-hot bit, registered with the request (each of its flops drives a few
+  // gates, where the index's bits would drive every select), and whether X is Y's or Z's
+  // packet is an index compare.
+  logic fy_q, wy_q, sy_q, hz_q, eqidx_q, e2_q, zr_q, nr_q, zly_q, nly_q;
+  logic zh1_q, nh1_q, bh1_q, zs2_q, ns2_q, bs2_q, zec_q, nec_q, bec_q;
+  logic zy, ny, by, bse, ze, ne;
+
+  assign zy  = fy_q ? zly_q : (sy_q ? zh1_q : zs2_q);   // against Y's entry written back (h1)
+  assign ny  = fy_q ? nly_q : (sy_q ? nh1_q : ns2_q);
+  assign by  = (!fy_q && (sy_q ? bh1_q : bs2_q)) || (wy_q && e2_q);
+  assign ze  = sn2_q ? zy : (hz_q ? zh1_q : zec_q);     // against stage 2's entry
+  assign ne  = sn2_q ? ny : (hz_q ? nh1_q : nec_q);
+  assign bse = sn2_q ? by : (hz_q ? bh1_q : bec_q);
+  assign cmp_h = '{zero: zy, neg: ny, bs: by, ceq: (9'(h1_q.cnt) == lk_c_q.bpm1)};
 
   always_comb begin
     logic ceq_1, ceq_2;
-    ceq_1  = (9'(ent2_q.cnt) == lk_c_q.bpm1);   // count unchanged
-    ceq_2  = (9'(ent2_q.cnt) == lk_c_q.bpm2);   // count + 1
+    ceq_1  = (9'(ent2.cnt) == lk_c_q.bpm1);   // count unchanged
+    ceq_2  = (9'(ent2.cnt) == lk_c_q.bpm2);   // count + 1
     unique case (cls)
-      C_WNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: eqidx_q,          ceq: lk_c_q.bp2};
-      C_WSAME: cmp_sn = '{zero: ze_q, neg: ne_q, bs: bse_q || eqidx_q, ceq: ceq_2};
-      C_CNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: 1'b0,             ceq: lk_c_q.bp1};
-      default: cmp_sn = '{zero: ze_q, neg: ne_q, bs: bse_q,            ceq: ceq_1};
+      C_WNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: eqidx_q,        ceq: lk_c_q.bp2};
+      C_WSAME: cmp_sn = '{zero: ze,   neg: ne,   bs: bse || eqidx_q, ceq: ceq_2};
+      C_CNEW:  cmp_sn = '{zero: zr_q, neg: nr_q, bs: 1'b0,           ceq: lk_c_q.bp1};
+      default: cmp_sn = '{zero: ze,   neg: ne,   bs: bse,            ceq: ceq_1};
     endcase
   end
 
+  // leaving B (end of t): X is lk_b, Y stage 2's lookup (lk2_q; its entry h1 or ent2_q),
+  // Z C's (lk_c_q; its entry h1 or ent_c_q when it did not take the snoop)
   always_ff @(posedge clk) begin
     if (b_v_q) begin
-      logic          fresh;
-      logic [15:0]   hg;
-      logic [7:0]    he;
-      logic          z_l2, n_l2, z_e2, n_e2;
-      fresh = cls == C_WNEW || cls == C_CNEW;   // stage 2 starts its entry afresh
-      hg    = h1_c_q ? h1_q.gen : ent_c_q.gen;
-      he    = h1_c_q ? h1_q.epoch : ent_c_q.epoch;
-      z_l2  = gen_zero(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
-      n_l2  = gen_neg(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
-      z_e2  = gen_zero(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
-      n_e2  = gen_neg(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
-      zr_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
-      nr_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
-      if (sn_c_q) begin
-        ze_q <= fresh ? z_l2 : z_e2;
-        ne_q <= fresh ? n_l2 : n_e2;
-      end else begin
-        ze_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, hg, he);
-        ne_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, hg, he);
-      end
-    end
-  end
-
-  // leaving B (end of t): the bit of the lookup in stage 2's entry of t+1, which is the
-  // one written back in t (snoop), h1 or the entry of C
-  always_ff @(posedge clk) begin
-    if (b_v_q) begin
-      logic m2, e2;
-      m2 = |(ent2_q.mask & oh_b_q);
-      e2 = (lk2_q.idx == lk_b.idx);
-      if (sn_c_q) begin
-        unique case (cls)
-          C_WNEW:  bse_q <= e2;
-          C_WSAME: bse_q <= m2 || e2;
-          C_CNEW:  bse_q <= 1'b0;
-          default: bse_q <= m2;
-        endcase
-      end else begin
-        bse_q <= h1_c_q ? |(h1_q.mask & oh_b_q) : |(ent_c_q.mask & oh_b_q);
-      end
+      fy_q  <= cls == C_WNEW || cls == C_CNEW;
+      wy_q  <= cls == C_WNEW || cls == C_WSAME;
+      sy_q  <= sn2_q;
+      hz_q  <= h1_c_q;
+      zly_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+      nly_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, lk2_q.r.gen, lk2_q.r.epoch);
+      zr_q  <= gen_zero(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
+      nr_q  <= gen_neg(lk_b.r.gen, lk_b.r.epoch, lk_c_q.r.gen, lk_c_q.r.epoch);
+      zh1_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, h1_q.gen, h1_q.epoch);
+      nh1_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, h1_q.gen, h1_q.epoch);
+      bh1_q <= |(h1_q.mask & oh_b_q);
+      zs2_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
+      ns2_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, ent2_q.gen, ent2_q.epoch);
+      bs2_q <= |(ent2_q.mask & oh_b_q);
+      zec_q <= gen_zero(lk_b.r.gen, lk_b.r.epoch, ent_c_q.gen, ent_c_q.epoch);
+      nec_q <= gen_neg(lk_b.r.gen, lk_b.r.epoch, ent_c_q.gen, ent_c_q.epoch);
+      bec_q <= |(ent_c_q.mask & oh_b_q);
+      e2_q  <= (lk2_q.idx == lk_b.idx);
       eqidx_q <= (lk_c_q.idx == lk_b.idx);
     end
   end
