@@ -65,8 +65,12 @@ module qrdma_host_cluster #(
   // kept transfer sets its bit (read, OR, write back in its cycle); a release reads each
   // group's word into word_q (with whether it is flagged) and clears the flag, and writes
   // the word 0 in the next cycle.
-  logic [GROUP-1:0] held_k [NG];   // two copies, one per reader (the kept transfer's
-  logic [GROUP-1:0] held_r [NG];   //   group, the release's): neither read address a mux
+  // two copies, one per reader (the kept transfer's group, the release's): neither read
+  // address a mux. LUT RAM: the kept transfer's read-modify-write is one cycle (where
+  // the group comes from a register, synthesis would otherwise absorb it into a block
+  // RAM's read port and put the RAM's clock-to-out before the write data)
+  (* ram_style = "distributed" *) logic [GROUP-1:0] held_k [NG];
+  (* ram_style = "distributed" *) logic [GROUP-1:0] held_r [NG];
   logic [NG-1:0]    nz_q;          // the group's word holds a kept transfer
   logic             rel_q;         // a release runs ...
   logic [GXW-1:0]   grp_q;         // ... at this group of the page
