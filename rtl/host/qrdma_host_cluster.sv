@@ -13,7 +13,7 @@
 // released transfer waits, so transfers leave in the order of the releases and of the
 // passes. A release scans the page's channels in groups of GROUP: two cycles per group
 // (its word loaded, its end) and one per transfer; a
-// released record leaves from the RAM's output register, three cycles after its issue.
+// released record leaves from a register, four cycles after its issue.
 // Records held at reset are dropped with the rest of the state; s_ready stays low for the
 // NG cycles after reset in which the map is cleared.
 `default_nettype none
@@ -77,10 +77,13 @@ module qrdma_host_cluster #(
   logic             wv_q;          // word_q holds the group's transfers still to release ...
   logic             z_q;           // ... and is 0: the group is done
   logic [GROUP-1:0] word_q;
-  logic             v0_q, v1_q, v2_q;  // a transfer issued: its read address in x0_q, its
-  logic [XW-1:0]    x0_q, x1_q, x2_q;  //   record in the RAM's read stage, in its output register
+  // a transfer issued: its read address in x0_q, its record in the RAM's read stage, in
+  // the RAM's output register, in a register of its own (rec3_q: what leaves is a flop)
+  logic             v0_q, v1_q, v2_q, v3_q;
+  logic [XW-1:0]    x0_q, x1_q, x2_q, x3_q;
+  logic [REC_W-1:0] rec3_q, rd_rec;
 
-  logic take, keep, pass, issue, move1, move2, grp_last, word_one, grp_end, busy;
+  logic take, keep, pass, issue, move1, move2, move3, grp_last, word_one, grp_end, busy;
   logic [XW-1:0]    rd_x;
   logic [GXW-1:0]   s_grp, sw_idx, hm_waddr;
   logic [GROUP-1:0] hm_keep, hm_rel, hm_wdata;
@@ -88,7 +91,7 @@ module qrdma_host_cluster #(
   logic             clr_q;         // the group loaded in the cycle before is written 0 ...
   logic [GXW-1:0]   clr_grp_q;     // ... this one
 
-  assign busy     = sweep || clr_q || rel_q || v0_q || v1_q || v2_q;
+  assign busy     = sweep || clr_q || rel_q || v0_q || v1_q || v2_q || v3_q;
   assign load     = rel_q && !wv_q;
   assign pass     = s_valid && !s_hold && !s_start && !busy;
   assign s_ready  = !busy && ((s_hold || s_start) || m_ready);
@@ -96,7 +99,8 @@ module qrdma_host_cluster #(
   assign keep     = take && (s_hold || s_start);
   assign s_grp    = s_xfer[XW-1:GB];
   assign grp_last = (grp_q[GPB-1:0] == {GPB{1'b1}});
-  assign move2    = v1_q && (!v2_q || m_ready);
+  assign move3    = v2_q && (!v3_q || m_ready);
+  assign move2    = v1_q && (!v2_q || move3);
   assign move1    = v0_q && (!v1_q || move2);
   assign issue    = wv_q && !z_q && (!v0_q || move1);
   assign word_one = ((word_q & (word_q - GROUP'(1))) == '0);   // one transfer left
@@ -151,7 +155,8 @@ module qrdma_host_cluster #(
   end
 
   // the records: written when kept, read in release order (the address from a register)
-  // into the RAM's output register
+  // into the RAM's output register, then into rec3_q (the engine's logic behind m_rec
+  // starts from a flop, as it does for a transfer that passes)
   always_ff @(posedge clk) begin
     if (rst) begin
       v0_q <= 1'b0;
@@ -162,15 +167,19 @@ module qrdma_host_cluster #(
       else if (move1) v0_q <= 1'b0;
       if (move1)      v1_q <= 1'b1;
       else if (move2) v1_q <= 1'b0;
-      if (move2)        v2_q <= 1'b1;
-      else if (m_ready) v2_q <= 1'b0;
+      if (move2)      v2_q <= 1'b1;
+      else if (move3) v2_q <= 1'b0;
+      if (move3)        v3_q <= 1'b1;
+      else if (m_ready) v3_q <= 1'b0;
     end
     if (issue) x0_q <= rd_x;
     if (move1) x1_q <= x0_q;
     if (move2) x2_q <= x1_q;
+    if (move3) begin
+      x3_q   <= x2_q;
+      rec3_q <= rd_rec;
+    end
   end
-
-  logic [REC_W-1:0] rd_rec;
 
   qrdma_sdp_ram #(.WIDTH(REC_W), .DEPTH(1 << XW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_rec (
     .clk,
@@ -184,9 +193,9 @@ module qrdma_host_cluster #(
     .rd_data (rd_rec)
   );
 
-  assign m_valid = v2_q || pass;
-  assign m_xfer  = v2_q ? x2_q : s_xfer;
-  assign m_rec   = v2_q ? rd_rec : s_rec;
+  assign m_valid = v3_q || pass;
+  assign m_xfer  = v3_q ? x3_q : s_xfer;
+  assign m_rec   = v3_q ? rec3_q : s_rec;
 
 `ifndef SYNTHESIS
   // a channel is kept at most once (the host port refuses a descriptor on a BUSY channel)

@@ -11,7 +11,7 @@ docs/qos.md "Clustering"):
   cluster_whole   every channel of a page held, then a start: one transfer per cycle in
                   channel order within a group of 32 channels, two idle cycles between
                   groups, the whole release within two cycles per group plus one per
-                  transfer plus four (the first load, three from issue to out).
+                  transfer plus five (the first load, four from issue to out).
 """
 import collections
 import os
@@ -48,8 +48,8 @@ class Env:
         self.log = []                    # (cycle, xfer) of every transfer out
         self.last_start = -1000          # cycle a start was last taken
         # the longest a release runs from the start's cycle to the last transfer out: two
-        # cycles per group, one per transfer, the first load's, three from issue to out
-        self.release_bound = 2 * (self.nch // GROUP) + self.nch + 4
+        # cycles per group, one per transfer, the first load's, four from issue to out
+        self.release_bound = 2 * (self.nch // GROUP) + self.nch + 5
 
     async def start(self, p):
         dut = self.dut
