@@ -25,7 +25,7 @@ transfers in flight).
                 alignment, priorities, multipath) and inline 1..32 B, with and without
                 notification, and remote reads (read channels, docs/nic.md "Remote
                 reads"), many pages and channels at once
-  nic_dup       the same with both links' fault models duplicating 10 % of the packets and
+  nic_dup       the same with both links' fault models duplicating 20 % of the packets and
                 delaying each by 0..300 cycles (tb_qrdma_link fault_on), MISS answers
                 ignored (RETRY_LIMIT.resend 2): every copy is dropped (RX_DUP_DROP +
                 RX_STALE_DROP + CNT_STALE = the link's duplicates + the other node's
@@ -877,7 +877,7 @@ async def run_random(dut, flips: int, dup: float = 0.0, reorder: int = 0, loss: 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
 async def nic_dup(dut):
-    await run_random(dut, flips=0, dup=0.1, reorder=300)
+    await run_random(dut, flips=0, dup=0.2, reorder=300)
 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
