@@ -246,7 +246,7 @@ _top("qrdma_credit_parse", ["rtl/fabric/qrdma_credit_parse.sv"], area="fabric", 
 _top("qrdma_switch_in", ["rtl/fabric/qrdma_switch_in.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fmt_pkg", "qrdma_credit_parse"], lint=({"P": 3, "ROUTES": 5, "MAX_PKT": 1},))
 _top("qrdma_switch_out", ["rtl/fabric/qrdma_switch_out.sv"], area="fabric", no_synth=True,
-     deps=["qrdma_arb_rr", "qrdma_sync_fifo", "qrdma_credit_tx"],
+     deps=["qrdma_arb_rr", "qrdma_sync_fifo", "qrdma_credit_tx", "qrdma_credit_beat"],
      lint=({"P": 3, "MAX_PKT": 1}, {"P": 3, "MAX_PKT": 1, "CLASSES": 3},
            {"P": 1, "MAX_PKT": 1, "CLASSES": 3}))
 _top("qrdma_switch", ["rtl/fabric/qrdma_switch.sv"], area="fabric",

@@ -19,6 +19,7 @@
 #include "Vqrdma_fabric_planes.h"
 #endif
 #include "Vqrdma_fabric_star.h"
+#include "qrdma_sim.h"
 #include "verilated.h"
 
 namespace qsim {
@@ -166,15 +167,31 @@ bool FabricStar<M>::end_cycle(uint64_t now) {
   m_->nic_rx_tready = 0;
   for (unsigned p = 0; p < L; ++p) {
     FifoLink &up = links_[p], &dn = links_[L + p];
+    if (lines_.empty()) {
+      if (get_bits(m_->up_tvalid, p, 1)) {
+        get_beat(m_->up_tdata, m_->up_tkeep, m_->up_tuser, m_->up_tlast, p, up.slot());
+        up.commit(now + 1);
+      }
+      if (get_bits(m_->sw_out_tvalid, p, 1)) {
+        get_beat(m_->sw_out_tdata, m_->sw_out_tkeep, m_->sw_out_tuser, m_->sw_out_tlast, p,
+                 dn.slot());
+        dn.commit(now + 1);
+      }
+      continue;
+    }
+    // with faults each link's beats go through its FaultLine (which holds a packet until its
+    // last beat is in, then puts it on the link a beat per cycle)
+    Beat b;
     if (get_bits(m_->up_tvalid, p, 1)) {
-      get_beat(m_->up_tdata, m_->up_tkeep, m_->up_tuser, m_->up_tlast, p, up.slot());
-      up.commit(now + 1);
+      get_beat(m_->up_tdata, m_->up_tkeep, m_->up_tuser, m_->up_tlast, p, b);
+      line_push(p, b, now + 1);
     }
     if (get_bits(m_->sw_out_tvalid, p, 1)) {
-      get_beat(m_->sw_out_tdata, m_->sw_out_tkeep, m_->sw_out_tuser, m_->sw_out_tlast, p,
-               dn.slot());
-      dn.commit(now + 1);
+      get_beat(m_->sw_out_tdata, m_->sw_out_tkeep, m_->sw_out_tuser, m_->sw_out_tlast, p, b);
+      line_push(L + p, b, now + 1);
     }
+    line_tick(p, now + 1);
+    line_tick(L + p, now + 1);
   }
   for (unsigned p = 0; p < ports_; ++p) {
     rx_valid_[p] = static_cast<uint8_t>(get_bits(m_->nic_rx_tvalid, p, 1));
@@ -192,8 +209,10 @@ uint64_t FabricStar<M>::dropped_packets() const { return m_->drops; }
 template <class M>
 LinkState FabricStar<M>::link_state(unsigned k, uint64_t now) const {
   const FifoLink &l = links_[k];
-  const unsigned p = k % ports_;
-  return LinkState{p, p, l.occupancy(), l.arrived(now)};
+  const unsigned L = planes_ * ports_, p = k % ports_;
+  const unsigned sw = QRDMA_SIM_SWITCH + (k % L) / ports_;  // the link's plane
+  return k < L ? LinkState{p, sw, l.occupancy(), l.arrived(now)}
+               : LinkState{sw, p, l.occupancy(), l.arrived(now)};
 }
 
 template class FabricStar<Vqrdma_fabric_star>;

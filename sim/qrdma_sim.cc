@@ -89,6 +89,22 @@ void qrdma_sim_destroy(qrdma_sim *s) {
   if (s && s->sys.net().dropped_packets())
     fprintf(stderr, "qrdma_sim: network %s: %llu packets dropped\n", s->sys.net().name(),
             (unsigned long long)s->sys.net().dropped_packets());
+  if (s && s->sys.net().faulty()) {  // the faults' sums over every link
+    const qsim::Network &net = s->sys.net();
+    qrdma_sim_fault_counts t{};
+    for (unsigned k = 0; k < net.link_count(); ++k)
+      if (const qsim::FaultLine *l = net.fault_line(k)) {
+        const qrdma_sim_fault_counts &c = l->counts();
+        t.packets_in += c.packets_in;
+        t.lost += c.lost;
+        t.down_lost += c.down_lost;
+        t.corrupted += c.corrupted;
+      }
+    fprintf(stderr, "qrdma_sim: network %s faults: packets=%llu lost=%llu down_lost=%llu "
+            "corrupted=%llu\n", net.name(), (unsigned long long)t.packets_in,
+            (unsigned long long)t.lost, (unsigned long long)t.down_lost,
+            (unsigned long long)t.corrupted);
+  }
   delete s;
 }
 

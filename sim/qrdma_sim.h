@@ -322,7 +322,9 @@ typedef struct qrdma_sim_fault_counts {
 } qrdma_sim_fault_counts;
 /* The counts of direction src -> dst: 1 if the direction has faults, 0 if it has none
  * (counts all zero), -1 if there is no such direction (N = 2: 0 -> 1 and 1 -> 0; N = 1:
- * 0 -> 0; N > 2: any two different nodes). */
+ * 0 -> 0; N > 2: any two different nodes; the star and planes: node i -> QRDMA_SIM_SWITCH
+ * + plane and back, the links between a node's port and its switch port). */
+#define QRDMA_SIM_SWITCH 64u
 int qrdma_sim_fault_counts_get(const qrdma_sim *s, unsigned src, unsigned dst,
                                qrdma_sim_fault_counts *c);
 

@@ -313,13 +313,29 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
 // writes into the links directly).
 void System::set_faults() {
   const unsigned n = size();
-  if (net_->lockstep_only()) {  // the star: its links carry credits, which a fault would break
+  if (net_->lockstep_only()) {
+    // the star (and planes): a FaultLine on each link between a node's port and its switch
+    // port; the fabric's sync beats return the credits of what a link loses
+    // (docs/fabric.md "Faults on fabric links")
     FaultConfig c;
     c.f = opt_.faults;
-    c.silent = opt_.silent_nodes != 0;
-    if (c.any() || opt_.num_link_faults)
-      throw std::invalid_argument("faults need the point-to-point or router network "
-                                  "(the star's credit-based links are lossless)");
+    c.seed = opt_.fault_seed;
+    if (opt_.silent_nodes || opt_.num_link_faults || c.f.dup > 0 || c.f.reorder > 0)
+      throw std::invalid_argument("faults on the star's links: loss, corrupt and down only (a "
+                                  "fabric link keeps its order and never duplicates); per-link "
+                                  "faults and silent nodes need the point-to-point or router "
+                                  "network");
+    if (c.f.loss < 0 || c.f.loss > 1 || c.f.corrupt < 0 || c.f.corrupt > 1)
+      throw std::invalid_argument("faults: loss and corrupt are probabilities (0 .. 1)");
+    if (!c.any()) return;
+    std::vector<std::unique_ptr<FaultLine>> lines(net_->link_count());
+    for (unsigned k = 0; k < lines.size(); ++k) {
+      const LinkState l = net_->link_state(k, 0);
+      c.src = l.src;
+      c.dst = l.dst;
+      lines[k].reset(new FaultLine(c));
+    }
+    net_->set_faults(std::move(lines));
     return;
   }
   std::vector<std::unique_ptr<FaultLine>> lines(net_->link_count());
@@ -357,17 +373,31 @@ void System::set_faults() {
 }
 
 const FaultLine *System::fault_line(unsigned src, unsigned dst) const {
+  if (!has_link(src, dst)) return nullptr;
   const unsigned n = size();
-  if (src >= n || dst >= n) return nullptr;
+  if (net_->lockstep_only()) {  // the star: a port's link to or from its switch
+    for (unsigned k = 0; k < net_->link_count(); ++k) {
+      const LinkState l = net_->link_state(k, 0);
+      if (l.src == src && l.dst == dst) return net_->fault_line(k);
+    }
+    return nullptr;
+  }
   unsigned k;
   if (n == 1) k = 0;
-  else if (n == 2) k = src == dst ? ~0u : src;
-  else k = src == dst ? ~0u : src * n + dst;
-  return k == ~0u ? nullptr : net_->fault_line(k);
+  else if (n == 2) k = src;
+  else k = src * n + dst;
+  return net_->fault_line(k);
 }
 
 bool System::has_link(unsigned src, unsigned dst) const {
   const unsigned n = size();
+  if (net_->lockstep_only()) {  // the star: node i -> its switch, a switch -> node i
+    for (unsigned k = 0; k < net_->link_count(); ++k) {
+      const LinkState l = net_->link_state(k, 0);
+      if (l.src == src && l.dst == dst) return std::min(src, dst) < n;
+    }
+    return false;
+  }
   return src < n && dst < n && (n == 1 || src != dst);
 }
 
@@ -726,12 +756,15 @@ void System::dump_state() const {
       LinkState l = net_->link_state(k, t);
       if (l.src == i && (l.dst != i || nodes_.size() == 1))  // the router's self links: unused
       {
+        const bool sw = l.dst >= QRDMA_SIM_SWITCH;  // the star: the link to its switch
+        const unsigned to = sw ? l.dst - QRDMA_SIM_SWITCH : l.dst;
+        const char *what = sw ? "switch" : "node";
         fprintf(stderr,
-                "qrdma_sim: node %u: link to node %u: %zu beats held, %zu of them arrived\n",
-                i, l.dst, l.held, l.arrived);
+                "qrdma_sim: node %u: link to %s %u: %zu beats held, %zu of them arrived\n",
+                i, what, to, l.held, l.arrived);
         if (const FaultLine *fl = net_->fault_line(k))
-          fprintf(stderr, "qrdma_sim: node %u: link to node %u: fault line holds %zu beats\n",
-                  i, l.dst, fl->held());
+          fprintf(stderr, "qrdma_sim: node %u: link to %s %u: fault line holds %zu beats\n",
+                  i, what, to, fl->held());
       }
     }
     fprintf(stderr,

@@ -300,9 +300,13 @@ NET_CREDIT_BEAT = _layout(
     "beats the sender of the beat forwarded out of its buffers, per credit class, since its "
     "link started (docs/fabric.md \"Credits\"). A switch input sends class k = its crosspoint "
     "toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity "
-    "bit does not match is ignored; the next beat repairs it.",
+    "bit does not match is ignored; the next beat repairs it. With `sync` set the beat is a "
+    "sync beat: its counts are the beats its sender sent in each class since the link started, "
+    "up to the beat, so that the receiving end counts the beats lost on the way as freed "
+    "(docs/fabric.md \"Faults on fabric links\").",
     ("ptype", 0, 4, "NET_CREDIT"),
     ("mask", 4, 16, "bit k: the beat carries class k"),
+    ("sync", 20, 1, "1: the counts are beats sent (a sync beat), 0: beats forwarded (credits)"),
     ("count", 32, 256, "class k's count (modulo 2^CREDIT_CNT_W) at bits 16k .. 16k+15 of the field"),
     ("parity", 288, 16, "bit k: even parity over class k's count and this bit"),
 )
@@ -369,7 +373,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 
 
 def page_base(page: int) -> int:

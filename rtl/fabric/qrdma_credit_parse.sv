@@ -3,7 +3,7 @@
 //
 // qrdma_credit_parse: the counts of classes 0 .. N-1 in a credit beat (net_credit, docs/
 // formats.md; docs/fabric.md "Credit beats"), each with whether the beat carries it and
-// its parity holds. Combinational: the link's receiving end registers what it takes. The
+// its parity holds, and whether it is a sync beat (counts of beats sent). Combinational: the link's receiving end registers what it takes. The
 // inverse of qrdma_credit_beat.
 `default_nettype none
 
@@ -18,6 +18,7 @@ module qrdma_credit_parse
   input  logic [DATA_W-1:0]       word,
   /* verilator lint_on UNUSEDSIGNAL */
   output logic [N-1:0]            good,    // class k carried, its parity right
+  output logic                    sync,    // a sync beat: the counts are beats sent
   output logic [N-1:0][CNT_W-1:0] counts
 );
 
@@ -28,6 +29,8 @@ module qrdma_credit_parse
     if (DATA_W < NET_CREDIT_W) $fatal(1, "qrdma_credit_parse: DATA_W must hold a credit beat");
   end
 `endif
+
+  assign sync = word[NET_CREDIT_SYNC_LSB];
 
   always_comb begin
     for (int k = 0; k < N; k++) begin

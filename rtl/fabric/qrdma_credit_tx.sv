@@ -17,7 +17,9 @@
 // cycle with ok (an assertion in simulation). s_upd_* takes one update every four
 // cycles at most (s_upd_ready, a register); a taken update's credit counts for ok from
 // the fourth cycle after its handshake, later while a packet starts in every cycle (a
-// credit is added in a cycle without a start). credits is the room downstream.
+// credit is added in a cycle without a start). credits is the room downstream; sent the
+// beats started since the link started (vs, counted as the packet starts: a register, so
+// in a cycle it covers the packets started before it), which a sync beat carries.
 // An update older than the newest taken by 2^CNT_W - cfg_credits beats or more would be
 // taken as new: CNT_W covers the beats freed while an update may be delayed.
 `default_nettype none
@@ -39,6 +41,7 @@ module qrdma_credit_tx #(
   output logic             s_upd_ready,
   input  logic [CNT_W-1:0] s_upd_count,
   output logic [CNT_W-1:0] credits,      // room downstream now, in beats
+  output logic [CNT_W-1:0] sent,         // beats of the packets started before this cycle
   output logic             stat_refused  // pulse: an update refused (stale or out of range)
 );
 
@@ -102,6 +105,7 @@ module qrdma_credit_tx #(
 
   assign credits      = CNT_W'(rm_q + (CNT_W + 1)'(MAX_PKT));
   assign stat_refused = ref_q;
+  assign sent         = vs_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin

@@ -19,8 +19,11 @@
 // while every queue has room for MAX_PKT + 4 beats. tx_pause[d] (a register) is high
 // while destination d's queue (VOQ = 0: the one queue) holds PAUSE_LEVEL beats or more
 // and d has a class. m_link_* carries the queues' packets, round robin among those whose
-// next packet's class has room at the switch, and the receive buffer's credit beats
-// (class 0). s_link_* never stalls: credit beats (classes 0 .. CLASSES-1) are taken here,
+// next packet's class has room at the switch, the receive buffer's credit beats (class 0)
+// and, every SYNC cycles, a sync beat (the beats sent per class). s_link_* never stalls:
+// credit and sync beats (classes 0 .. CLASSES-1) are taken here (a sync beat's class 0:
+// the beats lost on the way come back as credits, docs/fabric.md "Faults on fabric
+// links"),
 // every other beat goes to the receive buffer, which feeds m_nic_* (the NIC's
 // s_axis_rx; RX_WHOLE = 1: a packet once it is whole in the buffer, then one beat per
 // cycle); a beat that finds it full (the switch sent without credit) is dropped and
@@ -45,6 +48,7 @@ module qrdma_fabric_port
   parameter int unsigned CNT_W       = 16,
   parameter int unsigned UPD_MIN     = 17,    // beats freed before a credit beat is offered
   parameter int unsigned REFRESH     = 1024,  // cycles before an unchanged count is sent again
+  parameter int unsigned SYNC        = 1024,  // cycles between sync beats toward the switch (0: none)
   localparam int unsigned KEEP_W     = DATA_W / 8,
   localparam int unsigned WIDTH      = DATA_W + KEEP_W + USER_W,
   localparam int unsigned CW         = idx_w(CLASSES),
@@ -158,6 +162,8 @@ module qrdma_fabric_port
     .w_tag      (),
     .cr_valid   (),
     .cr_count   (),
+    .sy_valid   (),
+    .sy_count   (),
     .st_pkt     (),
     .st_noroute (st_nr),
     .st_bad     ()
@@ -188,6 +194,9 @@ module qrdma_fabric_port
       .w_beats,
       .w_tag     (TW'(w_port)),
       .ovf       (q_ovf[k]),
+      .sy_valid  (1'b0),
+      .sy_count  ('0),
+      .sync_bad  (),
       .r_avail   (q_avail[k]),
       .r_beats   (q_beats[k * PKT_W +: PKT_W]),
       .r_tag     (q_tag[k]),
@@ -227,6 +236,7 @@ module qrdma_fabric_port
   logic              v0_q, l0_q, sop0_q, crb, rx_ok, rx_push;
   logic [WIDTH-1:0]  b0_q;
   logic [CLASSES-1:0]            cr_good;
+  logic                          cr_sync;
   logic [CLASSES-1:0][CNT_W-1:0] cr_cnt;
   logic [CLASSES-1:0]            upd_v_q;
   logic [CLASSES*CNT_W-1:0]      upd_c_q;
@@ -246,7 +256,7 @@ module qrdma_fabric_port
   end
 
   qrdma_credit_parse #(.N(CLASSES), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
-    .word (b0_q[DATA_W-1:0]), .good (cr_good), .counts (cr_cnt)
+    .word (b0_q[DATA_W-1:0]), .good (cr_good), .sync (cr_sync), .counts (cr_cnt)
   );
 
   // a credit beat is one beat; a credit-type packet of more beats is malformed (the
@@ -257,7 +267,7 @@ module qrdma_fabric_port
 
   always_ff @(posedge clk) begin
     if (v0_q) in_cr_q <= sop0_q ? crb && !l0_q : in_cr_q && !l0_q;
-    for (int k = 0; k < CLASSES; k++) upd_v_q[k] <= crb && l0_q && cr_good[k];
+    for (int k = 0; k < CLASSES; k++) upd_v_q[k] <= crb && l0_q && !cr_sync && cr_good[k];
     upd_c_q <= cr_cnt;
     bad_q   <= crb && (!l0_q || (cr_good | ~b0_q[NET_CREDIT_MASK_LSB +: CLASSES])
                                 != '1);
@@ -312,10 +322,19 @@ module qrdma_fabric_port
   logic [CNT_W-1:0] rx_count;
   logic [DATA_W-1:0] cb_word;
   /* verilator lint_off PINCONNECTEMPTY */  // m_upd_count: the beat carries the count of its cycle
-  qrdma_credit_rx #(.CNT_W(CNT_W), .MAX_PKT(1), .UPD_MIN(UPD_MIN), .REFRESH(REFRESH)) u_cr (
+  // (beats arrive one by one; a beat the full buffer refuses never arrived, so the switch's
+  // next sync beat returns its credit; a sync's difference is at most the buffer)
+  logic sync_bad;
+  qrdma_credit_rx #(.CNT_W(CNT_W), .MAX_PKT(1), .UPD_MIN(UPD_MIN), .REFRESH(REFRESH),
+                    .SYNC_W($clog2(RX_DEPTH + 1))) u_cr (
     .clk, .rst,
-    .s_free      (m_nic_tvalid && m_nic_tready),
-    .s_beats     (1'b1),
+    .s_free        (m_nic_tvalid && m_nic_tready),
+    .s_beats       (1'b1),
+    .s_arr         (rx_push && rx_ok),
+    .s_arr_beats   (1'b1),
+    .s_sync        (crb && l0_q && cr_sync && cr_good[0]),
+    .s_sync_count  (cr_cnt[0]),
+    .stat_sync_bad (sync_bad),
     .m_upd_valid (cb_v),
     .m_upd_ready (cb_take),
     .m_upd_count (),
@@ -323,14 +342,14 @@ module qrdma_fabric_port
   );
   /* verilator lint_on PINCONNECTEMPTY */
   qrdma_credit_beat #(.N(1), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_cb (
-    .counts (rx_count), .word (cb_word)
+    .counts (rx_count), .sync (1'b0), .word (cb_word)
   );
 
   // ---- the queues' scheduler and the link out
   logic st_ref;
   /* verilator lint_off PINCONNECTEMPTY */  // st_pkt, st_cb: not counted here
   qrdma_switch_out #(.P(NQ), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
-                     .CNT_W(CNT_W), .CLASSES(CLASSES)) u_out (
+                     .CNT_W(CNT_W), .CLASSES(CLASSES), .SYNC(SYNC)) u_out (
     .clk, .rst,
     .cr_en       (1'b1),
     .cfg_credits,
@@ -364,7 +383,7 @@ module qrdma_fabric_port
     cnt_noroute <= cnt_noroute + 32'(st_nr);
     cnt_bad     <= cnt_bad + 32'(bad_q);
     cnt_ovf     <= cnt_ovf + 32'(ovf_q);
-    cnt_refused <= cnt_refused + 32'(st_ref);
+    cnt_refused <= cnt_refused + 32'(st_ref) + 32'(sync_bad);
     if (rst) begin
       cnt_noroute <= '0;
       cnt_bad     <= '0;

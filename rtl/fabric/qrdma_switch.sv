@@ -15,14 +15,16 @@
 // (XP_DEPTH beats per crosspoint); a packet that does not fit, has no route or a wrong
 // length is dropped and counted. Output p sends only with credits from the neighbour's
 // credit beats (cfg_credits beats per class, taken in reset) when cfg_credit_en[p] is set,
-// else as m_tready allows. The neighbour is a node (one buffer, class 0) or, with CLASSES
+// else as m_tready allows, and then sends a sync beat every SYNC cycles (its beats started
+// per class), so that the neighbour counts beats lost on the link as freed; the inputs
+// take the neighbour's sync beats likewise (docs/fabric.md "Faults on fabric links"). The neighbour is a node (one buffer, class 0) or, with CLASSES
 // = P, another switch (two hops, docs/fabric.md "Two hops"): a packet then needs room in
 // its class there, the class its route entry names (its output at that switch). The
 // route table (node n -> enable, class, port) is node n -> class 0, port n for n < P
 // after reset; rt_we writes entry rt_node. Counters (32 bits, wrapping, per
 // port): packets in, packets out, dropped for no route, dropped as malformed (length,
-// size, bad credit beat), dropped for lack of room, credit counts refused, credit beats
-// sent.
+// size, bad credit beat), dropped for lack of room, credit and sync counts refused,
+// credit beats sent.
 `default_nettype none
 
 module qrdma_switch
@@ -39,6 +41,7 @@ module qrdma_switch
   parameter int unsigned REFRESH   = 1024,  // cycles before an unchanged count is sent again
   parameter int unsigned OUT_DEPTH = 4,     // beats in an output's read pipeline and FIFO
   parameter int unsigned CLASSES   = 1,     // credit classes at an output's neighbour: 1 (nodes only) or P (switches too)
+  parameter int unsigned SYNC      = 1024,  // cycles between an output's sync beats (0: none)
   localparam int unsigned KEEP_W   = DATA_W / 8,
   localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW       = idx_w(P),
@@ -107,7 +110,9 @@ module qrdma_switch
   logic [P-1:0][WIDTH-1:0]       w_data;
   logic [P-1:0]                  w_last, w_abort;
   logic [P-1:0][PKT_W-1:0]       w_beats;
-  logic [P-1:0][P-1:0]           ovf;
+  logic [P-1:0][P-1:0]           ovf, sy_bad;
+  logic [P-1:0][P-1:0]           sy_valid;
+  logic [P-1:0][P*CNT_W-1:0]     sy_count;
   logic [P-1:0][P-1:0]           r_avail, r_take, r_en;
   logic [P-1:0][P-1:0][PKT_W-1:0] r_beats;
   logic [P-1:0]                  r_last;     // per output
@@ -136,6 +141,9 @@ module qrdma_switch
         .w_beats   (w_beats[i]),
         .w_tag     (w_tag[i]),
         .ovf       (ovf[i][o]),
+        .sy_valid  (sy_valid[i][o]),
+        .sy_count  (sy_count[i][o * CNT_W +: CNT_W]),
+        .sync_bad  (sy_bad[i][o]),
         .r_avail   (r_avail[i][o]),
         .r_beats   (r_beats[i][o]),
         .r_tag     (r_tag[i][o]),
@@ -184,6 +192,8 @@ module qrdma_switch
       .w_tag      (w_tag[p]),
       .cr_valid   (cr_valid[p]),
       .cr_count   (cr_count[p]),
+      .sy_valid   (sy_valid[p]),
+      .sy_count   (sy_count[p]),
       .st_pkt     (st_in[p]),
       .st_noroute (st_noroute[p]),
       .st_bad     (st_bad[p])
@@ -193,11 +203,13 @@ module qrdma_switch
     // the credit beat toward port p's neighbour: the counts of input p's crosspoints
     qrdma_credit_beat #(.N(P), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_cb (
       .counts (xcount[p]),
+      .sync   (1'b0),
       .word   (cb_word[p])
     );
 
     qrdma_switch_out #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .MAX_PKT(MAX_PKT),
-                       .CNT_W(CNT_W), .OUT_DEPTH(OUT_DEPTH), .CLASSES(CLASSES)) u_out (
+                       .CNT_W(CNT_W), .OUT_DEPTH(OUT_DEPTH), .CLASSES(CLASSES),
+                       .SYNC(SYNC)) u_out (
       .clk, .rst,
       .cr_en       (cfg_credit_en[p]),
       .cfg_credits,
@@ -235,7 +247,7 @@ module qrdma_switch
       c_nr  <= c_nr  + 32'(st_noroute[p]);
       c_bad <= c_bad + 32'(st_bad[p]);
       c_ovf <= c_ovf + 32'(st_ovf[p]);
-      c_ref <= c_ref + 32'(st_ref[p]);
+      c_ref <= c_ref + 32'(st_ref[p]) + 32'(|sy_bad[p]);
       c_cb  <= c_cb  + 32'(st_cb[p]);
       if (rst) begin
         c_in  <= '0;

@@ -17,7 +17,10 @@
 // MAX_PKT beats, is dropped (its crosspoint aborts it: st_bad; beats past MAX_PKT are
 // discarded). A credit beat (NET_CREDIT, one beat) is not forwarded: each of its classes
 // 0 .. CLASSES-1 whose mask and parity bits say it is good comes out on cr_valid[k] /
-// cr_count two cycles after the beat; one without class 0 counts in st_bad. w_* writes the crosspoints of this input's row
+// cr_count two cycles after the beat; one without class 0 counts in st_bad. A sync beat
+// (a credit beat with its sync bit: the neighbour's counts of beats sent per class, class
+// k = this row's crosspoint k) comes out on sy_valid[k] / sy_count in the cycle a write
+// would (in the order of the writes). w_* writes the crosspoints of this input's row
 // two cycles after the beat arrived (w_valid one-hot; w_port, a register, its index while
 // w_valid is not 0). st_pkt pulses once per packet (credit beats not counted).
 `default_nettype none
@@ -61,6 +64,9 @@ module qrdma_switch_in
   // credit beats for the output of this port
   output logic [CLASSES-1:0]   cr_valid,
   output logic [CLASSES*CNT_W-1:0] cr_count,
+  // sync beats for the crosspoints of this input's row
+  output logic [P-1:0]         sy_valid,
+  output logic [P*CNT_W-1:0]   sy_count,
   // counter pulses
   output logic                 st_pkt,
   output logic                 st_noroute,
@@ -71,6 +77,7 @@ module qrdma_switch_in
   initial begin
     if (DATA_W < NET_CREDIT_W) $fatal(1, "qrdma_switch_in: DATA_W must hold a header beat");
     if (CNT_W > CREDIT_CNT_W) $fatal(1, "qrdma_switch_in: CNT_W <= CREDIT_CNT_W");
+    if (CLASSES > P) $fatal(1, "qrdma_switch_in: CLASSES <= P");
     if (ROUTES > (1 << NET_HDR_DST_NODE_W)) $fatal(1, "qrdma_switch_in: ROUTES too large");
   end
 `endif
@@ -120,20 +127,21 @@ module qrdma_switch_in
     endcase
   end
   assign cr_hdr  = 32'(ptype) == NET_CREDIT;
-  logic [CLASSES-1:0]            cr_cls;
-  logic [CLASSES-1:0][CNT_W-1:0] cr_cnt;
-  qrdma_credit_parse #(.N(CLASSES), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
-    .word (d0), .good (cr_cls), .counts (cr_cnt)
+  logic [P-1:0]            cr_cls;
+  logic [P-1:0][CNT_W-1:0] cr_cnt;
+  logic                    cr_sync;
+  qrdma_credit_parse #(.N(P), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_crp (
+    .word (d0), .good (cr_cls), .sync (cr_sync), .counts (cr_cnt)
   );
   assign cr_good = l0_q && cr_cls[0];
 
   // ---- I1: the beat with its packet's decisions
-  logic              v1_q, l1_q, cut1_q, skip1_q, nort1_q, cr1_q, crok1_q, any1_q;
+  logic              v1_q, l1_q, cut1_q, skip1_q, nort1_q, cr1_q, crok1_q, any1_q, sy1_q;
   logic [WIDTH-1:0]  w1_q;
   logic [PW-1:0]     port1_q;
   logic [CLW-1:0]    cls1_q, cls_q;
-  logic [CLASSES-1:0] crk1_q;
-  logic [CLASSES-1:0][CNT_W-1:0] crc1_q;
+  logic [P-1:0]      crk1_q;
+  logic [P-1:0][CNT_W-1:0] crc1_q;
   logic [8:0]        exp1_q;
   logic [PKT_W-1:0]  cnt1_q;
   // the packet being received (beats after its first)
@@ -176,6 +184,7 @@ module qrdma_switch_in
       crok1_q <= sop0_q && cr_hdr && cr_good;
       crk1_q  <= l0_q ? cr_cls : '0;
       crc1_q  <= cr_cnt;
+      sy1_q   <= cr_sync;
     end
     if (rst) begin
       v1_q   <= 1'b0;
@@ -197,8 +206,12 @@ module qrdma_switch_in
   assign w_port  = port1_q;
   assign w_tag   = cls1_q;
 
-  assign cr_valid = (v1_q && crok1_q) ? crk1_q : '0;
-  assign cr_count = crc1_q;
+  assign cr_valid = (v1_q && crok1_q && !sy1_q) ? crk1_q[CLASSES-1:0] : '0;
+  assign sy_valid = (v1_q && crok1_q && sy1_q) ? crk1_q : '0;
+  for (genvar k = 0; k < CLASSES; k++) begin : g_crc
+    assign cr_count[k * CNT_W +: CNT_W] = crc1_q[k];
+  end
+  assign sy_count = crc1_q;
 
   assign st_pkt     = end1 && !cr1_q;
   assign st_noroute = end1 && nort1_q && !cr1_q;

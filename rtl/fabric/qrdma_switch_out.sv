@@ -20,7 +20,9 @@
 // output holds fewer than OUT_DEPTH beats in its pipeline and FIFO, so m_tready low never
 // reaches the RAMs. With cr_en low the output waits for m_tready only. s_upd_* takes the
 // far end's credit counts; one that arrives while the credit counter is busy is dropped
-// (a later one repairs it).
+// (a later one repairs it). With cr_en and SYNC > 0 a sync beat goes every SYNC cycles
+// before the next packet that has not started: the beats started per class before it
+// (docs/fabric.md "Faults on fabric links").
 `default_nettype none
 
 module qrdma_switch_out
@@ -33,10 +35,11 @@ module qrdma_switch_out
   parameter int unsigned CNT_W     = 16,   // credit counts
   parameter int unsigned OUT_DEPTH = 4,    // beats in the read pipeline and the output FIFO
   parameter int unsigned CLASSES   = 1,    // credit classes at the far end (1: r_class ignored)
+  parameter int unsigned SYNC      = 1024, // cycles between sync beats (0: none)
   localparam int unsigned KEEP_W   = DATA_W / 8,
   localparam int unsigned WIDTH    = DATA_W + KEEP_W + USER_W,
   localparam int unsigned PW       = idx_w(P),
-  localparam int unsigned SW       = idx_w(P + 1),  // source: a crosspoint, or P (credit beat)
+  localparam int unsigned SW       = idx_w(P + 2),  // source: a crosspoint, P (credit beat) or P + 1 (sync beat)
   localparam int unsigned PKT_W    = $clog2(MAX_PKT + 1),
   localparam int unsigned OW       = cnt_w(OUT_DEPTH),
   localparam int unsigned CLW      = idx_w(CLASSES)
@@ -78,13 +81,15 @@ module qrdma_switch_out
   initial begin
     if (OUT_DEPTH < 4) $fatal(1, "qrdma_switch_out: OUT_DEPTH >= 4 (the read pipeline)");
     if (CLASSES < 1) $fatal(1, "qrdma_switch_out: CLASSES >= 1");
+    if (SYNC > 0 && SYNC < 4) $fatal(1, "qrdma_switch_out: SYNC is 0 or >= 4");
   end
 `endif
 
   // ---- pre-grant: the next crosspoint, chosen a cycle ahead (loaded in a cycle without
   // one; the crosspoint of a packet started shows its next packet a cycle later)
-  logic               pg_q, start, start_cb, gnt_valid, go;
+  logic               pg_q, start, start_cb, start_sy, gnt_valid, go;
   logic [CLASSES-1:0] ok, upd_ready, refused;
+  logic [CLASSES-1:0][CNT_W-1:0] sent;
   logic [PW-1:0]      pg_idx_q, gnt_idx;
   logic [P-1:0]       req;
   logic [CLW-1:0]     pg_cls;
@@ -124,6 +129,7 @@ module qrdma_switch_out
   // a credit beat pending, registered (the offers' OR is not on the start's path); the
   // cycle after a credit beat starts it reads 0, as the offers it took are gone then
   logic             cbp_q;
+  logic             syp_q;   // a sync beat due
   logic [SW-1:0]    sel_q;
   logic [PKT_W-1:0] rem_q, pg_beats;
   logic [OW-1:0]    occ_q, occ_d;
@@ -134,14 +140,15 @@ module qrdma_switch_out
   assign last_issue = issue && one_q;
   assign free       = !busy_q || last_issue;
   assign start_cb   = free && cbp_q;
-  assign start      = free && !cbp_q && pg_q && go;
+  assign start_sy   = free && !cbp_q && syp_q;
+  assign start      = free && !cbp_q && !syp_q && pg_q && go;
 
   always_ff @(posedge clk) begin
-    if (start || start_cb) begin
+    if (start || start_cb || start_sy) begin
       busy_q <= 1'b1;
-      sel_q  <= start_cb ? SW'(P) : SW'(pg_idx_q);
-      rem_q  <= start_cb ? PKT_W'(1) : pg_beats;
-      one_q  <= start_cb || pg_beats == PKT_W'(1);
+      sel_q  <= start_cb ? SW'(P) : start_sy ? SW'(P + 1) : SW'(pg_idx_q);
+      rem_q  <= start_cb || start_sy ? PKT_W'(1) : pg_beats;
+      one_q  <= start_cb || start_sy || pg_beats == PKT_W'(1);
     end else if (issue) begin
       busy_q <= !last_issue;
       rem_q  <= rem_q - 1'b1;
@@ -165,7 +172,7 @@ module qrdma_switch_out
   end
 
   assign r_take  = start ? P'(1) << pg_idx_q : '0;
-  assign r_en    = issue && sel_q != SW'(P) ? P'(1) << sel_q[PW-1:0] : '0;
+  assign r_en    = issue && sel_q < SW'(P) ? P'(1) << sel_q[PW-1:0] : '0;
   assign r_last  = one_q;
   assign occ_d   = occ_q + OW'(issue) - OW'(pop);
   assign cb_take = start_cb;
@@ -175,6 +182,7 @@ module qrdma_switch_out
   logic          p1_q, p2_q, l1_q, l2_q;
   logic [SW-1:0] s1_q, s2_q;
   logic [WIDTH-1:0] mux;
+  logic [DATA_W-1:0] sy_word;
 
   always_ff @(posedge clk) begin
     p1_q <= issue;
@@ -189,8 +197,9 @@ module qrdma_switch_out
     end
   end
 
-  assign mux = s2_q == SW'(P) ? {{USER_W{1'b0}}, {KEEP_W{1'b1}}, cb_word}
-                               : r_data[32'(s2_q[PW-1:0]) * WIDTH +: WIDTH];
+  assign mux = s2_q == SW'(P)     ? {{USER_W{1'b0}}, {KEEP_W{1'b1}}, cb_word}
+             : s2_q == SW'(P + 1) ? {{USER_W{1'b0}}, {KEEP_W{1'b1}}, sy_word}
+                                  : r_data[32'(s2_q[PW-1:0]) * WIDTH +: WIDTH];
 
   logic             f_ready, f_valid;
   logic [WIDTH:0]   f_data;
@@ -225,8 +234,38 @@ module qrdma_switch_out
       .s_upd_ready  (upd_ready[k]),
       .s_upd_count  (s_upd_count[k * CNT_W +: CNT_W]),
       .credits      (credits[k * CNT_W +: CNT_W]),
+      .sent         (sent[k]),
       .stat_refused (refused[k])
     );
+  end
+
+  // ---- sync beats: the beats started per class before the beat, taken as it starts (no
+  // packet starts until it has been read, so they are the counts of its place in the link)
+  if (SYNC > 0) begin : g_sync
+    localparam int unsigned YW = $clog2(SYNC + 1);
+    logic [YW-1:0]                 tmr_q;
+    logic [CLASSES-1:0][CNT_W-1:0] cnt_q;
+    always_ff @(posedge clk) begin
+      if (start_sy) begin
+        syp_q <= 1'b0;
+        cnt_q <= sent;
+      end else if (tmr_q == YW'(SYNC - 1)) begin
+        syp_q <= cr_en;
+      end
+      tmr_q <= tmr_q == YW'(SYNC - 1) ? '0 : tmr_q + 1'b1;
+      if (rst) begin
+        syp_q <= 1'b0;
+        tmr_q <= '0;
+      end
+    end
+    qrdma_credit_beat #(.N(CLASSES), .DATA_W(DATA_W), .CNT_W(CNT_W)) u_sy (
+      .counts (cnt_q), .sync (1'b1), .word (sy_word)
+    );
+  end else begin : g_no_sync
+    assign syp_q   = 1'b0;
+    assign sy_word = '0;
+    logic unused_sent;  // (no sync beats)
+    assign unused_sent = ^sent;
   end
   assign st_refused = |refused;
 

@@ -16,7 +16,10 @@
 // (w_tag with its last beat, r_tag with r_beats: a register). count is the cumulative
 // count of beats that left the buffer (read, or dropped: the sender's credits for them
 // come back), offered as credit updates on upd_* (qrdma_credit_rx). ovf pulses with the
-// last beat of a packet dropped because it did not fit.
+// last beat of a packet dropped because it did not fit. sy_valid with sy_count is a sync
+// beat's count of the beats its sender sent toward this crosspoint, in the order of the
+// writes (never with a last beat): the beats lost on the way count as left
+// (docs/fabric.md "Faults on fabric links"); sync_bad pulses for one refused.
 `default_nettype none
 
 module qrdma_switch_xp
@@ -43,6 +46,9 @@ module qrdma_switch_xp
   input  logic [PKT_W-1:0] w_beats,
   input  logic [TW-1:0]    w_tag,     // (TAG_W > 0) the packet's tag, with its last beat
   output logic             ovf,
+  input  logic             sy_valid,
+  input  logic [CNT_W-1:0] sy_count,
+  output logic             sync_bad,
   // to the output
   output logic             r_avail,
   output logic [PKT_W-1:0] r_beats,
@@ -149,11 +155,18 @@ module qrdma_switch_xp
   /* verilator lint_on PINCONNECTEMPTY */
 
   /* verilator lint_off PINCONNECTEMPTY */  // m_upd_count: the credit beat carries the count of the cycle it leaves
+  // (every packet's beats arrive with its last beat, kept, aborted or overflowing alike;
+  // a sync difference is at most the buffer: the sender never has more beats out)
   qrdma_credit_rx #(.CNT_W(CNT_W), .MAX_PKT(2 * MAX_PKT), .UPD_MIN(UPD_MIN),
-                    .REFRESH(REFRESH)) u_cr (
+                    .REFRESH(REFRESH), .SYNC_W(AW + 1)) u_cr (
     .clk, .rst,
-    .s_free      (fr_q),
-    .s_beats     (fr_beats_q),
+    .s_free        (fr_q),
+    .s_beats       (fr_beats_q),
+    .s_arr         (w_valid && w_last),
+    .s_arr_beats   ((PKT_W + 1)'(w_beats)),
+    .s_sync        (sy_valid),
+    .s_sync_count  (sy_count),
+    .stat_sync_bad (sync_bad),
     .m_upd_valid (upd_valid),
     .m_upd_ready (upd_ready),
     .m_upd_count (),

@@ -52,7 +52,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 7;
+  localparam int unsigned FORMAT_VERSION = 8;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
@@ -449,12 +449,14 @@ package qrdma_fmt_pkg;
     logic [3:0] ptype;  // NET_* packet type
   } net_hdr_t;
 
-  // A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it.
+  // A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. With `sync` set the beat is a sync beat: its counts are the beats its sender sent in each class since the link started, up to the beat, so that the receiving end counts the beats lost on the way as freed (docs/fabric.md "Faults on fabric links").
   localparam int unsigned NET_CREDIT_W = 512;
   localparam int unsigned NET_CREDIT_PTYPE_LSB = 0;
   localparam int unsigned NET_CREDIT_PTYPE_W = 4;
   localparam int unsigned NET_CREDIT_MASK_LSB = 4;
   localparam int unsigned NET_CREDIT_MASK_W = 16;
+  localparam int unsigned NET_CREDIT_SYNC_LSB = 20;
+  localparam int unsigned NET_CREDIT_SYNC_W = 1;
   localparam int unsigned NET_CREDIT_COUNT_LSB = 32;
   localparam int unsigned NET_CREDIT_COUNT_W = 256;
   localparam int unsigned NET_CREDIT_PARITY_LSB = 288;
@@ -463,7 +465,8 @@ package qrdma_fmt_pkg;
     logic [207:0] rsvd304;
     logic [15:0] parity;  // bit k: even parity over class k's count and this bit
     logic [255:0] count;  // class k's count (modulo 2^CREDIT_CNT_W) at bits 16k .. 16k+15 of the field
-    logic [11:0] rsvd20;
+    logic [10:0] rsvd21;
+    logic [0:0] sync;  // 1: the counts are beats sent (a sync beat), 0: beats forwarded (credits)
     logic [15:0] mask;  // bit k: the beat carries class k
     logic [3:0] ptype;  // NET_CREDIT
   } net_credit_t;

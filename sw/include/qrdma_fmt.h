@@ -52,7 +52,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 7
+#define QRDMA_FORMAT_VERSION 8
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -559,7 +559,7 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_RD_LKEY_GET(buf) qrdma_get_bits((buf), 337, 32)
 #define QRDMA_NET_HDR_RD_LKEY_PUT(buf, v) qrdma_put_bits((buf), 337, 32, (v))
 
-/* A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. */
+/* A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. With `sync` set the beat is a sync beat: its counts are the beats its sender sent in each class since the link started, up to the beat, so that the receiving end counts the beats lost on the way as freed (docs/fabric.md "Faults on fabric links"). */
 #define QRDMA_NET_CREDIT_BITS 512
 #define QRDMA_NET_CREDIT_PTYPE_LSB 0
 #define QRDMA_NET_CREDIT_PTYPE_W 4
@@ -569,6 +569,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_CREDIT_MASK_W 16
 #define QRDMA_NET_CREDIT_MASK_GET(buf) qrdma_get_bits((buf), 4, 16)
 #define QRDMA_NET_CREDIT_MASK_PUT(buf, v) qrdma_put_bits((buf), 4, 16, (v))
+#define QRDMA_NET_CREDIT_SYNC_LSB 20
+#define QRDMA_NET_CREDIT_SYNC_W 1
+#define QRDMA_NET_CREDIT_SYNC_GET(buf) qrdma_get_bits((buf), 20, 1)
+#define QRDMA_NET_CREDIT_SYNC_PUT(buf, v) qrdma_put_bits((buf), 20, 1, (v))
 #define QRDMA_NET_CREDIT_COUNT_LSB 32
 #define QRDMA_NET_CREDIT_COUNT_W 256
 #define QRDMA_NET_CREDIT_PARITY_LSB 288

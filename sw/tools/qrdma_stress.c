@@ -20,6 +20,9 @@
  *                random 0.5 .. 1.5 x the mean
  *     -p CYCLES  CPU cycles between two status polling rounds of a node (0: back to back)
  *     -T MS      fail when nothing completes for MS ms of backend time (20)
+ *     -R CYCLES[,RETRIES]  response timeout of every node's reliability (RETX_TIMEOUT) and
+ *                its re-sends (RETRY_LIMIT.retries, 7; selective, backoff 3); without -R
+ *                the registers keep their reset values
  *     -B SPEC    backend specification (qrdma_tool_backend_open); e.g. watchdog=N
  *     -o FILE    JSON summary (default: none)
  *
@@ -62,6 +65,7 @@ struct opts {
     uint64_t drain[MAX_NODES];
     uint64_t poll_gap;
     uint64_t timeout_ms;
+    uint64_t retx_timeout, retries;
     const char *spec, *json;
 };
 
@@ -352,11 +356,11 @@ static void report_counters(FILE *f, const char *indent)
 int main(int argc, char **argv)
 {
     struct opts o = {.seed = 1, .nodes = 2, .pages = 16, .slots = 8, .rounds = 1, .max_size = 600u << 10,
-                     .timeout_ms = 20};
+                     .timeout_ms = 20, .retries = 7};
     int c;
     parse_list("8", o.ring, "ring entries");
     parse_list("2000", o.drain, "drain interval");
-    while ((c = getopt(argc, argv, "s:N:P:C:n:S:r:d:p:T:B:o:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:N:P:C:n:S:r:d:p:T:R:B:o:h")) != -1) {
         switch (c) {
         case 's': o.seed = parse_u64(optarg, "seed"); break;
         case 'N': o.nodes = (unsigned)parse_u64(optarg, "nodes"); break;
@@ -368,12 +372,22 @@ int main(int argc, char **argv)
         case 'd': parse_list(optarg, o.drain, "drain interval"); break;
         case 'p': o.poll_gap = parse_u64(optarg, "poll gap"); break;
         case 'T': o.timeout_ms = parse_u64(optarg, "timeout"); break;
+        case 'R': {
+            char buf[64], *save = NULL;
+            snprintf(buf, sizeof buf, "%s", optarg);
+            char *t = strtok_r(buf, ",", &save), *r = strtok_r(NULL, ",", &save);
+            o.retx_timeout = parse_u64(t ? t : "", "response timeout");
+            if (r) o.retries = parse_u64(r, "retries");
+            if (!o.retx_timeout || o.retries > 255)
+                die(1, "-R: cycles > 0, retries 0..255");
+            break;
+        }
         case 'B': o.spec = optarg; break;
         case 'o': o.json = optarg; break;
         default:
             fprintf(stderr, "usage: qrdma-stress [-s seed] [-N nodes] [-P pages] [-C slots] [-n rounds]\n"
                             "                    [-S max_size] [-r ring0,ring1,..] [-d drain0,drain1,..]\n"
-                            "                    [-p poll_gap] [-T ms]\n"
+                            "                    [-p poll_gap] [-T ms] [-R cycles[,retries]]\n"
                             "                    [-B backend-spec] [-o json]\n");
             return 1;
         }
@@ -403,6 +417,12 @@ int main(int argc, char **argv)
             die(3, "node %u: development mode: %s", n, qrdma_strerror(e));
         if ((e = qrdma_nq_setup(g.node[n], (uint32_t)o.ring[n])))
             die(3, "node %u: notification ring: %s", n, qrdma_strerror(e));
+        if (o.retx_timeout &&
+            ((e = qrdma_reg_write(g.node[n], QRDMA_REG(nic.RETX_TIMEOUT), o.retx_timeout)) ||
+             (e = qrdma_reg_write(g.node[n], QRDMA_REG(nic.RETRY_LIMIT),
+                                  o.retries << QRDMA_NIC_CSR__RETRY_LIMIT__RETRIES_bp |
+                                  3u << QRDMA_NIC_CSR__RETRY_LIMIT__BACKOFF_bp))))
+            die(3, "node %u: -R: %s", n, qrdma_strerror(e));
     }
 
     /* memory: every slot has its source on its node and its destination on its peer: of

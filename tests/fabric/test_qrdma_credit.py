@@ -19,6 +19,12 @@ are reordered) and stalls at random. Checked, cycle by cycle:
     lost update);
   * at the end, with the buffer empty, credits return to CREDITS exactly (no leak) and
     ok is high.
+credit_sync: the data path loses packets (20 %) and now and then delivers one its sender
+never sent (a copy), and carries the sender's sync beats (its `sent` count) in order
+with the packets; the updates arrive as they are offered. At the end every credit is
+back (the syncs counted the lost beats as freed and took the copies' back), a sync too
+far from the arrivals is refused (stat_sync_bad, once per such sync, and nothing
+changes), and the receiver's count equals the beats sent.
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
 import collections
 import os
@@ -186,9 +192,109 @@ async def credit_random(dut):
         assert dropped > 0 and refused > 0, "no lost or reordered update"
 
 
+@cocotb.test()
+async def credit_sync(dut):
+    credits = int(os.environ["P_CREDITS"])
+    max_pkt = int(os.environ["P_MAX_PKT"])
+    cnt_w = int(os.environ["P_CNT_W"])
+    refresh = int(os.environ["P_REFRESH"])
+    sync_w = int(os.environ["P_SYNC_W"])
+    mod = 1 << cnt_w
+    rng = seed_rng("credit_sync")
+    cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
+    dut.rst.value = 1
+    dut.cfg_credits.value = credits
+    for sig in ("s_send", "s_upd_valid", "r_free", "m_upd_ready", "r_arr", "r_sync"):
+        getattr(dut, sig).value = 0
+    for sig in ("s_beats", "r_beats", "r_arr_beats"):
+        getattr(dut, sig).value = 1
+    dut.s_upd_count.value = 0
+    dut.r_sync_count.value = 0
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    await FallingEdge(dut.clk)
+    dut.rst.value = 0
+    wire = collections.deque()   # ("pkt", beats) / ("sync", count) / ("bogus", count)
+    buf = collections.deque()    # beats of the packets in the receiver's buffer
+    sent = lost = copies = bogus = bad = syncs = 0
+    va = 0                       # the receiver's arrivals, as it counts them
+    upd = None
+    for now in range(6000):
+        await FallingEdge(dut.clk)
+        ending = now >= 5000
+        bad += int(dut.stat_sync_bad.value)
+        # the sender: a sync beat now and then (its count: packets started before this
+        # cycle), then perhaps a packet; the link loses some, and once in a while delivers
+        # a copy its sender never charged
+        if rng.random() < 0.03 or (ending and now % 500 == 0):
+            wire.append(("sync", int(dut.sent.value)))
+        if not ending and rng.random() < 0.005:
+            wire.append(("bogus", 0))
+        send = not ending and int(dut.ok.value) and rng.random() < 0.5
+        dut.s_send.value = int(send)
+        if send:
+            b = rng.randrange(1, max_pkt + 1)
+            dut.s_beats.value = b
+            sent += b
+            if rng.random() < 0.2:
+                lost += 1
+            else:
+                wire.append(("pkt", b))
+            if not ending and rng.random() < 0.02:
+                wire.append(("pkt", rng.randrange(1, max_pkt + 1)))
+                copies += 1
+        # the receiver: one arrival or sync per cycle, in the link's order
+        dut.r_arr.value = dut.r_sync.value = 0
+        if wire and rng.random() < 0.7:
+            kind, v = wire.popleft()
+            if kind == "pkt":
+                dut.r_arr.value, dut.r_arr_beats.value = 1, v
+                buf.append(v)
+                va += v
+            else:
+                if kind == "bogus":      # just beyond the range, above the arrivals
+                    v = va + (1 << sync_w) + 1 + rng.randrange(8)
+                    bogus += 1
+                else:
+                    va = v
+                    syncs += 1
+                dut.r_sync.value, dut.r_sync_count.value = 1, v % mod
+        free = bool(buf) and rng.random() < 0.4
+        dut.r_free.value = int(free)
+        dut.r_beats.value = buf.popleft() if free else 1
+        # updates: taken as offered, passed on when the sender is ready
+        dut.m_upd_ready.value = int(upd is None)
+        if upd is None and int(dut.m_upd_valid.value):
+            upd = int(dut.m_upd_count.value)
+        dut.s_upd_valid.value = int(upd is not None)
+        if upd is not None:
+            dut.s_upd_count.value = upd
+            await ReadOnly()
+            if int(dut.s_upd_ready.value):
+                upd = None
+        assert int(dut.credits.value) <= credits
+    await FallingEdge(dut.clk)
+    for sig in ("s_send", "r_arr", "r_sync", "r_free", "s_upd_valid"):
+        getattr(dut, sig).value = 0
+    for _ in range(4):
+        await FallingEdge(dut.clk)
+        bad += int(dut.stat_sync_bad.value)
+    assert not wire and not buf
+    assert bad == bogus and bogus > 0, f"{bad} syncs refused, {bogus} out of range sent"
+    assert lost > 0 and copies > 0 and syncs > 10
+    assert int(dut.count.value) == sent % mod, \
+        f"receiver's count {int(dut.count.value)}, beats sent {sent % mod}"
+    assert int(dut.credits.value) == credits, \
+        f"credits {int(dut.credits.value)} at the end, not {credits}"
+    dut._log.info("beats sent %d, packets lost %d, copies %d, syncs %d, refused %d",
+                  sent, lost, copies, syncs, bad)
+
+
 @pytest.mark.parametrize("params", [
-    {"CNT_W": 9, "MAX_PKT": 17, "UPD_MIN": 1, "REFRESH": 64, "CREDITS": 40, "DROP": 0.3},
-    {"CNT_W": 10, "MAX_PKT": 5, "UPD_MIN": 4, "REFRESH": 16, "CREDITS": 120, "DROP": 0.0},
+    {"CNT_W": 9, "MAX_PKT": 17, "UPD_MIN": 1, "REFRESH": 64, "SYNC_W": 7, "CREDITS": 40,
+     "DROP": 0.3},
+    {"CNT_W": 10, "MAX_PKT": 5, "UPD_MIN": 4, "REFRESH": 16, "SYNC_W": 8, "CREDITS": 120,
+     "DROP": 0.0},
 ])
 def test_qrdma_credit(params):
     from simrun import run

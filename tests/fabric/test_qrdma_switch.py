@@ -10,14 +10,19 @@ output's class (XP_DEPTH beats per crosspoint, the counts from the switch's cred
 with random gaps inside and between packets. It takes packets from its link out under
 random backpressure (m_tready), holds them in a receive buffer of CREDITS beats that
 drains at a random rate, and returns credit beats for it (class 0), some lost, some
-corrupted (a parity bit flipped).
+corrupted (a parity bit flipped). Packets are lost on the links both ways (5 %), and both
+ends send sync beats (their beats sent per class; the nodes' some lost, some corrupted):
+a node checks each of the switch's sync counts against the beats it took, exactly the
+beats lost since the last one are missing, and counts them as drained.
 
-  switch_random  every packet delivered exactly once, to the port of its destination,
-                 every beat exact, in order per (input, output); no receive buffer ever
+  switch_random  every packet not lost on a link delivered exactly once, to the port of
+                 its destination, every beat exact, in order per (input, output); every
+                 sync count of the switch exact; no receive buffer ever
                  holds more than CREDITS beats and no crosspoint drops (no packet sent
                  without room); counters exact (packets in and out per port, credit
-                 beats, the corrupted credit beats as malformed, nothing else dropped);
-                 at the end every credit is back on both sides of every link (the
+                 beats, the corrupted credit and sync beats as malformed, nothing else
+                 dropped); at the end every credit is back on both sides of every link,
+                 the lost packets' too (the
                  switch's room at each node is CREDITS, each node's room at each
                  crosspoint XP_DEPTH).
   switch_bad     no route (beyond the table, a disabled entry), a reprogrammed route, a
@@ -44,8 +49,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge
 
 from model.fabric_model import (C, CW, DATA_W, FULL_KEEP, HDR, KEEP_W, MOD, USER_W,
-                                credit_beat, credit_counts, get, is_credit, make_packet, newer,
-                                pkt_id, put)
+                                credit_beat, credit_counts, get, is_credit, is_sync,
+                                make_packet, newer, pkt_id, put)
 from seeding import seed_rng
 
 
@@ -67,6 +72,7 @@ class Tb:
         self.cur = [None] * P                     # (pkt, next beat) being sent
         self.rr = [0] * P
         self.cb_due = [False] * P                 # a credit beat to send at the next boundary
+        self.sy_due = [False] * P                 # a sync beat to send at the next boundary
         # the neighbour at port p: a node (one receive buffer, class 0) or, with CLASSES =
         # P, a switch (a buffer per class; a packet to node n is of class ncls[n] there)
         self.CL = int(os.environ.get("P_CLASSES", "1"))
@@ -74,6 +80,10 @@ class Tb:
         self.rxbuf = [[0] * self.CL for _ in range(P)]     # beats in [p][class]
         self.drained = [[0] * self.CL for _ in range(P)]   # beats drained from it (count)
         self.sent_cnt = [[0] * self.CL for _ in range(P)]  # counts last sent in a credit beat
+        self.arr = [[0] * self.CL for _ in range(P)]       # beats arrived in [p][class]
+        self.lost_out = [[0] * self.CL for _ in range(P)]  # ... lost since the last sync
+        self.sy_rcvd = [0] * P
+        self.lost_in = [0] * P                    # packets lost on node p's link in
         self.rxpkt = [[] for _ in range(P)]       # beats of the packet arriving at node p
         self.expect = collections.defaultdict(collections.deque)  # (src, port) -> pkts
         self.peak = [0] * P
@@ -88,6 +98,7 @@ class Tb:
         self.drain_p = 0.7
         self.loss_p = 0.1
         self.corrupt_p = 0.05
+        self.pkt_loss_p = 0.05                    # packets lost on a link, both ways
         self.honest = True                        # nodes send only with credits
         self.credits_on = True
         self.out_order = [[] for _ in range(P)]   # input of each packet out of port o
@@ -154,6 +165,8 @@ class Tb:
                 if (self.drained[p][k] - self.sent_cnt[p][k]) >= 8 or (
                         self.cycle % 200 == p and self.drained[p][k] != 0):
                     self.cb_due[p] = True
+            if self.cycle % 250 == 3 * p:
+                self.sy_due[p] = True
         # ---- links in
         tv = tl = 0
         td = tk = tu = 0
@@ -188,11 +201,22 @@ class Tb:
                 self.cb_sent[p] += 1
                 self.cb_corrupt[p] += corrupt is not None
                 return (credit_beat(dict(enumerate(c)), corrupt), FULL_KEEP, 0), 1
+            if self.sy_due[p]:                    # a sync beat: the beats sent per class
+                self.sy_due[p] = False
+                if rng.random() < self.loss_p:
+                    return None, 0
+                corrupt = 0 if rng.random() < self.corrupt_p else None
+                self.cb_corrupt[p] += corrupt is not None
+                return (credit_beat(dict(enumerate(self.vs[p])), corrupt, sync=True),
+                        FULL_KEEP, 0), 1
             pkt = self.pick(p)
             if pkt is None:
                 return None, 0
             if pkt.cls >= 0:
                 self.vs[p][pkt.cls] += len(pkt.beats)
+                if rng.random() < self.pkt_loss_p:   # lost on the link: sent, never arrives
+                    self.lost_in[p] += 1
+                    return None, 0
                 self.expect[(p, pkt.cls)].append(pkt)
             self.pkts_in[p] += 1
             self.cur[p] = [pkt, 0]
@@ -215,6 +239,21 @@ class Tb:
             return
         beats, self.rxpkt[p] = self.rxpkt[p], []
         h = beats[0][0]
+        if is_credit(h) and is_sync(h):
+            # the switch's beats sent per class: those not taken here were lost on the way
+            assert len(beats) == 1, "a sync beat of more than one beat"
+            counts = credit_counts(h)
+            assert sorted(counts) == list(range(self.CL)), f"sync beat classes {sorted(counts)}"
+            for k, c in counts.items():
+                lost = (c - self.arr[p][k]) % MOD
+                assert lost == self.lost_out[p][k], \
+                    f"port {p} class {k}: sync count {c}, {self.arr[p][k]} beats arrived, " \
+                    f"{self.lost_out[p][k]} lost"
+                self.arr[p][k] = c
+                self.drained[p][k] += lost
+                self.lost_out[p][k] = 0
+            self.sy_rcvd[p] += 1
+            return
         if is_credit(h):
             assert len(beats) == 1, "a credit beat of more than one beat"
             counts = credit_counts(h)
@@ -235,6 +274,10 @@ class Tb:
         self.pkts_out[p] += 1
         self.out_order[p].append(src)
         k = self.ncls.get(get(h, HDR["dst_node"]), 0)
+        if self.rng.random() < self.pkt_loss_p:      # lost on the link
+            self.lost_out[p][k] += len(beats)
+            return
+        self.arr[p][k] += len(beats)
         self.rxbuf[p][k] += len(beats)
         self.peak[p] = max(self.peak[p], self.rxbuf[p][k])
         if self.credits_on:
@@ -285,17 +328,17 @@ class Tb:
 
     async def settle(self, cycles: int) -> None:
         """Drain the receive buffers, send the last credit beats, let the switch refresh."""
-        loss, corrupt = self.loss_p, self.corrupt_p
-        self.loss_p = self.corrupt_p = 0.0
+        loss, corrupt, ploss = self.loss_p, self.corrupt_p, self.pkt_loss_p
+        self.loss_p = self.corrupt_p = self.pkt_loss_p = 0.0
         self.drain_p = 1.0
         for _ in range(cycles):
             await self.step()
         for p in range(self.P):
             assert not any(self.rxbuf[p])
-            self.cb_due[p] = True
+            self.cb_due[p] = self.sy_due[p] = True
         for _ in range(cycles):
             await self.step()
-        self.loss_p, self.corrupt_p = loss, corrupt
+        self.loss_p, self.corrupt_p, self.pkt_loss_p = loss, corrupt, ploss
 
     def counter(self, name: str, p: int) -> int:
         v = getattr(self.dut, name).value.to_unsigned()
@@ -348,6 +391,8 @@ async def switch_random(dut):
             assert tb.counter(c, p) == 0, f"{c}[{p}] = {tb.counter(c, p)}"
     # every node's buffer filled close to CREDITS (the credits, not the links, held it back)
     assert max(tb.peak) > tb.CREDITS - tb.MAX_PKT, f"buffers never filled: {tb.peak}"
+    # packets were lost both ways and sync beats repaired the credits of each
+    assert sum(tb.lost_in) >= P and all(tb.sy_rcvd), (tb.lost_in, tb.sy_rcvd)
     dut._log.info("%d cycles, packets in %s, credit beats out %s, corrupted in %s, peak %s",
                   tb.cycle, tb.pkts_in, tb.cb_rcvd, tb.cb_corrupt, tb.peak)
 
@@ -356,7 +401,7 @@ async def switch_random(dut):
 async def switch_bad(dut):
     tb = await start(dut, "switch_bad")
     P, MP = tb.P, tb.MAX_PKT
-    tb.loss_p = tb.corrupt_p = 0.0
+    tb.loss_p = tb.corrupt_p = tb.pkt_loss_p = 0.0
     tb.gap_p = 0.0
     tb.ready_p = tb.drain_p = 1.0
     extra = collections.deque()            # (port, beat, last) injected by hand
@@ -449,7 +494,7 @@ async def switch_bad(dut):
         assert (tb.counter("cnt_ovf", p) != 0) == (p == 1)
     # -- then ordinary traffic, and every credit back
     tb.gap_p, tb.ready_p, tb.drain_p = 0.1, 0.8, 0.7
-    tb.loss_p, tb.corrupt_p = 0.1, 0.0
+    tb.loss_p, tb.corrupt_p, tb.pkt_loss_p = 0.1, 0.0, 0.05
     await tb.run_random(20, tb.cycle + 4000 * P)
     await tb.settle(int(os.environ["P_REFRESH"]) + 200)
     tb.check_credits_back()
@@ -459,7 +504,7 @@ async def switch_bad(dut):
 async def switch_incast(dut):
     tb = await start(dut, "switch_incast")
     P, MP = tb.P, tb.MAX_PKT
-    tb.gap_p = tb.loss_p = tb.corrupt_p = 0.0
+    tb.gap_p = tb.loss_p = tb.corrupt_p = tb.pkt_loss_p = 0.0
     tb.ready_p = tb.drain_p = 1.0
     k = 24
     for p in range(P):
@@ -478,7 +523,7 @@ async def switch_incast(dut):
 @cocotb.test()
 async def switch_latency(dut):
     tb = await start(dut, "switch_latency")
-    tb.gap_p = tb.loss_p = 0.0
+    tb.gap_p = tb.loss_p = tb.pkt_loss_p = 0.0
     tb.ready_p = tb.drain_p = 1.0
     hop1 = int(os.environ["P_HOP1"])
     # (within REFRESH cycles of the reset: no credit beat comes between)
@@ -516,7 +561,7 @@ def configs():
 def test_qrdma_switch(params, credits, n):
     from simrun import full, run
 
-    p = dict(params, MAX_PKT=17, REFRESH=256, UPD_MIN=17)
+    p = dict(params, MAX_PKT=17, REFRESH=256, UPD_MIN=17, SYNC=300)
     env = {f"P_{k}": str(v) for k, v in p.items()}
     env.update(P_CREDITS=str(credits), P_N=str(n * (5 if full() else 1)), P_HOP1=str(HOP1))
     run("qrdma_switch", "test_qrdma_switch", p, extra_env=env)

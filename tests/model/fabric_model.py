@@ -77,10 +77,11 @@ def make_packet(rng: random.Random, pid: int, src: int, dst: int, cls: int, max_
     return Pkt(beats, src, dst, pid, cls)
 
 
-def credit_beat(counts: dict[int, int], corrupt: int | None = None) -> int:
+def credit_beat(counts: dict[int, int], corrupt: int | None = None, sync: bool = False) -> int:
     """A credit beat carrying class k's count for each k in counts; `corrupt`: the class
-    whose parity bit is wrong."""
+    whose parity bit is wrong; `sync`: a sync beat (the counts are beats sent)."""
     w = put(0, CRB["ptype"], C["NET_CREDIT"])
+    w = put(w, CRB["sync"], int(sync))
     for k, c in counts.items():
         w = put(w, CRB["mask"], get(w, CRB["mask"]) | (1 << k))
         w |= (c % MOD) << (CRB["count"].lsb + CW * k)
@@ -93,6 +94,11 @@ def credit_beat(counts: dict[int, int], corrupt: int | None = None) -> int:
 
 def is_credit(header: int) -> bool:
     return get(header, HDR["ptype"]) == C["NET_CREDIT"]
+
+
+def is_sync(word: int) -> bool:
+    """A credit beat that is a sync beat: its counts are the beats its sender sent."""
+    return bool(get(word, CRB["sync"]))
 
 
 def credit_counts(word: int) -> dict[int, int]:
