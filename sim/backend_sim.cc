@@ -292,7 +292,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
       else if (v == "auto") o.topology = QRDMA_SIM_TOPO_AUTO;
       else if (v == "p2p") o.topology = QRDMA_SIM_TOPO_AUTO, p2p = true;
       else {
-        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or router), p2p, star "
+        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or star), p2p, star "
                 "or planes\n", v.c_str());
         return QRDMA_EINVAL;
       }
@@ -365,7 +365,7 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
     }
   }
   if (p2p && nodes > 2) {
-    fprintf(stderr, "sim backend: topo=p2p has 1 or 2 nodes (auto: the router for more)\n");
+    fprintf(stderr, "sim backend: topo=p2p has 1 or 2 nodes (auto: the star for more)\n");
     return QRDMA_EINVAL;
   }
   for (size_t k = 0; k < dirs.size(); ++k) merge_fault(&dirs[k].f, o.faults, dir_set[k]);

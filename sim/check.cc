@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
   mem_write(s, peer, 0, 4, 1000, 5, 37, "unaligned 1000 B node 1 -> 0");
   mem_write(s, 0, peer, 5, 200000, 64, 0, "200000 B node 0 -> 1 (4 blocks)");
 
-  // N > 2: every other node writes 20000 bytes to node 0 at once (router output shared)
+  // N > 2: every other node writes 20000 bytes to node 0 at once (through the star: the
+  // switch's output to node 0 shared)
   if (nodes > 2) {
     const uint64_t size = 20000;
     std::vector<uint64_t> src(nodes), dst(nodes);
@@ -275,7 +276,7 @@ int main(int argc, char **argv) {
     char what[80];
     snprintf(what, sizeof what, "%u nodes write to node 0 at once: all DONE, bytes match", nodes - 1);
     check(all_ok, what);
-    check(qrdma_sim_dropped_packets(s) == 0, "router dropped no packet");
+    check(qrdma_sim_dropped_packets(s) == 0, "the fabric dropped no packet");
   }
 
   // ordering: a status read right after a descriptor write sees the write (BUSY)

@@ -4,17 +4,14 @@
 // The network between the simulated NICs (docs/sim.md "Links"). `Network` is the
 // replaceable part: the system loop offers it each node's transmit beat and asks it for
 // each node's receive beat, once per cycle. Two implementations:
-//   - PointToPoint: N = 2 back to back (node 0's m_axis_tx to node 1's s_axis_rx and back),
-//     or N = 1 looped back; one FifoLink per direction, no look at the packets;
-//   - SimpleRouter: N > 2 without a switch model: one FifoLink per (source, destination)
-//     pair, packets routed by the header's dst_node (net_hdr, sw/include/qrdma_fmt.h),
-//     a round-robin, packet-atomic output per destination. Packets for a node that does
-//     not exist (or for their own source) are dropped and counted.
+//   - PointToPoint (here): N = 2 back to back (node 0's m_axis_tx to node 1's s_axis_rx and
+//     back), or N = 1 looped back; one FifoLink per direction, no look at the packets;
+//   - FabricStar (fabric_net.h): N >= 2 through the fabric RTL (a switch, or planes).
 // With faults (docs/sim.md "Faults") each faulty direction has a FaultLine (faults.h) at the
 // sending end of its FifoLink: the beats a NIC sends go into the line, and the line puts
 // them on the link (tick(), once per cycle of the sending node).
 // Every per-cycle call for node i touches only what belongs to node i: the sending end of
-// the links from it, the receiving end of the links to it, and its own routing state. What
+// the links from it and the receiving end of the links to it. What
 // one end sees of the other end is a snapshot taken by sync() (system.h: every cycle when
 // the nodes run in lockstep, once per quantum when they run in threads), so the nodes of a
 // quantum may run concurrently and still see exactly what they see in lockstep.
@@ -194,47 +191,6 @@ class PointToPoint final : public Network {
 
  private:
   unsigned peer_[2];  // peer_[i]: the node whose link feeds node i
-};
-
-// N > 2 without a switch: full mesh of FifoLinks, routing by dst_node of the header beat.
-// The delay from a source to a destination is the links' latency: the router adds none.
-class SimpleRouter final : public Network {
- public:
-  SimpleRouter(unsigned nodes, unsigned latency, unsigned depth);
-  bool tx_ready(unsigned node) override;
-  void tx_push(unsigned node, const Beat &b, uint64_t now) override;
-  const Beat *rx_peek(unsigned node, uint64_t now) override;
-  void rx_pop(unsigned node) override;
-  void tick(unsigned node, uint64_t now) override {
-    for (unsigned d = 0; d < n_; ++d) line_tick(node * n_ + d, now);
-  }
-  uint64_t dropped_packets() const override {
-    uint64_t k = 0;
-    for (const In &in : in_) k += in.dropped;
-    return k;
-  }
-  const char *name() const override { return "simple-router"; }
-  LinkState link_state(unsigned k, uint64_t now) const override {
-    const FifoLink &l = links_[k];
-    return LinkState{k / n_, k % n_, l.occupancy(), l.arrived(now)};
-  }
-
- private:
-  FifoLink &link(unsigned src, unsigned dst) { return links_[src * n_ + dst]; }
-  unsigned n_;
-  // per source (its sending side) and per destination (its output): each on its own
-  // cache line, written by the thread of its node
-  struct alignas(64) In {
-    bool in_packet = false;  // next beat taken continues a packet
-    int dst = -1;            // its destination (-1: dropped)
-    uint64_t dropped = 0;    // packets dropped
-  };
-  struct alignas(64) Out {
-    int src = -1;     // source the output is locked to (mid packet), -1: none
-    unsigned rr = 0;  // next source to look at
-  };
-  std::vector<In> in_;
-  std::vector<Out> out_;
 };
 
 }  // namespace qsim

@@ -7,7 +7,7 @@
  * lockstep on one clock (nominal 200 MHz, QRDMA_SIM_CLOCK_HZ). Each node has a host
  * memory served to the NIC's AXI4 memory master with a read and a write latency, and a
  * CPU port (MMIO) driving the NIC's host port with a round trip; nodes are joined by
- * links (N = 2: back to back; N > 2: a simple router by dst_node; N = 1: loopback).
+ * links (N = 2: back to back; N > 2: the fabric RTL's switch; N = 1: loopback).
  *
  * Time only advances inside qrdma_sim_* calls: qrdma_sim_step() and the calls that stand
  * for CPU work (an MMIO read blocks for its round trip, a posted write for its issue
@@ -105,9 +105,10 @@ typedef struct qrdma_sim_options {
                                   sends is dropped */
     uint64_t fault_seed;       /* seed of every fault decision (0) */
     uint32_t topology;         /* QRDMA_SIM_TOPO_AUTO (0): point-to-point for N <= 2, the
-                                  simple router for N > 2; QRDMA_SIM_TOPO_STAR: every node
-                                  through one switch (the fabric RTL, docs/sim.md "Links";
-                                  2 .. NIC_NODES nodes, lockstep, no faults);
+                                  star for N > 2; QRDMA_SIM_TOPO_STAR: every node through
+                                  one switch (the fabric RTL, docs/sim.md "Links"; 2 ..
+                                  NIC_NODES nodes, lockstep; loss, corruption and link-down
+                                  faults only);
                                   QRDMA_SIM_TOPO_PLANES: every node through `planes`
                                   parallel switches, a fabric port per plane (docs/sim.md
                                   "Links") */
@@ -296,10 +297,11 @@ typedef struct qrdma_sim_node_stats {
     uint64_t mem_write_slverr_resps; /* B taken with BRESP = SLVERR (2) */
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
-uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* router: packets for no node; star:
-                                                          packets the switch or a node port
-                                                          dropped or refused (never, unless a
-                                                          bug); on stderr at destroy if any */
+uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* star and planes: packets the
+                                                          switch or a node port dropped or
+                                                          refused (without faults never,
+                                                          unless a bug); on stderr at
+                                                          destroy if any */
 
 /* What the fault model of a link direction did since creation (docs/sim.md "Faults").
  * Packets and beats taken from the sending NIC; each taken packet is delivered, or dropped
@@ -322,7 +324,7 @@ typedef struct qrdma_sim_fault_counts {
 } qrdma_sim_fault_counts;
 /* The counts of direction src -> dst: 1 if the direction has faults, 0 if it has none
  * (counts all zero), -1 if there is no such direction (N = 2: 0 -> 1 and 1 -> 0; N = 1:
- * 0 -> 0; N > 2: any two different nodes; the star and planes: node i -> QRDMA_SIM_SWITCH
+ * 0 -> 0; the star and planes: node i -> QRDMA_SIM_SWITCH
  * + plane and back, the links between a node's port and its switch port). */
 #define QRDMA_SIM_SWITCH 64u
 int qrdma_sim_fault_counts_get(const qrdma_sim *s, unsigned src, unsigned dst,

@@ -253,7 +253,8 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
     }
   }
 #endif
-  if (opt_.topology == QRDMA_SIM_TOPO_STAR)
+  if (opt_.topology == QRDMA_SIM_TOPO_STAR ||
+      (opt_.topology == QRDMA_SIM_TOPO_AUTO && nodes > 2))
     net_ = make_fabric(nodes, 1, opt_.link_latency, depth, opt_.link_div);
   else if (opt_.topology == QRDMA_SIM_TOPO_PLANES)
     net_ = make_fabric(nodes, opt_.planes ? opt_.planes : QRDMA_SIM_FAB_PLANES,
@@ -262,10 +263,8 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
     throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO, _STAR or _PLANES");
   else if (opt_.link_div > 1)
     throw std::invalid_argument("options.link_div: the star and planes topologies only");
-  else if (nodes <= 2)
-    net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   else
-    net_.reset(new SimpleRouter(nodes, opt_.link_latency, depth));
+    net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   set_faults();
   const int32_t want = net_->lockstep_only() ? 0 : threads_option(opt_);
   const unsigned threads = thread_count(want, nodes, opt_.link_latency, kMinLatency);
@@ -323,8 +322,8 @@ void System::set_faults() {
     if (opt_.silent_nodes || opt_.num_link_faults || c.f.dup > 0 || c.f.reorder > 0)
       throw std::invalid_argument("faults on the star's links: loss, corrupt and down only (a "
                                   "fabric link keeps its order and never duplicates); per-link "
-                                  "faults and silent nodes need the point-to-point or router "
-                                  "network");
+                                  "faults and silent nodes need the point-to-point network "
+                                  "(2 nodes)");
     if (c.f.loss < 0 || c.f.loss > 1 || c.f.corrupt < 0 || c.f.corrupt > 1)
       throw std::invalid_argument("faults: loss and corrupt are probabilities (0 .. 1)");
     if (!c.any()) return;
@@ -342,7 +341,6 @@ void System::set_faults() {
   bool any = false;
   for (unsigned k = 0; k < lines.size(); ++k) {
     const LinkState l = net_->link_state(k, 0);
-    if (n > 1 && l.src == l.dst) continue;  // the router's self links carry nothing
     FaultConfig c;
     c.f = opt_.faults;
     for (uint32_t j = 0; opt_.link_faults && j < opt_.num_link_faults; ++j)
@@ -382,11 +380,7 @@ const FaultLine *System::fault_line(unsigned src, unsigned dst) const {
     }
     return nullptr;
   }
-  unsigned k;
-  if (n == 1) k = 0;
-  else if (n == 2) k = src;
-  else k = src * n + dst;
-  return net_->fault_line(k);
+  return net_->fault_line(n == 1 ? 0 : src);
 }
 
 bool System::has_link(unsigned src, unsigned dst) const {
@@ -754,8 +748,7 @@ void System::dump_state() const {
             unsigned(nd.rx_offered != nullptr && !r.s_axis_rx_tready));
     for (unsigned k = 0; k < net_->link_count(); ++k) {
       LinkState l = net_->link_state(k, t);
-      if (l.src == i && (l.dst != i || nodes_.size() == 1))  // the router's self links: unused
-      {
+      if (l.src == i) {
         const bool sw = l.dst >= QRDMA_SIM_SWITCH;  // the star: the link to its switch
         const unsigned to = sw ? l.dst - QRDMA_SIM_SWITCH : l.dst;
         const char *what = sw ? "switch" : "node";

@@ -4,7 +4,7 @@
 sim/Makefile (Verilator model of qrdma_nic + C++ models) and runs its end-to-end check:
 NODE_ID of every node, a 4 KiB memory write from node 0 to node 1 completed by single
 status polling with the bytes compared, inline writes, an unaligned write back, a
-multi-block write; then the same through the simple router with 3 nodes, libqrdma (sw/)
+multi-block write; then the same through the star with 3 nodes, libqrdma (sw/)
 on the simulation backend, the default flow against the reference flow (falling edge
 evaluated before sampling), the host memory model at its AXI port, the error categories
 through the C API, and docs/sim.md's recipe for linking a program against the harness, run
@@ -66,9 +66,9 @@ def test_two_nodes(harness: Path) -> None:
     assert "FAIL" not in out and "OK: 0 failure(s)" in out
 
 
-def test_three_nodes_router(harness: Path) -> None:
+def test_three_nodes_star(harness: Path) -> None:
     out = _run(harness / "qrdma_sim_check", "--nodes", "3")
-    assert "network simple-router" in out and "OK: 0 failure(s)" in out
+    assert "network star" in out and "OK: 0 failure(s)" in out
 
 
 @pytest.mark.skipif(not (ROOT / "sw" / "lib" / "qrdma.c").exists(), reason="no libqrdma yet")
