@@ -279,6 +279,8 @@ _top("qrdma_fabric_star", ["sim/qrdma_fabric_star.sv"], area="fabric", no_synth=
 # nodes' fabric ports around a switch, links of a few cycles between them
 _top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fabric_star"])
+_top("tb_qrdma_fabric_2hop", ["tests/fabric/tb_qrdma_fabric_2hop.sv"], area="fabric",
+     no_synth=True, deps=["qrdma_fabric_port", "qrdma_switch"])
 
 # ------------------------------------------- further synthesis configurations
 # A top synthesized with another parameter set besides its `synth` one, as a row of its
