@@ -22,6 +22,9 @@ one queue per port (voq 0).
 
 Each row: {"experiment", "nodes", "voq", "flows": [{"src", "dst", "bytes_per_cycle",
 "beats_per_cycle"}], "drops", ...} in {"rows": [...]}.
+Hops ("hops"): two switches joined by a trunk (tb_qrdma_fabric_2hop, links of 4 cycles):
+a packet of 1 and of 17 beats through the idle fabric to a node of the same switch (one
+hop) and of the other switch (two hops), cycles from its first beat in to its first out.
 
 System level ("system"): the same experiments through NICs, qrdma-perf's traffic
 patterns (docs/sw.md "Traffic patterns") on the system simulation's star (topo=star: the
@@ -83,6 +86,7 @@ HOP_LINK = 50                            # each of the two links through a switc
 
 def unit_level() -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "fabric"))
     from simrun import run
 
     raw = OUT.with_suffix(".raw.json")
@@ -96,6 +100,17 @@ def unit_level() -> dict:
         env.update(QRDMA_BENCH_OUT=str(raw), COCOTB_LOG_LEVEL="WARNING")
         run("tb_qrdma_fabric", "bench_qrdma_fabric", params, extra_env=env)
     res = json.loads(raw.read_text())
+    raw.unlink()
+    # two switches joined by a trunk: a packet's latency to a node of the same switch and
+    # to one across the trunk (tests/fabric/test_qrdma_fabric_2hop.py)
+    params = {"P": 3, "MAX_PKT": 17, "XP_DEPTH": 64, "VOQ_DEPTH": 128, "PAUSE_LEVEL": 64,
+              "UPD_MIN": 17, "REFRESH": 2048, "SYNC": 2048, "LINK_LAT": 4}
+    env = {f"P_{k}": str(v) for k, v in params.items()}
+    from test_qrdma_switch import HOP1
+    env.update(P_P="4", P_SW_P="3", P_RX_DEPTH="64", P_N="20", P_HOP1=str(HOP1),
+               QRDMA_BENCH_OUT=str(raw), COCOTB_LOG_LEVEL="WARNING")
+    run("tb_qrdma_fabric_2hop", "test_qrdma_fabric_2hop", params, extra_env=env)
+    res["hops"] = json.loads(raw.read_text())
     raw.unlink()
     return res
 

@@ -20,6 +20,7 @@ tx_pause, random backpressure with stretches of almost none).
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -135,6 +136,12 @@ async def fabric2_latency(dut):
                       lat[(n, M)])
         assert lat[(n, M)] - lat[(n, 1)] == hop1 + n - 1 + link, \
             f"{n} beats: two hops {lat[(n, M)]}, one hop {lat[(n, 1)]}"
+    out = os.environ.get("QRDMA_BENCH_OUT")      # tests/bench/bench_fabric.py
+    if out:
+        rows = [{"beats": n, "one_hop_cycles": lat[(n, 1)], "two_hop_cycles": lat[(n, M)]}
+                for n in (1, MP)]
+        with open(out, "w") as f:
+            json.dump({"link_cycles": link, "rows": rows}, f)
 
 
 # (parameters, packets per node in fabric2_random)
