@@ -179,7 +179,7 @@ module qrdma_qos_seg
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2)) u_nr (
+  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_nr (
     .clk, .rst,
     .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
     .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
@@ -293,7 +293,7 @@ module qrdma_qos_seg
   // queues two cycles later); a cut-through takes its own in D (never from the pool the
   // request takes from in that cycle).
   logic            ct;
-  logic            q2_v_q, q2_fresh_q, d_fresh_q;
+  logic            q2_v_q, q2_fresh_h_q, d_fresh_q;
   logic [NC-1:0]   q2_cls_q, d_cls_q;
   logic [TIDW-1:0] q2_tid_q, d_tid_q;
   logic [FIDW-1:0] q2_fid_q, d_fid_q;
@@ -313,13 +313,14 @@ module qrdma_qos_seg
     q2_cls_q   <= q_cls_q;
     q2_tid_q   <= s_tid_id;
     q2_fid_q   <= q_cls_q[C_F4N] ? s_fid4_id : s_fid1_id;
-    // a transfer is fresh at its first dequeue: a TID-only one by its fresh bit, a FID
-    // one by coming from a need-FID queue
-    q2_fresh_q <= q_cls_q[C_TID] ? fresh_head : (q_cls_q[C_F1N] || q_cls_q[C_F4N]);
+    // the fresh bit as read (the block RAM's output register), chosen by the class a cycle
+    // later: a transfer is fresh at its first dequeue, a TID-only one by its fresh bit, a
+    // FID one by coming from a need-FID queue
+    q2_fresh_h_q <= fresh_head;
     d_cls_q    <= q2_cls_q;
     d_tid_q    <= q2_tid_q;
     d_fid_q    <= q2_fid_q;
-    d_fresh_q  <= q2_fresh_q;
+    d_fresh_q  <= q2_cls_q[C_TID] ? q2_fresh_h_q : (q2_cls_q[C_F1N] || q2_cls_q[C_F4N]);
   end
 
   // ================================================================ D: transfer, reads
