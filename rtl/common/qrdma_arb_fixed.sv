@@ -77,7 +77,11 @@ module qrdma_arb_fixed
     logic [W-1:0] r;
     assign r          = req[g * G +: W];
     assign grp_any[g] = |r;
-    if (CHAIN) begin : gen_chain
+    if (CHAIN && NG == 1) begin : gen_chain1
+      // one group: r & -r is zero when nothing is requested, no gate by grp_gnt (which
+      // synthesis cannot see through the carry chain: a LUT level after it)
+      assign gnt[g * G +: W] = r & (~r + W'(1));
+    end else if (CHAIN) begin : gen_chain
       assign gnt[g * G +: W] = grp_gnt[g] ? (r & (~r + W'(1))) : '0;
     end else begin : gen_gates
       for (genvar i = 0; i < int'(W); i++) begin : gen_bit

@@ -150,11 +150,13 @@ module qrdma_multi_queue_pipe
     return r;
   endfunction
 
+  // the reductions over the queues take deq_sel, and deq_valid after them (it gates one
+  // gate at their end, not each of the 66 terms)
   assign deq_oh = deq_sel & {NUM_QUEUES{deq_valid}};
   for (genvar b = 0; b < QW; b++) begin : gen_deq_i
-    assign deq_i[b] = |(deq_oh & index_bit(b));
+    assign deq_i[b] = deq_valid && |(deq_sel & index_bit(b));
   end
-  assign deq_l = |(deq_oh & dp_q);
+  assign deq_l = deq_valid && |(deq_sel & dp_q);
   // its list had two or more entries, or gets one appended as it loses its only one: the
   // read is its new head
   assign deq_rdv = deq_oh & (ge3_q | (e1_oh_q & ~(ep_q ^ dp_q)));
@@ -270,8 +272,8 @@ module qrdma_multi_queue_pipe
       // of the request two cycles before, fwdb three): r4_rd_q without the fwdc of the
       // cycle before, land_wr without the fwdb of this one
       r4_rd_q  <= r3_rd_q && !fc1_q;
-      fc1_q    <= |(deq_oh & casec_q);
-      fb1_q    <= |(deq_oh & caseb_q);
+      fc1_q    <= deq_valid && |(deq_sel & casec_q);
+      fb1_q    <= deq_valid && |(deq_sel & caseb_q);
       fc2_q    <= fc1_q;
       fb2_q    <= fb1_q;
       // a request of k in the next cycle: the read of k's request of the cycle before

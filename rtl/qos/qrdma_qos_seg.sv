@@ -106,6 +106,7 @@ module qrdma_qos_seg
   localparam int unsigned OCW     = cnt_w(OUT_FIFO_DEPTH);
   localparam int unsigned OFFW    = BW + BS_LOG2 + 1;   // block offset, with its borrow
   localparam int unsigned BSW     = DLW + 1;            // a block's size, up to the largest
+  localparam int unsigned CCW     = cnt_w(NUM_CHANNELS); // a class's entries
   localparam logic [SZW-1:0] CM_MIN = SZW'(CM_MIN_BYTES);
   localparam logic [SZW-1:0] MP_MIN = SZW'(MP_MIN_BYTES);
 
@@ -141,6 +142,7 @@ module qrdma_qos_seg
   logic [TIMEW-1:0]      now_q;
   logic [SEQW-1:0]       seq_q;
   logic                  room_q;       // the output FIFOs take what P .. W can push
+  logic                  ct_go_q;      // ... and D holds no dequeued transfer: a cut-through may go
   logic [OCW-1:0]        blk_cnt, pkt_cnt;
 
   always_ff @(posedge clk) begin
@@ -179,7 +181,7 @@ module qrdma_qos_seg
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
-  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2)) u_nr (
+  qrdma_sync_fifo #(.WIDTH($bits(nr_t)), .DEPTH(2), .HEAD_REG(1'b1)) u_nr (
     .clk, .rst,
     .s_valid(new_valid && en), .s_ready(nr_s_ready), .s_data(nr_in),
     .m_valid(nr_v), .m_ready(nr_pop), .m_data(nr),
@@ -190,13 +192,15 @@ module qrdma_qos_seg
 
   // ================================================================ scheduling queues (§3.7)
   logic                  enq_v_q, enq_fresh_q;   // the enqueue decided in the last cycle
-  // enqueues decided 1, 2, 3 cycles ago: into the TID queue, a need-FID queue
-  logic [2:0]            enq_tid_q, enq_f1n_q, enq_f4n_q;
+  // enqueues decided 1, 2 cycles ago: into the TID queue, a need-FID queue (the one of 3
+  // cycles ago is counted into kind_*_q)
+  logic [1:0]            enq_tid_q, enq_f1n_q, enq_f4n_q;
   logic [QW-1:0]         enq_q_q;
   logic [XW-1:0]         enq_x_q;
   logic                  q_v_q;        // Q: a request, its queue (one-hot) and class
   logic [NUM_QUEUES-1:0] q_oh_q;
   logic [NC-1:0]         q_cls_q;
+  logic                  q_tk_tid_q, q_tk_f1_q, q_tk_f4_q;   // ... it takes a TID, 1xFID, 4xFID
 
   qrdma_multi_queue_pipe #(.NUM_QUEUES(NUM_QUEUES), .NUM_ENTRIES(NUM_CHANNELS)) u_queues (
     .clk, .rst,
@@ -208,12 +212,15 @@ module qrdma_qos_seg
   // "fresh" bit of each transfer in the TID queue ([QoS-RDMA] §3.9.1: the extra bit of
   // the queue head): set when the host queues a new transfer, clear on every re-queue.
   // The bits form a FIFO beside that queue, pushed with its enqueues and popped with its
-  // requests, so the head bit is there in Q.
+  // requests, so the head bit is there in Q. Block-RAM form, the head from the RAM's
+  // output register: a bit pushed in cycle t is at the head in t + 3, the earliest cycle
+  // its transfer is requested (enqueue register in t, in the queues' flags in t + 2,
+  // picked then, requested in t + 3).
   logic fresh_push, fresh_pop, fresh_head, fresh_valid;
   assign fresh_push = enq_tid_q[0];   // the enqueue of the last cycle, into the TID queue
-  assign fresh_pop  = q_v_q && q_cls_q[C_TID];
+  assign fresh_pop  = q_tk_tid_q;
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, count: the TID queue bounds the fill
-  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS), .RAM_MIN_DEPTH(NUM_CHANNELS + 1)) u_fresh (
+  qrdma_sync_fifo #(.WIDTH(1), .DEPTH(NUM_CHANNELS)) u_fresh (
     .clk, .rst,
     .s_valid(fresh_push), .s_ready(), .s_data(enq_fresh_q),
     .m_valid(fresh_valid), .m_ready(fresh_pop), .m_data(fresh_head),
@@ -226,35 +233,75 @@ module qrdma_qos_seg
   // the request of this cycle: a queue requested now is eligible only with two entries,
   // an ID class only with a second ID when one is taken now (by the request, or by a
   // cut-through that may happen in D now). Strict order: the control queue, the TID
-  // queue, then four classes of 16 priorities, each picked by a fixed-priority arbiter
-  // (queue class non-empty from the same arbiters); an ID class gates its need queues as
-  // a whole, at the choice between the classes, so the arbiters do not wait for it.
+  // queue, then four classes of 16 priorities, each picked by a fixed-priority arbiter;
+  // an ID class gates its need queues as a whole, at the choice between the classes, so
+  // the arbiters do not wait for it. Whether a class has an eligible queue comes from
+  // registers of the class (not from the arbiter over its queues' flags): its entries
+  // counted as the queues' flags count them (>= 1, >= 2 flags), and whether the request
+  // of this cycle is in the class (it takes one of them).
   logic                  d_deq_q;      // D holds a dequeued transfer (requested in Q)
   logic                  ct_pot;       // a cut-through may take an ID now
   logic                  take_tid, take_fid1, take_fid4, ok_tid, ok_fid1, ok_fid4;
   logic [NUM_QUEUES-1:0] elig;
   logic [3:0][15:0]      cls_gnt;
   logic [3:0]            cls_any;
+  logic [3:0]            q_rc_q;       // the request of this cycle is in class c
+  logic [3:0]            ce1_q;        // an enqueue into class c takes effect in the queues now
+  logic [3:0]            cge1_q, cge2_q, cge3_q;   // class c holds >= 1, 2, 3 entries
+  logic [CCW-1:0]        ccnt_q [4];   // ... its entries
   logic [NC-1:0]         top_req, top_gnt;
   logic                  pick_en;
   logic [NUM_QUEUES-1:0] pick_oh;
 
   assign ct_pot    = nr_v && !d_deq_q;
-  assign take_tid  = (q_v_q && q_cls_q[C_TID]) || (ct_pot && nr.tid);
-  assign take_fid1 = (q_v_q && q_cls_q[C_F1N]) || (ct_pot && nr.f1);
-  assign take_fid4 = (q_v_q && q_cls_q[C_F4N]) || (ct_pot && nr.f4);
+  assign take_tid  = q_tk_tid_q || (ct_pot && nr.tid);
+  assign take_fid1 = q_tk_f1_q  || (ct_pot && nr.f1);
+  assign take_fid4 = q_tk_f4_q  || (ct_pot && nr.f4);
   assign ok_tid    = take_tid  ? s_tid_more  : s_tid_valid;
   assign ok_fid1   = take_fid1 ? s_fid1_more : s_fid1_valid;
   assign ok_fid4   = take_fid4 ? s_fid4_more : s_fid4_valid;
 
   assign elig = (q_oh_q & q_multi) | (~q_oh_q & ~q_empty);
 
+  /* verilator lint_off UNUSEDSIGNAL */  // gnt_valid: only the simulation's check takes it
+  logic [3:0]            cls_arb_any;
+  /* verilator lint_on UNUSEDSIGNAL */
   for (genvar c = 0; c < 4; c++) begin : gen_cls
     qrdma_arb_fixed #(.N(16)) u_arb (
       /* verilator lint_off PINCONNECTEMPTY */  // the index: the grant is used one-hot
-      .req(elig[2 + 16 * c +: 16]), .gnt(cls_gnt[c]), .gnt_valid(cls_any[c]), .gnt_idx()
+      .req(elig[2 + 16 * c +: 16]), .gnt(cls_gnt[c]), .gnt_valid(cls_arb_any[c]), .gnt_idx()
       /* verilator lint_on PINCONNECTEMPTY */
     );
+    // a queue of the class is eligible: an entry left after the request of this cycle
+    assign cls_any[c] = q_rc_q[c] ? cge2_q[c] : cge1_q[c];
+  end
+
+  // the class counts: +1 where an enqueue takes effect in the queues (the cycle after
+  // their enqueue register), -1 with a request, as the queues count their entries
+  always_ff @(posedge clk) begin
+    for (int unsigned c = 0; c < 4; c++) begin
+      ce1_q[c] <= enq_v_q && (enq_q_q >= QW'(2 + 16 * c)) && (enq_q_q < QW'(18 + 16 * c));
+      if (ce1_q[c] != q_rc_q[c]) begin
+        if (ce1_q[c]) begin
+          ccnt_q[c] <= ccnt_q[c] + CCW'(1);
+          cge1_q[c] <= 1'b1;
+          cge2_q[c] <= cge1_q[c];
+          cge3_q[c] <= cge2_q[c];
+        end else begin
+          ccnt_q[c] <= ccnt_q[c] - CCW'(1);
+          cge1_q[c] <= cge2_q[c];
+          cge2_q[c] <= cge3_q[c];
+          cge3_q[c] <= (ccnt_q[c] >= CCW'(4));
+        end
+      end
+    end
+    if (rst) begin
+      for (int unsigned c = 0; c < 4; c++) ccnt_q[c] <= '0;
+      ce1_q  <= '0;
+      cge1_q <= '0;
+      cge2_q <= '0;
+      cge3_q <= '0;
+    end
   end
   assign top_req = {cls_any[3] && ok_fid4, cls_any[2], cls_any[1] && ok_fid1, cls_any[0],
                     elig[Q_TID] && ok_tid, elig[Q_CTRL]};
@@ -279,11 +326,20 @@ module qrdma_qos_seg
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      q_v_q  <= 1'b0;
-      q_oh_q <= '0;
+      q_v_q      <= 1'b0;
+      q_oh_q     <= '0;
+      q_tk_tid_q <= 1'b0;
+      q_tk_f1_q  <= 1'b0;
+      q_tk_f4_q  <= 1'b0;
+      q_rc_q     <= '0;
     end else begin
-      q_v_q  <= pick_en && (|top_req);
-      q_oh_q <= pick_en ? pick_oh : '0;
+      q_v_q      <= pick_en && (|top_req);
+      q_oh_q     <= pick_en ? pick_oh : '0;
+      // the request's ID takes, flops of their own (q_v_q fans out over the queues)
+      q_tk_tid_q <= pick_en && top_gnt[C_TID];
+      q_tk_f1_q  <= pick_en && top_gnt[C_F1N];
+      q_tk_f4_q  <= pick_en && top_gnt[C_F4N];
+      for (int unsigned c = 0; c < 4; c++) q_rc_q[c] <= pick_en && top_gnt[2 + c];
     end
     q_cls_q <= top_gnt;
   end
@@ -293,14 +349,14 @@ module qrdma_qos_seg
   // queues two cycles later); a cut-through takes its own in D (never from the pool the
   // request takes from in that cycle).
   logic            ct;
-  logic            q2_v_q, q2_fresh_q, d_fresh_q;
+  logic            q2_v_q, q2_fresh_h_q, d_fresh_q;
   logic [NC-1:0]   q2_cls_q, d_cls_q;
   logic [TIDW-1:0] q2_tid_q, d_tid_q;
   logic [FIDW-1:0] q2_fid_q, d_fid_q;
 
-  assign s_tid_ready  = (q_v_q && q_cls_q[C_TID]) || (ct && nr.tid);
-  assign s_fid1_ready = (q_v_q && q_cls_q[C_F1N]) || (ct && nr.f1);
-  assign s_fid4_ready = (q_v_q && q_cls_q[C_F4N]) || (ct && nr.f4);
+  assign s_tid_ready  = q_tk_tid_q || (ct && nr.tid);
+  assign s_fid1_ready = q_tk_f1_q  || (ct && nr.f1);
+  assign s_fid4_ready = q_tk_f4_q  || (ct && nr.f4);
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -313,13 +369,14 @@ module qrdma_qos_seg
     q2_cls_q   <= q_cls_q;
     q2_tid_q   <= s_tid_id;
     q2_fid_q   <= q_cls_q[C_F4N] ? s_fid4_id : s_fid1_id;
-    // a transfer is fresh at its first dequeue: a TID-only one by its fresh bit, a FID
-    // one by coming from a need-FID queue
-    q2_fresh_q <= q_cls_q[C_TID] ? fresh_head : (q_cls_q[C_F1N] || q_cls_q[C_F4N]);
+    // the fresh bit registered as it leaves the FIFO (the block RAM's output register),
+    // chosen by the class a cycle later: a transfer is fresh at its first dequeue, a
+    // TID-only one by its fresh bit, a FID one by coming from a need-FID queue
+    q2_fresh_h_q <= fresh_head;
     d_cls_q    <= q2_cls_q;
     d_tid_q    <= q2_tid_q;
     d_fid_q    <= q2_fid_q;
-    d_fresh_q  <= q2_fresh_q;
+    d_fresh_q  <= q2_cls_q[C_TID] ? q2_fresh_h_q : (q2_cls_q[C_F1N] || q2_cls_q[C_F4N]);
   end
 
   // ================================================================ D: transfer, reads
@@ -328,27 +385,28 @@ module qrdma_qos_seg
   // the metadata slot, no queue of its kind holds (or is about to get) a transfer, and its
   // ID is there and not taken by the request of this cycle. Its kind's queues are empty
   // by their flags of the last cycle (registered here), which show the enqueues decided
-  // up to four cycles ago; those decided in the last three are counted on their own.
-  logic          kind_tid_q, kind_f1_q, kind_f4_q;    // the queues of a kind are empty
+  // up to four cycles ago; those decided in the last three are counted on their own, the
+  // two older ones into the same registers.
+  logic          kind_tid_q, kind_f1_q, kind_f4_q;    // ... and no enqueue into them
   logic          ct_ok;
   logic          d_v;
   logic [XW-1:0] d_x;
 
   always_ff @(posedge clk) begin
-    kind_tid_q <= q_empty[Q_TID];
-    kind_f1_q  <= &(q_empty | ~F1N_QS);
-    kind_f4_q  <= &(q_empty | ~F4N_QS);
+    kind_tid_q <= q_empty[Q_TID] && !(|enq_tid_q);
+    kind_f1_q  <= &(q_empty | ~F1N_QS) && !(|enq_f1n_q);
+    kind_f4_q  <= &(q_empty | ~F4N_QS) && !(|enq_f4n_q);
   end
 
   always_comb begin
     if (nr.tid)
-      ct_ok = kind_tid_q && !(|enq_tid_q) && s_tid_valid && !(q_v_q && q_cls_q[C_TID]);
+      ct_ok = kind_tid_q && !enq_tid_q[0] && s_tid_valid && !q_tk_tid_q;
     else if (nr.f1)
-      ct_ok = kind_f1_q && !(|enq_f1n_q) && s_fid1_valid && !(q_v_q && q_cls_q[C_F1N]);
+      ct_ok = kind_f1_q && !enq_f1n_q[0] && s_fid1_valid && !q_tk_f1_q;
     else
-      ct_ok = kind_f4_q && !(|enq_f4n_q) && s_fid4_valid && !(q_v_q && q_cls_q[C_F4N]);
+      ct_ok = kind_f4_q && !enq_f4n_q[0] && s_fid4_valid && !q_tk_f4_q;
   end
-  assign ct   = en && nr_v && !d_deq_q && !hdl_want && room_q && ct_ok;
+  assign ct   = en && nr_v && !hdl_want && ct_go_q && ct_ok;
   assign d_v  = d_deq_q || ct;
   assign d_x  = d_deq_q ? deq_entry : nr.x;
 
@@ -777,9 +835,17 @@ module qrdma_qos_seg
 
   // Room: a pick in P issues in W six cycles later; with the count a cycle old, every
   // push from that cycle up to its own (eight) must fit.
+  // ct_go_q: room_q && !d_deq_q as one register of its own beside the cut-through (room_q
+  // sits by the counts and fans out to the pick)
+  logic room_d;
+  assign room_d = (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 8)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 8));
   always_ff @(posedge clk) begin
-    room_q <= (blk_cnt <= OCW'(OUT_FIFO_DEPTH - 8)) && (pkt_cnt <= OCW'(OUT_FIFO_DEPTH - 8));
-    if (rst) room_q <= 1'b0;
+    room_q  <= room_d;
+    ct_go_q <= room_d && !q2_v_q;
+    if (rst) begin
+      room_q  <= 1'b0;
+      ct_go_q <= 1'b0;
+    end
   end
 
   // ================================================================ enqueue port
@@ -833,9 +899,9 @@ module qrdma_qos_seg
     enq_q_q     <= enq_q_d;
     enq_x_q     <= enq_x_d;
     enq_fresh_q <= enq_fresh_d;
-    enq_tid_q   <= {enq_tid_q[1:0], enq_tid_d};
-    enq_f1n_q   <= {enq_f1n_q[1:0], enq_f1n_d};
-    enq_f4n_q   <= {enq_f4n_q[1:0], enq_f4n_d};
+    enq_tid_q   <= {enq_tid_q[0], enq_tid_d};
+    enq_f1n_q   <= {enq_f1n_q[0], enq_f1n_d};
+    enq_f4n_q   <= {enq_f4n_q[0], enq_f4n_d};
   end
 
   // ================================================================ completion port
@@ -872,11 +938,15 @@ module qrdma_qos_seg
     if (w_pkt_q)
       if (!rst) assert (pkt_cnt != OCW'(OUT_FIFO_DEPTH))
         else $error("qrdma_qos_seg: packet FIFO overflow");
+    // the class registers agree with the queues' flags
+    if (!rst) assert (cls_any == cls_arb_any)
+      else $error("qrdma_qos_seg: class eligibility %b, by the queues' flags %b", cls_any,
+                  cls_arb_any);
     if (fresh_pop)
       if (!rst) assert (fresh_valid)
         else $error("qrdma_qos_seg: TID queue dequeued without its fresh bit");
     if (s_tid_ready)
-      if (!rst) assert (s_tid_valid && !(q_v_q && q_cls_q[C_TID] && ct && nr.tid))
+      if (!rst) assert (s_tid_valid && !(q_tk_tid_q && ct && nr.tid))
         else $error("qrdma_qos_seg: TID taken while none is offered, or twice");
     if (s_fid1_ready)
       if (!rst) assert (s_fid1_valid) else $error("qrdma_qos_seg: 1xFID taken while none is offered");
