@@ -113,6 +113,9 @@ module qrdma_tx_rel
   // largest timeout in ticks: a deadline stays within half the stamp range of the ticks
   // the scan compares it with
   localparam logic [SW-1:0] TO_MAX = SW'((1 << (SW - 1)) - 2);
+  // words per part of the one-bit two-write memories (qrdma_mem_2w SUB_DEPTH): a read is
+  // registered after two 16-word LUT RAMs per bank, the part selected after the register
+  localparam int unsigned SUB = 32;
 
 `ifndef SYNTHESIS
   initial begin
@@ -185,20 +188,25 @@ module qrdma_tx_rel
   // arm (a deadline is never early), clamped to TO_MAX
   logic [31:0]   now_q;
   logic [SW-1:0] to_q;
-  logic          on_q;
-  logic [63:0]   mask_q;
+  logic          on_q, on_d;
+  logic [63:0]   mask_b_q, mask_p_q;   // NODE_MASK, a copy for each descriptor stream
   logic [7:0]    lim_q;
   logic [3:0]    bo_q;
   logic [SW-1:0] bo_tab_q [16];  // the timeout doubled k times, at most TO_MAX
   logic [32:0]   to_up;
 
+  assign on_d  = cfg_timeout != '0;
   assign to_up = (33'(cfg_timeout) + 33'((1 << TICK_SHIFT) - 1)) >> TICK_SHIFT;
+
+  (* keep *) always_ff @(posedge clk) begin
+    mask_b_q <= cfg_node_mask;
+    mask_p_q <= cfg_node_mask;
+  end
 
   always_ff @(posedge clk) begin
     now_q  <= now_q + 32'd1;
-    on_q   <= cfg_timeout != '0;
+    on_q   <= on_d;
     to_q   <= (to_up >= 33'(TO_MAX)) ? TO_MAX : SW'(to_up) + SW'(1);
-    mask_q <= cfg_node_mask;
     lim_q  <= cfg_retry_limit;
     bo_q   <= cfg_backoff;
     for (int k = 0; k < 16; k++) begin
@@ -254,13 +262,13 @@ module qrdma_tx_rel
   qrdma_reg_slice #(.WIDTH(BLOCK_DESC_W + 1)) u_blk_slice (
     .clk, .rst,
     .s_valid(s_blk_valid), .s_ready(s_blk_ready),
-    .s_data({reachable(sb_dst, node_id, mask_q), s_blk_data}),
+    .s_data({reachable(sb_dst, node_id, mask_b_q), s_blk_data}),
     .m_valid(bq_valid), .m_ready(bq_ready), .m_data(bq_data)
   );
   qrdma_reg_slice #(.WIDTH(PKT_DESC_W + 1)) u_pkt_slice (
     .clk, .rst,
     .s_valid(s_pkt_valid), .s_ready(s_pkt_ready),
-    .s_data({reachable(sp_dst, node_id, mask_q), s_pkt_data}),
+    .s_data({reachable(sp_dst, node_id, mask_p_q), s_pkt_data}),
     .m_valid(pq_valid), .m_ready(pq_ready), .m_data(pq_data)
   );
 
@@ -296,13 +304,19 @@ module qrdma_tx_rel
   // is written within 4 cycles of its pass).
   logic nack_go_q;
   logic ob_off, op_off, ob_pass, op_pass, blk_arm, pkt_arm, blk_unr, pkt_unr;
-  logic pend_q;
+  logic pend_q, pend_d;
   arm_t pend_arm_q, arm_blk, arm_pkt;
+  // The engine's block (packet) stream may pass unless a packet waits, the sweep runs or
+  // R3 offers a block (a packet): !pend_q && !init_busy && !r3_b_q (r3_p_q), figured a
+  // cycle ahead from the next values of those registers (go_b_q, go_p_q), so that each
+  // slice's ready, which loads its wide registers, is one LUT from registers.
+  logic go_b_q, go_p_q;
+  logic r3_b_d, r3_p_d;
 
   assign r_boff      = r3_b_q && !pend_q;
   assign r_poff      = r3_p_q && !pend_q;
-  assign ob_off      = bq_valid && bq_ok && !pend_q && !init_busy && !r_boff;
-  assign op_off      = pq_valid && pq_ok && !pend_q && !init_busy && !r_poff;
+  assign ob_off      = bq_valid && bq_ok && go_b_q;
+  assign op_off      = pq_valid && pq_ok && go_p_q;
   assign m_blk_valid = r_boff || ob_off;
   assign m_pkt_valid = r_poff || op_off;
   // (a MISS re-send or a probe: the kept block with the run of the MISS, or its last packet)
@@ -326,8 +340,8 @@ module qrdma_tx_rel
   // while it holds no word)
   assign blk_unr     = bq_valid && !bq_ok && nack_go_q;
   assign pkt_unr     = pq_valid && !pq_ok && nack_go_q && !blk_unr;
-  assign bq_ready    = bq_ok ? (m_blk_ready && !pend_q && !init_busy && !r_boff) : nack_go_q;
-  assign pq_ready    = pq_ok ? (m_pkt_ready && !pend_q && !init_busy && !r_poff)
+  assign bq_ready    = bq_ok ? (m_blk_ready && go_b_q) : nack_go_q;
+  assign pq_ready    = pq_ok ? (m_pkt_ready && go_p_q)
                              : (nack_go_q && !(bq_valid && !bq_ok));
 
   // what arms: a block passed on (a re-sent one unless it goes with its control packet;
@@ -373,6 +387,9 @@ module qrdma_tx_rel
     else             arm_d = arm_pkt;
   end
 
+  // (a block arms only while no packet waits: pend_q is low whenever blk_arm)
+  assign pend_d = !rst && blk_arm && pkt_arm;
+
   always_ff @(posedge clk) begin
     arm_v_q  <= blk_arm || pend_q || pkt_arm;
     arm_q    <= arm_d;
@@ -380,21 +397,28 @@ module qrdma_tx_rel
     arm2_q   <= arm_q;
     arm3_v_q <= arm2_v_q;
     arm3_q   <= arm2_q;
-    if (blk_arm) begin
-      if (pkt_arm) begin
-        pend_q     <= 1'b1;
-        pend_arm_q <= arm_pkt;
-      end
-    end else begin
-      pend_q <= 1'b0;
-    end
+    pend_q   <= pend_d;
+    if (blk_arm && pkt_arm) pend_arm_q <= arm_pkt;
+    // (init_busy's next value is init_q || init1_q; r3_b_d, r3_p_d: R3's, below)
+    go_b_q   <= !pend_d && !(init_q || init1_q) && !r3_b_d;
+    go_p_q   <= !pend_d && !(init_q || init1_q) && !r3_p_d;
     if (rst) begin
       arm_v_q  <= 1'b0;
       arm2_v_q <= 1'b0;
       arm3_v_q <= 1'b0;
-      pend_q   <= 1'b0;
+      go_b_q   <= 1'b0;
+      go_p_q   <= 1'b0;
     end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) assert (!(blk_arm && pend_q)) else $error("qrdma_tx_rel: a block arms while a packet waits");
+    if (!rst) assert (go_b_q == (!pend_q && !init_busy && !r3_b_q)
+                      && go_p_q == (!pend_q && !init_busy && !r3_p_q))
+      else $error("qrdma_tx_rel: go_b_q / go_p_q differ from their terms");
+  end
+`endif
 
   // ------------------------------------------------------------------ kept descriptors
   // The engine's descriptors passed on, per TID (written a cycle after the pass): blocks
@@ -456,10 +480,14 @@ module qrdma_tx_rel
   // path), long before the scan comes round again. The arm's {timed, kind, re-sends,
   // seq} for the scan, its seq for the acknowledgement match and its timeout for the
   // sent pulses each in a RAM of its own (written by the arm).
+  // (rt_hi and rt1 are figured from rt at the arm, so that S2's backoff index is a 4-bit
+  // compare and a select after the RAM's output register)
   typedef struct packed {
     logic            timed;
     kind_e           kind;
     logic [7:0]      rt;        // re-sends so far
+    logic            rt_hi;     // rt >= 16
+    logic [3:0]      rt1;       // rt[3:0] + 1
     logic [SEQW-1:0] seq;
   } tmr_t;
 
@@ -469,7 +497,8 @@ module qrdma_tx_rel
   logic [SEQW-1:0]     ak_rd;
   logic [0:0]          arm_rd;
 
-  assign arm_w = '{timed: on_q, kind: arm3_q.kind, rt: arm3_q.rt, seq: arm3_q.k.seq};
+  assign arm_w = '{timed: on_q, kind: arm3_q.kind, rt: arm3_q.rt, rt_hi: arm3_q.rt[7:4] != 4'd0,
+                   rt1: arm3_q.rt[3:0] + 4'd1, seq: arm3_q.k.seq};
 
   // ------------------------------------------------------------------ sent pulses
   // D0: the pulse, its TID's timeout read (written by the arm); D1: the RAM's output
@@ -515,16 +544,15 @@ module qrdma_tx_rel
   // (and the TID given to the armed bits' clear port, two cycles ahead); A2: compared;
   // A3: cleared.
   key_t          ak;
-  logic          a1_v_q, a2_v_q, a3_v_q, a1_hit_q, a2_hit_q;
+  logic          a1_v_q, a2_v_q, a3_v_q, a1_hit_q, a2_ok_q;
   logic [TW-1:0] a1_tid_q, a2_tid_q, a3_tid_q;
   logic [TW-1:0] clr_tid_q;   // the armed bits' clear address: A1's TID, or the sweep's
   logic [SEQW-1:0] a1_seq_q, a2_seq_q;
-  logic          a0_hit, a1_hit, a2_hit;
+  logic          a0_hit, a1_hit;
 
   assign ak     = '{tid: ack_data[ACK_DESC_TID_LSB +: TW], seq: ack_data[ACK_DESC_SEQ_LSB +: SEQW]};
   assign a0_hit = arm3_v_q && arm3_q.k.tid == ak.tid;
   assign a1_hit = arm3_v_q && arm3_q.k.tid == a1_tid_q;
-  assign a2_hit = arm3_v_q && arm3_q.k.tid == a2_tid_q;
 
   // ------------------------------------------------------------------ scan
   // S0 reads TID sc_q (armed bit, timer RAM), S1 has the armed bit, S2 the RAM's output
@@ -532,9 +560,14 @@ module qrdma_tx_rel
   // disarmed since S0 (the words read may be old): no decision on it in this round.
   logic [TW-1:0] sc_q, s1_tid_q, s2_tid_q, s3_tid_q;
   logic [TW-1:0] pt_q;   // the scan's next TID in turn
-  logic          s2_arm_q, s3_arm_q;
+  // S0's address again for each group of memories it reads, kept as flops of their own so
+  // that each address net reaches one group: the armed, sent and MISS valid bits' LUT
+  // RAMs, and the timer, deadline and MISS record block RAMs (sc_q: the compares)
+  logic [TW-1:0] sc_ar_q, sc_se_q, sc_mb_q, sc_rm_q;
+  logic          s2_arm_q;
   logic          s1_hit_q, s2_hit_q, s3_hit_q;
-  logic          s3_due_q, s3_lim_q, s3_inq_q;
+  logic          s3_lim_q, s3_inq_q;
+  logic          s3_tdue_q;   // armed and timed, sent, tick >= deadline, the timers on
   logic [SEQW-1:0] s3_seq_q;
   kind_e         s3_kind_q;
   logic [7:0]    s3_rt_q;
@@ -565,14 +598,15 @@ module qrdma_tx_rel
   logic [0:0]    sent_rd;
   logic          s2_sent_q;
   assign s2_late  = tick - dl_rd;
-  assign s2_bo_ge = sc_rd.rt[7:4] != 4'd0 || sc_rd.rt[3:0] >= bo_q;
+  assign s2_bo_ge = sc_rd.rt_hi || sc_rd.rt[3:0] >= bo_q;
 
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
+                .SUB_DEPTH(SUB))
   u_armed (
     .clk,
     .a_en(arm3_v_q), .a_addr(arm_q.k.tid), .a_data(1'b1),
     .b_en(init2_q || clr_ack), .b_addr(clr_tid_q), .b_data(1'b0),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(arm_rd)
+    .rd_en(1'b1), .rd_addr(sc_ar_q), .rd_data(arm_rd)
   );
 
   // (RDW_ANY: a read that meets an arm of its TID is a hit, its data is not used)
@@ -580,25 +614,26 @@ module qrdma_tx_rel
   u_sc_ram (
     .clk,
     .wr_en(arm3_v_q), .wr_be(1'b1), .wr_addr(arm3_q.k.tid), .wr_data(arm_w),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(sc_rd)
+    .rd_en(1'b1), .rd_addr(sc_rm_q), .rd_oe(1'b1), .rd_data(sc_rd)
   );
 
   // the sent bits (port A: the arm clears, port B: a sent pulse sets; never both on one
   // TID in a cycle, d3_we) and the deadlines of the pulses (RDW_ANY: a read that meets a
   // pulse's write of its TID is a hit)
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
+                .SUB_DEPTH(SUB))
   u_sent (
     .clk,
     .a_en(arm3_v_q), .a_addr(arm_q.k.tid), .a_data(1'b0),
     .b_en(d3_we), .b_addr(d1_tid_q), .b_data(1'b1),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(sent_rd)
+    .rd_en(1'b1), .rd_addr(sc_se_q), .rd_data(sent_rd)
   );
 
   qrdma_sdp_ram #(.WIDTH(SW), .DEPTH(NUM_TIDS), .OUT_REG(1'b1), .RDW_ANY(1'b1))
   u_dl_ram (
     .clk,
     .wr_en(d3_we), .wr_be(1'b1), .wr_addr(d3_tid_q), .wr_data(d3_dl_q),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(dl_rd)
+    .rd_en(1'b1), .rd_addr(sc_rm_q), .rd_oe(1'b1), .rd_data(dl_rd)
   );
 
   // ------------------------------------------------------------------ MISS records
@@ -643,12 +678,13 @@ module qrdma_tx_rel
 
   assign mclr_en = s4_mclr_q && !s4_mconf_q;
 
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
+                .SUB_DEPTH(SUB))
   u_missed (
     .clk,
     .a_en(mi3_v_q), .a_addr(mi1_tid_q), .a_data(1'b1),
     .b_en(init2_q || mclr_en), .b_addr(mclr_tid_q), .b_data(1'b0),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_data(mv_rd)
+    .rd_en(1'b1), .rd_addr(sc_mb_q), .rd_data(mv_rd)
   );
 
   // (RDW_ANY: a read that meets a MISS write of its TID is an mhit, its data is not used)
@@ -656,7 +692,7 @@ module qrdma_tx_rel
   u_miss_ram (
     .clk,
     .wr_en(mi3_v_q), .wr_be(1'b1), .wr_addr(mi3_tid_q), .wr_data(mi3_q),
-    .rd_en(1'b1), .rd_addr(sc_q), .rd_oe(1'b1), .rd_data(mr_rd)
+    .rd_en(1'b1), .rd_addr(sc_rm_q), .rd_oe(1'b1), .rd_data(mr_rd)
   );
 
   logic            s1_mhit_q, s2_mhit_q, s3_mhit_q, s2_mv_q, s3_mv_q, s3_mseq_q, s3_armb_q;
@@ -733,6 +769,19 @@ module qrdma_tx_rel
     s3_sm_q   <= s2_bo_ge ? bo_q : sc_rd.rt[3:0];  // the timer's own doublings
   end
 
+  (* keep *) always_ff @(posedge clk) begin
+    sc_ar_q <= mv_go ? mv_tid : pt_q;
+    sc_se_q <= mv_go ? mv_tid : pt_q;
+    sc_mb_q <= mv_go ? mv_tid : pt_q;
+    sc_rm_q <= mv_go ? mv_tid : pt_q;
+    if (rst) begin
+      sc_ar_q <= '0;
+      sc_se_q <= '0;
+      sc_mb_q <= '0;
+      sc_rm_q <= '0;
+    end
+  end
+
   always_ff @(posedge clk) begin
     sc_q     <= mv_go ? mv_tid : pt_q;
     pt_q     <= rw_q ? rw_tid_q : mv_go ? pt_q : pt_q + TW'(1);
@@ -755,14 +804,14 @@ module qrdma_tx_rel
     s3_a1_q    <= ak.tid == s2_tid_q;
     s3_a2_q    <= a1_tid_q == s2_tid_q;
     s3_ar2_q   <= arm_q.k.tid == s2_tid_q;
-    s3_arm_q <= s2_arm_q && sc_rd.timed;
     s3_hit_q <= s2_hit_q || s2_hit;
     s3_seq_q <= sc_rd.seq;
-    s3_due_q <= s2_sent_q && !s2_late[SW-1];  // sent, and tick >= deadline (modulo 2^SW)
+    // (tick >= deadline modulo 2^SW; on_d: on_q in S3's cycle)
+    s3_tdue_q <= s2_arm_q && sc_rd.timed && s2_sent_q && !s2_late[SW-1] && on_d;
     s3_kind_q <= sc_rd.kind;
     s3_rt_q  <= sc_rd.rt;
     s3_lim_q <= sc_rd.rt >= lim_q;   // re-sent as often as allowed: NACK
-    s3_sa_q  <= s2_bo_ge ? bo_q : sc_rd.rt[3:0] + 4'd1;  // (rt < bo <= 15: no carry out)
+    s3_sa_q  <= s2_bo_ge ? bo_q : sc_rd.rt1;  // (rt < bo <= 15: no carry out)
     s3_inq_q <= s2_inq;
     if (rst) begin
       sc_q <= '0;
@@ -809,7 +858,7 @@ module qrdma_tx_rel
   logic s3_armq;
   assign s3_armq = (arm_v_q && arm_q.k.tid == s3_tid_q) || (arm2_v_q && s3_ar2_q)
                    || (pend_q && pend_arm_q.k.tid == s3_tid_q);
-  assign due     = s3_arm_q && s3_due_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && on_q
+  assign due     = s3_tdue_q && !s3_hit_q && !s3_hit && !s3_armq && !s3_ack
                    && !init_busy && !squash;
   assign to_fire = due && s3_lim_q && nack_go_q && !blk_unr && !pkt_unr;
   assign rs_fire = due && !s3_lim_q && !s3_inq_q && rq_room;
@@ -824,7 +873,7 @@ module qrdma_tx_rel
   // with its seq (or covers a packet alone), and when the due timer is re-sent (whole or a probe) or
   // answered with its NACK; otherwise it waits for the next round.
   assign tstable = !s3_hit_q && !s3_hit && !s3_armq && !s3_ack && !init_busy && !squash;
-  assign tdue    = s3_arm_q && s3_due_q && on_q;
+  assign tdue    = s3_tdue_q;
   assign mrec    = s3_mv_q && !s3_mhit_q && !s3_mhit;
   assign mmatch  = s3_armb_q && s3_mseq_q && s3_kind_q != K_PKT;
   assign m_fire  = mrec && tstable && mmatch && !tdue && !s3_inq_q && rq_room;
@@ -852,17 +901,19 @@ module qrdma_tx_rel
     a2_v_q   <= a1_v_q;
     a2_tid_q <= a1_tid_q;
     a2_seq_q <= a1_seq_q;
-    a2_hit_q <= a1_hit_q || a1_hit;
-    // the clear of A3 decided here: the seqs equal, no arm of the TID since A0 (a2_hit:
-    // the one of this cycle), none in A3 either (its key is arm2 now: the two ports never
-    // write one TID in a cycle; the arm sets the bit anyway)
-    a3_v_q   <= a2_v_q && ak_rd == a2_seq_q && !a2_hit_q && !a2_hit
-                && !(arm2_v_q && arm2_q.k.tid == a2_tid_q);
+    // the clear of A3 decided in A2: the seqs equal, no arm of the TID since A0 (the one
+    // of A2's cycle: arm3 then), none in A3 either (arm2 then: the two ports never write
+    // one TID in a cycle; the arm sets the bit anyway); all but the seqs' compare are
+    // figured in A1 (a2_ok_q), against the arms a cycle before (arm2, arm)
+    a2_ok_q  <= a1_v_q && !a1_hit_q && !a1_hit && !(arm2_v_q && arm2_q.k.tid == a1_tid_q)
+                && !(arm_v_q && arm_q.k.tid == a1_tid_q);
+    a3_v_q   <= a2_ok_q && ak_rd == a2_seq_q;
     a3_tid_q <= a2_tid_q;
     if (rst) begin
-      a1_v_q <= 1'b0;
-      a2_v_q <= 1'b0;
-      a3_v_q <= 1'b0;
+      a1_v_q  <= 1'b0;
+      a2_v_q  <= 1'b0;
+      a2_ok_q <= 1'b0;
+      a3_v_q  <= 1'b0;
     end
   end
 
@@ -883,17 +934,21 @@ module qrdma_tx_rel
   // disarm was decided) leave it set (pl_conf_q, a cycle ahead).
   // Read as R1 moves on, at R1's TID (a register, no multiplexer before the LUT-RAM
   // read): pl_rd holds through R2, where RK takes it.
-  logic       pl_conf_q;
-  logic [0:0] pl_rd;
+  logic          pl_conf_q;
+  logic [0:0]    pl_rd;
+  logic [TW-1:0] r1_tid_q;   // R1's TID again (the pop's, rt_q), for this read alone
+
+  always_ff @(posedge clk) if (r_pop) r1_tid_q <= rt_q;
 
   always_ff @(posedge clk) pl_conf_q <= ps_we2_q && ps_addr2_q == a2_tid_q;
 
-  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1))
+  qrdma_mem_2w #(.WIDTH(1), .DEPTH(NUM_TIDS), .A_LEAD(1'b1), .B_LEAD(1'b1), .RD_REG(1'b1),
+                .SUB_DEPTH(SUB))
   u_pkt_live (
     .clk,
     .a_en(ps_we3_q), .a_addr(ps_addr_q), .a_data(1'b1),
     .b_en(init2_q || (clr_ack && !pl_conf_q)), .b_addr(clr_tid_q), .b_data(1'b0),
-    .rd_en(r1_mv_q), .rd_addr(r1_q.k.tid), .rd_data(pl_rd)
+    .rd_en(r1_mv_q), .rd_addr(r1_tid_q), .rd_data(pl_rd)
   );
 
   // ------------------------------------------------------------------ re-send queue
@@ -910,6 +965,7 @@ module qrdma_tx_rel
   rq_t               rq_q [RQ_DEPTH];
   logic [RQ_DEPTH-1:0] rq_v_q, rq_k_q;
   logic [RQW-1:0]    rq_wp_q, rq_rp_q;
+  logic              rq_hv_q;   // the head's valid bit, rq_v_q[rq_rp_q], kept in a register
   logic              r_byp, a1_kill_r1, a1_kill_r2, a1_kill_rk, a1_kill_r3, rk_ok;
 
   function automatic logic kills(input key_t k, input logic v, input logic [TW-1:0] t,
@@ -937,20 +993,25 @@ module qrdma_tx_rel
   // (R1 moves on when R2..R3 are empty, r1_mv_q below: the stores' output registers
   // load, rd_oe)
   assign rq_room    = rp_v_q ? !rq_v_q[rq_next(rq_wp_q)] : !rq_v_q[rq_wp_q];
-  assign r_byp      = !rq_v_q[rq_rp_q];   // the queue is empty: pop rp_q
-  assign r_pop      = (!r1_v_q || r1_mv_q) && (rq_v_q[rq_rp_q] || rp_v_q);
+  assign r_byp      = !rq_hv_q;   // the queue is empty: pop rp_q
+  assign r_pop      = (!r1_v_q || r1_mv_q) && (rq_hv_q || rp_v_q);
   assign r_pop_tid  = r_byp ? rp_q.k.tid : rq_q[rq_rp_q].k.tid;
   assign a1_kill_r1 = kills(r1_q.k, a1_v_q, a1_tid_q, a1_seq_q);
   assign a1_kill_r2 = kills(r2_q.k, a1_v_q, a1_tid_q, a1_seq_q);
   assign a1_kill_rk = kills(rk_q.k, a1_v_q, a1_tid_q, a1_seq_q);
   assign a1_kill_r3 = kills(r3_q.k, a1_v_q, a1_tid_q, a1_seq_q);
 
+  // (each place compared on its own, then ORed: a balanced tree)
+  logic [RQ_DEPTH+4:0] s2_inq_at;
+
   always_comb begin
-    s2_inq = (r1_v_q && r1_q.k.tid == s2_tid_q) || (r2_v_q && r2_q.k.tid == s2_tid_q)
-             || (rk_v_q && rk_q.k.tid == s2_tid_q)
-             || (r3_v_q && r3_q.k.tid == s2_tid_q) || (rp_v_q && rp_q.k.tid == s2_tid_q);
-    for (int i = 0; i < RQ_DEPTH; i++)
-      if (rq_v_q[i] && rq_q[i].k.tid == s2_tid_q) s2_inq = 1'b1;
+    s2_inq_at[0] = r1_v_q && r1_q.k.tid == s2_tid_q;
+    s2_inq_at[1] = r2_v_q && r2_q.k.tid == s2_tid_q;
+    s2_inq_at[2] = rk_v_q && rk_q.k.tid == s2_tid_q;
+    s2_inq_at[3] = r3_v_q && r3_q.k.tid == s2_tid_q;
+    s2_inq_at[4] = rp_v_q && rp_q.k.tid == s2_tid_q;
+    for (int i = 0; i < RQ_DEPTH; i++) s2_inq_at[5 + i] = rq_v_q[i] && rq_q[i].k.tid == s2_tid_q;
+    s2_inq = |s2_inq_at;
   end
 
   // each queued re-send killed in this cycle (compared per entry, then selected for R1)
@@ -985,10 +1046,22 @@ module qrdma_tx_rel
 
   always_ff @(posedge clk) rt_q <= r_pop ? rt_pop : rt_stay;
 
+  // the head's valid bit after this cycle's pop and push (as rt_q: the entry behind the
+  // head, or the push into it)
+  always_ff @(posedge clk) begin
+    if (rq_pop) rq_hv_q <= rq_v1 || (rq_push && rq_wp_q == rq_rp1);
+    else        rq_hv_q <= rq_hv_q || (rq_push && rq_wp_q == rq_rp_q);
+    if (rst) rq_hv_q <= 1'b0;
+  end
+
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin
     if (!rst && r_pop) assert (rt_q == r_pop_tid)
       else $error("qrdma_tx_rel: store read address %0d, popped TID %0d", rt_q, r_pop_tid);
+    if (!rst && rq_push) assert (!rq_v_q[rq_wp_q])
+      else $error("qrdma_tx_rel: push into a full re-send queue");
+    if (!rst) assert (rq_hv_q == rq_v_q[rq_rp_q])
+      else $error("qrdma_tx_rel: rq_hv_q differs from the head's valid bit");
   end
 `endif
 
@@ -1002,10 +1075,14 @@ module qrdma_tx_rel
     rp_v_q <= rs_fire || m_fire;
     // (a push is a timeout's re-send iff the timer is due: tdue selects, from registers)
     rp_q   <= '{k: '{tid: s3_tid_q, seq: s3_seq_q}, kind: s3_kind_q,
-              rt: tdue ? s3_rt_q + 8'd1 : s3_rt_q, to: bo_tab_q[tdue ? s3_sa_q : s3_sm_q],
+              rt: tdue ? s3_rt_q + 8'd1 : s3_rt_q,
+              to: tdue ? bo_tab_q[s3_sa_q] : bo_tab_q[s3_sm_q],
               miss: !tdue, pf: s3_pf_q, pn: s3_pn_q};
+    // (the entry at the write pointer takes rp_q whenever it is free, so that its load
+    // enable comes from registers; the push sets its valid bit: a push finds it free)
+    for (int i = 0; i < RQ_DEPTH; i++)
+      if (!rq_v_q[i] && rq_wp_q == RQW'(i)) rq_q[i] <= rp_q;
     if (rq_push) begin
-      rq_q[rq_wp_q]   <= rp_q;
       rq_v_q[rq_wp_q] <= 1'b1;
       rq_k_q[rq_wp_q] <= kills(rp_q.k, a1_v_q, a1_tid_q, a1_seq_q)
                          || xkill(rp_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
@@ -1070,6 +1147,23 @@ module qrdma_tx_rel
   assign r3_done = r3_v_q && (a1_kill_r3 || r3_x_q
                               || ((!r3_b_q || rb_pass) && (!r3_p_q || rp_pass)));
 
+  // R3's offers (next values: go_b_q and go_p_q are figured from them)
+  always_comb begin
+    r3_b_d = r3_b_q;
+    r3_p_d = r3_p_q;
+    if (rk_v_q) begin
+      r3_b_d = rk_bok && rk_go && !rk_x;
+      r3_p_d = rk_pok && rk_go && !rk_x;
+    end else begin
+      if (rb_pass || r3_done || r3_xk) r3_b_d = 1'b0;
+      if (rp_pass || r3_done || r3_xk) r3_p_d = 1'b0;
+    end
+    if (rst) begin
+      r3_b_d = 1'b0;
+      r3_p_d = 1'b0;
+    end
+  end
+
   always_ff @(posedge clk) begin
     // R1: loaded by a pop, kills gathered while it waits
     if (r1_v_q && !r1_mv_q)
@@ -1111,19 +1205,17 @@ module qrdma_tx_rel
         r3_q.pf <= rk_pf_q;
         r3_q.pn <= PNW'(1);
       end
-      r3_b_q    <= rk_bok && rk_go && !rk_x;
-      r3_p_q    <= rk_pok && rk_go && !rk_x;
     end else begin
       if (r3_done) r3_v_q <= 1'b0;
       if (r3_xk) r3_x_q <= 1'b1;
-      if (rb_pass || r3_done || r3_xk) r3_b_q <= 1'b0;
-      if (rp_pass || r3_done || r3_xk) r3_p_q <= 1'b0;
     end
     // R1 moves on in the next cycle: it holds a re-send then and R2..R3 are empty then
     // (a register: the stores' output-register enables and the live bits' read come
     // from it)
     r1_mv_q <= (r_pop || (r1_v_q && !r1_mv_q)) && !r1_mv_q && !r2_v_q
                && !(rk_v_q ? rk_go : (r3_v_q && !r3_done));
+    r3_b_q         <= r3_b_d;
+    r3_p_q         <= r3_p_d;
     probe_q        <= cfg_probe;
     stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && !r3_q.miss;
     stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && r3_q.miss;
@@ -1133,8 +1225,6 @@ module qrdma_tx_rel
       r2_v_q         <= 1'b0;
       rk_v_q         <= 1'b0;
       r3_v_q         <= 1'b0;
-      r3_b_q         <= 1'b0;
-      r3_p_q         <= 1'b0;
       stat_retx      <= 1'b0;
       stat_miss_retx <= 1'b0;
     end
@@ -1148,6 +1238,8 @@ module qrdma_tx_rel
       else $error("qrdma_tx_rel: R3 offers without a live re-send");
     if (!rst) assert (r1_mv_q == (r1_v_q && !r2_v_q && !rk_v_q && !r3_v_q))
       else $error("qrdma_tx_rel: r1_mv_q differs from R1's state");
+    if (!rst && r1_v_q) assert (r1_tid_q == r1_q.k.tid)
+      else $error("qrdma_tx_rel: the live bits' read address differs from R1's TID");
   end
 `endif
 
