@@ -80,6 +80,8 @@ module qrdma_tx_asm
   localparam int unsigned NL = BEAT_BYTES;
   localparam int unsigned JW = $bits(job_t) - DATA_W;  // a job's fields before its header
   localparam int unsigned JR_DEPTH = 2;  // jobs and read statuses held in the assembler
+  localparam int unsigned ROT_D1 = ROT_SPLIT + 1;  // rotation stages in D1 (rot_r), the rest in D2:
+                                                   // moves of up to 8 bytes, then of 16 and 32
 
   // ------------------------------------------------------------------ job, read status
   // The job and the read status pass through small FIFOs of the assembler before the
@@ -288,7 +290,8 @@ module qrdma_tx_asm
 
   // ------------------------------------------------------------------ D1, D2
   // The packed beat is taken from the payload buffer (D1) and rotated left by dlane bytes
-  // (rc: D1 and D2 each do half of the rotation's stages). Link beat j is rc of packed
+  // (rc: D1 does the rotation's stages that move by up to 8 bytes, D2 the two that move by
+  // 16 and 32 bytes before the merge into the output buffer). Link beat j is rc of packed
   // beat j in the lanes from dlane on, rc of packed beat j-1 below (zero for j = 0), each
   // cleared past the packet's end (the rotated lane mask, zero for a beat without a packed
   // beat): D2 merges them into the output buffer. A header beat passes unrotated. The CRC
@@ -302,7 +305,7 @@ module qrdma_tx_asm
   logic [NL-1:0]             c2_crc_keep_q, c2_keep_q;
   // bits from x, from prev, kept in prev (a lane's 8 flops are equal: synthesis merges them)
   logic [DATA_W-1:0]         c2_mx_q, c2_sp_q, c2_pm_q;
-  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat half rotated
+  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat partly rotated
   logic [DATA_W-1:0]         c2_crc_q;      // header, or the packed beat
   logic [DATA_W-1:0]         prev_q;        // rc of the packed beat before, cleared past the end
   logic [NG-1:0][LANE_W-1:0] c1_rot_q;      // 64 - dlane, a copy per group
@@ -349,7 +352,7 @@ module qrdma_tx_asm
       logic [NL-1:0]     mrot;  // rc's lanes of the packet (none without a packed beat)
       h          = group_bits(c1_hdrg_q);
       mrot       = !c1_need_q ? '0 : !c1_crc_last_q ? '1 : m_rot_q;
-      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r_lo(pay_data, c1_rot_q) & ~h);
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q, 0, ROT_D1) & ~h);
       c2_keep_q <= c1_hdr_q ? '1 : (c1_first_q ? m_from_q : '1) & (c1_last_q ? m_to_q : '1);
       c2_last_q <= c1_last_q;
       c2_isd_q  <= c1_isd_q;
@@ -377,7 +380,7 @@ module qrdma_tx_asm
 
   always_comb begin
     rc = 'x;
-    if (c2_v_q) rc = rot_r_hi(c2_x_q, c2_rot_q);
+    if (c2_v_q) rc = rot_r(c2_x_q, c2_rot_q, ROT_D1, LANE_W);
   end
 
   assign ob_data = (rc & c2_mx_q) | (prev_q & c2_sp_q);
