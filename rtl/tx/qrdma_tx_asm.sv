@@ -80,6 +80,8 @@ module qrdma_tx_asm
   localparam int unsigned NL = BEAT_BYTES;
   localparam int unsigned JW = $bits(job_t) - DATA_W;  // a job's fields before its header
   localparam int unsigned JR_DEPTH = 2;  // jobs and read statuses held in the assembler
+  localparam int unsigned ROT_D1 = ROT_SPLIT + 1;  // rotation stages in D1 (rot_r), the rest in D2:
+                                                   // moves of up to 8 bytes, then of 16 and 32
 
   // ------------------------------------------------------------------ job, read status
   // The job and the read status pass through small FIFOs of the assembler before the
@@ -170,30 +172,42 @@ module qrdma_tx_asm
   assign len_lo     = LANE_W'(jb.len);
   assign end_sum    = (LANE_W + 1)'(jb.dlane) + (LANE_W + 1)'(len_lo);
 
-  // The head job's lane masks, registered from its fields in every cycle. They are used
-  // only in its payload beats, which start at least a cycle after its header's decision,
-  // and the job stays at the head until its last payload beat: D then only selects them.
-  // Each is a shift by a lane number with no subtraction before it: the lanes below the
-  // lane after the last byte (all lanes when that lane is 0); the packed bytes wrap
+  // The head job's lane masks, registered from its fields in every cycle in two steps:
+  // its dlane, len mod 64, their sum and the wrap in registers of their own (the head
+  // register then drives only a few flops here), the masks from those. They are used
+  // only in D1 of its payload beats: a beat in D1 was decided a cycle before, its job was
+  // at the head the cycle before that (its header or a payload beat decided then; a job
+  // stays at the head until its last payload beat is decided), so D1 only selects among
+  // them. Each is a shift by a lane number with no subtraction before it: the lanes below
+  // the lane after the last byte (all lanes when that lane is 0); the packed bytes wrap
   // around on the link when dlane + len mod 64 is above 64 (with len mod 64 = 0: when
   // dlane is not 0).
-  logic [NL-1:0] m_from_q;   // lanes dlane..63 (the first link beat)
-  logic [NL-1:0] m_to_q;     // lanes 0 up to the last byte's (the last link beat)
-  logic [NL-1:0] m_rot_q;    // the last packed beat's lanes rotated to the link lanes
-  logic [NL-1:0] m_pl_q;     // lanes 0 up to the last byte's (the last packed beat)
+  logic [LANE_W-1:0] mk_dl_q, mk_ll_q, mk_el_q;  // dlane, len mod 64, end_sum mod 64
+  logic              mk_lz_q, mk_ez_q, mk_wrap_q; // len mod 64 = 0, end_sum mod 64 = 0, wrap
+  logic [NL-1:0]     m_from_q;   // lanes dlane..63 (the first link beat)
+  logic [NL-1:0]     m_to_q;     // lanes 0 up to the last byte's (the last link beat)
+  logic [NL-1:0]     m_rot_q;    // the last packed beat's lanes rotated to the link lanes
+  logic [NL-1:0]     m_pl_q;     // lanes 0 up to the last byte's (the last packed beat)
+
+  always_ff @(posedge clk) begin
+    mk_dl_q   <= jb.dlane;
+    mk_ll_q   <= len_lo;
+    mk_el_q   <= end_sum[LANE_W-1:0];
+    mk_lz_q   <= (len_lo == '0);
+    mk_ez_q   <= (end_sum[LANE_W-1:0] == '0);
+    mk_wrap_q <= (len_lo == '0) ? (jb.dlane != '0)
+                                : (end_sum[LANE_W] && end_sum[LANE_W-1:0] != '0);
+  end
 
   always_ff @(posedge clk) begin
     logic [NL-1:0] from_dl, to_end;
-    logic          wrap;
-    from_dl  = {NL{1'b1}} << jb.dlane;
-    to_end   = (end_sum[LANE_W-1:0] == '0) ? '1 : ~({NL{1'b1}} << end_sum[LANE_W-1:0]);
-    wrap     = (len_lo == '0) ? (jb.dlane != '0)
-                              : (end_sum[LANE_W] && end_sum[LANE_W-1:0] != '0);
+    from_dl  = {NL{1'b1}} << mk_dl_q;
+    to_end   = mk_ez_q ? '1 : ~({NL{1'b1}} << mk_el_q);
     m_from_q <= from_dl;
     m_to_q   <= to_end;
     // the packed beat's bytes land in lanes dlane on, up to the link's last lane (mod 64)
-    m_rot_q  <= wrap ? (from_dl | to_end) : (from_dl & to_end);
-    m_pl_q   <= (len_lo == '0) ? '1 : ~({NL{1'b1}} << len_lo);
+    m_rot_q  <= mk_wrap_q ? (from_dl | to_end) : (from_dl & to_end);
+    m_pl_q   <= mk_lz_q ? '1 : ~({NL{1'b1}} << mk_ll_q);
   end
 
   always_ff @(posedge clk) begin
@@ -248,12 +262,9 @@ module qrdma_tx_asm
   // The decided beat, registered for D1 (loaded every cycle; used with c1_v_q / c1_pop_q).
   // The controls of the wide data path have a copy per 64-bit group (below).
   logic              c1_v_q, c1_pop_q, c1_first_q, c1_last_q, c1_isd_q, c1_crc_last_q;
+  logic              c1_need_q;    // a payload beat with a packed beat
   logic [LEN_W-1:0]  c1_len_q;
   logic [DATA_W-1:0] c1_hdr_data_q;
-  logic [NL-1:0]     c1_keep_q;
-  logic [NL-1:0]     c1_ckeep_q;   // the packed beat's lanes (the CRC's byte enables)
-  logic [NL-1:0]     c1_mrot_q;    // ... rotated to the link lanes (dlane on, wrapping)
-  logic [NL-1:0]     c1_below_q;   // lanes below the destination lane
   logic              c1_crc_v_q, c1_hdr_q;
 
   always_ff @(posedge clk) begin
@@ -267,6 +278,7 @@ module qrdma_tx_asm
 
   always_ff @(posedge clk) begin
     c1_first_q    <= first_q;
+    c1_need_q     <= need_q;
     c1_isd_q      <= !rsp_first && jb.is_data;
     c1_len_q      <= rsp_first ? '0 : jb.len;
     c1_last_q     <= pay_q ? lw_q : (rsp_valid || !jb.is_data);
@@ -274,20 +286,12 @@ module qrdma_tx_asm
     // the header of the job at a boundary, the response's when one waits (loaded every
     // cycle: no clock enable fans out to it)
     c1_hdr_data_q <= rsp_valid ? rsp_hdr : jb.hdr;
-    // in a payload: the lanes of the beat (computed only there)
-    if (!pay_q) begin
-      c1_keep_q     <= '1;
-    end else begin
-      c1_keep_q  <= (first_q ? m_from_q : '1) & (lw_q ? m_to_q : '1);
-      c1_ckeep_q <= lp_q ? m_pl_q : '1;
-      c1_mrot_q  <= !need_q ? '0 : !lp_q ? '1 : m_rot_q;
-      c1_below_q <= ~m_from_q;
-    end
   end
 
   // ------------------------------------------------------------------ D1, D2
   // The packed beat is taken from the payload buffer (D1) and rotated left by dlane bytes
-  // (rc: D1 and D2 each do half of the rotation's stages). Link beat j is rc of packed
+  // (rc: D1 does the rotation's stages that move by up to 8 bytes, D2 the two that move by
+  // 16 and 32 bytes before the merge into the output buffer). Link beat j is rc of packed
   // beat j in the lanes from dlane on, rc of packed beat j-1 below (zero for j = 0), each
   // cleared past the packet's end (the rotated lane mask, zero for a beat without a packed
   // beat): D2 merges them into the output buffer. A header beat passes unrotated. The CRC
@@ -301,7 +305,7 @@ module qrdma_tx_asm
   logic [NL-1:0]             c2_crc_keep_q, c2_keep_q;
   // bits from x, from prev, kept in prev (a lane's 8 flops are equal: synthesis merges them)
   logic [DATA_W-1:0]         c2_mx_q, c2_sp_q, c2_pm_q;
-  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat half rotated
+  logic [DATA_W-1:0]         c2_x_q;        // header, or the packed beat partly rotated
   logic [DATA_W-1:0]         c2_crc_q;      // header, or the packed beat
   logic [DATA_W-1:0]         prev_q;        // rc of the packed beat before, cleared past the end
   logic [NG-1:0][LANE_W-1:0] c1_rot_q;      // 64 - dlane, a copy per group
@@ -341,23 +345,27 @@ module qrdma_tx_asm
 
   // (computed in this block: evaluated only with a beat in D1)
   always_ff @(posedge clk) begin
+    // the lanes of a payload beat from the head job's masks: by first / last link beat
+    // (c1_last_q), last packed beat (c1_crc_last_q), with a packed beat
     if (c1_v_q) begin
       logic [DATA_W-1:0] h;
+      logic [NL-1:0]     mrot;  // rc's lanes of the packet (none without a packed beat)
       h          = group_bits(c1_hdrg_q);
-      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r_lo(pay_data, c1_rot_q) & ~h);
-      c2_keep_q <= c1_keep_q;
+      mrot       = !c1_need_q ? '0 : !c1_crc_last_q ? '1 : m_rot_q;
+      c2_x_q    <= (c1_hdr_data_q & h) | (rot_r(pay_data, c1_rot_q, 0, ROT_D1) & ~h);
+      c2_keep_q <= c1_hdr_q ? '1 : (c1_first_q ? m_from_q : '1) & (c1_last_q ? m_to_q : '1);
       c2_last_q <= c1_last_q;
       c2_isd_q  <= c1_isd_q;
       c2_len_q  <= c1_len_q;
-      c2_mx_q   <= lane_bits_of(c1_hdr_q ? '1 : c1_mrot_q & ~c1_below_q);
-      c2_sp_q   <= lane_bits_of(c1_hdr_q ? '0 : c1_below_q & {NL{!c1_first_q}});
-      c2_pm_q   <= lane_bits_of(c1_mrot_q);
+      c2_mx_q   <= lane_bits_of(c1_hdr_q ? '1 : mrot & m_from_q);
+      c2_sp_q   <= lane_bits_of(c1_hdr_q ? '0 : ~m_from_q & {NL{!c1_first_q}});
+      c2_pm_q   <= lane_bits_of(mrot);
     end
     if (c1_crc_v_q) begin
       logic [DATA_W-1:0] h;
       h              = group_bits(c1_hdrg_q);
       c2_crc_q      <= (c1_hdr_data_q & h) | (pay_data & ~h);
-      c2_crc_keep_q <= c1_hdr_q ? '1 : c1_ckeep_q;
+      c2_crc_keep_q <= c1_hdr_q ? '1 : c1_crc_last_q ? m_pl_q : '1;
       c2_crc_last_q <= c1_crc_last_q;
     end
   end
@@ -372,7 +380,7 @@ module qrdma_tx_asm
 
   always_comb begin
     rc = 'x;
-    if (c2_v_q) rc = rot_r_hi(c2_x_q, c2_rot_q);
+    if (c2_v_q) rc = rot_r(c2_x_q, c2_rot_q, ROT_D1, LANE_W);
   end
 
   assign ob_data = (rc & c2_mx_q) | (prev_q & c2_sp_q);
