@@ -38,7 +38,7 @@ async def measure(tb, flows: list[tuple[int, int]]) -> list[dict]:
         for _ in range(per):
             pkt = big(tb, s, d)
             tb.q[s][d].append(pkt)
-            tb.expect[(s, d)].append(pkt)
+            tb.expect[(s, d, 0)].append(pkt)   # (one plane)
     for _ in range(WARM):
         await tb.step()
     tb.counting = True
