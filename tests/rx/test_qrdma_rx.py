@@ -1444,14 +1444,18 @@ def prot_windows(rng, items: list[Wire], n: int = 64,
             lo = BLOCK_BASE + i * size
             hi = BLOCK_BASE + (i + 1) * size if i < regions - 1 else RING_BASE
             cut = rng.random()
-            if pkts[i] and cut < 0.4:                    # the base inside a packet
-                da, ln = rng.choice(pkts[i])
-                lo = da + rng.randint(1, ln - 1)
+            # a packet of the part may run past its end: the moved base or end stays
+            # inside both the packet and the part
+            inner = [(da, ln) for da, ln in pkts[i] if da + 1 < hi]
+            if inner and cut < 0.4:                      # the base inside a packet
+                da, ln = rng.choice(inner)
+                lo = rng.randint(da + 1, min(da + ln, hi) - 1)
             elif pkts[i] and cut < 0.8:                  # the end inside a packet
                 da, ln = rng.choice(pkts[i])
-                hi = da + ln - rng.randint(1, ln - 1)
+                hi = rng.randint(da + 1, min(da + ln - 1, hi))
             w = dict(base=lo, len=hi - lo, tag=rng.randint(1, 255), pd=rng.randint(0, 15),
                      wr=int(i != 5), valid=int(i != 6))
+            assert w["len"] > 0, w
         out.append(w)
     return out, size
 
