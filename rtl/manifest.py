@@ -213,6 +213,11 @@ _top("qrdma_rx_prot", ["rtl/rx/qrdma_rx_prot.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_sdp_ram", "qrdma_init_sweep"],
      synth={"WINDOWS": 64},
      lint=({"WINDOWS": 2}, {"WINDOWS": 1024}))
+_top("qrdma_rx_reg", ["rtl/rx/qrdma_rx_reg.sv"], area="rx",
+     deps=["qrdma_sdp_ram", "qrdma_sync_fifo", "qrdma_init_sweep"],
+     synth={"ENTRIES": 256, "MASK_W": 256},
+     lint=({"ENTRIES": 2, "MASK_W": 2, "ESC_DEPTH": 1},
+           {"ENTRIES": 1024, "MASK_W": 1024, "ESC_DEPTH": 32}))
 _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
