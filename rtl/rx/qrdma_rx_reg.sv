@@ -38,7 +38,7 @@ module qrdma_rx_reg
 ) (
   input  logic              clk,
   input  logic              rst,
-  // cycles an escape record is kept (0: for ever); at most 2^TS_W - 1 - ESC_DEPTH
+  // cycles an escape record is kept (0: for ever), below 2^(TS_W-1) - ESC_DEPTH - 2
   input  logic [TS_W-1:0]   cfg_esc_timeout,
   // block events and lookups
   input  logic              s_valid,
@@ -127,6 +127,8 @@ module qrdma_rx_reg
   logic [INFO_W-1:0] w_info_q;
   logic [EIW-1:0]    w_idx_q;
   logic [WIW-1:0]    clr_q;     // S_CLR: the mask word cleared
+  logic              act_reg, act_set, act_esc, act_free, act_ntf;  // S_ACT's outcome
+  logic              ntf_push, ntf_room;
 
   // the entry of a key: its bits folded by XOR into EIW bits
   function automatic logic [EIW-1:0] hash(input logic [KEY_W-1:0] k);
@@ -160,18 +162,20 @@ module qrdma_rx_reg
   assign rd_idx   = hash(w_key_q);
   assign rd_waddr = word_addr(rd_idx, w_blk_q);
 
-  qrdma_sdp_ram #(.WIDTH(META_W), .DEPTH(ENTRIES), .OUT_REG(1'b1)) u_meta (
+  qrdma_sdp_ram #(.WIDTH(META_W), .DEPTH(ENTRIES), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_meta (
     .clk, .wr_en(meta_we), .wr_be(1'b1), .wr_addr(meta_waddr), .wr_data(meta_wdata),
     .rd_en, .rd_addr(rd_idx), .rd_oe(1'b1), .rd_data(meta_rd)
   );
-  qrdma_sdp_ram #(.WIDTH(WORD_W), .DEPTH(ENTRIES * WORDS), .OUT_REG(1'b1)) u_mask (
+  qrdma_sdp_ram #(.WIDTH(WORD_W), .DEPTH(ENTRIES * WORDS), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_mask (
     .clk, .wr_en(mask_we), .wr_be(1'b1), .wr_addr(mask_waddr), .wr_data(mask_wdata),
     .rd_en, .rd_addr(rd_waddr), .rd_oe(1'b1), .rd_data(mask_rd)
   );
-  qrdma_sdp_ram #(.WIDTH(INFO_W), .DEPTH(ENTRIES), .OUT_REG(1'b1)) u_info (
+  qrdma_sdp_ram #(.WIDTH(INFO_W), .DEPTH(ENTRIES), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_info (
     .clk, .wr_en(info_we), .wr_be(1'b1), .wr_addr(info_waddr), .wr_data(w_info_q),
     .rd_en, .rd_addr(rd_idx), .rd_oe(1'b1), .rd_data(info_rd)
   );
+
+  // reads (S_RD) and writes (S_ACT, S_CLR, the sweep) never meet in a cycle: RDW_ANY
 
   // the sweep clears every mask word and entry after reset
   qrdma_init_sweep #(.N(ENTRIES * WORDS)) u_sweep (.clk, .rst, .busy(sw_busy), .idx(sw_idx));
@@ -181,7 +185,8 @@ module qrdma_rx_reg
   logic [ESC_DEPTH-1:0] e_valid_q, e_hit_q;
   logic [KEY_W-1:0]     e_key_q [ESC_DEPTH];
   logic [BW-1:0]        e_blk_q [ESC_DEPTH];
-  logic [TS_W-1:0]      e_ts_q  [ESC_DEPTH];
+  logic [TS_W-1:0]      e_dl_q  [ESC_DEPTH];   // deadline: allocation + cfg_esc_timeout
+  logic [ESC_DEPTH-1:0] e_ever_q;              // kept for ever (cfg_esc_timeout 0)
   logic [TS_W-1:0]      now_q;
   logic [XW-1:0]        scan_q;
   logic [ESC_DEPTH-1:0] e_match_q;   // S_CHK: records of the item's key
@@ -217,8 +222,6 @@ module qrdma_rx_reg
   assign {m_valid_b, m_notified, m_key, m_cnt, m_rem} = meta_rd;
 
   // ---------------------------------------------------------------- actions (S_ACT)
-  logic act_reg, act_set, act_esc, act_free, act_ntf;
-  logic ntf_push, ntf_room;
 
   always_comb begin
     act_reg = 1'b0; act_set = 1'b0; act_esc = 1'b0; act_free = 1'b0;
@@ -326,17 +329,28 @@ module qrdma_rx_reg
     end
   end
 
-  // the escape records
-  logic scan_expire;
+  // the escape records. The timeout scan looks at one record per cycle in two steps:
+  // the record at scan_q is due (its deadline passed) in the first, and expires in the
+  // second unless it was replayed, purged or allocated afresh in between.
+  logic            scan_expire;
+  logic [XW-1:0]   sc_sel_q;
+  logic            sc_due_q, sc_new_q;
+  logic [TS_W-1:0] sc_past;       // cycles past the deadline (negative: before it)
+  assign sc_past = now_q - e_dl_q[scan_q];
   assign purge = (st_q == S_ACT) && w_ctl_q;
-  assign scan_expire = e_valid_q[scan_q] && !e_hit_q[scan_q] && !(purge && e_match_q[scan_q])
-                       && cfg_esc_timeout != '0
-                       && (TS_W'(now_q - e_ts_q[scan_q]) >= cfg_esc_timeout);
+  always_ff @(posedge clk) begin
+    sc_sel_q <= scan_q;
+    sc_due_q <= !e_ever_q[scan_q] && !sc_past[TS_W-1];
+    sc_new_q <= act_esc && e_free_any_q && (e_free_q == scan_q);
+    if (rst) sc_due_q <= 1'b0;
+  end
+  assign scan_expire = sc_due_q && !sc_new_q && e_valid_q[sc_sel_q] && !e_hit_q[sc_sel_q]
+                       && !(purge && e_match_q[sc_sel_q]);
 
   always_comb begin
     e_valid_d = e_valid_q;
     e_hit_d   = e_hit_q;
-    if (scan_expire) e_valid_d[scan_q] = 1'b0;
+    if (scan_expire) e_valid_d[sc_sel_q] = 1'b0;
     if (replay_take) begin
       e_valid_d[replay_i] = 1'b0;
       e_hit_d[replay_i]   = 1'b0;
@@ -352,7 +366,8 @@ module qrdma_rx_reg
     if (act_esc && e_free_any_q) begin
       e_key_q[e_free_q] <= w_key_q;
       e_blk_q[e_free_q] <= w_blk_q;
-      e_ts_q[e_free_q]  <= now_q;
+      e_dl_q[e_free_q]  <= now_q + cfg_esc_timeout;
+      e_ever_q[e_free_q] <= (cfg_esc_timeout == '0);
     end
     if (rst) begin
       e_valid_q <= '0;
@@ -383,6 +398,11 @@ module qrdma_rx_reg
   end
 
 `ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (!rst) assert (!(rd_en && (meta_we || mask_we || info_we)))
+      else $error("qrdma_rx_reg: a table read meets a write (RDW_ANY)");
+  end
+
   // an item is handled whole before the next: exactly one outcome per S_ACT
   always_ff @(posedge clk) begin
     if (!rst && st_q == S_ACT && !w_ctl_q)
