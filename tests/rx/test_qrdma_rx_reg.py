@@ -7,7 +7,7 @@ The bench offers items (block events and lookups) on s_* with random idle cycles
 m_ntf with random backpressure, and at the end compares, exactly: the notifications
 (key and fields, in order), the lookup answers (key, notified, in order) and every
 outcome counter (stat_* pulses). Each notification is also checked on its own: every
-block of its operation was given before it, and it is the operation's only one.
+block of its operation was offered ahead of it, and no other notification names its key.
 
   reg_random    operations of 1..MASK_W blocks (mostly small) interleaved, their blocks
                 in random order with the registering block anywhere among the first
