@@ -141,6 +141,17 @@ class TB:
         while int(self.dut.m_ntf_valid.value):
             await ClockCycles(self.dut.clk, 8)
 
+    async def run(self, items) -> RegModel:
+        """Reset, offer the items, wait until all are handled and compare with the
+        model."""
+        m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
+        apply(m, items)
+        await self.reset()
+        await self.send(items)
+        await self.quiet()
+        self.check(m)
+        return m
+
     def check(self, m: RegModel) -> None:
         assert self.ntfs == m.ntfs, first_diff("notifications", self.ntfs, m.ntfs)
         assert self.ctls == m.ctls, first_diff("lookup answers", self.ctls, m.ctls)
@@ -271,13 +282,7 @@ def random_ops(rng, n: int) -> list[dict]:
 async def reg_random(dut):
     tb = TB(dut, "reg_random")
     n = int(os.environ.get("P_N", "150"))
-    items = random_ops(tb.rng, n)
-    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
-    apply(m, items)
-    await tb.reset()
-    await tb.send(items)
-    await tb.quiet()
-    tb.check(m)
+    m = await tb.run(random_ops(tb.rng, n))
     for k in ("reg", "ntf", "dup", "esc", "bad"):
         assert m.stats[k] > 0 or n < 50, f"random stream without a {k} outcome"
 
@@ -296,12 +301,7 @@ async def reg_mask(dut):
         items += op_items(rng, key, cnt, order, rng.randint(0, min(cnt - 1, ESC_DEPTH)),
                           rng.randrange(cnt))
         items.append(ctl(key))
-    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
-    apply(m, items)
-    await tb.reset()
-    await tb.send(items)
-    await tb.quiet()
-    tb.check(m)
+    m = await tb.run(items)
     assert len(tb.ntfs) == len(counts) and all(n for _, n in tb.ctls), \
         "every operation notified once, before its lookup"
     assert m.stats["esc_drop"] == 0 and m.stats["conflict"] == 0
