@@ -204,6 +204,24 @@ def lines_of(a: int, n: int) -> range:
     return range(a // 64, (a + max(n, 1) - 1) // 64 + 1)
 
 
+def permits(prot: list[dict], h: dict) -> bool:
+    """The window check (docs/protection.md) of a DATA, INLINE or READ_REQ header against
+    the window table `prot`: remote write, local write (a read response) or remote read
+    over the whole block."""
+    key, da = h["rkey"], h["dst_addr"]
+    idx = key >> C["RKEY_TAG_W"]
+    if idx >= len(prot):
+        return False
+    if h["ptype"] == NET_READ_REQ:
+        perm, n = "rd", h["rd_size"]
+    else:
+        perm, n = ("lwr" if h["ptype"] == NET_DATA and h["resp"] else "wr"), h["len"]
+    w = prot[idx]
+    return bool(w["valid"] and w.get(perm, 0) and w["tag"] == key % (1 << C["RKEY_TAG_W"])
+                and w["pd"] == h["pd"] and w["base"] <= da
+                and da + n <= w["base"] + w["len"])
+
+
 class RxModel:
     """What qrdma_rx does with a sequence of packets (docs/nic.md "Receive unit"): plain
     Python, run over the whole sequence before the simulation.
@@ -313,23 +331,7 @@ class RxModel:
         return True
 
     def _permits(self, h: dict) -> bool:
-        """The window check (docs/protection.md) of a DATA, INLINE or READ_REQ header:
-        remote write, local write (a read response) or remote read over the whole
-        block."""
-        if self.prot is None:
-            return True
-        key, da = h["rkey"], h["dst_addr"]
-        idx = key >> C["RKEY_TAG_W"]
-        if idx >= len(self.prot):
-            return False
-        if h["ptype"] == NET_READ_REQ:
-            perm, n = "rd", h["rd_size"]
-        else:
-            perm, n = ("lwr" if h["ptype"] == NET_DATA and h["resp"] else "wr"), h["len"]
-        w = self.prot[idx]
-        return bool(w["valid"] and w.get(perm, 0) and w["tag"] == key % (1 << C["RKEY_TAG_W"])
-                    and w["pd"] == h["pd"] and w["base"] <= da
-                    and da + n <= w["base"] + w["len"])
+        return self.prot is None or permits(self.prot, h)
 
     def _complete(self, src, tid, seq, e: Block, ntf: dict | None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
@@ -1513,6 +1515,17 @@ async def rx_prot(dut):
                 key = 0
             choice[blk] = (key, pd)
         out.append(with_key(w, *choice[blk]))
+    # an INLINE packet written, whatever the windows and keys drawn: the first one gets a
+    # window of its own (entry 8) if none lets it in
+    hs = [NET_HDR.unpack(w.beats[0][0]) for w in out]
+    inl = [i for i, h in enumerate(hs) if h["ptype"] == NET_INLINE
+           and out[i].what.startswith("INLINE") and crc_of(out[i].beats) == out[i].tuser]
+    if inl and not any(permits(tb.prot, hs[i]) for i in inl):
+        h = hs[inl[0]]
+        tb.prot[8] = dict(base=h["dst_addr"], len=h["len"], tag=rng.randint(1, 255), pd=h["pd"],
+                          wr=1, valid=1)
+        await tb.write_windows()
+        out[inl[0]] = with_key(out[inl[0]], (8 << tag_w) | tb.prot[8]["tag"], h["pd"])
     await tb.run(out)
     c = collections.Counter(tb.model.outcomes)
     dut._log.info("outcomes: %s; coverage: %s", dict(c), dict(tb.cov))
