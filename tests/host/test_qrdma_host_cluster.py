@@ -100,6 +100,9 @@ class Env:
                 self.log.append((self.cycle, got[0]))
 
     async def settle(self, limit=2000):
+        """Wait until every transfer sent is out (or held): up to `limit` cycles plus 20
+        for each transfer still queued or expected (the random pauses slow each one)."""
+        limit += 20 * (self.src.count() + len(self.exp))
         n = 0
         while self.src.count() or self.src.active or self.exp:
             await RisingEdge(self.dut.clk)
