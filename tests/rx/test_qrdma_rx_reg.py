@@ -18,7 +18,9 @@ block of its operation was offered ahead of it, and no other notification names 
                 the table (few entries), blocks of operations already looked up
   reg_mask      the mask arithmetic: each count from 1 to MASK_W (a set of counts for
                 MASK_W > 64), the blocks in order, reversed and shuffled, the registering
-                block first or later: exactly one notification, after the last block
+                block first or later; every arrival order of counts 1 to 4 with the
+                registering block at every place the escape channel allows: exactly one
+                notification each, after the last block
   reg_escape    the escape channel's timeout: records older than ESC_TIMEOUT are dropped
                 (stat_esc_timeout; their operation then never fills and is completed by
                 its lookup: notified 0), younger ones are replayed at the registration;
@@ -30,6 +32,7 @@ Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N operations.
 """
 from __future__ import annotations
 
+import itertools
 import os
 
 import cocotb
@@ -301,8 +304,21 @@ async def reg_mask(dut):
         items += op_items(rng, key, cnt, order, rng.randint(0, min(cnt - 1, ESC_DEPTH)),
                           rng.randrange(cnt))
         items.append(ctl(key))
+    # every arrival order of the small counts, the registering block at each place the
+    # escape channel allows
+    ops = len(counts)
+    for cnt in range(1, min(4, MASK_W) + 1):
+        for order in itertools.permutations(range(cnt)):
+            for pos in range(min(cnt, ESC_DEPTH + 1)):
+                key = new_key(rng, used)
+                info = rng.getrandbits(INFO_W)
+                reg = order[pos]
+                items += [ev(key, b, b == reg, cnt if b == reg else 0, info if b == reg else 0)
+                          for b in order]
+                items.append(ctl(key))
+                ops += 1
     m = await tb.run(items)
-    assert len(tb.ntfs) == len(counts) and all(n for _, n in tb.ctls), \
+    assert len(tb.ntfs) == ops and all(n for _, n in tb.ctls), \
         "every operation notified once, before its lookup"
     assert m.stats["esc_drop"] == 0 and m.stats["conflict"] == 0
 
