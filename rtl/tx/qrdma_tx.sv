@@ -208,7 +208,7 @@ module qrdma_tx
     .almost_full (job_af)
   );
 
-  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH), .HEAD_REG(1'b1)) u_rdq (
+  qrdma_sync_fifo #(.WIDTH($bits(rd_cmd_t)), .DEPTH(RD_DEPTH)) u_rdq (
     .clk         (clk),
     .rst         (rst),
     .s_valid     (sr_valid),
