@@ -289,7 +289,7 @@ module qrdma_tx_rel
   // passes on two cycles or more after the engine took it.
   logic                   r1_v_q, r2_v_q, rk_v_q, r3_v_q, r1_k_q, r2_k_q, rk_k_q;
   logic                   r3_b_q, r3_p_q;      // R3 offers its block / its packet (below)
-  logic                   r3_ok_q;             // R3: something passed the check
+  logic                   r3_sent_q;           // R3: something of its re-send passed on
   rq_t                    r1_q, r2_q, rk_q, r3_q;
   logic [BLOCK_DESC_W-1:0] bs_rd;
   logic [PKT_DESC_W-1:0]  ps_rd;
@@ -966,7 +966,7 @@ module qrdma_tx_rel
   logic [RQ_DEPTH-1:0] rq_v_q, rq_k_q;
   logic [RQW-1:0]    rq_wp_q, rq_rp_q;
   logic              rq_hv_q;   // the head's valid bit, rq_v_q[rq_rp_q], kept in a register
-  logic              r_byp, a1_kill_r1, a1_kill_r2, a1_kill_rk, a1_kill_r3, rk_ok;
+  logic              r_byp, a1_kill_r1, a1_kill_r2, a1_kill_rk, a1_kill_r3;
 
   function automatic logic kills(input key_t k, input logic v, input logic [TW-1:0] t,
                                  input logic [SEQW-1:0] q);
@@ -1141,7 +1141,6 @@ module qrdma_tx_rel
     rk_pkt = rk_q.kind == K_PKT;
     rk_bok = !rk_pkt && rk_bv_q && rk_bseq_q == rk_q.k.seq;
     rk_pok = !rk_q.miss && rk_live_q && rk_pseq_q == rk_q.k.seq && (rk_pkt || rk_pctl_q);
-    rk_ok  = rk_bok || rk_pok;
   end
 
   assign r3_done = r3_v_q && (a1_kill_r3 || r3_x_q
@@ -1196,7 +1195,7 @@ module qrdma_tx_rel
     rk_pf_q   <= PFW'(r2_end >> PLW);
     if (rk_v_q) begin
       r3_v_q    <= rk_go;
-      r3_ok_q   <= rk_ok;
+      r3_sent_q <= 1'b0;
       r3_x_q    <= rk_x;
       r3_q      <= rk_q;
       r3_q.kind <= rk_q.miss ? rk_q.kind : (rk_pkt ? K_PKT : (rk_pok ? K_CTL : K_BLK));
@@ -1208,6 +1207,7 @@ module qrdma_tx_rel
     end else begin
       if (r3_done) r3_v_q <= 1'b0;
       if (r3_xk) r3_x_q <= 1'b1;
+      if (rb_pass || rp_pass) r3_sent_q <= 1'b1;
     end
     // R1 moves on in the next cycle: it holds a re-send then and R2..R3 are empty then
     // (a register: the stores' output-register enables and the live bits' read come
@@ -1217,8 +1217,10 @@ module qrdma_tx_rel
     r3_b_q         <= r3_b_d;
     r3_p_q         <= r3_p_d;
     probe_q        <= cfg_probe;
-    stat_retx      <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && !r3_q.miss;
-    stat_miss_retx <= r3_done && !a1_kill_r3 && !r3_x_q && r3_ok_q && r3_q.miss;
+    // one pulse per re-send that passed on (a block and its control packet count once),
+    // also when an acknowledgement ends it in the cycle it passes
+    stat_retx      <= r3_done && !r3_q.miss && (r3_sent_q || rb_pass || rp_pass);
+    stat_miss_retx <= rb_pass && r3_q.miss;
     if (rst) begin
       r1_v_q         <= 1'b0;
       r1_mv_q        <= 1'b0;
