@@ -44,18 +44,28 @@ module qrdma_tx_rd
 
   // The burst on AR is held in registers: its beat address, ARLEN, and whether a second
   // burst (from the next 4 KiB page on) follows, with its ARLEN. A command is split at
-  // the page boundary when its beats run past it (to_page beats are left in the page).
+  // the page boundary when its beats run past it.
   logic                  act_q;       // a burst is on AR
   logic                  two_q;       // a second burst of the same command follows
   logic [63-LANE_W:0]    beat_q;      // beat address of the burst on AR
   logic [7:0]            len_q;       // its ARLEN (beats - 1)
   logic [7:0]            len2_q;      // ARLEN of the second burst
-  logic [BEATS_W-1:0]    to_page;     // beats from the command's first beat to the page end
+  // The command's first beat in its page (a) plus its beats (n): the command needs two
+  // bursts when a + n > PAGE_BEATS; the first then runs to the page's end (ARLEN
+  // PAGE_BEATS - 1 - a = ~a) and the second takes a + n - PAGE_BEATS beats. One adder
+  // for the split and both lengths, so the head of the command FIFO reaches ARLEN
+  // through one carry chain (two for the second burst's).
+  localparam int unsigned SUM_W = (PW > BEATS_W ? PW : BEATS_W) + 1;
+  logic [PW-1:0]         pg_beat;     // a: the command's first beat in its 4 KiB page
+  logic [PW-1:0]         pg_last;     // PAGE_BEATS - 1 - a: ARLEN to the page's end
+  logic [SUM_W-1:0]      sum;         // a + n
   logic                  split;       // the command needs two bursts
   logic                  ar_fire, load;
 
-  assign to_page = BEATS_W'(PAGE_BEATS) - BEATS_W'(cmd.addr[LANE_W +: PW]);
-  assign split   = (cmd.n_src > to_page);
+  assign pg_beat = cmd.addr[LANE_W +: PW];
+  assign pg_last = ~pg_beat;
+  assign sum     = SUM_W'(pg_beat) + SUM_W'(cmd.n_src);
+  assign split   = sum > SUM_W'(PAGE_BEATS);
   assign ar_fire = act_q && m_axi_arready;
   assign load    = cmd_valid && info_ready && (!act_q || (ar_fire && !two_q));
 
@@ -82,8 +92,8 @@ module qrdma_tx_rd
   always_ff @(posedge clk) begin
     if (load) begin
       beat_q <= cmd.addr[63:LANE_W];
-      len_q  <= 8'(BEATS_W'((split ? to_page : cmd.n_src) - BEATS_W'(1)));
-      len2_q <= 8'(BEATS_W'(cmd.n_src - to_page - BEATS_W'(1)));
+      len_q  <= split ? 8'(pg_last) : 8'(cmd.n_src - BEATS_W'(1));
+      len2_q <= 8'(sum - SUM_W'(PAGE_BEATS + 1));
     end else if (ar_fire) begin
       // the second burst: from the next page on (the first one ended at its boundary)
       beat_q <= {beat_q[63-LANE_W:PW] + (64 - LANE_W - PW)'(1), PW'(0)};
@@ -102,7 +112,7 @@ module qrdma_tx_rd
   // a command fits two bursts: at most one page boundary inside it
   always_ff @(posedge clk) begin
     if (load)
-      if (!rst) assert (cmd.n_src != '0 && 32'(cmd.n_src) <= 32'(to_page) + PAGE_BEATS)
+      if (!rst) assert (cmd.n_src != '0 && 32'(sum) <= 2 * PAGE_BEATS)
         else $error("qrdma_tx_rd: read of %0d beats at 0x%0h: more than two bursts",
                     cmd.n_src, cmd.addr);
   end
