@@ -281,6 +281,9 @@ _top("tb_qrdma_credit", ["tests/fabric/tb_qrdma_credit.sv"], area="fabric", no_s
 # the system simulation's star network (sim/): nodes' fabric ports and a switch
 _top("qrdma_fabric_star", ["sim/qrdma_fabric_star.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fabric_planes", "qrdma_switch"], lint=({"PLANES": 2},))
+# the system simulation's two-switch network (sim/): nodes' fabric ports and two switches
+_top("qrdma_fabric_dumbbell", ["sim/qrdma_fabric_dumbbell.sv"], area="fabric", no_synth=True,
+     deps=["qrdma_fabric_planes", "qrdma_switch"], lint=({"P": 2},))
 # nodes' fabric ports around a switch, links of a few cycles between them
 _top("tb_qrdma_fabric", ["tests/fabric/tb_qrdma_fabric.sv"], area="fabric", no_synth=True,
      deps=["qrdma_fabric_star"])

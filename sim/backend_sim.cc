@@ -289,11 +289,12 @@ int qrdma_tool_backend_open(const char *spec, qrdma_backend **out) {
       const std::string v = item.substr(eq + 1);
       if (v == "star") o.topology = QRDMA_SIM_TOPO_STAR;
       else if (v == "planes") o.topology = QRDMA_SIM_TOPO_PLANES;
+      else if (v == "dumbbell") o.topology = QRDMA_SIM_TOPO_DUMBBELL;
       else if (v == "auto") o.topology = QRDMA_SIM_TOPO_AUTO;
       else if (v == "p2p") o.topology = QRDMA_SIM_TOPO_AUTO, p2p = true;
       else {
-        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or star), p2p, star "
-                "or planes\n", v.c_str());
+        fprintf(stderr, "sim backend: topo=%s: auto (point-to-point or star), p2p, star, "
+                "planes or dumbbell\n", v.c_str());
         return QRDMA_EINVAL;
       }
       continue;

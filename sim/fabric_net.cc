@@ -15,8 +15,15 @@
 #define QRDMA_SIM_FAB_PLANES 2
 #endif
 
+#ifndef QRDMA_SIM_DUMBBELL
+#define QRDMA_SIM_DUMBBELL 1
+#endif
+
 #if QRDMA_SIM_FAB_PLANES > 1
 #include "Vqrdma_fabric_planes.h"
+#endif
+#if QRDMA_SIM_DUMBBELL
+#include "Vqrdma_fabric_dumbbell.h"
 #endif
 #include "Vqrdma_fabric_star.h"
 #include "qrdma_sim.h"
@@ -65,31 +72,45 @@ void get_beat(const D &d, const K &k, const U &u, const L &l, unsigned p, Beat &
 }
 }  // namespace
 
-std::unique_ptr<Network> make_fabric(unsigned nodes, unsigned planes, unsigned latency,
-                                     unsigned depth, unsigned link_div) {
+std::unique_ptr<Network> make_fabric(unsigned nodes, FabricTopo topo, unsigned planes,
+                                     unsigned latency, unsigned depth, unsigned link_div) {
   if (link_div > 255) throw std::invalid_argument("options.link_div: 0 .. 255");
-  if (planes == 1)
-    return std::make_unique<FabricStar<Vqrdma_fabric_star>>(nodes, 1, latency, depth, link_div);
-#if QRDMA_SIM_FAB_PLANES > 1
-  if (planes == QRDMA_SIM_FAB_PLANES)
-    return std::make_unique<FabricStar<Vqrdma_fabric_planes>>(nodes, planes, latency, depth,
+  switch (topo) {
+    case FabricTopo::kStar:
+      return std::make_unique<FabricStar<Vqrdma_fabric_star>>(nodes, topo, 1, latency, depth,
                                                               link_div);
+    case FabricTopo::kPlanes:
+#if QRDMA_SIM_FAB_PLANES > 1
+      if (planes == QRDMA_SIM_FAB_PLANES)
+        return std::make_unique<FabricStar<Vqrdma_fabric_planes>>(nodes, topo, planes, latency,
+                                                                  depth, link_div);
 #endif
-  throw std::invalid_argument("options.planes: 1, or the build's FAB_PLANES (" +
-                              std::to_string(QRDMA_SIM_FAB_PLANES) + "; 0: no planes model)");
+      throw std::invalid_argument("options.planes: the build's FAB_PLANES (" +
+                                  std::to_string(QRDMA_SIM_FAB_PLANES) +
+                                  "; 0: no planes model)");
+    case FabricTopo::kDumbbell:
+#if QRDMA_SIM_DUMBBELL
+      return std::make_unique<FabricStar<Vqrdma_fabric_dumbbell>>(nodes, topo, 1, latency,
+                                                                  depth, link_div);
+#else
+      throw std::invalid_argument("the dumbbell topology: not in this build (DUMBBELL=0)");
+#endif
+  }
+  throw std::invalid_argument("make_fabric: unknown topology");
 }
 
-// links_: [0, L) port -> switch input, [L, 2L) switch output -> port, L = planes x P,
-// link k of each half: plane k / P, node k % P
 template <class M>
-FabricStar<M>::FabricStar(unsigned nodes, unsigned planes, unsigned latency, unsigned depth,
-                          unsigned link_div)
-    : Network(2 * planes * QRDMA_SIM_NIC_NODES, latency, depth), ports_(QRDMA_SIM_NIC_NODES),
-      planes_(planes), ctx_(new VerilatedContext), rx_(QRDMA_SIM_NIC_NODES),
-      rx_valid_(QRDMA_SIM_NIC_NODES) {
-  if (latency < 1) throw std::invalid_argument("the star network needs link_latency >= 1");
+FabricStar<M>::FabricStar(unsigned nodes, FabricTopo topo, unsigned planes, unsigned latency,
+                          unsigned depth, unsigned link_div)
+    : Network(2 * (topo == FabricTopo::kDumbbell ? QRDMA_SIM_NIC_NODES + 1
+                                                 : planes * QRDMA_SIM_NIC_NODES),
+              latency, depth),
+      topo_(topo), ports_(QRDMA_SIM_NIC_NODES), planes_(planes),
+      L_(topo == FabricTopo::kDumbbell ? ports_ + 1 : planes * ports_),
+      ctx_(new VerilatedContext), rx_(QRDMA_SIM_NIC_NODES), rx_valid_(QRDMA_SIM_NIC_NODES) {
+  if (latency < 1) throw std::invalid_argument("the fabric's links need link_latency >= 1");
   if (nodes < 2 || nodes > ports_)
-    throw std::invalid_argument("the star network has 2 .. NIC_NODES nodes");
+    throw std::invalid_argument("the fabric topologies have 2 .. NIC_NODES nodes");
   ctx_->threads(1);
   ctx_->fatalOnError(false);
   m_.reset(new M(ctx_.get(), "fabric"));
@@ -141,7 +162,7 @@ void FabricStar<M>::reset(bool high) { m_->rst = high; }
 template <class M>
 bool FabricStar<M>::end_cycle(uint64_t now) {
   Verilated::threadContextp(ctx_.get());
-  const unsigned L = planes_ * ports_;
+  const unsigned L = L_;
   for (unsigned p = 0; p < L; ++p) {
     FifoLink &up = links_[p], &dn = links_[L + p];
     up.sync();
@@ -209,15 +230,30 @@ uint64_t FabricStar<M>::dropped_packets() const { return m_->drops; }
 template <class M>
 LinkState FabricStar<M>::link_state(unsigned k, uint64_t now) const {
   const FifoLink &l = links_[k];
-  const unsigned L = planes_ * ports_, p = k % ports_;
-  const unsigned sw = QRDMA_SIM_SWITCH + (k % L) / ports_;  // the link's plane
-  return k < L ? LinkState{p, sw, l.occupancy(), l.arrived(now)}
-               : LinkState{sw, p, l.occupancy(), l.arrived(now)};
+  const unsigned j = k % L_;  // the link's index in its direction
+  unsigned node, sw;          // its ends: the node (or switch) and the switch
+  if (topo_ == FabricTopo::kDumbbell) {
+    if (j == ports_)  // the trunk: up from switch 0, down from switch 1
+      return k < L_ ? LinkState{QRDMA_SIM_SWITCH, QRDMA_SIM_SWITCH + 1, l.occupancy(),
+                                l.arrived(now)}
+                    : LinkState{QRDMA_SIM_SWITCH + 1, QRDMA_SIM_SWITCH, l.occupancy(),
+                                l.arrived(now)};
+    node = j;
+    sw = QRDMA_SIM_SWITCH + j % 2;
+  } else {
+    node = j % ports_;
+    sw = QRDMA_SIM_SWITCH + j / ports_;  // the link's plane
+  }
+  return k < L_ ? LinkState{node, sw, l.occupancy(), l.arrived(now)}
+                : LinkState{sw, node, l.occupancy(), l.arrived(now)};
 }
 
 template class FabricStar<Vqrdma_fabric_star>;
 #if QRDMA_SIM_FAB_PLANES > 1
 template class FabricStar<Vqrdma_fabric_planes>;
+#endif
+#if QRDMA_SIM_DUMBBELL
+template class FabricStar<Vqrdma_fabric_dumbbell>;
 #endif
 
 }  // namespace qsim

@@ -111,16 +111,19 @@ typedef struct qrdma_sim_options {
                                   faults only);
                                   QRDMA_SIM_TOPO_PLANES: every node through `planes`
                                   parallel switches, a fabric port per plane (docs/sim.md
-                                  "Links") */
+                                  "Links"); QRDMA_SIM_TOPO_DUMBBELL: two switches joined
+                                  by a trunk, node i on switch i mod 2 (nodes of different
+                                  parity two hops apart) */
     uint32_t planes;           /* QRDMA_SIM_TOPO_PLANES: planes (0: the build's FAB_PLANES,
                                   the only other count it has) */
-    uint32_t link_div;         /* star and planes: every link carries a beat in one cycle
+    uint32_t link_div;         /* the fabric: every link carries a beat in one cycle
                                   of every link_div (0, 1: every cycle; up to 255) */
 } qrdma_sim_options;
 
 #define QRDMA_SIM_TOPO_AUTO   0u
 #define QRDMA_SIM_TOPO_STAR   1u
 #define QRDMA_SIM_TOPO_PLANES 2u
+#define QRDMA_SIM_TOPO_DUMBBELL 3u
 
 void qrdma_sim_default_options(qrdma_sim_options *opt);
 
@@ -297,7 +300,7 @@ typedef struct qrdma_sim_node_stats {
     uint64_t mem_write_slverr_resps; /* B taken with BRESP = SLVERR (2) */
 } qrdma_sim_node_stats;
 void qrdma_sim_node_stats_get(const qrdma_sim *s, unsigned node, qrdma_sim_node_stats *st);
-uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* star and planes: packets the
+uint64_t qrdma_sim_dropped_packets(const qrdma_sim *s); /* the fabric: packets the
                                                           switch or a node port dropped or
                                                           refused (without faults never,
                                                           unless a bug); on stderr at
@@ -325,7 +328,9 @@ typedef struct qrdma_sim_fault_counts {
 /* The counts of direction src -> dst: 1 if the direction has faults, 0 if it has none
  * (counts all zero), -1 if there is no such direction (N = 2: 0 -> 1 and 1 -> 0; N = 1:
  * 0 -> 0; the star and planes: node i -> QRDMA_SIM_SWITCH
- * + plane and back, the links between a node's port and its switch port). */
+ * + plane and back, the links between a node's port and its switch port; the dumbbell:
+ * node i -> QRDMA_SIM_SWITCH + i mod 2 and back, and the trunk QRDMA_SIM_SWITCH <->
+ * QRDMA_SIM_SWITCH + 1). */
 #define QRDMA_SIM_SWITCH 64u
 int qrdma_sim_fault_counts_get(const qrdma_sim *s, unsigned src, unsigned dst,
                                qrdma_sim_fault_counts *c);

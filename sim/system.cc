@@ -255,14 +255,19 @@ System::System(unsigned nodes, const qrdma_sim_options &opt) : opt_(opt) {
 #endif
   if (opt_.topology == QRDMA_SIM_TOPO_STAR ||
       (opt_.topology == QRDMA_SIM_TOPO_AUTO && nodes > 2))
-    net_ = make_fabric(nodes, 1, opt_.link_latency, depth, opt_.link_div);
+    net_ = make_fabric(nodes, FabricTopo::kStar, 1, opt_.link_latency, depth, opt_.link_div);
   else if (opt_.topology == QRDMA_SIM_TOPO_PLANES)
-    net_ = make_fabric(nodes, opt_.planes ? opt_.planes : QRDMA_SIM_FAB_PLANES,
-                       opt_.link_latency, depth, opt_.link_div);
+    net_ = make_fabric(nodes, FabricTopo::kPlanes,
+                       opt_.planes ? opt_.planes : QRDMA_SIM_FAB_PLANES, opt_.link_latency,
+                       depth, opt_.link_div);
+  else if (opt_.topology == QRDMA_SIM_TOPO_DUMBBELL)
+    net_ = make_fabric(nodes, FabricTopo::kDumbbell, 1, opt_.link_latency, depth,
+                       opt_.link_div);
   else if (opt_.topology != QRDMA_SIM_TOPO_AUTO)
-    throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO, _STAR or _PLANES");
+    throw std::invalid_argument("options.topology: QRDMA_SIM_TOPO_AUTO, _STAR, _PLANES or "
+                                "_DUMBBELL");
   else if (opt_.link_div > 1)
-    throw std::invalid_argument("options.link_div: the star and planes topologies only");
+    throw std::invalid_argument("options.link_div: the fabric topologies only");
   else
     net_.reset(p2p_ = new PointToPoint(nodes, opt_.link_latency, depth));
   set_faults();
@@ -385,10 +390,12 @@ const FaultLine *System::fault_line(unsigned src, unsigned dst) const {
 
 bool System::has_link(unsigned src, unsigned dst) const {
   const unsigned n = size();
-  if (net_->lockstep_only()) {  // the star: node i -> its switch, a switch -> node i
+  if (net_->lockstep_only()) {  // the fabric: node i -> its switch, a switch -> node i,
+                                // the dumbbell's trunk
     for (unsigned k = 0; k < net_->link_count(); ++k) {
       const LinkState l = net_->link_state(k, 0);
-      if (l.src == src && l.dst == dst) return std::min(src, dst) < n;
+      if (l.src == src && l.dst == dst)
+        return std::min(src, dst) < n || std::min(src, dst) >= QRDMA_SIM_SWITCH;
     }
     return false;
   }

@@ -120,7 +120,7 @@ def build_n16() -> Path:
     (without the planes model, which the permutation does not use; the 16-port star model
     compiled -O1: gcc takes hours over it at -O3)."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    args = ["NIC_NODES=16", "FAB_PLANES=0", "FAB_OPT=-O1", f"BUILD={BUILD_N16}", "all", "libqrdma"]
+    args = ["NIC_NODES=16", "FAB_PLANES=0", "DUMBBELL=0", "FAB_OPT=-O1", f"BUILD={BUILD_N16}", "all", "libqrdma"]
     print(f"== building the 16-node harness (make -C sim {' '.join(args)})", flush=True)
     r = subprocess.run(["make", "-C", str(ROOT / "sim"), "-j2", f"VENV={sys.prefix}", *args],
                        capture_output=True, text=True, env=env)
@@ -195,14 +195,22 @@ def hop_run(perf: Path, spec: str, tmp: Path) -> int:
 
 
 def hop_level(perf: Path) -> dict:
+    """p2p over one link of 2 HOP_LINK cycles; the star and the planes over two links of
+    HOP_LINK (one switch); the dumbbell over three (node 0 and node 1 on different
+    switches: two switches and the trunk)."""
     runs = [("p2p", f"link={2 * HOP_LINK}"), ("star", f"topo=star,nodes=2,link={HOP_LINK}"),
-            ("planes", f"topo=planes,nodes=2,link={HOP_LINK}")]
+            ("planes", f"topo=planes,nodes=2,link={HOP_LINK}"),
+            ("dumbbell", f"topo=dumbbell,nodes=2,link={HOP_LINK}")]
     with tempfile.TemporaryDirectory() as tmp:
         rows = [{"topology": t, "spec": spec, "cycles": hop_run(perf, spec, Path(tmp))}
                 for t, spec in runs]
+    cyc = {r["topology"]: r["cycles"] for r in rows}
     return {"size": 8, "mode": "inline", "end": "notification", "wire_cycles": 2 * HOP_LINK,
-            "rows": rows, "one_hop_cycles": rows[1]["cycles"] - rows[0]["cycles"],
-            "one_hop_planes_cycles": rows[2]["cycles"] - rows[0]["cycles"]}
+            "rows": rows, "one_hop_cycles": cyc["star"] - cyc["p2p"],
+            "one_hop_planes_cycles": cyc["planes"] - cyc["p2p"],
+            # the second switch and the trunk's HOP_LINK cycles of wire
+            "second_hop_cycles": cyc["dumbbell"] - cyc["star"],
+            "second_hop_switch_cycles": cyc["dumbbell"] - cyc["star"] - HOP_LINK}
 
 
 def planes_level(perf: Path) -> dict:

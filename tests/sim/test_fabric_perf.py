@@ -211,12 +211,16 @@ def test_one_hop(harness: Path) -> None:
     """An 8-byte inline write, post -> notification, over the same wire point to point and
     through one switch: the hop (both node ports store and forward the one-beat packet, the
     switch takes 8 cycles for it, docs/fabric.md "Switch") adds at least the switch's 8
-    cycles and less than 40; planes add the merge's register slice at most a few."""
+    cycles and less than 40; planes add the merge's register slice at most a few. Through
+    two switches (topo=dumbbell, node 0 and node 1 on different switches) the second hop
+    adds the trunk's wire and the second switch's 8 cycles, exactly as between the two
+    switches of the fabric's own test (docs/fabric.md "Two hops": one switch and one link)."""
     h = _bench_fabric().hop_level(harness / "qrdma-perf")
-    assert [r["topology"] for r in h["rows"]] == ["p2p", "star", "planes"]
+    assert [r["topology"] for r in h["rows"]] == ["p2p", "star", "planes", "dumbbell"]
     assert h["rows"][0]["cycles"] > h["wire_cycles"]
     assert 8 <= h["one_hop_cycles"] < 40, h
     assert 0 <= h["one_hop_planes_cycles"] - h["one_hop_cycles"] <= 4, h
+    assert h["second_hop_switch_cycles"] == 8, h
 
 
 def test_p2p_spec(harness: Path, tmp_path: Path) -> None:

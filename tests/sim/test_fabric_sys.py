@@ -10,7 +10,9 @@ harness reports any drop of the switch or of a port on stderr), also with host m
 writes slow enough that every buffer of the fabric fills (without the switch's credits
 toward the nodes thousands of packets are dropped there); the same seed through two
 planes (topo=planes: a port per plane at each node, the multipath transfers' blocks
-spread over both, links at half the NIC's rate) is checked as well. N = 4 on the default build; N = 8
+spread over both, links at half the NIC's rate) and through two switches (topo=dumbbell:
+half the nodes on each, every packet between them over the trunk, two hops) are checked as
+well. N = 4 on the default build; N = 8
 on a NIC_NODES=8 build with make test-full. With faults on the fabric's links (loss,
 corruption, link-down windows) and the NICs' reliability on, every byte and notification
 is still exact.
@@ -54,17 +56,19 @@ def test_fabric_all_to_all(nodes: int, capfd) -> None:
     print(f"fabric: seed {seed} (replay with QRDMA_SEED={seed})")
     # (slow memory writes: the receive buffers, the switch's crosspoints and the ports'
     # queues fill, and only the credits keep them from overflowing)
-    for topo, extra in (("star", ""), ("star", ",mem_wr=2000"), ("planes", ",link_div=2")):
+    for topo, extra in (("star", ""), ("star", ",mem_wr=2000"), ("planes", ",link_div=2"),
+                        ("dumbbell", "")):
         _stress(build, nodes, seed, topo, extra)
         err = capfd.readouterr().err
         assert "packets dropped" not in err, f"{topo}{extra}: {err[-2000:]}"
 
 
-@pytest.mark.parametrize("topo", ["star", "planes"])
+@pytest.mark.parametrize("topo", ["star", "planes", "dumbbell"])
 def test_fabric_faults(topo: str, capfd) -> None:
-    """Faults on every link between a port and its switch (docs/fabric.md "Faults on
-    fabric links"): 1 % of the packets lost, 0.5 % corrupted (one bit flipped), and a
-    link-down window of 2,000 cycles every 25,000 on every link, data, credit and sync
+    """Faults on every link of the fabric, between a port and its switch and on the
+    dumbbell's trunk (docs/fabric.md "Faults on fabric links"): 1 % of the packets lost,
+    0.5 % corrupted (one bit flipped), and a link-down window of 2,000 cycles every
+    25,000 on every link, data, credit and sync
     beats alike; the NICs' reliability on (qrdma-stress -R). Every byte and notification
     exact: the sync beats return the credits of what the links lose (without them a
     class runs out of credits and transfers end in ERROR), the NICs re-send the packets."""
@@ -72,7 +76,7 @@ def test_fabric_faults(topo: str, capfd) -> None:
     s = os.environ.get("QRDMA_SEED")
     seed = int(s) if s else random.SystemRandom().randrange(1 << 31)
     print(f"fabric faults: seed {seed} (replay with QRDMA_SEED={seed})")
-    extra = "" if topo == "star" else ",link_div=2"
+    extra = ",link_div=2" if topo == "planes" else ""
     out = _run(BUILD / "qrdma-stress", "-s", str(seed), "-N", "4", "-P", "4", "-C", "4",
                "-n", "3", "-S", "256K", "-R", "20000", "-T", "5000", "-B",
                f"mem=256M,nodes=4,topo={topo}{extra},loss=0.01,corrupt=0.005,"
