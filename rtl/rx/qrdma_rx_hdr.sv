@@ -188,8 +188,12 @@ module qrdma_rx_hdr
     chk_t c;
     logic [6:0] lo_len;    // first lane + len mod 64
     logic [7:0] nb_rest;   // payload beats - len / 64
-    logic [17:0] rx;       // READ_REQ: rd_laddr mod MAX_PAYLOAD + rd_size - 1
-    logic [17:0] rl;       // ... / MAX_PAYLOAD: the block's last packet
+    // READ_REQ: the block's last packet is rl = (rd_laddr mod MAX_PAYLOAD + rd_size - 1) /
+    // MAX_PAYLOAD; each compare with rl is made against the sum e = rd_laddr mod
+    // MAX_PAYLOAD + rd_size instead (rd_size > 0: k > rl <=> k * MAX_PAYLOAD >= e), so no
+    // carry chain follows another: the sum beside the packet counts, then the compares
+    logic [17:0] e;
+    logic [9:0]  run_last; // pkt_idx + miss_cnt - 1: the run's last packet
     c.crc_ok  = crc_ok;
     c.too_long = long;
     c.node_ne = (hd.dst_node != node);
@@ -206,13 +210,12 @@ module qrdma_rx_hdr
     c.nb_ne   = (nb_rest != 8'((lo_len != '0) + (lo_len > 7'd64)));
     c.nb_nz   = (nbeats != '0);
     c.run_bad = (hd.miss_cnt == '0) || (10'(hd.pkt_idx) + 10'(hd.miss_cnt) > 10'd256);
-    rx        = 18'(hd[NET_HDR_RD_LADDR_LSB +: LG]) + 18'(hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W])
-                - 18'd1;
-    rl        = rx >> LG;
+    e         = 18'(hd[NET_HDR_RD_LADDR_LSB +: LG]) + 18'(hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W]);
+    run_last  = 10'(hd.pkt_idx) + 10'(hd.miss_cnt) - 10'd1;
     c.rq_bad  = (hd.len != '0) || (hd[NET_HDR_RD_SIZE_LSB +: NET_HDR_RD_SIZE_W] == '0)
-                || (rl > 18'd255)
-                || (18'(hd.pkt_idx) > rl)
-                || (hd.miss_cnt != '0 && 18'(hd.pkt_idx) + 18'(hd.miss_cnt) > rl + 18'd1);
+                || (32'(e) > 256 * MAX_PAYLOAD)                            // rl > 255
+                || ((32'(hd.pkt_idx) << LG) >= 32'(e))                     // pkt_idx > rl
+                || (hd.miss_cnt != '0 && (32'(run_last) << LG) >= 32'(e)); // run past rl
     c.prot_bad = !prot_ok;
     return c;
   endfunction

@@ -645,11 +645,18 @@ class Stim:
         elif kind == "rd_many":             # 257 packets or more
             h["rd_laddr"] -= h["rd_laddr"] % mp
             h["rd_size"] = rng.randint(256 * mp + 1, min(512 * mp, (1 << 17) - 1))
-        elif kind == "rd_run":              # the run past the block's last packet
-            h["pkt_idx"] = rng.randint(0, last)
-            h["miss_cnt"] = rng.randint(last - h["pkt_idx"] + 2, 511)
-        elif kind == "rd_first":
-            h["pkt_idx"], h["miss_cnt"] = rng.randint(last + 1, 511), 0
+        elif kind in ("rd_run", "rd_first"):
+            if rng.random() < 0.5:          # the block ends at a packet's end, the run or
+                k = rng.randint(1, 8)       # the first packet just past it
+                h["rd_size"] = k * mp - h["rd_laddr"] % mp
+                last = k - 1
+            edge = rng.random() < 0.5
+            if kind == "rd_run":            # the run past the block's last packet
+                h["pkt_idx"] = rng.randint(0, last)
+                h["miss_cnt"] = (last - h["pkt_idx"] + 2 if edge
+                                 else rng.randint(last - h["pkt_idx"] + 2, 511))
+            else:                           # the first packet past the block's last
+                h["pkt_idx"], h["miss_cnt"] = last + 1 if edge else rng.randint(last + 1, 511), 0
         elif kind == "rd_node":
             h["dst_node"] = NODE_ID ^ (1 << rng.randrange(16))
         pk = (one_beat_packet(h) if payload is None else
