@@ -270,17 +270,28 @@ module qrdma_rx
 
   // Register slices on the notification path: the handshakes of the completion unit's
   // FIFO, the notification writer and the write engine's command and AW decisions meet
-  // only registers, each unit's take of the next one's word is its own cycle.
+  // only registers, each unit's take of the next one's word is its own cycle. The ring
+  // writes reach the write engine as its commands do, through a two-word FIFO whose valid
+  // and ready are registers: the engine's take (after its AW and W handshakes) moves
+  // only the FIFO's read pointer and flags, not the load enables of a 512-bit register
+  // (the same timing as a register slice: a word taken in cycle t is offered from t+1).
   qrdma_reg_slice #(.WIDTH($bits(rx_ntf_t))) u_ntf_slice (
     .clk, .rst,
     .s_valid(ntf_valid), .s_ready(ntf_ready), .s_data(ntf),
     .m_valid(nreq_valid), .m_ready(nreq_ready), .m_data(nreq)
   );
 
-  qrdma_reg_slice #(.WIDTH(BAW + 512)) u_wr_slice (
+  localparam int unsigned NWR_DEPTH = 2;  // one ring write per cycle sustained
+  /* verilator lint_off UNUSEDSIGNAL */  // count and almost_full: not used here
+  logic [cnt_w(NWR_DEPTH)-1:0] nwr_count;
+  logic                        nwr_af;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  qrdma_sync_fifo #(.WIDTH(BAW + 512), .DEPTH(NWR_DEPTH)) u_wr_slice (
     .clk, .rst,
     .s_valid(wr_valid), .s_ready(wr_ready), .s_data({wr_baddr, wr_data}),
-    .m_valid(nwr_valid), .m_ready(nwr_ready), .m_data({nwr_baddr, nwr_data})
+    .m_valid(nwr_valid), .m_ready(nwr_ready), .m_data({nwr_baddr, nwr_data}),
+    .count(nwr_count), .almost_full(nwr_af)
   );
 
   qrdma_rx_notif #(.NENT(NENT)) u_notif (
