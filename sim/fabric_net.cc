@@ -99,14 +99,20 @@ std::unique_ptr<Network> make_fabric(unsigned nodes, FabricTopo topo, unsigned p
   throw std::invalid_argument("make_fabric: unknown topology");
 }
 
+namespace {
+// links each way: a node's per plane, and the dumbbell's trunk
+unsigned links_per_direction(FabricTopo topo, unsigned planes) {
+  return topo == FabricTopo::kDumbbell ? QRDMA_SIM_NIC_NODES + 1
+                                       : planes * QRDMA_SIM_NIC_NODES;
+}
+}  // namespace
+
 template <class M>
 FabricStar<M>::FabricStar(unsigned nodes, FabricTopo topo, unsigned planes, unsigned latency,
                           unsigned depth, unsigned link_div)
-    : Network(2 * (topo == FabricTopo::kDumbbell ? QRDMA_SIM_NIC_NODES + 1
-                                                 : planes * QRDMA_SIM_NIC_NODES),
-              latency, depth),
+    : Network(2 * links_per_direction(topo, planes), latency, depth),
       topo_(topo), ports_(QRDMA_SIM_NIC_NODES), planes_(planes),
-      L_(topo == FabricTopo::kDumbbell ? ports_ + 1 : planes * ports_),
+      L_(links_per_direction(topo, planes)),
       ctx_(new VerilatedContext), rx_(QRDMA_SIM_NIC_NODES), rx_valid_(QRDMA_SIM_NIC_NODES) {
   if (latency < 1) throw std::invalid_argument("the fabric's links need link_latency >= 1");
   if (nodes < 2 || nodes > ports_)
