@@ -218,10 +218,14 @@ _top("qrdma_rx_reg", ["rtl/rx/qrdma_rx_reg.sv"], area="rx",
      synth={"ENTRIES": 256, "MASK_W": 256},
      lint=({"ENTRIES": 2, "MASK_W": 2, "ESC_DEPTH": 1},
            {"ENTRIES": 1024, "MASK_W": 1024, "ESC_DEPTH": 32}))
+_top("qrdma_rx_early", ["rtl/rx/qrdma_rx_early.sv"], area="rx",
+     deps=["qrdma_rx_pkg", "qrdma_rx_reg", "qrdma_sync_fifo"],
+     synth={"ENTRIES": 256, "MASK_W": 256},
+     lint=({"ENTRIES": 2, "MASK_W": 4, "ESC_DEPTH": 1, "Q_DEPTH": 2},))
 _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
      area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_rx_buf", "qrdma_rx_hdr", "qrdma_rx_wr",
-           "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif", "qrdma_rx_prot",
+           "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif", "qrdma_rx_prot", "qrdma_rx_early",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512", "qrdma_reg_slice"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
            {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))

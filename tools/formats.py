@@ -113,6 +113,7 @@ CONST = {
     "CREDIT_CLASSES": (16, "credit classes a credit beat can carry (a switch input's: one per output port)"),
     "CREDIT_CNT_W": (16, "bits of a credit class's cumulative count in a credit beat"),
     "NET_MISS": (8, "packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)"),
+    "NET_REGISTER": (9, "packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered"),
     "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
     "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
     "NIC_REG_FIRST": (0x200, "first NIC register offset (registers below belong to the QoS engine)"),
@@ -174,6 +175,7 @@ BLOCK_DESC = _layout(
     ("pkt_first", 237, 8, "first packet of the block to send (0: from its start); a re-send of missing packets"),
     ("pkt_num", 245, 9, "packets to send from pkt_first on (0: to the block's end)"),
     ("resend", 254, 1, "set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)"),
+    ("registered", 255, 1, "a block of a transfer registered at its receiver (docs/registration.md)"),
     ("rkey", 256, 32, "remote key of the destination window (the descriptor's rkey; 0 without a second line)"),
     ("lkey", 288, 32, "read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)"),
 )
@@ -196,6 +198,8 @@ PKT_DESC = _layout(
     ("notify", 214, 1, "inline: the receiver writes a completion notification on arrival"),
     ("resend", 215, 1, "set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)"),
     ("rkey", 216, 32, "remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)"),
+    ("registered", 248, 1, "control: the transfer is registered at its receiver (docs/registration.md)"),
+    ("announce", 249, 1, "control with registered: the registration packet (NET_REGISTER), sent once at the transfer's first block and not tracked; without: the transfer's CONTROL"),
     ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
 )
 
@@ -263,11 +267,11 @@ NET_HDR = _layout(
     ("dst_node", 4, 16, "destination node"),
     ("src_node", 20, 16, "source node"),
     ("tid", 36, 10, "transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)"),
-    ("seq", 46, 16, "sequence number of the block; last block's (CONTROL)"),
+    ("seq", 46, 16, "sequence number of the block; last block's (CONTROL); first block's (REGISTER)"),
     ("pkt_idx", 62, 9, "DATA: index of this packet within its block; MISS: the first missing packet; READ_REQ: the first packet of the block to send back"),
     ("blk_pkts", 71, 9, "DATA: packets in the block (1..256)"),
     ("len", 80, 13, "payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32; READ_REQ 0)"),
-    ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL: transfer's; READ_REQ: the block's first byte to read at the receiver"),
+    ("dst_addr", 93, 64, "DATA/INLINE: address of the first payload byte; CONTROL, REGISTER: transfer's; READ_REQ: the block's first byte to read at the receiver"),
     ("pd", 157, 4, "protection domain of the transfer"),
     ("fid", 161, 8, "flow ID (0: none)"),
     ("path", 169, 2, "path index"),
@@ -281,17 +285,22 @@ NET_HDR = _layout(
     ("epoch", 214, 8, "DATA/INLINE/CONTROL/READ_REQ: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
     ("rkey", 222, 32, "DATA/INLINE: remote key of the destination window; READ_REQ: of the window read (docs/protection.md); DATA with resp: the requester's local key"),
     ("resp", 254, 1, "DATA: a read response: the packet carries bytes of the requester's read block (tid, seq, gen, epoch of its READ_REQ; dst_addr at the requester), is tracked at the requester in its own entry and answered there locally (docs/nic.md \"Remote reads\")"),
+    ("registered", 255, 1, "DATA: a block of a transfer registered at the receiver (docs/registration.md), its index in xblock; CONTROL: that transfer's CONTROL (its notification is looked up in the registration table)"),
     ("inline_data", 256, 256, "INLINE: payload bytes 0..31"),
-    ("size", 256, 33, "CONTROL: transfer size in bytes"),
-    ("blocks", 289, 21, "CONTROL: blocks of the transfer"),
-    ("tag", 310, 32, "CONTROL: user tag of the descriptor"),
+    ("size", 256, 33, "CONTROL, REGISTER: transfer size in bytes"),
+    ("blocks", 289, 21, "CONTROL, REGISTER: blocks of the transfer"),
+    ("tag", 310, 32, "CONTROL, REGISTER: user tag of the descriptor"),
+    ("xblock", 256, 20, "DATA with registered: index of the block in its transfer"),
+    ("xseq", 342, 16, "DATA, CONTROL with registered, REGISTER: sequence number of the transfer's first block; with src_node and xfer it names the transfer in the registration table"),
     ("rd_laddr", 256, 64, "READ_REQ: the requester's address of the block's first byte (the responses' dst_addr)"),
     ("rd_size", 320, 17, "READ_REQ: block size in bytes, 1..BLOCK_SIZE"),
     ("rd_lkey", 337, 32, "READ_REQ: the requester's local key, which the responses carry in rkey"),
     overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag"),
                 ("inline_data", "rd_laddr"), ("inline_data", "rd_size"), ("inline_data", "rd_lkey"),
                 ("size", "rd_laddr"), ("blocks", "rd_size"), ("blocks", "rd_lkey"), ("tag", "rd_lkey"),
-                ("size", "rd_size"), ("blocks", "rd_laddr"), ("tag", "rd_size"), ("tag", "rd_laddr")),
+                ("size", "rd_size"), ("blocks", "rd_laddr"), ("tag", "rd_size"), ("tag", "rd_laddr"),
+                ("inline_data", "xblock"), ("size", "xblock"), ("rd_laddr", "xblock"),
+                ("inline_data", "xseq"), ("rd_lkey", "xseq")),
 )
 
 NET_CREDIT_BEAT = _layout(
@@ -318,6 +327,7 @@ NOTIF_ENTRY = _layout(
     "means empty; after taking an entry it writes the marker back to 0 and advances NQ_TAIL.",
     ("marker", 0, 8, "NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY"),
     ("kind", 8, 4, "NET_INLINE or NET_CONTROL: what completed"),
+    ("early", 12, 1, "written by the receiver when the last block of a registered transfer was placed, ahead of its CONTROL (docs/registration.md)"),
     ("src_node", 16, 16, "sender node"),
     ("xfer", 32, 11, "sender's channel: page * CH_PER_PAGE + channel (CH_PER_PAGE = 128 counts the read channels too)"),
     ("pd", 44, 4, "protection domain"),
@@ -373,7 +383,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 
 
 def page_base(page: int) -> int:

@@ -12,8 +12,8 @@
 // (rt_table: entry n at bits n*RW, {enable, class, port}); the class, the packet's credit
 // class at the next switch (0 toward a node), goes with the packet as w_tag. A packet with no route (node >=
 // ROUTES, entry disabled, port >= P) is dropped whole (st_noroute). A DATA packet must have
-// 1 + ceil((dst_addr mod 64 + len) / 64) beats, INLINE, CONTROL, ACK, NACK and MISS one;
-// other types any number up to MAX_PKT. A packet whose length is wrong, or that passes
+// 1 + ceil((dst_addr mod 64 + len) / 64) beats, INLINE, CONTROL, ACK, NACK, MISS and
+// REGISTER one; other types any number up to MAX_PKT. A packet whose length is wrong, or that passes
 // MAX_PKT beats, is dropped (its crosspoint aborts it: st_bad; beats past MAX_PKT are
 // discarded). A credit beat (NET_CREDIT, one beat) is not forwarded: each of its classes
 // 0 .. CLASSES-1 whose mask and parity bits say it is good comes out on cr_valid[k] /
@@ -122,7 +122,7 @@ module qrdma_switch_in
     case (32'(ptype))
       NET_DATA:                                     exp_beats = 9'd1 + 9'(pay_end >> 6);
       NET_INLINE, NET_CONTROL, NET_ACK, NET_NACK,
-      NET_MISS, NET_CREDIT:                         exp_beats = 9'd1;
+      NET_MISS, NET_CREDIT, NET_REGISTER:           exp_beats = 9'd1;
       default:                                      exp_any   = 1'b1;
     endcase
   end

@@ -115,6 +115,10 @@ module qrdma_nic_csr (
         logic RX_PROT_DROP;
         logic RX_READ_REQS;
         logic RX_READ_DROP;
+        logic REG_CTRL;
+        logic RX_REGS;
+        logic RX_EARLY;
+        logic RX_REG_DROP;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -276,6 +280,18 @@ module qrdma_nic_csr (
         decoded_reg_strb.RX_READ_DROP = cpuif_req_masked & (cpuif_addr == 9'h180) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h180);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h180) & !cpuif_req_is_wr;
+        decoded_reg_strb.REG_CTRL = cpuif_req_masked & (cpuif_addr == 9'h188);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h188);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h188);
+        decoded_reg_strb.RX_REGS = cpuif_req_masked & (cpuif_addr == 9'h190) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h190);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h190) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_EARLY = cpuif_req_masked & (cpuif_addr == 9'h198) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h198);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h198) & !cpuif_req_is_wr;
+        decoded_reg_strb.RX_REG_DROP = cpuif_req_masked & (cpuif_addr == 9'h1a0) & !cpuif_req_is_wr;
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h1a0);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h1a0) & !cpuif_req_is_wr;
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -668,6 +684,36 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } RX_READ_DROP;
+        struct {
+            struct {
+                logic [15:0] next;
+                logic load_next;
+            } esc_timeout;
+        } REG_CTRL;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_REGS;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_EARLY;
+        struct {
+            struct {
+                logic [47:0] next;
+                logic load_next;
+                logic incrthreshold;
+                logic overflow;
+            } cnt;
+        } RX_REG_DROP;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -931,6 +977,26 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } RX_READ_DROP;
+        struct {
+            struct {
+                logic [15:0] value;
+            } esc_timeout;
+        } REG_CTRL;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_REGS;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_EARLY;
+        struct {
+            struct {
+                logic [47:0] value;
+            } cnt;
+        } RX_REG_DROP;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -2332,6 +2398,110 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.REG_CTRL.esc_timeout
+    always_comb begin
+        automatic logic [15:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.REG_CTRL.esc_timeout.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.REG_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.REG_CTRL.esc_timeout.value & ~decoded_wr_biten[15:0]) | (decoded_wr_data[15:0] & decoded_wr_biten[15:0]);
+            load_next_c = '1;
+        end
+        field_combo.REG_CTRL.esc_timeout.next = next_c;
+        field_combo.REG_CTRL.esc_timeout.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.REG_CTRL.esc_timeout.value <= 16'h1000;
+        end else begin
+            if(field_combo.REG_CTRL.esc_timeout.load_next) begin
+                field_storage.REG_CTRL.esc_timeout.value <= field_combo.REG_CTRL.esc_timeout.next;
+            end
+        end
+    end
+    assign hwif_out.REG_CTRL.esc_timeout.value = field_storage.REG_CTRL.esc_timeout.value;
+    // Field: qrdma_nic_csr.RX_REGS.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_REGS.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_REGS.cnt.incr) begin // increment
+            field_combo.RX_REGS.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_REGS.cnt.overflow = '0;
+        end
+        field_combo.RX_REGS.cnt.incrthreshold = (field_storage.RX_REGS.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_REGS.cnt.next = next_c;
+        field_combo.RX_REGS.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_REGS.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_REGS.cnt.load_next) begin
+                field_storage.RX_REGS.cnt.value <= field_combo.RX_REGS.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_EARLY.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_EARLY.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_EARLY.cnt.incr) begin // increment
+            field_combo.RX_EARLY.cnt.overflow = (((49)'(next_c) + 48'h1) > 49'hffffffffffff);
+            next_c = next_c + 48'h1;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_EARLY.cnt.overflow = '0;
+        end
+        field_combo.RX_EARLY.cnt.incrthreshold = (field_storage.RX_EARLY.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_EARLY.cnt.next = next_c;
+        field_combo.RX_EARLY.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_EARLY.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_EARLY.cnt.load_next) begin
+                field_storage.RX_EARLY.cnt.value <= field_combo.RX_EARLY.cnt.next;
+            end
+        end
+    end
+    // Field: qrdma_nic_csr.RX_REG_DROP.cnt
+    always_comb begin
+        automatic logic [47:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.RX_REG_DROP.cnt.value;
+        load_next_c = '0;
+        
+        if(hwif_in.RX_REG_DROP.cnt.incr) begin // increment
+            field_combo.RX_REG_DROP.cnt.overflow = (((49)'(next_c) + hwif_in.RX_REG_DROP.cnt.incrvalue) > 49'hffffffffffff);
+            next_c = next_c + hwif_in.RX_REG_DROP.cnt.incrvalue;
+            load_next_c = '1;
+        end else begin
+            field_combo.RX_REG_DROP.cnt.overflow = '0;
+        end
+        field_combo.RX_REG_DROP.cnt.incrthreshold = (field_storage.RX_REG_DROP.cnt.value >= 48'hffffffffffff);
+        field_combo.RX_REG_DROP.cnt.next = next_c;
+        field_combo.RX_REG_DROP.cnt.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.RX_REG_DROP.cnt.value <= 48'h0;
+        end else begin
+            if(field_combo.RX_REG_DROP.cnt.load_next) begin
+                field_storage.RX_REG_DROP.cnt.value <= field_combo.RX_REG_DROP.cnt.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -2507,6 +2677,18 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h180) begin
             readback_data_var[47:0] = field_storage.RX_READ_DROP.cnt.value;
+        end
+        if(rd_mux_addr == 9'h188) begin
+            readback_data_var[15:0] = field_storage.REG_CTRL.esc_timeout.value;
+        end
+        if(rd_mux_addr == 9'h190) begin
+            readback_data_var[47:0] = field_storage.RX_REGS.cnt.value;
+        end
+        if(rd_mux_addr == 9'h198) begin
+            readback_data_var[47:0] = field_storage.RX_EARLY.cnt.value;
+        end
+        if(rd_mux_addr == 9'h1a0) begin
+            readback_data_var[47:0] = field_storage.RX_REG_DROP.cnt.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h188;
+    localparam QRDMA_NIC_CSR_SIZE = 'h1a8;
 
     typedef struct {
         logic [15:0] next;
@@ -310,6 +310,31 @@ package qrdma_nic_csr_pkg;
     } qrdma_cnt_r_desc_58655924__in_t;
 
     typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_7a14b2ec__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_7a14b2ec__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_7a14b2ec__in_t;
+
+    typedef struct {
+        logic incr;
+    } qrdma_cnt_r_desc_3fb26b42__cnt__in_t;
+
+    typedef struct {
+        qrdma_cnt_r_desc_3fb26b42__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_3fb26b42__in_t;
+
+    typedef struct {
+        logic incr;
+        logic [1:0] incrvalue;
+    } qrdma_nic_csr__RX_REG_DROP__cnt__in_t;
+
+    typedef struct {
+        qrdma_nic_csr__RX_REG_DROP__cnt__in_t cnt;
+    } qrdma_nic_csr__RX_REG_DROP__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -347,6 +372,9 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_143ce095__in_t RX_PROT_DROP;
         qrdma_cnt_r_desc_c1a75f69__in_t RX_READ_REQS;
         qrdma_cnt_r_desc_58655924__in_t RX_READ_DROP;
+        qrdma_cnt_r_desc_7a14b2ec__in_t RX_REGS;
+        qrdma_cnt_r_desc_3fb26b42__in_t RX_EARLY;
+        qrdma_nic_csr__RX_REG_DROP__in_t RX_REG_DROP;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -512,6 +540,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__WIN_CTRL__out_t;
 
     typedef struct {
+        logic [15:0] value;
+    } qrdma_nic_csr__REG_CTRL__esc_timeout__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__REG_CTRL__esc_timeout__out_t esc_timeout;
+    } qrdma_nic_csr__REG_CTRL__out_t;
+
+    typedef struct {
         qrdma_nic_csr__NQ_BASE__out_t NQ_BASE;
         qrdma_nic_csr__NQ_SIZE__out_t NQ_SIZE;
         qrdma_nic_csr__NQ_TAIL__out_t NQ_TAIL;
@@ -527,5 +563,6 @@ package qrdma_nic_csr_pkg;
         qrdma_nic_csr__WIN_BASE__out_t WIN_BASE;
         qrdma_nic_csr__WIN_LEN__out_t WIN_LEN;
         qrdma_nic_csr__WIN_CTRL__out_t WIN_CTRL;
+        qrdma_nic_csr__REG_CTRL__out_t REG_CTRL;
     } qrdma_nic_csr__out_t;
 endpackage

@@ -47,12 +47,13 @@ package qrdma_fmt_pkg;
   localparam int unsigned CREDIT_CLASSES = 16;  // credit classes a credit beat can carry (a switch input's: one per output port)
   localparam int unsigned CREDIT_CNT_W = 16;  // bits of a credit class's cumulative count in a credit beat
   localparam int unsigned NET_MISS = 8;  // packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)
+  localparam int unsigned NET_REGISTER = 9;  // packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered
   localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
   localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 8;
+  localparam int unsigned FORMAT_VERSION = 9;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
@@ -152,6 +153,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_PKT_NUM_W = 9;
   localparam int unsigned BLOCK_DESC_RESEND_LSB = 254;
   localparam int unsigned BLOCK_DESC_RESEND_W = 1;
+  localparam int unsigned BLOCK_DESC_REGISTERED_LSB = 255;
+  localparam int unsigned BLOCK_DESC_REGISTERED_W = 1;
   localparam int unsigned BLOCK_DESC_RKEY_LSB = 256;
   localparam int unsigned BLOCK_DESC_RKEY_W = 32;
   localparam int unsigned BLOCK_DESC_LKEY_LSB = 288;
@@ -159,7 +162,7 @@ package qrdma_fmt_pkg;
   typedef struct packed {
     logic [31:0] lkey;  // read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)
     logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey; 0 without a second line)
-    logic [0:0] rsvd255;
+    logic [0:0] registered;  // a block of a transfer registered at its receiver (docs/registration.md)
     logic [0:0] resend;  // set by the sender's reliability unit on a block it passes on again (a re-send keeps its generation)
     logic [8:0] pkt_num;  // packets to send from pkt_first on (0: to the block's end)
     logic [7:0] pkt_first;  // first packet of the block to send (0: from its start); a re-send of missing packets
@@ -211,11 +214,17 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_DESC_RESEND_W = 1;
   localparam int unsigned PKT_DESC_RKEY_LSB = 216;
   localparam int unsigned PKT_DESC_RKEY_W = 32;
+  localparam int unsigned PKT_DESC_REGISTERED_LSB = 248;
+  localparam int unsigned PKT_DESC_REGISTERED_W = 1;
+  localparam int unsigned PKT_DESC_ANNOUNCE_LSB = 249;
+  localparam int unsigned PKT_DESC_ANNOUNCE_W = 1;
   localparam int unsigned PKT_DESC_PAYLOAD_LSB = 256;
   localparam int unsigned PKT_DESC_PAYLOAD_W = 256;
   typedef struct packed {
     logic [255:0] payload;  // inline payload, byte 0 in bits 7:0
-    logic [7:0] rsvd248;
+    logic [5:0] rsvd250;
+    logic [0:0] announce;  // control with registered: the registration packet (NET_REGISTER), sent once at the transfer's first block and not tracked; without: the transfer's CONTROL
+    logic [0:0] registered;  // control: the transfer is registered at its receiver (docs/registration.md)
     logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)
     logic [0:0] resend;  // set by the sender's reliability unit on a packet it passes on again (a re-send keeps its generation)
     logic [0:0] notify;  // inline: the receiver writes a completion notification on arrival
@@ -407,6 +416,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_RKEY_W = 32;
   localparam int unsigned NET_HDR_RESP_LSB = 254;
   localparam int unsigned NET_HDR_RESP_W = 1;
+  localparam int unsigned NET_HDR_REGISTERED_LSB = 255;
+  localparam int unsigned NET_HDR_REGISTERED_W = 1;
   localparam int unsigned NET_HDR_INLINE_DATA_LSB = 256;
   localparam int unsigned NET_HDR_INLINE_DATA_W = 256;
   localparam int unsigned NET_HDR_SIZE_LSB = 256;
@@ -415,16 +426,20 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_BLOCKS_W = 21;
   localparam int unsigned NET_HDR_TAG_LSB = 310;
   localparam int unsigned NET_HDR_TAG_W = 32;
+  localparam int unsigned NET_HDR_XBLOCK_LSB = 256;
+  localparam int unsigned NET_HDR_XBLOCK_W = 20;
+  localparam int unsigned NET_HDR_XSEQ_LSB = 342;
+  localparam int unsigned NET_HDR_XSEQ_W = 16;
   localparam int unsigned NET_HDR_RD_LADDR_LSB = 256;
   localparam int unsigned NET_HDR_RD_LADDR_W = 64;
   localparam int unsigned NET_HDR_RD_SIZE_LSB = 320;
   localparam int unsigned NET_HDR_RD_SIZE_W = 17;
   localparam int unsigned NET_HDR_RD_LKEY_LSB = 337;
   localparam int unsigned NET_HDR_RD_LKEY_W = 32;
-  // not in the struct (they share bits with other fields): size, blocks, tag, rd_laddr, rd_size, rd_lkey
+  // not in the struct (they share bits with other fields): size, blocks, tag, xblock, xseq, rd_laddr, rd_size, rd_lkey
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
-    logic [0:0] rsvd255;
+    logic [0:0] registered;  // DATA: a block of a transfer registered at the receiver (docs/registration.md), its index in xblock; CONTROL: that transfer's CONTROL (its notification is looked up in the registration table)
     logic [0:0] resp;  // DATA: a read response: the packet carries bytes of the requester's read block (tid, seq, gen, epoch of its READ_REQ; dst_addr at the requester), is tracked at the requester in its own entry and answered there locally (docs/nic.md "Remote reads")
     logic [31:0] rkey;  // DATA/INLINE: remote key of the destination window; READ_REQ: of the window read (docs/protection.md); DATA with resp: the requester's local key
     logic [7:0] epoch;  // DATA/INLINE/CONTROL/READ_REQ: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has
@@ -438,11 +453,11 @@ package qrdma_fmt_pkg;
     logic [1:0] path;  // path index
     logic [7:0] fid;  // flow ID (0: none)
     logic [3:0] pd;  // protection domain of the transfer
-    logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL: transfer's; READ_REQ: the block's first byte to read at the receiver
+    logic [63:0] dst_addr;  // DATA/INLINE: address of the first payload byte; CONTROL, REGISTER: transfer's; READ_REQ: the block's first byte to read at the receiver
     logic [12:0] len;  // payload bytes of this packet (DATA 1..MAX_PAYLOAD, INLINE 1..32; READ_REQ 0)
     logic [8:0] blk_pkts;  // DATA: packets in the block (1..256)
     logic [8:0] pkt_idx;  // DATA: index of this packet within its block; MISS: the first missing packet; READ_REQ: the first packet of the block to send back
-    logic [15:0] seq;  // sequence number of the block; last block's (CONTROL)
+    logic [15:0] seq;  // sequence number of the block; last block's (CONTROL); first block's (REGISTER)
     logic [9:0] tid;  // transaction ID (DATA/INLINE/ACK/NACK); last block's TID (CONTROL)
     logic [15:0] src_node;  // source node
     logic [15:0] dst_node;  // destination node
@@ -477,6 +492,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NOTIF_ENTRY_MARKER_W = 8;
   localparam int unsigned NOTIF_ENTRY_KIND_LSB = 8;
   localparam int unsigned NOTIF_ENTRY_KIND_W = 4;
+  localparam int unsigned NOTIF_ENTRY_EARLY_LSB = 12;
+  localparam int unsigned NOTIF_ENTRY_EARLY_W = 1;
   localparam int unsigned NOTIF_ENTRY_SRC_NODE_LSB = 16;
   localparam int unsigned NOTIF_ENTRY_SRC_NODE_W = 16;
   localparam int unsigned NOTIF_ENTRY_XFER_LSB = 32;
@@ -504,7 +521,8 @@ package qrdma_fmt_pkg;
     logic [0:0] rsvd43;
     logic [10:0] xfer;  // sender's channel: page * CH_PER_PAGE + channel (CH_PER_PAGE = 128 counts the read channels too)
     logic [15:0] src_node;  // sender node
-    logic [3:0] rsvd12;
+    logic [2:0] rsvd13;
+    logic [0:0] early;  // written by the receiver when the last block of a registered transfer was placed, ahead of its CONTROL (docs/registration.md)
     logic [3:0] kind;  // NET_INLINE or NET_CONTROL: what completed
     logic [7:0] marker;  // NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY
   } notif_entry_t;

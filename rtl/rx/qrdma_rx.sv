@@ -41,7 +41,9 @@ module qrdma_rx
   parameter int unsigned MAX_BLK_PKTS = 64,   // packets per block (bits of the mask, 1..256); more: dropped as bad
   parameter int unsigned BUF_BEATS    = 256,  // receive buffer in 64-byte beats (power of 2, >= MAX_PAYLOAD/64 + 1)
   parameter int unsigned AXI_ID_W     = 4,    // AXI ID width (ID 0 is used)
-  parameter int unsigned PROT_WINDOWS = 64    // window table entries (power of 2)
+  parameter int unsigned PROT_WINDOWS = 64,   // window table entries (power of 2)
+  parameter int unsigned REG_ENTRIES  = 256,  // registration table entries (power of 2)
+  parameter int unsigned REG_MASK_W   = 256   // registration mask bits: transfers of up to REG_MASK_W - 1 blocks
 ) (
   input  logic                 clk,
   input  logic                 rst,
@@ -90,6 +92,7 @@ module qrdma_rx
   input  logic [31:0]          cfg_nq_size,         // entries, power of 2; 0: off
   input  logic [31:0]          cfg_nq_tail,         // entries taken by software
   input  logic                 cfg_nq_reset,        // pulse: nq_head <- 0
+  input  logic [15:0]          cfg_esc_timeout,     // registration: cycles a block waits for its registration (0: for ever)
   output logic [31:0]          nq_head,             // entries written (B back)
   output logic                 nq_wait,             // a notification waits for a ring slot
   // memory protection (NIC registers PROT_CTRL, WIN_*; docs/protection.md)
@@ -134,7 +137,10 @@ module qrdma_rx
   output logic                 stat_redo,           // redo response queued (ACK/NACK again)
   output logic                 stat_redo_drop,      // redo dropped: ACK held, or no room
   output logic                 stat_miss,           // MISS answer queued
-  output logic                 stat_miss_drop       // MISS answer dropped: no room
+  output logic                 stat_miss_drop,      // MISS answer dropped: no room
+  output logic                 stat_reg,            // a transfer registered (REGISTER packet)
+  output logic                 stat_early,          // a receiver-side notification (registered transfer)
+  output logic [1:0]           stat_reg_drop        // registrations and block reports not taken
 );
 
   localparam int unsigned HDR_DEPTH = 64;  // packets waiting in the buffer (headers)
@@ -161,7 +167,15 @@ module qrdma_rx
   logic [KEYW-1:0] done_key;
   logic            ntf_valid, ntf_ready, wr_valid, wr_ready, hack_valid, hack_ready;
   logic            nreq_valid, nreq_ready, nwr_valid, nwr_ready;
-  rx_ntf_t         ntf, nreq;
+  rx_ntf_t         ntf, ereq;
+  rx_nrq_t         nreq;
+  logic            ereq_valid, ereq_ready, early_busy;
+  logic            reg_valid, blk_valid;
+  rx_reg_t         regr;
+  logic [15:0]     blk_src;
+  logic [10:0]     blk_xfer;
+  logic [19:0]     blk_xblk;
+  logic [15:0]     blk_xseq;
   rsp_desc_t       hack, rsp, mrsp;
   logic            mrsp_valid;
   miss_desc_t      miss;
@@ -215,6 +229,7 @@ module qrdma_rx
     .m_mrsp_valid(mrsp_valid), .m_mrsp(mrsp), .m_miss_valid, .m_miss(miss),
     .m_rd_valid, .m_rd_ready, .m_rd(m_rd_data),
     .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
+    .m_reg_valid(reg_valid), .m_reg(regr),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
     .stat_stale_drop, .stat_bad_drop, .stat_prot_drop, .stat_redo(stat_redo_evt),
@@ -262,6 +277,7 @@ module qrdma_rx
     .cfg_nq_off(cfg_nq_size == '0),
     .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
     .s_mrsp_valid(mrsp_valid), .s_mrsp(mrsp),
+    .m_blk_valid(blk_valid), .m_blk_src(blk_src), .m_blk_xfer(blk_xfer), .m_blk_xblk(blk_xblk), .m_blk_xseq(blk_xseq),
     .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
     .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
     .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl),
@@ -278,7 +294,16 @@ module qrdma_rx
   qrdma_reg_slice #(.WIDTH($bits(rx_ntf_t))) u_ntf_slice (
     .clk, .rst,
     .s_valid(ntf_valid), .s_ready(ntf_ready), .s_data(ntf),
-    .m_valid(nreq_valid), .m_ready(nreq_ready), .m_data(nreq)
+    .m_valid(ereq_valid), .m_ready(ereq_ready), .m_data(ereq)
+  );
+
+  qrdma_rx_early #(.ENTRIES(REG_ENTRIES), .MASK_W(REG_MASK_W)) u_early (
+    .clk, .rst, .cfg_esc_timeout,
+    .s_reg_valid(reg_valid), .s_reg(regr),
+    .s_blk_valid(blk_valid), .s_blk_src(blk_src), .s_blk_xfer(blk_xfer), .s_blk_xblk(blk_xblk), .s_blk_xseq(blk_xseq),
+    .s_ntf_valid(ereq_valid), .s_ntf_ready(ereq_ready), .s_ntf(ereq),
+    .m_ntf_valid(nreq_valid), .m_ntf_ready(nreq_ready), .m_ntf(nreq),
+    .busy(early_busy), .stat_reg, .stat_early, .stat_drop(stat_reg_drop)
   );
 
   localparam int unsigned NWR_DEPTH = 2;  // one ring write per cycle sustained
@@ -323,7 +348,7 @@ module qrdma_rx
     occ_wr   <= sat16(32'(o_wr));
     busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
                 || o_ntf != '0 || o_wr != '0 || cmd_valid || wcmd_valid || hack_valid || wr_valid
-                || nreq_valid || nwr_valid || m_rd_valid;
+                || ereq_valid || nreq_valid || early_busy || nwr_valid || m_rd_valid;
     stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
     if (rst) begin
       busy            <= 1'b0;

@@ -52,14 +52,14 @@ module qrdma_rx_buf
   // packets in arrival order, once their CRC is known
   output logic              m_hdr_valid,
   input  logic              m_hdr_ready,
-  output net_hdr_t          m_hdr,             // header (bits 255:HLW read as zero)
+  output net_hdr_t          m_hdr,             // header
   output logic [NBW-1:0]    m_hdr_nbeats,      // payload beats in the ring
   output logic              m_hdr_long,        // more payload beats came than the ring kept
   output logic              m_hdr_crc_ok,      // CRC matches tuser
   output logic              m_hdr_chk_ok,      // the header check's answer (s_chk_ok)
   // every header as it is stored (a pulse) and the check's answers, in the same order
   output logic              m_new_valid,
-  output net_hdr_t          m_new_hdr,         // bits 255:HLW read as zero
+  output net_hdr_t          m_new_hdr,
   input  logic              s_chk_valid,
   input  logic              s_chk_ok,
   // payload beats, in order: read one (rd_data two cycles later) or release skip_beats
@@ -75,10 +75,7 @@ module qrdma_rx_buf
 );
 
   localparam int unsigned MAXB = MAX_PAYLOAD / 64 + 1;  // payload beats of the longest DATA
-  // header bits kept below 256: the fields up to `resp` (the rest of the low half is
-  // reserved and reads as zero)
-  localparam int unsigned HLW  = NET_HDR_RESP_LSB + NET_HDR_RESP_W;
-  localparam int unsigned HQW  = 256 + HLW + NBW + 1;
+  localparam int unsigned HQW  = 512 + NBW + 1;
   localparam int unsigned TQ_DEPTH = 16;  // packets between their last beat and their CRC
 
 `ifndef SYNTHESIS
@@ -94,7 +91,7 @@ module qrdma_rx_buf
   // ------------------------------------------------------------------ input side
   logic               in_pkt_q;            // the next beat is a payload beat
   logic [255:0]       hhi_q;               // header beat of the packet being received
-  logic [HLW-1:0]     hlo_q;
+  logic [255:0]       hlo_q;
   logic [NBW-1:0]     nb_q;                // payload beats stored so far
   logic               long_q;
   logic [PW:0]        wr_ptr_q, rd_ptr_q;  // ring pointers with a wrap bit
@@ -122,9 +119,9 @@ module qrdma_rx_buf
   assign pl_wr   = in_fire && !hdr_beat && store_ok_q;
 
   // Header FIFO entry, pushed from registers in the cycle after the packet's last beat
-  // (last_q): header bits 511:256, payload beats, long, header bits HLW-1:0 (bits
-  // 255:HLW are not kept). nb_n assumes the beat is taken: it is used only with the
-  // handshake, so the count's next value does not wait for tready.
+  // (last_q): header bits 511:256, payload beats, long, header bits 255:0. nb_n assumes
+  // the beat is taken: it is used only with the handshake, so the count's next value does
+  // not wait for tready.
   assign nb_n      = store_ok_q ? nb_q + NBW'(1) : nb_q;
   assign hq_s_data = {hhi_q, nb_q, long_q, hlo_q};
 
@@ -134,7 +131,7 @@ module qrdma_rx_buf
   always_ff @(posedge clk) begin
     if (hdr_beat) begin
       hhi_q <= s_axis_rx_tdata[511:256];
-      hlo_q <= s_axis_rx_tdata[HLW-1:0];
+      hlo_q <= s_axis_rx_tdata[255:0];
     end
   end
 
@@ -423,7 +420,7 @@ module qrdma_rx_buf
   /* verilator lint_on UNUSEDSIGNAL */
 
   assign m_new_valid = last_q;
-  assign m_new_hdr   = net_hdr_t'({hhi_q, (256 - HLW)'(0), hlo_q});
+  assign m_new_hdr   = net_hdr_t'({hhi_q, hlo_q});
 
   /* verilator lint_off PINCONNECTEMPTY */  // count: not used
   qrdma_sync_fifo #(.WIDTH(1), .DEPTH(HDR_DEPTH), .RAM_MIN_DEPTH(HDR_DEPTH + 1)) u_chk_fifo (
@@ -461,9 +458,8 @@ module qrdma_rx_buf
     .m_valid(m_hdr_valid), .m_ready(m_hdr_ready), .m_data(o_data)
   );
 
-  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[HLW-1:0], m_hdr_chk_ok,
+  assign {m_hdr[511:256], m_hdr_nbeats, m_hdr_long, m_hdr[255:0], m_hdr_chk_ok,
           m_hdr_crc_ok} = o_data;
-  assign m_hdr[255:HLW] = '0;
   assign occ_beats      = used;
   assign occ_pkts       = OPW'(hq_count) + OPW'(sl_n_q);
 

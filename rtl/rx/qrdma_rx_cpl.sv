@@ -12,6 +12,10 @@
 //     held by the notification writer until the notification is handed to the write
 //     engine, which returns it on s_hack);
 //   * else an ACK (a notification with the ring off is dropped and counted).
+// A place-only event (the last block of a registered notifying transfer complete before
+// its CONTROL) becomes no response: it and every other event of a DATA packet of a
+// registered transfer whose block has no failed write are reported on m_blk (block
+// placed, docs/registration.md).
 // A redo event (a duplicate of a block whose event was issued) becomes that block's
 // response again (ACK, or NACK ERR_REMOTE_MEM by the same error bit) unless the entry's
 // ACK is held for its notification (the number of its last notification request, kept
@@ -64,6 +68,13 @@ module qrdma_rx_cpl
   // MISS answers (header processor; a pulse each, never waited for)
   input  logic                  s_mrsp_valid,
   input  rsp_desc_t             s_mrsp,
+  // blocks placed of registered transfers (a pulse each, no backpressure): a DATA-issued
+  // event of a registered transfer whose block has no failed write
+  output logic                  m_blk_valid,
+  output logic [15:0]           m_blk_src,
+  output logic [10:0]           m_blk_xfer,
+  output logic [19:0]           m_blk_xblk,
+  output logic [15:0]           m_blk_xseq,
   // responses to the send unit
   output logic                  m_rsp_valid,
   input  logic                  m_rsp_ready,
@@ -250,6 +261,9 @@ module qrdma_rx_cpl
     nreq.src_node = e2_q.src_node;
     nreq.key      = e2_q.key;
     nreq.seq      = e2_q.seq;
+    nreq.registered      = e2_q.registered;
+    nreq.xfer     = e2_q.xfer;
+    nreq.xseq     = e2_q.xseq;
   end
 
   // a notification goes to the ring (the ACK with it, later) unless the block failed or
@@ -276,7 +290,7 @@ module qrdma_rx_cpl
   assign r3_held = r3_conf_q ? r3_cv_q : r3_diff[NW-1];
 
   always_ff @(posedge clk) begin
-    rsp_push_q     <= s_hack_valid || (e2_go && !e2_q.redo && !to_ntf);
+    rsp_push_q     <= s_hack_valid || (e2_go && !e2_q.redo && !e2_q.place && !to_ntf);
     ntf_push_q     <= e2_go && to_ntf;
     ev3_q          <= e2_go && !e2_q.redo;
     r3_v_q         <= e2_go && e2_q.redo;
@@ -290,7 +304,12 @@ module qrdma_rx_cpl
     rsp_q          <= s_hack_valid ? s_hack : rsp;
     redo_q         <= r3_rsp_q;
     nreq_q         <= nreq;
-    stat_nack      <= e2_go && !e2_q.redo && err_rd;
+    stat_nack      <= e2_go && !e2_q.redo && !e2_q.place && err_rd;
+    m_blk_valid    <= e2_go && e2_q.blk && !err_rd;
+    m_blk_src      <= e2_q.src_node;
+    m_blk_xfer     <= e2_q.xfer;
+    m_blk_xblk     <= e2_q.xblk;
+    m_blk_xseq     <= e2_q.xseq;
     stat_notif_off <= e2_go && e2_q.ntf && !err_rd && cfg_nq_off;
     stat_redo      <= redo_push_q && redo_s_ready;
     stat_redo_drop <= redo_held_q || (redo_push_q && !redo_s_ready);
@@ -306,6 +325,7 @@ module qrdma_rx_cpl
       redo_push_q    <= 1'b0;
       redo_held_q    <= 1'b0;
       stat_nack      <= 1'b0;
+      m_blk_valid    <= 1'b0;
       stat_notif_off <= 1'b0;
       stat_redo      <= 1'b0;
       stat_redo_drop <= 1'b0;

@@ -11,6 +11,10 @@
 // issued: its response is sent again, nothing is written), the ACK/NACK record for the
 // QoS engine, a write of the notification fields table, a MISS answer for an asking DATA
 // packet whose block still lacks packets (docs/reliability.md "Receiver: MISS answers"),
+// the record of a REGISTER packet for the registration stage (docs/registration.md; a
+// DATA packet of a registered transfer that completes its block makes an event for the
+// registration table even when it is the last block of a notifying transfer whose
+// CONTROL has not come: a place-only event),
 // a NACK ERR_REMOTE_ACCESS for a DATA, INLINE or READ_REQ packet the window check refused
 // (docs/protection.md: nothing of it is written, its block's tracking is not touched),
 // the record of a MISS packet received, the read-response job of a READ_REQ taken
@@ -84,6 +88,9 @@ module qrdma_rx_hdr
   output logic                  m_ctl_we,
   output logic [KEYW-1:0]       m_ctl_key,
   output rx_ctrl_t              m_ctl,
+  // registrations (REGISTER packets taken; a pulse each, no backpressure)
+  output logic                  m_reg_valid,
+  output rx_reg_t               m_reg,
   // occupancy and stall (state snapshot, counters)
   output logic [cnt_w(EVT_DEPTH)-1:0] occ_evts,   // completion events queued
   output logic                  stat_stall,       // stage 3 waits for room in an output FIFO
@@ -110,7 +117,7 @@ module qrdma_rx_hdr
 `endif
 
   typedef enum logic [3:0] {
-    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS, K_PROT, K_RREQ
+    K_CRC, K_BAD, K_ACK, K_DATA, K_INLINE, K_CONTROL, K_MISS, K_PROT, K_RREQ, K_REG
   } kind_e;
 
   localparam int unsigned LG = $clog2(MAX_PAYLOAD);
@@ -137,6 +144,7 @@ module qrdma_rx_hdr
     logic miss;
     logic rreq;   // READ_REQ
     logic rsp;    // a read response: DATA with resp set
+    logic regp;   // REGISTER
   } ty_t;
 
   function automatic ty_t type_of(input logic [3:0] ptype, input logic resp);
@@ -148,6 +156,7 @@ module qrdma_rx_hdr
     t.miss = (ptype == 4'(NET_MISS));
     t.rreq = (ptype == 4'(NET_READ_REQ));
     t.rsp  = t.data && resp;
+    t.regp = (ptype == 4'(NET_REGISTER));
     return t;
   endfunction
 
@@ -243,6 +252,7 @@ module qrdma_rx_hdr
     w.miss = !(c.nb_nz || c.run_bad);
     w.rreq = !(c.nb_nz || c.rq_bad);
     w.rsp  = 1'b0;
+    w.regp = !c.nb_nz;
     return w;
   endfunction
 
@@ -252,7 +262,7 @@ module qrdma_rx_hdr
     w = type_ok(c);
     return c.node_ne || c.too_long
            || !((t.data && w.data) || (t.inl && w.inl) || (t.ctl && w.ctl) || (t.ack && w.ack)
-                || (t.miss && w.miss) || (t.rreq && w.rreq));
+                || (t.miss && w.miss) || (t.rreq && w.rreq) || (t.regp && w.regp));
   endfunction
 
   // Refused by the window check (DATA, INLINE, READ_REQ).
@@ -266,7 +276,8 @@ module qrdma_rx_hdr
     logic [3:0] k;   // the kind of a well-formed packet of the type
     k = (t.data ? 4'(K_DATA)    : 4'd0) | (t.inl  ? 4'(K_INLINE) : 4'd0)
       | (t.ctl  ? 4'(K_CONTROL) : 4'd0) | (t.ack  ? 4'(K_ACK)    : 4'd0)
-      | (t.miss ? 4'(K_MISS)    : 4'd0) | (t.rreq ? 4'(K_RREQ)   : 4'd0);
+      | (t.miss ? 4'(K_MISS)    : 4'd0) | (t.rreq ? 4'(K_RREQ)   : 4'd0)
+      | (t.regp ? 4'(K_REG)     : 4'd0);
     return !c.crc_ok ? K_CRC : (malformed(t, c) ? K_BAD : (refused(t, c) ? K_PROT : kind_e'(k)));
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
@@ -425,7 +436,9 @@ module qrdma_rx_hdr
   assign wcnt_d = (t_valid && d.acc_wr) ? wcnt1 : wcnt_q;
 
   assign w3_cmd = d3_q.acc_wr || nbnz3_q;
-  assign w3_evt = d3_q.evt || d3_q.redo;
+  // (a DATA packet of a registered transfer that completes the last block of a notifying
+  // one before its CONTROL (ntf without evt) pushes a place-only event)
+  assign w3_evt = d3_q.evt || d3_q.redo || (d3_q.ntf && evt3_q.blk);
 
   always_comb begin
     cmd3       = cmd3_q;
@@ -436,8 +449,9 @@ module qrdma_rx_hdr
       cmd3.split  = 1'b0;
     end
     evt3      = evt3_q;
-    evt3.redo = d3_q.redo;
-    evt3.ntf  = d3_q.ntf;
+    evt3.redo  = d3_q.redo;
+    evt3.ntf   = d3_q.ntf && d3_q.evt;
+    evt3.place = !d3_q.evt && !d3_q.redo;
     evt3.wtag = wcnt_q;
   end
 
@@ -460,6 +474,24 @@ module qrdma_rx_hdr
       m_ctl.tag       <= (pk.kind == K_CONTROL) ? pk.h[NET_HDR_TAG_LSB +: NET_HDR_TAG_W] : '0;
       m_ctl.dst_addr  <= pk.h.dst_addr;
     end
+  end
+
+  // A registration: its record, a pulse in stage 3.
+  always_ff @(posedge clk) begin
+    if (t_valid) begin
+      m_reg.src_node   <= pk.h.src_node;
+      m_reg.blocks     <= pk.h[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W];
+      m_reg.seq        <= pk.h.seq;
+      m_reg.xseq       <= pk.h[NET_HDR_XSEQ_LSB +: NET_HDR_XSEQ_W];
+      m_reg.f.is_ctrl  <= 1'b1;
+      m_reg.f.xfer     <= pk.h.xfer;
+      m_reg.f.pd       <= pk.h.pd;
+      m_reg.f.size     <= pk.h[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W];
+      m_reg.f.tag      <= pk.h[NET_HDR_TAG_LSB +: NET_HDR_TAG_W];
+      m_reg.f.dst_addr <= pk.h.dst_addr;
+    end
+    m_reg_valid <= t_valid && pk.kind == K_REG;
+    if (rst) m_reg_valid <= 1'b0;
   end
 
   // The write command, completion event and ACK of the decision, built only when the
@@ -489,6 +521,11 @@ module qrdma_rx_hdr
       ev.src_node = pk.h.src_node;
       ev.key      = t_req.key;
       ev.seq      = pk.h.seq;
+      ev.blk      = (pk.kind == K_DATA) && pk.h.registered;
+      ev.registered      = (pk.kind == K_DATA || pk.kind == K_CONTROL) && pk.h.registered;
+      ev.xfer     = pk.h.xfer;
+      ev.xblk     = pk.h[NET_HDR_XBLOCK_LSB +: NET_HDR_XBLOCK_W];
+      ev.xseq     = pk.h[NET_HDR_XSEQ_LSB +: NET_HDR_XSEQ_W];
       // received ACK / NACK
       ack        = '0;
       ack.tid    = pk.h.tid;
@@ -693,7 +730,7 @@ module qrdma_rx_hdr
   always_ff @(posedge clk) begin
     k3_data_q    <= pk.kind == K_DATA;
     k3_inl_q     <= pk.kind == K_INLINE;
-    k3_ackmiss_q <= pk.kind == K_ACK || pk.kind == K_MISS;
+    k3_ackmiss_q <= pk.kind == K_ACK || pk.kind == K_MISS || pk.kind == K_REG;
     k3_crc_q     <= pk.kind == K_CRC;
     k3_bad_q     <= pk.kind == K_BAD;
     k3_prot_q    <= pk.kind == K_PROT;

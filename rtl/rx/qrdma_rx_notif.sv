@@ -14,6 +14,10 @@
 // A full ring holds only the notifications (and their ACKs): nq_wait is high while a
 // request waits for a slot. A request still waiting when the ring is turned off
 // (cfg_nq_size 0) is dropped: its ACK goes, nothing is written (stat_notif_off).
+// Requests come through the registration stage (rx_nrq_t, docs/registration.md): a
+// receiver-side notification (direct) brings its fields and has no ACK held for it (its
+// entry is marked early); a request marked skip was written ahead by the registration
+// table: it takes no slot, writes nothing and returns its ACK.
 // Timing: the entry and the ACK are offered (m_wr, m_hack) the cycle after a request is
 // taken, until taken; at most one request every second cycle
 // (docs/modules.md#qrdma_rx_notif).
@@ -38,7 +42,7 @@ module qrdma_rx_notif
   // notification requests (completion unit)
   input  logic            s_ntf_valid,
   output logic            s_ntf_ready,
-  input  rx_ntf_t         s_ntf,
+  input  rx_nrq_t         s_ntf,
   // notification writes to the write engine: one full beat at beat address m_wr_baddr
   output logic            m_wr_valid,
   input  logic            m_wr_ready,
@@ -74,9 +78,14 @@ module qrdma_rx_notif
   logic [31:0] used_q;      // issued_q - cfg_nq_tail of the cycle before
   logic        ring_ok_q;   // the ring has a free slot (registered, see header)
   logic        inc, inc_q, rst_ring_q;
-  logic        take, take_q, drop, drop_q, ring_off;
-  rx_ntf_t     n1_q;        // the request taken the cycle before
+  logic        take, take_q, drop, ring_off;
+  /* verilator lint_off UNUSEDSIGNAL */  // skip: acted on at the take
+  rx_nrq_t     n1_q;        // the request taken the cycle before
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        hk, hk_q;    // the request taken returns an ACK (not direct)
   logic [15:0] n2_src_q, n2_seq_q;  // the request whose entry is offered
+  logic        n2_direct_q; // ... is a receiver-side notification: fields n2_f_q
+  rx_ctrl_t    n2_f_q;
   rx_ctrl_t    ctl_rd;
   logic [31:0] slot;
 
@@ -98,13 +107,14 @@ module qrdma_rx_notif
   // built into them
   logic wr_pend_q, hack_pend_q;
   assign ring_off    = (cfg_nq_size == '0);
-  assign take        = s_ntf_valid && (ring_ok_q || ring_off) && !take_q
+  assign take        = s_ntf_valid && (ring_ok_q || ring_off || s_ntf.skip) && !take_q
                        && (!wr_pend_q || m_wr_ready) && (!hack_pend_q || m_hack_ready);
-  assign drop        = take && ring_off;
+  assign drop        = take && ring_off && !s_ntf.skip;
   assign s_ntf_ready = take;
-  assign nq_wait     = s_ntf_valid && !ring_ok_q;
+  assign nq_wait     = s_ntf_valid && !s_ntf.skip && !ring_ok_q;
   assign slot        = issued_q & (cfg_nq_size - 32'd1);
-  assign inc         = take && !drop;
+  assign inc         = take && !ring_off && !s_ntf.skip;
+  assign hk          = take && !s_ntf.direct;
 
   // The counters' next values are selected from sums of registers (take and done_ntf
   // only select). The room check is two registered steps: used_q = issued - tail, then
@@ -113,7 +123,7 @@ module qrdma_rx_notif
   always_ff @(posedge clk) begin
     if (take) n1_q <= s_ntf;
     take_q <= take;
-    drop_q <= drop;
+    hk_q   <= hk;
     inc_q  <= inc;
     stat_notif_off <= drop;
     unique case ({inc, done_ntf})
@@ -139,7 +149,7 @@ module qrdma_rx_notif
     stat_notif <= done_ntf;
     if (rst) begin
       take_q     <= 1'b0;
-      drop_q     <= 1'b0;
+      hk_q       <= 1'b0;
       inc_q      <= 1'b0;
       stat_notif_off <= 1'b0;
       issued_q   <= '0;
@@ -155,15 +165,18 @@ module qrdma_rx_notif
   // output register then)
   always_comb begin
     notif_entry_t e;
+    rx_ctrl_t     f;
     e          = '0;
     e.marker   = 8'(NOTIF_FULL);
-    e.kind     = ctl_rd.is_ctrl ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+    f          = n2_direct_q ? n2_f_q : ctl_rd;
+    e.kind     = f.is_ctrl ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+    e.early    = n2_direct_q;
     e.src_node = n2_src_q;
-    e.xfer     = ctl_rd.xfer;
-    e.pd       = ctl_rd.pd;
-    e.size     = ctl_rd.size;
-    e.tag      = ctl_rd.tag;
-    e.dst_addr = ctl_rd.dst_addr;
+    e.xfer     = f.xfer;
+    e.pd       = f.pd;
+    e.size     = f.size;
+    e.tag      = f.tag;
+    e.dst_addr = f.dst_addr;
     e.seq      = n2_seq_q;
     m_wr_data  = e;
   end
@@ -172,6 +185,8 @@ module qrdma_rx_notif
     if (take_q) begin
       n2_src_q        <= n1_q.src_node;
       n2_seq_q        <= n1_q.seq;
+      n2_direct_q     <= n1_q.direct;
+      n2_f_q          <= n1_q.f;
       m_hack          <= '0;
       m_hack.dst_node <= n1_q.src_node;
       m_hack.tid      <= n1_q.key[9:0];
@@ -182,9 +197,9 @@ module qrdma_rx_notif
 
   // pending flags: both outputs go valid together, each stays until taken
   always_ff @(posedge clk) begin
-    if (take_q && !drop_q) wr_pend_q <= 1'b1;
+    if (inc_q)             wr_pend_q <= 1'b1;
     else if (m_wr_ready)   wr_pend_q <= 1'b0;
-    if (take_q)            hack_pend_q <= 1'b1;
+    if (hk_q)              hack_pend_q <= 1'b1;
     else if (m_hack_ready) hack_pend_q <= 1'b0;
     if (rst) begin
       wr_pend_q   <= 1'b0;

@@ -97,6 +97,15 @@ package qrdma_rx_pkg;
   typedef struct packed {
     logic            redo;      // a duplicate of a complete block: its response again (ntf 0)
     logic            ntf;       // a notification is due (its fields: the CONTROL table)
+    logic            place;     // the last block of a registered notifying transfer is
+                                // complete before its CONTROL: reported to the
+                                // registration table only (no response, no notification)
+    logic            blk;       // a DATA packet of a registered transfer completed the
+                                // block: reported to the registration table (block xblk)
+    logic            registered; // the transfer is registered: its notification is looked up
+    logic [10:0]     xfer;      // the sender's channel (registration key with src_node)
+    logic [19:0]     xblk;      // the block's index in its transfer (blk)
+    logic [15:0]     xseq;      // the transfer's first sequence number (registration key)
     logic [15:0]     src_node;  // the sender: the response goes there
     logic [KEYW-1:0] key;       // tracking entry (tid = key[9:0])
     logic [15:0]     seq;
@@ -105,6 +114,9 @@ package qrdma_rx_pkg;
 
   // A notification waiting for a ring slot (completion unit -> notification writer).
   typedef struct packed {
+    logic            registered; // the transfer is registered: look its notification up
+    logic [10:0]     xfer;      // the sender's channel
+    logic [15:0]     xseq;      // the transfer's first sequence number
     logic [15:0]     src_node;
     logic [KEYW-1:0] key;
     logic [15:0]     seq;
@@ -120,6 +132,29 @@ package qrdma_rx_pkg;
     logic [31:0] tag;
     logic [63:0] dst_addr;
   } rx_ctrl_t;
+
+  // A registration (NET_REGISTER packet), header processor -> registration stage.
+  typedef struct packed {
+    logic [15:0]     src_node;
+    logic [20:0]     blocks;    // blocks of the transfer
+    logic [15:0]     seq;       // its first block's
+    logic [15:0]     xseq;      // (the same, from xseq: the registration key)
+    rx_ctrl_t        f;         // the notification's fields (is_ctrl set)
+  } rx_reg_t;
+
+  // A request to the notification writer (registration stage -> notification writer):
+  // a request of the completion unit (fields from the CONTROL table, its ACK held), the
+  // same marked skip (its notification was written ahead by the registration table:
+  // nothing written, the ACK released), or a receiver-side notification (direct: the
+  // fields come with it, no ACK is held for it).
+  typedef struct packed {
+    logic            skip;
+    logic            direct;
+    logic [15:0]     src_node;
+    logic [KEYW-1:0] key;
+    logic [15:0]     seq;
+    rx_ctrl_t        f;         // direct: the notification's fields
+  } rx_nrq_t;
 
   // Byte-lane mask of lanes lo..hi (lo <= hi).
   function automatic logic [63:0] lane_mask(input logic [5:0] lo, input logic [5:0] hi);

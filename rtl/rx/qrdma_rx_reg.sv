@@ -6,7 +6,10 @@
 // bits, opaque: the caller forms it) names it. Block events come in on s_*: a block of
 // the operation is placed (every packet written, its write responses back). The event
 // that carries the operation's block count and notification fields (s_first) registers
-// it in the entry at hash(key): a MASK_W-bit mask, the block's bit set. Every later
+// it in the entry at hash(key) (of the key's low HASH_W bits, its channel): a
+// MASK_W-bit mask, the block's bit set; an entry of another key of the same channel is an
+// operation that is over (the caller starts one per channel at a time): it is freed and
+// replaced (stat_replace). Every later
 // event sets its block's bit; a bit set already is a duplicate and changes nothing.
 // When every bit below the count is set, the operation's notification (key and fields)
 // is offered on m_ntf, exactly once. Events of an unregistered operation wait in the
@@ -26,6 +29,7 @@ module qrdma_rx_reg
   import qrdma_pkg::*;
 #(
   parameter int unsigned KEY_W       = 32,    // operation key bits
+  parameter int unsigned HASH_W      = KEY_W, // low key bits that place it (its channel)
   parameter int unsigned ENTRIES     = 256,   // table entries (power of 2, >= 2)
   parameter int unsigned MASK_W      = 256,   // blocks per operation (power of 2)
   parameter int unsigned INFO_W      = 128,   // notification fields kept per entry
@@ -58,6 +62,7 @@ module qrdma_rx_reg
   output logic              m_ctl_valid,
   output logic [KEY_W-1:0]  m_ctl_key,
   output logic              m_ctl_notified,  // 1: m_ntf gave the notification already
+  output logic              busy,            // an input item queued or in hand, or a replay due
   // events (pulses)
   output logic              stat_reg,        // an operation registered
   output logic              stat_ntf,        // a notification offered
@@ -65,6 +70,7 @@ module qrdma_rx_reg
   output logic              stat_late,       // an event of a notified operation dropped
   output logic              stat_bad,        // count 0 or > MASK_W, or block >= count
   output logic              stat_conflict,   // registration refused: entry taken
+  output logic              stat_replace,    // an entry of the key's channel replaced
   output logic              stat_esc,        // an event put in the escape channel
   output logic              stat_esc_drop,   // an event dropped: escape channel full
   output logic              stat_esc_timeout // an escape record timed out
@@ -121,6 +127,7 @@ module qrdma_rx_reg
   typedef enum logic [2:0] {S_IDLE, S_RD, S_WAIT, S_CHK, S_ACT, S_CLR} state_e;
   state_e            st_q;
   logic              w_ctl_q, w_first_q;
+  logic              again_q;   // S_CLR of a replaced entry: the item runs again
   logic [KEY_W-1:0]  w_key_q;
   logic [BW-1:0]     w_blk_q;
   logic [CW-1:0]     w_cnt_q;
@@ -128,15 +135,18 @@ module qrdma_rx_reg
   logic [EIW-1:0]    w_idx_q;
   logic [WIW-1:0]    clr_q;     // S_CLR: the mask word cleared
   logic              act_reg, act_set, act_esc, act_free, act_ntf;  // S_ACT's outcome
+  logic              act_repl;  // S_ACT: the entry of the key's channel is freed, the item runs again
   logic              ntf_push, ntf_room;
 
-  // the entry of a key: its bits folded by XOR into EIW bits
+  // the entry of a key: its low HASH_W bits folded by XOR into EIW bits
+  /* verilator lint_off UNUSEDSIGNAL */  // the bits above HASH_W do not place a key
   function automatic logic [EIW-1:0] hash(input logic [KEY_W-1:0] k);
     logic [EIW-1:0] h;
     h = '0;
-    for (int i = 0; i < int'(KEY_W); i++) h[i % int'(EIW)] ^= k[i];
+    for (int i = 0; i < int'(HASH_W); i++) h[i % int'(EIW)] ^= k[i];
     return h;
   endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   /* verilator lint_off UNUSEDSIGNAL */  // b's bit-in-word bits: not part of the address
   function automatic logic [MAW-1:0] word_addr(input logic [EIW-1:0] e, input logic [BW-1:0] b);
@@ -207,6 +217,7 @@ module qrdma_rx_reg
 
   // ---------------------------------------------------------------- S_CHK's registers
   logic              c_hit_q;      // the entry holds the item's operation
+  logic              c_same_q;     // ... another operation of the item's channel
   logic              c_valid_q;    // the entry holds an operation
   logic              c_notified_q;
   logic              c_bit_q;      // the block's bit is set
@@ -224,12 +235,14 @@ module qrdma_rx_reg
   // ---------------------------------------------------------------- actions (S_ACT)
 
   always_comb begin
-    act_reg = 1'b0; act_set = 1'b0; act_esc = 1'b0; act_free = 1'b0;
+    act_reg = 1'b0; act_set = 1'b0; act_esc = 1'b0; act_free = 1'b0; act_repl = 1'b0;
     if (st_q == S_ACT) begin
       if (w_ctl_q)                    act_free = c_hit_q;
       else if (c_hit_q)               act_set  = !c_notified_q && c_inrange_q && !c_bit_q;
-      else if (w_first_q)             act_reg  = c_cnt_ok_q && !c_valid_q;
-      else                            act_esc  = 1'b1;
+      else if (w_first_q) begin
+        act_reg  = c_cnt_ok_q && !c_valid_q;
+        act_repl = c_cnt_ok_q && c_same_q;
+      end else                        act_esc  = 1'b1;
     end
   end
   // the notification: the last missing block set, or a registration of a one-block count
@@ -253,7 +266,7 @@ module qrdma_rx_reg
       meta_wdata = {1'b1, act_ntf, w_key_q, c_cnt_q, CW'(c_rem_q - CW'(1))};
       mask_we = 1'b1;
       mask_wdata = c_word_q | (WORD_W'(1) << w_blk_q[OW-1:0]);
-    end else if (act_free) begin
+    end else if (act_free || act_repl) begin
       meta_we = 1'b1;                         // invalid; the words are cleared in S_CLR
     end else if (st_q == S_CLR) begin
       mask_we = 1'b1;
@@ -273,6 +286,7 @@ module qrdma_rx_reg
   // S_IDLE takes an item only with room for its notification (one item at a time: the
   // room seen in S_IDLE is there in S_ACT)
   assign in_ready = (st_q == S_IDLE) && !(|e_hit_q) && ntf_room && !init;
+  assign busy     = in_valid || (st_q != S_IDLE) || (|e_hit_q);
 
   always_ff @(posedge clk) begin
     now_q  <= now_q + TS_W'(1);
@@ -297,6 +311,8 @@ module qrdma_rx_reg
       S_CHK: begin
         c_valid_q    <= m_valid_b;
         c_hit_q      <= m_valid_b && (m_key == w_key_q);
+        c_same_q     <= m_valid_b && (m_key != w_key_q)
+                        && (m_key[HASH_W-1:0] == w_key_q[HASH_W-1:0]);
         c_notified_q <= m_notified;
         c_bit_q      <= mask_rd[w_blk_q[OW-1:0]];
         c_inrange_q  <= (CW'(w_blk_q) < m_cnt);
@@ -313,12 +329,13 @@ module qrdma_rx_reg
         st_q <= S_ACT;
       end
       S_ACT: begin
-        clr_q <= '0;
-        st_q <= act_free ? S_CLR : S_IDLE;
+        clr_q   <= '0;
+        again_q <= act_repl;
+        st_q    <= (act_free || act_repl) ? S_CLR : S_IDLE;
       end
       S_CLR: begin
         clr_q <= clr_q + WIW'(1);
-        if (WORDS == 1 || clr_q == WIW'(WORDS - 1)) st_q <= S_IDLE;
+        if (WORDS == 1 || clr_q == WIW'(WORDS - 1)) st_q <= again_q ? S_RD : S_IDLE;
       end
       default: st_q <= S_IDLE;
     endcase
@@ -386,13 +403,15 @@ module qrdma_rx_reg
     stat_late        <= (st_q == S_ACT) && !w_ctl_q && c_hit_q && c_notified_q;
     stat_bad         <= (st_q == S_ACT) && !w_ctl_q && ((c_hit_q && !c_notified_q && !c_inrange_q)
                                                         || (!c_hit_q && w_first_q && !c_cnt_ok_q));
-    stat_conflict    <= (st_q == S_ACT) && !w_ctl_q && !c_hit_q && w_first_q && c_cnt_ok_q && c_valid_q;
+    stat_conflict    <= (st_q == S_ACT) && !w_ctl_q && !c_hit_q && w_first_q && c_cnt_ok_q && c_valid_q
+                        && !c_same_q;
+    stat_replace     <= act_repl;
     stat_esc         <= act_esc && e_free_any_q;
     stat_esc_drop    <= act_esc && !e_free_any_q;
     stat_esc_timeout <= scan_expire;
     if (rst) begin
       m_ctl_valid <= 1'b0;
-      {stat_reg, stat_ntf, stat_dup, stat_late, stat_bad, stat_conflict} <= '0;
+      {stat_reg, stat_ntf, stat_dup, stat_late, stat_bad, stat_conflict, stat_replace} <= '0;
       {stat_esc, stat_esc_drop, stat_esc_timeout} <= '0;
     end
   end
@@ -406,9 +425,9 @@ module qrdma_rx_reg
   // an item is handled whole before the next: exactly one outcome per S_ACT
   always_ff @(posedge clk) begin
     if (!rst && st_q == S_ACT && !w_ctl_q)
-      assert ($onehot({act_set, act_reg, act_esc,
+      assert ($onehot({act_set, act_reg, act_esc, act_repl,
                        c_hit_q && (c_notified_q || !c_inrange_q || c_bit_q),
-                       !c_hit_q && w_first_q && (!c_cnt_ok_q || c_valid_q)}))
+                       !c_hit_q && w_first_q && (!c_cnt_ok_q || (c_valid_q && !c_same_q))}))
         else $error("qrdma_rx_reg: an event with no single outcome");
   end
 `endif

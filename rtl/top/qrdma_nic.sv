@@ -181,6 +181,9 @@ module qrdma_nic
   logic                     rx_redo_evt;
   /* verilator lint_on UNUSEDSIGNAL */
   logic                     rx_miss, rx_miss_drop, tx_miss_retx;
+  logic                     rx_reg, rx_early;
+  logic [1:0]               rx_reg_drop;
+  logic [15:0]              esc_timeout;
   // MISS packets received (miss_desc), to the reliability unit unless RETRY_LIMIT.resend
   // says to ignore them (2, 3); 1: go-back-N
   logic                     rx_miss_valid;
@@ -304,7 +307,9 @@ module qrdma_nic
     .stat_notif_off(rx_notif_off), .stat_nack(rx_nack), .stat_mem_err(rx_mem_err),
     .stat_link_stall(rx_link_stall), .stat_evt_stall(rx_evt_stall),
     .stat_redo_evt(rx_redo_evt), .stat_redo(rx_redo), .stat_redo_drop(rx_redo_drop),
-    .stat_miss(rx_miss), .stat_miss_drop(rx_miss_drop)
+    .stat_miss(rx_miss), .stat_miss_drop(rx_miss_drop),
+    .cfg_esc_timeout(esc_timeout), .stat_reg(rx_reg), .stat_early(rx_early),
+    .stat_reg_drop(rx_reg_drop)
   );
 
   // Responses the receive unit addresses to this node are those of read responses, i.e.
@@ -382,7 +387,8 @@ module qrdma_nic
     .rx_crc_drop, .rx_dup_drop, .rx_stale_drop, .rx_bad_drop, .rx_notif,
     .tx_mem_err, .tx_slot_stall, .tx_link_stall, .rx_mem_err, .rx_nack, .rx_notif_off,
     .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall, .rx_redo, .rx_redo_drop,
-    .rx_miss, .rx_miss_drop,
+    .rx_miss, .rx_miss_drop, .rx_reg, .rx_early, .rx_reg_drop,
+    .cfg_esc_timeout(esc_timeout),
     .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
 

@@ -58,6 +58,7 @@ module qrdma_nic_regs
   output logic        win_valid,
   output logic [1:0]  cfg_resend,
   output logic [7:0]  cfg_epoch,
+  output logic [15:0] cfg_esc_timeout,
   input  logic        tx_retx,
   input  logic        tx_miss_retx,
   input  logic        tx_timeout,
@@ -90,6 +91,9 @@ module qrdma_nic_regs
   input  logic        rx_redo_drop,
   input  logic        rx_miss,
   input  logic        rx_miss_drop,
+  input  logic        rx_reg,
+  input  logic        rx_early,
+  input  logic [1:0]  rx_reg_drop,
   // occupancy of the receive unit's response and notification queues (for the peaks)
   input  logic [15:0] rx_rsp_occ,
   input  logic [15:0] rx_ntf_occ
@@ -160,6 +164,7 @@ module qrdma_nic_regs
   assign cfg_backoff      = hw_out.RETRY_LIMIT.backoff.value;
   assign cfg_resend       = hw_out.RETRY_LIMIT.resend.value;
   assign cfg_epoch        = hw_out.EPOCH.epoch.value;
+  assign cfg_esc_timeout  = hw_out.REG_CTRL.esc_timeout.value;
 
   // ------------------------------------------------------------------ windows
   logic win_we_q;
@@ -222,6 +227,10 @@ module qrdma_nic_regs
     hw_in.RX_MISS.cnt.incr         = rx_miss;
     hw_in.RX_MISS_DROP.cnt.incr    = rx_miss_drop;
     hw_in.TX_MISS_RETX.cnt.incr    = tx_miss_retx;
+    hw_in.RX_REGS.cnt.incr         = rx_reg;
+    hw_in.RX_EARLY.cnt.incr        = rx_early;
+    hw_in.RX_REG_DROP.cnt.incr     = rx_reg_drop != '0;
+    hw_in.RX_REG_DROP.cnt.incrvalue = rx_reg_drop;
     // high-water marks: take the occupancy when it passes the mark
     hw_in.RX_RSP_PEAK.peak.next    = rx_rsp_occ;
     hw_in.RX_RSP_PEAK.peak.we      = rx_rsp_occ > hw_out.RX_RSP_PEAK.peak.value;

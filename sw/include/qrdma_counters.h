@@ -47,7 +47,10 @@
     X(TX_MISS_RETX, nic.TX_MISS_RETX) \
     X(RX_PROT_DROP, nic.RX_PROT_DROP) \
     X(RX_READ_REQS, nic.RX_READ_REQS) \
-    X(RX_READ_DROP, nic.RX_READ_DROP)
+    X(RX_READ_DROP, nic.RX_READ_DROP) \
+    X(RX_REGS, nic.RX_REGS) \
+    X(RX_EARLY, nic.RX_EARLY) \
+    X(RX_REG_DROP, nic.RX_REG_DROP)
 
 /* Every register, in address order: X(NAME, member of qrdma_regs_t). */
 #define QRDMA_REGISTERS(X) \
@@ -110,6 +113,10 @@
     X(WIN_CTRL, nic.WIN_CTRL) \
     X(RX_PROT_DROP, nic.RX_PROT_DROP) \
     X(RX_READ_REQS, nic.RX_READ_REQS) \
-    X(RX_READ_DROP, nic.RX_READ_DROP)
+    X(RX_READ_DROP, nic.RX_READ_DROP) \
+    X(REG_CTRL, nic.REG_CTRL) \
+    X(RX_REGS, nic.RX_REGS) \
+    X(RX_EARLY, nic.RX_EARLY) \
+    X(RX_REG_DROP, nic.RX_REG_DROP)
 
 #endif /* QRDMA_COUNTERS_H */

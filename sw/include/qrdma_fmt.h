@@ -47,12 +47,13 @@
 #define QRDMA_CREDIT_CLASSES 16ULL /* credit classes a credit beat can carry (a switch input's: one per output port) */
 #define QRDMA_CREDIT_CNT_W 16ULL /* bits of a credit class's cumulative count in a credit beat */
 #define QRDMA_NET_MISS 8ULL /* packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md) */
+#define QRDMA_NET_REGISTER 9ULL /* packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered */
 #define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
 #define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 8
+#define QRDMA_FORMAT_VERSION 9
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -226,6 +227,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_RESEND_W 1
 #define QRDMA_BLOCK_DESC_RESEND_GET(buf) qrdma_get_bits((buf), 254, 1)
 #define QRDMA_BLOCK_DESC_RESEND_PUT(buf, v) qrdma_put_bits((buf), 254, 1, (v))
+#define QRDMA_BLOCK_DESC_REGISTERED_LSB 255
+#define QRDMA_BLOCK_DESC_REGISTERED_W 1
+#define QRDMA_BLOCK_DESC_REGISTERED_GET(buf) qrdma_get_bits((buf), 255, 1)
+#define QRDMA_BLOCK_DESC_REGISTERED_PUT(buf, v) qrdma_put_bits((buf), 255, 1, (v))
 #define QRDMA_BLOCK_DESC_RKEY_LSB 256
 #define QRDMA_BLOCK_DESC_RKEY_W 32
 #define QRDMA_BLOCK_DESC_RKEY_GET(buf) qrdma_get_bits((buf), 256, 32)
@@ -293,6 +298,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_PKT_DESC_RKEY_W 32
 #define QRDMA_PKT_DESC_RKEY_GET(buf) qrdma_get_bits((buf), 216, 32)
 #define QRDMA_PKT_DESC_RKEY_PUT(buf, v) qrdma_put_bits((buf), 216, 32, (v))
+#define QRDMA_PKT_DESC_REGISTERED_LSB 248
+#define QRDMA_PKT_DESC_REGISTERED_W 1
+#define QRDMA_PKT_DESC_REGISTERED_GET(buf) qrdma_get_bits((buf), 248, 1)
+#define QRDMA_PKT_DESC_REGISTERED_PUT(buf, v) qrdma_put_bits((buf), 248, 1, (v))
+#define QRDMA_PKT_DESC_ANNOUNCE_LSB 249
+#define QRDMA_PKT_DESC_ANNOUNCE_W 1
+#define QRDMA_PKT_DESC_ANNOUNCE_GET(buf) qrdma_get_bits((buf), 249, 1)
+#define QRDMA_PKT_DESC_ANNOUNCE_PUT(buf, v) qrdma_put_bits((buf), 249, 1, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 
@@ -532,6 +545,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_RESP_W 1
 #define QRDMA_NET_HDR_RESP_GET(buf) qrdma_get_bits((buf), 254, 1)
 #define QRDMA_NET_HDR_RESP_PUT(buf, v) qrdma_put_bits((buf), 254, 1, (v))
+#define QRDMA_NET_HDR_REGISTERED_LSB 255
+#define QRDMA_NET_HDR_REGISTERED_W 1
+#define QRDMA_NET_HDR_REGISTERED_GET(buf) qrdma_get_bits((buf), 255, 1)
+#define QRDMA_NET_HDR_REGISTERED_PUT(buf, v) qrdma_put_bits((buf), 255, 1, (v))
 #define QRDMA_NET_HDR_INLINE_DATA_LSB 256
 #define QRDMA_NET_HDR_INLINE_DATA_W 256
 #define QRDMA_NET_HDR_SIZE_LSB 256
@@ -546,6 +563,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_TAG_W 32
 #define QRDMA_NET_HDR_TAG_GET(buf) qrdma_get_bits((buf), 310, 32)
 #define QRDMA_NET_HDR_TAG_PUT(buf, v) qrdma_put_bits((buf), 310, 32, (v))
+#define QRDMA_NET_HDR_XBLOCK_LSB 256
+#define QRDMA_NET_HDR_XBLOCK_W 20
+#define QRDMA_NET_HDR_XBLOCK_GET(buf) qrdma_get_bits((buf), 256, 20)
+#define QRDMA_NET_HDR_XBLOCK_PUT(buf, v) qrdma_put_bits((buf), 256, 20, (v))
+#define QRDMA_NET_HDR_XSEQ_LSB 342
+#define QRDMA_NET_HDR_XSEQ_W 16
+#define QRDMA_NET_HDR_XSEQ_GET(buf) qrdma_get_bits((buf), 342, 16)
+#define QRDMA_NET_HDR_XSEQ_PUT(buf, v) qrdma_put_bits((buf), 342, 16, (v))
 #define QRDMA_NET_HDR_RD_LADDR_LSB 256
 #define QRDMA_NET_HDR_RD_LADDR_W 64
 #define QRDMA_NET_HDR_RD_LADDR_GET(buf) qrdma_get_bits((buf), 256, 64)
@@ -590,6 +615,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NOTIF_ENTRY_KIND_W 4
 #define QRDMA_NOTIF_ENTRY_KIND_GET(buf) qrdma_get_bits((buf), 8, 4)
 #define QRDMA_NOTIF_ENTRY_KIND_PUT(buf, v) qrdma_put_bits((buf), 8, 4, (v))
+#define QRDMA_NOTIF_ENTRY_EARLY_LSB 12
+#define QRDMA_NOTIF_ENTRY_EARLY_W 1
+#define QRDMA_NOTIF_ENTRY_EARLY_GET(buf) qrdma_get_bits((buf), 12, 1)
+#define QRDMA_NOTIF_ENTRY_EARLY_PUT(buf, v) qrdma_put_bits((buf), 12, 1, (v))
 #define QRDMA_NOTIF_ENTRY_SRC_NODE_LSB 16
 #define QRDMA_NOTIF_ENTRY_SRC_NODE_W 16
 #define QRDMA_NOTIF_ENTRY_SRC_NODE_GET(buf) qrdma_get_bits((buf), 16, 16)

@@ -431,6 +431,30 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_CNT_R_DESC_58655924__CNT_bw 48
 #define QRDMA_CNT_R_DESC_58655924__CNT_reset 0x0
 
+// reg - qrdma_nic_csr::REG_CTRL
+#define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_bm 0xffff
+#define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_bp 0
+#define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_bw 16
+#define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_reset 0x1000
+
+// reg - qrdma_cnt_r_desc_7a14b2ec
+#define QRDMA_CNT_R_DESC_7A14B2EC__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_7A14B2EC__CNT_bp 0
+#define QRDMA_CNT_R_DESC_7A14B2EC__CNT_bw 48
+#define QRDMA_CNT_R_DESC_7A14B2EC__CNT_reset 0x0
+
+// reg - qrdma_cnt_r_desc_3fb26b42
+#define QRDMA_CNT_R_DESC_3FB26B42__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_3FB26B42__CNT_bp 0
+#define QRDMA_CNT_R_DESC_3FB26B42__CNT_bw 48
+#define QRDMA_CNT_R_DESC_3FB26B42__CNT_reset 0x0
+
+// reg - qrdma_nic_csr::RX_REG_DROP
+#define QRDMA_NIC_CSR__RX_REG_DROP__CNT_bm 0xffffffffffff
+#define QRDMA_NIC_CSR__RX_REG_DROP__CNT_bp 0
+#define QRDMA_NIC_CSR__RX_REG_DROP__CNT_bw 48
+#define QRDMA_NIC_CSR__RX_REG_DROP__CNT_reset 0x0
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -482,6 +506,10 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RX_PROT_DROP;
     uint64_t RX_READ_REQS;
     uint64_t RX_READ_DROP;
+    uint64_t REG_CTRL;
+    uint64_t RX_REGS;
+    uint64_t RX_EARLY;
+    uint64_t RX_REG_DROP;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -492,7 +520,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x388, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x3a8, "Packing error");
 
 #ifdef __cplusplus
 }

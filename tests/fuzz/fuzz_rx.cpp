@@ -15,7 +15,7 @@
 // initial image at the end; a beat offered is always taken within STUCK cycles and the
 // unit drains; every legitimate block lands byte for byte and is ACKed once; every packet
 // is counted by exactly one stat_* pulse, of the class its header allows (CRC, malformed,
-// refused, ACK/NACK/MISS: exactly; DATA/INLINE/CONTROL: accepted, duplicate or stale;
+// refused, ACK/NACK/MISS/REGISTER: exactly; DATA/INLINE/CONTROL: accepted, duplicate or stale;
 // READ_REQ: taken or dropped for want of room); m_ack and m_miss carry exactly the ACK/NACK
 // and MISS packets sent, m_rd one job per READ_REQ taken; RTL assertions.
 //
@@ -430,6 +430,7 @@ struct Fuzz {
             case QRDMA_NET_CONTROL:
             case QRDMA_NET_ACK:
             case QRDMA_NET_NACK:
+            case QRDMA_NET_REGISTER:
                 return bad || nb != 0;
             case QRDMA_NET_MISS:
                 return bad || nb != 0 || h.miss_cnt == 0 || h.pkt_idx + h.miss_cnt > 256;
@@ -481,6 +482,9 @@ struct Fuzz {
             }
             case QRDMA_NET_CONTROL:
                 pk.cls = C_CTRL | C_DUP | C_STALE;
+                return;
+            case QRDMA_NET_REGISTER:  // into the registration table, or dropped (counted)
+                pk.cls = C_CTRL;
                 return;
             case QRDMA_NET_READ_REQ:  // taken, or dropped when the job queue is full
                 pk.cls = permits(h) ? C_READ : C_PROT;

@@ -8,7 +8,7 @@ tuser = CRC on the last beat) and parses them back.
   packetize(dst, size, max_payload)      -> [(offset_in_block, len), ...]
   data_packet(hdr_fields, payload, dst)  -> Packet (header beat + payload beats at lane dst%64)
   one_beat_packet(hdr_fields)            -> Packet (INLINE/CONTROL/ACK/NACK)
-  inline_packet / control_packet / ack_packet -> the one-beat packets, field by field
+  inline_packet / control_packet / register_packet / ack_packet -> the one-beat packets
   Packet.crc / Packet.beats / Packet.to_axis_frame() / parse(beats)
   block_packets(block_desc, mem_read, node_id, max_payload, gen, epoch) -> [Packet] of a block (its run)
   GenModel(num_nodes).take(dst, tid, new)  -> the generation a descriptor's packets carry
@@ -160,6 +160,8 @@ def block_packets(blk: dict, mem_read, node_id: int, max_payload: int, gen: int 
                  path=blk["path"], notify=blk["notify"], last=blk["last"], xfer=blk["xfer"],
                  ask=int(i == run[-1] and i != len(parts) - 1), gen=gen, epoch=epoch,
                  rkey=blk.get("rkey", 0), resp=blk.get("resp", 0))
+        if blk.get("registered"):       # a block of a registered transfer
+            f.update(registered=1, xblock=blk["block"], xseq=blk["xseq"])
         out.append(data_packet(f, mem_read(blk["src_addr"] + off, n)))
     return out
 
@@ -205,7 +207,18 @@ def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Pac
                                 src_node=node_id, tid=pkt["tid"], seq=pkt["seq"],
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], xfer=pkt["xfer"],
                                 size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"],
-                                gen=gen, epoch=epoch))
+                                gen=gen, epoch=epoch, registered=pkt.get("registered", 0),
+                                xseq=pkt.get("xseq", 0)))
+
+
+def register_packet(pkt: dict, node_id: int) -> Packet:
+    """The REGISTER packet of a registered transfer (docs/registration.md): its CONTROL's
+    fields, seq and xseq its first block's; no generation (it is not tracked)."""
+    return one_beat_packet(dict(ptype=C["NET_REGISTER"], dst_node=pkt["dst_node"],
+                                src_node=node_id, seq=pkt["xseq"], dst_addr=pkt["dst_addr"],
+                                pd=pkt["pd"], xfer=pkt["xfer"], size=pkt["size"],
+                                blocks=pkt["blocks"], tag=pkt["tag"], registered=1,
+                                xseq=pkt["xseq"]))
 
 
 def ack_packet(dst_node: int, node_id: int, tid: int, seq: int, nack: bool = False,

@@ -268,6 +268,7 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         pkt_first=0,    # the engine's blocks are whole: runs come from re-sends only
         pkt_num=0,
         resend=0,       # (the reliability unit's mark, never the engine's)
+        registered=0,   # (the engine registers no transfer at its receiver)
         rkey=remote_key(d),
         # a read channel's: the local key of its responses (docs/nic.md "Remote reads")
         lkey=d.lkey if d.long_desc and ch >= C["WR_CH_PER_PAGE"] else 0,
@@ -354,7 +355,8 @@ def expected_inline(d: Descriptor, page: int, ch: int) -> dict:
     assert d.is_inline
     return dict(kind=C["PKT_INLINE"], dst_node=d.dst_node, pd=page, len=d.size,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
-                notify=d.notify, payload=d.payload(), resend=0, rkey=remote_key(d))
+                notify=d.notify, payload=d.payload(), resend=0, rkey=remote_key(d),
+                registered=0, announce=0)
 
 
 def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
@@ -364,7 +366,7 @@ def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
     return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
                 blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0,
-                rkey=remote_key(d))
+                rkey=remote_key(d), registered=0, announce=0)
 
 
 def diff_fields(exp: dict, got: dict) -> list[str]:

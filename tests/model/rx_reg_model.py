@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OUTCOMES = ("reg", "ntf", "dup", "late", "bad", "conflict", "esc", "esc_drop")
+OUTCOMES = ("reg", "ntf", "dup", "late", "bad", "conflict", "replace", "esc", "esc_drop")
 
 
 @dataclass
@@ -23,7 +23,8 @@ class Entry:
 
 
 def fold(key: int, key_w: int, entries: int) -> int:
-    """The entry of a key: its bits folded by XOR into log2(entries) bits."""
+    """The entry of a key: its low key_w bits (its channel) folded by XOR into
+    log2(entries) bits."""
     eiw = max(1, entries.bit_length() - 1)
     h = 0
     for i in range(key_w):
@@ -36,8 +37,10 @@ class RegModel:
     """What the table answers to each item: `ntfs` (key, info) in order, `ctls` (key,
     notified) in order, `stats` per outcome."""
 
-    def __init__(self, key_w: int, entries: int, mask_w: int, esc_depth: int):
+    def __init__(self, key_w: int, entries: int, mask_w: int, esc_depth: int,
+                 hash_w: int | None = None):
         self.key_w, self.entries, self.mask_w = key_w, entries, mask_w
+        self.hash_w = key_w if hash_w is None else hash_w   # the key's channel bits
         self.table: dict[int, Entry] = {}
         self.esc: list[tuple[int, int] | None] = [None] * esc_depth
         self.ntfs: list[tuple[int, int]] = []
@@ -47,7 +50,7 @@ class RegModel:
 
     def _event(self, key: int, blk: int, first: bool, cnt: int, info: int) -> None:
         st = self.stats
-        h = fold(key, self.key_w, self.entries)
+        h = fold(key, self.hash_w, self.entries)
         e = self.table.get(h)
         if e is not None and e.key == key:
             if e.notified:
@@ -65,7 +68,11 @@ class RegModel:
             if not (1 <= cnt <= self.mask_w and blk < cnt):
                 st["bad"] += 1
                 return
-            if e is not None:
+            if e is not None and (e.key ^ key) % (1 << self.hash_w) == 0:
+                # an operation of the same channel is over: freed, this one registers
+                st["replace"] += 1
+                del self.table[h]
+            elif e is not None:
                 st["conflict"] += 1
                 return
             e = self.table[h] = Entry(key, cnt, info, {blk})
@@ -105,7 +112,7 @@ class RegModel:
     def lookup(self, key: int) -> None:
         """The operation's sender-driven completion: answered, the entry and the key's
         escape records freed."""
-        h = fold(key, self.key_w, self.entries)
+        h = fold(key, self.hash_w, self.entries)
         e = self.table.get(h)
         hit = e is not None and e.key == key
         self.ctls.append((key, bool(hit and e.notified)))

@@ -70,6 +70,11 @@ nq_head and every stat_* pulse count match, the CRC block's keep check never fir
                 that completes a block whose ACK is held dropped; the redo counters exact
   rx_timing     latencies (last beat -> AW, B -> response, B -> notification AW) and
                 throughput (back-to-back 1 KiB packets, aligned and not: no stall)
+  rx_registration  receive-side registration (docs/registration.md): a registered
+                transfer's notification written early, once, when its REGISTER and
+                blocks are in (REGISTER first or after blocks, CONTROL before or after the
+                last block), its CONTROL's not written; a lost REGISTER or too many blocks:
+                notified by the CONTROL; a newer transfer of a channel replaces an entry
   rx_miss       MISS answers (docs/reliability.md "Receiver: MISS answers"): blocks with
                 missing packets and asking packets (the ask bit, the last packet, their
                 duplicates), runs at the start, middle and end of a block, a block of
@@ -101,13 +106,16 @@ from seeding import seed_rng
 from streams import DataBus, DataSink, quiet, random_pause
 from model.net_model import (GenModel, ack_packet, block_packets, control_packet, crc_of,
                              data_packet, inline_packet, one_beat_packet, packetize,
-                             read_req_packet)
+                             read_req_packet, register_packet)
+from model.rx_reg_model import RegModel
 from model.rx_track_model import CONTROL, DATA, INLINE, TrackModel
 from tools.formats import ACK_DESC, C, MISS_DESC, NET_HDR, NOTIF_ENTRY, RD_JOB, RSP_DESC
 
 NET_DATA, NET_INLINE, NET_CONTROL = C["NET_DATA"], C["NET_INLINE"], C["NET_CONTROL"]
 NET_ACK, NET_NACK, NET_MISS = C["NET_ACK"], C["NET_NACK"], C["NET_MISS"]
-NET_READ_REQ = C["NET_READ_REQ"]
+NET_READ_REQ, NET_REGISTER = C["NET_READ_REQ"], C["NET_REGISTER"]
+REG_ENTRIES, REG_MASK_W, REG_ESC = 256, 256, 8   # qrdma_rx's registration table
+REG_HASH_W = 16 + 11                  # its key {xseq, src_node, xfer}: placed by the channel
 RD_DEPTH = 64                 # qrdma_rx's read-response job queue
 NOTIF_FULL, NOTIF_EMPTY = C["NOTIF_FULL"], C["NOTIF_EMPTY"]
 
@@ -278,6 +286,10 @@ class RxModel:
         self.misses_in: list[int] = []     # m_miss records (MISS_DESC)
         self.rel: int | None = None
         self.stale_done = 0                # stale packets whose entry was done
+        # receive-side registration (docs/registration.md): the table's model, the ranges
+        # of each registered transfer's placed blocks
+        self.reg = RegModel(16 + REG_HASH_W, REG_ENTRIES, REG_MASK_W, REG_ESC, REG_HASH_W)
+        self.reg_ranges: dict[int, list] = collections.defaultdict(list)
 
     def run(self, items: list[Wire], ring_off=frozenset(), rel=None,
             prot_at: dict | None = None) -> "RxModel":
@@ -316,7 +328,7 @@ class RxModel:
                     or h["pkt_idx"] >= h["blk_pkts"] or nb != (da % 64 + ln + 63) // 64)
         if pt == NET_INLINE:
             return bad or ln == 0 or ln > 32 or nb != 0
-        if pt in (NET_CONTROL, NET_ACK, NET_NACK):
+        if pt in (NET_CONTROL, NET_ACK, NET_NACK, NET_REGISTER):
             return bad or nb != 0
         if pt == NET_MISS:
             return (bad or nb != 0 or h["miss_cnt"] == 0
@@ -333,13 +345,36 @@ class RxModel:
     def _permits(self, h: dict) -> bool:
         return self.prot is None or permits(self.prot, h)
 
-    def _complete(self, src, tid, seq, e: Block, ntf: dict | None):
+    @staticmethod
+    def reg_key(h: dict) -> int:
+        """A registered transfer's key in the registration table: {xseq, src, xfer}."""
+        return (h["xseq"] << REG_HASH_W) | (h["src_node"] << 11) | h["xfer"]
+
+    def _reg_item(self, key: int, blk: int, first: bool = False, cnt: int = 0, info=None):
+        """An item of the registration table; its receiver-side notifications (early)."""
+        n0 = len(self.reg.ntfs)
+        self.reg.event(key, blk, first, cnt, info)
+        for k, f in self.reg.ntfs[n0:]:
+            self.stats["early"] += 1
+            if self.off:
+                self.stats["notif_off"] += 1
+            else:
+                self.notifs.append(dict(marker=NOTIF_FULL, src_node=(k >> 11) & 0xFFFF,
+                                        early=1, ranges=list(self.reg_ranges[k]), **f))
+
+    def _complete(self, src, tid, seq, e: Block, ntf: dict | None, rkey: int | None = None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
-        notification."""
+        notification; rkey: its transfer's registration key (registered), looked up
+        when the notification goes to the ring: written ahead, it is not written again."""
         rsp = dict(dst_node=src, tid=tid, seq=seq, nack=int(e.err),
                    reason=C["ERR_REMOTE_MEM"] if e.err else 0, miss=0, pkt_idx=0,
                    miss_cnt=0, ranges=list(e.ranges))
         e.rsp, e.ntf_idx = rsp, None
+        if ntf is not None and not e.err and not self.off and rkey is not None:
+            self.reg.lookup(rkey)
+            if self.reg.ctls[-1][1]:        # notified ahead: the held ACK is released
+                self.rsps["ntf"].append(rsp)
+                return
         if e.err:
             self.stats["nack"] += 1
             self.rsps["plain"].append(rsp)
@@ -348,7 +383,7 @@ class RxModel:
             self.rsps["plain"].append(rsp)
         elif ntf is not None:
             e.ntf_idx = len(self.notifs)
-            self.notifs.append(dict(marker=NOTIF_FULL, src_node=src, seq=seq,
+            self.notifs.append(dict(marker=NOTIF_FULL, src_node=src, seq=seq, early=0,
                                     ranges=list(e.ranges), **ntf))
             self.rsps["ntf"].append(rsp)
         else:
@@ -392,6 +427,16 @@ class RxModel:
                                            reason=h["reason"] if nack else 0))
             st["ctrl"] += 1
             return "ack"
+        if pt == NET_REGISTER:
+            st["ctrl"] += 1
+            n = h["blocks"]
+            if not 1 <= n < REG_MASK_W:
+                st["reg_drop"] += 1
+            else:
+                info = dict(kind=NET_CONTROL, xfer=h["xfer"], pd=h["pd"], size=h["size"],
+                            tag=h["tag"], dst_addr=h["dst_addr"], seq=seq)
+                self._reg_item(self.reg_key(h), n, True, n + 1, info)
+            return "register"
         if pt == NET_MISS:
             self.misses_in.append(MISS_DESC.pack(tid=tid, seq=seq, pkt_first=h["pkt_idx"],
                                                  pkt_num=h["miss_cnt"]))
@@ -436,7 +481,8 @@ class RxModel:
                 return "dup" if d["dup"] else "stale"
             e.ctl = ctl
             if d["evt"]:        # the block's ACK waited for this CONTROL
-                self._complete(src, tid, seq, e, ctl)
+                self._complete(src, tid, seq, e, ctl,
+                               self.reg_key(h) if h["registered"] else None)
             st["ctrl"] += 1
             return "control"
         # DATA or INLINE (a one-packet block)
@@ -463,13 +509,21 @@ class RxModel:
         self._write(e, da, data)
         st["data" if pt == NET_DATA else "ctrl"] += 1
         st["bytes"] += ln
+        rkey = self.reg_key(h) if pt == NET_DATA and h["registered"] else None
+        if rkey is not None and (d["evt"] or d["ntf"]) and not e.err:
+            # a block of a registered transfer placed (before its completion's lookup)
+            if h["xblock"] >= REG_MASK_W - 1:
+                st["reg_drop"] += 1
+            else:
+                self.reg_ranges[rkey] += e.ranges
+                self._reg_item(rkey, h["xblock"])
         if d["evt"]:
             if pt == NET_INLINE:
                 ntf = (dict(kind=NET_INLINE, xfer=h["xfer"], pd=h["pd"], size=ln, tag=0,
                             dst_addr=da) if d["ntf"] else None)
             else:
                 ntf = e.ctl if d["ntf"] else None
-            self._complete(src, tid, seq, e, ntf)
+            self._complete(src, tid, seq, e, ntf, rkey)
         return "data" if pt == NET_DATA else "inline"
 
 
@@ -529,9 +583,10 @@ class Stim:
         self.uses[(src, tid)].append(dict(gen=gen, seq=seq, wires=wires))
         return gen
 
-    def block(self, src, tid, size=None, notify=None, align=None, dst=None):
+    def block(self, src, tid, size=None, notify=None, align=None, dst=None, reg=None):
         """A block: dict with its DATA wires (in order) and its CONTROL wire (the same
-        generation); at `dst` if given."""
+        generation); at `dst` if given. reg: a block of a registered transfer (its
+        `block` index, `xseq`, and the transfer's `xfer`, `pd` and CONTROL fields `ctl`)."""
         p, rng = self.p, self.rng
         if size is None:
             r = rng.random()
@@ -548,19 +603,47 @@ class Stim:
         blk = dict(src_addr=0, dst_addr=dst, dst_node=NODE_ID, tid=tid, seq=seq,
                    pd=rng.randrange(16), fid=rng.randrange(256), path=rng.randrange(4),
                    notify=int(notify), last=int(notify), xfer=rng.randrange(2048), size=size)
+        ctl = dict(dst_addr=dst, size=size, blocks=rng.randrange(1, 1 << 21),
+                   tag=rng.randrange(1 << 32))
+        if reg is not None:
+            blk.update(registered=1, block=reg["block"], xseq=reg["xseq"], xfer=reg["xfer"],
+                       pd=reg["pd"])
+            ctl = dict(reg["ctl"], registered=1, xseq=reg["xseq"])
         uw: list[Wire] = []
         gen, ep = self.use(src, tid, seq, uw), self.epoch[src]
         pk = block_packets(blk, lambda a, n: data[a:a + n], src, p.max_payload, gen, ep)
         pkts = [wire(x, f"DATA src {src} tid {tid} seq {seq} gen {gen} pkt {i}/{len(pk)}")
                 for i, x in enumerate(pk)]
-        ctrl = wire(control_packet(dict(dst_node=NODE_ID, tid=tid, seq=seq, dst_addr=dst,
-                                        pd=blk["pd"], xfer=blk["xfer"], size=size,
-                                        blocks=rng.randrange(1, 1 << 21),
-                                        tag=rng.randrange(1 << 32)), src, gen, ep),
+        ctrl = wire(control_packet(dict(ctl, dst_node=NODE_ID, tid=tid, seq=seq, pd=blk["pd"],
+                                        xfer=blk["xfer"]), src, gen, ep),
                     f"CONTROL src {src} tid {tid} seq {seq} gen {gen}")
         uw += pkts + ([ctrl] if notify else [])
         return dict(src=src, tid=tid, seq=seq, gen=gen, pkts=pkts, ctrl=ctrl, notify=notify,
                     blk=blk)
+
+    def transfer(self, src, nblocks, bsize=None, notify=True, blocks=None, xfer=None):
+        """A registered transfer of nblocks blocks (fresh TIDs), the last one notifying:
+        dict with its REGISTER wire (`reg`), its blocks (Stim.block dicts, `blks`), the
+        last block's CONTROL (`ctrl`) and the notification's fields (`ntf`). blocks: the
+        count its REGISTER and CONTROL carry (default nblocks)."""
+        rng, p = self.rng, self.p
+        # blocks of whole 64-byte lines, so that no two blocks' writes share a line (the
+        # bench takes any open burst over a line of a range as unfinished)
+        bsize = bsize or 2 * p.max_payload + 128
+        xseq, pd = self.seq[src], rng.randrange(16)
+        xfer = rng.randrange(2048) if xfer is None else xfer
+        dst = (self.alloc.take(nblocks * bsize + 64) + 63) // 64 * 64
+        ctl = dict(dst_addr=dst, size=nblocks * bsize, blocks=blocks or nblocks,
+                   tag=rng.randrange(1 << 32))
+        blks = [self.block(src, self.ntf_tid(src), size=bsize, notify=notify and i == nblocks - 1,
+                           dst=dst + i * bsize,
+                           reg=dict(block=i, xseq=xseq, xfer=xfer, pd=pd, ctl=ctl))
+                for i in range(nblocks)]
+        r = wire(register_packet(dict(ctl, dst_node=NODE_ID, xseq=xseq, xfer=xfer, pd=pd), src),
+                 f"REGISTER src {src} xfer {xfer} xseq {xseq} blocks {ctl['blocks']}")
+        ntf = dict(kind=NET_CONTROL, xfer=xfer, pd=pd, **{k: ctl[k] for k in ("size", "tag",
+                                                                               "dst_addr")})
+        return dict(reg=r, blks=blks, ctrl=blks[-1]["ctrl"], ntf=ntf, xseq=xseq)
 
     def inline(self, src, tid, notify=None, ln=None, cross4k=False, dst=None):
         """An INLINE wire (a use of its TID, a generation of its own); at `dst` if
@@ -702,7 +785,7 @@ class Stim:
         if kind == "node":
             f["dst_node"] = NODE_ID ^ (1 << rng.randrange(16))
         elif kind == "type":
-            pt = rng.choice([t for t in range(5, 16) if t != NET_MISS])
+            pt = rng.choice([t for t in range(5, 16) if t not in (NET_MISS, NET_REGISTER)])
             return wire(one_beat_packet(dict(f, ptype=pt, len=0)), "bad type")
         elif kind in ("miss_cnt0", "miss_run", "miss_node"):
             g = dict(ptype=NET_MISS, dst_node=NODE_ID, src_node=src, tid=f["tid"],
@@ -982,6 +1065,7 @@ class TB:
         d.cfg_nq_size.value = self.nq_size
         d.cfg_nq_tail.value = 0
         d.cfg_nq_reset.value = 0
+        d.cfg_esc_timeout.value = 0          # blocks wait for their registration for ever
         d.cfg_prot_open.value = int(self.prot is None)
         d.win_we.value = 0
         mem = bytearray(self.rng.randbytes(MEM_SIZE))
@@ -1142,7 +1226,7 @@ class TB:
         stat_names = ("data_pkt", "ctrl_pkt", "crc_drop", "dup_drop", "stale_drop",
                       "bad_drop", "notif", "notif_off", "nack", "mem_err", "redo_evt",
                       "redo", "redo_drop", "miss", "miss_drop", "prot_drop", "read_req",
-                      "read_drop")
+                      "read_drop", "reg", "early")
         while True:
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -1207,6 +1291,7 @@ class TB:
                     self.stats[s] += 1
                     self.ev[s].append(self.cycle)
             self.stats["bytes"] += int(d.stat_bytes.value)
+            self.stats["reg_drop"] += int(d.stat_reg_drop.value)
 
     async def _software(self):
         """Takes ring entries: checks them, writes the marker back to NOTIF_EMPTY and
@@ -1357,7 +1442,9 @@ class TB:
                                     "nack": m.stats["nack"], "notif_off": m.stats["notif_off"],
                                     "mem_err": mem_err, "prot_drop": m.stats["prot"],
                                     "read_req": m.stats["read_req"],
-                                    "read_drop": m.stats["read_drop"]})
+                                    "read_drop": m.stats["read_drop"],
+                                    "reg": m.reg.stats["reg"], "early": m.stats["early"],
+                                    "reg_drop": m.stats["reg_drop"]})
         for k in want:
             assert self.stats[k] == want[k], f"stat_{k}: {self.stats[k]} expected {want[k]}"
         # memory: initial + the model's writes; the ring as written, markers taken
@@ -2163,6 +2250,68 @@ async def rx_miss(dut):
     got = [RSP_DESC.unpack(x["data"]) for x in tb.miss_rsps]
     assert [(r["tid"], r["pkt_idx"], r["miss_cnt"], r["dst_node"], r["nack"]) for r in got] \
         == [w_ + (s0 if w_[0] in (200, 202, 204, 206) else s1, 0) for w_ in want[:11]], got
+
+
+@cocotb.test(skip=not DIRECTED)
+async def rx_registration(dut):
+    """Receive-side registration (docs/registration.md), one transfer at a time, each run
+    against the model: the notification of a registered transfer is written once its
+    REGISTER and every block are in, marked early, ahead of its CONTROL, whose own
+    notification is then not written (its held ACK goes); blocks before their REGISTER
+    wait in the escape channel; without a REGISTER, or with more blocks than the mask
+    holds, the CONTROL notifies as for an unregistered transfer; a newer transfer of the
+    same channel takes the entry of one that never completed."""
+    tb = TB(dut, "rx_registration", nq_size=8)
+    await tb.reset(wait_init=True)
+    stim = Stim(tb.p, tb.rng)
+    s0, s1 = SRCS
+
+    sent: list[Wire] = []
+
+    async def run(items, early: int, normal: int):
+        """One phase: the model runs over every packet sent so far."""
+        n0 = len(tb.taken)
+        sent.extend(items)
+        tb.model = tb.new_model(sent)
+        for w in items:
+            tb.src.send_nowait(w.frame())
+        await tb.wait_done()
+        for _ in range(400):
+            await RisingEdge(dut.clk)
+        tb.final_checks()
+        got = tb.taken[n0:]
+        assert [n["early"] for n in got].count(1) == early, got
+        assert [n["early"] for n in got].count(0) == normal, got
+
+    def pkts(t, order):
+        return [w for i in order for w in t["blks"][i]["pkts"]]
+
+    # in order: REGISTER, the blocks, then the CONTROL
+    t = stim.transfer(s0, 3)
+    await run([t["reg"]] + pkts(t, (0, 1, 2)) + [t["ctrl"]], early=1, normal=0)
+    # blocks out of order, the REGISTER after two of them (the escape channel), the
+    # CONTROL before the last block (a sender sends it once every other block is in)
+    t = stim.transfer(s1, 4)
+    await run(pkts(t, (2, 0)) + [t["reg"]] + pkts(t, (1,)) + [t["ctrl"]] + pkts(t, (3,)),
+              early=1, normal=0)
+    # the REGISTER lost: the CONTROL notifies; its lookup drops the escaped blocks
+    t = stim.transfer(s0, 3)
+    await run(pkts(t, (0, 1, 2)) + [t["ctrl"]], early=0, normal=1)
+    # more blocks than the mask holds: not registered (RX_REG_DROP), the CONTROL notifies
+    t = stim.transfer(s1, 2, blocks=REG_MASK_W)
+    await run([t["reg"]] + pkts(t, (0, 1)) + [t["ctrl"]], early=0, normal=1)
+    # a transfer that never completes (a block and its CONTROL lost), then the channel's
+    # next transfer: its REGISTER replaces the first one's entry, it notifies early
+    a = stim.transfer(s0, 3)
+    b = stim.transfer(s0, 2, xfer=a["ntf"]["xfer"])
+    assert b["xseq"] != a["xseq"]
+    await run([a["reg"]] + pkts(a, (0, 1)) + [b["reg"]] + pkts(b, (1, 0)) + [b["ctrl"]],
+              early=1, normal=0)
+    assert tb.model.reg.stats["replace"] == 1, tb.model.reg.stats
+    # registered: the first, second and last two transfers; early: all but the first of
+    # the last two; dropped: the registration of too many blocks
+    assert tb.stats["reg"] == 4 and tb.stats["early"] == 3 and tb.stats["reg_drop"] == 1, \
+        tb.stats
 
 
 # ------------------------------------------------------------------ pytest

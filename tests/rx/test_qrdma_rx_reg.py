@@ -25,7 +25,9 @@ block of its operation was offered ahead of it, and no other notification names 
                 (stat_esc_timeout; their operation then never fills and is completed by
                 its lookup: notified 0), younger ones are replayed at the registration;
                 a full escape channel drops (stat_esc_drop) and an entry taken refuses a
-                registration (stat_conflict)
+                registration (stat_conflict); with HASH_W < KEY_W, a registration of the
+                same channel (the key's low HASH_W bits) frees and takes the entry
+                (stat_replace)
   reg_rate      items back to back: five cycles each, nothing taken during the sweep
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>. Size: P_N operations.
@@ -44,6 +46,7 @@ from model.rx_reg_model import OUTCOMES, RegModel
 from seeding import seed_rng
 
 KEY_W = int(os.environ.get("P_KEY_W", "32"))
+HASH_W = int(os.environ.get("P_HASH_W", str(KEY_W)))
 ENTRIES = int(os.environ.get("P_ENTRIES", "256"))
 MASK_W = int(os.environ.get("P_MASK_W", "256"))
 INFO_W = int(os.environ.get("P_INFO_W", "128"))
@@ -147,7 +150,7 @@ class TB:
     async def run(self, items) -> RegModel:
         """Reset, offer the items, wait until all are handled and compare with the
         model."""
-        m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
+        m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH, HASH_W)
         apply(m, items)
         await self.reset()
         await self.send(items)
@@ -329,7 +332,7 @@ async def reg_escape(dut):
     rng = tb.rng
     timeout = 3 * QUIET + 100              # longer than a bench step below
     scan = ESC_DEPTH                       # a record is looked at once every ESC_DEPTH cycles
-    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
+    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH, HASH_W)
     used: set = set()
     await tb.reset(timeout)
     await ClockCycles(dut.clk, ENTRIES * WORDS + 4)
@@ -374,6 +377,17 @@ async def reg_escape(dut):
     if f is not None:
         await go([ev(e, 0, True, 2, 0xE), ev(f, 0, True, 1, 0xF), ctl(f), ev(e, 1), ctl(e)])
         assert tb.stats["conflict"] == 1 and tb.ctls[-2:] == [(f, False), (e, True)]
+    # a registration of another operation of the same channel (the key's bits above
+    # HASH_W differ): the entry is freed and taken by it; the first one's later block
+    # waits in the escape channel and its lookup finds nothing
+    if HASH_W < KEY_W:
+        g = new_key(rng, used)
+        h = g ^ (1 << rng.randrange(HASH_W, KEY_W))
+        used.add(h)
+        await go([ev(g, 0, True, 2, 0x6), ev(h, 1, True, 2, 0x7), ev(g, 1), ev(h, 0),
+                  ctl(g), ctl(h)])
+        assert tb.stats["replace"] == 1, tb.stats
+        assert tb.ctls[-2:] == [(g, False), (h, True)] and tb.ntfs[-1] == (h, 0x7)
     tb.check(m)
 
 
@@ -384,7 +398,7 @@ async def reg_rate(dut):
     used: set = set()
     keys = [new_key(tb.rng, used) for _ in range(24)]
     items = [ctl(k) for k in keys]                 # lookups that find nothing: no sweep
-    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH)
+    m = RegModel(KEY_W, ENTRIES, MASK_W, ESC_DEPTH, HASH_W)
     apply(m, items)
     starts = []
 
@@ -407,11 +421,13 @@ async def reg_rate(dut):
 CASES = [{"ENTRIES": 256, "MASK_W": 256, "ESC_DEPTH": 8},
          {"ENTRIES": 4, "MASK_W": 64, "ESC_DEPTH": 4},
          {"ENTRIES": 64, "MASK_W": 1024, "ESC_DEPTH": 16},
-         {"ENTRIES": 16, "MASK_W": 8, "ESC_DEPTH": 1, "KEY_W": 12, "INFO_W": 8}]
+         {"ENTRIES": 16, "MASK_W": 8, "ESC_DEPTH": 1, "KEY_W": 12, "INFO_W": 8},
+         {"ENTRIES": 16, "MASK_W": 64, "ESC_DEPTH": 4, "KEY_W": 20, "HASH_W": 8}]
 
 
 @pytest.mark.parametrize("params", CASES,
-                         ids=[f"e{p['ENTRIES']}-m{p['MASK_W']}-x{p['ESC_DEPTH']}" for p in CASES])
+                         ids=[f"e{p['ENTRIES']}-m{p['MASK_W']}-x{p['ESC_DEPTH']}"
+                              + (f"-h{p['HASH_W']}" if "HASH_W" in p else "") for p in CASES])
 def test_qrdma_rx_reg(params):
     from simrun import full, run
 
