@@ -170,7 +170,7 @@ module qrdma_rx
   rx_ntf_t         ntf, ereq;
   rx_nrq_t         nreq;
   logic            ereq_valid, ereq_ready, early_busy;
-  logic            reg_valid, blk_valid;
+  logic            reg_valid, blk_valid, blk_free;
   rx_reg_t         regr;
   logic [15:0]     blk_src;
   logic [10:0]     blk_xfer;
@@ -277,7 +277,7 @@ module qrdma_rx
     .cfg_nq_off(cfg_nq_size == '0),
     .s_hack_valid(hack_valid), .s_hack_ready(hack_ready), .s_hack(hack),
     .s_mrsp_valid(mrsp_valid), .s_mrsp(mrsp),
-    .m_blk_valid(blk_valid), .m_blk_src(blk_src), .m_blk_xfer(blk_xfer), .m_blk_xblk(blk_xblk), .m_blk_xseq(blk_xseq),
+    .m_blk_valid(blk_valid), .m_blk_free(blk_free), .m_blk_src(blk_src), .m_blk_xfer(blk_xfer), .m_blk_xblk(blk_xblk), .m_blk_xseq(blk_xseq),
     .m_rsp_valid, .m_rsp_ready, .m_rsp(rsp),
     .m_ntf_valid(ntf_valid), .m_ntf_ready(ntf_ready), .m_ntf(ntf),
     .occ_rsp(o_rsp), .occ_ntf(o_ntf), .stat_nack, .stat_notif_off(notif_off_cpl),
@@ -300,7 +300,7 @@ module qrdma_rx
   qrdma_rx_early #(.ENTRIES(REG_ENTRIES), .MASK_W(REG_MASK_W)) u_early (
     .clk, .rst, .cfg_esc_timeout,
     .s_reg_valid(reg_valid), .s_reg(regr),
-    .s_blk_valid(blk_valid), .s_blk_src(blk_src), .s_blk_xfer(blk_xfer), .s_blk_xblk(blk_xblk), .s_blk_xseq(blk_xseq),
+    .s_blk_valid(blk_valid), .s_blk_free(blk_free), .s_blk_src(blk_src), .s_blk_xfer(blk_xfer), .s_blk_xblk(blk_xblk), .s_blk_xseq(blk_xseq),
     .s_ntf_valid(ereq_valid), .s_ntf_ready(ereq_ready), .s_ntf(ereq),
     .m_ntf_valid(nreq_valid), .m_ntf_ready(nreq_ready), .m_ntf(nreq),
     .busy(early_busy), .stat_reg, .stat_early, .stat_drop(stat_reg_drop)

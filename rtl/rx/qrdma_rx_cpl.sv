@@ -15,7 +15,8 @@
 // A place-only event (the last block of a registered notifying transfer complete before
 // its CONTROL) becomes no response: it and every other event of a DATA packet of a
 // registered transfer whose block has no failed write are reported on m_blk (block
-// placed, docs/registration.md).
+// placed, docs/registration.md); a notifying event of a registered transfer that makes
+// no notification request (a failed block, the ring off) is reported there as its end.
 // A redo event (a duplicate of a block whose event was issued) becomes that block's
 // response again (ACK, or NACK ERR_REMOTE_MEM by the same error bit) unless the entry's
 // ACK is held for its notification (the number of its last notification request, kept
@@ -68,9 +69,11 @@ module qrdma_rx_cpl
   // MISS answers (header processor; a pulse each, never waited for)
   input  logic                  s_mrsp_valid,
   input  rsp_desc_t             s_mrsp,
-  // blocks placed of registered transfers (a pulse each, no backpressure): a DATA-issued
-  // event of a registered transfer whose block has no failed write
+  // registered transfers (a pulse each, no backpressure): a block placed (a DATA-issued
+  // event whose block has no failed write), or (m_blk_free) the transfer's end without a
+  // notification request (its last block failed, or the ring is off): its entry is freed
   output logic                  m_blk_valid,
+  output logic                  m_blk_free,
   output logic [15:0]           m_blk_src,
   output logic [10:0]           m_blk_xfer,
   output logic [19:0]           m_blk_xblk,
@@ -305,7 +308,8 @@ module qrdma_rx_cpl
     redo_q         <= r3_rsp_q;
     nreq_q         <= nreq;
     stat_nack      <= e2_go && !e2_q.redo && !e2_q.place && err_rd;
-    m_blk_valid    <= e2_go && e2_q.blk && !err_rd;
+    m_blk_valid    <= e2_go && ((e2_q.blk && !err_rd) || (e2_q.ntf && e2_q.registered && !to_ntf));
+    m_blk_free     <= e2_q.ntf && e2_q.registered && !to_ntf;
     m_blk_src      <= e2_q.src_node;
     m_blk_xfer     <= e2_q.xfer;
     m_blk_xblk     <= e2_q.xblk;

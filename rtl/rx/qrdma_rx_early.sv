@@ -9,7 +9,9 @@
 //     blocks + 1 mask bits: bit `blocks` stands for the registration itself, so the mask
 //     fills when it and every block are in;
 //   * a block placed (s_blk, from the completion unit: every write of the block answered)
-//     sets its bit; the last one makes the table offer a receiver-side notification, which
+//     sets its bit; the end of a transfer that makes no notification request (s_blk_free:
+//     its last block failed, or the ring is off) frees its entry (a lookup whose answer
+//     is not used); the last one makes the table offer a receiver-side notification, which
 //     goes to the notification writer ahead of anything else (direct: its fields come
 //     with it, no ACK is held for it);
 //   * a notification request of a registered transfer (s_ntf with reg: its CONTROL and
@@ -41,8 +43,9 @@ module qrdma_rx_early
   // registrations (header processor)
   input  logic                s_reg_valid,
   input  rx_reg_t             s_reg,
-  // blocks placed (completion unit)
+  // blocks placed, transfers ended without a request (completion unit)
   input  logic                s_blk_valid,
+  input  logic                s_blk_free,     // the transfer's end: its entry is freed
   input  logic [15:0]         s_blk_src,
   input  logic [10:0]         s_blk_xfer,
   input  logic [19:0]         s_blk_xblk,
@@ -76,14 +79,14 @@ module qrdma_rx_early
   logic              rq_push, rq_room, rq_valid, rq_pop, reg_ok;
   logic [RQ_W-1:0]   rq_in, rq_out;
   logic              bq_push, bq_room, bq_valid, bq_pop, blk_ok;
-  logic [KEY_W+BW-1:0] bq_out;
+  logic [KEY_W+BW:0] bq_out;
   /* verilator lint_off UNUSEDSIGNAL */  // counts and almost_full: not used here
   logic [cnt_w(Q_DEPTH)-1:0] rq_count, bq_count;
   logic              rq_af, bq_af;
   /* verilator lint_on UNUSEDSIGNAL */
 
   assign reg_ok  = (s_reg.blocks != '0) && (32'(s_reg.blocks) < MASK_W);
-  assign blk_ok  = (32'(s_blk_xblk) < MASK_W - 1);
+  assign blk_ok  = s_blk_free || (32'(s_blk_xblk) < MASK_W - 1);
   assign rq_push = s_reg_valid && reg_ok && rq_room;
   assign bq_push = s_blk_valid && blk_ok && bq_room;
   assign rq_in   = {s_reg.xseq, s_reg.src_node, s_reg.f.xfer, BW'(s_reg.blocks),
@@ -96,9 +99,10 @@ module qrdma_rx_early
     .m_valid(rq_valid), .m_ready(rq_pop), .m_data(rq_out),
     .count(rq_count), .almost_full(rq_af)
   );
-  qrdma_sync_fifo #(.WIDTH(KEY_W + BW), .DEPTH(Q_DEPTH)) u_bq (
+  qrdma_sync_fifo #(.WIDTH(1 + KEY_W + BW), .DEPTH(Q_DEPTH)) u_bq (
     .clk, .rst,
-    .s_valid(bq_push), .s_ready(bq_room), .s_data({s_blk_xseq, s_blk_src, s_blk_xfer, BW'(s_blk_xblk)}),
+    .s_valid(bq_push), .s_ready(bq_room),
+    .s_data({s_blk_free, s_blk_xseq, s_blk_src, s_blk_xfer, BW'(s_blk_xblk)}),
     .m_valid(bq_valid), .m_ready(bq_pop), .m_data(bq_out),
     .count(bq_count), .almost_full(bq_af)
   );
@@ -120,8 +124,8 @@ module qrdma_rx_early
   /* verilator lint_on UNUSEDSIGNAL */
   logic [INFO_W-1:0] rn_info;
   logic              ctl_valid, ctl_notified;
-  /* verilator lint_off UNUSEDSIGNAL */  // one lookup at a time: its answer needs no key
   logic [KEY_W-1:0]  ctl_key;
+  /* verilator lint_off UNUSEDSIGNAL */  // the table's outcomes: counted by the unit's own stats
   logic              st_ntf, st_dup, st_late, st_bad, st_conflict, st_replace, st_esc, st_esc_drop;
   logic              st_esc_to;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -139,7 +143,7 @@ module qrdma_rx_early
       t_first = 1'b1;
       {t_key, t_blk, t_cnt, t_info} = rq_out;
     end else if (bq_valid) begin
-      {t_key, t_blk} = bq_out;
+      {t_ctl, t_key, t_blk} = bq_out;
     end else begin
       t_ctl = 1'b1;
       t_key = {s_ntf.xseq, s_ntf.src_node, s_ntf.xfer};
@@ -189,7 +193,8 @@ module qrdma_rx_early
     unique case (st_q)
       R_IDLE: if (s_ntf_valid && s_ntf.registered) st_q <= R_LOOK;
       R_LOOK: if (lk_take) st_q <= R_WAIT;
-      R_WAIT: if (ctl_valid) begin
+      // (the answers of the frees queued ahead of the lookup are not its own)
+      R_WAIT: if (ctl_valid && ctl_key == {s_ntf.xseq, s_ntf.src_node, s_ntf.xfer}) begin
         skip_q <= ctl_notified;
         st_q   <= R_FWD;
       end

@@ -224,8 +224,12 @@ module qrdma_rx_reg
   logic              c_inrange_q;  // block < the entry's count
   logic              c_last_q;     // the entry's remaining count is 1
   logic              c_cnt_ok_q;   // the item's count is 1..MASK_W and block < count
-  logic [CW-1:0]     c_cnt_q, c_rem_q;
-  logic [WORD_W-1:0] c_word_q;
+  logic              c_mzero_q;    // a lookup, or an entry of another key held: S_ACT's meta
+                                   // write (free, replace) is the invalid entry
+  logic [META_W-1:0] c_mreg_q;     // the entry a registration writes
+  logic [META_W-1:0] c_mset_q;     // the entry a block's set writes
+  logic [WORD_W-1:0] c_wreg_q;     // the mask word a registration writes
+  logic [WORD_W-1:0] c_wset_q;     // the mask word a block's set writes
 
   logic [KEY_W-1:0]  m_key;
   logic [CW-1:0]     m_cnt, m_rem;
@@ -249,35 +253,27 @@ module qrdma_rx_reg
   assign act_ntf  = (act_set && c_last_q) || (act_reg && w_cnt_q == CW'(1));
   assign ntf_push = act_ntf;
 
+  // The words written are chosen from candidates registered in S_CHK (a registration's,
+  // a block's set) by registered bits, so that no decision feeds the block RAMs' write
+  // data: only their write enables wait for the outcome.
   always_comb begin
-    meta_we = 1'b0; meta_waddr = w_idx_q; meta_wdata = '0;
-    mask_we = 1'b0; mask_waddr = word_addr(w_idx_q, w_blk_q); mask_wdata = '0;
-    info_we = act_reg; info_waddr = w_idx_q;
-    if (init) begin
-      meta_we = 1'b1; meta_waddr = EIW'(sw_idx >> ((WORDS > 1) ? WIW : 0));
-      mask_we = 1'b1; mask_waddr = sw_idx;
-    end else if (act_reg) begin
-      meta_we = 1'b1;
-      meta_wdata = {1'b1, act_ntf, w_key_q, w_cnt_q, CW'(w_cnt_q - CW'(1))};
-      mask_we = 1'b1;
-      mask_wdata = WORD_W'(1) << w_blk_q[OW-1:0];
-    end else if (act_set) begin
-      meta_we = 1'b1;
-      meta_wdata = {1'b1, act_ntf, w_key_q, c_cnt_q, CW'(c_rem_q - CW'(1))};
-      mask_we = 1'b1;
-      mask_wdata = c_word_q | (WORD_W'(1) << w_blk_q[OW-1:0]);
-    end else if (act_free || act_repl) begin
-      meta_we = 1'b1;                         // invalid; the words are cleared in S_CLR
-    end else if (st_q == S_CLR) begin
-      mask_we = 1'b1;
-      mask_waddr = (WORDS > 1) ? MAW'({w_idx_q, clr_q}) : MAW'(w_idx_q);
-    end
+    meta_we    = init || act_reg || act_set || act_free || act_repl;
+    meta_waddr = init ? EIW'(sw_idx >> ((WORDS > 1) ? WIW : 0)) : w_idx_q;
+    // free and replace write the entry invalid (its words are cleared in S_CLR)
+    meta_wdata = (init || c_mzero_q) ? '0 : (c_hit_q ? c_mset_q : c_mreg_q);
+    mask_we    = init || act_reg || act_set || (st_q == S_CLR);
+    mask_waddr = init ? sw_idx
+               : (st_q == S_CLR) ? ((WORDS > 1) ? MAW'({w_idx_q, clr_q}) : MAW'(w_idx_q))
+               : word_addr(w_idx_q, w_blk_q);
+    mask_wdata = (init || st_q == S_CLR) ? '0 : (c_hit_q ? c_wset_q : c_wreg_q);
+    info_we    = act_reg;
+    info_waddr = w_idx_q;
   end
 
   // ---------------------------------------------------------------- notifications
   qrdma_sync_fifo #(.WIDTH(KEY_W + INFO_W), .DEPTH(NTF_DEPTH)) u_ntf (
     .clk, .rst,
-    .s_valid(ntf_push), .s_ready(ntf_room), .s_data({w_key_q, act_reg ? w_info_q : info_rd}),
+    .s_valid(ntf_push), .s_ready(ntf_room), .s_data({w_key_q, c_hit_q ? info_rd : w_info_q}),
     .m_valid(m_ntf_valid), .m_ready(m_ntf_ready), .m_data({m_ntf_key, m_ntf_info}),
     .count(ntf_count), .almost_full(ntf_af)
   );
@@ -318,9 +314,11 @@ module qrdma_rx_reg
         c_inrange_q  <= (CW'(w_blk_q) < m_cnt);
         c_last_q     <= (m_rem == CW'(1));
         c_cnt_ok_q   <= (w_cnt_q != '0) && (w_cnt_q <= CW'(MASK_W)) && (CW'(w_blk_q) < w_cnt_q);
-        c_cnt_q      <= m_cnt;
-        c_rem_q      <= m_rem;
-        c_word_q     <= mask_rd;
+        c_mzero_q    <= w_ctl_q || (m_valid_b && (m_key != w_key_q));
+        c_mreg_q     <= {1'b1, w_cnt_q == CW'(1), w_key_q, w_cnt_q, CW'(w_cnt_q - CW'(1))};
+        c_mset_q     <= {1'b1, m_rem == CW'(1), w_key_q, m_cnt, CW'(m_rem - CW'(1))};
+        c_wreg_q     <= WORD_W'(1) << w_blk_q[OW-1:0];
+        c_wset_q     <= mask_rd | (WORD_W'(1) << w_blk_q[OW-1:0]);
         for (int i = 0; i < int'(ESC_DEPTH); i++)
           e_match_q[i] <= e_valid_q[i] && !e_hit_q[i] && (e_key_q[i] == w_key_q);
         e_free_any_q <= !(&e_valid_q);

@@ -370,10 +370,10 @@ class RxModel:
                    reason=C["ERR_REMOTE_MEM"] if e.err else 0, miss=0, pkt_idx=0,
                    miss_cnt=0, ranges=list(e.ranges))
         e.rsp, e.ntf_idx = rsp, None
-        if ntf is not None and not e.err and not self.off and rkey is not None:
-            self.reg.lookup(rkey)
-            if self.reg.ctls[-1][1]:        # notified ahead: the held ACK is released
-                self.rsps["ntf"].append(rsp)
+        if ntf is not None and rkey is not None:
+            self.reg.lookup(rkey)           # (without a request: the entry freed)
+            if not e.err and not self.off and self.reg.ctls[-1][1]:
+                self.rsps["ntf"].append(rsp)    # notified ahead: the held ACK is released
                 return
         if e.err:
             self.stats["nack"] += 1
@@ -510,7 +510,10 @@ class RxModel:
         st["data" if pt == NET_DATA else "ctrl"] += 1
         st["bytes"] += ln
         rkey = self.reg_key(h) if pt == NET_DATA and h["registered"] else None
-        if rkey is not None and (d["evt"] or d["ntf"]) and not e.err:
+        # (a notifying event without a request, its block failed or the ring off, only
+        # frees the transfer's entry: _complete)
+        free = d["evt"] and d["ntf"] and (e.err or self.off)
+        if rkey is not None and (d["evt"] or d["ntf"]) and not e.err and not free:
             # a block of a registered transfer placed (before its completion's lookup)
             if h["xblock"] >= REG_MASK_W - 1:
                 st["reg_drop"] += 1
@@ -2260,7 +2263,8 @@ async def rx_registration(dut):
     notification is then not written (its held ACK goes); blocks before their REGISTER
     wait in the escape channel; without a REGISTER, or with more blocks than the mask
     holds, the CONTROL notifies as for an unregistered transfer; a newer transfer of the
-    same channel takes the entry of one that never completed."""
+    same channel takes the entry of one that never completed; a transfer whose last block
+    fails frees its entry at its end."""
     tb = TB(dut, "rx_registration", nq_size=8)
     await tb.reset(wait_init=True)
     stim = Stim(tb.p, tb.rng)
@@ -2308,9 +2312,16 @@ async def rx_registration(dut):
     await run([a["reg"]] + pkts(a, (0, 1)) + [b["reg"]] + pkts(b, (1, 0)) + [b["ctrl"]],
               early=1, normal=0)
     assert tb.model.reg.stats["replace"] == 1, tb.model.reg.stats
-    # registered: the first, second and last two transfers; early: all but the first of
-    # the last two; dropped: the registration of too many blocks
-    assert tb.stats["reg"] == 4 and tb.stats["early"] == 3 and tb.stats["reg_drop"] == 1, \
+    # a transfer whose last block fails (NACK, no notification): its end frees its entry,
+    # so a transfer of another channel placed in the same entry registers
+    c = stim.transfer(s1, 3)
+    d = stim.transfer(s1, 2, xfer=c["ntf"]["xfer"] ^ 0x101)     # (the same hash)
+    tb.ram.bad.add(NET_HDR.unpack(c["blks"][2]["pkts"][1].beats[0][0])["dst_addr"] // 64)
+    await run([c["reg"]] + pkts(c, (0, 1, 2)) + [c["ctrl"]], early=0, normal=0)
+    await run([d["reg"]] + pkts(d, (0, 1)) + [d["ctrl"]], early=1, normal=0)
+    # registered: all but the REGISTER lost and the one of too many blocks; early: all
+    # but the one that never completes and the failed one; dropped: too many blocks
+    assert tb.stats["reg"] == 6 and tb.stats["early"] == 4 and tb.stats["reg_drop"] == 1, \
         tb.stats
 
 
