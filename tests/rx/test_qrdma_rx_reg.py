@@ -219,13 +219,15 @@ def new_key(rng, used: set) -> int:
             return k
 
 
-def collide(rng, key: int, used: set) -> int | None:
-    """Another key on the same entry (two bits EIW apart flipped), not used yet."""
+def collide(rng, key: int, used: set, other_channel: bool = False) -> int | None:
+    """Another key on the same entry (two bits EIW apart flipped), not used yet;
+    other_channel: of another channel (the bits flipped below HASH_W)."""
     eiw = max(1, ENTRIES.bit_length() - 1)
-    if KEY_W <= eiw:
+    span = HASH_W if other_channel else KEY_W
+    if span <= eiw:
         return None
     for _ in range(8):
-        j = rng.randrange(KEY_W - eiw)
+        j = rng.randrange(span - eiw)
         k = key ^ (1 << j) ^ (1 << (j + eiw))
         if k not in used:
             used.add(k)
@@ -373,7 +375,7 @@ async def reg_escape(dut):
     assert tb.ctls[-1] == (c, False)
     # a registration refused: the entry is taken by another operation
     e = new_key(rng, used)
-    f = collide(rng, e, used)
+    f = collide(rng, e, used, other_channel=True)
     if f is not None:
         await go([ev(e, 0, True, 2, 0xE), ev(f, 0, True, 1, 0xF), ctl(f), ev(e, 1), ctl(e)])
         assert tb.stats["conflict"] == 1 and tb.ctls[-2:] == [(f, False), (e, True)]
