@@ -140,6 +140,7 @@ DESC_LINE0 = _layout(
     ("long_desc", 195, 1, "a second line follows in channel c+1 (64-byte descriptor)"),
     ("hold", 196, 1, "clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md \"Clustering\")"),
     ("start", 197, 1, "clustering: release every held transfer of the page, this one included, in channel order"),
+    ("registered", 198, 1, "register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer"),
     ("tag", 224, 32, "user value carried to the completion notification"),
 )
 
@@ -178,6 +179,8 @@ BLOCK_DESC = _layout(
     ("registered", 255, 1, "a block of a transfer registered at its receiver (docs/registration.md)"),
     ("rkey", 256, 32, "remote key of the destination window (the descriptor's rkey; 0 without a second line)"),
     ("lkey", 288, 32, "read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)"),
+    ("xseq", 288, 16, "registered block (a write channel's): seq of its transfer's first block"),
+    overlap_ok=(("lkey", "xseq"),),
 )
 
 PKT_DESC = _layout(
@@ -201,6 +204,8 @@ PKT_DESC = _layout(
     ("registered", 248, 1, "control: the transfer is registered at its receiver (docs/registration.md)"),
     ("announce", 249, 1, "control with registered: the registration packet (NET_REGISTER), sent once at the transfer's first block and not tracked; without: the transfer's CONTROL"),
     ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
+    ("xseq", 256, 16, "control with registered (and announce): seq of the transfer's first block"),
+    overlap_ok=(("payload", "xseq"),),
 )
 
 ACK_DESC = _layout(
@@ -383,7 +388,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 
 
 def page_base(page: int) -> int:

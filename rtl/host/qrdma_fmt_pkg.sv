@@ -53,7 +53,7 @@ package qrdma_fmt_pkg;
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 9;
+  localparam int unsigned FORMAT_VERSION = 10;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
@@ -79,11 +79,14 @@ package qrdma_fmt_pkg;
   localparam int unsigned DESC_LINE0_HOLD_W = 1;
   localparam int unsigned DESC_LINE0_START_LSB = 197;
   localparam int unsigned DESC_LINE0_START_W = 1;
+  localparam int unsigned DESC_LINE0_REGISTERED_LSB = 198;
+  localparam int unsigned DESC_LINE0_REGISTERED_W = 1;
   localparam int unsigned DESC_LINE0_TAG_LSB = 224;
   localparam int unsigned DESC_LINE0_TAG_W = 32;
   typedef struct packed {
     logic [31:0] tag;  // user value carried to the completion notification
-    logic [25:0] rsvd198;
+    logic [24:0] rsvd199;
+    logic [0:0] registered;  // register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer
     logic [0:0] start;  // clustering: release every held transfer of the page, this one included, in channel order
     logic [0:0] hold;  // clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md "Clustering")
     logic [0:0] long_desc;  // a second line follows in channel c+1 (64-byte descriptor)
@@ -159,6 +162,9 @@ package qrdma_fmt_pkg;
   localparam int unsigned BLOCK_DESC_RKEY_W = 32;
   localparam int unsigned BLOCK_DESC_LKEY_LSB = 288;
   localparam int unsigned BLOCK_DESC_LKEY_W = 32;
+  localparam int unsigned BLOCK_DESC_XSEQ_LSB = 288;
+  localparam int unsigned BLOCK_DESC_XSEQ_W = 16;
+  // not in the struct (they share bits with other fields): xseq
   typedef struct packed {
     logic [31:0] lkey;  // read block (xfer a read channel): the local key its responses carry (the descriptor's lkey; 0 without a second line or for a write channel)
     logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey; 0 without a second line)
@@ -220,6 +226,9 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_DESC_ANNOUNCE_W = 1;
   localparam int unsigned PKT_DESC_PAYLOAD_LSB = 256;
   localparam int unsigned PKT_DESC_PAYLOAD_W = 256;
+  localparam int unsigned PKT_DESC_XSEQ_LSB = 256;
+  localparam int unsigned PKT_DESC_XSEQ_W = 16;
+  // not in the struct (they share bits with other fields): xseq
   typedef struct packed {
     logic [255:0] payload;  // inline payload, byte 0 in bits 7:0
     logic [5:0] rsvd250;

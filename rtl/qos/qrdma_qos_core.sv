@@ -19,7 +19,8 @@ module qrdma_qos_core
   parameter int unsigned MP_MIN_BYTES    = 262144, // multipath transfers >= this: 4xFID
   parameter int unsigned NUM_TIDS        = 512,    // TID-only pool size (TIDs 0..NUM_TIDS-1)
   parameter int unsigned OUT_FIFO_DEPTH  = 16,     // block / packet output FIFOs
-  parameter int unsigned ACT_FIFO_DEPTH  = 8       // message-handler actions in waiting
+  parameter int unsigned ACT_FIFO_DEPTH  = 8,      // message-handler actions in waiting
+  parameter int unsigned REG_MAX_BLOCKS  = 255     // largest transfer registered at its receiver
 ) (
   input  logic                      clk,
   input  logic                      rst,
@@ -105,7 +106,8 @@ module qrdma_qos_core
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
     .CM_MIN_BYTES    (CM_MIN_BYTES),
     .MP_MIN_BYTES    (MP_MIN_BYTES),
-    .OUT_FIFO_DEPTH  (OUT_FIFO_DEPTH)
+    .OUT_FIFO_DEPTH  (OUT_FIFO_DEPTH),
+    .REG_MAX_BLOCKS  (REG_MAX_BLOCKS)
   ) u_seg (
     .clk, .rst, .en(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,

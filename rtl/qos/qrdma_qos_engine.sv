@@ -22,6 +22,8 @@ module qrdma_qos_engine
   parameter int unsigned CM_MIN_BYTES    = 16384,  // congestion-managed from this size
   parameter int unsigned MP_MIN_BYTES    = 262144, // 4xFID (multipath) from this size
   parameter int unsigned NUM_TIDS        = 512,    // TID-only pool
+  parameter int unsigned REG_MAX_BLOCKS  = 255,    // largest transfer registered at its
+                                                   // receiver (its REG_MASK_W - 1)
   parameter logic [31:0] EXT_PARAMS      = '0      // PARAMS register bits 63:32 (NIC fields)
 ) (
   input  logic                       clk,
@@ -171,7 +173,8 @@ module qrdma_qos_engine
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
     .CM_MIN_BYTES    (CM_MIN_BYTES),
     .MP_MIN_BYTES    (MP_MIN_BYTES),
-    .NUM_TIDS        (NUM_TIDS)
+    .NUM_TIDS        (NUM_TIDS),
+    .REG_MAX_BLOCKS  (REG_MAX_BLOCKS)
   ) u_core (
     .clk, .rst, .ready(ready),
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,

@@ -119,6 +119,8 @@ package qrdma_qos_pkg;
     logic [SEQW-1:0] last_seq;   // its sequence number
     logic [QW-1:0]   hq;         // home queue (have-ID variant) for re-queueing
     cls_e            cls;
+    logic            registered; // registered at its receiver (docs/registration.md)
+    logic [SEQW-1:0] first_seq;  // ... the seq of its first block (xseq)
   } meta_t;
 
   // ---------------------------------------------------------------- pending table

@@ -23,7 +23,9 @@ module qrdma_qos_seg
   parameter int unsigned MAX_OUTSTANDING = 2,      // blocks of a transfer in flight (1..4)
   parameter int unsigned CM_MIN_BYTES    = 16384,  // memory transfers >= this: FID classes
   parameter int unsigned MP_MIN_BYTES    = 262144, // multipath transfers >= this: 4xFID
-  parameter int unsigned OUT_FIFO_DEPTH  = 16      // block / packet output FIFOs, >= 9
+  parameter int unsigned OUT_FIFO_DEPTH  = 16,     // block / packet output FIFOs, >= 9
+  parameter int unsigned REG_MAX_BLOCKS  = 255     // largest transfer registered at its
+                                                   // receiver (its REG_MASK_W - 1), >= 2
 ) (
   input  logic                    clk,
   input  logic                    rst,
@@ -109,6 +111,9 @@ module qrdma_qos_seg
   localparam int unsigned CCW     = cnt_w(NUM_CHANNELS); // a class's entries
   localparam logic [SZW-1:0] CM_MIN = SZW'(CM_MIN_BYTES);
   localparam logic [SZW-1:0] MP_MIN = SZW'(MP_MIN_BYTES);
+  // a transfer of at most REG_MAX_BLOCKS - 1 blocks' bytes has at most REG_MAX_BLOCKS
+  // blocks, whatever its offset
+  localparam logic [SZW-1:0] REG_MAX_BYTES = SZW'((REG_MAX_BLOCKS - 1) * BLOCK_SIZE);
 
 `ifndef SYNTHESIS
   initial begin
@@ -120,6 +125,8 @@ module qrdma_qos_seg
       $fatal(1, "qrdma_qos_seg: OUT_FIFO_DEPTH must be >= 9");
     if (CM_MIN_BYTES <= INLINE_MAX || MP_MIN_BYTES < CM_MIN_BYTES)
       $fatal(1, "qrdma_qos_seg: need INLINE_MAX < CM_MIN_BYTES <= MP_MIN_BYTES");
+    if (REG_MAX_BLOCKS < 2 || 64'(REG_MAX_BLOCKS - 1) * 64'(BLOCK_SIZE) >= (64'(1) << 32))
+      $fatal(1, "qrdma_qos_seg: REG_MAX_BLOCKS must be >= 2 and its bytes below 4 GiB");
   end
 `endif
 
@@ -537,6 +544,7 @@ module qrdma_qos_seg
   logic [SZW-1:0]     size;
   logic [BW-1:0]      blocks, b;
   logic               last_blk, requeue, ctrl_now, blk_case;
+  logic               reg_f, reg_x, ann;   // registered: fresh / this transfer; announce now
   logic [FIDW-1:0]    f0;
   blk_ids_t           ids;
   logic [3:0]         slot;
@@ -567,6 +575,7 @@ module qrdma_qos_seg
   always_comb begin
     k_blk = 1'b0; k_pkt = 1'b0; k_pend = 1'b0; k_meta = 1'b0; k_enq = 1'b0;
     k_cmpl = 1'b0; k_err = 1'b0; k_unused = 1'b0; k_seq = 1'b0;
+    reg_f = 'x; reg_x = 'x; ann = 'x;
     mq = 'x; meta_d = 'x; blk_m = 'x; pkt_m = 'x; pend_m = 'x;
     qcls = cls_e'('x); cls_m = cls_e'('x);
     ctrl = 'x; tidq = 'x; fid1 = 'x; fid4 = 'x; inl = 'x; fresh = 'x; abort = 'x;
@@ -630,6 +639,13 @@ module qrdma_qos_seg
       requeue    = fresh ? (!last_f && (3'd1 < 3'(MAX_OUTSTANDING)))
                          : (!last_o && (out_o < 3'(MAX_OUTSTANDING)) && !busy_o);
       ctrl_now   = d0.notify && (fresh ? last_f : (last_o && (out_o == 3'd1)));
+      // registration at the receiver (docs/registration.md "At the sender"): a memory
+      // write with notify of 2 .. REG_MAX_BLOCKS blocks whose descriptor asks for it; its
+      // first issue also sends the REGISTER packet (announce)
+      reg_f      = d0.registered && d0.notify && !d0.is_inline && !last_f
+                   && !mm_x_q[$clog2(WR_CH_PER_PAGE)] && (size <= REG_MAX_BYTES);
+      reg_x      = fresh ? reg_f : mo.registered;
+      ann        = fresh && reg_f && !ctrl;
 
       // The kinds (what W does): the control queue (§3.11) sends the control packet, or
       // finishes an aborted transfer (issued == blocks: the handler queues it only
@@ -637,8 +653,8 @@ module qrdma_qos_seg
       // issues a block, with the control packet when it is due.
       blk_case = !ctrl && !inl && !abort;
       k_blk    = blk_case;
-      k_pkt    = ctrl ? !mq.aborted : (inl || (!abort && ctrl_now));
-      k_seq    = !ctrl && (inl || (!abort && ctrl_now));
+      k_pkt    = ctrl ? !mq.aborted : (inl || (!abort && (ctrl_now || ann)));
+      k_seq    = !ctrl && (inl || (!abort && (ctrl_now || ann)));
       k_pend   = !ctrl && (inl || !abort);
       k_meta   = !inl;
       k_enq    = blk_case && requeue;
@@ -665,6 +681,8 @@ module qrdma_qos_seg
       pkt_m.notify   = d0.notify;
       pkt_m.payload  = {d1.inline_hi, d0.src_addr};
       pkt_m.rkey     = d0.long_desc ? d1.rkey : '0;   // the second line's
+      pkt_m.registered = reg_x;   // (xseq in W)
+      pkt_m.announce   = ann;
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -683,6 +701,7 @@ module qrdma_qos_seg
       blk_m.xfer     = mm_x_q;
       blk_m.block    = b;
       blk_m.rkey     = d0.long_desc ? d1.rkey : '0;
+      blk_m.registered = reg_x;   // (xseq in W)
       // a read channel's (its page's read half): the local key of its responses
       blk_m.lkey     = (d0.long_desc && mm_x_q[$clog2(WR_CH_PER_PAGE)])
                        ? d1[DESC_LINE1_LKEY_LSB +: DESC_LINE1_LKEY_W] : '0;
@@ -699,6 +718,8 @@ module qrdma_qos_seg
         meta_d.aborted  = 1'b0;
         meta_d.hq       = hq;
         meta_d.cls      = qcls;
+        meta_d.registered = reg_x;
+        // first_seq of a fresh transfer in W
         // last_tid, last_seq of the last block in W
       end
       meta_d.in_q      = blk_case && requeue;
@@ -717,6 +738,8 @@ module qrdma_qos_seg
   // ================================================================ W: issue
   logic            w_blk_q, w_pkt_q, w_pend_q, w_meta_q, w_enq_q, w_cmpl_q, w_unused_q;
   logic            w_err_q, w_seq_q, w_last_q;
+  logic            w_reg_q, w_first_q, w_ann_q;   // registered; its first issue; announce
+  logic [SEQW-1:0] w_xseq_q;                      // a later issue's xseq (first_seq)
   block_desc_t     w_blk_q_d;
   pkt_desc_t       w_pkt_q_d;
   pend_t           w_pend_q_d;
@@ -753,6 +776,10 @@ module qrdma_qos_seg
     w_err_q      <= k_err;
     w_seq_q      <= k_seq;
     w_last_q     <= last_blk && k_blk;
+    w_reg_q      <= reg_x;
+    w_first_q    <= fresh && !ctrl;
+    w_ann_q      <= ann;
+    w_xseq_q     <= mo.first_seq;
     w_blk_q_d    <= blk_m;
     w_pkt_q_d    <= pkt_m;
     w_pend_q_d   <= pend_m;
@@ -772,6 +799,9 @@ module qrdma_qos_seg
 
   block_desc_t blk_d;
   pkt_desc_t   pkt_d;
+  logic [BLOCK_DESC_W-1:0] blk_w;
+  logic [PKT_DESC_W-1:0]   pkt_w;
+  logic [SEQW-1:0]         xseq;   // a registered transfer's first seq
 
   always_comb begin
     blk_d          = w_blk_q_d;
@@ -801,6 +831,16 @@ module qrdma_qos_seg
       meta_wr_data.last_tid = w_pend_tid_q;   // the block's TID
       meta_wr_data.last_seq = seq_q;
     end
+    // a registered transfer's block and CONTROL (and REGISTER) carry the seq of its first
+    // block (xseq: over a write block's lkey bits, a control packet's payload bits)
+    xseq  = w_first_q ? seq_q : w_xseq_q;
+    if (w_first_q) meta_wr_data.first_seq = seq_q;
+    blk_w = blk_d;
+    pkt_w = pkt_d;
+    if (w_reg_q) begin
+      blk_w[BLOCK_DESC_XSEQ_LSB +: BLOCK_DESC_XSEQ_W] = xseq;
+      pkt_w[PKT_DESC_XSEQ_LSB +: PKT_DESC_XSEQ_W]     = xseq;
+    end
   end
 
   assign pend_wr_en  = w_pend_q;
@@ -821,13 +861,13 @@ module qrdma_qos_seg
   /* verilator lint_off PINCONNECTEMPTY */  // s_ready, almost_full: P checks the counts
   qrdma_sync_fifo #(.WIDTH(BLOCK_DESC_W), .DEPTH(OUT_FIFO_DEPTH), .WE_COPY(1'b1)) u_blk_fifo (
     .clk, .rst,
-    .s_valid(w_blk_q), .s_ready(), .s_data(blk_d),
+    .s_valid(w_blk_q), .s_ready(), .s_data(blk_w),
     .m_valid(m_blk_valid), .m_ready(m_blk_ready), .m_data(m_blk_data),
     .count(blk_cnt), .almost_full()
   );
   qrdma_sync_fifo #(.WIDTH(PKT_DESC_W), .DEPTH(OUT_FIFO_DEPTH), .WE_COPY(1'b1)) u_pkt_fifo (
     .clk, .rst,
-    .s_valid(w_pkt_q), .s_ready(), .s_data(pkt_d),
+    .s_valid(w_pkt_q), .s_ready(), .s_data(pkt_w),
     .m_valid(m_pkt_valid), .m_ready(m_pkt_ready), .m_data(m_pkt_data),
     .count(pkt_cnt), .almost_full()
   );
@@ -927,7 +967,7 @@ module qrdma_qos_seg
   // ================================================================ events
   assign ev_block   = w_blk_q;
   assign ev_inline  = w_pkt_q && !w_blk_q && w_pend_q;
-  assign ev_control = w_pkt_q && !(w_pend_q && !w_blk_q);
+  assign ev_control = w_pkt_q && !(w_pend_q && !w_blk_q) && !w_ann_q;   // (not REGISTER)
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk) begin

@@ -168,7 +168,8 @@ module qrdma_rx
   logic            ntf_valid, ntf_ready, wr_valid, wr_ready, hack_valid, hack_ready;
   logic            nreq_valid, nreq_ready, nwr_valid, nwr_ready;
   rx_ntf_t         ntf, ereq;
-  rx_nrq_t         nreq;
+  rx_nrq_t         ereq_out, nreq;
+  logic            eout_valid, eout_ready;
   logic            ereq_valid, ereq_ready, early_busy;
   logic            reg_valid, blk_valid, blk_free;
   rx_reg_t         regr;
@@ -302,8 +303,16 @@ module qrdma_rx
     .s_reg_valid(reg_valid), .s_reg(regr),
     .s_blk_valid(blk_valid), .s_blk_free(blk_free), .s_blk_src(blk_src), .s_blk_xfer(blk_xfer), .s_blk_xblk(blk_xblk), .s_blk_xseq(blk_xseq),
     .s_ntf_valid(ereq_valid), .s_ntf_ready(ereq_ready), .s_ntf(ereq),
-    .m_ntf_valid(nreq_valid), .m_ntf_ready(nreq_ready), .m_ntf(nreq),
+    .m_ntf_valid(eout_valid), .m_ntf_ready(eout_ready), .m_ntf(ereq_out),
     .busy(early_busy), .stat_reg, .stat_early, .stat_drop(stat_reg_drop)
+  );
+
+  // the registration stage's request decision (its state, the table's offer) and the
+  // notification writer's take meet only registers
+  qrdma_reg_slice #(.WIDTH($bits(rx_nrq_t))) u_nrq_slice (
+    .clk, .rst,
+    .s_valid(eout_valid), .s_ready(eout_ready), .s_data(ereq_out),
+    .m_valid(nreq_valid), .m_ready(nreq_ready), .m_data(nreq)
   );
 
   localparam int unsigned NWR_DEPTH = 2;  // one ring write per cycle sustained
@@ -348,7 +357,7 @@ module qrdma_rx
     occ_wr   <= sat16(32'(o_wr));
     busy     <= o_beats != '0 || o_pkts != '0 || o_evts != '0 || o_rsp != '0
                 || o_ntf != '0 || o_wr != '0 || cmd_valid || wcmd_valid || hack_valid || wr_valid
-                || ereq_valid || nreq_valid || early_busy || nwr_valid || m_rd_valid;
+                || ereq_valid || eout_valid || nreq_valid || early_busy || nwr_valid || m_rd_valid;
     stat_link_stall <= s_axis_rx_tvalid && !s_axis_rx_tready;
     if (rst) begin
       busy            <= 1'b0;

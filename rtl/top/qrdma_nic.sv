@@ -39,6 +39,8 @@ module qrdma_nic
   parameter int unsigned READ_WINDOW_BEATS = 256,    // send-unit payload read-ahead (64-byte beats)
   parameter int unsigned RX_BUF_BEATS      = 256,    // receive buffer (64-byte beats)
   parameter int unsigned PROT_WINDOWS      = 64,     // receive window table entries (power of 2; docs/protection.md)
+  parameter int unsigned REG_ENTRIES       = 256,    // registration table entries (power of 2; docs/registration.md)
+  parameter int unsigned REG_MASK_W        = 256,    // its mask bits: transfers of up to REG_MASK_W - 1 blocks register
   localparam int unsigned MAX_BLK_PKTS     = BLOCK_SIZE / MAX_PAYLOAD  // blocks are BLOCK_SIZE-aligned at the destination
 ) (
   input  logic                      clk,
@@ -208,6 +210,7 @@ module qrdma_nic
     .HOST_ID_W       (HOST_ID_W),
     .BLOCK_SIZE      (BLOCK_SIZE),
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
+    .REG_MAX_BLOCKS  (REG_MASK_W - 1),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_engine (
     .clk, .rst, .ready(eng_ready),
@@ -280,7 +283,9 @@ module qrdma_nic
     .MAX_BLK_PKTS (MAX_BLK_PKTS),
     .BUF_BEATS    (RX_BUF_BEATS),
     .AXI_ID_W     (MEM_ID_W),
-    .PROT_WINDOWS (PROT_WINDOWS)
+    .PROT_WINDOWS (PROT_WINDOWS),
+    .REG_ENTRIES  (REG_ENTRIES),
+    .REG_MASK_W   (REG_MASK_W)
   ) u_rx (
     .clk, .rst, .node_id,
     .s_axis_rx_tdata, .s_axis_rx_tkeep, .s_axis_rx_tlast, .s_axis_rx_tuser,

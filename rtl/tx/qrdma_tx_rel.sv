@@ -252,6 +252,7 @@ module qrdma_tx_rel
   logic [BLOCK_DESC_W:0]   bq_data;
   logic [PKT_DESC_W:0]     pq_data;
   logic                    bq_ok, pq_ok;
+  logic                    pq_ann;   // a REGISTER packet (announce): passed on, not kept
   key_t                    bq_key, pq_key;
   logic [15:0]             sb_dst, sp_dst;
 
@@ -276,6 +277,7 @@ module qrdma_tx_rel
   assign pq_key = '{tid: pq_data[PKT_DESC_TID_LSB +: TW], seq: pq_data[PKT_DESC_SEQ_LSB +: SEQW]};
   assign bq_ok = bq_data[BLOCK_DESC_W];
   assign pq_ok = pq_data[PKT_DESC_W];
+  assign pq_ann = pq_data[PKT_DESC_KIND_LSB] == 1'(PKT_CONTROL) && pq_data[PKT_DESC_ANNOUNCE_LSB];
 
   // ------------------------------------------------------------------ re-send stages
   // A timeout to re-send waits in the queue (rq), then its kept descriptors are read (the
@@ -303,7 +305,7 @@ module qrdma_tx_rel
   // and arms in the next cycle; while it waits no descriptor is passed on (so every arm
   // is written within 4 cycles of its pass).
   logic nack_go_q;
-  logic ob_off, op_off, ob_pass, op_pass, blk_arm, pkt_arm, blk_unr, pkt_unr;
+  logic ob_off, op_off, ob_pass, op_pass, op_keep, blk_arm, pkt_arm, blk_unr, pkt_unr;
   logic pend_q, pend_d;
   arm_t pend_arm_q, arm_blk, arm_pkt;
   // The engine's block (packet) stream may pass unless a packet waits, the sweep runs or
@@ -333,22 +335,24 @@ module qrdma_tx_rel
   end
   assign ob_pass     = ob_off && m_blk_ready;
   assign op_pass     = op_off && m_pkt_ready;
+  assign op_keep     = op_pass && !pq_ann;   // kept and timed: every packet but a REGISTER
   assign rb_pass     = r_boff && m_blk_ready;
   assign rp_pass     = r_poff && m_pkt_ready;
   // unreachable: one NACK per cycle, blocks first (nack_go_q: a register, so that the
   // slices' load enables come from few LUT levels; a slice's m_ready does not matter
   // while it holds no word)
   assign blk_unr     = bq_valid && !bq_ok && nack_go_q;
-  assign pkt_unr     = pq_valid && !pq_ok && nack_go_q && !blk_unr;
+  // (a REGISTER for an unreachable node is dropped: its transfer's first block is NACKed)
+  assign pkt_unr     = pq_valid && !pq_ok && nack_go_q && !blk_unr && !pq_ann;
   assign bq_ready    = bq_ok ? (m_blk_ready && go_b_q) : nack_go_q;
   assign pq_ready    = pq_ok ? (m_pkt_ready && go_p_q)
-                             : (nack_go_q && !(bq_valid && !bq_ok));
+                             : (pq_ann || (nack_go_q && !(bq_valid && !bq_ok)));
 
   // what arms: a block passed on (a re-sent one unless it goes with its control packet;
   // a MISS re-send keeps its timer's kind), a packet passed on (a control packet arms its
   // last block's timer again)
   assign blk_arm = ob_pass || (rb_pass && (r3_q.kind == K_BLK || r3_q.miss));
-  assign pkt_arm = op_pass || rp_pass;
+  assign pkt_arm = op_keep || rp_pass;
 
   // A control packet of the engine passes on before its block when its seq is after the
   // last block's the engine passed on (lb_q; the engine's blocks come in seq order) and
@@ -441,7 +445,7 @@ module qrdma_tx_rel
     bs_we_q   <= ob_pass;
     bs_addr_q <= bq_key.tid;
     bs_data_q <= bq_data[BLOCK_DESC_W-1:0];
-    ps_we_q   <= op_pass;
+    ps_we_q   <= op_keep;
     ps_we2_q  <= ps_we_q;
     ps_we3_q  <= ps_we2_q;
     ps_addr_q <= pq_key.tid;
@@ -1068,7 +1072,7 @@ module qrdma_tx_rel
   always_ff @(posedge clk) begin
     ob_x_q  <= ob_pass;
     ob_xt_q <= bq_key.tid;
-    op_x_q  <= op_pass;
+    op_x_q  <= op_keep;
     op_xt_q <= pq_key.tid;
     for (int i = 0; i < RQ_DEPTH; i++)
       if (rq_kill[i]) rq_k_q[i] <= 1'b1;
@@ -1113,8 +1117,8 @@ module qrdma_tx_rel
   logic rk_go, rk_x, r3_xk;
 
   assign rk_go = !rk_k_q && !a1_kill_rk && !xkill(rk_q.k.tid, ob_x_q, ob_xt_q, op_x_q, op_xt_q);
-  assign rk_x  = xkill(rk_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
-  assign r3_xk = xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_pass, pq_key.tid);
+  assign rk_x  = xkill(rk_q.k.tid, ob_pass, bq_key.tid, op_keep, pq_key.tid);
+  assign r3_xk = xkill(r3_q.k.tid, ob_pass, bq_key.tid, op_keep, pq_key.tid);
   // A block's timer (K_BLK or K_CTL: the engine may pass a control packet on before or
   // after its block, and the later of the two arms) re-sends whichever of the block and
   // its control packet the stores still keep with the timer's seq; the control packet

@@ -462,7 +462,7 @@ module qrdma_tx_sched
     g1_s_q    <= w_slot_q;
     g1_n_q    <= w_idx ? (w_pkt.kind == 1'(PKT_INLINE) && !w_pkt.resend)
                        : (!w_blk.resend && !w_rsp);
-    g1_c_q    <= w_idx && w_pkt.kind == 1'(PKT_CONTROL) && !w_pkt.resend;
+    g1_c_q    <= w_idx && w_pkt.kind == 1'(PKT_CONTROL) && !w_pkt.resend && !w_pkt.announce;
     g1_cseq_q <= w_pkt.seq;
     g1_bseq_q <= blk_seq_q;
     g2_v_q    <= g1_v_q;
@@ -745,6 +745,7 @@ module qrdma_tx_sched
         h.xfer     = b.xfer;
         h.ask      = ask;
         h.rkey     = b.rkey;
+        h.registered = b.registered && !rx.resp && !rdb;   // (xblock, xseq below)
         if (rx.resp) begin  // a read response: the requester's block
           h.resp  = 1'b1;
           h.gen   = rx.gen;
@@ -763,13 +764,20 @@ module qrdma_tx_sched
         end
       end
       default: begin  // SLOT_PKT
-        h.ptype    = (p.kind == 1'(PKT_CONTROL)) ? 4'(NET_CONTROL) : 4'(NET_INLINE);
+        h.ptype    = (p.kind == 1'(PKT_INLINE)) ? 4'(NET_INLINE)
+                   : (p.announce ? 4'(NET_REGISTER) : 4'(NET_CONTROL));
+        h.registered = p.kind == 1'(PKT_CONTROL) && p.registered;
         h.dst_node = p.dst_node;
         h.tid      = p.tid;
         h.seq      = p.seq;
         h.dst_addr = p.dst_addr;
         h.pd       = p.pd;
         h.xfer     = p.xfer;
+        if (p.kind == 1'(PKT_CONTROL) && p.announce) begin   // REGISTER: not tracked
+          h.tid   = '0;
+          h.gen   = '0;
+          h.epoch = '0;
+        end
         if (p.kind != 1'(PKT_CONTROL)) begin
           h.len    = LEN_W'(p.len);
           h.notify = p.notify;
@@ -790,14 +798,24 @@ module qrdma_tx_sched
       x[NET_HDR_SIZE_LSB +: NET_HDR_SIZE_W]     = p.size;
       x[NET_HDR_BLOCKS_LSB +: NET_HDR_BLOCKS_W] = p.blocks;
       x[NET_HDR_TAG_LSB +: NET_HDR_TAG_W]       = p.tag;
+      if (p.registered)
+        x[NET_HDR_XSEQ_LSB +: NET_HDR_XSEQ_W]   = r.data[PKT_DESC_XSEQ_LSB +: PKT_DESC_XSEQ_W];
+    end
+    // a block of a registered transfer (a write's): its index and its transfer's first seq
+    if (r.kind == SLOT_BLK && b.registered && !rx.resp && !rdb) begin
+      x[NET_HDR_XBLOCK_LSB +: NET_HDR_XBLOCK_W] = NET_HDR_XBLOCK_W'(b.block);
+      x[NET_HDR_XSEQ_LSB +: NET_HDR_XSEQ_W]     = r.data[BLOCK_DESC_XSEQ_LSB +: BLOCK_DESC_XSEQ_W];
     end
     return x;
   endfunction
 
   // a read-response job's block (its response fields' resp bit); a read block
-  logic b_resp, b_read;
+  logic b_resp, b_read, b_ann;
   assign b_resp = rec_b_q.kind == SLOT_BLK && rec_b_q.data[BLOCK_DESC_W + $bits(rspx_t) - 1];
   assign b_read = rec_b_q.kind == SLOT_BLK && !b_resp && is_read(blk_b.xfer);
+  // a REGISTER packet: neither tracked nor answered, no timer starts
+  assign b_ann  = rec_b_q.kind == SLOT_PKT && rec_b_q.data[PKT_DESC_KIND_LSB] == 1'(PKT_CONTROL)
+                  && rec_b_q.data[PKT_DESC_ANNOUNCE_LSB];
 
   // the job's registers (t+7)
   logic [DATA_W-1:0]   c_hdr_q;
@@ -814,7 +832,7 @@ module qrdma_tx_sched
       c_hdr_q   <= make_hdr(rec_b_q, b_node_q, b_epoch_q, b_gen_q, b_pidx_q,
                             b_lidx_q + PIDX_W'(1), b_len, b_dst_q, !b_more_q && b_bmore_q);
       c_data_q  <= (rec_b_q.kind == SLOT_BLK) && !b_read;
-      c_sent_q  <= !b_more_q && !b_resp;
+      c_sent_q  <= !b_more_q && !b_resp && !b_ann;
       c_dlane_q <= b_dst_q[LANE_W-1:0];
       c_len_q   <= b_len;
       c_np_q    <= b_np_q[b_case];

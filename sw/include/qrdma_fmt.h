@@ -53,7 +53,7 @@
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 9
+#define QRDMA_FORMAT_VERSION 10
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -131,6 +131,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE0_START_W 1
 #define QRDMA_DESC_LINE0_START_GET(buf) qrdma_get_bits((buf), 197, 1)
 #define QRDMA_DESC_LINE0_START_PUT(buf, v) qrdma_put_bits((buf), 197, 1, (v))
+#define QRDMA_DESC_LINE0_REGISTERED_LSB 198
+#define QRDMA_DESC_LINE0_REGISTERED_W 1
+#define QRDMA_DESC_LINE0_REGISTERED_GET(buf) qrdma_get_bits((buf), 198, 1)
+#define QRDMA_DESC_LINE0_REGISTERED_PUT(buf, v) qrdma_put_bits((buf), 198, 1, (v))
 #define QRDMA_DESC_LINE0_TAG_LSB 224
 #define QRDMA_DESC_LINE0_TAG_W 32
 #define QRDMA_DESC_LINE0_TAG_GET(buf) qrdma_get_bits((buf), 224, 32)
@@ -239,6 +243,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_BLOCK_DESC_LKEY_W 32
 #define QRDMA_BLOCK_DESC_LKEY_GET(buf) qrdma_get_bits((buf), 288, 32)
 #define QRDMA_BLOCK_DESC_LKEY_PUT(buf, v) qrdma_put_bits((buf), 288, 32, (v))
+#define QRDMA_BLOCK_DESC_XSEQ_LSB 288
+#define QRDMA_BLOCK_DESC_XSEQ_W 16
+#define QRDMA_BLOCK_DESC_XSEQ_GET(buf) qrdma_get_bits((buf), 288, 16)
+#define QRDMA_BLOCK_DESC_XSEQ_PUT(buf, v) qrdma_put_bits((buf), 288, 16, (v))
 
 /* Packet output, QoS engine -> send unit: inline-payload packets and completion control packets, complete (no memory read needed). */
 #define QRDMA_PKT_DESC_BITS 512
@@ -308,6 +316,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_PKT_DESC_ANNOUNCE_PUT(buf, v) qrdma_put_bits((buf), 249, 1, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
+#define QRDMA_PKT_DESC_XSEQ_LSB 256
+#define QRDMA_PKT_DESC_XSEQ_W 16
+#define QRDMA_PKT_DESC_XSEQ_GET(buf) qrdma_get_bits((buf), 256, 16)
+#define QRDMA_PKT_DESC_XSEQ_PUT(buf, v) qrdma_put_bits((buf), 256, 16, (v))
 
 /* Acknowledgement, receive unit (ACK/NACK packets) or send unit (local read error) -> QoS engine. */
 #define QRDMA_ACK_DESC_BITS 32

@@ -208,14 +208,15 @@ def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Pac
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], xfer=pkt["xfer"],
                                 size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"],
                                 gen=gen, epoch=epoch, registered=pkt.get("registered", 0),
-                                xseq=pkt.get("xseq", 0)))
+                                xseq=pkt["xseq"] if pkt.get("registered") else 0))
 
 
 def register_packet(pkt: dict, node_id: int) -> Packet:
     """The REGISTER packet of a registered transfer (docs/registration.md): its CONTROL's
-    fields, seq and xseq its first block's; no generation (it is not tracked)."""
+    fields, seq (the engine's: its first block's) and xseq; no TID, no generation (it is
+    not tracked)."""
     return one_beat_packet(dict(ptype=C["NET_REGISTER"], dst_node=pkt["dst_node"],
-                                src_node=node_id, seq=pkt["xseq"], dst_addr=pkt["dst_addr"],
+                                src_node=node_id, seq=pkt["seq"], dst_addr=pkt["dst_addr"],
                                 pd=pkt["pd"], xfer=pkt["xfer"], size=pkt["size"],
                                 blocks=pkt["blocks"], tag=pkt["tag"], registered=1,
                                 xseq=pkt["xseq"]))

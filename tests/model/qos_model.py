@@ -85,10 +85,11 @@ class Params:
     cm_min_bytes: int = 16384
     mp_min_bytes: int = 262144
     num_tids: int = 512
+    reg_max_blocks: int = 255    # largest transfer registered at its receiver
     ext_params: int = 0          # PARAMS bits 63:32
 
     NAMES = ("HOST_DATA_W", "BLOCK_SIZE", "MAX_OUTSTANDING", "CM_MIN_BYTES",
-             "MP_MIN_BYTES", "NUM_TIDS", "EXT_PARAMS")
+             "MP_MIN_BYTES", "NUM_TIDS", "REG_MAX_BLOCKS", "EXT_PARAMS")
 
     @classmethod
     def from_env(cls, env) -> "Params":
@@ -124,6 +125,7 @@ class Descriptor:
     hold: int = 0       # clustering (the host port's: tests/host); the engine model takes
     start: int = 0      #   every transfer as started at once
     tag: int = 0
+    registered: int = 0  # register at the receiver (docs/registration.md)
     inline_hi: int = 0
     rkey: int = 0
 
@@ -235,6 +237,15 @@ def segment(dst_addr: int, size: int, block_size: int) -> list[tuple[int, int]]:
     return out
 
 
+def is_registered(d: Descriptor, ch: int, p: Params) -> bool:
+    """docs/registration.md "At the sender": a memory write with notify and the
+    descriptor's flag, of 2 blocks or more and at most (REG_MAX_BLOCKS - 1) blocks' bytes
+    (so at most REG_MAX_BLOCKS blocks, whatever the offset), is registered."""
+    return bool(d.registered and d.notify and not d.is_inline and ch < C["WR_CH_PER_PAGE"]
+                and num_blocks(d.dst_addr, d.size, p.block_size) >= 2
+                and d.size <= (p.reg_max_blocks - 1) * p.block_size)
+
+
 def remote_key(d: Descriptor) -> int:
     """The remote key a transfer's packets carry: the second line's, 0 without one."""
     return d.rkey if d.long_desc else 0
@@ -251,7 +262,8 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
     off = 0 if b == 0 else bs - o + (b - 1) * bs
     end = min(d.size, bs - o + b * bs)
     last = int(b == n - 1)
-    return dict(
+    reg = is_registered(d, ch, p)
+    f = dict(
         src_addr=(d.src_addr + off) & MASK64,
         dst_addr=(d.dst_addr + off) & MASK64,
         dst_node=d.dst_node,
@@ -268,11 +280,14 @@ def block_fields(d: Descriptor, page: int, ch: int, p: Params, b: int) -> dict:
         pkt_first=0,    # the engine's blocks are whole: runs come from re-sends only
         pkt_num=0,
         resend=0,       # (the reliability unit's mark, never the engine's)
-        registered=0,   # (the engine registers no transfer at its receiver)
+        registered=int(reg),
         rkey=remote_key(d),
         # a read channel's: the local key of its responses (docs/nic.md "Remote reads")
         lkey=d.lkey if d.long_desc and ch >= C["WR_CH_PER_PAGE"] else 0,
     )
+    if reg:   # xseq (the first block's seq, over lkey's bits): checked with the seqs
+        del f["lkey"]
+    return f
 
 
 def expected_blocks(d: Descriptor, page: int, ch: int, p: Params) -> list[dict]:
@@ -366,7 +381,14 @@ def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
     return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
                 blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0,
-                rkey=remote_key(d), registered=0, announce=0)
+                rkey=remote_key(d), registered=int(is_registered(d, ch, p)), announce=0)
+
+
+def expected_announce(d: Descriptor, page: int, ch: int, p: Params) -> dict:
+    """pkt_desc of the REGISTER packet of a registered transfer (its CONTROL's fields,
+    announce set; tid/seq and xseq those of its first block)."""
+    assert is_registered(d, ch, p)
+    return dict(expected_control(d, page, ch, p), announce=1)
 
 
 def diff_fields(exp: dict, got: dict) -> list[str]:
@@ -751,6 +773,8 @@ class Transfer:
     blocks: list[dict]               # expected block descriptors (memory)
     inline: dict | None              # expected inline packet
     control: dict | None             # expected control packet (notify memory transfer)
+    announce: dict | None = None     # expected REGISTER packet (registered transfer)
+    announce_seen: dict | None = None
     observed: list = field(default_factory=list)      # [(tid, seq)] per block / packet
     in_flight: dict = field(default_factory=dict)     # tid -> seq
     acked: int = 0                   # ACKs accepted by the engine (matching)
@@ -776,7 +800,8 @@ class Transfer:
         """Everything the engine must output for it has been seen and acknowledged."""
         if self.nacked:
             return not self.in_flight
-        return self.all_acked and (self.control is None or self.control_ok)
+        return self.all_acked and (self.control is None or self.control_ok) \
+            and (self.announce is None or self.announce_seen is not None)
 
     def remaining(self) -> str:
         s = f"{self.observed.__len__()}/{self.nblocks} out, {self.acked} acked"
@@ -809,8 +834,8 @@ class Scoreboard:
         self.seq_hi = -1
         self.seqs: set[int] = set()
         self.port_last = {"blk": -1, "pkt": -1}
-        self.n = dict(posted=0, blocks=0, inline=0, control=0, ack=0, nack=0, stale=0,
-                      retired=0, read=0)
+        self.n = dict(posted=0, blocks=0, inline=0, control=0, announce=0, ack=0, nack=0,
+                      stale=0, retired=0, read=0)
 
     # ---------------------------------------------------------- posting
     def post(self, page: int, ch: int, d: Descriptor) -> Transfer:
@@ -826,7 +851,9 @@ class Scoreboard:
         else:
             blocks = expected_blocks(d, page, ch, self.p)
             ctl = expected_control(d, page, ch, self.p) if d.notify else None
-            t = Transfer(page, ch, d, c, len(blocks), blocks, None, ctl)
+            ann = expected_announce(d, page, ch, self.p) \
+                if is_registered(d, ch, self.p) else None
+            t = Transfer(page, ch, d, c, len(blocks), blocks, None, ctl, ann)
         self.active[x] = t
         self.n["posted"] += 1
         return t
@@ -885,6 +912,9 @@ class Scoreboard:
         if f["block"] != b:
             raise ModelError(f"{what}: expected block {b} next (blocks in order)")
         bad = diff_fields(t.blocks[b], f)
+        if t.announce is not None and f["xseq"] != (t.observed[0][1] if b else f["seq"]):
+            bad.append(f"xseq {f['xseq']}, first block's seq "
+                       f"{t.observed[0][1] if b else f['seq']}")
         if bad:
             raise ModelError(f"{what}: " + "; ".join(bad))
         if len(t.in_flight) >= self.p.max_outstanding:
@@ -906,6 +936,8 @@ class Scoreboard:
         self.n["blocks"] += 1
         if b == t.nblocks - 1 and t.control_seen is not None:
             self._check_control_ids(t)
+        if b == 0 and t.announce_seen is not None:
+            self._check_announce_ids(t)
         return t
 
     def on_packet(self, f: dict) -> Transfer:
@@ -929,6 +961,20 @@ class Scoreboard:
             self._seq(f["seq"], "pkt", what)
             t.observed.append((f["tid"], f["seq"]))
             self.n["inline"] += 1
+            return t
+        if f["announce"]:
+            what = "REGISTER " + what
+            if t.announce is None:
+                raise ModelError(f"{what}: REGISTER packet of a transfer not registered")
+            if t.announce_seen is not None:
+                raise ModelError(f"{what}: second REGISTER packet")
+            bad = diff_fields(t.announce, f)
+            if bad:
+                raise ModelError(f"{what}: " + "; ".join(bad))
+            t.announce_seen = f
+            self.n["announce"] += 1
+            if t.observed:
+                self._check_announce_ids(t)
             return t
         if t.control is None:
             raise ModelError(f"{what}: control packet of a transfer without notify "
@@ -956,7 +1002,17 @@ class Scoreboard:
         if (f["tid"], f["seq"]) != (tid, seq):
             raise ModelError(f"control packet xfer {t.xfer}: tid/seq {f['tid']}/{f['seq']}, "
                              f"last block has {tid}/{seq}")
+        if t.announce is not None and f["xseq"] != t.observed[0][1]:
+            raise ModelError(f"control packet xfer {t.xfer}: xseq {f['xseq']}, first "
+                             f"block's seq {t.observed[0][1]}")
         t.control_ok = True
+
+    def _check_announce_ids(self, t: Transfer) -> None:
+        f = t.announce_seen
+        tid, seq = t.observed[0]
+        if (f["tid"], f["seq"], f["xseq"]) != (tid, seq, seq):
+            raise ModelError(f"REGISTER packet xfer {t.xfer}: tid/seq/xseq {f['tid']}/"
+                             f"{f['seq']}/{f['xseq']}, first block has {tid}/{seq}")
 
     # ---------------------------------------------------------- acknowledgements
     def on_ack(self, tid: int, seq: int, nack: bool = False,
@@ -1052,7 +1108,8 @@ NUM_QUEUES = 66
 META = sv_struct("meta_t", [
     ("issued", BW), ("acked", BW), ("blocks", BW), ("fid", 8), ("tid_busy", 16),
     ("in_q", 1), ("notify", 1), ("ctrl_sent", 1), ("last_acked", 1), ("aborted", 1),
-    ("reason", 4), ("last_tid", 10), ("last_seq", 16), ("hq", 7), ("cls", 2)])
+    ("reason", 4), ("last_tid", 10), ("last_seq", 16), ("hq", 7), ("cls", 2),
+    ("registered", 1), ("first_seq", 16)])
 PEND = sv_struct("pend_t", [
     ("seq", 16), ("xfer", 11), ("block", BW), ("single", 1), ("cls", 2), ("fid", 8),
     ("time_", 32)])
@@ -1218,6 +1275,10 @@ class SegmenterModel:
         n = num_blocks(d.dst_addr, d.size, p.block_size) & BMASK
         common = dict(dst_node=d.dst_node, pd=page, dst_addr=d.dst_addr, xfer=x,
                       size=d.size, tag=d.tag, rkey=remote_key(d))
+        # registered: by the descriptor at the first issue, by the metadata after it
+        reg = is_registered(d, ch, p) if fresh else bool(m["registered"])
+        xseq = dict(registered=1, xseq=seq if fresh else m["first_seq"]) if reg \
+            else dict(registered=0)
         cmpl_fields = dict(reason=m["reason"], cls=CLS_CODE.get(cls, CLS_CTRL), fid=m["fid"])
         if ctrl:
             w = dict(m, in_q=0)
@@ -1225,7 +1286,7 @@ class SegmenterModel:
                 cm = dict(cmpl_fields, err=1) if m["acked"] == m["issued"] else None
                 return Issue("abort", meta=w, cmpl=cm)
             pkt = dict(common, kind=C["PKT_CONTROL"], tid=m["last_tid"], seq=m["last_seq"],
-                       blocks=m["blocks"])
+                       blocks=m["blocks"], **xseq)
             w["ctrl_sent"] = 1
             cm = dict(cmpl_fields, err=0) if m["acked"] == m["blocks"] else None
             return Issue("control", pkt=pkt, meta=w, cmpl=cm)
@@ -1253,15 +1314,20 @@ class SegmenterModel:
         requeue = not last and ((b + 1 - m["acked"]) & BMASK) < p.max_outstanding \
             and not busy_next
         ctrl_now = last and bool(d.notify) and m["acked"] == n - 1
-        blk = dict(block_fields(d, page, ch, p, b), tid=tid, seq=seq, fid=fid)
+        blk = dict(block_fields(d, page, ch, p, b), tid=tid, seq=seq, fid=fid, **xseq)
         w = dict(m, issued=b + 1, blocks=n, fid=f0, tid_busy=busy, in_q=int(requeue),
                  notify=d.notify, ctrl_sent=int(ctrl_now), aborted=0, hq=hq,
-                 cls=CLS_CODE[cls])
+                 cls=CLS_CODE[cls], registered=int(reg))
+        if fresh:
+            w["first_seq"] = seq
         if last:
             w.update(last_tid=tid, last_seq=seq)
         pkt = None
         if ctrl_now:
-            pkt = dict(common, kind=C["PKT_CONTROL"], tid=tid, seq=seq, blocks=n)
+            pkt = dict(common, kind=C["PKT_CONTROL"], tid=tid, seq=seq, blocks=n, **xseq)
+        elif fresh and reg:   # the REGISTER packet with the first block
+            pkt = dict(common, kind=C["PKT_CONTROL"], tid=tid, seq=seq, blocks=n, announce=1,
+                       **xseq)
         pend = dict(seq=seq, xfer=x, block=b, single=int(n == 1), cls=CLS_CODE[cls], fid=f0,
                     time_=now)
         self.seq += 1

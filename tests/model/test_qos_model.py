@@ -12,7 +12,8 @@ import pytest
 from model.qos_model import (CONTROL_QUEUE, FID1_FIRST, FID4_FIRST, INCR, MASK64,
                              POST_MODES, SEQ_MOD, TID_QUEUE, Beat, Cls, Descriptor,
                              HostPort, ModelError, Params, Scoreboard, Write, carried,
-                             check_ids, decode_addr, descriptor_refusal, expected_blocks,
+                             check_ids, decode_addr, descriptor_refusal, expected_announce,
+                             expected_blocks, is_registered,
                              expected_control, expected_inline, fid_of_block, interleave,
                              num_blocks, post_writes, queue_of, segment, tid_of_block,
                              in_flight, transfer_class, write_beats, xfer_index,
@@ -94,7 +95,12 @@ def test_expected_blocks_fields():
     assert {(b["pd"], b["xfer"], b["dst_node"]) for b in bl} == {(5, 5 * 128 + 17, 0xBEEF)}
     # every key is a BLOCK_DESC field, and the runtime ones are left out
     names = {f.name for f in BLOCK_DESC.fields}
-    assert set(bl[0]) == names - {"tid", "seq", "fid"}
+    assert set(bl[0]) == names - {"tid", "seq", "fid", "xseq"}
+    assert {b["registered"] for b in bl} == {0}
+    # registered (docs/registration.md): xseq, a runtime field, takes lkey's bits
+    r = expected_blocks(Descriptor(dst_addr=100, size=3 * BS, notify=1, registered=1), 0, 0, p)
+    assert {b["registered"] for b in r} == {1} and set(r[0]) == names - {"tid", "seq", "fid",
+                                                                          "xseq", "lkey"}
 
 
 def test_expected_blocks_tid_only_and_4xfid():
@@ -199,7 +205,7 @@ def test_inline_packet():
     assert DESC_LINE0.unpack(short.line0())["src_addr"] == 0x332211
     # every key is a PKT_DESC field
     names = {f.name for f in PKT_DESC.fields}
-    assert set(e) <= names and names - set(e) == {"tid", "seq", "blocks"}
+    assert set(e) <= names and names - set(e) == {"tid", "seq", "blocks", "xseq"}
 
 
 def test_control_packet():
@@ -210,6 +216,23 @@ def test_control_packet():
     e = expected_control(Descriptor(size=1 << 32, notify=1), 0, 0, P)
     assert e["size"] == 1 << 32 and e["blocks"] == 65536   # fit their fields
     PKT_DESC.pack(size=e["size"], blocks=e["blocks"])
+
+
+def test_registration_rule():
+    """docs/registration.md "At the sender": which transfers register, and their
+    REGISTER packet."""
+    p = Params(block_size=BS, reg_max_blocks=5)
+    base = dict(dst_addr=BS - 1, notify=1, registered=1)
+    assert is_registered(Descriptor(size=2, **base), 0, p)               # 2 blocks
+    assert not is_registered(Descriptor(size=1, **base), 0, p)           # 1 block
+    assert is_registered(Descriptor(size=4 * BS, **base), 0, p)          # 5 blocks: the most
+    assert not is_registered(Descriptor(size=4 * BS + 1, **base), 0, p)  # bytes over the rule
+    assert not is_registered(Descriptor(size=2, **dict(base, notify=0)), 0, p)
+    assert not is_registered(Descriptor(size=2, **dict(base, registered=0)), 0, p)
+    assert not is_registered(Descriptor(size=2, **base), C["WR_CH_PER_PAGE"], p)   # a read
+    a = expected_announce(Descriptor(size=2, tag=9, **base), 1, 2, p)
+    assert a == dict(expected_control(Descriptor(size=2, tag=9, **base), 1, 2, p), announce=1)
+    assert a["registered"] == 1 and a["blocks"] == 2 and a["kind"] == C["PKT_CONTROL"]
 
 
 def test_descriptor_roundtrip():

@@ -694,7 +694,8 @@ def gen_desc(rng: random.Random, p: Params, long_ok: bool, read: bool = False) -
     bs, cm, mp = p.block_size, p.cm_min_bytes, p.mp_min_bytes
     common = dict(dst_node=rng.getrandbits(16), tag=rng.getrandbits(32),
                   prio=rng.getrandbits(4), notify=0 if read else int(rng.random() < 0.5),
-                  multipath=int(rng.random() < 0.3))
+                  multipath=int(rng.random() < 0.3),
+                  registered=int(rng.random() < 0.5))   # (a write with notify registers)
     r = 1.0 if read else rng.random()
     if r < 0.18 or (r < 0.30 and not long_ok):
         return Descriptor(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64),
@@ -790,13 +791,15 @@ async def qos_random(dut):
     assert not (bad := tb.sb.check_end()), "\n".join(bad)
     tb.cov["sequence numbers"] = len(tb.sb.seqs)
     tb.cov["duplicate ACKs dropped"] = tb.sb.n["stale"]
+    tb.cov["registered transfers"] = tb.sb.n["announce"]
     dut._log.info("%d transfers: %d blocks, %d inline, %d control packets, %d cycles; %s",
                   tb.sb.n["posted"], tb.sb.n["blocks"], tb.sb.n["inline"],
                   tb.sb.n["control"], tb.now, dict(sorted(tb.cov.items())))
     for k in ("inline short", "inline long", "TID-only", "1xFID", "4xFID", "TID-only long",
               "1xFID long", "4xFID long", "mode words", "mode beats8", "mode desc",
               "jobs interleaving pages", "single reads", "collective reads",
-              "read transfers", "read blocks", "read long", "read collective reads"):
+              "read transfers", "read blocks", "read long", "read collective reads",
+              "registered transfers"):
         assert tb.cov[k] > 0 or n < 1000, f"random stimulus never produced {k}"
     await tb.check_counters()
     await tb.check_all_idle()

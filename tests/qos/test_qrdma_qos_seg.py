@@ -73,6 +73,7 @@ def random_desc(rng: random.Random, p: Params, long_ok: bool) -> Descriptor:
                        rng.randint(p.mp_min_bytes, p.mp_min_bytes + 20 * bs)])
     return Descriptor(src_addr=rng.getrandbits(64), dst_addr=rng.getrandbits(64), size=size,
                       multipath=rng.getrandbits(1), notify=rng.getrandbits(1),
+                      registered=rng.getrandbits(1),
                       prio=rng.getrandbits(4), tag=rng.getrandbits(32),
                       dst_node=rng.getrandbits(16),
                       long_desc=int(long_ok and rng.random() < 0.2),
@@ -297,7 +298,8 @@ class Bench:
         pkt_push = iss is not None and iss.pkt is not None
         assert int(d.ev_block.value) == int(blk_push), f"cycle {now}: ev_block"
         assert int(d.ev_inline.value) == int(iss is not None and iss.kind == "inline")
-        assert int(d.ev_control.value) == int(pkt_push and iss.kind != "inline")
+        assert int(d.ev_control.value) == int(pkt_push and iss.kind != "inline"
+                                              and not iss.pkt.get("announce"))
         pend = iss.pend if iss is not None else None
         assert int(d.pend_wr_en.value) == int(pend is not None), f"cycle {now}: pend_wr_en"
         if pend is not None:
@@ -502,9 +504,7 @@ class Bench:
 @cocotb.test()
 async def seg_random(dut):
     env = os.environ
-    p = Params(block_size=int(env["P_BLOCK_SIZE"]), max_outstanding=int(env["P_MAX_OUTSTANDING"]),
-               cm_min_bytes=int(env["P_CM_MIN_BYTES"]), mp_min_bytes=int(env["P_MP_MIN_BYTES"]),
-               num_tids=int(env["P_NUM_TIDS"]))
+    p = Params.from_env(env)
     rng = seed_rng("seg_random")
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
     for s in ("en", "new_valid", "s_tid_valid", "s_fid1_valid", "s_fid4_valid", "s_tid_more",
@@ -551,6 +551,7 @@ async def seg_random(dut):
     # control packet always goes with the last block, a NACK never meets it queued)
     assert b.cnt["cut-through"] > 0 and b.cnt["dequeue"] > 0 and b.cnt["nack"] > 0
     assert (b.cnt["control"] > 0 and b.cnt["abort"] > 0) or p.max_outstanding == 1
+    assert b.sb.n["announce"] > 0   # registered transfers met (their REGISTER packets)
     dut._log.info("%d transfers in %d cycles, %s", b.posted, b.now, dict(b.cnt))
 
 
@@ -560,7 +561,8 @@ CONFIGS = [
     ({"BLOCK_SIZE": 65536, "MAX_OUTSTANDING": 2, "CM_MIN_BYTES": 16384,
       "MP_MIN_BYTES": 262144, "OUT_FIFO_DEPTH": 16}, 512, "default"),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "CM_MIN_BYTES": 16384,
-      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 16}, 16, "bs8k-mo4-tids16"),
+      "MP_MIN_BYTES": 65536, "OUT_FIFO_DEPTH": 16, "REG_MAX_BLOCKS": 6}, 16,
+     "bs8k-mo4-tids16-reg6"),
     ({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 1, "CM_MIN_BYTES": 8192,
       "MP_MIN_BYTES": 32768, "OUT_FIFO_DEPTH": 9}, 64, "bs8k-mo1-fifo9"),
 ]

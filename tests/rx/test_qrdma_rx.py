@@ -642,7 +642,7 @@ class Stim:
                            dst=dst + i * bsize,
                            reg=dict(block=i, xseq=xseq, xfer=xfer, pd=pd, ctl=ctl))
                 for i in range(nblocks)]
-        r = wire(register_packet(dict(ctl, dst_node=NODE_ID, xseq=xseq, xfer=xfer, pd=pd), src),
+        r = wire(register_packet(dict(ctl, dst_node=NODE_ID, seq=xseq, xseq=xseq, xfer=xfer, pd=pd), src),
                  f"REGISTER src {src} xfer {xfer} xseq {xseq} blocks {ctl['blocks']}")
         ntf = dict(kind=NET_CONTROL, xfer=xfer, pd=pd, **{k: ctl[k] for k in ("size", "tag",
                                                                                "dst_addr")})
@@ -2159,8 +2159,8 @@ async def rx_timing(dut):
     res["B->response with notification"] = ev["rsp"][0] - ev["b"][0]
     dut._log.info("latencies (cycles): %s", res)
     assert res == {"last->AW": 20, "B->response": 9, "last->AW flushed": 21,
-                   "B->notification AW": 15, "notification B->stat_notif": 2,
-                   "B->response with notification": 16}, res
+                   "B->notification AW": 16, "notification B->stat_notif": 2,
+                   "B->response with notification": 17}, res
     # throughput: 48 one-packet blocks of MAX_PAYLOAD bytes back to back, then unaligned
     for off in (0, 20):
         items = [stim.block(SRCS[i % 2], 100 + i, size=mp - off, align=4096 - off,

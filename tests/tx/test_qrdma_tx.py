@@ -474,7 +474,9 @@ class TB:
                  has_next=r.randrange(2), notify=r.randrange(2), last=r.randrange(2),
                  fid=r.randrange(256), path=r.randrange(4),
                  xfer=r.randrange(2048) & ~C["WR_CH_PER_PAGE"],    # a write channel's
-                 block=r.randrange(1 << 20), rkey=r.getrandbits(32), lkey=r.getrandbits(32))
+                 block=r.randrange(1 << 20), rkey=r.getrandbits(32), lkey=r.getrandbits(32),
+                 # a registered transfer's (its xseq over lkey's bits; a read's: ignored)
+                 registered=int(r.random() < 0.3))
         if r.random() < run_p:
             f.update(random_run(r, len(nm.packetize(f["dst_addr"], size, MAX_PAYLOAD))))
         f["resend"] = int(r.random() < resend_p)
@@ -502,6 +504,9 @@ class TB:
                  payload=r.getrandbits(256),   # bytes past len must not reach the packet
                  resend=int(r.random() < resend_p),
                  rkey=r.getrandbits(32))       # a control packet does not carry it
+        if control and r.random() < 0.3:       # a registered transfer's (xseq in payload);
+            f["registered"] = 1                # its REGISTER packet (announce) or CONTROL
+            f["announce"] = int(r.random() < 0.5 and not f["resend"])
         f.update(kw)
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 
@@ -572,7 +577,11 @@ class TB:
                         f"read response tid {f['tid']} size {f['size']}")
         elif kind == "pkt":
             f = PKT_DESC.unpack(v)
-            if f["kind"] == C["PKT_CONTROL"]:
+            if f["kind"] == C["PKT_CONTROL"] and f["announce"]:
+                # a REGISTER packet: no generation, no timer (no m_sent pulse)
+                pk = nm.register_packet(f, self.node_id)
+                self.stats["register"] += 1
+            elif f["kind"] == C["PKT_CONTROL"]:
                 # a control packet taken before its block (its seq) carries the
                 # generation that block will take
                 early = not f["resend"] and (self.blk_taken - f["seq"]) % 65536 >= 32768
@@ -752,8 +761,8 @@ class TB:
             f"stat_mem_err {self.stats['mem_err']}, dropped {self.sb.dropped} " \
             f"({self.sb.dropped_rsp} read responses), local NACKs {self.stats['lnack']}"
         # one m_sent pulse per descriptor of this node (its last packet picked), none for
-        # a read response (no timer of this node)
-        own = sum(k in ("blk", "pkt") for _, k in self.accepted)
+        # a read response (no timer of this node) or a REGISTER packet (not tracked)
+        own = sum(k in ("blk", "pkt") for _, k in self.accepted) - self.stats["register"]
         assert self.stats["sent"] == own, (self.stats["sent"], own)
         state = {k: int(getattr(d, k).value)
                  for k in ("busy", "occ_slots", "occ_jobs", "occ_pay", "occ_rsp")}

@@ -217,7 +217,7 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
             ctl_pending[tid] = s
             made += 1
             d = put(F.PKT_DESC, rng.getrandbits(F.PKT_DESC.width), tid=tid, seq=s,
-                    dst_node=dst, kind=1, resend=0)
+                    dst_node=dst, kind=1, resend=0, announce=0)   # (REGISTER: rel_register)
             return (d, tid, s, dst)
         tid = free.pop()
         s = seq
@@ -689,6 +689,7 @@ class KeptHarness:
         self.timeout = int(os.environ["P_TIMEOUT"])
         self.slack = 2 * (1 << int(os.environ["P_TICK_SHIFT"])) + scan_round() + 6
         self.seen = []   # (stream, word) passed on
+        self.nacks = []  # NACK words on m_nack
         dut.rst.value = 1
         cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
         dut.node_id.value = NODE_ID
@@ -716,12 +717,16 @@ class KeptHarness:
             dut.s_sent_valid.value = int(go)
             if go:
                 dut.s_sent_tid.value = pulses.popleft()[1]
+            if int(dut.m_nack_valid.value):
+                self.nacks.append(int(dut.m_nack_data.value))
             for st in ("blk", "pkt"):
                 if int(getattr(dut, f"m_{st}_valid").value):
                     w = int(getattr(dut, f"m_{st}_data").value)
                     self.seen.append((st, w))
                     layout = F.BLOCK_DESC if st == "blk" else F.PKT_DESC
-                    pulses.append((n + 8 + len(pulses), field(layout, w, "tid")))
+                    # (the send unit starts no timer for a REGISTER packet)
+                    if not (st == "pkt" and field(F.PKT_DESC, w, "announce")):
+                        pulses.append((n + 8 + len(pulses), field(layout, w, "tid")))
 
     async def reset(self):
         await FallingEdge(self.dut.clk)
@@ -828,6 +833,37 @@ async def rel_ctl_ahead(dut):
     assert got == [("blk", new), ("blk", put(F.BLOCK_DESC, new, resend=1)),
                    ("pkt", put(F.PKT_DESC, ctl, resend=1))], h.show(got)
     await pulse_ack(dut, tid, seq)
+
+
+@cocotb.test()
+async def rel_register(dut):
+    """A REGISTER packet (a control packet with announce, docs/registration.md) passes on
+    as it is, neither kept nor timed: a registered block (T, S) and its REGISTER (T, S)
+    passed on, the block times out: its re-send is the block alone, and its NACK the only
+    one. A REGISTER for a node that is not reachable is dropped, without a NACK."""
+    h = KeptHarness(dut)
+    tid, seq = 77, 5
+    await h.reset()
+    n = len(h.seen)
+    blk = F.BLOCK_DESC.pack(tid=tid, seq=seq, dst_node=1, size=4096, registered=1, xseq=seq)
+    reg = F.PKT_DESC.pack(tid=tid, seq=seq, dst_node=1, kind=1, registered=1, announce=1,
+                          xseq=seq, blocks=3, size=9000)
+    await h.send("blk", blk)
+    await h.send("pkt", reg)
+    got = await h.resent_after(n)
+    assert got == [("blk", blk), ("pkt", reg), ("blk", put(F.BLOCK_DESC, blk, resend=1))], \
+        h.show(got)
+    for _ in range(h.timeout + h.slack + 64):   # the re-send's timeout: NACK (retry limit 1)
+        if h.nacks:
+            break
+        await h.cycles(1)
+    assert [(field(F.ACK_DESC, w, "tid"), field(F.ACK_DESC, w, "seq")) for w in h.nacks] \
+        == [(tid, seq)], h.nacks
+    await pulse_ack(dut, tid, seq)   # (the engine takes the NACK: the timer disarms)
+    n, k = len(h.seen), len(h.nacks)
+    await offer(dut, "pkt", put(F.PKT_DESC, reg, dst_node=NODE_ID, tid=9, seq=6))
+    await h.cycles(64)
+    assert h.seen[n:] == [] and h.nacks[k:] == [], (h.show(h.seen[n:]), h.nacks[k:])
 
 
 @pytest.mark.parametrize("params", [
