@@ -129,6 +129,11 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch);
  * the page and itself, lowest channel first. Writes, inline writes and reads alike. */
 #define QRDMA_WR_HOLD      0x4u
 #define QRDMA_WR_START     0x8u
+/* Receive-side registration (docs/registration.md): a memory write with QRDMA_WR_NOTIFY
+ * of 2 .. REG_MASK_W - 1 blocks is registered at its receiver, which writes the
+ * notification as soon as the last byte is in, a link round trip before the completion
+ * control packet would let it (entry flag `early`). Ignored for any other memory write. */
+#define QRDMA_WR_REGISTERED 0x10u
 
 /* A remote write. */
 struct qrdma_write {
@@ -259,7 +264,9 @@ struct qrdma_notif {
     uint64_t size;     /* transfer size in bytes */
     uint32_t tag;      /* descriptor tag (memory writes; 0 for inline) */
     uint64_t dst_addr; /* destination address of the transfer */
-    uint16_t seq;      /* sequence number of the last block */
+    uint16_t seq;      /* sequence number of the last block (early: of the first) */
+    uint8_t early;     /* written by the receiver as the last byte came in, ahead of the
+                          control packet (QRDMA_WR_REGISTERED, docs/registration.md) */
 };
 
 /* Set up this node's notification ring with `entries` 64-byte entries (a power of 2,

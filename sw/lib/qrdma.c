@@ -376,7 +376,7 @@ int qrdma_chan_forget(qrdma_page *p, unsigned ch)
 
 /* ----------------------------------------------------------------- descriptors */
 #define CLUSTER_FLAGS (QRDMA_WR_HOLD | QRDMA_WR_START)
-#define WR_FLAGS_ALL (QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH | CLUSTER_FLAGS)
+#define WR_FLAGS_ALL (QRDMA_WR_NOTIFY | QRDMA_WR_MULTIPATH | QRDMA_WR_REGISTERED | CLUSTER_FLAGS)
 _Static_assert(QRDMA_RD_HOLD == QRDMA_WR_HOLD && QRDMA_RD_START == QRDMA_WR_START,
                "one cluster flag pair for writes and reads");
 
@@ -410,6 +410,7 @@ int qrdma_desc_build_write(const struct qrdma_write *wr, uint8_t out[64], size_t
     qrdma_put_bits(out, L0(SRC_ADDR), wr->src_addr);
     qrdma_put_bits(out, L0(SIZE), wr->size);
     qrdma_put_bits(out, L0(MULTIPATH), (wr->flags & QRDMA_WR_MULTIPATH) != 0);
+    qrdma_put_bits(out, L0(REGISTERED), (wr->flags & QRDMA_WR_REGISTERED) != 0);
     qrdma_put_bits(out, L0(LONG_DESC), (uint64_t)lng);
     if (lng)
         qrdma_put_bits(out + LINE_BYTES, L1(RKEY), wr->rkey);
@@ -826,6 +827,7 @@ int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
     out->tag = (uint32_t)qrdma_get_bits(e, NE(TAG));
     out->dst_addr = qrdma_get_bits(e, NE(DST_ADDR));
     out->seq = (uint16_t)qrdma_get_bits(e, NE(SEQ));
+    out->early = (uint8_t)qrdma_get_bits(e, NE(EARLY));
     /* empty the slot (marker last), then tell the NIC it may reuse it */
     for (size_t i = 1; i < NOTIF_BYTES; i++)
         ent[i] = 0;

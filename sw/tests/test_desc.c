@@ -33,6 +33,7 @@ static void ref_write(const struct qrdma_write *w, uint8_t out[64])
     P0(out, PRIO, w->prio);
     P0(out, NOTIFY, (w->flags & QRDMA_WR_NOTIFY) != 0);
     P0(out, MULTIPATH, (w->flags & QRDMA_WR_MULTIPATH) != 0);
+    P0(out, REGISTERED, (w->flags & QRDMA_WR_REGISTERED) != 0);
     P0(out, HOLD, (w->flags & QRDMA_WR_HOLD) != 0);
     P0(out, START, (w->flags & QRDMA_WR_START) != 0);
     P0(out, LONG_DESC, w->rkey != 0);
@@ -90,11 +91,12 @@ static void print_desc(const char *name, const char *kind, const struct qrdma_wr
     char hb[129], hp[65];
     hex(bytes, len, hb);
     hex(pl, pn, hp);
-    printf("DESC %s kind=%s src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=%u multipath=%u hold=%u "
-           "start=%u tag=%u rkey=%u payload=%s bytes=%s\n",
+    printf("DESC %s kind=%s src=0x%llx dst=0x%llx size=%llu node=%u prio=%u notify=%u multipath=%u "
+           "registered=%u hold=%u start=%u tag=%u rkey=%u payload=%s bytes=%s\n",
            name, kind, (unsigned long long)w->src_addr, (unsigned long long)w->dst_addr,
            (unsigned long long)w->size, w->dst_node, w->prio, (w->flags & QRDMA_WR_NOTIFY) != 0,
-           (w->flags & QRDMA_WR_MULTIPATH) != 0, (w->flags & QRDMA_WR_HOLD) != 0,
+           (w->flags & QRDMA_WR_MULTIPATH) != 0, (w->flags & QRDMA_WR_REGISTERED) != 0,
+           (w->flags & QRDMA_WR_HOLD) != 0,
            (w->flags & QRDMA_WR_START) != 0, w->tag, w->rkey, hp, hb);
 }
 
@@ -183,6 +185,11 @@ int main(void)
     check_inline("inline_30_rkey", iw, 30, 64);
     iw.flags = QRDMA_WR_START;
     check_inline("inline_16_start", iw, 16, 64);
+    check_write("mem_registered", (struct qrdma_write){.src_addr = 0x10000, .dst_addr = 0x20000,
+                                                       .size = 1 << 20, .dst_node = 1,
+                                                       .flags = QRDMA_WR_NOTIFY | QRDMA_WR_REGISTERED,
+                                                       .tag = 9},
+                32);
     check_write("mem_hold", (struct qrdma_write){.src_addr = 0x7000, .dst_addr = 0x8000, .size = 100,
                                                  .dst_node = 4, .flags = QRDMA_WR_HOLD | QRDMA_WR_NOTIFY},
                 32);
@@ -240,7 +247,7 @@ int main(void)
     b.prio = 16;
     EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "prio 16 -> EINVAL");
     b = ok;
-    b.flags = 0x10;
+    b.flags = 0x20;
     EQ(qrdma_desc_build_write(&b, d, &len), QRDMA_EINVAL, "unknown flag -> EINVAL");
     EQ(qrdma_desc_build_write(NULL, d, &len), QRDMA_EINVAL, "NULL write -> EINVAL");
     uint8_t pl[40] = {0};
@@ -250,6 +257,8 @@ int main(void)
     b = ok;
     b.flags = QRDMA_WR_MULTIPATH;
     EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline multipath -> EINVAL");
+    b.flags = QRDMA_WR_REGISTERED;
+    EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline registered -> EINVAL");
     b = ok;
     b.prio = 200;
     EQ(qrdma_desc_build_inline(&b, pl, 4, d, &len), QRDMA_EINVAL, "inline prio 200 -> EINVAL");

@@ -69,6 +69,7 @@ def test_desc_bytes_match_formats(built: Path) -> None:
     assert len(vectors) >= 14
     assert sum("kind=read" in v for v in vectors) >= 5
     assert sum("hold=1" in v for v in vectors) >= 3 and sum("start=1" in v for v in vectors) >= 3
+    assert sum("registered=1" in v for v in vectors) >= 1
     for v in vectors:
         name, kv = v[0], dict(x.split("=", 1) for x in v[1:])
         got = bytes.fromhex(kv["bytes"])
@@ -85,7 +86,8 @@ def test_desc_bytes_match_formats(built: Path) -> None:
             rkey = int(kv["rkey"])
             long_desc = int(rkey != 0)
             l0 = F.DESC_LINE0.pack(src_addr=int(kv["src"], 0), size=int(kv["size"]),
-                                   multipath=int(kv["multipath"]), long_desc=long_desc, **common)
+                                   multipath=int(kv["multipath"]), long_desc=long_desc,
+                                   registered=int(kv["registered"]), **common)
             l1 = F.DESC_LINE1.pack(rkey=rkey)
         else:
             pl = bytes.fromhex(kv["payload"])
@@ -291,7 +293,7 @@ def test_perf_bad_notification(built: Path, tmp_path: Path, test: str, out: str,
 
 @pytest.mark.parametrize("args", [["write_lat", "-l", "notif"], ["write_bw", "-N", "-l", "notif"],
                                   ["write_lat", "-w", "10,100"], ["write_bw", "-t", "1", "-w", "10,100"],
-                                  ["write_bw", "-w", "10"]])
+                                  ["write_bw", "-w", "10"], ["write_lat", "-E"]])
 def test_perf_option_checks(built: Path, tmp_path: Path, args: list[str]) -> None:
     r = perf(built, tmp_path, *args)
     assert r.returncode == 1, r.stdout + r.stderr

@@ -36,6 +36,9 @@
  *               permission over node 0's (lkey)
  *     -N        every transfer asks for a notification; node 1's ring (256 entries) is
  *               drained and every entry checked field by field against its transfer
+ *     -E        with -N, memory writes are registered at the receiver
+ *               (QRDMA_WR_REGISTERED, docs/registration.md): those of 2 blocks or more
+ *               are notified as their last byte comes in (early notifications counted)
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
  *               receiver's ring entry reads full; needs -N and -t 1)
  *     -c        NIC counters before and after each size: payload efficiency (below)
@@ -149,6 +152,7 @@ struct opts {
     const char *json;
     int align_size, notify, lat_notif, counters; /* -A, -N, -l notif, -c */
     int multipath;                               /* -M */
+    int registered;                              /* -E */
     int keyed;                                   /* -K */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
     uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B[,M]]] (T 0: registers untouched) */
@@ -165,6 +169,7 @@ struct row {
     uint64_t t_typ_ticks;
     uint64_t align;         /* slot alignment */
     uint64_t notifs;        /* notifications checked */
+    uint64_t early;         /* ... written early by the receiver (registered) */
     uint64_t w_ticks, w_bytes, w_done;           /* -w: window, RX_BYTES in it, DONE seen in it */
     int read;                                    /* remote reads: node 1 sends the DATA */
     int cnt;                                     /* -c: cnt_d valid */
@@ -192,7 +197,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|read_bw|read_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
-            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N] [-l done|notif] [-c]\n"
+            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N [-E]] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n"
             "       qrdma-perf incast|permutation|alltoall|hotspot [-s size] [-t outstanding] [-w warmup,window]\n"
@@ -297,12 +302,14 @@ struct run {
     uint64_t align, cap;          /* slot alignment; transfers the arrays hold */
     int notify;                   /* -N */
     int multipath;                /* -M */
+    int registered;               /* -E */
     int keyed;                    /* -K: a window over dst, its key in every transfer */
     struct qrdma_mr mr;           /* -K: the window over the remote buffers (dst; reads: src) */
     struct qrdma_mr lmr;          /* -K, reads: the window over the local buffers (dst) */
     uint16_t *x_slot, *x_chan;    /* per transfer: its slot and channel (notification checks) */
     uint8_t *x_notif;             /* per transfer: its notification was seen */
     uint64_t notifs;              /* notifications checked */
+    uint64_t early;               /* ... written early by the receiver */
     int w_phase;                  /* -w: 0 warm-up, 1 window, 2 drain */
     uint64_t t_w0, t_w1, w_rx0, w_rx1;
 };
@@ -364,7 +371,8 @@ static void post(struct run *r, unsigned k, uint64_t xfer, int chan)
         .size = r->size,
         .dst_node = qrdma_node_info(g.rx)->node_id,
         .tag = (uint32_t)xfer,
-        .flags = (r->notify ? QRDMA_WR_NOTIFY : 0) | (r->multipath && !r->inl ? QRDMA_WR_MULTIPATH : 0),
+        .flags = (r->notify ? QRDMA_WR_NOTIFY : 0) | (r->multipath && !r->inl ? QRDMA_WR_MULTIPATH : 0)
+                 | (r->registered && r->notify && !r->inl ? QRDMA_WR_REGISTERED : 0),
         .rkey = r->keyed ? r->mr.rkey : 0,
     };
     const struct qrdma_read rd = {
@@ -423,6 +431,7 @@ static void notif_check(struct run *r, const struct qrdma_notif *nf, uint64_t po
                  x < posted && r->x_notif[x] ? ", seen before" : "");
     r->x_notif[x] = !r->inl || expect != UINT64_MAX;
     r->notifs++;
+    r->early += nf->early;
 }
 
 /* Take every notification in node 1's ring. */
@@ -528,6 +537,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
         r.iters = UINT64_MAX; /* until the window ends (window_step) */
     r.notify = o->notify;
     r.multipath = o->multipath;
+    r.registered = o->registered;
     r.keyed = o->keyed;
     r.read = is_read(o->test);
     r.inl = !r.read && (o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX));
@@ -668,7 +678,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
 
     /* figures */
     struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl, .read = r.read,
-                    .align = r.align, .notifs = r.notifs, .cnt = o->counters};
+                    .align = r.align, .notifs = r.notifs, .early = r.early, .cnt = o->counters};
     for (unsigned n = 0; o->counters && n < 2; n++)
         for (unsigned i = 0; i < CNT_N; i++)
             w.cnt_d[n][i] = cnt1[n][i] - cnt0[n][i];
@@ -780,7 +790,8 @@ static void print_extra(const struct opts *o, const struct row *w)
                efficiency(w, EFF_DATA), efficiency(w, EFF_FORWARD), efficiency(w, EFF_BOTH));
     }
     if (o->notify)
-        printf("   notifications checked: %llu\n", (unsigned long long)w->notifs);
+        printf("   notifications checked: %llu (%llu early)\n", (unsigned long long)w->notifs,
+               (unsigned long long)w->early);
     fflush(stdout);
 }
 
@@ -836,6 +847,7 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
     fprintf(f, "  \"notify\": %s,\n  \"latency_end\": \"%s\",\n  \"slot_align\": \"%s\",\n",
             o->notify ? "true" : "false", o->lat_notif ? "notification" : "done", o->align_size ? "size" : "4096");
     fprintf(f, "  \"multipath\": %s,\n", o->multipath ? "true" : "false");
+    fprintf(f, "  \"registered\": %s,\n", o->registered ? "true" : "false");
     fprintf(f, "  \"keyed\": %s,\n", o->keyed ? "true" : "false");
     if (o->window)
         fprintf(f, "  \"window_warmup_ticks\": %llu,\n  \"window_min_ticks\": %llu,\n", (unsigned long long)o->warmup,
@@ -848,8 +860,9 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
                 w->is_inline ? "true" : "false", (unsigned long long)w->ticks);
         fprintf(f, "\"bw_peak_gbps\": %.6f, \"bw_avg_gbps\": %.6f, \"msg_rate_mpps\": %.6f, ", w->bw_peak, w->bw_avg,
                 w->mpps);
-        fprintf(f, "\"align\": %llu, \"notifications\": %llu, \"t_typical_ticks\": %llu, ", (unsigned long long)w->align,
-                (unsigned long long)w->notifs, (unsigned long long)w->t_typ_ticks);
+        fprintf(f, "\"align\": %llu, \"notifications\": %llu, \"early_notifications\": %llu, "
+                "\"t_typical_ticks\": %llu, ", (unsigned long long)w->align, (unsigned long long)w->notifs,
+                (unsigned long long)w->early, (unsigned long long)w->t_typ_ticks);
         if (o->window)
             fprintf(f, "\"window_ticks\": %llu, \"window_rx_bytes\": %llu, \"window_done\": %llu, ",
                     (unsigned long long)w->w_ticks, (unsigned long long)w->w_bytes, (unsigned long long)w->w_done);
@@ -1100,7 +1113,7 @@ int main(int argc, char **argv)
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AKMNl:cw:q:R:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AKMENl:cw:q:R:h")) != -1) {
         switch (c) {
         case 's': o.size = perf_parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -1135,6 +1148,7 @@ int main(int argc, char **argv)
         case 'q': q_pages = (unsigned)perf_parse_u64(optarg, "pages"); break;
         case 'A': o.align_size = 1; break;
         case 'M': o.multipath = 1; break;
+        case 'E': o.registered = 1; break;
         case 'K': o.keyed = 1; break;
         case 'N': o.notify = 1; break;
         case 'l':
@@ -1157,6 +1171,8 @@ int main(int argc, char **argv)
         perf_die(1, "inline mode: size must be 1 .. %llu", (unsigned long long)QRDMA_INLINE_MAX);
     if (o.lat_notif && (o.test != T_WRITE_LAT || !o.notify || o.outstanding != 1))
         perf_die(1, "-l notif is a write_lat end point and needs -N and -t 1");
+    if (o.registered && !o.notify)
+        perf_die(1, "-E registers notifying writes: it needs -N");
     if (o.window && (o.test != T_WRITE_BW || o.outstanding < 2))
         perf_die(1, "-w is a write_bw measurement with -t 2 or more");
     if (o.keyed && o.test == T_MSG_RATE)

@@ -32,7 +32,8 @@
  * Transfers are memory writes (log-uniform sizes, random priority, multipath for half of
  * those of at least 256 KiB, a 64-byte descriptor for a quarter of them) and inline
  * writes of 1..32 bytes (a third of the transfers); half of all transfers ask for a
- * notification. All slots of all nodes post their first transfer before any polling,
+ * notification, and half of the memory writes among those are registered at their
+ * receiver (QRDMA_WR_REGISTERED: early notifications, docs/registration.md). All slots of all nodes post their first transfer before any polling,
  * so every direction loads the NICs at once.
  * Checks: each destination is poisoned before the post and must equal its source after
  * DONE; the bytes around each destination stay untouched; every notification matches
@@ -102,7 +103,7 @@ static struct {
     uint64_t next_drain[MAX_NODES], next_poll[MAX_NODES];
     uint64_t ntf_seen[MAX_NODES], ntf_drains[MAX_NODES], ntf_max_batch[MAX_NODES];
     uint64_t max_size;
-    uint64_t bytes, transfers, inl, notify, multipath, long_desc;
+    uint64_t bytes, transfers, inl, notify, multipath, long_desc, registered, early;
 } g;
 
 static void die(int code, const char *fmt, ...)
@@ -202,6 +203,8 @@ static void post(struct slot *s)
     wr.tag = (uint32_t)(idx * 1000003u + s->posted);
     if (rnd() % 2)
         wr.flags |= QRDMA_WR_NOTIFY;
+    if (!inl && (wr.flags & QRDMA_WR_NOTIFY) && rnd() % 2)
+        wr.flags |= QRDMA_WR_REGISTERED;
     if (!inl && size >= (256u << 10) && rnd() % 2)
         wr.flags |= QRDMA_WR_MULTIPATH;
     if (!inl && rnd() % 4 == 0)
@@ -228,6 +231,7 @@ static void post(struct slot *s)
     }
     g.inl += inl;
     g.multipath += !!(wr.flags & QRDMA_WR_MULTIPATH);
+    g.registered += !!(wr.flags & QRDMA_WR_REGISTERED);
     g.long_desc += wr.rkey != 0;
     s->busy = 1;
     s->posted++;
@@ -285,6 +289,7 @@ static void drain(unsigned n)
         memmove(&s->owed[0], &s->owed[1], (s->owed_n - 1) * sizeof s->owed[0]);
         s->owed_n--;
         g.ntf_seen[n]++;
+        g.early += nt.early;
     }
     if (r < 0)
         die(3, "node %u: notification ring: %s", n, qrdma_strerror(r));
@@ -518,6 +523,7 @@ int main(int argc, char **argv)
            PRIu64 " multipath, %" PRIu64 " with 64-byte descriptors), %" PRIu64 " bytes, all exact; %" PRIu64
            " cycles (posting %" PRIu64 ")\n",
            o.seed, g.transfers, g.inl, g.notify, g.multipath, g.long_desc, g.bytes, t1 - t0, t_posted - t0);
+    printf("  registered writes %" PRIu64 ", early notifications %" PRIu64 "\n", g.registered, g.early);
     printf("  notifications taken:");
     for (unsigned n = 0; n < g.n; n++)
         printf("%s node %u %" PRIu64 " (%" PRIu64 " drains, largest %" PRIu64 ")", n ? "," : "", n, g.ntf_seen[n],
@@ -538,8 +544,9 @@ int main(int argc, char **argv)
             fprintf(f, "%s%" PRIu64, n ? ", " : "", o.drain[n]);
         fprintf(f, "],\n");
         fprintf(f, "  \"transfers\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n  \"cycles\": %" PRIu64
+                   ",\n  \"registered\": %" PRIu64 ",\n  \"early_notifications\": %" PRIu64
                    ",\n  \"counters\": {\n",
-                g.transfers, g.bytes, t1 - t0);
+                g.transfers, g.bytes, t1 - t0, g.registered, g.early);
         report_counters(f, "    ");
         fprintf(f, "  }\n}\n");
         fclose(f);

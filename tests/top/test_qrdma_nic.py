@@ -62,6 +62,11 @@ transfers in flight).
                 CONTROL, then all of it again): written once, one ACK and one for the
                 copy (node 0's engine drops both as stale: it never sent that block), one
                 notification, 16 dups
+  nic_registered  registered memory writes (docs/registration.md) among unregistered ones
+                in both directions: the registered ones notified early by their
+                receivers, every notification once and only after all its bytes are in
+                memory (every ring write is checked against the memory when it is made,
+                in every test), RX_REGS / RX_EARLY
   nic_regs      NIC registers through the host port: NODE_ID, ring registers, read-only
                 and unmapped offsets (SLVERR), QoS registers still there
 
@@ -86,7 +91,7 @@ from seeding import seed_rng
 from streams import quiet, random_pause
 from model.link_fault_model import COUNT_NAMES, Faults, fault_cfg
 from model.net_model import FULL_KEEP, control_packet, data_packet, packetize
-from model.qos_model import Descriptor, post_writes, segment
+from model.qos_model import Descriptor, Params, is_registered, post_writes, segment
 from tools.formats import (C, ERR_INFO, NET_HDR, NIC_STATE, NOTIF_ENTRY, STATUS_SINGLE,
                            coll_addr, err_addr, reg_addr, status_addr)
 
@@ -175,6 +180,10 @@ class Bench:
         self.stall: dict | None = None           # the watchdog's dump, once it tripped
         self.faults: list | None = None          # per link: Faults of its fault model
         self.allow_error = False                 # ERROR is an outcome, not a failure
+        self.ntf_checked = 0                     # ring writes checked against the memory
+        # the engine's registration rule (docs/registration.md "At the sender")
+        self.qp = Params(block_size=self.block,
+                         reg_max_blocks=self.p.get("REG_MASK_W", 256) - 1)
 
     def _pauses(self, stall):
         rng = random.Random(self.rng.randrange(1 << 30))
@@ -190,10 +199,54 @@ class Bench:
             await RisingEdge(self.dut.clk)
             self.now += 1
 
+    async def ring_writes(self, n: Node):
+        """Watches node n's memory port: each notification (a write into the ring) is
+        checked when its address and its data have been handed over: every byte of its
+        transfer must be in memory by then (its writes answered)."""
+        d = self.dut
+        pre = f"n{n.i}_m_axi_"
+        sig = {k: getattr(d, pre + k) for k in ("awvalid", "awready", "awaddr", "awlen",
+                                                "wvalid", "wready", "wdata", "wlast")}
+        aws: collections.deque = collections.deque()   # [addr, beats left]
+        ws: collections.deque = collections.deque()    # W beats not yet matched
+        while True:
+            await RisingEdge(d.clk)
+            await ReadOnly()
+            if int(sig["awvalid"].value) and int(sig["awready"].value):
+                aws.append([int(sig["awaddr"].value), int(sig["awlen"].value) + 1])
+            if int(sig["wvalid"].value) and int(sig["wready"].value):
+                ws.append(int(sig["wdata"].value))
+            while aws and ws:
+                a = aws[0]
+                data = ws.popleft()
+                if a[0] >= RING_BASE:          # a ring write's beat (64 bytes, one entry)
+                    self.check_notif_write(n, NOTIF_ENTRY.unpack(data))
+                a[0] += 64
+                a[1] -= 1
+                if a[1] == 0:
+                    aws.popleft()
+
+    def check_notif_write(self, n: Node, e: dict) -> None:
+        if e["marker"] != NOTIF_FULL:
+            return
+        self.ntf_checked += 1
+        for x in self.xfers:
+            if x.d.dst_node == n.i and x.d.dst_addr == e["dst_addr"] and x.d.notify:
+                got = n.ram.read(x.d.dst_addr, x.d.size)
+                if got != x.data:
+                    bad = [i for i in range(x.d.size) if got[i] != x.data[i]]
+                    self.errors.append(
+                        f"node {n.i}: notification of the {x.kind} transfer to "
+                        f"{x.d.dst_addr:#x} ({x.d.size} B, early {e['early']}) written with "
+                        f"{len(bad)} of its bytes not in memory (offsets {bad[0]}..{bad[-1]})")
+                return
+
     async def start(self):
         d = self.dut
         cocotb.start_soon(Clock(d.clk, 5, unit="ns").start())
         cocotb.start_soon(self._clock())
+        for n in self.nodes:
+            cocotb.start_soon(self.ring_writes(n))
         for i in (0, 1):
             getattr(d, f"n{i}_tx_pause").value = 0
             getattr(d, f"l{i}_flip_en").value = 0
@@ -273,7 +326,7 @@ class Bench:
         assert int(r.resp) == OKAY, f"node {n.i} read {name}: resp {int(r.resp)}"
         return int.from_bytes(r.data, "little")
 
-    def take_channel(self, n: Node, long_desc: bool, read: bool = False
+    def take_channel(self, n: Node, long_desc: bool, read: bool = False, ok=None
                      ) -> tuple[int, int] | None:
         pages = list(range(PAGES))
         self.rng.shuffle(pages)
@@ -283,6 +336,8 @@ class Bench:
                 cands = [c for c in fr if c % 2 == 0 and c + 1 in fr]
             else:
                 cands = list(fr)
+            if ok is not None:
+                cands = [c for c in cands if ok(p, c)]
             if cands:
                 c = self.rng.choice(cands)
                 fr.discard(c)
@@ -299,7 +354,10 @@ class Bench:
         self.dst_next[dst_node] = a + size
         return a
 
-    def make_xfer(self, src: int, kind: str, size: int, notify: bool) -> Xfer | None:
+    def make_xfer(self, src: int, kind: str, size: int, notify: bool,
+                  registered: bool | None = None, ok=None) -> Xfer | None:
+        """A transfer of src to the other node (registered: the descriptor's flag, random
+        for a memory write with notify when None; ok(page, ch): the channels it may take)."""
         n = self.nodes[src]
         dst_node = 1 - src
         before = self.dst_next[dst_node]
@@ -335,11 +393,13 @@ class Bench:
             d = Descriptor(src_addr=s, dst_addr=dst, size=size, dst_node=dst_node,
                            prio=self.rng.randrange(16), notify=int(notify),
                            multipath=int(self.rng.random() < 0.3),
-                           tag=self.rng.randrange(1 << 32))
+                           tag=self.rng.randrange(1 << 32),
+                           registered=int(notify and self.rng.random() < 0.5)
+                           if registered is None else int(registered))
             if self.rng.random() < 0.15:
                 d.long_desc = 1
             data = n.init[s:s + size]
-        pc = self.take_channel(n, bool(d.long_desc))
+        pc = self.take_channel(n, bool(d.long_desc), ok=ok)
         if pc is None:
             # no free channel: the destination range goes back (callers try again every
             # cycle, and would use up the destination space while they wait)
@@ -473,7 +533,13 @@ class Bench:
                  dst_addr=x.d.dst_addr)
         if x.kind != "inline":
             e["tag"] = x.d.tag
+        if not self.registered(x):
+            e["early"] = 0    # (a registered transfer's: early, or by its CONTROL)
         return e
+
+    def registered(self, x: Xfer) -> bool:
+        """The engine registers x at its receiver (docs/registration.md)."""
+        return x.kind == "mem" and is_registered(x.d, x.ch, self.qp)
 
     def check_notifs(self, node: int, must=lambda x: True):
         """Every notification of node equals one posted transfer with notify (each at
@@ -938,6 +1004,76 @@ async def nic_pause(dut):
     b.check_memory(1, b.expected_memory(1))
     b.check_notifs(1)
     b.fail_if_errors()
+
+
+def reg_entry(src: int, xfer: int, entries: int = 256) -> int:
+    """The receiver's registration-table entry of a transfer of channel (src, xfer): its
+    channel's bits {src_node, xfer} folded by XOR (qrdma_rx_reg, docs/registration.md)."""
+    k, h, eiw = (src << 11) | xfer, 0, entries.bit_length() - 1
+    for i in range(27):
+        h ^= ((k >> i) & 1) << (i % eiw)
+    return h
+
+
+@cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
+async def nic_registered(dut):
+    """Receive-side registration end to end (docs/registration.md): both nodes post memory
+    writes with notify at once, registered ones (2 .. 8 blocks, each in a channel whose
+    registration-table entry no other one of the test takes) among unregistered ones (the
+    flag clear, or set on a single-block transfer, which does not register): every
+    registered transfer's notification is written by its receiver as soon as its last
+    byte is in (early), every other one's by its CONTROL, each exactly once and never
+    before all its bytes are in memory; RX_REGS and RX_EARLY count the registered ones,
+    nothing is dropped, every transfer is DONE at its sender."""
+    b = Bench(dut, seed_rng("nic_registered"))
+    await b.start()
+    stop = [False]
+    sws = [cocotb.start_soon(b.software(n, lambda: stop[0])) for n in b.nodes]
+    rng, bs = b.rng, b.block
+    used = [set(), set()]   # per receiver: table entries taken
+
+    async def sender(src: int):
+        dst = 1 - src
+        kinds = ([("reg", rng.randint(bs + 1, 8 * bs - 200)) for _ in range(6)]
+                 + [("reg", bs + 1), ("unreg", rng.randint(bs + 1, 4 * bs)),
+                    ("unreg", rng.randint(bs + 1, 4 * bs)), ("single", rng.randint(1, 64))])
+        rng.shuffle(kinds)
+        for kind, size in kinds:
+            x = None
+            while x is None:
+                ok = (lambda p, c: reg_entry(src, p * CH_PER_PAGE + c) not in used[dst]) \
+                    if kind != "unreg" else None
+                x = b.make_xfer(src, "mem", size, notify=True, registered=kind != "unreg",
+                                ok=ok)
+                if x is None:
+                    await RisingEdge(dut.clk)
+            if b.registered(x):   # (a short one registers when it crosses a block boundary)
+                used[dst].add(reg_entry(src, x.page * CH_PER_PAGE + x.ch))
+            assert b.registered(x) == (kind == "reg") or kind == "single", (kind, x.d)
+            await b.post(x)
+            for _ in range(rng.randrange(0, 400)):
+                await RisingEdge(dut.clk)
+
+    for t in [cocotb.start_soon(sender(s)) for s in (0, 1)]:
+        await t
+    await b.wait_for(lambda: not any(n.active for n in b.nodes), "the transfers", 400_000)
+    await b.stop_software(sws, stop)
+    for k in (0, 1):
+        b.check_memory(k, b.expected_memory(k))
+        b.check_notifs(k)
+    b.fail_if_errors()
+    assert b.ntf_checked == len(b.xfers), (b.ntf_checked, len(b.xfers))
+    for n in b.nodes:
+        regd = [x for x in b.xfers if x.d.dst_node == n.i and b.registered(x)]
+        early = {e["dst_addr"] for e in n.notifs if e["early"]}
+        assert early == {x.d.dst_addr for x in regd}, (n.i, early, regd)
+        r = {k: await b.reg_read(n, k) for k in ("RX_REGS", "RX_EARLY", "RX_REG_DROP",
+                                                 "RX_NOTIFS", "CNT_CONTROL")}
+        assert r["RX_REGS"] == r["RX_EARLY"] == len(regd) and r["RX_REG_DROP"] == 0, (n.i, r)
+        assert r["RX_NOTIFS"] == sum(x.d.dst_node == n.i for x in b.xfers), (n.i, r)
+        # CONTROL packets: one per transfer sent (REGISTER packets are not counted)
+        assert r["CNT_CONTROL"] == sum(x.src == n.i for x in b.xfers), (n.i, r)
+    assert all(x.status == ST_DONE for x in b.xfers)
 
 
 @cocotb.test(timeout_time=SIM_LIMIT_NS, timeout_unit="ns")
