@@ -689,6 +689,10 @@ module qrdma_nic_csr (
                 logic [15:0] next;
                 logic load_next;
             } esc_timeout;
+            struct {
+                logic [31:0] next;
+                logic load_next;
+            } thresh;
         } REG_CTRL;
         struct {
             struct {
@@ -981,6 +985,9 @@ module qrdma_nic_csr (
             struct {
                 logic [15:0] value;
             } esc_timeout;
+            struct {
+                logic [31:0] value;
+            } thresh;
         } REG_CTRL;
         struct {
             struct {
@@ -2421,6 +2428,29 @@ module qrdma_nic_csr (
         end
     end
     assign hwif_out.REG_CTRL.esc_timeout.value = field_storage.REG_CTRL.esc_timeout.value;
+    // Field: qrdma_nic_csr.REG_CTRL.thresh
+    always_comb begin
+        automatic logic [31:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.REG_CTRL.thresh.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.REG_CTRL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.REG_CTRL.thresh.value & ~decoded_wr_biten[63:32]) | (decoded_wr_data[63:32] & decoded_wr_biten[63:32]);
+            load_next_c = '1;
+        end
+        field_combo.REG_CTRL.thresh.next = next_c;
+        field_combo.REG_CTRL.thresh.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.REG_CTRL.thresh.value <= 32'h0;
+        end else begin
+            if(field_combo.REG_CTRL.thresh.load_next) begin
+                field_storage.REG_CTRL.thresh.value <= field_combo.REG_CTRL.thresh.next;
+            end
+        end
+    end
+    assign hwif_out.REG_CTRL.thresh.value = field_storage.REG_CTRL.thresh.value;
     // Field: qrdma_nic_csr.RX_REGS.cnt
     always_comb begin
         automatic logic [47:0] next_c;
@@ -2680,6 +2710,7 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h188) begin
             readback_data_var[15:0] = field_storage.REG_CTRL.esc_timeout.value;
+            readback_data_var[63:32] = field_storage.REG_CTRL.thresh.value;
         end
         if(rd_mux_addr == 9'h190) begin
             readback_data_var[47:0] = field_storage.RX_REGS.cnt.value;

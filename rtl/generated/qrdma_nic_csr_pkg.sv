@@ -544,7 +544,12 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__REG_CTRL__esc_timeout__out_t;
 
     typedef struct {
+        logic [31:0] value;
+    } qrdma_nic_csr__REG_CTRL__thresh__out_t;
+
+    typedef struct {
         qrdma_nic_csr__REG_CTRL__esc_timeout__out_t esc_timeout;
+        qrdma_nic_csr__REG_CTRL__thresh__out_t thresh;
     } qrdma_nic_csr__REG_CTRL__out_t;
 
     typedef struct {

@@ -25,6 +25,7 @@ module qrdma_qos_core
   input  logic                      clk,
   input  logic                      rst,
   output logic                      ready,        // ID pools filled, tables cleared
+  input  logic [31:0]               cfg_reg_thresh, // registration size threshold (0: off)
   // new transfers from the host port
   input  logic                      new_valid,
   output logic                      new_ready,
@@ -109,7 +110,7 @@ module qrdma_qos_core
     .OUT_FIFO_DEPTH  (OUT_FIFO_DEPTH),
     .REG_MAX_BLOCKS  (REG_MAX_BLOCKS)
   ) u_seg (
-    .clk, .rst, .en(ready),
+    .clk, .rst, .en(ready), .cfg_reg_thresh,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .tt_rd_row, .tt_rd_data,
     .s_tid_valid(tid_valid), .s_tid_more(tid_more), .s_tid_ready(tid_take), .s_tid_id(tid_id),

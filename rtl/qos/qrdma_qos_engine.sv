@@ -29,6 +29,9 @@ module qrdma_qos_engine
   input  logic                       clk,
   input  logic                       rst,
   output logic                       ready,   // ID pools filled: transfers start from here
+  // memory writes with notify of this many bytes or more are registered at their receiver
+  // as if their descriptor asked for it (0: only those that ask; docs/registration.md)
+  input  logic [31:0]                cfg_reg_thresh,
   // AXI4 slave (host)
   input  logic [HOST_ID_W-1:0]       s_axi_awid,
   input  logic [ADDR_W-1:0]          s_axi_awaddr,
@@ -176,7 +179,7 @@ module qrdma_qos_engine
     .NUM_TIDS        (NUM_TIDS),
     .REG_MAX_BLOCKS  (REG_MAX_BLOCKS)
   ) u_core (
-    .clk, .rst, .ready(ready),
+    .clk, .rst, .ready(ready), .cfg_reg_thresh,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .tt_rd_row, .tt_rd_data,
     .m_blk_valid, .m_blk_ready, .m_blk_data,

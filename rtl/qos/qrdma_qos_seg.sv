@@ -30,6 +30,8 @@ module qrdma_qos_seg
   input  logic                    clk,
   input  logic                    rst,
   input  logic                    en,           // the engine is ready: serve the queues
+  input  logic [31:0]             cfg_reg_thresh, // memory writes with notify of this many
+                                                // bytes or more register (0: only flagged ones)
   // new transfers from the host port
   input  logic                    new_valid,
   output logic                    new_ready,
@@ -167,6 +169,8 @@ module qrdma_qos_seg
     logic               f1;
     logic               f4;
     logic               single; // the first block is the last
+    logic               fits;   // registers if asked: at most REG_MAX_BYTES
+    logic               thr;    // ... and asked by the threshold: cfg_reg_thresh or more
   } nr_t;
   nr_t  nr_in, nr;
   logic nr_v, nr_pop, nr_s_ready;
@@ -185,6 +189,8 @@ module qrdma_qos_seg
     nr_in.f1  = !nr_in.tid && !nr_in.f4;
     nr_in.single = one_block(new_size[SZW-1:BS_LOG2+1] != '0, new_size[BS_LOG2:0],
                              new_dst_lo[BS_LOG2-1:0]);
+    nr_in.fits   = (new_size <= REG_MAX_BYTES);
+    nr_in.thr    = (cfg_reg_thresh != '0) && (new_size >= SZW'(cfg_reg_thresh));
   end
 
   /* verilator lint_off PINCONNECTEMPTY */  // count, almost_full: s_ready is the room
@@ -429,7 +435,8 @@ module qrdma_qos_seg
   // register, not from the row's o + size. A cut-through's comes along the pipeline (it
   // is read in the cycle it leaves NR). RDW_ANY: a dequeued transfer's entry was written
   // in the cycle after it left NR for the enqueue register, cycles before its dequeue.
-  logic          nr_single, sg_rd_data, sg_wr_q, sg_wd_q;
+  // The registration's size bits (compares of the size) are kept beside it the same way.
+  logic          nr_single, sg_rd_data, sg_rd_fits, sg_rd_thr, sg_wr_q, sg_wd_q, sg_wf_q, sg_wt_q;
   logic [XW-1:0] sg_wa_q;
   assign nr_single = nr.single;
 
@@ -437,16 +444,18 @@ module qrdma_qos_seg
     sg_wr_q <= nr_pop && !rst;
     sg_wa_q <= nr.x;
     sg_wd_q <= nr_single;
+    sg_wf_q <= nr.fits;
+    sg_wt_q <= nr.thr;
   end
 
-  qrdma_sdp_ram #(.WIDTH(1), .DEPTH(1 << XW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_single (
+  qrdma_sdp_ram #(.WIDTH(3), .DEPTH(1 << XW), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_single (
     .clk,
-    .wr_en(sg_wr_q), .wr_be(1'b1), .wr_addr(sg_wa_q), .wr_data(sg_wd_q),
-    .rd_en(1'b1), .rd_addr(d_x), .rd_oe(1'b1), .rd_data(sg_rd_data)
+    .wr_en(sg_wr_q), .wr_be(1'b1), .wr_addr(sg_wa_q), .wr_data({sg_wt_q, sg_wf_q, sg_wd_q}),
+    .rd_en(1'b1), .rd_addr(d_x), .rd_oe(1'b1), .rd_data({sg_rd_thr, sg_rd_fits, sg_rd_data})
   );
 
   // ================================================================ R: block RAMs read
-  logic            r_v_q, r_fresh_q, r_ct_q, r_single_q;
+  logic            r_v_q, r_fresh_q, r_ct_q, r_single_q, r_fits_q, r_thr_q;
   logic [XW-1:0]   r_x_q;
   logic [NC-1:0]   r_cls_q;
   logic [TIDW-1:0] r_tid_q;
@@ -458,6 +467,8 @@ module qrdma_qos_seg
     r_x_q      <= d_x;
     r_ct_q     <= !d_deq_q;
     r_single_q <= nr_single;
+    r_fits_q   <= nr.fits;
+    r_thr_q    <= nr.thr;
     if (d_deq_q) begin
       r_cls_q   <= d_cls_q;
       r_fresh_q <= d_fresh_q;
@@ -474,7 +485,7 @@ module qrdma_qos_seg
     end
   end
 
-  logic            mm_v_q, mm_fresh_q, mm_ct_q, mm_single_q;
+  logic            mm_v_q, mm_fresh_q, mm_ct_q, mm_single_q, mm_fits_q, mm_thr_q;
   logic [XW-1:0]   mm_x_q;
   logic [NC-1:0]   mm_cls_q;
   logic [TIDW-1:0] mm_tid_q;
@@ -488,6 +499,8 @@ module qrdma_qos_seg
     mm_fresh_q <= r_fresh_q;
     mm_ct_q    <= r_ct_q;
     mm_single_q <= r_single_q;
+    mm_fits_q  <= r_fits_q;
+    mm_thr_q   <= r_thr_q;
     mm_tid_q   <= r_tid_q;
     mm_fid_q   <= r_fid_q;
   end
@@ -640,10 +653,12 @@ module qrdma_qos_seg
                          : (!last_o && (out_o < 3'(MAX_OUTSTANDING)) && !busy_o);
       ctrl_now   = d0.notify && (fresh ? last_f : (last_o && (out_o == 3'd1)));
       // registration at the receiver (docs/registration.md "At the sender"): a memory
-      // write with notify of 2 .. REG_MAX_BLOCKS blocks whose descriptor asks for it; its
-      // first issue also sends the REGISTER packet (announce)
-      reg_f      = d0.registered && d0.notify && !d0.is_inline && !last_f
-                   && !mm_x_q[$clog2(WR_CH_PER_PAGE)] && (size <= REG_MAX_BYTES);
+      // write with notify of 2 .. REG_MAX_BLOCKS blocks whose descriptor asks for it, or
+      // of cfg_reg_thresh bytes or more (as the transfer came in); its first issue also
+      // sends the REGISTER packet (announce)
+      reg_f      = (d0.registered || (mm_ct_q ? mm_thr_q : sg_rd_thr))
+                   && (mm_ct_q ? mm_fits_q : sg_rd_fits)
+                   && d0.notify && !d0.is_inline && !last_f && !mm_x_q[$clog2(WR_CH_PER_PAGE)];
       reg_x      = fresh ? reg_f : mo.registered;
       ann        = fresh && reg_f && !ctrl;
 

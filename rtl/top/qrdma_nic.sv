@@ -186,6 +186,7 @@ module qrdma_nic
   logic                     rx_reg, rx_early;
   logic [1:0]               rx_reg_drop;
   logic [15:0]              esc_timeout;
+  logic [31:0]              reg_thresh;
   // MISS packets received (miss_desc), to the reliability unit unless RETRY_LIMIT.resend
   // says to ignore them (2, 3); 1: go-back-N
   logic                     rx_miss_valid;
@@ -213,7 +214,7 @@ module qrdma_nic
     .REG_MAX_BLOCKS  (REG_MASK_W - 1),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_engine (
-    .clk, .rst, .ready(eng_ready),
+    .clk, .rst, .ready(eng_ready), .cfg_reg_thresh(reg_thresh),
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
     .s_axi_awvalid, .s_axi_awready,
     .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,
@@ -393,7 +394,7 @@ module qrdma_nic
     .tx_mem_err, .tx_slot_stall, .tx_link_stall, .rx_mem_err, .rx_nack, .rx_notif_off,
     .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall, .rx_redo, .rx_redo_drop,
     .rx_miss, .rx_miss_drop, .rx_reg, .rx_early, .rx_reg_drop,
-    .cfg_esc_timeout(esc_timeout),
+    .cfg_esc_timeout(esc_timeout), .cfg_reg_thresh(reg_thresh),
     .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
 

@@ -59,6 +59,7 @@ module qrdma_nic_regs
   output logic [1:0]  cfg_resend,
   output logic [7:0]  cfg_epoch,
   output logic [15:0] cfg_esc_timeout,
+  output logic [31:0] cfg_reg_thresh,
   input  logic        tx_retx,
   input  logic        tx_miss_retx,
   input  logic        tx_timeout,
@@ -165,6 +166,7 @@ module qrdma_nic_regs
   assign cfg_resend       = hw_out.RETRY_LIMIT.resend.value;
   assign cfg_epoch        = hw_out.EPOCH.epoch.value;
   assign cfg_esc_timeout  = hw_out.REG_CTRL.esc_timeout.value;
+  assign cfg_reg_thresh   = hw_out.REG_CTRL.thresh.value;
 
   // ------------------------------------------------------------------ windows
   logic win_we_q;

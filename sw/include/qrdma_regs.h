@@ -436,6 +436,10 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_bp 0
 #define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_bw 16
 #define QRDMA_NIC_CSR__REG_CTRL__ESC_TIMEOUT_reset 0x1000
+#define QRDMA_NIC_CSR__REG_CTRL__THRESH_bm 0xffffffff00000000
+#define QRDMA_NIC_CSR__REG_CTRL__THRESH_bp 32
+#define QRDMA_NIC_CSR__REG_CTRL__THRESH_bw 32
+#define QRDMA_NIC_CSR__REG_CTRL__THRESH_reset 0x0
 
 // reg - qrdma_cnt_r_desc_7a14b2ec
 #define QRDMA_CNT_R_DESC_7A14B2EC__CNT_bm 0xffffffffffff

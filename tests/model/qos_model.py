@@ -87,6 +87,7 @@ class Params:
     num_tids: int = 512
     reg_max_blocks: int = 255    # largest transfer registered at its receiver
     ext_params: int = 0          # PARAMS bits 63:32
+    reg_thresh: int = 0          # REG_CTRL.thresh (an input of the engine, not a parameter)
 
     NAMES = ("HOST_DATA_W", "BLOCK_SIZE", "MAX_OUTSTANDING", "CM_MIN_BYTES",
              "MP_MIN_BYTES", "NUM_TIDS", "REG_MAX_BLOCKS", "EXT_PARAMS")
@@ -239,9 +240,11 @@ def segment(dst_addr: int, size: int, block_size: int) -> list[tuple[int, int]]:
 
 def is_registered(d: Descriptor, ch: int, p: Params) -> bool:
     """docs/registration.md "At the sender": a memory write with notify and the
-    descriptor's flag, of 2 blocks or more and at most (REG_MAX_BLOCKS - 1) blocks' bytes
-    (so at most REG_MAX_BLOCKS blocks, whatever the offset), is registered."""
-    return bool(d.registered and d.notify and not d.is_inline and ch < C["WR_CH_PER_PAGE"]
+    descriptor's flag (or of REG_CTRL.thresh bytes or more, when that is not 0), of 2
+    blocks or more and at most (REG_MAX_BLOCKS - 1) blocks' bytes (so at most
+    REG_MAX_BLOCKS blocks, whatever the offset), is registered."""
+    asks = d.registered or (p.reg_thresh and d.size >= p.reg_thresh)
+    return bool(asks and d.notify and not d.is_inline and ch < C["WR_CH_PER_PAGE"]
                 and num_blocks(d.dst_addr, d.size, p.block_size) >= 2
                 and d.size <= (p.reg_max_blocks - 1) * p.block_size)
 

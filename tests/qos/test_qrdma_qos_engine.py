@@ -58,7 +58,7 @@ import logging
 import math
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cocotb
 import pytest
@@ -103,7 +103,7 @@ class Out:
     """One output handshake (for the directed tests)."""
     cycle: int
     port: str          # "blk" / "pkt"
-    kind: str          # "block" / "inline" / "control"
+    kind: str          # "block" / "inline" / "control" / "register"
     xfer: int
     block: int
     tid: int
@@ -116,8 +116,11 @@ class TB:
     def __init__(self, dut, name):
         self.dut = dut
         self.name = name
-        self.p = Params.from_env(os.environ)
         self.rng = seed_rng(name)
+        # the registration threshold (REG_CTRL.thresh, an input here): off or 1 B .. 4 blocks
+        bs = Params.from_env(os.environ).block_size
+        self.p = replace(Params.from_env(os.environ),
+                         reg_thresh=self.rng.choice([0, self.rng.randint(1, 4 * bs)]))
         self.sb = Scoreboard(self.p)
         self.host = HostPort(self.p)
         self.now = 0
@@ -193,6 +196,7 @@ class TB:
         self.dut.ext_rd_err.value = 1
         self.dut.ext_wr_err.value = 1
         self.dut.ext_rd_data.value = 0
+        self.dut.cfg_reg_thresh.value = self.p.reg_thresh
         self.dut.rst.value = 1
         for _ in range(10):
             await RisingEdge(self.dut.clk)
@@ -317,6 +321,10 @@ class TB:
             return
         self.progress = self.now
         inline = f["kind"] == C["PKT_INLINE"]
+        if f["announce"]:      # a REGISTER packet: nothing answers it, nothing waits for it
+            self.outs.append(Out(self.now, "pkt", "register", f["xfer"], 0, f["tid"], f["seq"],
+                                 0, t))
+            return
         self.outs.append(Out(self.now, "pkt", "inline" if inline else "control", f["xfer"],
                              0, f["tid"], f["seq"], 0, t))
         if inline:

@@ -40,6 +40,7 @@ Replay: QRDMA_SEED=<seed printed at the start>. Size: N_XFERS (x 10 with make te
 from __future__ import annotations
 
 import collections
+import dataclasses
 import heapq
 import os
 import random
@@ -504,8 +505,12 @@ class Bench:
 @cocotb.test()
 async def seg_random(dut):
     env = os.environ
-    p = Params.from_env(env)
     rng = seed_rng("seg_random")
+    # the registration threshold (REG_CTRL.thresh): off, or 1 B .. 4 blocks
+    p = Params.from_env(env)
+    p = dataclasses.replace(p, reg_thresh=rng.choice([0, rng.randint(1, 4 * p.block_size)]))
+    dut.cfg_reg_thresh.value = p.reg_thresh
+    dut._log.info("registration threshold %d", p.reg_thresh)
     cocotb.start_soon(Clock(dut.clk, 5, unit="ns").start())
     for s in ("en", "new_valid", "s_tid_valid", "s_fid1_valid", "s_fid4_valid", "s_tid_more",
               "s_fid1_more", "s_fid4_more", "hdl_want", "hdl_refused", "s_act_valid",

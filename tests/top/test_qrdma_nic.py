@@ -91,6 +91,8 @@ from seeding import seed_rng
 from streams import quiet, random_pause
 from model.link_fault_model import COUNT_NAMES, Faults, fault_cfg
 from model.net_model import FULL_KEEP, control_packet, data_packet, packetize
+from dataclasses import replace
+
 from model.qos_model import Descriptor, Params, is_registered, post_writes, segment
 from tools.formats import (C, ERR_INFO, NET_HDR, NIC_STATE, NOTIF_ENTRY, STATUS_SINGLE,
                            coll_addr, err_addr, reg_addr, status_addr)
@@ -181,9 +183,10 @@ class Bench:
         self.faults: list | None = None          # per link: Faults of its fault model
         self.allow_error = False                 # ERROR is an outcome, not a failure
         self.ntf_checked = 0                     # ring writes checked against the memory
-        # the engine's registration rule (docs/registration.md "At the sender")
-        self.qp = Params(block_size=self.block,
-                         reg_max_blocks=self.p.get("REG_MASK_W", 256) - 1)
+        # per node, the engine's registration rule (docs/registration.md "At the sender")
+        # with its REG_CTRL.thresh
+        self.qp = [Params(block_size=self.block,
+                          reg_max_blocks=self.p.get("REG_MASK_W", 256) - 1)] * 2
 
     def _pauses(self, stall):
         rng = random.Random(self.rng.randrange(1 << 30))
@@ -539,7 +542,7 @@ class Bench:
 
     def registered(self, x: Xfer) -> bool:
         """The engine registers x at its receiver (docs/registration.md)."""
-        return x.kind == "mem" and is_registered(x.d, x.ch, self.qp)
+        return x.kind == "mem" and is_registered(x.d, x.ch, self.qp[x.src])
 
     def check_notifs(self, node: int, must=lambda x: True):
         """Every notification of node equals one posted transfer with notify (each at
@@ -1019,14 +1022,18 @@ def reg_entry(src: int, xfer: int, entries: int = 256) -> int:
 async def nic_registered(dut):
     """Receive-side registration end to end (docs/registration.md): both nodes post memory
     writes with notify at once, registered ones (2 .. 8 blocks, each in a channel whose
-    registration-table entry no other one of the test takes) among unregistered ones (the
-    flag clear, or set on a single-block transfer, which does not register): every
+    registration-table entry no other one of the test takes; node 1 also registers those
+    of 2 blocks' bytes or more without the flag, REG_CTRL.thresh) among unregistered ones
+    (the flag clear, or set on a single-block transfer, which does not register): every
     registered transfer's notification is written by its receiver as soon as its last
     byte is in (early), every other one's by its CONTROL, each exactly once and never
     before all its bytes are in memory; RX_REGS and RX_EARLY count the registered ones,
     nothing is dropped, every transfer is DONE at its sender."""
     b = Bench(dut, seed_rng("nic_registered"))
     await b.start()
+    thresh = 2 * b.block
+    await b.reg_write(b.nodes[1], "REG_CTRL", (thresh << 32) | 4096)
+    b.qp[1] = replace(b.qp[1], reg_thresh=thresh)
     stop = [False]
     sws = [cocotb.start_soon(b.software(n, lambda: stop[0])) for n in b.nodes]
     rng, bs = b.rng, b.block
@@ -1035,21 +1042,22 @@ async def nic_registered(dut):
     async def sender(src: int):
         dst = 1 - src
         kinds = ([("reg", rng.randint(bs + 1, 8 * bs - 200)) for _ in range(6)]
-                 + [("reg", bs + 1), ("unreg", rng.randint(bs + 1, 4 * bs)),
-                    ("unreg", rng.randint(bs + 1, 4 * bs)), ("single", rng.randint(1, 64))])
+                 + [("reg", bs + 1), ("unreg", rng.randint(bs + 1, 2 * bs - 1)),
+                    ("unreg", rng.randint(bs + 1, 2 * bs - 1)), ("single", rng.randint(1, 64))]
+                 + ([("thresh", rng.randint(2 * bs, 4 * bs)) for _ in range(3)] if src else []))
         rng.shuffle(kinds)
         for kind, size in kinds:
             x = None
             while x is None:
                 ok = (lambda p, c: reg_entry(src, p * CH_PER_PAGE + c) not in used[dst]) \
                     if kind != "unreg" else None
-                x = b.make_xfer(src, "mem", size, notify=True, registered=kind != "unreg",
-                                ok=ok)
+                x = b.make_xfer(src, "mem", size, notify=True,
+                                registered=kind in ("reg", "single"), ok=ok)
                 if x is None:
                     await RisingEdge(dut.clk)
             if b.registered(x):   # (a short one registers when it crosses a block boundary)
                 used[dst].add(reg_entry(src, x.page * CH_PER_PAGE + x.ch))
-            assert b.registered(x) == (kind == "reg") or kind == "single", (kind, x.d)
+            assert b.registered(x) == (kind in ("reg", "thresh")) or kind == "single", (kind, x.d)
             await b.post(x)
             for _ in range(rng.randrange(0, 400)):
                 await RisingEdge(dut.clk)
