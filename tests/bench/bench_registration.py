@@ -35,7 +35,7 @@ import demo  # noqa: E402  (the harness build and the qrdma-perf binary it makes
 OUT = ROOT / "build" / "results" / "registration_bench.json"
 PLOT = ROOT / "build" / "results" / "registration_latency.png"
 CLOCK_HZ = 200_000_000   # the simulation's ticks are cycles of the nominal 200 MHz clock
-SIZES = [8, 1024, 16384, 65536, 262144, 1 << 20]
+SIZES = [8, 1024, 16384, 65536, 98304, 131072, 196608, 262144, 1 << 20]
 LINKS = [2, 100, 400]
 N = 5
 BLOCK = 65536            # the harness NIC's BLOCK_SIZE
