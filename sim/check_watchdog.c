@@ -22,7 +22,7 @@
  *                without a time limit; the watchdog ends the process with
  *                QRDMA_SIM_EXIT_STALL
  *   ring         watchdog=50000,watchdog_exit=0: node 1's notification ring has one
- *                entry; node 0 posts four notifying writes to node 1 and software takes
+ *                entry; node 0 posts eight notifying writes to node 1 and software takes
  *                no entry for 300,000 cycles (a notification waits for a slot: nq_wait);
  *                no stall error; then software takes the entries and every transfer
  *                completes
@@ -207,7 +207,7 @@ static int mode_hang_exit(void)
 
 static int mode_ring(void)
 {
-    enum { K = 4, SIZE = 4096 };
+    enum { K = 8, SIZE = 4096 };
     if (open_sim("nodes=2,watchdog=50000,watchdog_exit=0"))
         return 1;
     TRY(qrdma_nq_setup(nd[1], 1));
@@ -251,7 +251,7 @@ static int mode_ring(void)
         ok = ok && done[k] == QRDMA_ST_DONE && memcmp(src[k].cpu, dst[k].cpu, SIZE) == 0;
     printf("     %d notifications taken, %d transfers done by cycle %" PRIu64 "\n", notifs,
            ndone, qrdma_sim_now(sim));
-    check(ok, "software takes the entries: four notifications, four transfers DONE, bytes match");
+    check(ok, "software takes the entries: eight notifications, eight transfers DONE, bytes match");
     check(stalls() == 0 && qrdma_sim_errors(sim) == 0, "no stall error at the end");
     return 0;
 }

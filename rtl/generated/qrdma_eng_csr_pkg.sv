@@ -87,11 +87,11 @@ package qrdma_eng_csr_pkg;
 
     typedef struct {
         logic incr;
-    } qrdma_cnt_r_desc_1eb643d3__cnt__in_t;
+    } qrdma_cnt_r_desc_f74a72b3__cnt__in_t;
 
     typedef struct {
-        qrdma_cnt_r_desc_1eb643d3__cnt__in_t cnt;
-    } qrdma_cnt_r_desc_1eb643d3__in_t;
+        qrdma_cnt_r_desc_f74a72b3__cnt__in_t cnt;
+    } qrdma_cnt_r_desc_f74a72b3__in_t;
 
     typedef struct {
         logic incr;
@@ -132,7 +132,7 @@ package qrdma_eng_csr_pkg;
         qrdma_cnt_r_desc_12b391d8__in_t CNT_DESC_ERR;
         qrdma_cnt_r_desc_ab18e805__in_t CNT_BLOCKS;
         qrdma_cnt_r_desc_9ebe3108__in_t CNT_INLINE;
-        qrdma_cnt_r_desc_1eb643d3__in_t CNT_CONTROL;
+        qrdma_cnt_r_desc_f74a72b3__in_t CNT_CONTROL;
         qrdma_cnt_r_desc_9e314329__in_t CNT_ACK;
         qrdma_cnt_r_desc_d75e844e__in_t CNT_NACK;
         qrdma_cnt_r_desc_352ab48c__in_t CNT_STALE;

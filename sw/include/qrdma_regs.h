@@ -62,11 +62,11 @@ extern "C" {
 #define QRDMA_CNT_R_DESC_9EBE3108__CNT_bw 48
 #define QRDMA_CNT_R_DESC_9EBE3108__CNT_reset 0x0
 
-// reg - qrdma_cnt_r_desc_1eb643d3
-#define QRDMA_CNT_R_DESC_1EB643D3__CNT_bm 0xffffffffffff
-#define QRDMA_CNT_R_DESC_1EB643D3__CNT_bp 0
-#define QRDMA_CNT_R_DESC_1EB643D3__CNT_bw 48
-#define QRDMA_CNT_R_DESC_1EB643D3__CNT_reset 0x0
+// reg - qrdma_cnt_r_desc_f74a72b3
+#define QRDMA_CNT_R_DESC_F74A72B3__CNT_bm 0xffffffffffff
+#define QRDMA_CNT_R_DESC_F74A72B3__CNT_bp 0
+#define QRDMA_CNT_R_DESC_F74A72B3__CNT_bw 48
+#define QRDMA_CNT_R_DESC_F74A72B3__CNT_reset 0x0
 
 // reg - qrdma_cnt_r_desc_9e314329
 #define QRDMA_CNT_R_DESC_9E314329__CNT_bm 0xffffffffffff

@@ -186,7 +186,7 @@ struct RBurst {
 
 struct Stats {
   uint64_t writes = 0, reads = 0, descs = 0, w_okay = 0, w_slverr = 0, w_predicted_slverr = 0;
-  uint64_t r_beats = 0, r_slverr = 0, blocks = 0, inl = 0, ctrl = 0, acks = 0, nacks = 0;
+  uint64_t r_beats = 0, r_slverr = 0, blocks = 0, inl = 0, ctrl = 0, announce = 0, acks = 0, nacks = 0;
   uint64_t ext_wr = 0, ext_rd = 0;
 };
 Stats st;
@@ -708,6 +708,8 @@ struct Bench {
       ack(static_cast<uint32_t>(QRDMA_PKT_DESC_TID_GET(d.data())),
           static_cast<uint32_t>(QRDMA_PKT_DESC_SEQ_GET(d.data())));
       st.inl++;
+    } else if (QRDMA_PKT_DESC_ANNOUNCE_GET(d.data())) {
+      st.announce++;  // a registered transfer's REGISTER packet: not in CNT_CONTROL
     } else {
       st.ctrl++;
     }
@@ -1010,8 +1012,9 @@ struct Bench {
     std::printf("responses: B OKAY %" PRIu64 ", B SLVERR %" PRIu64 " (%" PRIu64 " predicted from the beats), R beats %" PRIu64
                 " (%" PRIu64 " SLVERR); external register writes %" PRIu64 ", reads %" PRIu64 "\n",
                 st.w_okay, st.w_slverr, st.w_predicted_slverr, st.r_beats, st.r_slverr, st.ext_wr, st.ext_rd);
-    std::printf("network: %" PRIu64 " blocks, %" PRIu64 " inline, %" PRIu64 " control packets, %" PRIu64
-                " ACKs (%" PRIu64 " NACKs)\n", st.blocks, st.inl, st.ctrl, st.acks, st.nacks);
+    std::printf("network: %" PRIu64 " blocks, %" PRIu64 " inline, %" PRIu64 " control, %" PRIu64
+                " REGISTER packets, %" PRIu64 " ACKs (%" PRIu64 " NACKs)\n",
+                st.blocks, st.inl, st.ctrl, st.announce, st.acks, st.nacks);
     std::printf("after the fuzz: pages flushed, every status IDLE, %d known-good descriptors DONE with "
                 "the right outputs, the output counters right; %" PRIu64 " cycles, %.1f s in all\nPASS\n", good, now, all);
     return 0;

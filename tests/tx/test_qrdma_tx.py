@@ -897,7 +897,7 @@ async def tx_ctl_first(dut):
             random_pause(tb.blk, tb.rng, 1)
             f = tb.send_block(node, tb.rng.randint(1, 4000), tid=tid)
             n = len(tb.accepted)
-            tb.send_pkt(node, True, tid=tid, seq=f["seq"])
+            tb.send_pkt(node, True, tid=tid, seq=f["seq"], announce=0)
             for _ in range(200):
                 await RisingEdge(dut.clk)
                 if any(k == "pkt" for _, k in tb.accepted[n:]):
