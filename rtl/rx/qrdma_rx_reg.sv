@@ -134,6 +134,7 @@ module qrdma_rx_reg
   logic [INFO_W-1:0] w_info_q;
   logic [EIW-1:0]    w_idx_q;
   logic [WIW-1:0]    clr_q;     // S_CLR: the mask word cleared
+  logic [WORD_W-1:0] sel_q;     // the block's bit in its mask word (one-hot, from S_RD on)
   logic              act_reg, act_set, act_esc, act_free, act_ntf;  // S_ACT's outcome
   logic              act_repl;  // S_ACT: the entry of the key's channel is freed, the item runs again
   logic              ntf_push, ntf_room;
@@ -289,18 +290,20 @@ module qrdma_rx_reg
     scan_q <= (scan_q == XW'(ESC_DEPTH - 1)) ? '0 : scan_q + XW'(1);
     case (st_q)
       S_IDLE: begin
-        if (replay_take) begin
+        // the item registers load in every idle cycle, from the replay or the input,
+        // chosen by registered bits: only st_q waits for the take's decision
+        if (replay) begin
           w_ctl_q <= 1'b0; w_first_q <= 1'b0;
           w_key_q <= e_key_q[replay_i]; w_blk_q <= e_blk_q[replay_i];
-          st_q <= S_RD;
-        end else if (in_valid && in_ready) begin
+        end else begin
           w_ctl_q <= f_ctl; w_first_q <= f_first; w_key_q <= f_key; w_blk_q <= f_blk;
-          w_cnt_q <= f_cnt; w_info_q <= f_info;
-          st_q <= S_RD;
         end
+        w_cnt_q <= f_cnt; w_info_q <= f_info;   // a replayed event does not register
+        if (replay_take || (in_valid && in_ready)) st_q <= S_RD;
       end
       S_RD: begin
         w_idx_q <= rd_idx;
+        sel_q   <= WORD_W'(1) << w_blk_q[OW-1:0];
         st_q <= S_WAIT;
       end
       S_WAIT: st_q <= S_CHK;
@@ -310,15 +313,15 @@ module qrdma_rx_reg
         c_same_q     <= m_valid_b && (m_key != w_key_q)
                         && (m_key[HASH_W-1:0] == w_key_q[HASH_W-1:0]);
         c_notified_q <= m_notified;
-        c_bit_q      <= mask_rd[w_blk_q[OW-1:0]];
+        c_bit_q      <= |(mask_rd & sel_q);
         c_inrange_q  <= (CW'(w_blk_q) < m_cnt);
         c_last_q     <= (m_rem == CW'(1));
         c_cnt_ok_q   <= (w_cnt_q != '0) && (w_cnt_q <= CW'(MASK_W)) && (CW'(w_blk_q) < w_cnt_q);
         c_mzero_q    <= w_ctl_q || (m_valid_b && (m_key != w_key_q));
         c_mreg_q     <= {1'b1, w_cnt_q == CW'(1), w_key_q, w_cnt_q, CW'(w_cnt_q - CW'(1))};
         c_mset_q     <= {1'b1, m_rem == CW'(1), w_key_q, m_cnt, CW'(m_rem - CW'(1))};
-        c_wreg_q     <= WORD_W'(1) << w_blk_q[OW-1:0];
-        c_wset_q     <= mask_rd | (WORD_W'(1) << w_blk_q[OW-1:0]);
+        c_wreg_q     <= sel_q;
+        c_wset_q     <= mask_rd | sel_q;
         for (int i = 0; i < int'(ESC_DEPTH); i++)
           e_match_q[i] <= e_valid_q[i] && !e_hit_q[i] && (e_key_q[i] == w_key_q);
         e_free_any_q <= !(&e_valid_q);
