@@ -223,7 +223,7 @@ module qrdma_rx_buf
   logic [5:0]     esh_q;    // the held beat's (one copy, for the narrow selections)
   logic [NG-1:0][LANE_W-1:0] eshg_q;   // the same, a copy per group
   logic [63:0]    rest_q;   // lanes >= sh of the current packet
-  logic           emit, emit_last, cur_rest, cur_spent, cur_same;
+  logic           emit, emit_last, cur_rest, cur_same;
 
   // lowest set bit of a keep (0 for none)
   function automatic logic [5:0] first_lane(input logic [63:0] k);
@@ -250,7 +250,6 @@ module qrdma_rx_buf
   always_comb begin
     emit      = 1'b0;
     emit_last = 1'b0;
-    cur_spent = 1'b0;
     if (pv_q && ph_q) begin
       // header: emitted as it is when the next beat comes or, if it ends its packet,
       // as soon as no beat comes
@@ -261,18 +260,20 @@ module qrdma_rx_buf
       emit_last = 1'b1;
     end else if (pv_q && in_fire) begin
       emit      = 1'b1;            // held payload beat + head of the new one
-      emit_last = s_axis_rx_tlast && !cur_rest;
-      cur_spent = emit_last;
+      emit_last = s_axis_rx_tlast && !cur_rest;   // the new beat is spent too
     end
   end
 
+  // the held-beat flag's next value for a beat taken now (not when the new beat is spent
+  // with the held one: the last branch above with emit_last) and for none (a
+  // held last beat is flushed), both without the handshake, which only selects: the
+  // payload-tail test (cur_rest) runs beside tready, not after it
+  logic pv_take, pv_idle;
+  assign pv_take = !(pv_q && !ph_q && !pl_q && s_axis_rx_tlast && !cur_rest);
+  assign pv_idle = pv_q && !pl_q;
   always_ff @(posedge clk) begin
-    if (rst) begin
-      pv_q <= 1'b0;
-    end else begin
-      if (in_fire)   pv_q <= !cur_spent;
-      else if (emit) pv_q <= 1'b0;   // flushed the last beat of a packet
-    end
+    pv_q <= in_fire ? pv_take : pv_idle;
+    if (rst) pv_q <= 1'b0;
   end
 
   // a header is not rotated; a packet's payload beats by the first kept lane of its first
