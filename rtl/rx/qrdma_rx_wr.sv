@@ -107,6 +107,7 @@ module qrdma_rx_wr
   logic [63:0]     strb1_q, strb2_q, strb;
   logic            last1_q, last2_q, wlast;
   logic            w_aw_ok, w_space;
+  logic            wa_now_q, wa_go_q;   // the next W beat's burst: AW issued / issued by aw_go
   logic            skip_q;       // a SKIP was taken the cycle before
   logic [NBW-1:0]  skip_nb_q;
 
@@ -127,8 +128,9 @@ module qrdma_rx_wr
   // W FIFO will have room for it and for the beats on their way when it arrives (a ring
   // beat two cycles later, from the buffer's output register; an immediate beat the next
   // cycle, so it waits while a ring beat issued the cycle before has yet to land)
-  assign w_aw_ok = w_b2_q ? (aw_q == 2'd2 || (aw_q == 2'd1 && aw_go))
-                          : (aw_q != 2'd0 || aw_go);
+  // (w_b2_q ? aw_q == 2 || (aw_q == 1 && aw_go) : aw_q != 0 || aw_go, from two registered
+  // predicates: wa_now_q = the burst's AW is issued, wa_go_q = an AW issued now is its)
+  assign w_aw_ok = wa_now_q || (wa_go_q && aw_go);
   assign w_space = (32'(occ_q) < WQ_DEPTH) && (ring_q || !r1_q);
   assign w_go    = w_more_q && w_aw_ok && w_space;
 
@@ -189,6 +191,10 @@ module qrdma_rx_wr
   // feeds a counter compare: a load starts them afresh; otherwise an issued burst or beat
   // steps them (aw_last2 = (aw_q + 2 == aw_need), w_last2 = (beat_q + 2 == nbeats_q)).
   logic aw_last2, w_last2, w_b2_go, stay, cmd_act;
+  logic [1:0] aw_n;     // aw_q's next value
+  logic       w_b2_n;   // w_b2_q's next value
+  assign aw_n   = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
+  assign w_b2_n = (load_ntf || load_cmd) ? 1'b0 : (w_go ? w_b2_go : w_b2_q);
   assign aw_last2 = split_q && aw_q == 2'd0;
   assign w_last2  = (beat_q + NBW'(2) == nbeats_q);
   assign w_b2_go  = split_q && (beat_q + NBW'(1) != '0);
@@ -243,7 +249,9 @@ module qrdma_rx_wr
     end
     if (load_cmd) skip_nb_q <= s_cmd.nbeats;
     beat_q <= (load_ntf || load_cmd) ? '0 : beat_q + NBW'(w_go);
-    aw_q   <= (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
+    aw_q   <= aw_n;
+    wa_now_q <= w_b2_n ? (aw_n == 2'd2) : (aw_n != 2'd0);
+    wa_go_q  <= !w_b2_n || aw_n == 2'd1;
     if (w_go) begin
       strb1_q <= strb;
       last1_q <= wlast;
@@ -365,6 +373,11 @@ module qrdma_rx_wr
         else $error("qrdma_rx_wr: W FIFO full or two beats at once");
     if (aw_go)
       if (!rst) assert (kq_s_ready) else $error("qrdma_rx_wr: B FIFO full at an AW");
+    if (w_more_q)
+      if (!rst) assert (wa_now_q == (w_b2_q ? aw_q == 2'd2 : aw_q != 2'd0)
+                        && wa_go_q == (!w_b2_q || aw_q == 2'd1))
+        else $error("qrdma_rx_wr: W burst predicates %0b %0b, aw_q %0d, second burst %0b",
+                    wa_now_q, wa_go_q, aw_q, w_b2_q);
   end
 `endif
 
