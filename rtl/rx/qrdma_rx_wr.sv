@@ -108,6 +108,8 @@ module qrdma_rx_wr
   logic            last1_q, last2_q, wlast;
   logic            w_aw_ok, w_space;
   logic            wa_now_q, wa_go_q;   // the next W beat's burst: AW issued / issued by aw_go
+  logic            w_space_q;           // the W FIFO has room for a beat issued now
+  logic            occ_ok_n, ring_n;    // w_space_q's parts for the next cycle
   logic            skip_q;       // a SKIP was taken the cycle before
   logic [NBW-1:0]  skip_nb_q;
 
@@ -131,7 +133,8 @@ module qrdma_rx_wr
   // (w_b2_q ? aw_q == 2 || (aw_q == 1 && aw_go) : aw_q != 0 || aw_go, from two registered
   // predicates: wa_now_q = the burst's AW is issued, wa_go_q = an AW issued now is its)
   assign w_aw_ok = wa_now_q || (wa_go_q && aw_go);
-  assign w_space = (32'(occ_q) < WQ_DEPTH) && (ring_q || !r1_q);
+  // (occ_q < WQ_DEPTH && (ring_q || !r1_q), registered: w_space_q below)
+  assign w_space = w_space_q;
   assign w_go    = w_more_q && w_aw_ok && w_space;
 
   // (aw_q + aw_go == aw_need, beat_q + w_go == nbeats_q)
@@ -168,8 +171,10 @@ module qrdma_rx_wr
       r2_q   <= 1'b0;
       i1_q   <= 1'b0;
       skip_q <= 1'b0;
+      w_space_q <= 1'b1;
     end else begin
       r1_q   <= buf_rd_en;
+      w_space_q <= occ_ok_n && (ring_n || !buf_rd_en);
       r2_q   <= r1_q;
       // occ_q = W FIFO count + beats issued and not yet in it: + an issued beat, - a W beat
       // taken (the selected increments of a register)
@@ -195,6 +200,16 @@ module qrdma_rx_wr
   logic       w_b2_n;   // w_b2_q's next value
   assign aw_n   = (load_ntf || load_cmd) ? 2'd0 : aw_q + 2'(aw_go);
   assign w_b2_n = (load_ntf || load_cmd) ? 1'b0 : (w_go ? w_b2_go : w_b2_q);
+  // the W FIFO's room next cycle, chosen by the beat issued and the beat taken among
+  // compares of registers (as occ_q's next value is chosen among its increments)
+  always_comb begin
+    unique case ({w_go, m_axi_wvalid && m_axi_wready})
+      2'b10:   occ_ok_n = 32'(occ_q + 3'd1) < WQ_DEPTH;
+      2'b01:   occ_ok_n = 32'(occ_q - 3'd1) < WQ_DEPTH;
+      default: occ_ok_n = 32'(occ_q) < WQ_DEPTH;
+    endcase
+  end
+  assign ring_n = load_ntf ? 1'b0 : load_cmd ? (s_cmd.op == OP_RING) : ring_q;
   assign aw_last2 = split_q && aw_q == 2'd0;
   assign w_last2  = (beat_q + NBW'(2) == nbeats_q);
   assign w_b2_go  = split_q && (beat_q + NBW'(1) != '0);
@@ -373,6 +388,8 @@ module qrdma_rx_wr
         else $error("qrdma_rx_wr: W FIFO full or two beats at once");
     if (aw_go)
       if (!rst) assert (kq_s_ready) else $error("qrdma_rx_wr: B FIFO full at an AW");
+    if (!rst) assert (w_space_q == ((32'(occ_q) < WQ_DEPTH) && (ring_q || !r1_q)))
+      else $error("qrdma_rx_wr: W room flag %0b, occupancy %0d", w_space_q, occ_q);
     if (w_more_q)
       if (!rst) assert (wa_now_q == (w_b2_q ? aw_q == 2'd2 : aw_q != 2'd0)
                         && wa_go_q == (!w_b2_q || aw_q == 2'd1))
