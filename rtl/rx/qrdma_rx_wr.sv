@@ -106,7 +106,7 @@ module qrdma_rx_wr
   logic            i1_q, ib_q;   // an immediate beat was issued the cycle before; its buffer
   logic [63:0]     strb1_q, strb2_q, strb;
   logic            last1_q, last2_q, wlast;
-  logic            w_aw_ok, w_space;
+  logic            w_aw_ok;
   logic            wa_now_q, wa_go_q;   // the next W beat's burst: AW issued / issued by aw_go
   logic            w_space_q;           // the W FIFO has room for a beat issued now
   logic            occ_ok_n, ring_n;    // w_space_q's parts for the next cycle
@@ -133,9 +133,8 @@ module qrdma_rx_wr
   // (w_b2_q ? aw_q == 2 || (aw_q == 1 && aw_go) : aw_q != 0 || aw_go, from two registered
   // predicates: wa_now_q = the burst's AW is issued, wa_go_q = an AW issued now is its)
   assign w_aw_ok = wa_now_q || (wa_go_q && aw_go);
-  // (occ_q < WQ_DEPTH && (ring_q || !r1_q), registered: w_space_q below)
-  assign w_space = w_space_q;
-  assign w_go    = w_more_q && w_aw_ok && w_space;
+  // (w_space_q: occ_q < WQ_DEPTH && (ring_q || !r1_q), registered)
+  assign w_go    = w_more_q && w_aw_ok && w_space_q;
 
   // (aw_q + aw_go == aw_need, beat_q + w_go == nbeats_q)
   assign aw_done = !aw_more_q || (aw_last_q && aw_go);
@@ -323,7 +322,7 @@ module qrdma_rx_wr
   logic [WQW-1:0] wq_s_data;
 
   // a ring beat issued two cycles before (its data in the buffer's output register) or
-  // an immediate beat issued the cycle before: never both (w_space)
+  // an immediate beat issued the cycle before: never both (w_space_q)
   assign wq_s_valid = r2_q || i1_q;
   // entries {strb, last, data}: the data word-aligned (faster simulation)
   assign wq_s_data  = r2_q ? {strb2_q, last2_q, buf_rd_data}
