@@ -87,6 +87,9 @@ _top("qrdma_mem_2w", ["rtl/common/qrdma_mem_2w.sv"], synth={"WIDTH": 1, "DEPTH":
 # ---------------------------------------------------------------- formats (generated)
 if "qrdma_fmt_pkg" not in TOPS:
     _top("qrdma_fmt_pkg", ["rtl/host/qrdma_fmt_pkg.sv"], no_synth=True, area="host")
+_top("qrdma_bench_pkg", ["rtl/common/qrdma_bench_pkg.sv"], deps=["qrdma_fmt_pkg"], no_synth=True)
+_top("qrdma_stamp", ["rtl/common/qrdma_stamp.sv"], deps=["qrdma_fmt_pkg", "qrdma_bench_pkg"],
+     synth={"KIND": 3}, lint=({"KIND": 0}, {"KIND": 1}, {"KIND": 2}))
 
 # ---------------------------------------------------------------- registers (generated)
 # peakrdl-regblock blocks from regs/qrdma_regs.rdl (tools/gen_regs.py, docs/registers.md).
@@ -172,9 +175,9 @@ _top("qrdma_tx_rsp", ["rtl/tx/qrdma_tx_rsp.sv"], area="tx",
 _top("qrdma_tx_rel", ["rtl/tx/qrdma_tx_rel.sv"], area="tx",
      deps=["qrdma_fmt_pkg", "qrdma_reg_slice", "qrdma_sdp_ram", "qrdma_mem_2w",
            "qrdma_sync_fifo"],
-     synth={}, lint=({"TICK_SHIFT": 4, "STAMP_W": 8},))
+     synth={}, lint=({"TICK_SHIFT": 4, "DEADLINE_W": 8},))
 _top("qrdma_tx_asm", ["rtl/tx/qrdma_tx_asm.sv"], area="tx",
-     deps=["qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_crc32_512"],
+     deps=["qrdma_bench_pkg", "qrdma_fmt_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_crc32_512"],
      synth={"OUT_DEPTH": 16}, lint=({"OUT_DEPTH": 8},))
 _top("qrdma_tx", ["rtl/tx/qrdma_tx.sv"],
      area="tx",
@@ -190,19 +193,19 @@ _top("qrdma_rx_cpl", ["rtl/rx/qrdma_rx_cpl.sv"], area="rx",
      synth={"NENT": 4096}, lint=({"NENT": 16},))
 _top("qrdma_rx_notif", ["rtl/rx/qrdma_rx_notif.sv"], area="rx",
      deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_sdp_ram"],
-     synth={"NENT": 4096}, lint=({"NENT": 16},))
+     synth={"NENT": 4096}, lint=({"NENT": 16}, {"NENT": 16, "BENCH_STAMPS": 1}))
 _top("qrdma_rx_track", ["rtl/rx/qrdma_rx_track.sv"], area="rx",
      deps=["qrdma_rx_pkg", "qrdma_sdp_ram", "qrdma_init_sweep"],
      synth={"NENT": 4096, "MAX_BLK_PKTS": 64, "PAY_W": 8},
      lint=({"NENT": 16, "MAX_BLK_PKTS": 1}, {"NENT": 2048, "MAX_BLK_PKTS": 256}))
 # (the unit tops below take the parameters the NIC gives them with its defaults)
 _top("qrdma_rx_buf", ["rtl/rx/qrdma_rx_buf.sv"], area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512",
+     deps=["qrdma_bench_pkg", "qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_tx_pkg", "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512",
            "qrdma_reg_slice"],
      synth={"MAX_PAYLOAD": 1024, "BUF_BEATS": 256, "HDR_DEPTH": 64},
      lint=({"MAX_PAYLOAD": 256, "BUF_BEATS": 8, "HDR_DEPTH": 64},))
 _top("qrdma_rx_hdr", ["rtl/rx/qrdma_rx_hdr.sv"], area="rx",
-     deps=["qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_track", "qrdma_sync_fifo"],
+     deps=["qrdma_bench_pkg", "qrdma_fmt_pkg", "qrdma_rx_pkg", "qrdma_rx_track", "qrdma_sync_fifo"],
      synth={"NUM_NODES": 4, "MAX_PAYLOAD": 1024, "MAX_BLK_PKTS": 64, "EVT_DEPTH": 64},
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1},))
 _top("qrdma_rx_wr", ["rtl/rx/qrdma_rx_wr.sv"], area="rx",
@@ -228,13 +231,14 @@ _top("qrdma_rx", ["rtl/rx/qrdma_rx.sv"],
            "qrdma_rx_track", "qrdma_rx_cpl", "qrdma_rx_notif", "qrdma_rx_prot", "qrdma_rx_early",
            "qrdma_sync_fifo", "qrdma_sdp_ram", "qrdma_crc32_512", "qrdma_reg_slice"],
      lint=({"NUM_NODES": 1, "MAX_PAYLOAD": 256, "MAX_BLK_PKTS": 1, "BUF_BEATS": 8, "AXI_ID_W": 1},
-           {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128}))
+           {"NUM_NODES": 8, "MAX_PAYLOAD": 4096, "MAX_BLK_PKTS": 256, "BUF_BEATS": 128},
+           {"BENCH_STAMPS": 1}))
 
 # The NIC in a configuration that fits the LFE5U-85F (208 block RAMs): two nodes, which
 # halves the receive unit's per-source tables (docs/synth.md "Whole NIC").
 NIC_ECP5 = {"NUM_NODES": 2}
 _top("qrdma_nic", ["rtl/top/qrdma_nic.sv"], area="top",
-     deps=["qrdma_qos_engine", "qrdma_tx", "qrdma_tx_rel", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
+     deps=["qrdma_stamp", "qrdma_qos_engine", "qrdma_tx", "qrdma_tx_rel", "qrdma_rx", "qrdma_nic_regs", "qrdma_arb_rr"],
      lint=({"HOST_DATA_W": 128, "NUM_NODES": 2, "MAX_PAYLOAD": 256, "BLOCK_SIZE": 8192,
             "TX_SLOTS": 8, "READ_WINDOW_BEATS": 16, "RX_BUF_BEATS": 16}, NIC_ECP5))
 
@@ -259,7 +263,8 @@ _top("qrdma_switch_out", ["rtl/fabric/qrdma_switch_out.sv"], area="fabric", no_s
      lint=({"P": 3, "MAX_PKT": 1}, {"P": 3, "MAX_PKT": 1, "CLASSES": 3},
            {"P": 1, "MAX_PKT": 1, "CLASSES": 3}))
 _top("qrdma_switch", ["rtl/fabric/qrdma_switch.sv"], area="fabric",
-     deps=["qrdma_switch_xp", "qrdma_switch_in", "qrdma_switch_out", "qrdma_credit_beat"],
+     deps=["qrdma_switch_xp", "qrdma_switch_in", "qrdma_switch_out", "qrdma_credit_beat",
+           "qrdma_stamp"],
      synth={"P": 8}, lint=({"P": 3, "ROUTES": 5, "XP_DEPTH": 32},))
 _top("qrdma_fabric_port", ["rtl/fabric/qrdma_fabric_port.sv"], area="fabric",
      deps=["qrdma_switch_in", "qrdma_switch_xp", "qrdma_switch_out", "qrdma_credit_parse",

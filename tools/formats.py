@@ -114,6 +114,9 @@ CONST = {
     "CREDIT_CNT_W": (16, "bits of a credit class's cumulative count in a credit beat"),
     "NET_MISS": (8, "packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)"),
     "NET_REGISTER": (9, "packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered"),
+    "STAMP_W": (16, "bits of a benchmark stamp: a device's cycle count modulo 2^STAMP_W (docs/fabric.md \"Benchmark mode\")"),
+    "STAMP_LSB": (384, "first header bit of the benchmark stamps: bits STAMP_LSB..511 of a stamped packet's header beat are left out of its CRC (taken as zero)"),
+    "STAMP_INLINE_MAX": (16, "largest INLINE payload (bytes) that carries benchmark stamps: the stamps share the header with inline payload bytes 16..31"),
     "NOTIF_EMPTY": (0, "notification marker of an empty ring slot"),
     "NOTIF_FULL": (0xA5, "notification marker of a written ring slot"),
     "NIC_REG_FIRST": (0x200, "first NIC register offset (registers below belong to the QoS engine)"),
@@ -141,6 +144,8 @@ DESC_LINE0 = _layout(
     ("hold", 196, 1, "clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md \"Clustering\")"),
     ("start", 197, 1, "clustering: release every held transfer of the page, this one included, in channel order"),
     ("registered", 198, 1, "register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer"),
+    ("t_post", 200, 16, "benchmark mode: the cycle (mod 2^STAMP_W) the host port accepted the descriptor, written by the host port; software writes 0"),
+    ("stamped", 216, 1, "benchmark mode: t_post is set (written by the host port; software writes 0)"),
     ("tag", 224, 32, "user value carried to the completion notification"),
 )
 
@@ -203,9 +208,11 @@ PKT_DESC = _layout(
     ("rkey", 216, 32, "remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)"),
     ("registered", 248, 1, "control: the transfer is registered at its receiver (docs/registration.md)"),
     ("announce", 249, 1, "control with registered: the registration packet (NET_REGISTER), sent once at the transfer's first block and not tracked; without: the transfer's CONTROL"),
+    ("stamped", 250, 1, "benchmark mode: an INLINE of at most STAMP_INLINE_MAX bytes or a CONTROL (not a registration) whose descriptor was stamped; t_post is set"),
     ("payload", 256, 256, "inline payload, byte 0 in bits 7:0"),
     ("xseq", 256, 16, "control with registered (and announce): seq of the transfer's first block"),
-    overlap_ok=(("payload", "xseq"),),
+    ("t_post", 384, 16, "with stamped: the descriptor's t_post (an INLINE's payload bytes 16 and 17, which it does not use)"),
+    overlap_ok=(("payload", "xseq"), ("payload", "t_post")),
 )
 
 ACK_DESC = _layout(
@@ -285,6 +292,7 @@ NET_HDR = _layout(
     ("xfer", 173, 11, "sender's channel (page*128 + ch), reported in notifications"),
     ("reason", 184, 4, "NACK: ERR_* reason"),
     ("ask", 188, 1, "DATA: the last packet of a re-send of missing packets. A packet asks when this is set or it is its block's last packet: the receiver answers it with MISS when its block still lacks packets, and with the block's response again when its block is complete already"),
+    ("stamped", 188, 1, "INLINE, CONTROL: the packet carries benchmark stamps in bits STAMP_LSB..511 (t_post .. hops), which its CRC leaves out (docs/fabric.md \"Benchmark mode\")"),
     ("miss_cnt", 189, 9, "MISS: missing packets from pkt_idx on (1..256); pkt_idx: the first missing one. READ_REQ: packets to send back from pkt_idx on (0: to the block's last)"),
     ("gen", 198, 16, "DATA/INLINE/CONTROL/READ_REQ: generation of the use of (dst_node, tid): one more for each new block or inline packet the sender sends to that node with that TID; a re-send and a CONTROL carry their block's (docs/reliability.md \"Exactly once\")"),
     ("epoch", 214, 8, "DATA/INLINE/CONTROL/READ_REQ: the sender's epoch (EPOCH register): a receiver takes a packet of another epoch as newer than any it has"),
@@ -300,7 +308,15 @@ NET_HDR = _layout(
     ("rd_laddr", 256, 64, "READ_REQ: the requester's address of the block's first byte (the responses' dst_addr)"),
     ("rd_size", 320, 17, "READ_REQ: block size in bytes, 1..BLOCK_SIZE"),
     ("rd_lkey", 337, 32, "READ_REQ: the requester's local key, which the responses carry in rkey"),
-    overlap_ok=(("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag"),
+    ("t_post", 384, 16, "stamped: the cycle the sender's host port accepted the descriptor"),
+    ("t_send", 400, 16, "stamped: the cycle the header beat was first offered on the sending NIC's link"),
+    ("t_sw", 416, 64, "stamped: switch k (k = 0, 1 along the path) stamps the header beat's arrival at its input at bits 32k..32k+15 and its departure from its output at bits 32k+16..32k+31 of this field"),
+    ("t_recv", 480, 16, "stamped: the cycle the header beat was first offered to the receiving NIC"),
+    ("hops", 496, 2, "stamped: switches that stamped the packet (a switch stamps when hops < 2 and adds one as the packet leaves it)"),
+    overlap_ok=(("stamped", "ask"),
+                ("inline_data", "t_post"), ("inline_data", "t_send"), ("inline_data", "t_sw"),
+                ("inline_data", "t_recv"), ("inline_data", "hops"),
+                ("inline_data", "size"), ("inline_data", "blocks"), ("inline_data", "tag"),
                 ("inline_data", "rd_laddr"), ("inline_data", "rd_size"), ("inline_data", "rd_lkey"),
                 ("size", "rd_laddr"), ("blocks", "rd_size"), ("blocks", "rd_lkey"), ("tag", "rd_lkey"),
                 ("size", "rd_size"), ("blocks", "rd_laddr"), ("tag", "rd_size"), ("tag", "rd_laddr"),
@@ -340,6 +356,13 @@ NOTIF_ENTRY = _layout(
     ("tag", 128, 32, "user tag of the descriptor (CONTROL; 0 for INLINE)"),
     ("dst_addr", 192, 64, "destination address of the transfer"),
     ("seq", 256, 16, "sequence number of the last block"),
+    ("stamped", 13, 1, "benchmark mode: the packet that completed was stamped and the receiver keeps stamps (BENCH.stamps); t_post .. t_done are set"),
+    ("hops", 14, 2, "stamped: switches that stamped the packet"),
+    ("t_post", 384, 16, "stamped: the sender's host port accepted the descriptor (the sender's cycle count mod 2^STAMP_W)"),
+    ("t_send", 400, 16, "stamped: the header beat first offered on the sending NIC's link"),
+    ("t_sw", 416, 64, "stamped: switch k's arrival at bits 32k..32k+15, departure at bits 32k+16..32k+31 (k < hops)"),
+    ("t_recv", 480, 16, "stamped: the header beat first offered to the receiving NIC"),
+    ("t_done", 496, 16, "stamped: the receiver issued this notification's write (the transfer's data written)"),
 )
 
 STATUS_SINGLE = _layout(
@@ -388,7 +411,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-FORMAT_VERSION = 10
+FORMAT_VERSION = 11
 
 
 def page_base(page: int) -> int:

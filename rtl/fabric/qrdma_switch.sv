@@ -25,6 +25,13 @@
 // port): packets in, packets out, dropped for no route, dropped as malformed (length,
 // size, bad credit beat), dropped for lack of room, credit and sync counts refused,
 // credit beats sent.
+//
+// Benchmark mode (docs/fabric.md "Benchmark mode"): a stamped packet's header beat
+// (qrdma_bench_pkg::is_stamped) gets the switch's arrival stamp as it is offered at
+// input p (s_*) and its departure stamp as it is first offered at output p (m_*), both
+// from one free-running STAMP_W-bit cycle count (0 in the cycle after rst), with hops + 1
+// (qrdma_stamp; while hops < 2). Neither adds a register or a cycle: the stamps are
+// written on the ports' beats as they pass.
 `default_nettype none
 
 module qrdma_switch
@@ -91,10 +98,18 @@ module qrdma_switch
     if (P < 2 || P > qrdma_fmt_pkg::CREDIT_CLASSES)
       $fatal(1, "qrdma_switch: P in 2 .. CREDIT_CLASSES");
     if (CLASSES != 1 && CLASSES != P) $fatal(1, "qrdma_switch: CLASSES is 1 or P");
+    if (DATA_W < 512) $fatal(1, "qrdma_switch: DATA_W >= 512 (a header beat with its stamps)");
   end
 `endif
 
   assign s_tready = '1;
+
+  // ---- benchmark mode: the cycle count of the stamps
+  logic [qrdma_fmt_pkg::STAMP_W-1:0] now_q;
+  always_ff @(posedge clk) begin
+    now_q <= now_q + 1'b1;
+    if (rst) now_q <= '0;
+  end
 
   // ---- route table
   logic [ROUTES*RW-1:0] rt_q;
@@ -171,14 +186,34 @@ module qrdma_switch
   logic [P-1:0][CLASSES-1:0] cr_valid;
   logic [P-1:0][CLASSES*CNT_W-1:0] cr_count;
   logic [P-1:0][DATA_W-1:0] cb_word;
+  // input p's beat with its arrival stamp; output p's beat before its departure stamp
+  logic [P-1:0][DATA_W-1:0] s_st, m_un;
 
   for (genvar p = 0; p < P; p++) begin : g_port
+    // arrival: the beat as offered at the port (its handshake: every beat is taken)
+    logic [511:0] s_hdr;
+    qrdma_stamp #(.KIND(2)) u_st_in (
+      .clk, .rst,
+      .now    (now_q),
+      .valid  (s_tvalid[p]),
+      .ready  (s_tready[p]),
+      .last   (s_tlast[p]),
+      .s_data (s_tdata[p * DATA_W +: 512]),
+      .m_data (s_hdr)
+    );
+    logic [DATA_W-1:0] s_full;
+    always_comb begin
+      s_full        = s_tdata[p * DATA_W +: DATA_W];
+      s_full[511:0] = s_hdr;
+    end
+    assign s_st[p] = s_full;
+
     /* verilator lint_off PINCONNECTEMPTY */  // w_port: w_valid names the crosspoint
     qrdma_switch_in #(.P(P), .DATA_W(DATA_W), .USER_W(USER_W), .ROUTES(ROUTES),
                       .MAX_PKT(MAX_PKT), .CNT_W(CNT_W), .CLASSES(CLASSES)) u_in (
       .clk, .rst,
       .rt_table   (rt_q),
-      .s_tdata    (s_tdata[p * DATA_W +: DATA_W]),
+      .s_tdata    (s_st[p]),
       .s_tkeep    (s_tkeep[p * KEEP_W +: KEEP_W]),
       .s_tuser    (s_tuser[p * USER_W +: USER_W]),
       .s_tlast    (s_tlast[p]),
@@ -225,7 +260,7 @@ module qrdma_switch
       .cb_word     (cb_word[p]),
       .s_upd_valid (cr_valid[p]),
       .s_upd_count (cr_count[p]),
-      .m_tdata     (m_tdata[p * DATA_W +: DATA_W]),
+      .m_tdata     (m_un[p]),
       .m_tkeep     (m_tkeep[p * KEEP_W +: KEEP_W]),
       .m_tuser     (m_tuser[p * USER_W +: USER_W]),
       .m_tlast     (m_tlast[p]),
@@ -236,6 +271,25 @@ module qrdma_switch
       .st_refused  (st_ref[p]),
       .credits     (credits[p * CLASSES * CNT_W +: CLASSES * CNT_W])
     );
+
+    // departure: the beat as offered at the link out, whose stream (packets, credit and
+    // sync beats, each of those one beat with tlast) it follows from beat to beat
+    logic [511:0] m_hdr;
+    qrdma_stamp #(.KIND(3)) u_st_out (
+      .clk, .rst,
+      .now    (now_q),
+      .valid  (m_tvalid[p]),
+      .ready  (m_tready[p]),
+      .last   (m_tlast[p]),
+      .s_data (m_un[p][511:0]),
+      .m_data (m_hdr)
+    );
+    logic [DATA_W-1:0] m_full;
+    always_comb begin
+      m_full        = m_un[p];
+      m_full[511:0] = m_hdr;
+    end
+    assign m_tdata[p * DATA_W +: DATA_W] = m_full;
 
     assign st_ovf[p] = |ovf[p];
 

@@ -119,6 +119,7 @@ module qrdma_nic_csr (
         logic RX_REGS;
         logic RX_EARLY;
         logic RX_REG_DROP;
+        logic BENCH;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -292,6 +293,9 @@ module qrdma_nic_csr (
         decoded_reg_strb.RX_REG_DROP = cpuif_req_masked & (cpuif_addr == 9'h1a0) & !cpuif_req_is_wr;
         is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h1a0);
         is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h1a0) & !cpuif_req_is_wr;
+        decoded_reg_strb.BENCH = cpuif_req_masked & (cpuif_addr == 9'h1a8);
+        is_valid_addr |= cpuif_req_masked & (cpuif_addr == 9'h1a8);
+        is_valid_rw |= cpuif_req_masked & (cpuif_addr == 9'h1a8);
         decoded_err = (~is_valid_addr | (is_valid_addr & ~is_valid_rw)) & decoded_req;
     end
 
@@ -718,6 +722,12 @@ module qrdma_nic_csr (
                 logic overflow;
             } cnt;
         } RX_REG_DROP;
+        struct {
+            struct {
+                logic next;
+                logic load_next;
+            } en;
+        } BENCH;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -1004,6 +1014,11 @@ module qrdma_nic_csr (
                 logic [47:0] value;
             } cnt;
         } RX_REG_DROP;
+        struct {
+            struct {
+                logic value;
+            } en;
+        } BENCH;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -2532,6 +2547,29 @@ module qrdma_nic_csr (
             end
         end
     end
+    // Field: qrdma_nic_csr.BENCH.en
+    always_comb begin
+        automatic logic [0:0] next_c;
+        automatic logic load_next_c;
+        next_c = field_storage.BENCH.en.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.BENCH && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.BENCH.en.value & ~decoded_wr_biten[0:0]) | (decoded_wr_data[0:0] & decoded_wr_biten[0:0]);
+            load_next_c = '1;
+        end
+        field_combo.BENCH.en.next = next_c;
+        field_combo.BENCH.en.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.BENCH.en.value <= 1'h0;
+        end else begin
+            if(field_combo.BENCH.en.load_next) begin
+                field_storage.BENCH.en.value <= field_combo.BENCH.en.next;
+            end
+        end
+    end
+    assign hwif_out.BENCH.en.value = field_storage.BENCH.en.value;
 
     //--------------------------------------------------------------------------
     // Write response
@@ -2720,6 +2758,10 @@ module qrdma_nic_csr (
         end
         if(rd_mux_addr == 9'h1a0) begin
             readback_data_var[47:0] = field_storage.RX_REG_DROP.cnt.value;
+        end
+        if(rd_mux_addr == 9'h1a8) begin
+            readback_data_var[0] = field_storage.BENCH.en.value;
+            readback_data_var[1] = hwif_in.BENCH.stamps.next;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -5,7 +5,7 @@ package qrdma_nic_csr_pkg;
 
     localparam QRDMA_NIC_CSR_DATA_WIDTH = 64;
     localparam QRDMA_NIC_CSR_MIN_ADDR_WIDTH = 9;
-    localparam QRDMA_NIC_CSR_SIZE = 'h1a8;
+    localparam QRDMA_NIC_CSR_SIZE = 'h1b0;
 
     typedef struct {
         logic [15:0] next;
@@ -335,6 +335,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__RX_REG_DROP__in_t;
 
     typedef struct {
+        logic next;
+    } qrdma_nic_csr__BENCH__stamps__in_t;
+
+    typedef struct {
+        qrdma_nic_csr__BENCH__stamps__in_t stamps;
+    } qrdma_nic_csr__BENCH__in_t;
+
+    typedef struct {
         qrdma_nic_csr__NODE_ID__in_t NODE_ID;
         qrdma_nic_csr__NQ_HEAD__in_t NQ_HEAD;
         qrdma_nic_csr__NQ_TAIL__in_t NQ_TAIL;
@@ -375,6 +383,7 @@ package qrdma_nic_csr_pkg;
         qrdma_cnt_r_desc_7a14b2ec__in_t RX_REGS;
         qrdma_cnt_r_desc_3fb26b42__in_t RX_EARLY;
         qrdma_nic_csr__RX_REG_DROP__in_t RX_REG_DROP;
+        qrdma_nic_csr__BENCH__in_t BENCH;
     } qrdma_nic_csr__in_t;
 
     typedef struct {
@@ -553,6 +562,14 @@ package qrdma_nic_csr_pkg;
     } qrdma_nic_csr__REG_CTRL__out_t;
 
     typedef struct {
+        logic value;
+    } qrdma_nic_csr__BENCH__en__out_t;
+
+    typedef struct {
+        qrdma_nic_csr__BENCH__en__out_t en;
+    } qrdma_nic_csr__BENCH__out_t;
+
+    typedef struct {
         qrdma_nic_csr__NQ_BASE__out_t NQ_BASE;
         qrdma_nic_csr__NQ_SIZE__out_t NQ_SIZE;
         qrdma_nic_csr__NQ_TAIL__out_t NQ_TAIL;
@@ -569,5 +586,6 @@ package qrdma_nic_csr_pkg;
         qrdma_nic_csr__WIN_LEN__out_t WIN_LEN;
         qrdma_nic_csr__WIN_CTRL__out_t WIN_CTRL;
         qrdma_nic_csr__REG_CTRL__out_t REG_CTRL;
+        qrdma_nic_csr__BENCH__out_t BENCH;
     } qrdma_nic_csr__out_t;
 endpackage

@@ -48,12 +48,15 @@ package qrdma_fmt_pkg;
   localparam int unsigned CREDIT_CNT_W = 16;  // bits of a credit class's cumulative count in a credit beat
   localparam int unsigned NET_MISS = 8;  // packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md)
   localparam int unsigned NET_REGISTER = 9;  // packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered
+  localparam int unsigned STAMP_W = 16;  // bits of a benchmark stamp: a device's cycle count modulo 2^STAMP_W (docs/fabric.md "Benchmark mode")
+  localparam int unsigned STAMP_LSB = 384;  // first header bit of the benchmark stamps: bits STAMP_LSB..511 of a stamped packet's header beat are left out of its CRC (taken as zero)
+  localparam int unsigned STAMP_INLINE_MAX = 16;  // largest INLINE payload (bytes) that carries benchmark stamps: the stamps share the header with inline payload bytes 16..31
   localparam int unsigned NOTIF_EMPTY = 0;  // notification marker of an empty ring slot
   localparam int unsigned NOTIF_FULL = 165;  // notification marker of a written ring slot
   localparam int unsigned NIC_REG_FIRST = 512;  // first NIC register offset (registers below belong to the QoS engine)
   localparam int unsigned PKT_INLINE = 0;  // packet output: an inline-payload transfer
   localparam int unsigned PKT_CONTROL = 1;  // packet output: a completion control packet
-  localparam int unsigned FORMAT_VERSION = 10;
+  localparam int unsigned FORMAT_VERSION = 11;
 
   // First 32-byte line of every descriptor, written to channel c. A 64-byte descriptor (flag LONG) also writes its second line to channel c+1 (c even). In a read channel (64..127) it is a read descriptor: src_addr is read at dst_node and lands at the local dst_addr; is_inline and notify must be 0.
   localparam int unsigned DESC_LINE0_W = 256;
@@ -81,11 +84,18 @@ package qrdma_fmt_pkg;
   localparam int unsigned DESC_LINE0_START_W = 1;
   localparam int unsigned DESC_LINE0_REGISTERED_LSB = 198;
   localparam int unsigned DESC_LINE0_REGISTERED_W = 1;
+  localparam int unsigned DESC_LINE0_T_POST_LSB = 200;
+  localparam int unsigned DESC_LINE0_T_POST_W = 16;
+  localparam int unsigned DESC_LINE0_STAMPED_LSB = 216;
+  localparam int unsigned DESC_LINE0_STAMPED_W = 1;
   localparam int unsigned DESC_LINE0_TAG_LSB = 224;
   localparam int unsigned DESC_LINE0_TAG_W = 32;
   typedef struct packed {
     logic [31:0] tag;  // user value carried to the completion notification
-    logic [24:0] rsvd199;
+    logic [6:0] rsvd217;
+    logic [0:0] stamped;  // benchmark mode: t_post is set (written by the host port; software writes 0)
+    logic [15:0] t_post;  // benchmark mode: the cycle (mod 2^STAMP_W) the host port accepted the descriptor, written by the host port; software writes 0
+    logic [0:0] rsvd199;
     logic [0:0] registered;  // register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer
     logic [0:0] start;  // clustering: release every held transfer of the page, this one included, in channel order
     logic [0:0] hold;  // clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md "Clustering")
@@ -224,14 +234,19 @@ package qrdma_fmt_pkg;
   localparam int unsigned PKT_DESC_REGISTERED_W = 1;
   localparam int unsigned PKT_DESC_ANNOUNCE_LSB = 249;
   localparam int unsigned PKT_DESC_ANNOUNCE_W = 1;
+  localparam int unsigned PKT_DESC_STAMPED_LSB = 250;
+  localparam int unsigned PKT_DESC_STAMPED_W = 1;
   localparam int unsigned PKT_DESC_PAYLOAD_LSB = 256;
   localparam int unsigned PKT_DESC_PAYLOAD_W = 256;
   localparam int unsigned PKT_DESC_XSEQ_LSB = 256;
   localparam int unsigned PKT_DESC_XSEQ_W = 16;
-  // not in the struct (they share bits with other fields): xseq
+  localparam int unsigned PKT_DESC_T_POST_LSB = 384;
+  localparam int unsigned PKT_DESC_T_POST_W = 16;
+  // not in the struct (they share bits with other fields): xseq, t_post
   typedef struct packed {
     logic [255:0] payload;  // inline payload, byte 0 in bits 7:0
-    logic [5:0] rsvd250;
+    logic [4:0] rsvd251;
+    logic [0:0] stamped;  // benchmark mode: an INLINE of at most STAMP_INLINE_MAX bytes or a CONTROL (not a registration) whose descriptor was stamped; t_post is set
     logic [0:0] announce;  // control with registered: the registration packet (NET_REGISTER), sent once at the transfer's first block and not tracked; without: the transfer's CONTROL
     logic [0:0] registered;  // control: the transfer is registered at its receiver (docs/registration.md)
     logic [31:0] rkey;  // remote key of the destination window (the descriptor's rkey, 0 without a second line; a CONTROL packet does not carry it)
@@ -415,6 +430,8 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_REASON_W = 4;
   localparam int unsigned NET_HDR_ASK_LSB = 188;
   localparam int unsigned NET_HDR_ASK_W = 1;
+  localparam int unsigned NET_HDR_STAMPED_LSB = 188;
+  localparam int unsigned NET_HDR_STAMPED_W = 1;
   localparam int unsigned NET_HDR_MISS_CNT_LSB = 189;
   localparam int unsigned NET_HDR_MISS_CNT_W = 9;
   localparam int unsigned NET_HDR_GEN_LSB = 198;
@@ -445,7 +462,17 @@ package qrdma_fmt_pkg;
   localparam int unsigned NET_HDR_RD_SIZE_W = 17;
   localparam int unsigned NET_HDR_RD_LKEY_LSB = 337;
   localparam int unsigned NET_HDR_RD_LKEY_W = 32;
-  // not in the struct (they share bits with other fields): size, blocks, tag, xblock, xseq, rd_laddr, rd_size, rd_lkey
+  localparam int unsigned NET_HDR_T_POST_LSB = 384;
+  localparam int unsigned NET_HDR_T_POST_W = 16;
+  localparam int unsigned NET_HDR_T_SEND_LSB = 400;
+  localparam int unsigned NET_HDR_T_SEND_W = 16;
+  localparam int unsigned NET_HDR_T_SW_LSB = 416;
+  localparam int unsigned NET_HDR_T_SW_W = 64;
+  localparam int unsigned NET_HDR_T_RECV_LSB = 480;
+  localparam int unsigned NET_HDR_T_RECV_W = 16;
+  localparam int unsigned NET_HDR_HOPS_LSB = 496;
+  localparam int unsigned NET_HDR_HOPS_W = 2;
+  // not in the struct (they share bits with other fields): stamped, size, blocks, tag, xblock, xseq, rd_laddr, rd_size, rd_lkey, t_post, t_send, t_sw, t_recv, hops
   typedef struct packed {
     logic [255:0] inline_data;  // INLINE: payload bytes 0..31
     logic [0:0] registered;  // DATA: a block of a transfer registered at the receiver (docs/registration.md), its index in xblock; CONTROL: that transfer's CONTROL (its notification is looked up in the registration table)
@@ -517,8 +544,27 @@ package qrdma_fmt_pkg;
   localparam int unsigned NOTIF_ENTRY_DST_ADDR_W = 64;
   localparam int unsigned NOTIF_ENTRY_SEQ_LSB = 256;
   localparam int unsigned NOTIF_ENTRY_SEQ_W = 16;
+  localparam int unsigned NOTIF_ENTRY_STAMPED_LSB = 13;
+  localparam int unsigned NOTIF_ENTRY_STAMPED_W = 1;
+  localparam int unsigned NOTIF_ENTRY_HOPS_LSB = 14;
+  localparam int unsigned NOTIF_ENTRY_HOPS_W = 2;
+  localparam int unsigned NOTIF_ENTRY_T_POST_LSB = 384;
+  localparam int unsigned NOTIF_ENTRY_T_POST_W = 16;
+  localparam int unsigned NOTIF_ENTRY_T_SEND_LSB = 400;
+  localparam int unsigned NOTIF_ENTRY_T_SEND_W = 16;
+  localparam int unsigned NOTIF_ENTRY_T_SW_LSB = 416;
+  localparam int unsigned NOTIF_ENTRY_T_SW_W = 64;
+  localparam int unsigned NOTIF_ENTRY_T_RECV_LSB = 480;
+  localparam int unsigned NOTIF_ENTRY_T_RECV_W = 16;
+  localparam int unsigned NOTIF_ENTRY_T_DONE_LSB = 496;
+  localparam int unsigned NOTIF_ENTRY_T_DONE_W = 16;
   typedef struct packed {
-    logic [239:0] rsvd272;
+    logic [15:0] t_done;  // stamped: the receiver issued this notification's write (the transfer's data written)
+    logic [15:0] t_recv;  // stamped: the header beat first offered to the receiving NIC
+    logic [63:0] t_sw;  // stamped: switch k's arrival at bits 32k..32k+15, departure at bits 32k+16..32k+31 (k < hops)
+    logic [15:0] t_send;  // stamped: the header beat first offered on the sending NIC's link
+    logic [15:0] t_post;  // stamped: the sender's host port accepted the descriptor (the sender's cycle count mod 2^STAMP_W)
+    logic [111:0] rsvd272;
     logic [15:0] seq;  // sequence number of the last block
     logic [63:0] dst_addr;  // destination address of the transfer
     logic [31:0] rsvd160;
@@ -530,7 +576,8 @@ package qrdma_fmt_pkg;
     logic [0:0] rsvd43;
     logic [10:0] xfer;  // sender's channel: page * CH_PER_PAGE + channel (CH_PER_PAGE = 128 counts the read channels too)
     logic [15:0] src_node;  // sender node
-    logic [2:0] rsvd13;
+    logic [1:0] hops;  // stamped: switches that stamped the packet
+    logic [0:0] stamped;  // benchmark mode: the packet that completed was stamped and the receiver keeps stamps (BENCH.stamps); t_post .. t_done are set
     logic [0:0] early;  // written by the receiver when the last block of a registered transfer was placed, ahead of its CONTROL (docs/registration.md)
     logic [3:0] kind;  // NET_INLINE or NET_CONTROL: what completed
     logic [7:0] marker;  // NOTIF_FULL when written by the NIC; software writes NOTIF_EMPTY

@@ -34,6 +34,7 @@ module qrdma_host_if
 ) (
   input  logic                clk,            // clock
   input  logic                rst,            // synchronous reset, active high
+  input  logic                cfg_bench,      // benchmark mode: stamp the descriptors started (BENCH.en)
   // AXI4 slave: write address
   input  logic [ID_W-1:0]     s_axi_awid,     // burst ID
   input  logic [ADDR_W-1:0]   s_axi_awaddr,   // address of the first beat
@@ -225,7 +226,7 @@ module qrdma_host_if
     .NEW_FIFO_DEPTH (NEW_FIFO_DEPTH),
     .EXT_SPAN       (EXT_SPAN)
   ) u_wr (
-    .clk, .rst, .store_ready,
+    .clk, .rst, .store_ready, .cfg_bench,
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
     .s_axi_awvalid, .s_axi_awready,
     .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,

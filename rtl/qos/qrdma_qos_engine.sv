@@ -32,6 +32,9 @@ module qrdma_qos_engine
   // memory writes with notify of this many bytes or more are registered at their receiver
   // as if their descriptor asked for it (0: only those that ask; docs/registration.md)
   input  logic [31:0]                cfg_reg_thresh,
+  // benchmark mode: the host port stamps the descriptors it starts (docs/fabric.md
+  // "Benchmark mode")
+  input  logic                       cfg_bench,
   // AXI4 slave (host)
   input  logic [HOST_ID_W-1:0]       s_axi_awid,
   input  logic [ADDR_W-1:0]          s_axi_awaddr,
@@ -116,7 +119,7 @@ module qrdma_qos_engine
     .EXT_SPAN        (4096),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_host (
-    .clk, .rst,
+    .clk, .rst, .cfg_bench,
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
     .s_axi_awvalid, .s_axi_awready,
     .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,

@@ -113,6 +113,9 @@ module qrdma_qos_seg
   localparam int unsigned CCW     = cnt_w(NUM_CHANNELS); // a class's entries
   localparam logic [SZW-1:0] CM_MIN = SZW'(CM_MIN_BYTES);
   localparam logic [SZW-1:0] MP_MIN = SZW'(MP_MIN_BYTES);
+  // the payload bytes of a stamped packet's t_post (docs/fabric.md "Benchmark mode")
+  localparam int unsigned TP_B0 = (PKT_DESC_T_POST_LSB - PKT_DESC_PAYLOAD_LSB) / 8;
+  localparam int unsigned TP_B1 = TP_B0 + PKT_DESC_T_POST_W / 8;
   // a transfer of at most REG_MAX_BLOCKS - 1 blocks' bytes has at most REG_MAX_BLOCKS
   // blocks, whatever its offset
   localparam logic [SZW-1:0] REG_MAX_BYTES = SZW'((REG_MAX_BLOCKS - 1) * BLOCK_SIZE);
@@ -698,6 +701,10 @@ module qrdma_qos_seg
       pkt_m.rkey     = d0.long_desc ? d1.rkey : '0;   // the second line's
       pkt_m.registered = reg_x;   // (xseq in W)
       pkt_m.announce   = ann;
+      // benchmark mode: the descriptor's stamp (an INLINE carries it up to
+      // STAMP_INLINE_MAX bytes; the send unit leaves a REGISTER packet unstamped)
+      pkt_m.stamped    = d0.stamped && (!inl || size <= SZW'(STAMP_INLINE_MAX));
+      pkt_m[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W] = d0.t_post;
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -828,7 +835,7 @@ module qrdma_qos_seg
     if (w_seq_q) pkt_d.seq = seq_q;
     // an inline packet has no block count; a control packet no length, notification or
     // payload; an inline payload's bytes past its length are zero (a short descriptor's
-    // row half belongs to another channel)
+    // row half belongs to another channel); a stamped packet keeps its t_post
     if (w_pkt_q_d.kind == 1'(PKT_INLINE)) begin
       pkt_d.blocks = '0;
     end else begin
@@ -836,7 +843,9 @@ module qrdma_qos_seg
       pkt_d.notify = '0;
     end
     for (int unsigned j = 0; j < INLINE_MAX; j++) begin
-      if (!(w_pm_q[j] && w_pkt_q_d.kind == 1'(PKT_INLINE))) pkt_d.payload[8 * j +: 8] = '0;
+      if (!(w_pm_q[j] && w_pkt_q_d.kind == 1'(PKT_INLINE))
+          && !(w_pkt_q_d.stamped && j >= TP_B0 && j < TP_B1))
+        pkt_d.payload[8 * j +: 8] = '0;
     end
     pend_wr_data        = w_pend_q_d;
     pend_wr_data.seq    = seq_q;

@@ -43,7 +43,8 @@ module qrdma_rx
   parameter int unsigned AXI_ID_W     = 4,    // AXI ID width (ID 0 is used)
   parameter int unsigned PROT_WINDOWS = 64,   // window table entries (power of 2)
   parameter int unsigned REG_ENTRIES  = 256,  // registration table entries (power of 2)
-  parameter int unsigned REG_MASK_W   = 256   // registration mask bits: transfers of up to REG_MASK_W - 1 blocks
+  parameter int unsigned REG_MASK_W   = 256,  // registration mask bits: transfers of up to REG_MASK_W - 1 blocks
+  parameter bit          BENCH_STAMPS = 1'b0  // keep the benchmark stamps for the notifications (docs/fabric.md "Benchmark mode")
 ) (
   input  logic                 clk,
   input  logic                 rst,
@@ -162,6 +163,7 @@ module qrdma_rx
   rx_evt_t         evt;
   logic            ctl_we;
   logic [KEYW-1:0] ctl_key;
+  rx_stamp_t       ctl_stamp;
   rx_ctrl_t        ctl;
   logic            done_cmd, done_first, done_err, done_ntf;
   logic [KEYW-1:0] done_key;
@@ -229,7 +231,7 @@ module qrdma_rx
     .m_ack_valid, .m_ack_ready, .m_ack_data,
     .m_mrsp_valid(mrsp_valid), .m_mrsp(mrsp), .m_miss_valid, .m_miss(miss),
     .m_rd_valid, .m_rd_ready, .m_rd(m_rd_data),
-    .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl),
+    .m_ctl_we(ctl_we), .m_ctl_key(ctl_key), .m_ctl(ctl), .m_stamp(ctl_stamp),
     .m_reg_valid(reg_valid), .m_reg(regr),
     .occ_evts(o_evts), .stat_stall(stat_evt_stall),
     .stat_data_pkt, .stat_ctrl_pkt, .stat_bytes, .stat_crc_drop, .stat_dup_drop,
@@ -328,9 +330,9 @@ module qrdma_rx
     .count(nwr_count), .almost_full(nwr_af)
   );
 
-  qrdma_rx_notif #(.NENT(NENT)) u_notif (
+  qrdma_rx_notif #(.NENT(NENT), .BENCH_STAMPS(BENCH_STAMPS)) u_notif (
     .clk, .rst,
-    .ctl_we, .ctl_key, .ctl,
+    .ctl_we, .ctl_key, .ctl, .ctl_stamp,
     .s_ntf_valid(nreq_valid), .s_ntf_ready(nreq_ready), .s_ntf(nreq),
     .m_wr_valid(wr_valid), .m_wr_ready(wr_ready), .m_wr_baddr(wr_baddr), .m_wr_data(wr_data),
     .done_ntf,

@@ -30,6 +30,7 @@
 module qrdma_rx_buf
   import qrdma_pkg::*;
   import qrdma_fmt_pkg::*;
+  import qrdma_bench_pkg::crc_view;
   import qrdma_rx_pkg::*;
   import qrdma_tx_pkg::NG, qrdma_tx_pkg::LANE_W;
   import qrdma_tx_pkg::rot_r_lo, qrdma_tx_pkg::rot_r_hi, qrdma_tx_pkg::lane_bits_of;
@@ -286,7 +287,8 @@ module qrdma_rx_buf
 
   always_ff @(posedge clk) begin
     if (in_fire) begin
-      pd_q  <= s_axis_rx_tdata;
+      // (a stamped header as its CRC takes it: qrdma_bench_pkg::crc_view)
+      pd_q  <= hdr_beat ? crc_view(s_axis_rx_tdata) : s_axis_rx_tdata;
       pk_q  <= s_axis_rx_tkeep;
       ph_q  <= hdr_beat;
       pl_q  <= s_axis_rx_tlast;

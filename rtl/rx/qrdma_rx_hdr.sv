@@ -41,6 +41,7 @@
 module qrdma_rx_hdr
   import qrdma_pkg::*;
   import qrdma_fmt_pkg::*;
+  import qrdma_bench_pkg::is_stamped;
   import qrdma_rx_pkg::*;
 #(
   parameter int unsigned NUM_NODES    = 4,    // source nodes tracked (power of 2)
@@ -88,6 +89,7 @@ module qrdma_rx_hdr
   output logic                  m_ctl_we,
   output logic [KEYW-1:0]       m_ctl_key,
   output rx_ctrl_t              m_ctl,
+  output rx_stamp_t             m_stamp,     // with m_ctl: the packet's benchmark stamps
   // registrations (REGISTER packets taken; a pulse each, no backpressure)
   output logic                  m_reg_valid,
   output rx_reg_t               m_reg,
@@ -473,6 +475,12 @@ module qrdma_rx_hdr
                                                 : 33'(pk.h.len);
       m_ctl.tag       <= (pk.kind == K_CONTROL) ? pk.h[NET_HDR_TAG_LSB +: NET_HDR_TAG_W] : '0;
       m_ctl.dst_addr  <= pk.h.dst_addr;
+      m_stamp.stamped <= is_stamped(pk.h);
+      m_stamp.hops    <= pk.h[NET_HDR_HOPS_LSB +: NET_HDR_HOPS_W];
+      m_stamp.t_post  <= pk.h[NET_HDR_T_POST_LSB +: NET_HDR_T_POST_W];
+      m_stamp.t_send  <= pk.h[NET_HDR_T_SEND_LSB +: NET_HDR_T_SEND_W];
+      m_stamp.t_sw    <= pk.h[NET_HDR_T_SW_LSB +: NET_HDR_T_SW_W];
+      m_stamp.t_recv  <= pk.h[NET_HDR_T_RECV_LSB +: NET_HDR_T_RECV_W];
     end
   end
 

@@ -29,6 +29,7 @@ module qrdma_rx_notif
   import qrdma_rx_pkg::*;
 #(
   parameter int unsigned NENT = 4096,  // tracking entries (notification fields table rows)
+  parameter bit          BENCH_STAMPS = 1'b0,  // keep the benchmark stamps of the entries
   localparam int unsigned EAW = idx_w(NENT)
 ) (
   input  logic            clk,
@@ -39,6 +40,9 @@ module qrdma_rx_notif
   input  logic [KEYW-1:0] ctl_key,
   /* verilator lint_on UNUSEDSIGNAL */
   input  rx_ctrl_t        ctl,
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with BENCH_STAMPS
+  input  rx_stamp_t       ctl_stamp,     // with ctl: its packet's stamps (BENCH_STAMPS)
+  /* verilator lint_on UNUSEDSIGNAL */
   // notification requests (completion unit)
   input  logic            s_ntf_valid,
   output logic            s_ntf_ready,
@@ -87,6 +91,8 @@ module qrdma_rx_notif
   logic        n2_direct_q; // ... is a receiver-side notification: fields n2_f_q
   rx_ctrl_t    n2_f_q;
   rx_ctrl_t    ctl_rd;
+  rx_stamp_t   stamp_rd;    // the entry's stamps (zero without BENCH_STAMPS)
+  logic [STAMP_W-1:0] now_q, n2_done_q;   // cycle count; t_done of the entry offered
   logic [31:0] slot;
 
   // The table is read in every cycle at the offered request's key; the word read in the
@@ -102,6 +108,22 @@ module qrdma_rx_notif
     .wr_en(ctl_we), .wr_be(1'b1), .wr_addr(EAW'(ctl_key)), .wr_data(ctl),
     .rd_en(1'b1), .rd_addr(EAW'(s_ntf.key)), .rd_oe(take_q), .rd_data(ctl_rd)
   );
+
+  // Benchmark mode (docs/fabric.md "Benchmark mode"): the stamps in a table of their own
+  // beside the fields, written and read with them; t_done is the cycle the entry is first
+  // offered to the write engine (two cycles after the take).
+  if (BENCH_STAMPS) begin : gen_stamps
+    qrdma_sdp_ram #(.WIDTH($bits(rx_stamp_t)), .DEPTH(NENT), .OUT_REG(1'b1), .RDW_ANY(1'b1),
+                    .BANKS((NENT > BANK_WORDS) ? NENT / BANK_WORDS : 1)) u_stamp (
+      .clk,
+      .wr_en(ctl_we), .wr_be(1'b1), .wr_addr(EAW'(ctl_key)), .wr_data(ctl_stamp),
+      .rd_en(1'b1), .rd_addr(EAW'(s_ntf.key)), .rd_oe(take_q), .rd_data(stamp_rd)
+    );
+  end else begin : gen_no_stamps
+    assign stamp_rd = '0;
+  end
+
+  always_ff @(posedge clk) now_q <= rst ? '0 : now_q + STAMP_W'(1);
 
   // the output registers are free at the end of the next cycle, when the taken request is
   // built into them
@@ -178,6 +200,15 @@ module qrdma_rx_notif
     e.tag      = f.tag;
     e.dst_addr = f.dst_addr;
     e.seq      = n2_seq_q;
+    if (stamp_rd.stamped && !n2_direct_q) begin
+      e.stamped = 1'b1;
+      e.hops    = stamp_rd.hops;
+      e.t_post  = stamp_rd.t_post;
+      e.t_send  = stamp_rd.t_send;
+      e.t_sw    = stamp_rd.t_sw;
+      e.t_recv  = stamp_rd.t_recv;
+      e.t_done  = n2_done_q;
+    end
     m_wr_data  = e;
   end
 
@@ -187,6 +218,7 @@ module qrdma_rx_notif
       n2_seq_q        <= n1_q.seq;
       n2_direct_q     <= n1_q.direct;
       n2_f_q          <= n1_q.f;
+      n2_done_q       <= now_q + STAMP_W'(1);
       m_hack          <= '0;
       m_hack.dst_node <= n1_q.src_node;
       m_hack.tid      <= n1_q.key[9:0];

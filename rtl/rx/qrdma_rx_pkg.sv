@@ -133,6 +133,18 @@ package qrdma_rx_pkg;
     logic [63:0] dst_addr;
   } rx_ctrl_t;
 
+  // The benchmark stamps a notification reports (docs/fabric.md "Benchmark mode"), kept
+  // beside its fields when the receive unit is built with BENCH_STAMPS: the header's
+  // stamps (NET_HDR t_post .. hops) and whether it was stamped.
+  typedef struct packed {
+    logic        stamped;
+    logic [1:0]  hops;
+    logic [15:0] t_post;
+    logic [15:0] t_send;
+    logic [63:0] t_sw;
+    logic [15:0] t_recv;
+  } rx_stamp_t;
+
   // A registration (NET_REGISTER packet), header processor -> registration stage.
   typedef struct packed {
     logic [15:0]     src_node;

@@ -41,6 +41,7 @@ module qrdma_nic
   parameter int unsigned PROT_WINDOWS      = 64,     // receive window table entries (power of 2; docs/protection.md)
   parameter int unsigned REG_ENTRIES       = 256,    // registration table entries (power of 2; docs/registration.md)
   parameter int unsigned REG_MASK_W        = 256,    // its mask bits: transfers of up to REG_MASK_W - 1 blocks register
+  parameter bit          BENCH_STAMPS      = 1'b0,   // the receive unit keeps benchmark stamps for its notifications (docs/fabric.md "Benchmark mode")
   localparam int unsigned MAX_BLK_PKTS     = BLOCK_SIZE / MAX_PAYLOAD  // blocks are BLOCK_SIZE-aligned at the destination
 ) (
   input  logic                      clk,
@@ -187,6 +188,7 @@ module qrdma_nic
   logic [1:0]               rx_reg_drop;
   logic [15:0]              esc_timeout;
   logic [31:0]              reg_thresh;
+  logic                     bench;
   // MISS packets received (miss_desc), to the reliability unit unless RETRY_LIMIT.resend
   // says to ignore them (2, 3); 1: go-back-N
   logic                     rx_miss_valid;
@@ -214,7 +216,7 @@ module qrdma_nic
     .REG_MAX_BLOCKS  (REG_MASK_W - 1),
     .EXT_PARAMS      (EXT_PARAMS)
   ) u_engine (
-    .clk, .rst, .ready(eng_ready), .cfg_reg_thresh(reg_thresh),
+    .clk, .rst, .ready(eng_ready), .cfg_reg_thresh(reg_thresh), .cfg_bench(bench),
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,
     .s_axi_awvalid, .s_axi_awready,
     .s_axi_wdata, .s_axi_wstrb, .s_axi_wlast, .s_axi_wvalid, .s_axi_wready,
@@ -252,6 +254,25 @@ module qrdma_nic
     .stat_miss_retx(tx_miss_retx)
   );
 
+  // Benchmark mode (docs/fabric.md "Benchmark mode"): a stamped packet's header gets the
+  // cycle it is first offered on the link (t_send) and to this NIC (t_recv), with no
+  // register on the way (qrdma_stamp).
+  logic [STAMP_W-1:0] now_q;
+  logic [511:0]       tx_tdata, rx_tdata;
+  always_ff @(posedge clk) now_q <= rst ? '0 : now_q + STAMP_W'(1);
+
+  qrdma_stamp #(.KIND(0)) u_stamp_send (
+    .clk, .rst, .now(now_q),
+    .valid(m_axis_tx_tvalid), .ready(m_axis_tx_tready), .last(m_axis_tx_tlast),
+    .s_data(tx_tdata), .m_data(m_axis_tx_tdata)
+  );
+
+  qrdma_stamp #(.KIND(1)) u_stamp_recv (
+    .clk, .rst, .now(now_q),
+    .valid(s_axis_rx_tvalid), .ready(s_axis_rx_tready), .last(s_axis_rx_tlast),
+    .s_data(s_axis_rx_tdata), .m_data(rx_tdata)
+  );
+
   qrdma_tx #(
     .NUM_NODES         (NUM_NODES),
     .MAX_PAYLOAD       (MAX_PAYLOAD),
@@ -270,7 +291,7 @@ module qrdma_nic
     .m_axi_arid, .m_axi_araddr, .m_axi_arlen, .m_axi_arsize, .m_axi_arburst,
     .m_axi_arvalid, .m_axi_arready,
     .m_axi_rid, .m_axi_rdata, .m_axi_rresp, .m_axi_rlast, .m_axi_rvalid, .m_axi_rready,
-    .m_axis_tx_tdata, .m_axis_tx_tkeep, .m_axis_tx_tlast, .m_axis_tx_tuser,
+    .m_axis_tx_tdata(tx_tdata), .m_axis_tx_tkeep, .m_axis_tx_tlast, .m_axis_tx_tuser,
     .m_axis_tx_tvalid, .m_axis_tx_tready,
     .busy(tx_busy), .occ_slots(st.tx_slots), .occ_jobs(st.tx_jobs), .occ_pay(st.tx_pay),
     .occ_rsp(st.tx_rsp),
@@ -286,10 +307,11 @@ module qrdma_nic
     .AXI_ID_W     (MEM_ID_W),
     .PROT_WINDOWS (PROT_WINDOWS),
     .REG_ENTRIES  (REG_ENTRIES),
-    .REG_MASK_W   (REG_MASK_W)
+    .REG_MASK_W   (REG_MASK_W),
+    .BENCH_STAMPS (BENCH_STAMPS)
   ) u_rx (
     .clk, .rst, .node_id,
-    .s_axis_rx_tdata, .s_axis_rx_tkeep, .s_axis_rx_tlast, .s_axis_rx_tuser,
+    .s_axis_rx_tdata(rx_tdata), .s_axis_rx_tkeep, .s_axis_rx_tlast, .s_axis_rx_tuser,
     .s_axis_rx_tvalid, .s_axis_rx_tready,
     .m_axi_awid, .m_axi_awaddr, .m_axi_awlen, .m_axi_awsize, .m_axi_awburst,
     .m_axi_awvalid, .m_axi_awready,
@@ -395,6 +417,7 @@ module qrdma_nic
     .rx_nq_wait(nq_wait), .rx_link_stall, .rx_evt_stall, .rx_redo, .rx_redo_drop,
     .rx_miss, .rx_miss_drop, .rx_reg, .rx_early, .rx_reg_drop,
     .cfg_esc_timeout(esc_timeout), .cfg_reg_thresh(reg_thresh),
+    .cfg_bench(bench), .bench_stamps(BENCH_STAMPS),
     .rx_rsp_occ(st.rx_rsp), .rx_ntf_occ(st.rx_ntf)
   );
 

@@ -60,6 +60,9 @@ module qrdma_nic_regs
   output logic [7:0]  cfg_epoch,
   output logic [15:0] cfg_esc_timeout,
   output logic [31:0] cfg_reg_thresh,
+  // benchmark mode (docs/fabric.md "Benchmark mode"): BENCH.en; BENCH.stamps reads bench_stamps
+  output logic        cfg_bench,
+  input  logic        bench_stamps,
   input  logic        tx_retx,
   input  logic        tx_miss_retx,
   input  logic        tx_timeout,
@@ -167,6 +170,7 @@ module qrdma_nic_regs
   assign cfg_epoch        = hw_out.EPOCH.epoch.value;
   assign cfg_esc_timeout  = hw_out.REG_CTRL.esc_timeout.value;
   assign cfg_reg_thresh   = hw_out.REG_CTRL.thresh.value;
+  assign cfg_bench        = hw_out.BENCH.en.value;
 
   // ------------------------------------------------------------------ windows
   logic win_we_q;
@@ -191,6 +195,7 @@ module qrdma_nic_regs
   // ------------------------------------------------------------------ hardware inputs
   always_comb begin
     hw_in.NODE_ID.id.next          = node_id;
+    hw_in.BENCH.stamps.next        = bench_stamps;
     hw_in.NQ_HEAD.head.next        = nq_head;
     hw_in.NQ_TAIL.tail.next        = '0;   // writing NQ_SIZE restarts the ring
     hw_in.NQ_TAIL.tail.we          = hw_out.NQ_SIZE.size.swmod;

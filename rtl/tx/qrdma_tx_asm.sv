@@ -33,6 +33,7 @@ module qrdma_tx_asm
   import qrdma_pkg::*;
   import qrdma_fmt_pkg::*;
   import qrdma_tx_pkg::*;
+  import qrdma_bench_pkg::*;
 #(
   parameter int unsigned  OUT_DEPTH = 16   // beats of the output buffer (> CRC LATENCY + 4)
 ) (
@@ -265,6 +266,7 @@ module qrdma_tx_asm
   logic              c1_need_q;    // a payload beat with a packed beat
   logic [LEN_W-1:0]  c1_len_q;
   logic [DATA_W-1:0] c1_hdr_data_q;
+  logic              c1_stamped_q;  // ... a stamped packet's: its CRC leaves the stamps out
   logic              c1_crc_v_q, c1_hdr_q;
 
   always_ff @(posedge clk) begin
@@ -286,6 +288,7 @@ module qrdma_tx_asm
     // the header of the job at a boundary, the response's when one waits (loaded every
     // cycle: no clock enable fans out to it)
     c1_hdr_data_q <= rsp_valid ? rsp_hdr : jb.hdr;
+    c1_stamped_q  <= !rsp_valid && is_stamped(jb.hdr);
   end
 
   // ------------------------------------------------------------------ D1, D2
@@ -364,7 +367,8 @@ module qrdma_tx_asm
     if (c1_crc_v_q) begin
       logic [DATA_W-1:0] h;
       h              = group_bits(c1_hdrg_q);
-      c2_crc_q      <= (c1_hdr_data_q & h) | (pay_data & ~h);
+      // (a stamped header with bits STAMP_LSB.. zero: qrdma_bench_pkg::crc_view)
+      c2_crc_q      <= (c1_hdr_data_q & h & ~(c1_stamped_q ? STAMP_MASK : '0)) | (pay_data & ~h);
       c2_crc_keep_q <= c1_hdr_q ? '1 : c1_crc_last_q ? m_pl_q : '1;
       c2_crc_last_q <= c1_crc_last_q;
     end

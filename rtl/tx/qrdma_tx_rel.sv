@@ -52,7 +52,7 @@ module qrdma_tx_rel
   import qrdma_fmt_pkg::*;
 #(
   parameter int unsigned TICK_SHIFT = 8,   // timer tick: 2^TICK_SHIFT cycles
-  parameter int unsigned STAMP_W    = 16,  // deadline bits (ticks): timeouts up to 2^(STAMP_W-1) - 2 ticks
+  parameter int unsigned DEADLINE_W = 16,  // deadline bits (ticks): timeouts up to 2^(DEADLINE_W-1) - 2 ticks
   parameter int unsigned RQ_DEPTH   = 4,   // timeouts waiting for their re-send
   parameter int unsigned MV_DEPTH   = 4,   // MISS TIDs waiting for a visit out of turn
   parameter int unsigned MV_GAP     = 4,   // visits in turn after one out of turn, at least
@@ -107,7 +107,7 @@ module qrdma_tx_rel
   output logic                    stat_miss_retx   // a run of a block sent again for a MISS
 );
 
-  localparam int unsigned SW = STAMP_W;
+  localparam int unsigned SW = DEADLINE_W;
   localparam int unsigned PFW = MISS_DESC_PKT_FIRST_W;
   localparam int unsigned PNW = MISS_DESC_PKT_NUM_W;
   // largest timeout in ticks: a deadline stays within half the stamp range of the ticks
@@ -119,7 +119,7 @@ module qrdma_tx_rel
 
 `ifndef SYNTHESIS
   initial begin
-    if (SW < 4 || TICK_SHIFT + SW > 40) $fatal(1, "qrdma_tx_rel: STAMP_W in 4..40-TICK_SHIFT");
+    if (SW < 4 || TICK_SHIFT + SW > 40) $fatal(1, "qrdma_tx_rel: DEADLINE_W in 4..40-TICK_SHIFT");
     if (RQ_DEPTH < 1 || RQ_DEPTH > 16) $fatal(1, "qrdma_tx_rel: RQ_DEPTH in 1..16");
     if (MV_DEPTH < 2 || MV_DEPTH > 16) $fatal(1, "qrdma_tx_rel: MV_DEPTH in 2..16");
     if (MV_GAP < 1 || MV_GAP > 255) $fatal(1, "qrdma_tx_rel: MV_GAP in 1..255");

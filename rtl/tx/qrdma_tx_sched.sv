@@ -806,6 +806,12 @@ module qrdma_tx_sched
       x[NET_HDR_XBLOCK_LSB +: NET_HDR_XBLOCK_W] = NET_HDR_XBLOCK_W'(b.block);
       x[NET_HDR_XSEQ_LSB +: NET_HDR_XSEQ_W]     = r.data[BLOCK_DESC_XSEQ_LSB +: BLOCK_DESC_XSEQ_W];
     end
+    // benchmark mode: a stamped INLINE or CONTROL (not a REGISTER) carries its t_post; the
+    // other stamps are written on the way (qrdma_stamp; docs/fabric.md "Benchmark mode")
+    if (r.kind == SLOT_PKT && p.stamped && !(p.kind == 1'(PKT_CONTROL) && p.announce)) begin
+      x[NET_HDR_STAMPED_LSB]               = 1'b1;
+      x[NET_HDR_T_POST_LSB +: STAMP_W]     = r.data[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W];
+    end
     return x;
   endfunction
 

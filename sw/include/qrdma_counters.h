@@ -117,6 +117,7 @@
     X(REG_CTRL, nic.REG_CTRL) \
     X(RX_REGS, nic.RX_REGS) \
     X(RX_EARLY, nic.RX_EARLY) \
-    X(RX_REG_DROP, nic.RX_REG_DROP)
+    X(RX_REG_DROP, nic.RX_REG_DROP) \
+    X(BENCH, nic.BENCH)
 
 #endif /* QRDMA_COUNTERS_H */

@@ -48,12 +48,15 @@
 #define QRDMA_CREDIT_CNT_W 16ULL /* bits of a credit class's cumulative count in a credit beat */
 #define QRDMA_NET_MISS 8ULL /* packet type: the receiver lacks packets of a block (one beat): packets pkt_idx .. pkt_idx + miss_cnt - 1 (docs/reliability.md) */
 #define QRDMA_NET_REGISTER 9ULL /* packet type: registration of a transfer at its receiver (one beat, the fields of its CONTROL; docs/registration.md): sent once, ahead of the transfer's first block, neither tracked nor answered */
+#define QRDMA_STAMP_W 16ULL /* bits of a benchmark stamp: a device's cycle count modulo 2^STAMP_W (docs/fabric.md "Benchmark mode") */
+#define QRDMA_STAMP_LSB 384ULL /* first header bit of the benchmark stamps: bits STAMP_LSB..511 of a stamped packet's header beat are left out of its CRC (taken as zero) */
+#define QRDMA_STAMP_INLINE_MAX 16ULL /* largest INLINE payload (bytes) that carries benchmark stamps: the stamps share the header with inline payload bytes 16..31 */
 #define QRDMA_NOTIF_EMPTY 0ULL /* notification marker of an empty ring slot */
 #define QRDMA_NOTIF_FULL 165ULL /* notification marker of a written ring slot */
 #define QRDMA_NIC_REG_FIRST 512ULL /* first NIC register offset (registers below belong to the QoS engine) */
 #define QRDMA_PKT_INLINE 0ULL /* packet output: an inline-payload transfer */
 #define QRDMA_PKT_CONTROL 1ULL /* packet output: a completion control packet */
-#define QRDMA_FORMAT_VERSION 10
+#define QRDMA_FORMAT_VERSION 11
 
 /* Bits lsb .. lsb + width - 1 of a little-endian byte buffer (bit 0: bit 0 of byte 0). */
 static inline void qrdma_put_bits(uint8_t *buf, unsigned lsb, unsigned width, uint64_t v)
@@ -135,6 +138,14 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_DESC_LINE0_REGISTERED_W 1
 #define QRDMA_DESC_LINE0_REGISTERED_GET(buf) qrdma_get_bits((buf), 198, 1)
 #define QRDMA_DESC_LINE0_REGISTERED_PUT(buf, v) qrdma_put_bits((buf), 198, 1, (v))
+#define QRDMA_DESC_LINE0_T_POST_LSB 200
+#define QRDMA_DESC_LINE0_T_POST_W 16
+#define QRDMA_DESC_LINE0_T_POST_GET(buf) qrdma_get_bits((buf), 200, 16)
+#define QRDMA_DESC_LINE0_T_POST_PUT(buf, v) qrdma_put_bits((buf), 200, 16, (v))
+#define QRDMA_DESC_LINE0_STAMPED_LSB 216
+#define QRDMA_DESC_LINE0_STAMPED_W 1
+#define QRDMA_DESC_LINE0_STAMPED_GET(buf) qrdma_get_bits((buf), 216, 1)
+#define QRDMA_DESC_LINE0_STAMPED_PUT(buf, v) qrdma_put_bits((buf), 216, 1, (v))
 #define QRDMA_DESC_LINE0_TAG_LSB 224
 #define QRDMA_DESC_LINE0_TAG_W 32
 #define QRDMA_DESC_LINE0_TAG_GET(buf) qrdma_get_bits((buf), 224, 32)
@@ -314,12 +325,20 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_PKT_DESC_ANNOUNCE_W 1
 #define QRDMA_PKT_DESC_ANNOUNCE_GET(buf) qrdma_get_bits((buf), 249, 1)
 #define QRDMA_PKT_DESC_ANNOUNCE_PUT(buf, v) qrdma_put_bits((buf), 249, 1, (v))
+#define QRDMA_PKT_DESC_STAMPED_LSB 250
+#define QRDMA_PKT_DESC_STAMPED_W 1
+#define QRDMA_PKT_DESC_STAMPED_GET(buf) qrdma_get_bits((buf), 250, 1)
+#define QRDMA_PKT_DESC_STAMPED_PUT(buf, v) qrdma_put_bits((buf), 250, 1, (v))
 #define QRDMA_PKT_DESC_PAYLOAD_LSB 256
 #define QRDMA_PKT_DESC_PAYLOAD_W 256
 #define QRDMA_PKT_DESC_XSEQ_LSB 256
 #define QRDMA_PKT_DESC_XSEQ_W 16
 #define QRDMA_PKT_DESC_XSEQ_GET(buf) qrdma_get_bits((buf), 256, 16)
 #define QRDMA_PKT_DESC_XSEQ_PUT(buf, v) qrdma_put_bits((buf), 256, 16, (v))
+#define QRDMA_PKT_DESC_T_POST_LSB 384
+#define QRDMA_PKT_DESC_T_POST_W 16
+#define QRDMA_PKT_DESC_T_POST_GET(buf) qrdma_get_bits((buf), 384, 16)
+#define QRDMA_PKT_DESC_T_POST_PUT(buf, v) qrdma_put_bits((buf), 384, 16, (v))
 
 /* Acknowledgement, receive unit (ACK/NACK packets) or send unit (local read error) -> QoS engine. */
 #define QRDMA_ACK_DESC_BITS 32
@@ -537,6 +556,10 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_ASK_W 1
 #define QRDMA_NET_HDR_ASK_GET(buf) qrdma_get_bits((buf), 188, 1)
 #define QRDMA_NET_HDR_ASK_PUT(buf, v) qrdma_put_bits((buf), 188, 1, (v))
+#define QRDMA_NET_HDR_STAMPED_LSB 188
+#define QRDMA_NET_HDR_STAMPED_W 1
+#define QRDMA_NET_HDR_STAMPED_GET(buf) qrdma_get_bits((buf), 188, 1)
+#define QRDMA_NET_HDR_STAMPED_PUT(buf, v) qrdma_put_bits((buf), 188, 1, (v))
 #define QRDMA_NET_HDR_MISS_CNT_LSB 189
 #define QRDMA_NET_HDR_MISS_CNT_W 9
 #define QRDMA_NET_HDR_MISS_CNT_GET(buf) qrdma_get_bits((buf), 189, 9)
@@ -595,6 +618,26 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NET_HDR_RD_LKEY_W 32
 #define QRDMA_NET_HDR_RD_LKEY_GET(buf) qrdma_get_bits((buf), 337, 32)
 #define QRDMA_NET_HDR_RD_LKEY_PUT(buf, v) qrdma_put_bits((buf), 337, 32, (v))
+#define QRDMA_NET_HDR_T_POST_LSB 384
+#define QRDMA_NET_HDR_T_POST_W 16
+#define QRDMA_NET_HDR_T_POST_GET(buf) qrdma_get_bits((buf), 384, 16)
+#define QRDMA_NET_HDR_T_POST_PUT(buf, v) qrdma_put_bits((buf), 384, 16, (v))
+#define QRDMA_NET_HDR_T_SEND_LSB 400
+#define QRDMA_NET_HDR_T_SEND_W 16
+#define QRDMA_NET_HDR_T_SEND_GET(buf) qrdma_get_bits((buf), 400, 16)
+#define QRDMA_NET_HDR_T_SEND_PUT(buf, v) qrdma_put_bits((buf), 400, 16, (v))
+#define QRDMA_NET_HDR_T_SW_LSB 416
+#define QRDMA_NET_HDR_T_SW_W 64
+#define QRDMA_NET_HDR_T_SW_GET(buf) qrdma_get_bits((buf), 416, 64)
+#define QRDMA_NET_HDR_T_SW_PUT(buf, v) qrdma_put_bits((buf), 416, 64, (v))
+#define QRDMA_NET_HDR_T_RECV_LSB 480
+#define QRDMA_NET_HDR_T_RECV_W 16
+#define QRDMA_NET_HDR_T_RECV_GET(buf) qrdma_get_bits((buf), 480, 16)
+#define QRDMA_NET_HDR_T_RECV_PUT(buf, v) qrdma_put_bits((buf), 480, 16, (v))
+#define QRDMA_NET_HDR_HOPS_LSB 496
+#define QRDMA_NET_HDR_HOPS_W 2
+#define QRDMA_NET_HDR_HOPS_GET(buf) qrdma_get_bits((buf), 496, 2)
+#define QRDMA_NET_HDR_HOPS_PUT(buf, v) qrdma_put_bits((buf), 496, 2, (v))
 
 /* A credit beat (NET_CREDIT, one beat, tlast set, tuser 0): the cumulative counts of the beats the sender of the beat forwarded out of its buffers, per credit class, since its link started (docs/fabric.md "Credits"). A switch input sends class k = its crosspoint toward output port k; a NIC sends class 0 = its receive buffer. A class whose parity bit does not match is ignored; the next beat repairs it. With `sync` set the beat is a sync beat: its counts are the beats its sender sent in each class since the link started, up to the beat, so that the receiving end counts the beats lost on the way as freed (docs/fabric.md "Faults on fabric links"). */
 #define QRDMA_NET_CREDIT_BITS 512
@@ -659,6 +702,34 @@ static inline uint64_t qrdma_get_bits(const uint8_t *buf, unsigned lsb, unsigned
 #define QRDMA_NOTIF_ENTRY_SEQ_W 16
 #define QRDMA_NOTIF_ENTRY_SEQ_GET(buf) qrdma_get_bits((buf), 256, 16)
 #define QRDMA_NOTIF_ENTRY_SEQ_PUT(buf, v) qrdma_put_bits((buf), 256, 16, (v))
+#define QRDMA_NOTIF_ENTRY_STAMPED_LSB 13
+#define QRDMA_NOTIF_ENTRY_STAMPED_W 1
+#define QRDMA_NOTIF_ENTRY_STAMPED_GET(buf) qrdma_get_bits((buf), 13, 1)
+#define QRDMA_NOTIF_ENTRY_STAMPED_PUT(buf, v) qrdma_put_bits((buf), 13, 1, (v))
+#define QRDMA_NOTIF_ENTRY_HOPS_LSB 14
+#define QRDMA_NOTIF_ENTRY_HOPS_W 2
+#define QRDMA_NOTIF_ENTRY_HOPS_GET(buf) qrdma_get_bits((buf), 14, 2)
+#define QRDMA_NOTIF_ENTRY_HOPS_PUT(buf, v) qrdma_put_bits((buf), 14, 2, (v))
+#define QRDMA_NOTIF_ENTRY_T_POST_LSB 384
+#define QRDMA_NOTIF_ENTRY_T_POST_W 16
+#define QRDMA_NOTIF_ENTRY_T_POST_GET(buf) qrdma_get_bits((buf), 384, 16)
+#define QRDMA_NOTIF_ENTRY_T_POST_PUT(buf, v) qrdma_put_bits((buf), 384, 16, (v))
+#define QRDMA_NOTIF_ENTRY_T_SEND_LSB 400
+#define QRDMA_NOTIF_ENTRY_T_SEND_W 16
+#define QRDMA_NOTIF_ENTRY_T_SEND_GET(buf) qrdma_get_bits((buf), 400, 16)
+#define QRDMA_NOTIF_ENTRY_T_SEND_PUT(buf, v) qrdma_put_bits((buf), 400, 16, (v))
+#define QRDMA_NOTIF_ENTRY_T_SW_LSB 416
+#define QRDMA_NOTIF_ENTRY_T_SW_W 64
+#define QRDMA_NOTIF_ENTRY_T_SW_GET(buf) qrdma_get_bits((buf), 416, 64)
+#define QRDMA_NOTIF_ENTRY_T_SW_PUT(buf, v) qrdma_put_bits((buf), 416, 64, (v))
+#define QRDMA_NOTIF_ENTRY_T_RECV_LSB 480
+#define QRDMA_NOTIF_ENTRY_T_RECV_W 16
+#define QRDMA_NOTIF_ENTRY_T_RECV_GET(buf) qrdma_get_bits((buf), 480, 16)
+#define QRDMA_NOTIF_ENTRY_T_RECV_PUT(buf, v) qrdma_put_bits((buf), 480, 16, (v))
+#define QRDMA_NOTIF_ENTRY_T_DONE_LSB 496
+#define QRDMA_NOTIF_ENTRY_T_DONE_W 16
+#define QRDMA_NOTIF_ENTRY_T_DONE_GET(buf) qrdma_get_bits((buf), 496, 16)
+#define QRDMA_NOTIF_ENTRY_T_DONE_PUT(buf, v) qrdma_put_bits((buf), 496, 16, (v))
 
 /* Occupancy snapshot of one NIC (qrdma_nic port `state`, for watchdog dumps and debug): each field saturates at 0xFFFF. */
 #define QRDMA_NIC_STATE_BITS 256

@@ -459,6 +459,15 @@ typedef struct __attribute__ ((__packed__)) {
 #define QRDMA_NIC_CSR__RX_REG_DROP__CNT_bw 48
 #define QRDMA_NIC_CSR__RX_REG_DROP__CNT_reset 0x0
 
+// reg - qrdma_nic_csr::BENCH
+#define QRDMA_NIC_CSR__BENCH__EN_bm 0x1
+#define QRDMA_NIC_CSR__BENCH__EN_bp 0
+#define QRDMA_NIC_CSR__BENCH__EN_bw 1
+#define QRDMA_NIC_CSR__BENCH__EN_reset 0x0
+#define QRDMA_NIC_CSR__BENCH__STAMPS_bm 0x2
+#define QRDMA_NIC_CSR__BENCH__STAMPS_bp 1
+#define QRDMA_NIC_CSR__BENCH__STAMPS_bw 1
+
 // addrmap - qrdma_nic_csr
 typedef struct __attribute__ ((__packed__)) {
     uint64_t NODE_ID;
@@ -514,6 +523,7 @@ typedef struct __attribute__ ((__packed__)) {
     uint64_t RX_REGS;
     uint64_t RX_EARLY;
     uint64_t RX_REG_DROP;
+    uint64_t BENCH;
 } qrdma_nic_csr_t;
 
 // addrmap - qrdma_regs
@@ -524,7 +534,7 @@ typedef struct __attribute__ ((__packed__)) {
 } qrdma_regs_t;
 
 
-static_assert(sizeof(qrdma_regs_t) == 0x3a8, "Packing error");
+static_assert(sizeof(qrdma_regs_t) == 0x3b0, "Packing error");
 
 #ifdef __cplusplus
 }

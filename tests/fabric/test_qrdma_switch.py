@@ -36,6 +36,19 @@ beats lost since the last one are missing, and counts them as drained.
                  row from P inputs.
   switch_latency one packet through an idle switch: cycles from its first beat in to its
                  first beat out, for 1 and MAX_PKT beats (store-and-forward), exact.
+  switch_stamps  benchmark mode (docs/fabric.md "Benchmark mode"): random traffic from
+                 every node under random backpressure, across the wrap of the switch's
+                 cycle count: stamped INLINE/CONTROL packets with hops 0 .. 3, unstamped
+                 ones, DATA packets with `ask` (the same bit) and other types with it set,
+                 the rest of their headers random. Every header at its output exact: a
+                 stamped one's t_sw slot `hops` holds the count (cycles since the reset was
+                 released, mod 2^STAMP_W) of the cycle it was offered at its input and of
+                 the cycle it was first offered at its output, hops + 1, when hops < 2;
+                 every other bit, and every other packet, unchanged.
+
+Every test checks every packet out exactly as above (no test but switch_stamps sends a
+stamped one), and that every beat offered at an output stays valid and unchanged until it
+is taken (AXI-Stream).
 
 Replay: QRDMA_SEED=<seed printed at the start of a test>."""
 from __future__ import annotations
@@ -46,7 +59,8 @@ import os
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge
+from cocotb.triggers import ClockCycles, FallingEdge
+from cocotb.utils import get_sim_time
 
 from model.fabric_model import (C, CW, DATA_W, FULL_KEEP, HDR, KEEP_W, MOD, USER_W,
                                 credit_beat, credit_counts, get, is_credit, is_sync,
@@ -104,6 +118,16 @@ class Tb:
         self.out_order = [[] for _ in range(P)]   # input of each packet out of port o
         self.cycle = 0
         self.t_in = self.t_out = None             # cycles of a packet's first beat in, out
+        # benchmark stamps: the switch's cycle count is the time since the reset's release
+        self.t_rst = 0
+        self.t_dep = None                         # count when the header just taken was first offered
+        self.arr_t = {}                           # pid -> count when its header went in
+        self.offer = [None] * P                   # count when output p's header beat was first offered
+        self.held = [None] * P                    # the beat output p offers and was not taken
+
+    def now(self) -> int:
+        """The switch's cycle count in the cycle after the current falling edge."""
+        return (round(get_sim_time("ns") - self.t_rst) // CLK_NS) % STAMP_MOD
 
     # ---------------------------------------------------------------- packets
     def make(self, src: int, dst: int, kind: str = "rand"):
@@ -147,11 +171,19 @@ class Tb:
         for p in range(P):
             r = rng.random() < ready_p
             ready |= r << p
-            if r and (mv >> p) & 1:
-                beat = ((md >> (p * DATA_W)) & ((1 << DATA_W) - 1),
-                        (mk >> (p * KEEP_W)) & ((1 << KEEP_W) - 1),
-                        (mu >> (p * USER_W)) & ((1 << USER_W) - 1))
-                self.take(p, beat, (ml >> p) & 1)
+            if not (mv >> p) & 1:
+                assert self.held[p] is None, f"output {p}: a beat offered was withdrawn"
+                continue
+            beat = ((md >> (p * DATA_W)) & ((1 << DATA_W) - 1),
+                    (mk >> (p * KEEP_W)) & ((1 << KEEP_W) - 1),
+                    (mu >> (p * USER_W)) & ((1 << USER_W) - 1), (ml >> p) & 1)
+            assert self.held[p] is None or self.held[p] == beat, \
+                f"output {p}: a beat offered changed before it was taken"
+            if not self.rxpkt[p] and self.offer[p] is None:
+                self.offer[p] = self.now()        # a header beat, first offered
+            self.held[p] = None if r else beat
+            if r:
+                self.take(p, beat[:3], beat[3])
         dut.m_tready.value = ready
         # ---- receive buffers drain (in phases of a slow and a fast drain, so that they
         # fill); credit beats become due
@@ -221,6 +253,7 @@ class Tb:
             self.pkts_in[p] += 1
             self.cur[p] = [pkt, 0]
             self.t_in = self.cycle
+            self.arr_t[pkt.pid] = self.now()      # (every beat offered is taken)
         elif rng.random() < self.gap_p:
             return None, 0                        # a gap inside the packet
         pkt, i = self.cur[p]
@@ -233,8 +266,11 @@ class Tb:
     def take(self, p: int, beat, last: int) -> None:
         """Node p takes a beat from its link out."""
         self.rxpkt[p].append(beat)
-        if len(self.rxpkt[p]) == 1 and not is_credit(beat[0]):
-            self.t_out = self.cycle
+        if len(self.rxpkt[p]) == 1:
+            t_dep, self.offer[p] = self.offer[p], None
+            if not is_credit(beat[0]):
+                self.t_out = self.cycle
+                self.t_dep = t_dep
         if not last:
             return
         beats, self.rxpkt[p] = self.rxpkt[p], []
@@ -268,9 +304,11 @@ class Tb:
         q = self.expect[(src, p)]
         assert q, f"port {p}: a packet from {src} not expected (id {pkt_id(h)})"
         exp = q.popleft()
-        assert beats == exp.beats, \
+        want = list(exp.beats)
+        want[0] = (self.stamped_header(exp, want[0][0], p), *want[0][1:])
+        assert beats == want, \
             f"port {p}: packet {exp.pid} from {src} differs (or out of order; got id " \
-            f"{pkt_id(h)})"
+            f"{pkt_id(h)}; header fields that differ: {diff_fields(h, want[0][0])})"
         self.pkts_out[p] += 1
         self.out_order[p].append(src)
         k = self.ncls.get(get(h, HDR["dst_node"]), 0)
@@ -284,6 +322,26 @@ class Tb:
             assert self.rxbuf[p][k] <= self.CREDITS, \
                 f"port {p}'s neighbour, class {k}: buffer overflows: {self.rxbuf[p][k]} > " \
                 f"{self.CREDITS}"
+
+    def stamped_header(self, pkt, h: int, p: int) -> int:
+        """Packet pkt's header h as it leaves at output p (its header just taken there):
+        with the switch's stamps when it is a stamped one and hops < 2 (docs/fabric.md
+        "Benchmark mode")."""
+        t_arr = self.arr_t.pop(pkt.pid, None)
+        if not (get(h, HDR["stamped"]) and get(h, HDR["ptype"]) in STAMPED_TYPES):
+            return h
+        self.stats["stamped"] += 1
+        k = get(h, HDR["hops"])
+        if k >= 2:
+            return h
+        assert t_arr is not None and self.t_dep is not None
+        lsb = HDR["t_sw"].lsb + 32 * k
+        h &= ~((STAMP_MOD - 1) << lsb | (STAMP_MOD - 1) << (lsb + 16) | 3 << HDR["hops"].lsb)
+        h |= t_arr << lsb | self.t_dep << (lsb + 16) | (k + 1) << HDR["hops"].lsb
+        self.stats["stamps"] += 1
+        self.stats["waited"] += self.t_dep != self.now()       # backpressure held it
+        self.stats["wrapped"] += self.t_dep < t_arr
+        return h
 
     def idle(self) -> bool:
         return (all(c is None for c in self.cur) and not any(q for r in self.voq for q in r)
@@ -304,6 +362,7 @@ class Tb:
         for _ in range(4):
             await FallingEdge(dut.clk)
         dut.rst.value = 0
+        self.t_rst = get_sim_time("ns")
         for n in range(self.P):       # the classes at the next switch (CLASSES > 1)
             if self.ncls[n]:
                 await self.set_route(n, n, 1)
@@ -317,11 +376,12 @@ class Tb:
         await FallingEdge(dut.clk)
         dut.rt_we.value = 0
 
-    async def run_random(self, n_per_node: int, limit: int) -> None:
+    async def run_random(self, n_per_node: int, limit: int, make=None) -> None:
         P, rng = self.P, self.rng
+        make = make or self.make
         for p in range(P):
             for _ in range(n_per_node):
-                self.post(self.make(p, rng.choice([n for n in self.route if self.route[n] >= 0])))
+                self.post(make(p, rng.choice([n for n in self.route if self.route[n] >= 0])))
         while not self.idle():
             await self.step()
             assert self.cycle < limit, f"not delivered by cycle {limit}: deadlock?"
@@ -357,9 +417,14 @@ class Tb:
                     f"node {p}: room {self.room(p, o)} at crosspoint ({p},{o}), not {self.XP}"
 
 
+def diff_fields(got: int, want: int) -> list[str]:
+    """The header fields in which header beat `got` differs from `want`."""
+    return [n for n, f in HDR.items() if get(got, f) != get(want, f)]
+
+
 async def start(dut, name):
     rng = seed_rng(name)
-    cocotb.start_soon(Clock(dut.clk, 2, "ns").start())
+    cocotb.start_soon(Clock(dut.clk, CLK_NS, "ns").start())
     tb = Tb(dut, rng)
     await tb.reset()
     return tb
@@ -541,6 +606,53 @@ async def switch_latency(dut):
         dut._log.info("one hop, %d beat(s): %d cycles", n, tb.t_out - tb.t_in)
         assert tb.t_out - tb.t_in == hop1 + n - 1, \
             f"{n} beats: {tb.t_out - tb.t_in} cycles, not {hop1 + n - 1}"
+
+
+@cocotb.test()
+async def switch_stamps(dut):
+    tb = await start(dut, "switch_stamps")
+    rng = tb.rng
+    tb.ready_p = 0.6
+    # header bits the switch reads (or the test, src_node), kept; the rest random
+    kept = 1 << HDR["stamped"].lsb
+    for f in ("ptype", "dst_node", "src_node", "len", "dst_addr"):
+        kept |= ((1 << HDR[f].width) - 1) << HDR[f].lsb
+    free = ((1 << DATA_W) - 1) & ~kept
+
+    def make(src, dst):
+        kind = rng.choices(["stamped", "plain", "ask", "other", "rand"], [6, 2, 2, 1, 1])[0]
+        if kind == "rand":                           # as the other tests send them
+            return tb.make(src, dst)
+        pkt = tb.make(src, dst, {"ask": "data", "other": rng.choice(["one", "any"])}
+                      .get(kind, "one"))
+        h = pkt.beats[0][0]
+        h = (h & kept) | (rng.getrandbits(DATA_W) & free)
+        if kind in ("stamped", "plain"):
+            h = (h & ~0xF) | rng.choice(sorted(STAMPED_TYPES))
+        elif kind == "other" and len(pkt.beats) == 1:
+            h = (h & ~0xF) | rng.choice([C["NET_ACK"], C["NET_NACK"], C["NET_MISS"]])
+        h |= (kind != "plain") << HDR["stamped"].lsb
+        if kind == "stamped":
+            h &= ~(3 << HDR["hops"].lsb)
+            h |= rng.choices([0, 1, 2, 3], [4, 4, 2, 1])[0] << HDR["hops"].lsb
+        pkt.beats[0] = (h, *pkt.beats[0][1:])
+        return pkt
+
+    # idle (nothing sent or taken) until shortly before the cycle count wraps
+    await ClockCycles(dut.clk, STAMP_MOD - 600 - tb.now())
+    n = int(os.environ["P_N"]) // 2
+    await tb.run_random(n, tb.cycle + 400 * n * tb.P, make)
+    st = tb.stats
+    dut._log.info("%d cycles; stamped packets %d, stamps written %d (%d held at their "
+                  "output, %d across the wrap)", tb.cycle, st["stamped"], st["stamps"],
+                  st["waited"], st["wrapped"])
+    assert st["stamps"] > 5 * tb.P and st["waited"] and st["wrapped"], dict(st)
+    assert st["stamped"] > st["stamps"], "no stamped packet with hops >= 2"
+
+
+CLK_NS = 2                                        # the clock's period
+STAMP_MOD = 1 << C["STAMP_W"]                     # the switch's cycle count wraps
+STAMPED_TYPES = frozenset((C["NET_INLINE"], C["NET_CONTROL"]))
 
 
 # (P, XP_DEPTH, CREDITS, packets per node in switch_random); 16 ports with make test-full

@@ -13,6 +13,7 @@ tuser = CRC on the last beat) and parses them back.
   block_packets(block_desc, mem_read, node_id, max_payload, gen, epoch) -> [Packet] of a block (its run)
   GenModel(num_nodes).take(dst, tid, new)  -> the generation a descriptor's packets carry
   block_run(block_desc, n_pkts) -> the indices of the packets a block descriptor sends
+  is_stamped(hdr_int) / crc_view(hdr_bytes) -> benchmark stamps (docs/fabric.md "Benchmark mode")
 """
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ from tools.formats import C, NET_HDR
 
 BEAT = C["NET_BEAT_BYTES"]
 FULL_KEEP = (1 << BEAT) - 1
+STAMP_BYTE = C["STAMP_LSB"] // 8
+
+
+def is_stamped(hdr: int) -> bool:
+    """The header beat (as an int) is a stamped packet's: an INLINE or CONTROL with
+    `stamped` set."""
+    h = NET_HDR.unpack(hdr)
+    return bool(h["stamped"]) and h["ptype"] in (C["NET_INLINE"], C["NET_CONTROL"])
+
+
+def crc_view(hb: bytes) -> bytes:
+    """The header bytes as the CRC takes them: the stamps zero in a stamped packet's."""
+    if is_stamped(int.from_bytes(hb[:BEAT], "little")):
+        return hb[:STAMP_BYTE] + bytes(BEAT - STAMP_BYTE) + hb[BEAT:]
+    return hb
 
 
 def packetize(dst: int, size: int, max_payload: int) -> list[tuple[int, int]]:
@@ -51,7 +67,7 @@ class Packet:
 
     @property
     def crc(self) -> int:
-        return zlib.crc32(self.data) & 0xFFFFFFFF
+        return zlib.crc32(crc_view(self.data)) & 0xFFFFFFFF
 
     def header(self) -> dict:
         return NET_HDR.unpack(self.beats[0][0])
@@ -104,12 +120,12 @@ def parse(frame: list[tuple[int, int]]) -> tuple[dict, bytes]:
 
 
 def crc_of(frame: list[tuple[int, int]]) -> int:
-    """zlib.crc32 of the tkeep bytes of all beats."""
+    """zlib.crc32 of the tkeep bytes of all beats (a stamped header's stamps zero)."""
     data = bytearray()
     for d, k in frame:
         b = d.to_bytes(BEAT, "little")
         data += bytes(b[i] for i in range(BEAT) if (k >> i) & 1)
-    return zlib.crc32(bytes(data)) & 0xFFFFFFFF
+    return zlib.crc32(crc_view(bytes(data))) & 0xFFFFFFFF
 
 
 def block_run(blk: dict, n_pkts: int) -> range:
@@ -190,15 +206,26 @@ def response_block(job: dict) -> dict:
                 pkt_first=job["pkt_first"], pkt_num=job["pkt_num"], rkey=job["rkey"], resp=1)
 
 
+def _stamp(pkt: dict) -> dict:
+    """The stamp fields the send unit writes for a PKT_DESC (its t_post; the others are
+    written on the way)."""
+    return dict(stamped=1, t_post=pkt["t_post"]) if pkt.get("stamped") else {}
+
+
 def inline_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:
-    """The INLINE packet of a PKT_DESC (kind PKT_INLINE)."""
+    """The INLINE packet of a PKT_DESC (kind PKT_INLINE); a stamped one has at most
+    STAMP_INLINE_MAX bytes."""
     n = pkt["len"]
     data = pkt["payload"] & ((1 << (8 * n)) - 1)
+    if pkt.get("stamped"):
+        assert n <= C["STAMP_INLINE_MAX"]
+        data |= pkt["t_post"] << (NET_HDR.field("t_post").lsb - NET_HDR.field("inline_data").lsb)
     return one_beat_packet(dict(ptype=C["NET_INLINE"], dst_node=pkt["dst_node"],
                                 src_node=node_id, tid=pkt["tid"], seq=pkt["seq"], len=n,
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], notify=pkt["notify"],
                                 xfer=pkt["xfer"], inline_data=data, gen=gen, epoch=epoch,
-                                rkey=pkt.get("rkey", 0)))
+                                rkey=pkt.get("rkey", 0),
+                                stamped=1 if pkt.get("stamped") else 0))
 
 
 def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Packet:
@@ -208,7 +235,8 @@ def control_packet(pkt: dict, node_id: int, gen: int = 0, epoch: int = 0) -> Pac
                                 dst_addr=pkt["dst_addr"], pd=pkt["pd"], xfer=pkt["xfer"],
                                 size=pkt["size"], blocks=pkt["blocks"], tag=pkt["tag"],
                                 gen=gen, epoch=epoch, registered=pkt.get("registered", 0),
-                                xseq=pkt["xseq"] if pkt.get("registered") else 0))
+                                xseq=pkt["xseq"] if pkt.get("registered") else 0,
+                                **_stamp(pkt)))
 
 
 def register_packet(pkt: dict, node_id: int) -> Packet:

@@ -507,6 +507,11 @@ class TB:
         if control and r.random() < 0.3:       # a registered transfer's (xseq in payload);
             f["registered"] = 1                # its REGISTER packet (announce) or CONTROL
             f["announce"] = int(r.random() < 0.5 and not f["resend"])
+        if (control or n <= C["STAMP_INLINE_MAX"]) and r.random() < 0.3:
+            # benchmark mode: the packet carries the descriptor's t_post (not a REGISTER)
+            f["stamped"] = 1
+            f["payload"] &= ~(0xFFFF << (PKT_DESC.field("t_post").lsb - PKT_DESC.field("payload").lsb))
+            f["t_post"] = r.getrandbits(16)
         f.update(kw)
         self.pkt.send_nowait(DataTransaction(data=PKT_DESC.pack(**f)))
 

@@ -206,8 +206,11 @@ async def run_timers(dut, timeout, n_desc, ack_share, name, take_p=0.6, stale_p=
         nonlocal seq, made
         blocks = [t for t, m in armed.items() if m["kind"] == "blk" and t not in ctl_pending]
         waiting = [(t, s, d) for d, t, s in out_q["blk"] if t not in ctl_pending]
-        if kind == "pkt" and (blocks or waiting) and rng.random() < ctl_p:
-            if waiting and (not blocks or rng.random() < 0.5):
+        # until a control packet has passed before its block once (stats "ctl_first"),
+        # every control made while a block waits is for a waiting one
+        want_early = ctl_p > 0 and bool(waiting) and not stats["ctl_first"]
+        if kind == "pkt" and (blocks or waiting) and (want_early or rng.random() < ctl_p):
+            if waiting and (not blocks or want_early or rng.random() < 0.5):
                 tid, s, blk = rng.choice(waiting)
                 early.add(tid)
             else:
@@ -867,8 +870,8 @@ async def rel_register(dut):
 
 
 @pytest.mark.parametrize("params", [
-    {"TICK_SHIFT": 8, "STAMP_W": 16, "MV_GAP": 4, "TIMEOUT": 2000},
-    {"TICK_SHIFT": 4, "STAMP_W": 12, "MV_GAP": 2, "TIMEOUT": 900},
+    {"TICK_SHIFT": 8, "DEADLINE_W": 16, "MV_GAP": 4, "TIMEOUT": 2000},
+    {"TICK_SHIFT": 4, "DEADLINE_W": 12, "MV_GAP": 2, "TIMEOUT": 900},
 ])
 def test_qrdma_tx_rel(params):
     from simrun import run
