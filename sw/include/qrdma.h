@@ -267,6 +267,17 @@ struct qrdma_notif {
     uint16_t seq;      /* sequence number of the last block (early: of the first) */
     uint8_t early;     /* written by the receiver as the last byte came in, ahead of the
                           control packet (QRDMA_WR_REGISTERED, docs/registration.md) */
+    /* Benchmark mode (qrdma_bench_set): the stamps of the packet that completed, each a
+     * device's cycle count mod 2^QRDMA_STAMP_W (intervals: qrdma_stamp_diff,
+     * qrdma_notif_stages). All 0 when stamped is 0 (the notification carries none). */
+    uint8_t stamped;   /* 1: the fields below are set */
+    uint8_t hops;      /* switches that stamped the packet (0..QRDMA_STAMP_HOPS_MAX) */
+    uint16_t t_post;   /* the sender's host port accepted the descriptor */
+    uint16_t t_send;   /* the header first offered on the sending NIC's link */
+    uint16_t t_sw[4];  /* switch 0 arrival, switch 0 departure, switch 1 arrival, switch 1
+                          departure (the first 2 * hops are set) */
+    uint16_t t_recv;   /* the header first offered to the receiving NIC */
+    uint16_t t_done;   /* the receiver issued the notification's write (the data is written) */
 };
 
 /* Set up this node's notification ring with `entries` 64-byte entries (a power of 2,
@@ -286,6 +297,48 @@ int qrdma_nq_wait(qrdma_node *n, struct qrdma_notif *out, uint64_t timeout_ticks
 /* The ring's buffer (NULL if none) and entries taken so far (software NQ_TAIL). */
 const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n);
 uint32_t qrdma_nq_tail(const qrdma_node *n);
+
+/* ------------------------------------------------------------------------ benchmark mode */
+
+/* Benchmark mode ([FPGA-NI] §4, docs/fabric.md "Benchmark mode", register BENCH): while it
+ * is on at the sending node, its host port stamps every descriptor it accepts; the INLINE
+ * (of at most QRDMA_STAMP_INLINE_MAX bytes) and CONTROL packets of a stamped transfer
+ * (not a registered write's early notification) collect the stamps of the sending NIC, of
+ * up to QRDMA_STAMP_HOPS_MAX switches and of the receiving NIC, which the receiver's
+ * notification carries (struct qrdma_notif: stamped, hops, t_post .. t_done) if its
+ * receive unit keeps stamps (qrdma_bench_caps). Stamps cost no cycle. */
+#define QRDMA_STAMP_HOPS_MAX (QRDMA_NOTIF_ENTRY_T_SW_W / (2 * QRDMA_STAMP_W)) /* 2 */
+/* Stages of a stamped notification with h hops: 2 h + 3 (qrdma_notif_stages). */
+#define QRDMA_STAGES_MAX (2 * QRDMA_STAMP_HOPS_MAX + 3)
+
+/* Benchmark mode on (1) or off (0) at this node: one write of BENCH.en; descriptors
+ * accepted from then on are stamped (or not). */
+int qrdma_bench_set(qrdma_node *n, int on);
+/* Whether this node's receive unit keeps stamps (BENCH.stamps, a build parameter): one
+ * read; returns 1 or 0, or a negative error. A receiver that answers 0 writes every
+ * notification unstamped. */
+int qrdma_bench_caps(qrdma_node *n);
+
+/* The interval from stamp `earlier` to stamp `later` in cycles: their difference modulo
+ * 2^QRDMA_STAMP_W (right for intervals shorter than that). */
+static inline uint32_t qrdma_stamp_diff(uint32_t later, uint32_t earlier)
+{
+    return (later - earlier) & (uint32_t)((1ULL << QRDMA_STAMP_W) - 1);
+}
+
+/* The stages of a stamped notification, in cycles (qrdma_stamp_diff), in path order:
+ * out[0] the sender (t_send - t_post); per switch k < hops, the link to it (its arrival -
+ * the previous departure: t_send for switch 0) and the switch (its departure - its
+ * arrival); the last link (t_recv - the last departure, or t_send without switches); the
+ * receiver (t_done - t_recv). Returns the number of stages, 2 hops + 3, named by
+ * qrdma_stage_names[hops]; QRDMA_EINVAL for NULL, a notification without stamps
+ * (stamped 0) or hops above QRDMA_STAMP_HOPS_MAX. The stages add up to t_done - t_post
+ * (mod 2^QRDMA_STAMP_W). */
+int qrdma_notif_stages(const struct qrdma_notif *nt, uint32_t out[QRDMA_STAGES_MAX]);
+/* Names of those stages for 0, 1, 2 hops: qrdma_stage_names[hops][i] for i <
+ * 2 hops + 3 ("sender", "link_sw0", "sw0", "link_sw1", "sw1", "link_recv", "receiver";
+ * without switches "sender", "link_recv", "receiver"), NULL after them. */
+extern const char *const qrdma_stage_names[QRDMA_STAMP_HOPS_MAX + 1][QRDMA_STAGES_MAX];
 
 /* ------------------------------------------------------------------------ memory windows */
 

@@ -42,6 +42,12 @@ _Static_assert(QRDMA_DESC_LINE1_LKEY_W == 32, "lkey is 32 bits");
 _Static_assert(QRDMA_NOTIF_ENTRY_MARKER_LSB == 0 && QRDMA_NOTIF_ENTRY_MARKER_W == 8,
                "the marker is byte 0 of an entry");
 _Static_assert(QRDMA_ENG_CSR__ID__MAGIC_bw <= 32 && QRDMA_ENG_CSR__ID__VERSION_bw <= 32, "ID fields");
+_Static_assert(QRDMA_STAMP_W == 16 && QRDMA_NOTIF_ENTRY_T_POST_W == QRDMA_STAMP_W
+               && QRDMA_NOTIF_ENTRY_T_SEND_W == QRDMA_STAMP_W && QRDMA_NOTIF_ENTRY_T_RECV_W == QRDMA_STAMP_W
+               && QRDMA_NOTIF_ENTRY_T_DONE_W == QRDMA_STAMP_W, "a stamp fits a uint16_t of struct qrdma_notif");
+_Static_assert(QRDMA_NOTIF_ENTRY_T_SW_W == 4 * QRDMA_STAMP_W && QRDMA_STAMP_HOPS_MAX == 2,
+               "t_sw: an arrival and a departure per switch, 2 switches (struct qrdma_notif t_sw[4])");
+_Static_assert((1u << QRDMA_NOTIF_ENTRY_HOPS_W) > QRDMA_STAMP_HOPS_MAX, "hops holds 0..HOPS_MAX");
 
 /* A field of register value v: F is its qrdma_regs.h prefix, e.g. FIELD(id, QRDMA_ENG_CSR__ID__MAGIC). */
 #define FIELD(v, F) reg_field(v, F##_bp, F##_bw)
@@ -828,6 +834,21 @@ int qrdma_nq_poll(qrdma_node *n, struct qrdma_notif *out)
     out->dst_addr = qrdma_get_bits(e, NE(DST_ADDR));
     out->seq = (uint16_t)qrdma_get_bits(e, NE(SEQ));
     out->early = (uint8_t)qrdma_get_bits(e, NE(EARLY));
+    out->stamped = (uint8_t)qrdma_get_bits(e, NE(STAMPED));
+    out->hops = 0;
+    out->t_post = out->t_send = out->t_recv = out->t_done = 0;
+    memset(out->t_sw, 0, sizeof out->t_sw);
+    if (out->stamped) {
+        out->hops = (uint8_t)qrdma_get_bits(e, NE(HOPS));
+        out->t_post = (uint16_t)qrdma_get_bits(e, NE(T_POST));
+        out->t_send = (uint16_t)qrdma_get_bits(e, NE(T_SEND));
+        /* switch k: arrival at bits 32k..32k+15, departure at 32k+16..32k+31 */
+        uint64_t sw = qrdma_get_bits(e, NE(T_SW));
+        for (unsigned k = 0; k < 4; k++)
+            out->t_sw[k] = (uint16_t)(sw >> (QRDMA_STAMP_W * k));
+        out->t_recv = (uint16_t)qrdma_get_bits(e, NE(T_RECV));
+        out->t_done = (uint16_t)qrdma_get_bits(e, NE(T_DONE));
+    }
     /* empty the slot (marker last), then tell the NIC it may reuse it */
     for (size_t i = 1; i < NOTIF_BYTES; i++)
         ent[i] = 0;
@@ -856,6 +877,46 @@ int qrdma_nq_wait(qrdma_node *n, struct qrdma_notif *out, uint64_t timeout_ticks
 
 const struct qrdma_buf *qrdma_nq_buf(const qrdma_node *n) { return n->nq_on ? &n->nq : NULL; }
 uint32_t qrdma_nq_tail(const qrdma_node *n) { return n->nq_tail; }
+
+/* ----------------------------------------------------------------- benchmark mode */
+int qrdma_bench_set(qrdma_node *n, int on)
+{
+    if (!n)
+        return QRDMA_EINVAL;
+    return wr(n, QRDMA_REG(nic.BENCH), on ? QRDMA_NIC_CSR__BENCH__EN_bm : 0);
+}
+
+int qrdma_bench_caps(qrdma_node *n)
+{
+    if (!n)
+        return QRDMA_EINVAL;
+    uint64_t v;
+    int e = rd(n, QRDMA_REG(nic.BENCH), &v);
+    return e ? e : (int)FIELD(v, QRDMA_NIC_CSR__BENCH__STAMPS);
+}
+
+const char *const qrdma_stage_names[QRDMA_STAMP_HOPS_MAX + 1][QRDMA_STAGES_MAX] = {
+    {"sender", "link_recv", "receiver"},
+    {"sender", "link_sw0", "sw0", "link_recv", "receiver"},
+    {"sender", "link_sw0", "sw0", "link_sw1", "sw1", "link_recv", "receiver"},
+};
+
+int qrdma_notif_stages(const struct qrdma_notif *nt, uint32_t out[QRDMA_STAGES_MAX])
+{
+    if (!nt || !out || !nt->stamped || nt->hops > QRDMA_STAMP_HOPS_MAX)
+        return QRDMA_EINVAL;
+    int k = 0;
+    out[k++] = qrdma_stamp_diff(nt->t_send, nt->t_post);
+    uint16_t prev = nt->t_send; /* the last departure */
+    for (unsigned h = 0; h < nt->hops; h++) {
+        out[k++] = qrdma_stamp_diff(nt->t_sw[2 * h], prev);
+        out[k++] = qrdma_stamp_diff(nt->t_sw[2 * h + 1], nt->t_sw[2 * h]);
+        prev = nt->t_sw[2 * h + 1];
+    }
+    out[k++] = qrdma_stamp_diff(nt->t_recv, prev);
+    out[k++] = qrdma_stamp_diff(nt->t_done, nt->t_recv);
+    return k;
+}
 
 /* ----------------------------------------------------------------- counters, registers */
 #define CNT(name, member) { #name, QRDMA_REG(member) },

@@ -34,6 +34,7 @@ struct xfer {
     unsigned page, ch;
     uint8_t l0[32], l1[32];
     uint64_t done_at;
+    uint64_t t_send;      /* benchmark mode: the cycle its last packet takes the link */
     int held;             /* posted with hold: waits for a start on its page */
 };
 
@@ -62,7 +63,7 @@ struct fake {
     struct qrdma_backend *inner;
     struct fake_cfg cfg;
     uint64_t now;
-    unsigned corrupt, overrun, fail, bad_notif;
+    unsigned corrupt, overrun, fail, bad_notif, unstamped;
     struct fnode n[FAKE_MAX_NODES];
 };
 
@@ -133,7 +134,9 @@ static void launch(struct fake *f, struct fnode *n, struct xfer *x)
 {
     uint64_t size = G0(x->l0, SIZE);
     uint64_t wire = f->cfg.bytes_per_cycle ? (size + f->cfg.bytes_per_cycle - 1) / f->cfg.bytes_per_cycle : 0;
-    n->link_free = (n->link_free > f->now ? n->link_free : f->now) + wire;
+    uint64_t go = n->link_free > f->now ? n->link_free : f->now;
+    n->link_free = go + wire;
+    x->t_send = G0(x->l0, IS_INLINE) ? go : n->link_free; /* an INLINE is one packet; else the CONTROL after the data */
     x->done_at = f->cfg.auto_complete ? n->link_free + f->cfg.base_latency : UINT64_MAX;
     x->held = 0;
 }
@@ -164,6 +167,10 @@ static void start(struct fake *f, unsigned node, unsigned page, unsigned ch,
     memcpy(x->l0, l0, 32);
     if (l1)
         memcpy(x->l1, l1, 32);
+    if (R(n, nic.BENCH) & QRDMA_NIC_CSR__BENCH__EN_bm) { /* benchmark mode: the host port's stamp */
+        putb(x->l0, QRDMA_DESC_LINE0_STAMPED_LSB, QRDMA_DESC_LINE0_STAMPED_W, 1);
+        putb(x->l0, QRDMA_DESC_LINE0_T_POST_LSB, QRDMA_DESC_LINE0_T_POST_W, f->now);
+    }
     x->held = G0(l0, HOLD) || G0(l0, START);
     x->done_at = UINT64_MAX;
     if (!x->held)
@@ -180,6 +187,28 @@ static void remove_at(struct fnode *n, unsigned i)
 {
     memmove(&n->q[i], &n->q[i + 1], (n->nq - i - 1) * sizeof n->q[0]);
     n->nq--;
+}
+
+/* Benchmark mode: the stamps of transfer x's notification entry e (written now). */
+static void put_stamps(const struct fake *f, uint8_t *e, const struct xfer *x)
+{
+    uint64_t hops = f->cfg.hops, link = FAKE_LINK_CYCLES, sw = FAKE_SW_CYCLES;
+    if (hops * (link + sw) + link > f->cfg.base_latency)
+        link = sw = f->cfg.base_latency / (2 * hops + 2);
+    uint64_t t = x->t_send, tsw = 0;
+    for (unsigned k = 0; k < hops; k++) {
+        t += link;
+        tsw |= (t & 0xFFFF) << (32 * k);
+        t += sw;
+        tsw |= (t & 0xFFFF) << (32 * k + 16);
+    }
+    putb(e, QRDMA_NOTIF_ENTRY_STAMPED_LSB, QRDMA_NOTIF_ENTRY_STAMPED_W, 1);
+    putb(e, QRDMA_NOTIF_ENTRY_HOPS_LSB, QRDMA_NOTIF_ENTRY_HOPS_W, hops);
+    putb(e, QRDMA_NOTIF_ENTRY_T_POST_LSB, QRDMA_NOTIF_ENTRY_T_POST_W, G0(x->l0, T_POST));
+    putb(e, QRDMA_NOTIF_ENTRY_T_SEND_LSB, QRDMA_NOTIF_ENTRY_T_SEND_W, x->t_send);
+    putb(e, QRDMA_NOTIF_ENTRY_T_SW_LSB, QRDMA_NOTIF_ENTRY_T_SW_W, tsw);
+    putb(e, QRDMA_NOTIF_ENTRY_T_RECV_LSB, QRDMA_NOTIF_ENTRY_T_RECV_W, t + link);
+    putb(e, QRDMA_NOTIF_ENTRY_T_DONE_LSB, QRDMA_NOTIF_ENTRY_T_DONE_W, f->now);
 }
 
 /* Perform transfer i of node `node` with final status st; 0, or -2 if its notification
@@ -270,6 +299,14 @@ static int finish(struct fake *f, unsigned node, unsigned i, unsigned st)
             putb(e, QRDMA_NOTIF_ENTRY_DST_ADDR_LSB, QRDMA_NOTIF_ENTRY_DST_ADDR_W, dst + (f->bad_notif ? 64 : 0));
             f->bad_notif -= f->bad_notif > 0;
             putb(e, QRDMA_NOTIF_ENTRY_SEQ_LSB, QRDMA_NOTIF_ENTRY_SEQ_W, (uint16_t)(n->seq - 1));
+            int stamped = G0(x->l0, STAMPED) && (inl ? size <= QRDMA_STAMP_INLINE_MAX : !G0(x->l0, REGISTERED))
+                          && (R(m, nic.BENCH) & QRDMA_NIC_CSR__BENCH__STAMPS_bm);
+            if (stamped && f->unstamped) {
+                stamped = 0;
+                f->unstamped--;
+            }
+            if (stamped)
+                put_stamps(f, e, x);
             memcpy(ent + 1, e + 1, 63);
             ent[0] = (uint8_t)QRDMA_NOTIF_FULL; /* marker last */
             m->nq_issued++;
@@ -399,7 +436,7 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
     int prot = addr == QRDMA_REG(nic.PROT_CTRL) || addr == QRDMA_REG(nic.WIN_BASE)
                || addr == QRDMA_REG(nic.WIN_LEN) || addr == QRDMA_REG(nic.WIN_CTRL);
     if (addr != QRDMA_REG(nic.NQ_BASE) && addr != QRDMA_REG(nic.NQ_SIZE) && addr != QRDMA_REG(nic.NQ_TAIL)
-        && addr != QRDMA_REG(nic.NODE_MASK) && !prot) {
+        && addr != QRDMA_REG(nic.NODE_MASK) && addr != QRDMA_REG(nic.BENCH) && !prot) {
         n->stats.slverr++;
         progress(f);
         return QRDMA_ESLVERR;
@@ -419,6 +456,8 @@ static int f_write64(void *ctx, unsigned node, uint64_t addr, uint64_t val)
         R(n, nic.NODE_MASK) = v;
     } else if (prot) {
         n->reg[reg_idx(addr)] = v;
+    } else if (addr == QRDMA_REG(nic.BENCH)) { /* en written; stamps is read-only */
+        R(n, nic.BENCH) = (R(n, nic.BENCH) & ~QRDMA_NIC_CSR__BENCH__EN_bm) | (v & QRDMA_NIC_CSR__BENCH__EN_bm);
     } else {
         R(n, nic.NQ_TAIL) = (uint32_t)v;
     }
@@ -546,7 +585,8 @@ static int tmpfile_of(uint64_t size, char *path, size_t pathlen)
 
 int fake_create(const struct fake_cfg *cfg, struct fake **out)
 {
-    if (!cfg || !out || cfg->nodes == 0 || cfg->nodes > FAKE_MAX_NODES)
+    if (!cfg || !out || cfg->nodes == 0 || cfg->nodes > FAKE_MAX_NODES
+        || cfg->hops > QRDMA_NOTIF_ENTRY_T_SW_W / (2 * QRDMA_STAMP_W)) /* 2 switches stamp */
         return QRDMA_EINVAL;
     struct fake *f = calloc(1, sizeof *f);
     if (!f)
@@ -593,6 +633,7 @@ int fake_create(const struct fake_cfg *cfg, struct fake **out)
                        10ULL << QRDMA_ENG_CSR__PARAMS__MAX_PAYLOAD_LOG2_bp | 2ULL << QRDMA_ENG_CSR__PARAMS__NODES_LOG2_bp |
                        2ULL << QRDMA_ENG_CSR__PARAMS__PROT_WINDOWS_LOG2_bp;
         R(n, nic.NODE_ID) = 0x30 + 3 * i; /* network IDs differ from node indices */
+        R(n, nic.BENCH) = QRDMA_NIC_CSR__BENCH__STAMPS_bm; /* the receive unit keeps stamps */
     }
     if (!err)
         err = qrdma_mmap_open(&mc, &f->inner);
@@ -651,4 +692,5 @@ void fake_corrupt_next(struct fake *f, unsigned count) { f->corrupt = count; }
 void fake_bad_notif_next(struct fake *f, unsigned count) { f->bad_notif = count; }
 void fake_overrun_next(struct fake *f, unsigned count) { f->overrun = count; }
 void fake_fail_next(struct fake *f, unsigned count) { f->fail = count; }
+void fake_unstamped_next(struct fake *f, unsigned count) { f->unstamped = count; }
 uint64_t fake_cycles(const struct fake *f) { return f->now; }

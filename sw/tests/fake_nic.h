@@ -15,7 +15,17 @@
  *     model applies reset-on-read (single and collective status); unmapped addresses give
  *     QRDMA_ESLVERR and 0;
  *   - registers: ID, PARAMS, the engine counters, NODE_ID, NQ_* (writing NQ_SIZE restarts
- *     the ring), the NIC counters; writes to anything but NQ_BASE/NQ_SIZE/NQ_TAIL: SLVERR;
+ *     the ring), the NIC counters, BENCH (en written, stamps reads 1 unless fake_set_reg
+ *     clears it); writes to anything but NQ_BASE/NQ_SIZE/NQ_TAIL, NODE_MASK, the
+ *     protection registers and BENCH: SLVERR;
+ *   - benchmark mode (docs/fabric.md "Benchmark mode"): while BENCH.en is set, an accepted
+ *     descriptor gets stamped = 1 and t_post = the cycle (mod 2^16) in the model's copy of
+ *     line 0; the notification of a stamped INLINE of at most STAMP_INLINE_MAX bytes or
+ *     CONTROL (not registered) is written stamped when the receiver's BENCH.stamps is set:
+ *     t_send when the transfer's last packet takes the link (an INLINE: its start), then
+ *     per switch (cfg.hops) FAKE_LINK_CYCLES to its arrival and FAKE_SW_CYCLES to its
+ *     departure, FAKE_LINK_CYCLES to t_recv (both shrunk to fit base_latency), t_done the
+ *     cycle the notification is written;
  *   - transfers: completed by fake_finish() (manual mode) or on their own after a modelled
  *     latency (auto mode): data copied between the nodes' memories (found by NODE_ID and
  *     device address; a read channel's transfer copies from the remote node's memory
@@ -42,7 +52,13 @@ struct fake_cfg {
     uint64_t read_cycles;    /* cycles one MMIO read takes (round trip) */
     uint64_t write_cycles;   /* cycles one MMIO or descriptor write takes */
     uint64_t idle_cycles;    /* cycles one idle() call advances */
+    unsigned hops;           /* benchmark mode: switches that stamp a packet (0..2) */
 };
+
+/* Benchmark mode: cycles of a link (t_send or a switch's departure to the next arrival)
+ * and of a switch (arrival to departure), unless base_latency is too short for them. */
+#define FAKE_LINK_CYCLES 6
+#define FAKE_SW_CYCLES 14
 
 struct fake_stats {
     uint64_t reads, writes;       /* mmio_read64 / mmio_write64 calls */
@@ -86,6 +102,9 @@ void fake_corrupt_next(struct fake *f, unsigned count);
 void fake_bad_notif_next(struct fake *f, unsigned count);
 void fake_overrun_next(struct fake *f, unsigned count);
 void fake_fail_next(struct fake *f, unsigned count);
+/* Benchmark mode: write the next `count` notifications that would be stamped without
+ * stamps (stamped = 0), as a receiver that lost them. */
+void fake_unstamped_next(struct fake *f, unsigned count);
 uint64_t fake_cycles(const struct fake *f);
 
 #endif /* FAKE_NIC_H */

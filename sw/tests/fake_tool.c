@@ -9,11 +9,14 @@
  * (64 MiB), latency=CYCLES (72), bpc=BYTES_PER_CYCLE (64), corrupt=K (flip a byte in the
  * destination of the first K transfers), overrun=K (flip the byte after the destination),
  * error=K (finish the first K transfers with status ERROR), bad_notif=K (the first K
- * notifications name a wrong destination): the tool must fail loudly.
+ * notifications name a wrong destination): the tool must fail loudly. Benchmark mode:
+ * hops=H (switches that stamp, 0..2; 0), stamps=0 (the nodes' BENCH.stamps reads 0: no
+ * stamps kept), unstamped=K (the first K notifications that would be stamped are not).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fake_nic.h"
+#include "qrdma_fmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,7 @@
 int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
 {
     struct fake_cfg cfg = fake_default_cfg();
-    unsigned long long corrupt = 0, overrun = 0, error = 0, bad_notif = 0;
+    unsigned long long corrupt = 0, overrun = 0, error = 0, bad_notif = 0, unstamped = 0, stamps = 1;
     if (!spec || !*spec)
         spec = getenv("QRDMA_FAKE");
     char *buf = strdup(spec ? spec : "");
@@ -54,6 +57,12 @@ int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
             overrun = x;
         else if (!strcmp(kv, "error"))
             error = x;
+        else if (!strcmp(kv, "hops"))
+            cfg.hops = (unsigned)x;
+        else if (!strcmp(kv, "stamps"))
+            stamps = x;
+        else if (!strcmp(kv, "unstamped"))
+            unstamped = x;
         else {
             fprintf(stderr, "fake backend: unknown option '%s'\n", kv);
             free(buf);
@@ -69,6 +78,9 @@ int qrdma_tool_backend_open(const char *spec, struct qrdma_backend **out)
     fake_overrun_next(f, (unsigned)overrun);
     fake_fail_next(f, (unsigned)error);
     fake_bad_notif_next(f, (unsigned)bad_notif);
+    fake_unstamped_next(f, (unsigned)unstamped);
+    for (unsigned i = 0; !stamps && i < cfg.nodes; i++)
+        fake_set_reg(f, i, QRDMA_REG(nic.BENCH), 0);
     *out = fake_backend(f);
     return 0;
 }

@@ -9,7 +9,9 @@
  * the notification ring (entries decoded, rewritten empty, NQ_TAIL advanced, wrap-around,
  * full ring), counters by register address, registers, buffers, waits with a timeout;
  * read channels: allocation, read descriptors, data copied from the remote node, single
- * and collective polls of groups 2 and 3, error reasons, waits.
+ * and collective polls of groups 2 and 3, error reasons, waits; benchmark mode: BENCH
+ * written and read, stamped entries decoded field by field and turned into stages (with
+ * stamps that wrap around 2^16), and the fake's own stamps end to end.
  */
 #include "fake_nic.h"
 #include "qrdma.h"
@@ -31,7 +33,15 @@ static uint64_t ref_get(const uint8_t *b, unsigned lsb, unsigned w)
         v |= (uint64_t)(b[(lsb + i) / 8] >> ((lsb + i) % 8) & 1) << i;
     return v;
 }
+static void ref_put(uint8_t *b, unsigned lsb, unsigned w, uint64_t v)
+{
+    for (unsigned i = 0; i < w; i++) {
+        unsigned bit = lsb + i;
+        b[bit / 8] = (uint8_t)((b[bit / 8] & ~(1u << (bit % 8))) | ((v >> i & 1u) << (bit % 8)));
+    }
+}
 #define G0(b, f) ref_get(b, QRDMA_DESC_LINE0_##f##_LSB, QRDMA_DESC_LINE0_##f##_W)
+#define PNE(b, f, v) ref_put(b, QRDMA_NOTIF_ENTRY_##f##_LSB, QRDMA_NOTIF_ENTRY_##f##_W, v)
 #define G1(b, f) ref_get(b, QRDMA_DESC_LINE1_##f##_LSB, QRDMA_DESC_LINE1_##f##_W)
 
 static const uint8_t *line_at(unsigned node, unsigned page, unsigned ch)
@@ -46,12 +56,13 @@ static struct fake_stats stats(unsigned node)
     return s;
 }
 
-static void new_fake(int auto_complete)
+static void new_fake_hops(int auto_complete, unsigned hops)
 {
     if (F)
         fake_destroy(F);
     struct fake_cfg cfg = fake_default_cfg();
     cfg.auto_complete = auto_complete;
+    cfg.hops = hops;
     cfg.mem_bytes = 16ULL << 20;
     if (fake_create(&cfg, &F) != 0) {
         printf("Bail out! fake_create\n");
@@ -59,6 +70,8 @@ static void new_fake(int auto_complete)
     }
     BE = fake_backend(F);
 }
+
+static void new_fake(int auto_complete) { new_fake_hops(auto_complete, 0); }
 
 static void test_open(void)
 {
@@ -782,6 +795,270 @@ static void test_cluster(void)
     qrdma_close(r);
 }
 
+
+/* A stamped (or not) entry written by hand into ring slot `slot` of node 1: the fields of
+ * a CONTROL from node 0 page 3 channel 5, and the stamps given. */
+struct stamps {
+    unsigned stamped, hops;
+    uint16_t t_post, t_send, t_sw[4], t_recv, t_done;
+};
+
+static void put_entry(const struct qrdma_buf *ring, unsigned slot, const struct stamps *st)
+{
+    uint8_t e[64] = {0};
+    PNE(e, KIND, QRDMA_NET_CONTROL);
+    PNE(e, SRC_NODE, fake_node_id(F, 0));
+    PNE(e, XFER, 3 * QRDMA_CH_PER_PAGE + 5);
+    PNE(e, PD, 3);
+    PNE(e, SIZE, 0x123456789ULL);
+    PNE(e, TAG, 0xCAFEF00D);
+    PNE(e, DST_ADDR, 0x1122334455667788ULL);
+    PNE(e, SEQ, 0xBEEF);
+    PNE(e, STAMPED, st->stamped);
+    PNE(e, HOPS, st->hops);
+    PNE(e, T_POST, st->t_post);
+    PNE(e, T_SEND, st->t_send);
+    uint64_t sw = 0;
+    for (unsigned k = 0; k < 4; k++)
+        sw |= (uint64_t)st->t_sw[k] << (16 * k);
+    PNE(e, T_SW, sw);
+    PNE(e, T_RECV, st->t_recv);
+    PNE(e, T_DONE, st->t_done);
+    uint8_t *ent = (uint8_t *)ring->cpu + 64 * slot;
+    memcpy(ent + 1, e + 1, 63);
+    ent[0] = (uint8_t)QRDMA_NOTIF_FULL;
+}
+
+/* The stages of nt equal want[0..n-1], their names names[0..n-1], and they add up to
+ * t_done - t_post (mod 2^16). */
+static void check_stages(const struct qrdma_notif *nt, const uint32_t *want, int n, const char *const *names,
+                         const char *what)
+{
+    uint32_t got[QRDMA_STAGES_MAX];
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: %d stages", what, n);
+    EQ(qrdma_notif_stages(nt, got), n, msg);
+    uint32_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(msg, sizeof msg, "%s: stage %d (%s)", what, i, names[i]);
+        EQ(got[i], want[i], msg);
+        sum += got[i];
+        snprintf(msg, sizeof msg, "%s: stage %d named %s", what, i, names[i]);
+        OK(nt->hops <= QRDMA_STAMP_HOPS_MAX && qrdma_stage_names[nt->hops][i]
+               && !strcmp(qrdma_stage_names[nt->hops][i], names[i]), msg);
+    }
+    snprintf(msg, sizeof msg, "%s: no name after the last stage", what);
+    OK(n == QRDMA_STAGES_MAX || qrdma_stage_names[nt->hops][n] == NULL, msg);
+    snprintf(msg, sizeof msg, "%s: stages add up to t_done - t_post", what);
+    EQ(sum & 0xFFFF, qrdma_stamp_diff(nt->t_done, nt->t_post), msg);
+}
+
+static int eio_write(void *ctx, unsigned node, uint64_t addr, uint64_t val)
+{
+    (void)ctx, (void)node, (void)addr, (void)val;
+    return QRDMA_EIO;
+}
+
+static int eio_read(void *ctx, unsigned node, uint64_t addr, uint64_t *val)
+{
+    (void)ctx, (void)node, (void)addr;
+    *val = 0;
+    return QRDMA_EIO;
+}
+
+static void test_bench(void)
+{
+    new_fake(0);
+    qrdma_node *n, *r;
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    /* ---- BENCH */
+    EQ(QRDMA_STAMP_HOPS_MAX, 2, "two switches stamp");
+    EQ(QRDMA_STAGES_MAX, 7, "at most 7 stages");
+    struct fake_stats s0 = stats(1);
+    EQ(qrdma_bench_caps(r), 1, "BENCH.stamps reads 1: the receiver keeps stamps");
+    EQ(stats(1).reads - s0.reads, 1, "caps: one read");
+    fake_set_reg(F, 1, QRDMA_REG(nic.BENCH), 0);
+    EQ(qrdma_bench_caps(r), 0, "BENCH.stamps 0 -> 0");
+    fake_set_reg(F, 1, QRDMA_REG(nic.BENCH), QRDMA_NIC_CSR__BENCH__STAMPS_bm);
+    s0 = stats(0);
+    EQ(qrdma_bench_set(n, 1), QRDMA_OK, "benchmark mode on");
+    EQ(stats(0).writes - s0.writes, 1, "one write");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.BENCH)), QRDMA_NIC_CSR__BENCH__EN_bm | QRDMA_NIC_CSR__BENCH__STAMPS_bm,
+       "BENCH.en 1 (stamps untouched)");
+    uint64_t raw;
+    memcpy(&raw, fake_regfile(F, 0) + QRDMA_REG(nic.BENCH), 8);
+    EQ(raw, QRDMA_NIC_CSR__BENCH__EN_bm, "the write: en alone");
+    EQ(qrdma_bench_set(n, 7), QRDMA_OK, "any nonzero: on");
+    memcpy(&raw, fake_regfile(F, 0) + QRDMA_REG(nic.BENCH), 8);
+    EQ(raw, QRDMA_NIC_CSR__BENCH__EN_bm, "written as 1");
+    EQ(qrdma_bench_set(n, 0), QRDMA_OK, "off");
+    EQ(fake_reg(F, 0, QRDMA_REG(nic.BENCH)), QRDMA_NIC_CSR__BENCH__STAMPS_bm, "BENCH.en 0");
+    EQ(qrdma_bench_set(NULL, 1), QRDMA_EINVAL, "bench_set(NULL) -> EINVAL");
+    EQ(qrdma_bench_caps(NULL), QRDMA_EINVAL, "bench_caps(NULL) -> EINVAL");
+    /* a backend error is returned as is */
+    struct qrdma_backend bad = *BE;
+    qrdma_node *nb;
+    EQ(qrdma_open(&bad, 0, &nb), QRDMA_OK, "open through a copy of the backend");
+    bad.mmio_write64 = eio_write;
+    bad.mmio_read64 = eio_read;
+    EQ(qrdma_bench_set(nb, 1), QRDMA_EIO, "bench_set: backend error returned");
+    EQ(qrdma_bench_caps(nb), QRDMA_EIO, "bench_caps: backend error returned");
+
+    /* ---- entries written by hand: every field */
+    EQ(qrdma_nq_setup(r, 8), QRDMA_OK, "ring of 8");
+    const struct qrdma_buf *ring = qrdma_nq_buf(r);
+    struct stamps two = {.stamped = 1, .hops = 2, .t_post = 0x1000, .t_send = 0x1010,
+                         .t_sw = {0x1030, 0x1045, 0x1050, 0x1070}, .t_recv = 0x1080, .t_done = 0x10A0};
+    put_entry(ring, 0, &two);
+    struct qrdma_notif nt;
+    memset(&nt, 0xA5, sizeof nt);
+    EQ(qrdma_nq_poll(r, &nt), 1, "stamped entry taken");
+    EQ(nt.kind, QRDMA_NET_CONTROL, "kind");
+    EQ(nt.src_node, fake_node_id(F, 0), "src_node");
+    EQ(nt.xfer, 3 * QRDMA_CH_PER_PAGE + 5, "xfer");
+    EQ(nt.pd, 3, "pd");
+    EQ(nt.size, 0x123456789ULL, "size (33 bits)");
+    EQ(nt.tag, 0xCAFEF00D, "tag");
+    EQ(nt.dst_addr, 0x1122334455667788ULL, "dst_addr");
+    EQ(nt.seq, 0xBEEF, "seq");
+    EQ(nt.early, 0, "early");
+    EQ(nt.stamped, 1, "stamped");
+    EQ(nt.hops, 2, "hops 2");
+    EQ(nt.t_post, 0x1000, "t_post");
+    EQ(nt.t_send, 0x1010, "t_send");
+    EQ(nt.t_sw[0], 0x1030, "t_sw[0]: switch 0 arrival (bits 15:0)");
+    EQ(nt.t_sw[1], 0x1045, "t_sw[1]: switch 0 departure (bits 31:16)");
+    EQ(nt.t_sw[2], 0x1050, "t_sw[2]: switch 1 arrival (bits 47:32)");
+    EQ(nt.t_sw[3], 0x1070, "t_sw[3]: switch 1 departure (bits 63:48)");
+    EQ(nt.t_recv, 0x1080, "t_recv");
+    EQ(nt.t_done, 0x10A0, "t_done");
+    uint8_t zero[64] = {0};
+    MEMEQ(ring->cpu, zero, 64, "stamped entry rewritten empty");
+    {
+        static const uint32_t want[] = {0x10, 0x20, 0x15, 0x0B, 0x20, 0x10, 0x20};
+        static const char *const names[] = {"sender", "link_sw0", "sw0", "link_sw1", "sw1", "link_recv", "receiver"};
+        check_stages(&nt, want, 7, names, "2 hops");
+    }
+
+    /* one switch; every stamp from t_send on has wrapped past 2^16 (numerically smaller
+     * than t_post); switch 1's bits hold garbage (k >= hops: not used) */
+    struct stamps wrap = {.stamped = 1, .hops = 1, .t_post = 0xFFF0, .t_send = 0xFFFA,
+                          .t_sw = {0x0003, 0x0010, 0xDEAD, 0xBEEF}, .t_recv = 0x0018, .t_done = 0x0030};
+    put_entry(ring, 1, &wrap);
+    EQ(qrdma_nq_poll(r, &nt), 1, "wrapping entry taken");
+    OK(nt.stamped == 1 && nt.hops == 1 && nt.t_post == 0xFFF0 && nt.t_send == 0xFFFA && nt.t_sw[0] == 0x0003
+           && nt.t_sw[1] == 0x0010 && nt.t_sw[2] == 0xDEAD && nt.t_sw[3] == 0xBEEF && nt.t_recv == 0x0018
+           && nt.t_done == 0x0030,
+       "wrapping entry: every stamp as written");
+    {
+        static const uint32_t want[] = {10, 9, 13, 8, 24};
+        static const char *const names[] = {"sender", "link_sw0", "sw0", "link_recv", "receiver"};
+        check_stages(&nt, want, 5, names, "1 hop, wrapped");
+    }
+    EQ(qrdma_stamp_diff(nt.t_done, nt.t_post), 0x40, "total across the wrap: 0x30 - 0xFFF0 = 0x40");
+    EQ(qrdma_stamp_diff(0x0000, 0x0001), 0xFFFF, "stamp_diff is mod 2^16");
+
+    /* no switch; the wrap inside the receiver stage */
+    struct stamps none = {.stamped = 1, .hops = 0, .t_post = 0x7FF0, .t_send = 0x8000,
+                          .t_sw = {0x1111, 0x2222, 0x3333, 0x4444}, .t_recv = 0xFFF8, .t_done = 0x0008};
+    put_entry(ring, 2, &none);
+    EQ(qrdma_nq_poll(r, &nt), 1, "entry without switches taken");
+    EQ(nt.hops, 0, "hops 0");
+    {
+        static const uint32_t want[] = {0x10, 0x7FF8, 0x10};
+        static const char *const names[] = {"sender", "link_recv", "receiver"};
+        check_stages(&nt, want, 3, names, "0 hops");
+    }
+
+    /* unstamped: the stamp bits are not reported */
+    struct stamps uns = two;
+    uns.stamped = 0;
+    put_entry(ring, 3, &uns);
+    memset(&nt, 0xA5, sizeof nt);
+    EQ(qrdma_nq_poll(r, &nt), 1, "unstamped entry taken");
+    EQ(nt.tag, 0xCAFEF00D, "its tag");
+    EQ(nt.stamped, 0, "stamped 0");
+    OK(nt.hops == 0 && nt.t_post == 0 && nt.t_send == 0 && nt.t_sw[0] == 0 && nt.t_sw[1] == 0 && nt.t_sw[2] == 0
+           && nt.t_sw[3] == 0 && nt.t_recv == 0 && nt.t_done == 0,
+       "unstamped: hops and stamps 0 (whatever the entry's bits)");
+    uint32_t st[QRDMA_STAGES_MAX];
+    EQ(qrdma_notif_stages(&nt, st), QRDMA_EINVAL, "stages of an unstamped notification -> EINVAL");
+    /* hops 3: more than the field of stamps holds */
+    struct stamps three = two;
+    three.hops = 3;
+    put_entry(ring, 4, &three);
+    EQ(qrdma_nq_poll(r, &nt), 1, "entry with hops 3 taken");
+    EQ(nt.hops, 3, "hops 3 reported as read");
+    EQ(qrdma_notif_stages(&nt, st), QRDMA_EINVAL, "stages with hops 3 -> EINVAL");
+    EQ(qrdma_notif_stages(NULL, st), QRDMA_EINVAL, "stages(NULL) -> EINVAL");
+    EQ(qrdma_notif_stages(&nt, NULL), QRDMA_EINVAL, "stages(, NULL) -> EINVAL");
+    qrdma_close(nb);
+    qrdma_close(n);
+    qrdma_close(r);
+
+    /* ---- the fake's own stamps, end to end (one switch) */
+    new_fake_hops(1, 1);
+    qrdma_open(BE, 0, &n);
+    qrdma_open(BE, 1, &r);
+    qrdma_page *pg;
+    qrdma_page_claim(n, 6, &pg);
+    int ch = qrdma_chan_alloc(pg, 2);
+    struct qrdma_buf src, dst;
+    qrdma_buf_alloc(n, 4096, 64, &src);
+    qrdma_buf_alloc(r, 4096, 64, &dst);
+    EQ(qrdma_nq_setup(r, 4), QRDMA_OK, "ring");
+    struct qrdma_write w = {.src_addr = src.dev, .dst_addr = dst.dev, .size = 1000,
+                            .dst_node = qrdma_node_info(r)->node_id, .flags = QRDMA_WR_NOTIFY, .tag = 77};
+    /* benchmark mode off: nothing stamped */
+    qrdma_post_write(pg, (unsigned)ch, &w);
+    EQ(qrdma_wait(pg, (unsigned)ch, WAIT_TICKS), QRDMA_ST_DONE, "write without benchmark mode");
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "its notification");
+    EQ(nt.stamped, 0, "not stamped");
+    EQ(qrdma_bench_set(n, 1), QRDMA_OK, "benchmark mode on at the sender");
+    uint64_t t0 = qrdma_now(n);
+    EQ(qrdma_post_write(pg, (unsigned)ch, &w), QRDMA_OK, "stamped write");
+    uint8_t want[64];
+    size_t wl;
+    qrdma_desc_build_write(&w, want, &wl);
+    MEMEQ(line_at(0, 6, (unsigned)ch), want, 32, "the line written holds no stamp (software writes 0)");
+    EQ(qrdma_wait(pg, (unsigned)ch, WAIT_TICKS), QRDMA_ST_DONE, "DONE");
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "its notification");
+    EQ(nt.tag, 77, "tag");
+    EQ(nt.stamped, 1, "stamped");
+    EQ(nt.hops, 1, "one switch");
+    EQ(nt.t_post, (uint16_t)(t0 + fake_default_cfg().write_cycles), "t_post: the cycle the descriptor was accepted");
+    uint32_t sv[QRDMA_STAGES_MAX];
+    EQ(qrdma_notif_stages(&nt, sv), 5, "5 stages");
+    OK(sv[1] == FAKE_LINK_CYCLES && sv[2] == FAKE_SW_CYCLES && sv[3] == FAKE_LINK_CYCLES,
+       "links and switch as the fake models them");
+    OK(sv[0] >= (1000 + 63) / 64 && sv[0] + sv[1] + sv[2] + sv[3] + sv[4] == qrdma_stamp_diff(nt.t_done, nt.t_post),
+       "sender covers the data on the link; stages add up");
+    OK(sv[4] > 0 && sv[4] < 100, "receiver stage within the fake's latency");
+    /* inline: up to STAMP_INLINE_MAX bytes stamped, above not */
+    uint8_t pl[32] = {1, 2, 3};
+    w.tag = 0;
+    EQ(qrdma_post_inline(pg, (unsigned)ch, &w, pl, QRDMA_STAMP_INLINE_MAX), QRDMA_OK, "inline of 16 bytes");
+    qrdma_wait(pg, (unsigned)ch, WAIT_TICKS);
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "its notification");
+    OK(nt.kind == QRDMA_NET_INLINE && nt.stamped == 1 && nt.hops == 1, "INLINE of 16 bytes: stamped");
+    EQ(qrdma_post_inline(pg, (unsigned)ch, &w, pl, QRDMA_STAMP_INLINE_MAX + 1), QRDMA_OK, "inline of 17 bytes");
+    qrdma_wait(pg, (unsigned)ch, WAIT_TICKS);
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "its notification");
+    OK(nt.kind == QRDMA_NET_INLINE && nt.size == 17 && nt.stamped == 0, "INLINE of 17 bytes: no stamps");
+    /* the receiver keeps no stamps */
+    fake_set_reg(F, 1, QRDMA_REG(nic.BENCH), 0);
+    EQ(qrdma_bench_caps(r), 0, "receiver without stamps");
+    qrdma_post_write(pg, (unsigned)ch, &w);
+    qrdma_wait(pg, (unsigned)ch, WAIT_TICKS);
+    EQ(qrdma_nq_wait(r, &nt, WAIT_TICKS), 1, "notification");
+    EQ(nt.stamped, 0, "not stamped at a receiver without stamps");
+    qrdma_buf_free(n, &src);
+    qrdma_buf_free(r, &dst);
+    qrdma_close(n);
+    qrdma_close(r);
+}
+
 int main(void)
 {
     new_fake(0);
@@ -795,6 +1072,7 @@ int main(void)
     test_windows();
     test_auto();
     test_cluster();
+    test_bench();
     fake_destroy(F);
     return tap_done();
 }

@@ -4,8 +4,9 @@
 the C unit tests, checking every TAP line; compares the descriptor bytes the C library
 builds with tools/formats.py packing the same inputs, and its counter table with the
 register list; runs qrdma-perf linked with the fake device: table headers, sizes, JSON,
-the benchmark options (-A, -N, -l, -c, -w), and that wrong data, an overrun, an ERROR
-status and a wrong notification make it fail loudly."""
+the benchmark options (-A, -N, -l, -c, -w, -S: benchmark-mode stamps), and that wrong
+data, an overrun, an ERROR status, a wrong notification and missing stamps make it fail
+loudly."""
 from __future__ import annotations
 
 import fcntl
@@ -308,3 +309,76 @@ def test_perf_mmap_needs_a_spec(built: Path, tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert r.returncode == 3 and "cannot open" in r.stderr
     assert (built / "qrdma_perf.o").exists()
+
+
+# the fake's benchmark-mode path (fake_nic.h): cycles of a link and of a switch
+FAKE_LINK, FAKE_SW = 6, 14
+
+
+def stamp_table(out: str) -> tuple[str, dict[str, list[int]]]:
+    """The "stamps:" line and the stage rows under it (name -> samples, min, median, p99, max)."""
+    lines = out.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.strip().startswith("stamps:"))
+    assert lines[i + 1].split() == ["stage", "samples", "min", "median", "p99", "max"]
+    rows = {}
+    for ln in lines[i + 2:]:
+        f = ln.split()
+        if len(f) != 6 or not f[1].isdigit():
+            break
+        rows[f[0]] = [int(x) for x in f[1:]]
+    return lines[i].strip(), rows
+
+
+@pytest.mark.parametrize("hops,extra", [(0, []), (1, []), (2, []), (1, ["-t", "4"]), (0, ["-m", "inline", "-s", "16"])])
+def test_perf_stamps(built: Path, tmp_path: Path, hops: int, extra: list[str]) -> None:
+    """write_lat -N -S on the fake with `hops` stamping switches: every notification
+    stamped; one row per stage in path order and the total, printed and in the JSON; the
+    fake's links and switches; more than 2^16 cycles of run, so the stamps wrap."""
+    n = 3000
+    args = ["write_lat", "-s", "64", "-n", str(n), "-N", "-S", "-o", "s.json", *extra]
+    r = perf(built, tmp_path, *args, spec=f"hops={hops}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads((tmp_path / "s.json").read_text())
+    assert res["benchmark_mode"] is True
+    row = res["rows"][0]
+    assert row["ticks"] > 1 << 16, "the run is longer than the stamps' 2^16 cycles"
+    st = row["stamps"]
+    names = ["sender"] + [x for k in range(hops) for x in (f"link_sw{k}", f"sw{k}")] + ["link_recv", "receiver"]
+    assert (st["samples"], st["hops"], st["unit"]) == (n, hops, "cycles")
+    assert st["hops_counts"] == [n if k == hops else 0 for k in range(3)]
+    assert [x["stage"] for x in st["stages"]] == names
+    for x in st["stages"] + [st["total"]]:
+        assert x["samples"] == n
+        assert x["min"] <= x["median"] <= x["p99"] <= x["max"] < 1 << 16
+    by = {x["stage"]: x for x in st["stages"]}
+    for name, want in [(nm, FAKE_LINK if nm.startswith("link") else FAKE_SW) for nm in names[1:-1]]:
+        assert by[name]["min"] == by[name]["max"] == want, name
+    assert sum(x["min"] for x in st["stages"]) <= st["total"]["min"]
+    assert st["total"]["max"] <= sum(x["max"] for x in st["stages"])
+    # the total: within the fake's post -> notification time, in cycles = ticks here
+    assert st["total"]["max"] <= row["t_max_us"] * 200
+    line, rows = stamp_table(r.stdout)
+    assert line == f"stamps: {n} notifications, hops {hops} (device cycles, mod 2^16)"
+    assert list(rows) == names + ["total"]
+    for x in st["stages"] + [dict(st["total"], stage="total")]:
+        assert rows[x["stage"]] == [x["samples"], x["min"], x["median"], x["p99"], x["max"]]
+
+
+@pytest.mark.parametrize("args,spec,code,msg", [
+    (["write_lat", "-N", "-S"], "stamps=0", 1, "keeps no benchmark stamps"),
+    (["write_lat", "-N", "-S", "-n", "50"], "unstamped=3", 2,
+     "BENCHMARK STAMPS MISSING: size 2: 3 of 50 notifications carry no stamps"),
+    (["write_lat", "-N", "-S", "-n", "50", "-t", "8"], "unstamped=1", 2, "1 of 50 notifications carry no stamps"),
+    (["write_lat", "-S"], "", 1, "-S (benchmark mode) is a write_lat option and needs -N"),
+    (["write_bw", "-N", "-S"], "", 1, "-S (benchmark mode) is a write_lat option and needs -N"),
+    (["msg_rate", "-N", "-S"], "", 1, "-S (benchmark mode) is a write_lat option and needs -N"),
+    (["write_lat", "-N", "-E", "-S"], "", 1, "-S: a registered write's notification"),
+    (["write_lat", "-N", "-S", "-m", "inline", "-s", "17"], "", 1, "inline writes above 16 bytes"),
+    (["write_lat", "-N", "-S", "-m", "auto", "-a"], "", 1, "inline writes above 16 bytes"),
+])
+def test_perf_stamps_fail(built: Path, tmp_path: Path, args: list[str], spec: str, code: int, msg: str) -> None:
+    """-S: a receiver without stamps, notifications without stamps, and the option
+    combinations that cannot be stamped fail with a message."""
+    r = perf(built, tmp_path, *args, spec=spec)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert msg in r.stderr

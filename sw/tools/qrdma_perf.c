@@ -41,6 +41,14 @@
  *               are notified as their last byte comes in (early notifications counted)
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
  *               receiver's ring entry reads full; needs -N and -t 1)
+ *     -S        benchmark mode (write_lat, needs -N; docs/fabric.md "Benchmark mode"):
+ *               BENCH.en on at node 0 for the measurement (off after it); node 1 must
+ *               keep stamps (BENCH.stamps, else exit 1); every notification drained must
+ *               carry stamps (else, after the size, exit 2 with the count); their stages
+ *               are printed under each row and put in its JSON "stamps" (below). Memory
+ *               writes, or inline ones of at most STAMP_INLINE_MAX (16) bytes (larger
+ *               INLINE packets carry no stamps); not with -E (an early notification has
+ *               none)
  *     -c        NIC counters before and after each size: payload efficiency (below)
  *     -w W0,W   windowed throughput (write_bw, -t > 1): keep posting until the window
  *               ends, then drain; -n is ignored (below)
@@ -97,6 +105,20 @@
  *                transfers in flight at either end). Per receiving node its RX_BYTES read
  *                at both ends, over the ticks between the two reads' returns. The packets
  *                the network dropped, when the backend knows them (net_dropped).
+ *   stages     (-S) per notification, from its stamps (qrdma_notif_stages; device cycles,
+ *                each a difference mod 2^16): sender t_send - t_post, per switch k the
+ *                link to it (arrival - previous departure) and the switch (departure -
+ *                arrival), the last link t_recv - last departure, the receiver t_done -
+ *                t_recv; total t_done - t_post. Per stage over the notifications that have
+ *                it: min, median (rank n/2 + 1, as t_typical), p99 (rank ceil(0.99 n)), max;
+ *                the switches seen (hops: the same for every notification, else "mixed"
+ *                with the count per hop count). Printed under the row:
+ *                  stamps: N notifications, hops H (device cycles, mod 2^16)
+ *                  stage        samples        min     median        p99        max
+ *                  sender           ...    (one row per stage in path order, then total)
+ *                JSON, in the row: "stamps": {"samples", "hops" (null if mixed),
+ *                "hops_counts", "stages": [{"stage", "samples", "min", "median", "p99",
+ *                "max"}, ...], "total": {...}}.
  * Data verification, of every transfer: each in-flight transfer has its own source and
  * destination slot (of its flow, in the patterns); source slots hold a pattern that
  * depends on slot (and flow) and size; before a transfer is posted its destination slot
@@ -154,9 +176,18 @@ struct opts {
     int multipath;                               /* -M */
     int registered;                              /* -E */
     int keyed;                                   /* -K */
+    int stamps;                                  /* -S */
     uint64_t warmup, window;                     /* -w W0,W (window 0: off) */
     uint64_t retx_timeout, retries, backoff;     /* -R T[,R[,B[,M]]] (T 0: registers untouched) */
     uint64_t resend;                             /* -R ...,M: RETRY_LIMIT.resend */
+};
+
+/* -S: the stages by kind: sender, link_sw0, sw0, link_sw1, sw1, link_recv, receiver
+ * (qrdma_stage_names[QRDMA_STAMP_HOPS_MAX]), then the total t_done - t_post. */
+#define ST_KINDS (QRDMA_STAGES_MAX + 1)
+#define ST_TOTAL QRDMA_STAGES_MAX
+struct stamp_stat {
+    uint64_t n, min, med, p99, max; /* cycles */
 };
 
 struct row {
@@ -174,6 +205,10 @@ struct row {
     int read;                                    /* remote reads: node 1 sends the DATA */
     int cnt;                                     /* -c: cnt_d valid */
     uint64_t cnt_d[2][CNT_N];                    /* -c: counter differences, node 0 and node 1 */
+    int stamps;                                  /* -S: the fields below are set */
+    uint64_t st_samples;                         /* stamped notifications */
+    uint64_t hops_cnt[QRDMA_STAMP_HOPS_MAX + 1]; /* ... with 0, 1, 2 switches */
+    struct stamp_stat st[ST_KINDS];              /* per stage kind, and the total */
 };
 
 static struct {
@@ -197,7 +232,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: qrdma-perf write_bw|write_lat|read_bw|read_lat|msg_rate [-s size] [-a] [-n iters] [-b max_bytes]\n"
-            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N [-E]] [-l done|notif] [-c]\n"
+            "                  [-t outstanding] [-m mem|inline|auto] [-A] [-K] [-M] [-N [-E]] [-S] [-l done|notif] [-c]\n"
             "                  [-w warmup,window] [-q pages] [-T ms] [-R cycles[,retries[,backoff[,sr|gbn|timeout]]]]\n"
             "                  [-B backend-spec] [-o json]\n"
             "       qrdma-perf incast|permutation|alltoall|hotspot [-s size] [-t outstanding] [-w warmup,window]\n"
@@ -312,6 +347,12 @@ struct run {
     uint64_t early;               /* ... written early by the receiver */
     int w_phase;                  /* -w: 0 warm-up, 1 window, 2 drain */
     uint64_t t_w0, t_w1, w_rx0, w_rx1;
+    int stamps;                   /* -S */
+    uint64_t unstamped;           /* -S: notifications without stamps */
+    uint64_t st_n, st_cap;        /* -S: stamped notifications taken; the arrays' room */
+    uint64_t *sv[ST_KINDS];       /* -S: per stage kind, its values (cycles) */
+    uint64_t sn[ST_KINDS];        /* ... and their count */
+    uint64_t hops_cnt[QRDMA_STAMP_HOPS_MAX + 1];
 };
 
 static uint8_t *src_slot(struct run *r, unsigned k) { return (uint8_t *)r->src.cpu + r->align + k * r->stride; }
@@ -410,6 +451,64 @@ static void completed(struct run *r, unsigned k, uint64_t ndone, uint64_t now)
 }
 
 /* ----------------------------------------------------------------- -N, -l notif, -w, -c */
+/* -S: the kind (index of struct row st) of stage i of a notification with h hops. */
+static unsigned stage_kind(unsigned h, unsigned i)
+{
+    return i <= 2 * h ? i : i + 2 * ((unsigned)QRDMA_STAMP_HOPS_MAX - h);
+}
+
+/* -S: the stamps of a notification notif_check accepted. */
+static void stamp_take(struct run *r, const struct qrdma_notif *nf)
+{
+    if (!nf->stamped) {
+        r->unstamped++;
+        return;
+    }
+    uint32_t st[QRDMA_STAGES_MAX];
+    int n = qrdma_notif_stages(nf, st);
+    if (n < 0)
+        perf_die(2, "BENCHMARK STAMPS CHECK FAILED: size %llu: a notification stamped by %u switches (at most %u)",
+                 (unsigned long long)r->size, nf->hops, (unsigned)QRDMA_STAMP_HOPS_MAX);
+    if (r->st_n == r->st_cap) {
+        uint64_t cap = r->st_cap ? 2 * r->st_cap : 1024;
+        for (unsigned k = 0; k < ST_KINDS; k++) {
+            uint64_t *a = realloc(r->sv[k], cap * sizeof *a);
+            if (!a)
+                perf_die(3, "out of memory");
+            r->sv[k] = a;
+        }
+        r->st_cap = cap;
+    }
+    for (int i = 0; i < n; i++) {
+        unsigned k = stage_kind(nf->hops, (unsigned)i);
+        r->sv[k][r->sn[k]++] = st[i];
+    }
+    r->sv[ST_TOTAL][r->sn[ST_TOTAL]++] = qrdma_stamp_diff(nf->t_done, nf->t_post);
+    r->hops_cnt[nf->hops]++;
+    r->st_n++;
+}
+
+/* -S: min, median, p99, max of the values of each stage kind (sorts them). */
+static void stamp_stats(struct run *r, struct row *w)
+{
+    w->stamps = 1;
+    w->st_samples = r->st_n;
+    memcpy(w->hops_cnt, r->hops_cnt, sizeof w->hops_cnt);
+    for (unsigned k = 0; k < ST_KINDS; k++) {
+        uint64_t n = r->sn[k], *a = r->sv[k];
+        struct stamp_stat *s = &w->st[k];
+        s->n = n;
+        if (!n)
+            continue;
+        qsort(a, n, sizeof *a, cmp_u64);
+        uint64_t i99 = (uint64_t)ceil(0.99 * (double)n);
+        s->min = a[0];
+        s->med = a[n / 2];
+        s->p99 = a[(i99 ? i99 : 1) - 1];
+        s->max = a[n - 1];
+    }
+}
+
 /* A notification against the transfer it names: by its tag (memory writes, each seen
  * once), by `expect` (one outstanding), or, for inline writes with more outstanding (tag
  * 0), the transfer last posted on the slot its destination names. */
@@ -432,6 +531,8 @@ static void notif_check(struct run *r, const struct qrdma_notif *nf, uint64_t po
     r->x_notif[x] = !r->inl || expect != UINT64_MAX;
     r->notifs++;
     r->early += nf->early;
+    if (r->stamps)
+        stamp_take(r, nf);
 }
 
 /* Take every notification in node 1's ring. */
@@ -539,6 +640,7 @@ static struct row run_size(uint64_t size, const struct opts *o)
     r.multipath = o->multipath;
     r.registered = o->registered;
     r.keyed = o->keyed;
+    r.stamps = o->stamps;
     r.read = is_read(o->test);
     r.inl = !r.read && (o->mode == M_INLINE || (o->mode == M_AUTO && size <= QRDMA_INLINE_MAX));
     if (r.inl && size > QRDMA_INLINE_MAX)
@@ -675,6 +777,10 @@ static struct row run_size(uint64_t size, const struct opts *o)
     if (o->counters)
         read_counters(cnt1);
     verify_guards(&r);
+    if (r.stamps && r.unstamped)
+        perf_die(2, "BENCHMARK STAMPS MISSING: size %llu: %llu of %llu notifications carry no stamps (stamped = 0) "
+                 "in benchmark mode", (unsigned long long)size, (unsigned long long)r.unstamped,
+                 (unsigned long long)r.notifs);
 
     /* figures */
     struct row w = {.bytes = size, .iters = r.iters, .outstanding = r.out, .is_inline = r.inl, .read = r.read,
@@ -682,6 +788,8 @@ static struct row run_size(uint64_t size, const struct opts *o)
     for (unsigned n = 0; o->counters && n < 2; n++)
         for (unsigned i = 0; i < CNT_N; i++)
             w.cnt_d[n][i] = cnt1[n][i] - cnt0[n][i];
+    if (r.stamps)
+        stamp_stats(&r, &w);
     if (o->window) {
         w.w_ticks = r.t_w1 - r.t_w0;
         w.w_bytes = r.w_rx1 - r.w_rx0;
@@ -731,6 +839,8 @@ static struct row run_size(uint64_t size, const struct opts *o)
     free(r.x_slot);
     free(r.x_chan);
     free(r.x_notif);
+    for (unsigned k = 0; k < ST_KINDS; k++)
+        free(r.sv[k]);
     return w;
 }
 
@@ -749,6 +859,9 @@ static void print_header(const struct opts *o)
            mode_names[o->mode], qrdma_page_index(g.pg));
     printf(" Clock: %.0f MHz (backend ticks)   Block: %u B   Host port: %u bit\n", (double)g.be->tick_hz / 1e6,
            ti->block_size, ti->host_data_w);
+    if (o->stamps)
+        printf(" Benchmark mode: node %u stamps its descriptors, the stages of every notification below its row\n",
+               qrdma_node_index(g.tx));
     printf("%s\n", RULE);
     if (is_lat(o->test))
         printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
@@ -773,6 +886,76 @@ static double efficiency(const struct row *w, int which)
     return beats ? (double)bytes / (double)beats : -1;
 }
 
+/* -S: the hop count of every stamped notification, -1 if they differ (or there are none). */
+static int stamp_hops(const struct row *w)
+{
+    for (unsigned h = 0; h <= QRDMA_STAMP_HOPS_MAX; h++)
+        if (w->hops_cnt[h] && w->hops_cnt[h] == w->st_samples)
+            return (int)h;
+    return -1;
+}
+
+static const char *stage_kind_name(unsigned k)
+{
+    return k == ST_TOTAL ? "total" : qrdma_stage_names[QRDMA_STAMP_HOPS_MAX][k];
+}
+
+static void print_stamps(const struct row *w)
+{
+    int h = stamp_hops(w);
+    printf("   stamps: %llu notifications, ", (unsigned long long)w->st_samples);
+    if (h >= 0) {
+        printf("hops %d", h);
+    } else {
+        printf("hops mixed (");
+        for (unsigned k = 0; k <= QRDMA_STAMP_HOPS_MAX; k++)
+            printf("%s%u: %llu", k ? ", " : "", k, (unsigned long long)w->hops_cnt[k]);
+        printf(")");
+    }
+    printf(" (device cycles, mod 2^16)\n");
+    printf("   %-12s %8s %10s %10s %10s %10s\n", "stage", "samples", "min", "median", "p99", "max");
+    for (unsigned k = 0; k < ST_KINDS; k++) {
+        const struct stamp_stat *s = &w->st[k];
+        if (s->n)
+            printf("   %-12s %8llu %10llu %10llu %10llu %10llu\n", stage_kind_name(k), (unsigned long long)s->n,
+                   (unsigned long long)s->min, (unsigned long long)s->med, (unsigned long long)s->p99,
+                   (unsigned long long)s->max);
+    }
+}
+
+static void json_stat(FILE *f, const struct stamp_stat *s)
+{
+    fprintf(f, "\"samples\": %llu, \"min\": %llu, \"median\": %llu, \"p99\": %llu, \"max\": %llu",
+            (unsigned long long)s->n, (unsigned long long)s->min, (unsigned long long)s->med,
+            (unsigned long long)s->p99, (unsigned long long)s->max);
+}
+
+static void json_stamps(FILE *f, const struct row *w)
+{
+    int h = stamp_hops(w);
+    fprintf(f, "\"stamps\": {\"samples\": %llu, \"unit\": \"cycles\", ", (unsigned long long)w->st_samples);
+    if (h >= 0)
+        fprintf(f, "\"hops\": %d, ", h);
+    else
+        fprintf(f, "\"hops\": null, ");
+    fprintf(f, "\"hops_counts\": [");
+    for (unsigned k = 0; k <= QRDMA_STAMP_HOPS_MAX; k++)
+        fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)w->hops_cnt[k]);
+    fprintf(f, "], \"stages\": [");
+    int first = 1;
+    for (unsigned k = 0; k < ST_TOTAL; k++) {
+        if (!w->st[k].n)
+            continue;
+        fprintf(f, "%s{\"stage\": \"%s\", ", first ? "" : ", ", stage_kind_name(k));
+        json_stat(f, &w->st[k]);
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "], \"total\": {");
+    json_stat(f, &w->st[ST_TOTAL]);
+    fprintf(f, "}}, ");
+}
+
 static void print_extra(const struct opts *o, const struct row *w)
 {
     if (o->window)
@@ -792,6 +975,8 @@ static void print_extra(const struct opts *o, const struct row *w)
     if (o->notify)
         printf("   notifications checked: %llu (%llu early)\n", (unsigned long long)w->notifs,
                (unsigned long long)w->early);
+    if (w->stamps)
+        print_stamps(w);
     fflush(stdout);
 }
 
@@ -849,6 +1034,7 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
     fprintf(f, "  \"multipath\": %s,\n", o->multipath ? "true" : "false");
     fprintf(f, "  \"registered\": %s,\n", o->registered ? "true" : "false");
     fprintf(f, "  \"keyed\": %s,\n", o->keyed ? "true" : "false");
+    fprintf(f, "  \"benchmark_mode\": %s,\n", o->stamps ? "true" : "false");
     if (o->window)
         fprintf(f, "  \"window_warmup_ticks\": %llu,\n  \"window_min_ticks\": %llu,\n", (unsigned long long)o->warmup,
                 (unsigned long long)o->window);
@@ -886,6 +1072,8 @@ static void write_json(const struct opts *o, const struct row *rows, unsigned n)
             }
             fprintf(f, "}, ");
         }
+        if (w->stamps)
+            json_stamps(f, w);
         fprintf(f, "\"t_min_us\": %.6f, \"t_max_us\": %.6f, \"t_typical_us\": %.6f, \"t_avg_us\": %.6f, "
                    "\"t_stdev_us\": %.6f, \"t_p99_us\": %.6f, \"t_p999_us\": %.6f}%s\n",
                 w->t_min, w->t_max, w->t_typ, w->t_avg, w->t_sd, w->t_p99, w->t_p999, i + 1 < n ? "," : "");
@@ -1113,7 +1301,7 @@ int main(int argc, char **argv)
         usage();
     optind = 2;
     int c;
-    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AKMENl:cw:q:R:h")) != -1) {
+    while ((c = getopt(argc, argv, "s:an:b:t:m:T:B:o:AKMENSl:cw:q:R:h")) != -1) {
         switch (c) {
         case 's': o.size = perf_parse_u64(optarg, "size"); break;
         case 'a': o.all = 1; break;
@@ -1151,6 +1339,7 @@ int main(int argc, char **argv)
         case 'E': o.registered = 1; break;
         case 'K': o.keyed = 1; break;
         case 'N': o.notify = 1; break;
+        case 'S': o.stamps = 1; break;
         case 'l':
             if (!strcmp(optarg, "done")) o.lat_notif = 0;
             else if (!strcmp(optarg, "notif")) o.lat_notif = 1;
@@ -1179,6 +1368,14 @@ int main(int argc, char **argv)
         perf_die(1, "-K is a write_bw / write_lat / read_bw / read_lat option");
     if (is_read(o.test) && (o.mode != M_MEM || o.notify || o.window || o.lat_notif))
         perf_die(1, "read_bw / read_lat: memory mode, without -N, -w or -l notif");
+    if (o.stamps && (o.test != T_WRITE_LAT || !o.notify))
+        perf_die(1, "-S (benchmark mode) is a write_lat option and needs -N");
+    if (o.stamps && o.registered)
+        perf_die(1, "-S: a registered write's notification (-E) comes ahead of its CONTROL packet, without stamps");
+    /* INLINE packets above STAMP_INLINE_MAX bytes carry no stamps: sizes 17 .. 32 in inline and auto mode */
+    if (o.stamps && o.mode != M_MEM && (o.all || (o.size > QRDMA_STAMP_INLINE_MAX && o.size <= QRDMA_INLINE_MAX)))
+        perf_die(1, "-S: inline writes above %llu bytes (STAMP_INLINE_MAX) carry no stamps: use -m mem or -s %llu or less",
+                 (unsigned long long)QRDMA_STAMP_INLINE_MAX, (unsigned long long)QRDMA_STAMP_INLINE_MAX);
 
     int e = qrdma_tool_backend_open(o.spec, &g.be);
     if (e)
@@ -1230,6 +1427,16 @@ int main(int argc, char **argv)
     } else {
         sizes[nsizes++] = o.size;
     }
+    if (o.stamps) {
+        /* benchmark mode: the receiver must keep stamps; the sender stamps from now on */
+        if ((e = qrdma_bench_caps(g.rx)) < 0)
+            perf_die(3, "node %u: BENCH: %s", qrdma_node_index(g.rx), qrdma_strerror(e));
+        if (!e)
+            perf_die(1, "-S: node %u keeps no benchmark stamps (BENCH.stamps = 0: its receive unit is built "
+                     "without them)", qrdma_node_index(g.rx));
+        if ((e = qrdma_bench_set(g.tx, 1)))
+            perf_die(3, "node %u: benchmark mode on: %s", qrdma_node_index(g.tx), qrdma_strerror(e));
+    }
     struct row rows[32];
     print_header(&o);
     for (unsigned i = 0; i < nsizes; i++) {
@@ -1237,6 +1444,8 @@ int main(int argc, char **argv)
         print_row(&o, &rows[i]);
     }
     printf("%s\n", RULE);
+    if (o.stamps && (e = qrdma_bench_set(g.tx, 0)))
+        perf_die(3, "node %u: benchmark mode off: %s", qrdma_node_index(g.tx), qrdma_strerror(e));
     write_json(&o, rows, nsizes);
 
     if (g.rx != g.tx)
