@@ -181,17 +181,22 @@ def planes_run(perf: Path, topo: str, tmp: Path, warmup: int = PLANES_WARMUP,
             "fraction_of_plane_rate": round(bpc * LINK_DIV / LINE, 4)}
 
 
-def hop_run(perf: Path, spec: str, tmp: Path) -> int:
-    """The typical post -> notification latency of an 8-byte inline write, in cycles."""
+def hop_run(perf: Path, spec: str, tmp: Path) -> dict:
+    """An 8-byte inline write in benchmark mode (-S): its typical post -> notification
+    latency in cycles ("cycles"), and the median of each stage of its stamps (docs/fabric.md
+    "Benchmark mode": "hops", "stages" in path order, "stamped_total" t_done - t_post)."""
     js = tmp / "hop.json"
     cmd = [str(perf), "write_lat", "-s", "8", "-m", "inline", "-t", "1", "-N", "-l", "notif",
-           "-n", "50", "-B", spec, "-o", str(js)]
+           "-S", "-n", "50", "-B", spec, "-o", str(js)]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
         print(r.stdout, r.stderr, file=sys.stderr)
         raise RuntimeError(f"`{' '.join(cmd)}` exited with status {r.returncode}")
     (row,) = json.loads(js.read_text())["rows"]
-    return row["t_typical_ticks"]
+    st = row["stamps"]
+    return {"cycles": row["t_typical_ticks"], "hops": st["hops"],
+            "stages": {s["stage"]: s["median"] for s in st["stages"]},
+            "stamped_total": st["total"]["median"]}
 
 
 def hop_level(perf: Path) -> dict:
@@ -202,7 +207,7 @@ def hop_level(perf: Path) -> dict:
             ("planes", f"topo=planes,nodes=2,link={HOP_LINK}"),
             ("dumbbell", f"topo=dumbbell,nodes=2,link={HOP_LINK}")]
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [{"topology": t, "spec": spec, "cycles": hop_run(perf, spec, Path(tmp))}
+        rows = [{"topology": t, "spec": spec, **hop_run(perf, spec, Path(tmp))}
                 for t, spec in runs]
     cyc = {r["topology"]: r["cycles"] for r in rows}
     return {"size": 8, "mode": "inline", "end": "notification", "wire_cycles": 2 * HOP_LINK,
@@ -327,6 +332,10 @@ def main(argv: list[str] | None = None) -> dict:
     print(" 8-byte inline write, post -> notification: "
           + ", ".join(f"{r['topology']} {r['cycles']}" for r in res["hop"]["rows"])
           + f" cycles; one hop {res['hop']['one_hop_cycles']}")
+    for r in res["hop"]["rows"]:
+        print(f"   {r['topology']} stages (benchmark mode, medians): "
+              + ", ".join(f"{k} {v}" for k, v in r["stages"].items())
+              + f"; total {r['stamped_total']} of its {r['cycles']}")
     print(f"wrote {OUT} and {PLOT}")
     return res
 

@@ -42,6 +42,7 @@ LINE = 64                 # bytes per cycle: one beat
 P = 16 / 17               # payload share of a 17-beat DATA packet
 C = 68 / 69               # DATA share of a link that carries one credit beat per 68 beats
 MARGIN = 0.03             # relative: ACKs (one beat per block), pipeline bubbles
+SW_HOP = 8                # a one-beat packet through an idle switch (docs/fabric.md "Switch")
 VICTIM = 0.9              # the hotspot victim's loaded / alone throughput, at least
 SPEC = "topo=star,nodes=4,mem_rd=2"
 WARM, WIN = 20000, 100000
@@ -214,13 +215,44 @@ def test_one_hop(harness: Path) -> None:
     cycles and less than 40; planes add the merge's register slice at most a few. Through
     two switches (topo=dumbbell, node 0 and node 1 on different switches) the second hop
     adds the trunk's wire and the second switch's 8 cycles, exactly as between the two
-    switches of the fabric's own test (docs/fabric.md "Two hops": one switch and one link)."""
-    h = _bench_fabric().hop_level(harness / "qrdma-perf")
+    switches of the fabric's own test (docs/fabric.md "Two hops": one switch and one link).
+    The runs are in benchmark mode (-S): every notification carries the stamps of its path,
+    whose stages add up to its stamped total; the NICs' stages and what the stamps leave
+    out are the same on every network; every switch stage is the switch's 8 cycles, the
+    point-to-point link and the trunk their wire exactly, and a node's two ends of the
+    fabric the same through one switch and through two."""
+    bf = _bench_fabric()
+    h = bf.hop_level(harness / "qrdma-perf")
     assert [r["topology"] for r in h["rows"]] == ["p2p", "star", "planes", "dumbbell"]
     assert h["rows"][0]["cycles"] > h["wire_cycles"]
     assert 8 <= h["one_hop_cycles"] < 40, h
     assert 0 <= h["one_hop_planes_cycles"] - h["one_hop_cycles"] <= 4, h
-    assert h["second_hop_switch_cycles"] == 8, h
+    assert h["second_hop_switch_cycles"] == SW_HOP, h
+    # benchmark mode (-S, docs/fabric.md "Benchmark mode"): the same runs' stamps
+    rows = {r["topology"]: r for r in h["rows"]}
+    links = {"p2p": ["link_recv"], "star": ["link_sw0", "link_recv"],
+             "planes": ["link_sw0", "link_recv"],
+             "dumbbell": ["link_sw0", "link_sw1", "link_recv"]}
+    for t, r in rows.items():
+        st = r["stages"]
+        hops = len(links[t]) - 1
+        assert r["hops"] == hops, r
+        assert list(st) == ["sender", *[x for k in range(hops) for x in (f"link_sw{k}", f"sw{k}")],
+                            "link_recv", "receiver"], r
+        assert sum(st.values()) == r["stamped_total"], r
+        # the NICs' stages do not depend on the network; neither does what the stamps
+        # leave out (the descriptor's way to the host port, the notification's to the host)
+        assert (st["sender"], st["receiver"]) == (rows["p2p"]["stages"]["sender"],
+                                                  rows["p2p"]["stages"]["receiver"]), r
+        assert r["cycles"] - r["stamped_total"] == rows["p2p"]["cycles"] - rows["p2p"]["stamped_total"], r
+        # a one-beat packet through an idle switch: its 8 cycles (docs/fabric.md "Switch")
+        assert all(st[f"sw{k}"] == SW_HOP for k in range(hops)), r
+    # the wire alone where no node port is on the way: the point-to-point link, the trunk
+    assert rows["p2p"]["stages"]["link_recv"] == h["wire_cycles"]
+    assert rows["dumbbell"]["stages"]["link_sw1"] == bf.HOP_LINK
+    # a node's ends of the fabric are the same through one switch and through two
+    node_ends = [rows[t]["stages"]["link_sw0"] + rows[t]["stages"]["link_recv"] for t in ("star", "dumbbell")]
+    assert node_ends[0] == node_ends[1] > h["wire_cycles"], rows
 
 
 def test_p2p_spec(harness: Path, tmp_path: Path) -> None:
