@@ -151,7 +151,7 @@ _top("qrdma_qos_core", ["rtl/qos/qrdma_qos_core.sv"], area="qos",
      lint=({"BLOCK_SIZE": 8192, "MAX_OUTSTANDING": 4, "NUM_TIDS": 16},))
 _top("qrdma_qos_engine", ["rtl/qos/qrdma_qos_engine.sv"], area="qos",
      deps=["qrdma_host_pkg", "qrdma_host_if", "qrdma_qos_core"],
-     lint=({"HOST_DATA_W": 128},))
+     lint=({"HOST_DATA_W": 128}, {"BENCH_STAMPS": 1}))
 
 _top("qrdma_nic_regs", ["rtl/top/qrdma_nic_regs.sv"], area="top",
      deps=["qrdma_fmt_pkg", "qrdma_nic_csr"])

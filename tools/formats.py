@@ -144,8 +144,8 @@ DESC_LINE0 = _layout(
     ("hold", 196, 1, "clustering: the transfer waits until a descriptor with `start` is posted on the same page (docs/qos.md \"Clustering\")"),
     ("start", 197, 1, "clustering: release every held transfer of the page, this one included, in channel order"),
     ("registered", 198, 1, "register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer"),
-    ("t_post", 200, 16, "benchmark mode: the cycle (mod 2^STAMP_W) the host port accepted the descriptor, written by the host port; software writes 0"),
-    ("stamped", 216, 1, "benchmark mode: t_post is set (written by the host port; software writes 0)"),
+    ("t_post", 200, 16, "benchmark mode: software writes 0; the engine uses the host port's stamp in its place, the cycle (mod 2^STAMP_W) it accepted the descriptor (docs/fabric.md \"Benchmark mode\")"),
+    ("stamped", 216, 1, "benchmark mode: software writes 0; the engine uses the host port's in its place (t_post is set)"),
     ("tag", 224, 32, "user value carried to the completion notification"),
 )
 

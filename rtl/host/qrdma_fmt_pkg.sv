@@ -93,8 +93,8 @@ package qrdma_fmt_pkg;
   typedef struct packed {
     logic [31:0] tag;  // user value carried to the completion notification
     logic [6:0] rsvd217;
-    logic [0:0] stamped;  // benchmark mode: t_post is set (written by the host port; software writes 0)
-    logic [15:0] t_post;  // benchmark mode: the cycle (mod 2^STAMP_W) the host port accepted the descriptor, written by the host port; software writes 0
+    logic [0:0] stamped;  // benchmark mode: software writes 0; the engine uses the host port's in its place (t_post is set)
+    logic [15:0] t_post;  // benchmark mode: software writes 0; the engine uses the host port's stamp in its place, the cycle (mod 2^STAMP_W) it accepted the descriptor (docs/fabric.md "Benchmark mode")
     logic [0:0] rsvd199;
     logic [0:0] registered;  // register the transfer at its receiver (docs/registration.md): a memory write with notify of 2 .. REG_MAX_BLOCKS blocks is announced by a REGISTER packet and notified by the receiver when its last byte is in; ignored for any other transfer
     logic [0:0] start;  // clustering: release every held transfer of the page, this one included, in channel order

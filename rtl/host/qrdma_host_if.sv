@@ -82,6 +82,10 @@ module qrdma_host_if
   output logic [9:0]          tt_wr_row,      // row
   output logic [63:0]         tt_wr_be,       // byte enables: whole aligned 8-byte words
   output logic [511:0]        tt_wr_data,     // the beat replicated over the row
+  // benchmark stamp of a descriptor that starts, in row tt_wr_row (qrdma_host_wr)
+  output logic                st_wr_en,
+  output logic                st_wr_half,
+  output logic [qrdma_fmt_pkg::STAMP_W:0] st_wr_data,
   // new transfers (descriptor complete, accepted and in the table)
   output logic                new_valid,      // a transfer to start
   input  logic                new_ready,      // the engine takes it
@@ -240,7 +244,7 @@ module qrdma_host_if
     .eng_valid (st_valid_qq),
     .eng_ch   (st_ch_qq),
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err,
-    .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
+    .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data, .st_wr_en, .st_wr_half, .st_wr_data,
     .new_valid (w_valid),
     .new_ready (w_ready),
     .new_xfer  (w_xfer),

@@ -81,6 +81,11 @@ module qrdma_host_wr
   output logic [9:0]          tt_wr_row,      // row
   output logic [63:0]         tt_wr_be,       // byte enables: whole aligned 8-byte words
   output logic [511:0]        tt_wr_data,     // the beat replicated over the row
+  // benchmark stamp of a descriptor that starts (with the write that completes it; the
+  // engine keeps it beside the table: docs/fabric.md "Benchmark mode"): row tt_wr_row
+  output logic                st_wr_en,       // a descriptor starts
+  output logic                st_wr_half,     // ... in the row's odd channel
+  output logic [STAMP_W:0]    st_wr_data,     // {stamped (BENCH.en), t_post}: line 0 bits 216:200
   // new transfers (descriptor complete, accepted and in the table)
   output logic                new_valid,      // a transfer to start
   input  logic                new_ready,      // the engine takes it
@@ -109,7 +114,6 @@ module qrdma_host_wr
   localparam int unsigned WD_B      = DESC_LINE0_IS_INLINE_LSB / 64;  // inline, multipath, long, hold, start
   localparam int unsigned WD_D      = DESC_LINE0_DST_ADDR_LSB / 64;   // dst_addr
   localparam int unsigned LONG_BYTE = DESC_LINE0_LONG_DESC_LSB / 8;   // byte of long_desc in line 0
-  localparam int unsigned STAMP_B0  = DESC_LINE0_T_POST_LSB / 8;     // first byte of the stamp in line 0
   localparam logic [1:0]  S_BUSY    = 2'(ST_BUSY);
 
 `ifndef SYNTHESIS
@@ -135,9 +139,8 @@ module qrdma_host_wr
       $fatal(1, "qrdma_host_wr: each accumulated field must sit in one 8-byte word");
     if (SW != 5 || CW != GW + SW || !one_word(DESC_LINE0_NOTIFY_LSB, 1, WD_B))
       $fatal(1, "qrdma_host_wr: status rows of 32 channels and notify beside is_inline expected");
-    if (DESC_LINE0_T_POST_LSB % 8 != 0 || DESC_LINE0_STAMPED_LSB != DESC_LINE0_T_POST_LSB + STAMP_W
-        || STAMP_W != 16)
-      $fatal(1, "qrdma_host_wr: the stamp must be bytes 0-1 of its three bytes, stamped bit 0 of the third");
+    if (DESC_LINE0_STAMPED_LSB != DESC_LINE0_T_POST_LSB + STAMP_W)
+      $fatal(1, "qrdma_host_wr: line 0's stamped bit must follow t_post");
   end
 `endif
 
@@ -748,26 +751,19 @@ module qrdma_host_wr
   assign host_ch_ahead = {n_page_q, n_ch_q};     // a bad descriptor's channel is its beat's
 
   // transfer table: the beat's bytes at their place in the row of channels 2k, 2k+1
-  // In benchmark mode a descriptor that starts gets its stamp (t_post, stamped: bytes
-  // STAMP_B0 .. STAMP_B0 + 2 of its line 0, which software leaves zero) written with the
-  // beat that completes it: line 0 of its channel is in the same row.
-  logic [STAMP_W-1:0] now_q;      // cycle count (docs/fabric.md "Benchmark mode")
-  logic               stamp;
-  logic [63:0]        stamp_be;
-  logic [511:0]       stamp_data;
-  always_ff @(posedge clk) now_q <= rst ? '0 : now_q + STAMP_W'(1);
-  assign stamp      = g_start && cfg_bench;
-  assign stamp_be   = 64'(3'b111) << (STAMP_B0 + DESC_LINE_BYTES * 32'(e_startch_q[0]));
-  assign stamp_data = 512'({1'b1, now_q}) << (8 * (STAMP_B0 + DESC_LINE_BYTES * 32'(e_startch_q[0])));
-
   assign tt_wr_en   = g_acc;
   assign tt_wr_row  = 10'((32'(e_page_q) * CH_PER_PAGE + 32'(e_ch_q)) >> 1);   // xfer >> 1
-  assign tt_wr_be   = (64'(e_strb_q) << (DB * e_lane_q)) | (stamp ? stamp_be : '0);
-  always_comb begin
-    tt_wr_data = {LANES{e_data_q}};
-    for (int b = 0; b < 64; b++)
-      if (stamp && stamp_be[b]) tt_wr_data[8*b +: 8] = stamp_data[8*b +: 8];
-  end
+  assign tt_wr_be   = 64'(e_strb_q) << (DB * e_lane_q);
+  assign tt_wr_data = {LANES{e_data_q}};
+
+  // Benchmark mode: every descriptor that starts gets its stamp, {BENCH.en, the cycle
+  // count}, in the same row (a long descriptor's last beat may be line 1's: the row holds
+  // both lines); the table's word enables could not write the three bytes alone.
+  logic [STAMP_W-1:0] now_q;      // cycle count (docs/fabric.md "Benchmark mode")
+  always_ff @(posedge clk) now_q <= rst ? '0 : now_q + STAMP_W'(1);
+  assign st_wr_en   = g_start;
+  assign st_wr_half = e_startch_q[0];
+  assign st_wr_data = {cfg_bench, now_q};
 
   assign desc_ok  = g_start;
   assign desc_err = g_beat_err;

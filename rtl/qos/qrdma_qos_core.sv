@@ -39,6 +39,7 @@ module qrdma_qos_core
   // later: output register)
   output logic [9:0]                tt_rd_row,
   input  logic [511:0]              tt_rd_data,
+  input  logic [1:0][STAMP_W:0]     tt_rd_stamp,   // the halves' benchmark stamps (qrdma_qos_engine)
   // block descriptors to the send unit
   output logic                      m_blk_valid,
   input  logic                      m_blk_ready,
@@ -112,7 +113,7 @@ module qrdma_qos_core
   ) u_seg (
     .clk, .rst, .en(ready), .cfg_reg_thresh,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
-    .tt_rd_row, .tt_rd_data,
+    .tt_rd_row, .tt_rd_data, .tt_rd_stamp,
     .s_tid_valid(tid_valid), .s_tid_more(tid_more), .s_tid_ready(tid_take), .s_tid_id(tid_id),
     .s_fid1_valid(fid1_valid), .s_fid1_more(fid1_more), .s_fid1_ready(fid1_take),
     .s_fid1_id(fid1_id),

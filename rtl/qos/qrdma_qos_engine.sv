@@ -24,7 +24,9 @@ module qrdma_qos_engine
   parameter int unsigned NUM_TIDS        = 512,    // TID-only pool
   parameter int unsigned REG_MAX_BLOCKS  = 255,    // largest transfer registered at its
                                                    // receiver (its REG_MASK_W - 1)
-  parameter logic [31:0] EXT_PARAMS      = '0      // PARAMS register bits 63:32 (NIC fields)
+  parameter logic [31:0] EXT_PARAMS      = '0,     // PARAMS register bits 63:32 (NIC fields)
+  parameter bit          BENCH_STAMPS    = 1'b0    // keep the descriptors' benchmark stamps
+                                                   // (docs/fabric.md "Benchmark mode")
 ) (
   input  logic                       clk,
   input  logic                       rst,
@@ -33,7 +35,7 @@ module qrdma_qos_engine
   // as if their descriptor asked for it (0: only those that ask; docs/registration.md)
   input  logic [31:0]                cfg_reg_thresh,
   // benchmark mode: the host port stamps the descriptors it starts (docs/fabric.md
-  // "Benchmark mode")
+  // "Benchmark mode"; with BENCH_STAMPS)
   input  logic                       cfg_bench,
   // AXI4 slave (host)
   input  logic [HOST_ID_W-1:0]       s_axi_awid,
@@ -99,6 +101,8 @@ module qrdma_qos_engine
   logic [511:0]    tt_wr_data;
   logic [9:0]      tt_rd_row;
   logic [511:0]    tt_rd_data;
+  logic            st_wr_en, st_wr_half;
+  logic [STAMP_W:0] st_wr_data;
 
   logic            new_valid, new_ready, new_inline, new_multipath;
   logic [XW-1:0]   new_xfer;
@@ -128,7 +132,7 @@ module qrdma_qos_engine
     .s_axi_arvalid, .s_axi_arready,
     .s_axi_rid, .s_axi_rdata, .s_axi_rresp, .s_axi_rlast, .s_axi_rvalid, .s_axi_rready,
     .ext_wr_en, .ext_wr_addr, .ext_wr_data, .ext_wr_err, .ext_rd_addr, .ext_rd_data, .ext_rd_err,
-    .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data,
+    .tt_wr_en, .tt_wr_row, .tt_wr_be, .tt_wr_data, .st_wr_en, .st_wr_half, .st_wr_data,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
     .st_valid, .st_ch, .st_err, .st_reason,
     .ev(host_ev)
@@ -174,6 +178,32 @@ module qrdma_qos_engine
     );
   end
 
+  // Benchmark mode: the stamps of the descriptors started ({stamped, t_post}, written by
+  // the host port as a descriptor starts), in tables of their own beside the halves,
+  // written and read as they are (the table's word enables could not write them into
+  // line 0 alone); the segmenter takes its channel's in place of line 0's t_post and
+  // stamped (zero without BENCH_STAMPS).
+  /* verilator lint_off UNUSEDSIGNAL */  // read by the tables (BENCH_STAMPS) only
+  logic [1:0] st_we_q;
+  logic [STAMP_W:0] st_data_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [1:0][STAMP_W:0] tt_rd_stamp;
+  always_ff @(posedge clk) begin
+    st_we_q   <= (st_wr_en && !rst) ? 2'b01 << st_wr_half : 2'b00;
+    st_data_q <= st_wr_data;
+  end
+  for (genvar h = 0; h < 2; h++) begin : gen_st
+    if (BENCH_STAMPS) begin : gen_ram
+      qrdma_sdp_ram #(.WIDTH(STAMP_W + 1), .DEPTH(1024), .OUT_REG(1'b1), .RDW_ANY(1'b1)) u_stamps (
+        .clk,
+        .wr_en(st_we_q[h]), .wr_be(1'b1), .wr_addr(tt_row_q), .wr_data(st_data_q),
+        .rd_en(1'b1), .rd_addr(tt_rd_row), .rd_oe(1'b1), .rd_data(tt_rd_stamp[h])
+      );
+    end else begin : gen_none
+      assign tt_rd_stamp[h] = '0;
+    end
+  end
+
   qrdma_qos_core #(
     .BLOCK_SIZE      (BLOCK_SIZE),
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
@@ -184,7 +214,7 @@ module qrdma_qos_engine
   ) u_core (
     .clk, .rst, .ready(ready), .cfg_reg_thresh,
     .new_valid, .new_ready, .new_xfer, .new_size, .new_dst_lo, .new_inline, .new_multipath, .new_prio,
-    .tt_rd_row, .tt_rd_data,
+    .tt_rd_row, .tt_rd_data, .tt_rd_stamp,
     .m_blk_valid, .m_blk_ready, .m_blk_data,
     .m_pkt_valid, .m_pkt_ready, .m_pkt_data,
     .s_ack_valid, .s_ack_ready, .s_ack_data,

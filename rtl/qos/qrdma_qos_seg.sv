@@ -48,6 +48,7 @@ module qrdma_qos_seg
   // on to R and M unconditionally
   output logic [9:0]              tt_rd_row,
   input  logic [511:0]            tt_rd_data,
+  input  logic [1:0][STAMP_W:0]   tt_rd_stamp,  // with tt_rd_data: the halves' benchmark stamps, {stamped, t_post}
   // IDs (qrdma_qos_ids): *_more = a second ID follows one taken now
   input  logic                    s_tid_valid,
   input  logic                    s_tid_more,
@@ -582,6 +583,9 @@ module qrdma_qos_seg
   /* verilator lint_on UNUSEDSIGNAL */
   assign d0 = desc_line0_t'(mm_x_q[0] ? tt_rd_data[511:256] : tt_rd_data[255:0]);
   assign d1 = desc_line1_t'(tt_rd_data[511:256]);
+  // the channel's benchmark stamp: kept beside the table (qrdma_qos_engine), not in line 0
+  logic [STAMP_W:0] d0_st;
+  assign d0_st = tt_rd_stamp[mm_x_q[0]];
 
   // Computed only in a cycle with mm_v_q: every result is used only then (the kinds are 0
   // in other cycles, the data undefined: no logic in synthesis, no work in a cycle-based
@@ -702,9 +706,9 @@ module qrdma_qos_seg
       pkt_m.registered = reg_x;   // (xseq in W)
       pkt_m.announce   = ann;
       // benchmark mode: the descriptor's stamp (an INLINE carries it up to
-      // STAMP_INLINE_MAX bytes; the send unit leaves a REGISTER packet unstamped)
-      pkt_m.stamped    = d0.stamped && (!inl || size <= SZW'(STAMP_INLINE_MAX));
-      pkt_m[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W] = d0.t_post;
+      // STAMP_INLINE_MAX bytes, a CONTROL always, a REGISTER never)
+      pkt_m.stamped    = d0_st[STAMP_W] && (inl ? size <= SZW'(STAMP_INLINE_MAX) : !ann);
+      if (pkt_m.stamped) pkt_m[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W] = d0_st[STAMP_W-1:0];
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W

@@ -41,7 +41,7 @@ module qrdma_nic
   parameter int unsigned PROT_WINDOWS      = 64,     // receive window table entries (power of 2; docs/protection.md)
   parameter int unsigned REG_ENTRIES       = 256,    // registration table entries (power of 2; docs/registration.md)
   parameter int unsigned REG_MASK_W        = 256,    // its mask bits: transfers of up to REG_MASK_W - 1 blocks register
-  parameter bit          BENCH_STAMPS      = 1'b0,   // the receive unit keeps benchmark stamps for its notifications (docs/fabric.md "Benchmark mode")
+  parameter bit          BENCH_STAMPS      = 1'b0,   // benchmark mode built: the engine keeps the descriptors' stamps, the receive unit the packets' for their notifications (docs/fabric.md "Benchmark mode")
   localparam int unsigned MAX_BLK_PKTS     = BLOCK_SIZE / MAX_PAYLOAD  // blocks are BLOCK_SIZE-aligned at the destination
 ) (
   input  logic                      clk,
@@ -214,7 +214,8 @@ module qrdma_nic
     .BLOCK_SIZE      (BLOCK_SIZE),
     .MAX_OUTSTANDING (MAX_OUTSTANDING),
     .REG_MAX_BLOCKS  (REG_MASK_W - 1),
-    .EXT_PARAMS      (EXT_PARAMS)
+    .EXT_PARAMS      (EXT_PARAMS),
+    .BENCH_STAMPS    (BENCH_STAMPS)
   ) u_engine (
     .clk, .rst, .ready(eng_ready), .cfg_reg_thresh(reg_thresh), .cfg_bench(bench),
     .s_axi_awid, .s_axi_awaddr, .s_axi_awlen, .s_axi_awsize, .s_axi_awburst,

@@ -305,8 +305,8 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
  * (of at most QRDMA_STAMP_INLINE_MAX bytes) and CONTROL packets of a stamped transfer
  * (not a registered write's early notification) collect the stamps of the sending NIC, of
  * up to QRDMA_STAMP_HOPS_MAX switches and of the receiving NIC, which the receiver's
- * notification carries (struct qrdma_notif: stamped, hops, t_post .. t_done) if its
- * receive unit keeps stamps (qrdma_bench_caps). Stamps cost no cycle. */
+ * notification carries (struct qrdma_notif: stamped, hops, t_post .. t_done) if both
+ * NICs are built with stamps (qrdma_bench_caps). Stamps cost no cycle. */
 #define QRDMA_STAMP_HOPS_MAX (QRDMA_NOTIF_ENTRY_T_SW_W / (2 * QRDMA_STAMP_W)) /* 2 */
 /* Stages of a stamped notification with h hops: 2 h + 3 (qrdma_notif_stages). */
 #define QRDMA_STAGES_MAX (2 * QRDMA_STAMP_HOPS_MAX + 3)
@@ -314,9 +314,9 @@ uint32_t qrdma_nq_tail(const qrdma_node *n);
 /* Benchmark mode on (1) or off (0) at this node: one write of BENCH.en; descriptors
  * accepted from then on are stamped (or not). */
 int qrdma_bench_set(qrdma_node *n, int on);
-/* Whether this node's receive unit keeps stamps (BENCH.stamps, a build parameter): one
- * read; returns 1 or 0, or a negative error. A receiver that answers 0 writes every
- * notification unstamped. */
+/* Whether this node's NIC is built with benchmark stamps (BENCH.stamps, its parameter
+ * BENCH_STAMPS): one read; returns 1 or 0, or a negative error. A sender that answers 0
+ * stamps no descriptor, a receiver that answers 0 writes every notification unstamped. */
 int qrdma_bench_caps(qrdma_node *n);
 
 /* The interval from stamp `earlier` to stamp `later` in cycles: their difference modulo

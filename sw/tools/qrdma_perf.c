@@ -42,8 +42,8 @@
  *     -l END    write_lat end point: done (the status read that saw DONE) or notif (the
  *               receiver's ring entry reads full; needs -N and -t 1)
  *     -S        benchmark mode (write_lat, needs -N; docs/fabric.md "Benchmark mode"):
- *               BENCH.en on at node 0 for the measurement (off after it); node 1 must
- *               keep stamps (BENCH.stamps, else exit 1); every notification drained must
+ *               BENCH.en on at node 0 for the measurement (off after it); both nodes must
+ *               be built with stamps (BENCH.stamps, else exit 1); every notification drained must
  *               carry stamps (else, after the size, exit 2 with the count); their stages
  *               are printed under each row and put in its JSON "stamps" (below). Memory
  *               writes, or inline ones of at most STAMP_INLINE_MAX (16) bytes (larger
@@ -1428,12 +1428,15 @@ int main(int argc, char **argv)
         sizes[nsizes++] = o.size;
     }
     if (o.stamps) {
-        /* benchmark mode: the receiver must keep stamps; the sender stamps from now on */
-        if ((e = qrdma_bench_caps(g.rx)) < 0)
-            perf_die(3, "node %u: BENCH: %s", qrdma_node_index(g.rx), qrdma_strerror(e));
-        if (!e)
-            perf_die(1, "-S: node %u keeps no benchmark stamps (BENCH.stamps = 0: its receive unit is built "
-                     "without them)", qrdma_node_index(g.rx));
+        /* benchmark mode: both NICs must be built with stamps; the sender stamps from now on */
+        qrdma_node *both[2] = {g.tx, g.rx};
+        for (unsigned k = 0; k < 2; k++) {
+            if ((e = qrdma_bench_caps(both[k])) < 0)
+                perf_die(3, "node %u: BENCH: %s", qrdma_node_index(both[k]), qrdma_strerror(e));
+            if (!e)
+                perf_die(1, "-S: node %u keeps no benchmark stamps (BENCH.stamps = 0: the NIC is built "
+                         "without them)", qrdma_node_index(both[k]));
+        }
         if ((e = qrdma_bench_set(g.tx, 1)))
             perf_die(3, "node %u: benchmark mode on: %s", qrdma_node_index(g.tx), qrdma_strerror(e));
     }

@@ -129,6 +129,8 @@ class Descriptor:
     registered: int = 0  # register at the receiver (docs/registration.md)
     inline_hi: int = 0
     rkey: int = 0
+    t_post: int = 0     # benchmark mode: the host port writes these (docs/fabric.md
+    stamped: int = 0    #   "Benchmark mode"); software writes 0
 
     L0 = tuple(f.name for f in DESC_LINE0.fields)
     # lkey (a read descriptor's) is bits 31:0 of inline_hi (a read has no inline payload)
@@ -368,23 +370,24 @@ CONTROL_DONT_CARE = frozenset({"tid", "seq", "notify", "payload"})
 
 
 def expected_inline(d: Descriptor, page: int, ch: int) -> dict:
-    """pkt_desc of an inline transfer: every field but tid and seq; `payload` as bytes
-    (compare the first `len` bytes)."""
+    """pkt_desc of an inline transfer: every field but tid, seq and t_post; `payload` as
+    bytes (compare the first `len` bytes); stamped 0 (benchmark mode off: Scoreboard)."""
     assert d.is_inline
     return dict(kind=C["PKT_INLINE"], dst_node=d.dst_node, pd=page, len=d.size,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
                 notify=d.notify, payload=d.payload(), resend=0, rkey=remote_key(d),
-                registered=0, announce=0)
+                registered=0, announce=0, stamped=0)
 
 
 def expected_control(d: Descriptor, page: int, ch: int, p: Params) -> dict:
     """pkt_desc of the completion control packet of a notify memory transfer: every
-    field but tid/seq (those of the transfer's last block)."""
+    field but tid/seq (those of the transfer's last block) and t_post; stamped 0."""
     assert not d.is_inline and d.notify
     return dict(kind=C["PKT_CONTROL"], dst_node=d.dst_node, pd=page, len=0,
                 dst_addr=d.dst_addr, xfer=xfer_index(page, ch), size=d.size, tag=d.tag,
                 blocks=num_blocks(d.dst_addr, d.size, p.block_size), resend=0,
-                rkey=remote_key(d), registered=int(is_registered(d, ch, p)), announce=0)
+                rkey=remote_key(d), registered=int(is_registered(d, ch, p)), announce=0,
+                stamped=0)
 
 
 def expected_announce(d: Descriptor, page: int, ch: int, p: Params) -> dict:
@@ -787,6 +790,7 @@ class Transfer:
     aborted_at: int | None = None    # blocks observed when the NACK was accepted
     fid0: int | None = None
     fids_held: bool = False
+    posted_at: int = 0               # the test's cycle of the post (benchmark stamps)
     control_seen: dict | None = None
     control_ok: bool = False         # control packet seen and its tid/seq checked
 
@@ -826,10 +830,12 @@ class Scoreboard:
     FIDs not held by another transfer; seq unique and increasing per port, every seq
     0..N-1 used once (16-bit wrap unwrapped); a control packet only after blocks
     0..n-2 are acknowledged (the last block's ACK may come first: it does not count),
-    with the last block's tid/seq; nothing after a NACK."""
+    with the last block's tid/seq; nothing after a NACK; with bench, which packets are
+    stamped (the stamp itself is the test's to check: it knows the cycles)."""
 
-    def __init__(self, p: Params):
+    def __init__(self, p: Params, bench: bool = False):
         self.p = p
+        self.bench = bench          # benchmark mode on (the host port stamps descriptors)
         self.active: dict[int, Transfer] = {}
         self.tid_owner: dict[int, tuple[Transfer, int]] = {}    # tid -> (transfer, seq)
         self.fid1: dict[int, Transfer] = {}
@@ -857,6 +863,14 @@ class Scoreboard:
             ann = expected_announce(d, page, ch, self.p) \
                 if is_registered(d, ch, self.p) else None
             t = Transfer(page, ch, d, c, len(blocks), blocks, None, ctl, ann)
+        # benchmark mode (docs/fabric.md "Benchmark mode"): an INLINE of at most
+        # STAMP_INLINE_MAX bytes and a CONTROL carry the descriptor's stamp, a REGISTER not
+        if t.inline is not None:
+            t.inline["stamped"] = int(self.bench and d.size <= C["STAMP_INLINE_MAX"])
+        if t.control is not None:
+            t.control["stamped"] = int(self.bench)
+        if t.announce is not None:
+            t.announce["stamped"] = 0
         self.active[x] = t
         self.n["posted"] += 1
         return t

@@ -205,7 +205,7 @@ def test_inline_packet():
     assert DESC_LINE0.unpack(short.line0())["src_addr"] == 0x332211
     # every key is a PKT_DESC field
     names = {f.name for f in PKT_DESC.fields}
-    assert set(e) <= names and names - set(e) == {"tid", "seq", "blocks", "xseq"}
+    assert set(e) <= names and names - set(e) == {"tid", "seq", "blocks", "xseq", "t_post"}
 
 
 def test_control_packet():

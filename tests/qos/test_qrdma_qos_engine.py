@@ -13,6 +13,10 @@ nothing may be missing, every TID/FID must be free (shown by using all of them a
 and the engine's counters must agree with what was seen. The `xfers` output (transfers in
 the core) is compared with the model's count of transfers in flight whenever the engine
 is quiet (ACKs held), and must be 0 at the end; PARAMS must show EXT_PARAMS in its fields of bits 63:32.
+Half the runs (each test's seed decides) have benchmark mode on (cfg_bench, docs/fabric.md
+"Benchmark mode"): every INLINE of at most STAMP_INLINE_MAX bytes and every CONTROL comes
+out stamped, a REGISTER and a longer INLINE not (the model's expectation), and a stamp's
+t_post is a cycle of the host port between the post and the output.
 
   qos_random                 N random transfers (1 B .. 1 MB, every class, random
                              alignment, priorities, pages, write and read channels (a
@@ -84,6 +88,7 @@ RESET_WAIT = 1100          # cycles after reset before posting when the top has 
 LATENCY_TARGET = 8         # docs/qos.md: last descriptor beat -> first output valid
 NLANES = 4                 # concurrent AXI writers; page p always uses lane p % NLANES
 STUCK = 20000              # cycles without progress that fail a test
+STAMP_MOD = 1 << C["STAMP_W"]   # the host port's cycle count wraps (benchmark stamps)
 MB = 1 << 20
 
 
@@ -121,7 +126,10 @@ class TB:
         bs = Params.from_env(os.environ).block_size
         self.p = replace(Params.from_env(os.environ),
                          reg_thresh=self.rng.choice([0, self.rng.randint(1, 4 * bs)]))
-        self.sb = Scoreboard(self.p)
+        # benchmark mode (cfg_bench, BENCH.en) on in half the runs: stamped packets
+        self.bench = self.rng.random() < 0.5
+        self.sb = Scoreboard(self.p, bench=self.bench)
+        self.t_rst = 0           # self.now in the first cycle after the reset
         self.host = HostPort(self.p)
         self.now = 0
         self.errors: list[str] = []
@@ -197,10 +205,12 @@ class TB:
         self.dut.ext_wr_err.value = 1
         self.dut.ext_rd_data.value = 0
         self.dut.cfg_reg_thresh.value = self.p.reg_thresh
+        self.dut.cfg_bench.value = int(self.bench)
         self.dut.rst.value = 1
         for _ in range(10):
             await RisingEdge(self.dut.clk)
         self.dut.rst.value = 0
+        self.t_rst = self.now
         if hasattr(self.dut, "ready"):          # the engine says when transfers can start
             await self.wait_for(lambda: int(self.dut.ready.value) == 1, "ready after reset",
                                 timeout=4 * RESET_WAIT)
@@ -321,6 +331,8 @@ class TB:
             return
         self.progress = self.now
         inline = f["kind"] == C["PKT_INLINE"]
+        if f["stamped"]:
+            self.check_stamp(f, t)
         if f["announce"]:      # a REGISTER packet: nothing answers it, nothing waits for it
             self.outs.append(Out(self.now, "pkt", "register", f["xfer"], 0, f["tid"], f["seq"],
                                  0, t))
@@ -333,6 +345,18 @@ class TB:
             s = self.slots.get((t.page, t.ch))
             if s is not None and s.t is t:
                 self.maybe_release(s)
+
+    def check_stamp(self, f: dict, t) -> None:
+        """A stamped packet's t_post (docs/fabric.md "Benchmark mode"): the host port's
+        cycle count (cycles since the reset, mod 2^STAMP_W) of a cycle between the post's
+        first write and this output."""
+        self.cov["stamped packets"] += 1
+        tp = (f["payload"] >> (PKT_DESC.field("t_post").lsb - PKT_DESC.field("payload").lsb)) \
+            & (STAMP_MOD - 1)
+        lo, hi = t.posted_at - self.t_rst, self.now - self.t_rst
+        if hi - lo < STAMP_MOD and (tp - lo) % STAMP_MOD > hi - lo:
+            self.fail(f"xfer {f['xfer']}: t_post {tp} is not a cycle between the post ({lo}) "
+                      f"and the output ({hi}) mod 2^{C['STAMP_W']}")
 
     def outs_of(self, slot: Slot, kind: str | None = None) -> list[Out]:
         return [o for o in self.outs if o.t is slot.t and (kind is None or o.kind == kind)]
@@ -357,6 +381,7 @@ class TB:
         """A descriptor about to be posted that the engine must accept."""
         assert (page, ch) not in self.occupied, f"test bug: ({page},{ch}) occupied"
         t = self.sb.post(page, ch, d)
+        t.posted_at = self.now
         kind = (("inline long" if d.long_desc else "inline short") if d.is_inline
                 else t.cls.value + (" long" if d.long_desc else ""))
         self.cov[kind] += 1
@@ -807,7 +832,7 @@ async def qos_random(dut):
               "1xFID long", "4xFID long", "mode words", "mode beats8", "mode desc",
               "jobs interleaving pages", "single reads", "collective reads",
               "read transfers", "read blocks", "read long", "read collective reads",
-              "registered transfers"):
+              "registered transfers") + ("stamped packets",) * tb.bench:
         assert tb.cov[k] > 0 or n < 1000, f"random stimulus never produced {k}"
     await tb.check_counters()
     await tb.check_all_idle()
@@ -1314,5 +1339,6 @@ def test_qrdma_qos_engine(width, extra, n, n_full):
 
     p = Params(host_data_w=width, **extra).hdl()
     env = {f"P_{k}": str(v) for k, v in p.items()}
+    p["BENCH_STAMPS"] = 1     # the stamp tables built; each test turns the mode on or not
     env["P_N"] = str(n_full if full() else n)
     run("qrdma_qos_engine", "test_qrdma_qos_engine", p, extra_env=env)
