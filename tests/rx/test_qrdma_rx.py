@@ -127,6 +127,8 @@ RING_BASE = MEM_SIZE - 64 * RING_MAX
 TRAP = 0x1000                 # malformed packets point here (must never be written)
 BLOCK_BASE = 0x10000          # destination ranges from here up to RING_BASE
 STUCK = 30000                 # cycles without progress that fail a test
+# the unit is built without benchmark stamps (BENCH_STAMPS 0): every notification has none
+NO_STAMPS = dict(stamped=0, hops=0, t_post=0, t_send=0, t_sw=0, t_recv=0, t_done=0)
 
 
 # ------------------------------------------------------------------ parameters
@@ -360,7 +362,8 @@ class RxModel:
                 self.stats["notif_off"] += 1
             else:
                 self.notifs.append(dict(marker=NOTIF_FULL, src_node=(k >> 11) & 0xFFFF,
-                                        early=1, ranges=list(self.reg_ranges[k]), **f))
+                                        early=1, ranges=list(self.reg_ranges[k]),
+                                        **NO_STAMPS, **f))
 
     def _complete(self, src, tid, seq, e: Block, ntf: dict | None, rkey: int | None = None):
         """The completion event of block (src, tid, seq); ntf: the fields of a due
@@ -384,7 +387,7 @@ class RxModel:
         elif ntf is not None:
             e.ntf_idx = len(self.notifs)
             self.notifs.append(dict(marker=NOTIF_FULL, src_node=src, seq=seq, early=0,
-                                    ranges=list(e.ranges), **ntf))
+                                    ranges=list(e.ranges), **NO_STAMPS, **ntf))
             self.rsps["ntf"].append(rsp)
         else:
             self.rsps["plain"].append(rsp)
