@@ -309,6 +309,14 @@ SYNTH_CONFIGS: dict[str, tuple[str, dict]] = {
     "qrdma_switch.ecp5": ("qrdma_switch", {"P": 3}),
 }
 
+# nextpnr-ecp5 options of a row besides those every row is placed and routed with
+# (syn/synth.py). The 3-port switch's crosspoints take 153 of the 208 block RAMs, and the
+# congestion of their 609-bit write and read buses is resolved by router2, while the
+# default router (router1) still has tens of thousands of overused wires after 45 minutes.
+PNR_OPTIONS: dict[str, tuple[str, ...]] = {
+    "qrdma_switch.ecp5": ("--router", "router2"),
+}
+
 # --------------------------------------------------------------------- helpers
 def sources(name: str) -> list[Path]:
     """All files of top `name` (absolute paths), packages first, each once."""

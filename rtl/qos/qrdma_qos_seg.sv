@@ -706,9 +706,14 @@ module qrdma_qos_seg
       pkt_m.registered = reg_x;   // (xseq in W)
       pkt_m.announce   = ann;
       // benchmark mode: the descriptor's stamp (an INLINE carries it up to
-      // STAMP_INLINE_MAX bytes, a CONTROL always, a REGISTER never)
-      pkt_m.stamped    = d0_st[STAMP_W] && (inl ? size <= SZW'(STAMP_INLINE_MAX) : !ann);
-      if (pkt_m.stamped) pkt_m[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W] = d0_st[STAMP_W-1:0];
+      // STAMP_INLINE_MAX bytes, a CONTROL always, a REGISTER never: W clears the flag of
+      // a REGISTER by its registered `ann`). Its t_post goes in wherever the bytes are
+      // not inline payload (the inline bit and the size: short paths, not the decisions);
+      // W clears them unless the packet is stamped. An INLINE's size is 1 .. INLINE_MAX
+      // (the host port refuses others): its low six bits are compared, as they are its len.
+      pkt_m.stamped    = d0_st[STAMP_W] && (!inl || 6'(size) <= 6'(STAMP_INLINE_MAX));
+      if (!inl || 6'(size) <= 6'(STAMP_INLINE_MAX))
+        pkt_m[PKT_DESC_T_POST_LSB +: PKT_DESC_T_POST_W] = d0_st[STAMP_W-1:0];
 
       blk_m = '0;
       blk_m.src_addr = d0.src_addr;   // + off in W
@@ -839,7 +844,9 @@ module qrdma_qos_seg
     if (w_seq_q) pkt_d.seq = seq_q;
     // an inline packet has no block count; a control packet no length, notification or
     // payload; an inline payload's bytes past its length are zero (a short descriptor's
-    // row half belongs to another channel); a stamped packet keeps its t_post
+    // row half belongs to another channel); a stamped packet keeps its t_post (a
+    // REGISTER is not stamped)
+    pkt_d.stamped  = w_pkt_q_d.stamped && !w_ann_q;
     if (w_pkt_q_d.kind == 1'(PKT_INLINE)) begin
       pkt_d.blocks = '0;
     end else begin
@@ -848,7 +855,7 @@ module qrdma_qos_seg
     end
     for (int unsigned j = 0; j < INLINE_MAX; j++) begin
       if (!(w_pm_q[j] && w_pkt_q_d.kind == 1'(PKT_INLINE))
-          && !(w_pkt_q_d.stamped && j >= TP_B0 && j < TP_B1))
+          && !(pkt_d.stamped && j >= TP_B0 && j < TP_B1))
         pkt_d.payload[8 * j +: 8] = '0;
     end
     pend_wr_data        = w_pend_q_d;

@@ -409,7 +409,7 @@ module qrdma_tx_asm
   logic        crc_m_valid;
   logic [31:0] crc_m_crc;
 
-  qrdma_crc32_512 #(.DATA_W(DATA_W)) u_crc (
+  qrdma_crc32_512 #(.DATA_W(DATA_W), .CORR_PIPE(1'b1)) u_crc (
     .clk     (clk),
     .rst     (rst),
     .s_valid (c2_crc_v_q),
