@@ -305,16 +305,9 @@ _top("tb_qrdma_fabric_2hop", ["tests/fabric/tb_qrdma_fabric_2hop.sv"], area="fab
 SYNTH_CONFIGS: dict[str, tuple[str, dict]] = {
     "qrdma_nic.ecp5": ("qrdma_nic", NIC_ECP5),
     # 8 x 8 crosspoints of 609-bit beats exceed the LFE5U-85F (208 block RAMs, 10,455 LUTs
-    # that can hold RAM): the ECP5 figure is of 3 ports (docs/fabric.md "Switch")
-    "qrdma_switch.ecp5": ("qrdma_switch", {"P": 3}),
-}
-
-# nextpnr-ecp5 options of a row besides those every row is placed and routed with
-# (syn/synth.py). The 3-port switch's crosspoints take 153 of the 208 block RAMs, and the
-# congestion of their 609-bit write and read buses is resolved by router2, while the
-# default router (router1) still has tens of thousands of overused wires after 45 minutes.
-PNR_OPTIONS: dict[str, tuple[str, ...]] = {
-    "qrdma_switch.ecp5": ("--router", "router2"),
+    # that can hold RAM); at 3 ports (153 of the 208 block RAMs) nextpnr-ecp5 does not
+    # route the crosspoints' buses: the ECP5 figure is of 2 ports (docs/fabric.md "Switch")
+    "qrdma_switch.ecp5": ("qrdma_switch", {"P": 2}),
 }
 
 # --------------------------------------------------------------------- helpers

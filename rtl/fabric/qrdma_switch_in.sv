@@ -141,6 +141,7 @@ module qrdma_switch_in
   logic [PW-1:0]     port1_q;
   logic [CLW-1:0]    cls1_q, cls_q;
   logic [P-1:0]      crk1_q;
+  logic [P-1:0]      wv1_q;    // the crosspoint written (one-hot, none for a beat not kept)
   logic [P-1:0][CNT_W-1:0] crc1_q;
   logic [8:0]        exp1_q;
   logic [PKT_W-1:0]  cnt1_q;
@@ -159,6 +160,10 @@ module qrdma_switch_in
     v1_q <= v0_q;
     w1_q <= w0_q;
     l1_q <= l0_q;
+    // the write decoded here, so that each crosspoint's write enable starts at a register
+    wv1_q <= '0;
+    if (v0_q && !(!sop0_q && skip_q) && !(sop0_q ? !rt_ok : nort_q) && !(sop0_q ? cr_hdr : cr_q))
+      wv1_q <= P'(1) << (sop0_q ? ent[PW-1:0] : port_q);
     if (v0_q) begin
       cnt_q <= cnt_d;
       if (sop0_q) begin
@@ -188,17 +193,17 @@ module qrdma_switch_in
     end
     if (rst) begin
       v1_q   <= 1'b0;
+      wv1_q  <= '0;
       skip_q <= 1'b0;
     end
   end
 
   // ---- I2: write the crosspoint (its write logic takes these directly)
-  logic wr, end1, bad_len;
+  logic end1, bad_len;
 
   assign end1    = v1_q && !skip1_q && (l1_q || cut1_q);  // the packet's last beat
-  assign wr      = v1_q && !skip1_q && !nort1_q && !cr1_q;
   assign bad_len = cut1_q || (!any1_q && 9'(cnt1_q) != exp1_q);
-  assign w_valid = wr ? P'(1) << port1_q : '0;
+  assign w_valid = wv1_q;   // (v1_q && !skip1_q && !nort1_q && !cr1_q: 1 << port1_q)
   assign w_data  = w1_q;
   assign w_last  = l1_q || cut1_q;
   assign w_abort = bad_len;
@@ -216,6 +221,15 @@ module qrdma_switch_in
   assign st_pkt     = end1 && !cr1_q;
   assign st_noroute = end1 && nort1_q && !cr1_q;
   assign st_bad     = end1 && (cr1_q ? !crok1_q : (!nort1_q && bad_len));
+
+`ifndef SYNTHESIS
+  // the write decoded a cycle ahead is the beat's kept packet's crosspoint
+  always_ff @(posedge clk) begin
+    if (!rst)
+      assert (wv1_q == ((v1_q && !skip1_q && !nort1_q && !cr1_q) ? P'(1) << port1_q : '0))
+        else $error("qrdma_switch_in: crosspoint write %b, port %0d", wv1_q, port1_q);
+  end
+`endif
 
 endmodule
 

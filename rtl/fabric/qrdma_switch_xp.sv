@@ -71,10 +71,16 @@ module qrdma_switch_xp
   end
 `endif
 
-  // pointers one bit wider than the address: used = wr - rd; full_q (a register, from the
-  // next pointers) when it is DEPTH, so the RAM's write enable is one gate after registers
-  logic [AW:0]      wr_q, cm_q, rd_q, wr_d, rd_d, used;
-  logic             full_q, ovf_q, we, commit, drop;
+  // pointers one bit wider than the address: used = wr - rd; full_q (a register) when it
+  // is DEPTH, so the RAM's write enable is one gate after registers. Its next value is
+  // chosen by the cycle's write, read and drop among compares of registers (one beat
+  // short of full, the committed packets alone filling the buffer), so that no handshake
+  // runs through a pointer's sum: a read never leaves it full; a write without a read
+  // fills it from one beat short; a drop rewinds the write pointer to cm_q.
+  // wr1_q = wr_q + 1 (a register): the write pointer's next value is a choice among
+  // registers (kept, stepped, rewound), its sums formed from registers beside it.
+  logic [AW:0]      wr_q, wr1_q, cm_q, rd_q, wr_d, rd_d, used;
+  logic             full_q, ovf_q, we, commit, drop, almost, cm_full;
   logic [PKT_W-1:0] cur_q;          // beats of the packet being read
   logic             fr_q;           // beats left the buffer last cycle
   logic [PKT_W:0]   fr_beats_q;
@@ -83,15 +89,18 @@ module qrdma_switch_xp
   assign we     = w_valid && !ovf_q && !full_q;
   assign drop   = w_valid && w_last && (w_abort || ovf_q || full_q);
   assign commit = w_valid && w_last && !drop;
-  assign wr_d   = drop ? cm_q : wr_q + (AW + 1)'(we);
+  assign wr_d   = drop ? cm_q : (we ? wr1_q : wr_q);
   assign rd_d   = rd_q + (AW + 1)'(r_en);
+  assign almost  = used == (AW + 1)'(DEPTH - 1);
+  assign cm_full = (cm_q - rd_q) == (AW + 1)'(DEPTH);
 
   always_ff @(posedge clk) begin
     wr_q   <= wr_d;
+    wr1_q  <= drop ? cm_q + 1'b1 : (we ? wr1_q + 1'b1 : wr1_q);
     rd_q   <= rd_d;
-    full_q <= (wr_d - rd_d) == (AW + 1)'(DEPTH);
+    full_q <= !r_en && (drop ? cm_full : (we ? almost : full_q));
     if (w_valid) begin
-      if (commit) cm_q <= wr_q + 1'b1;
+      if (commit) cm_q <= wr1_q;
       ovf_q <= !w_last && (ovf_q || full_q);
     end
     if (r_take) cur_q <= r_beats;
@@ -101,6 +110,7 @@ module qrdma_switch_xp
                 + (drop ? (PKT_W + 1)'(w_beats) : '0);
     if (rst) begin
       wr_q   <= '0;
+      wr1_q  <= (AW + 1)'(1);
       cm_q   <= '0;
       rd_q   <= '0;
       full_q <= 1'b0;
@@ -180,6 +190,9 @@ module qrdma_switch_xp
       assert (!commit || len_ready) else $error("qrdma_switch_xp: length FIFO overflow");
       assert (!r_take || r_avail) else $error("qrdma_switch_xp: take without a packet");
       assert (!r_en || rd_q != cm_q) else $error("qrdma_switch_xp: read past the whole packets");
+      assert (wr1_q == wr_q + 1'b1) else $error("qrdma_switch_xp: wr1_q %0d, wr_q %0d", wr1_q, wr_q);
+      assert (full_q == (used == (AW + 1)'(DEPTH)))
+        else $error("qrdma_switch_xp: full flag %0b, %0d beats held", full_q, used);
       /* verilator lint_off CMPCONST */  // constant when MAX_PKT is 2^PKT_W - 1
       assert (!(w_valid && w_last) || (w_beats != '0 && 32'(w_beats) <= MAX_PKT))
         else $error("qrdma_switch_xp: w_beats out of 1..MAX_PKT");
