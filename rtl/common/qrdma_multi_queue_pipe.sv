@@ -185,8 +185,10 @@ module qrdma_multi_queue_pipe
   // output cycle, then returns the appended entry as the list's head. The tail is read in
   // e1 and written in e2: the enqueues of one list are two or more cycles apart (a queue's
   // enqueues alternate between its lists), so the next one's read comes after the write.
+  // Both lists' tails are read into registers and the list (e2_l_q) selects between them
+  // at the write address: the list's reduction over the queues ends at a register.
   logic                  app_v_q;
-  logic [EW-1:0]         app_addr_q, app_data_q;
+  logic [EW-1:0]         app_t0_q, app_t1_q, app_addr, app_data_q;
 
   assign e_head_wr = e2_v_q && e2_head_q;
 
@@ -197,9 +199,12 @@ module qrdma_multi_queue_pipe
     end
     if (rst) app_v_q <= 1'b0;
     else     app_v_q <= e1_v_q && !e1_head;
-    app_addr_q <= e1_l ? tail1_mem[e1_q_q] : tail0_mem[e1_q_q];
+    app_t0_q   <= tail0_mem[e1_q_q];
+    app_t1_q   <= tail1_mem[e1_q_q];
     app_data_q <= e1_e_q;
   end
+
+  assign app_addr = e2_l_q ? app_t1_q : app_t0_q;
 
   // ---------------------------------------------------------------- next pointers
   // Read: next[deq_entry] in the output cycle. Write: the append of the enqueue that took
@@ -215,7 +220,7 @@ module qrdma_multi_queue_pipe
     .clk     (clk),
     .wr_en   (app_v_q),
     .wr_be   (1'b1),
-    .wr_addr (app_addr_q),
+    .wr_addr (app_addr),
     .wr_data (app_data_q),
     .rd_en   (s2_v_q),
     .rd_addr (deq_entry),

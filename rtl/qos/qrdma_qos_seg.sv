@@ -927,7 +927,7 @@ module qrdma_qos_seg
   // W's re-queue > handler action > the head of NR (when it does not cut through), into a
   // register; the queues take it from there into theirs, it takes effect a cycle later. A
   // handler action is taken when neither port it needs is used by W.
-  logic          act_take, act_enq, nr_enq;
+  logic          act_take, act_enq, nr_enq, nr_wait;
   logic          enq_v_d, enq_fresh_d;
   logic          enq_tid_d, enq_f1n_d, enq_f4n_d;   // into the TID queue, a need-FID queue
   logic [QW-1:0] enq_q_d;
@@ -936,8 +936,12 @@ module qrdma_qos_seg
   assign s_act_ready = (!s_act_data.enq || !w_enq_q) && (!s_act_data.cmpl || !w_cmpl_q);
   assign act_take    = s_act_valid && s_act_ready;
   assign act_enq     = act_take && s_act_data.enq;
-  assign nr_enq      = nr_v && !ct && !w_enq_q && !act_enq;
-  assign nr_pop      = ct || nr_enq;
+  // NR's head waits for W's re-queue or a handler action's enqueue (that action's ready
+  // with W's re-queue off); nr_pop is ct || nr_enq with ct at its last gate (NR's head
+  // register's load enable follows it)
+  assign nr_wait     = w_enq_q || (s_act_valid && s_act_data.enq && !(s_act_data.cmpl && w_cmpl_q));
+  assign nr_enq      = nr_v && !ct && !nr_wait;
+  assign nr_pop      = ct || (nr_v && !nr_wait);
 
   always_comb begin
     // the queue's kind from each source's own bits, not from the chosen queue number: a
